@@ -1,0 +1,1 @@
+//! fake-marketplace (being written)

@@ -1,0 +1,62 @@
+//! Atomic file replacement: the only way this crate writes files that matter.
+//!
+//! A snapshot or a stored refresh token is either the old file or the new one, never a torn
+//! mixture: the bytes go to a temporary file in the same directory, are flushed to disk, and the
+//! temporary file is renamed over the target. A crash or an error at any step leaves the target
+//! untouched.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// Replaces `path` with `bytes` atomically (temporary file, fsync, rename, fsync of the directory).
+///
+/// On Unix the new file gets the permission bits `mode` (for example `0o600` for secrets);
+/// `None` keeps the default of the process umask. The temporary file is removed when any step
+/// fails, so an error leaves the directory as it was.
+///
+/// ```
+/// # let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("state.json");
+/// marketplace_toolkit::atomic::write_atomic(&path, b"{}", None).unwrap();
+/// assert_eq!(std::fs::read(&path).unwrap(), b"{}");
+/// ```
+pub fn write_atomic(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let file_name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no file name"))?;
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(file_name);
+    tmp_name.push(format!(".tmp.{}", std::process::id()));
+    let tmp = dir.join(tmp_name);
+
+    let result = (|| {
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        if let Some(mode) = mode {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(mode);
+        }
+        #[cfg(not(unix))]
+        let _ = mode;
+        let mut file = options.open(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&tmp, path)?;
+        // Make the rename itself durable.
+        if let Ok(d) = File::open(&dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}

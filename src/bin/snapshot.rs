@@ -1,0 +1,2 @@
+//! `cargo run --bin snapshot`: make and refresh the committed category-tree snapshots.
+fn main() {}

@@ -1,0 +1,12 @@
+//! # marketplace-toolkit
+//!
+//! The toolkit behind `taxonomy-data` and `taxonomy-macros`: the snapshot format of a
+//! marketplace's category tree, decoding and validation of the service's get-category-tree
+//! response, and the code generator that turns snapshots into perfect-hash maps. With the
+//! `live` feature (on by default) it also holds the OAuth 2.0 client.
+//!
+//! See `ARCHITECTURE.md` for the codemap and the data flow.
+
+pub mod atomic;
+#[cfg(feature = "live")]
+pub mod oauth;

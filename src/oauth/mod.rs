@@ -1,0 +1,1 @@
+//! OAuth 2.0 client (placeholder, being written).

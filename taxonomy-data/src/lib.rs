@@ -1,0 +1,1 @@
+//! taxonomy-data (being written)

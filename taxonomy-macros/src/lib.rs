@@ -1,0 +1,1 @@
+//! taxonomy-macros (being written)
