@@ -10,3 +10,11 @@
 pub mod atomic;
 #[cfg(feature = "live")]
 pub mod oauth;
+pub mod decode;
+pub mod encode;
+pub mod site;
+pub mod snapshot;
+pub mod tree;
+pub mod clock;
+pub mod diff;
+pub mod pipeline;

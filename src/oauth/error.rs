@@ -1,0 +1,520 @@
+//! The one error type of the OAuth client, and the sanitizing of server bodies kept in it.
+//!
+//! Every message says what to check next. No variant holds a secret: server bodies are kept
+//! only after [`sanitize_body`] has cut token-like values and every secret the request carried.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// At most this many bytes of an unexpected server body are kept in an error.
+pub const MAX_BODY_IN_ERROR: usize = 512;
+
+/// The token request an error came from; it decides which advice a message gives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Grant {
+    /// `grant_type=client_credentials`: an application token (seed 4.1).
+    ClientCredentials,
+    /// `grant_type=authorization_code`: exchanging a consent code for a user token (seed 4.3).
+    AuthorizationCode,
+    /// `grant_type=refresh_token`: a new user access token from a refresh token (seed 4.4).
+    RefreshToken,
+}
+
+impl Grant {
+    /// The `grant_type` value sent in the form body.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Grant::ClientCredentials => "client_credentials",
+            Grant::AuthorizationCode => "authorization_code",
+            Grant::RefreshToken => "refresh_token",
+        }
+    }
+}
+
+impl fmt::Display for Grant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The `error` field of an OAuth 2.0 error body (RFC 6749 §5.2), or of a refused consent.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum OAuthErrorCode {
+    /// `invalid_client`: client authentication failed (wrong application id or certificate id).
+    InvalidClient,
+    /// `invalid_grant`: the code or refresh token is invalid, expired, revoked or used.
+    InvalidGrant,
+    /// `invalid_scope`: a requested scope is unknown or exceeds what was granted.
+    InvalidScope,
+    /// `invalid_request`: a parameter is missing, repeated or malformed.
+    InvalidRequest,
+    /// `unauthorized_client`: the application may not use this grant type.
+    UnauthorizedClient,
+    /// `unsupported_grant_type`: the server does not support the grant type.
+    UnsupportedGrantType,
+    /// Any other code, as the server sent it (for example `access_denied` on a refused consent).
+    Other(String),
+}
+
+impl OAuthErrorCode {
+    /// Maps the `error` string of an error body.
+    pub fn from_code(code: &str) -> Self {
+        match code {
+            "invalid_client" => Self::InvalidClient,
+            "invalid_grant" => Self::InvalidGrant,
+            "invalid_scope" => Self::InvalidScope,
+            "invalid_request" => Self::InvalidRequest,
+            "unauthorized_client" => Self::UnauthorizedClient,
+            "unsupported_grant_type" => Self::UnsupportedGrantType,
+            other => Self::Other(other.to_owned()),
+        }
+    }
+
+    /// The code as the server spells it.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::InvalidClient => "invalid_client",
+            Self::InvalidGrant => "invalid_grant",
+            Self::InvalidScope => "invalid_scope",
+            Self::InvalidRequest => "invalid_request",
+            Self::UnauthorizedClient => "unauthorized_client",
+            Self::UnsupportedGrantType => "unsupported_grant_type",
+            Self::Other(s) => s,
+        }
+    }
+}
+
+impl fmt::Display for OAuthErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A setting that is missing or malformed. The message names the setting.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// A required setting is not set.
+    #[error("{name} is not set: {hint}")]
+    Missing {
+        /// The environment variable or file key.
+        name: String,
+        /// What to set it to.
+        hint: String,
+    },
+    /// A setting is set but cannot be used.
+    #[error("{name} is invalid: {reason}")]
+    Invalid {
+        /// The environment variable or file key.
+        name: String,
+        /// Why it cannot be used (never the value of a secret).
+        reason: String,
+    },
+    /// The configuration file cannot be read or parsed.
+    #[error("cannot use the configuration file {}: {reason}", path.display())]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        reason: String,
+    },
+}
+
+/// A refresh-token store failed.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum StoreError {
+    /// The store file can be read by group or others, so it is not used.
+    #[error(
+        "refusing to read the refresh-token store {}: its mode is {mode:04o}, so group or \
+         others can read it; run `chmod 600 {}` (and consider revoking the refresh tokens it holds)",
+        path.display(),
+        path.display()
+    )]
+    InsecurePermissions {
+        /// The file.
+        path: PathBuf,
+        /// Its permission bits.
+        mode: u32,
+    },
+    /// Reading or writing the file failed.
+    #[error("cannot {action} the refresh-token store {}: {source}", path.display())]
+    Io {
+        /// What was being done (`read`, `write`, …).
+        action: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: Arc<std::io::Error>,
+    },
+    /// The file is not a store this crate wrote.
+    #[error(
+        "the refresh-token store {} is not valid: {reason}; fix or delete it and run consent again",
+        path.display()
+    )]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong (never a secret).
+        reason: String,
+    },
+}
+
+/// Everything that can go wrong while getting, refreshing or storing a token.
+///
+/// The error is `Clone` so a failure can be shared by every thread that waited for the same
+/// token request. No variant holds a secret.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum OAuthError {
+    /// The token endpoint answered with an OAuth 2.0 error body (`{"error": …}`).
+    #[error("{}", server_message(*grant, code, description.as_deref(), *status))]
+    Server {
+        /// The request that failed.
+        grant: Grant,
+        /// The `error` field.
+        code: OAuthErrorCode,
+        /// The `error_description` field, if any.
+        description: Option<String>,
+        /// The HTTP status.
+        status: u16,
+    },
+    /// HTTP 429: the token endpoint's quota (for example 1,000 client-credentials grants a day)
+    /// is used up or requests come too fast.
+    #[error(
+        "the token endpoint is rate limiting this application (HTTP 429, {grant} grant){}; \
+         reuse cached tokens instead of requesting new ones, and check the daily quota",
+        match retry_after { Some(d) => format!(", retry after {} s", d.as_secs()), None => String::new() }
+    )]
+    RateLimited {
+        /// The request that failed.
+        grant: Grant,
+        /// The `Retry-After` header (seconds form), if sent.
+        retry_after: Option<Duration>,
+        /// The start of the body, sanitized.
+        body: String,
+    },
+    /// Any other HTTP status that is not success and carries no OAuth error body.
+    #[error(
+        "the token endpoint answered HTTP {status} to a {grant} request{}{}",
+        if *status >= 500 { " (a server-side failure: retry later)" } else { "" },
+        if body.is_empty() { String::new() } else { format!("; body: {body}") }
+    )]
+    Http {
+        /// The request that failed.
+        grant: Grant,
+        /// The HTTP status.
+        status: u16,
+        /// The start of the body, sanitized.
+        body: String,
+    },
+    /// The request did not get an answer in time.
+    #[error("the token endpoint did not answer in time ({message}); check the network or raise the time-out")]
+    Timeout {
+        /// What timed out.
+        message: String,
+    },
+    /// The request could not be sent or its answer not read (DNS, connection, TLS, cut-off body).
+    #[error("cannot reach the token endpoint: {message}; check the base URL and the network")]
+    Transport {
+        /// The transport error and its causes.
+        message: String,
+    },
+    /// A success status with a body that is not the expected JSON.
+    #[error(
+        "the token endpoint answered HTTP {status} to a {grant} request with an unexpected body \
+         ({reason}); body: {body}"
+    )]
+    UnexpectedBody {
+        /// The request.
+        grant: Grant,
+        /// The HTTP status.
+        status: u16,
+        /// Why it was not accepted.
+        reason: String,
+        /// The start of the body, sanitized (token values and known secrets cut out).
+        body: String,
+    },
+    /// The `state` in the redirect is not the one sent in the consent URL.
+    #[error(
+        "the state in the redirect does not match the consent request: the redirect belongs to \
+         another consent request (or was forged); start the consent flow again"
+    )]
+    StateMismatch,
+    /// The user refused consent, or the consent page returned an error.
+    #[error(
+        "consent was not granted ({code}){}; ask the user to run the consent flow again and accept",
+        description.as_deref().map(|d| format!(": {d}")).unwrap_or_default()
+    )]
+    ConsentDenied {
+        /// The `error` parameter of the redirect (usually `access_denied`).
+        code: OAuthErrorCode,
+        /// The `error_description` parameter.
+        description: Option<String>,
+    },
+    /// The redirect URL cannot be used.
+    #[error("the redirect URL cannot be used: {reason}; paste the full address the browser ended on")]
+    InvalidRedirect {
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// No refresh token is stored for this account.
+    #[error("no refresh token is stored for account {account:?}; run the consent flow first (`cargo run --bin consent`)")]
+    NoRefreshToken {
+        /// The store key.
+        account: String,
+    },
+    /// The stored refresh token has passed its expiry.
+    #[error("the refresh token of account {account:?} has expired; run the consent flow again (`cargo run --bin consent`)")]
+    RefreshTokenExpired {
+        /// The store key.
+        account: String,
+    },
+    /// The operating system's random source failed.
+    #[error("cannot get random bytes for the state: {0}")]
+    Random(String),
+    /// A setting is missing or malformed.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The refresh-token store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl OAuthError {
+    /// The OAuth error code, when the server sent an error body.
+    pub fn code(&self) -> Option<&OAuthErrorCode> {
+        match self {
+            OAuthError::Server { code, .. } | OAuthError::ConsentDenied { code, .. } => Some(code),
+            _ => None,
+        }
+    }
+
+    /// The HTTP status, when the server answered.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            OAuthError::Server { status, .. }
+            | OAuthError::Http { status, .. }
+            | OAuthError::UnexpectedBody { status, .. } => Some(*status),
+            OAuthError::RateLimited { .. } => Some(429),
+            _ => None,
+        }
+    }
+
+    /// The delay the server asked for (429 `Retry-After`).
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            OAuthError::RateLimited { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+
+    /// True for failures that may go away by themselves: time-outs, transport errors, 429 and
+    /// 5xx. False for answers that need a person (wrong credentials, revoked consent).
+    pub fn is_transient(&self) -> bool {
+        match self {
+            OAuthError::Timeout { .. }
+            | OAuthError::Transport { .. }
+            | OAuthError::RateLimited { .. } => true,
+            OAuthError::Http { status, .. } | OAuthError::UnexpectedBody { status, .. } => {
+                *status >= 500
+            }
+            _ => false,
+        }
+    }
+}
+
+fn server_message(
+    grant: Grant,
+    code: &OAuthErrorCode,
+    description: Option<&str>,
+    status: u16,
+) -> String {
+    let advice = match (code, grant) {
+        (OAuthErrorCode::InvalidClient, _) => {
+            "the client credentials were rejected: check the application id \
+             (MARKETPLACE_CLIENT_ID) and certificate id (MARKETPLACE_CLIENT_SECRET), and that they \
+             belong to the environment (production or sandbox) of the base URL"
+        }
+        (OAuthErrorCode::InvalidGrant, Grant::RefreshToken) => {
+            "the refresh token is no longer valid: the user revoked consent or the token expired; \
+             run the consent flow again (`cargo run --bin consent`)"
+        }
+        (OAuthErrorCode::InvalidGrant, Grant::AuthorizationCode) => {
+            "the authorization code was rejected: a code can be used once and expires about 5 \
+             minutes after consent, and redirect_uri must be the one of the consent URL; run the \
+             consent flow again"
+        }
+        (OAuthErrorCode::InvalidGrant, Grant::ClientCredentials) => {
+            "the grant was rejected: check that the application's keys are enabled"
+        }
+        (OAuthErrorCode::InvalidScope, Grant::RefreshToken) => {
+            "a requested scope was rejected: a refresh may ask only for the scopes granted at \
+             consent, or a subset of them"
+        }
+        (OAuthErrorCode::InvalidScope, _) => {
+            "a requested scope was rejected: request only scopes the application has been granted \
+             for this grant type"
+        }
+        (OAuthErrorCode::InvalidRequest, _) => {
+            "the token request was malformed: check redirect_uri (the RuName) and the parameters"
+        }
+        (OAuthErrorCode::UnauthorizedClient, _) => {
+            "the application is not allowed to use this grant type: check its settings"
+        }
+        (OAuthErrorCode::UnsupportedGrantType, _) => {
+            "the server does not support this grant type: check the base URL"
+        }
+        (OAuthErrorCode::Other(_), _) => "the token endpoint refused the request",
+    };
+    let mut msg = format!("{grant} grant failed with {code} (HTTP {status}): {advice}");
+    if let Some(d) = description.filter(|d| !d.is_empty()) {
+        msg.push_str("; server said: ");
+        msg.push_str(d);
+    }
+    msg
+}
+
+/// Keys whose values are removed from any body kept in an error.
+const SECRET_KEYS: &[&str] = &[
+    "access_token",
+    "refresh_token",
+    "id_token",
+    "code",
+    "client_secret",
+    "token",
+];
+
+/// Makes a server body safe to keep in an error: the values of token-like JSON and form fields
+/// and every string of `known_secrets` are replaced by `[redacted]`, then the text is cut to
+/// [`MAX_BODY_IN_ERROR`] bytes.
+pub fn sanitize_body(bytes: &[u8], known_secrets: &[&str]) -> String {
+    let mut text = String::from_utf8_lossy(bytes).into_owned();
+    for secret in known_secrets.iter().filter(|s| s.len() >= 4) {
+        text = text.replace(secret, super::secret::REDACTED);
+        let encoded: String = url::form_urlencoded::byte_serialize(secret.as_bytes()).collect();
+        if encoded != *secret {
+            text = text.replace(&encoded, super::secret::REDACTED);
+        }
+    }
+    for key in SECRET_KEYS {
+        text = redact_json_values(&text, key);
+        text = redact_form_values(&text, key);
+    }
+    truncate(text)
+}
+
+fn truncate(mut text: String) -> String {
+    if text.len() > MAX_BODY_IN_ERROR {
+        let mut cut = MAX_BODY_IN_ERROR;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+        text.push_str("…[truncated]");
+    }
+    text
+}
+
+/// Replaces the string value of every `"key": "…"` pair.
+fn redact_json_values(text: &str, key: &str) -> String {
+    let needle = format!("\"{key}\"");
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(pos) = rest.find(&needle) {
+        let after_key = pos + needle.len();
+        out.push_str(&rest[..after_key]);
+        rest = &rest[after_key..];
+        let trimmed = rest.trim_start();
+        let Some(after_colon) = trimmed.strip_prefix(':') else {
+            continue;
+        };
+        let value = after_colon.trim_start();
+        let Some(inner) = value.strip_prefix('"') else {
+            continue;
+        };
+        // Keep the separators as they were.
+        out.push_str(&rest[..rest.len() - value.len()]);
+        out.push('"');
+        out.push_str(super::secret::REDACTED);
+        let mut escaped = false;
+        let mut end = inner.len();
+        for (i, c) in inner.char_indices() {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                end = i;
+                break;
+            }
+        }
+        rest = &inner[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Replaces the value of every `key=…` pair of a form-encoded text.
+fn redact_form_values(text: &str, key: &str) -> String {
+    let needle = format!("{key}=");
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(pos) = rest.find(&needle) {
+        let starts_pair = pos == 0 || matches!(rest.as_bytes()[pos - 1], b'&' | b'?' | b' ');
+        let after = pos + needle.len();
+        out.push_str(&rest[..after]);
+        rest = &rest[after..];
+        if starts_pair {
+            let end = rest
+                .find(|c: char| c == '&' || c.is_whitespace() || c == '"')
+                .unwrap_or(rest.len());
+            if end > 0 {
+                out.push_str(super::secret::REDACTED);
+            }
+            rest = &rest[end..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sanitize_removes_token_values_and_known_secrets() {
+        let body = br#"{"access_token" : "v^1.1#abc", "expires_in": "x", "note": "PRD-secret-1"}"#;
+        let s = sanitize_body(body, &["PRD-secret-1"]);
+        assert!(!s.contains("v^1.1#abc"), "{s}");
+        assert!(!s.contains("PRD-secret-1"), "{s}");
+        assert!(s.contains("expires_in"));
+    }
+
+    #[test]
+    fn sanitize_handles_escapes_and_forms() {
+        let s = sanitize_body(br#"{"refresh_token":"a\"b\"c","x":1}"#, &[]);
+        assert_eq!(s, r#"{"refresh_token":"[redacted]","x":1}"#);
+        let s = sanitize_body(b"grant_type=refresh_token&refresh_token=abc%5E&scope=x", &[]);
+        assert_eq!(
+            s,
+            "grant_type=refresh_token&refresh_token=[redacted]&scope=x"
+        );
+    }
+
+    #[test]
+    fn sanitize_truncates_on_char_boundary() {
+        let body = "é".repeat(600);
+        let s = sanitize_body(body.as_bytes(), &[]);
+        assert!(s.len() <= MAX_BODY_IN_ERROR + "…[truncated]".len());
+        assert!(s.ends_with("…[truncated]"));
+    }
+
+    #[test]
+    fn unterminated_values_are_redacted_to_the_end() {
+        let s = sanitize_body(br#"{"access_token":"v^1.1#abc"#, &[]);
+        assert!(!s.contains("abc"), "{s}");
+    }
+}
