@@ -1,1 +1,89 @@
-fn main() {}
+//! The README's main job: listing code that names its categories with `category!` (checked
+//! at compile time) and looks categories up in all four sites, offline.
+//!
+//! Run it with `cargo run --example listing`.
+
+use taxonomy_data::{LeafCategory, Site};
+use taxonomy_macros::category;
+
+/// A listing can only be built with a leaf category: an unchecked id cannot reach it.
+struct Listing {
+    title: &'static str,
+    category: LeafCategory,
+}
+
+/// Checked at compile time, in a `const` item.
+const SMARTPHONES: LeafCategory = category!("9355");
+
+fn main() {
+    let listings = [
+        Listing {
+            title: "Unlocked smartphone, 128 GB",
+            category: SMARTPHONES,
+        },
+        Listing {
+            title: "Smartphone, entsperrt, 128 GB",
+            category: category!(EBAY_DE, "9355"),
+        },
+        Listing {
+            title: "Mobile phone, unlocked",
+            category: category!(EBAY_GB, "Mobile Phones & Communication > Mobile & Smart Phones"),
+        },
+        Listing {
+            title: "Mobile phone, 5G",
+            category: category!(EBAY_AU, "9355"),
+        },
+    ];
+    println!("Listings, with categories checked at compile time:");
+    for listing in &listings {
+        let c = listing.category;
+        println!(
+            "  {:<32} {} {:>6}  {}",
+            listing.title,
+            c.site(),
+            c.id(),
+            c.path()
+        );
+    }
+
+    println!("\nThe compiled-in trees:");
+    for site in Site::compiled_in() {
+        println!(
+            "  {} (tree {:>2}, {}): {:>6} categories, {:>6} leaves, version {}, taken {}",
+            site,
+            site.tree_id(),
+            site.language(),
+            site.category_count(),
+            site.leaf_count(),
+            site.tree_version(),
+            site.taken_at()
+        );
+        if let Some(note) = site.note() {
+            println!("      note: {note}");
+        }
+    }
+
+    println!("\nLookups by id at run time (no allocation, no parsing):");
+    for site in Site::ALL {
+        match site.category(15032) {
+            Some(c) => println!(
+                "  {site} 15032 {:?}: leaf {}, level {}, {} children, e.g. {}",
+                c.name(),
+                c.is_leaf(),
+                c.level(),
+                c.children().len(),
+                c.children().next().map_or(String::new(), |k| k.to_string())
+            ),
+            None => println!("  {site} has no category 15032"),
+        }
+    }
+
+    println!("\nRun-time checks of ids that come from outside (a form, a file):");
+    let market = Site::from_marketplace_id("EBAY_US").expect("a known marketplace");
+    for id in [9355, 15032, 4_242_424] {
+        match LeafCategory::new(market, id) {
+            Ok(leaf) => println!("  {id}: ok, {leaf}"),
+            Err(e) => println!("  {id}: rejected: {e}"),
+        }
+    }
+}

@@ -18,3 +18,6 @@ pub mod tree;
 pub mod clock;
 pub mod diff;
 pub mod pipeline;
+pub mod codegen;
+pub mod phash;
+pub mod build_script;

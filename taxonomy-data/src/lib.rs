@@ -1,1 +1,711 @@
-//! taxonomy-data (being written)
+//! # taxonomy-data
+//!
+//! The marketplace's category trees (US, UK, Germany, Australia), compiled into your program:
+//! lookups by id are a perfect hash over static tables, with no allocation, no parsing and no
+//! start-up cost. Listing code takes a [`LeafCategory`], which only ever holds a category that
+//! accepts listings: checked at compile time by `taxonomy_macros::category!`, or at run time
+//! by [`LeafCategory::new`].
+//!
+//! ```
+//! use taxonomy_data::{Category, LeafCategory, Site};
+//!
+//! let site = Site::from_marketplace_id("EBAY_DE").unwrap();
+//! assert_eq!(site, Site::De);
+//! assert_eq!(Site::from_tree_id(77), Some(Site::De));
+//!
+//! let phones: Category = site.category(9355).unwrap();
+//! assert_eq!(phones.name(), "Handys & Smartphones");
+//! assert!(phones.is_leaf());
+//! assert_eq!(phones.level(), 2);
+//! let parent = phones.parent().unwrap();
+//! assert_eq!(parent.id(), 15032);
+//! assert!(parent.children().any(|c| c.id() == 9355));
+//! assert_eq!(phones.path().to_string(), "Handys & Kommunikation > Handys & Smartphones");
+//!
+//! let leaf = LeafCategory::new(Site::Us, 9355).unwrap();
+//! assert_eq!(leaf.name(), "Cell Phones & Smartphones");
+//! assert!(LeafCategory::new(Site::Us, 15032).is_err()); // not a leaf
+//! ```
+//!
+//! ## Choosing the sites
+//!
+//! Every site is compiled in by default. Set `TAXONOMY_SITES` (e.g. `EBAY_US,EBAY_DE`) when
+//! building to keep only some: the others are present as [`Site`] values but have no
+//! categories ([`Site::is_compiled_in`] is `false`).
+//!
+//! ## Where the data comes from
+//!
+//! `taxonomy-data`'s build script reads the committed snapshots in `snapshots/` (see the
+//! repository's README for how they are refreshed). Each site's version and date are
+//! [`Site::tree_version`] and [`Site::taken_at`].
+
+#![no_std]
+
+use core::fmt;
+use core::iter::FusedIterator;
+
+mod hash;
+
+/// The generated tables (`OUT_DIR/taxonomy.rs`).
+mod generated {
+    use super::{Site, SiteTables};
+    include!(concat!(env!("OUT_DIR"), "/taxonomy.rs"));
+}
+
+/// The tables of one site, as the build script generates them.
+#[doc(hidden)]
+pub struct SiteTables {
+    compiled_in: bool,
+    version: &'static str,
+    taken_at: &'static str,
+    source: &'static str,
+    note: Option<&'static str>,
+    language: &'static str,
+    fingerprint: u64,
+    leaf_count: u32,
+    /// Category ids, sorted; position 0 is the root (id 0).
+    ids: &'static [u32],
+    /// Position of each category's parent (0 for the root and the top level).
+    parents: &'static [u32],
+    /// Depth of each category: 0 for the root, 1 for the top level.
+    levels: &'static [u8],
+    /// `NAMES[name_offsets[i]..name_offsets[i + 1]]` is the name of category `i`.
+    name_offsets: &'static [u32],
+    /// `children[child_offsets[i]..child_offsets[i + 1]]` are the positions of `i`'s children.
+    child_offsets: &'static [u32],
+    children: &'static [u32],
+    seed: u64,
+    pilots: &'static [u16],
+    /// Position in `ids` of the key that owns each slot, or `u32::MAX`.
+    slots: &'static [u32],
+}
+
+impl SiteTables {
+    /// Position of `id` in `ids`, if it is a category of this site (the root is not).
+    #[inline]
+    const fn position(&self, id: u32) -> Option<u32> {
+        let h = hash::key_hash(id, self.seed);
+        let pilot = self.pilots[hash::bucket_of(h, self.pilots.len())];
+        let pos = self.slots[hash::slot_of(h, pilot, self.slots.len())];
+        if pos != u32::MAX && self.ids[pos as usize] == id {
+            Some(pos)
+        } else {
+            None
+        }
+    }
+
+    #[inline]
+    const fn is_leaf(&self, pos: u32) -> bool {
+        let i = pos as usize;
+        pos != 0 && self.child_offsets[i] == self.child_offsets[i + 1]
+    }
+}
+
+/// A marketplace site with its own category tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Site {
+    /// United States: category tree 0, marketplace `EBAY_US`. The default site of
+    /// `category!`.
+    Us,
+    /// United Kingdom: category tree 3, marketplace `EBAY_GB`.
+    Gb,
+    /// Germany: category tree 77, marketplace `EBAY_DE`.
+    De,
+    /// Australia: category tree 15, marketplace `EBAY_AU`.
+    Au,
+}
+
+impl Site {
+    /// Every site, compiled in or not.
+    pub const ALL: [Site; 4] = [Site::Us, Site::Gb, Site::De, Site::Au];
+
+    #[inline]
+    const fn tables(self) -> &'static SiteTables {
+        match self {
+            Site::Us => &generated::US,
+            Site::Gb => &generated::GB,
+            Site::De => &generated::DE,
+            Site::Au => &generated::AU,
+        }
+    }
+
+    /// The site of a marketplace id such as `EBAY_US` (exact, upper case).
+    ///
+    /// ```
+    /// # use taxonomy_data::Site;
+    /// assert_eq!(Site::from_marketplace_id("EBAY_GB"), Some(Site::Gb));
+    /// assert_eq!(Site::from_marketplace_id("EBAY_FR"), None);
+    /// ```
+    pub fn from_marketplace_id(marketplace_id: &str) -> Option<Site> {
+        generated::MARKETPLACES.get(marketplace_id).copied()
+    }
+
+    /// The site of a category tree id (0, 3, 77, 15).
+    pub const fn from_tree_id(tree_id: u32) -> Option<Site> {
+        match tree_id {
+            0 => Some(Site::Us),
+            3 => Some(Site::Gb),
+            77 => Some(Site::De),
+            15 => Some(Site::Au),
+            _ => None,
+        }
+    }
+
+    /// The category tree id.
+    pub const fn tree_id(self) -> u32 {
+        match self {
+            Site::Us => 0,
+            Site::Gb => 3,
+            Site::De => 77,
+            Site::Au => 15,
+        }
+    }
+
+    /// The marketplace id, e.g. `EBAY_DE`.
+    pub const fn marketplace_id(self) -> &'static str {
+        match self {
+            Site::Us => "EBAY_US",
+            Site::Gb => "EBAY_GB",
+            Site::De => "EBAY_DE",
+            Site::Au => "EBAY_AU",
+        }
+    }
+
+    /// The language of the category names, e.g. `de-DE`.
+    pub const fn language(self) -> &'static str {
+        self.tables().language
+    }
+
+    /// `false` when the build left this site out (`TAXONOMY_SITES`): it then has no categories.
+    pub const fn is_compiled_in(self) -> bool {
+        self.tables().compiled_in
+    }
+
+    /// The sites compiled into this build.
+    pub fn compiled_in() -> impl Iterator<Item = Site> {
+        Site::ALL.into_iter().filter(|s| s.is_compiled_in())
+    }
+
+    /// The service's `categoryTreeVersion` of the compiled-in tree.
+    pub const fn tree_version(self) -> &'static str {
+        self.tables().version
+    }
+
+    /// When the compiled-in tree was taken (ISO 8601 date).
+    pub const fn taken_at(self) -> &'static str {
+        self.tables().taken_at
+    }
+
+    /// Where the compiled-in tree was taken from.
+    pub const fn source(self) -> &'static str {
+        self.tables().source
+    }
+
+    /// What a user of this site's data should know (staleness, partial coverage), if anything.
+    pub const fn note(self) -> Option<&'static str> {
+        self.tables().note
+    }
+
+    /// A fingerprint of the compiled-in tree; `category!` checks it against the tree it saw.
+    pub const fn fingerprint(self) -> u64 {
+        self.tables().fingerprint
+    }
+
+    /// Number of categories (the root not counted).
+    pub const fn category_count(self) -> usize {
+        self.tables().ids.len().saturating_sub(1)
+    }
+
+    /// Number of leaf categories.
+    pub const fn leaf_count(self) -> usize {
+        self.tables().leaf_count as usize
+    }
+
+    /// The category with this id, or `None` when the site has none.
+    ///
+    /// ```
+    /// # use taxonomy_data::Site;
+    /// assert_eq!(Site::Gb.category(9355).unwrap().name(), "Mobile & Smart Phones");
+    /// assert!(Site::Gb.category(4_000_000).is_none());
+    /// assert!(Site::Gb.category(0).is_none()); // the root is not a category
+    /// ```
+    #[inline]
+    pub const fn category(self, id: u32) -> Option<Category> {
+        match self.tables().position(id) {
+            Some(pos) => Some(Category { site: self, pos }),
+            None => None,
+        }
+    }
+
+    /// The category at the end of a full path of names separated by `>`, e.g.
+    /// `"Cell Phones & Accessories > Cell Phones & Smartphones"`. Runs of white space are
+    /// insignificant; names are compared exactly otherwise.
+    ///
+    /// ```
+    /// # use taxonomy_data::Site;
+    /// let c = Site::Us.category_by_path("Cell Phones & Accessories > Cell Phones & Smartphones");
+    /// assert_eq!(c.unwrap().id(), 9355);
+    /// ```
+    pub fn category_by_path(self, path: &str) -> Option<Category> {
+        let mut at: Option<Category> = None;
+        for segment in path.split('>') {
+            let mut candidates = match at {
+                Some(c) => c.children(),
+                None => self.top_level(),
+            };
+            at = Some(candidates.find(|c| same_words(c.name(), segment))?);
+        }
+        at
+    }
+
+    /// The top-level categories (the children of the root).
+    pub fn top_level(self) -> Children {
+        Children::of(self, 0)
+    }
+
+    /// Every category, in id order.
+    pub fn categories(self) -> Categories {
+        Categories {
+            site: self,
+            next: 1,
+            end: self.tables().ids.len() as u32,
+        }
+    }
+
+    /// Every leaf category, in id order.
+    pub fn leaves(self) -> impl Iterator<Item = LeafCategory> {
+        self.categories().filter_map(|c| c.as_leaf())
+    }
+}
+
+impl fmt::Display for Site {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.marketplace_id())
+    }
+}
+
+/// Compares two names word by word, so that runs of white space do not matter.
+fn same_words(a: &str, b: &str) -> bool {
+    a.split_whitespace().eq(b.split_whitespace())
+}
+
+/// A category of a site. Cheap to copy; every accessor reads the static tables.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Category {
+    site: Site,
+    pos: u32,
+}
+
+impl Category {
+    /// The category id: the value a listing sends.
+    pub const fn id(self) -> u32 {
+        self.site.tables().ids[self.pos as usize]
+    }
+
+    /// The site this category belongs to.
+    pub const fn site(self) -> Site {
+        self.site
+    }
+
+    /// The name, in the site's language.
+    pub fn name(self) -> &'static str {
+        let t = self.site.tables();
+        let i = self.pos as usize;
+        generated::NAMES
+            .get(t.name_offsets[i] as usize..t.name_offsets[i + 1] as usize)
+            .unwrap_or("")
+    }
+
+    /// The parent, or `None` for a top-level category.
+    pub const fn parent(self) -> Option<Category> {
+        match self.site.tables().parents[self.pos as usize] {
+            0 => None,
+            pos => Some(Category {
+                site: self.site,
+                pos,
+            }),
+        }
+    }
+
+    /// The children, in the service's order (empty for a leaf).
+    pub fn children(self) -> Children {
+        Children::of(self.site, self.pos)
+    }
+
+    /// The depth: 1 for a top-level category.
+    pub const fn level(self) -> u8 {
+        self.site.tables().levels[self.pos as usize]
+    }
+
+    /// `true` when the category accepts listings.
+    pub const fn is_leaf(self) -> bool {
+        self.site.tables().is_leaf(self.pos)
+    }
+
+    /// This category as a [`LeafCategory`], when it is a leaf.
+    pub const fn as_leaf(self) -> Option<LeafCategory> {
+        if self.is_leaf() {
+            Some(LeafCategory {
+                site: self.site,
+                pos: self.pos,
+            })
+        } else {
+            None
+        }
+    }
+
+    /// The path from the top level down to this category. Iterate it, or display it as
+    /// `"A > B > C"`.
+    pub const fn path(self) -> Path {
+        Path {
+            target: self,
+            next_level: 1,
+        }
+    }
+
+    /// The leaf categories below this one (itself when it is a leaf), depth first in the
+    /// service's order.
+    pub fn leaves(self) -> impl Iterator<Item = LeafCategory> {
+        let t = self.site.tables();
+        // The subtree is a contiguous run of a depth-first walk; walk it with an explicit
+        // position range per level, without allocating.
+        Descendants {
+            site: self.site,
+            stack: [(0, 0); MAX_DEPTH],
+            depth: 0,
+            start: Some(self.pos),
+            tables: t,
+        }
+        .filter_map(Category::as_leaf)
+    }
+
+    /// The ancestor of this category at `level` (1 = top level), or itself at its own level.
+    const fn ancestor_at(self, level: u8) -> Category {
+        let t = self.site.tables();
+        let mut pos = self.pos;
+        let mut at = t.levels[pos as usize];
+        while at > level {
+            pos = t.parents[pos as usize];
+            at -= 1;
+        }
+        Category {
+            site: self.site,
+            pos,
+        }
+    }
+}
+
+impl fmt::Debug for Category {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Category({} {} {:?})", self.site, self.id(), self.name())
+    }
+}
+
+impl fmt::Display for Category {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.name(), self.id())
+    }
+}
+
+/// The deepest tree the depth-first walk supports; real trees are at most 6 deep.
+const MAX_DEPTH: usize = 32;
+
+struct Descendants {
+    site: Site,
+    tables: &'static SiteTables,
+    /// For each open level, the next and end positions in `children`.
+    stack: [(u32, u32); MAX_DEPTH],
+    depth: usize,
+    start: Option<u32>,
+}
+
+impl Iterator for Descendants {
+    type Item = Category;
+
+    fn next(&mut self) -> Option<Category> {
+        let t = self.tables;
+        let pos = if let Some(pos) = self.start.take() {
+            pos
+        } else {
+            loop {
+                if self.depth == 0 {
+                    return None;
+                }
+                let (next, end) = &mut self.stack[self.depth - 1];
+                if *next < *end {
+                    let pos = t.children[*next as usize];
+                    *next += 1;
+                    break pos;
+                }
+                self.depth -= 1;
+            }
+        };
+        let (start, end) = (
+            t.child_offsets[pos as usize],
+            t.child_offsets[pos as usize + 1],
+        );
+        if start < end && self.depth < MAX_DEPTH {
+            self.stack[self.depth] = (start, end);
+            self.depth += 1;
+        }
+        Some(Category {
+            site: self.site,
+            pos,
+        })
+    }
+}
+
+/// The children of a category (or the top level of a site), in the service's order.
+#[derive(Debug, Clone)]
+pub struct Children {
+    site: Site,
+    next: u32,
+    end: u32,
+}
+
+impl Children {
+    fn of(site: Site, pos: u32) -> Children {
+        let t = site.tables();
+        let (next, end) = match (
+            t.child_offsets.get(pos as usize),
+            t.child_offsets.get(pos as usize + 1),
+        ) {
+            (Some(&a), Some(&b)) => (a, b),
+            _ => (0, 0),
+        };
+        Children { site, next, end }
+    }
+}
+
+impl Iterator for Children {
+    type Item = Category;
+
+    fn next(&mut self) -> Option<Category> {
+        if self.next >= self.end {
+            return None;
+        }
+        let pos = self.site.tables().children[self.next as usize];
+        self.next += 1;
+        Some(Category {
+            site: self.site,
+            pos,
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = (self.end - self.next) as usize;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Children {}
+impl FusedIterator for Children {}
+
+/// Every category of a site, in id order.
+#[derive(Debug, Clone)]
+pub struct Categories {
+    site: Site,
+    next: u32,
+    end: u32,
+}
+
+impl Iterator for Categories {
+    type Item = Category;
+
+    fn next(&mut self) -> Option<Category> {
+        if self.next >= self.end {
+            return None;
+        }
+        let pos = self.next;
+        self.next += 1;
+        Some(Category {
+            site: self.site,
+            pos,
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = (self.end - self.next) as usize;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Categories {}
+impl FusedIterator for Categories {}
+
+/// The path from the top level to a category: an iterator, and `"A > B > C"` when displayed.
+#[derive(Debug, Clone)]
+pub struct Path {
+    target: Category,
+    next_level: u8,
+}
+
+impl Iterator for Path {
+    type Item = Category;
+
+    fn next(&mut self) -> Option<Category> {
+        if self.next_level > self.target.level() {
+            return None;
+        }
+        let c = self.target.ancestor_at(self.next_level);
+        self.next_level += 1;
+        Some(c)
+    }
+}
+
+impl FusedIterator for Path {}
+
+impl fmt::Display for Path {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, c) in self.clone().enumerate() {
+            if i > 0 {
+                f.write_str(" > ")?;
+            }
+            f.write_str(c.name())?;
+        }
+        Ok(())
+    }
+}
+
+/// A category that accepts listings. It can only be made from a leaf of its site: at compile
+/// time by `category!`, at run time by [`LeafCategory::new`].
+///
+/// ```
+/// use taxonomy_data::{LeafCategory, LeafError, Site};
+/// let phones = LeafCategory::new(Site::Au, 9355).unwrap();
+/// assert_eq!((phones.site(), phones.id(), phones.name()), (Site::Au, 9355, "Mobile Phones"));
+/// assert!(matches!(LeafCategory::new(Site::Au, 15032), Err(LeafError::NotALeaf { .. })));
+/// assert!(matches!(LeafCategory::new(Site::Au, 1), Err(LeafError::UnknownCategory { .. })));
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LeafCategory {
+    site: Site,
+    pos: u32,
+}
+
+impl LeafCategory {
+    /// Checks at run time that `id` is a leaf category of `site`.
+    pub const fn new(site: Site, id: u32) -> Result<LeafCategory, LeafError> {
+        if !site.is_compiled_in() {
+            return Err(LeafError::SiteNotCompiledIn { site });
+        }
+        match site.tables().position(id) {
+            None => Err(LeafError::UnknownCategory { site, id }),
+            Some(pos) if !site.tables().is_leaf(pos) => Err(LeafError::NotALeaf { site, id }),
+            Some(pos) => Ok(LeafCategory { site, pos }),
+        }
+    }
+
+    /// What `category!` expands to: the same check as [`LeafCategory::new`], evaluated in a
+    /// `const`, so a mismatch fails the build. `fingerprint` is that of the tree the macro
+    /// checked the id against; if this build compiled in another tree, the build fails too.
+    #[doc(hidden)]
+    pub const fn __checked_by_macro(site: Site, id: u32, fingerprint: u64) -> LeafCategory {
+        if site.fingerprint() != fingerprint {
+            panic!(
+                "category!: the macro checked this id against another category tree than the one compiled into taxonomy-data (the two builds of taxonomy-data saw different trees, e.g. one live and one from the snapshot). Build with TAXONOMY_OFFLINE=1, or refresh the snapshots with `cargo run --bin snapshot -- refresh`."
+            );
+        }
+        match LeafCategory::new(site, id) {
+            Ok(leaf) => leaf,
+            Err(_) => panic!(
+                "category!: this id is not a leaf of the category tree compiled into taxonomy-data"
+            ),
+        }
+    }
+
+    /// The category id: the value a listing sends.
+    pub const fn id(self) -> u32 {
+        self.category().id()
+    }
+
+    /// The site.
+    pub const fn site(self) -> Site {
+        self.site
+    }
+
+    /// The category.
+    pub const fn category(self) -> Category {
+        Category {
+            site: self.site,
+            pos: self.pos,
+        }
+    }
+
+    /// The name, in the site's language.
+    pub fn name(self) -> &'static str {
+        self.category().name()
+    }
+
+    /// The path from the top level.
+    pub const fn path(self) -> Path {
+        self.category().path()
+    }
+}
+
+impl fmt::Debug for LeafCategory {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "LeafCategory({} {} {:?})", self.site, self.id(), self.name())
+    }
+}
+
+impl fmt::Display for LeafCategory {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.category().fmt(f)
+    }
+}
+
+impl From<LeafCategory> for Category {
+    fn from(leaf: LeafCategory) -> Category {
+        leaf.category()
+    }
+}
+
+/// Why an id is not a [`LeafCategory`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LeafError {
+    /// The site has no category with this id.
+    UnknownCategory {
+        /// The site.
+        site: Site,
+        /// The id.
+        id: u32,
+    },
+    /// The category exists but has subcategories; listings need a leaf.
+    NotALeaf {
+        /// The site.
+        site: Site,
+        /// The id.
+        id: u32,
+    },
+    /// The site was left out of this build (`TAXONOMY_SITES`).
+    SiteNotCompiledIn {
+        /// The site.
+        site: Site,
+    },
+}
+
+impl fmt::Display for LeafError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            LeafError::UnknownCategory { site, id } => write!(
+                f,
+                "{site} has no category {id} (tree version {})",
+                site.tree_version()
+            ),
+            LeafError::NotALeaf { site, id } => {
+                let name = site.category(id).map_or("", Category::name);
+                write!(
+                    f,
+                    "{site} category {id} ({name}) is not a leaf: only leaf categories accept listings; pick one of its subcategories"
+                )
+            }
+            LeafError::SiteNotCompiledIn { site } => write!(
+                f,
+                "{site} is not compiled into this build: add it to TAXONOMY_SITES or unset it"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for LeafError {}
