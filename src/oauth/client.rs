@@ -185,7 +185,9 @@ impl OAuthClient {
     }
 
     fn basic_authorization(&self) -> Zeroizing<String> {
-        let id: String = form_urlencoded::byte_serialize(self.credentials.client_id.as_str().as_bytes()).collect();
+        let id: String =
+            form_urlencoded::byte_serialize(self.credentials.client_id.as_str().as_bytes())
+                .collect();
         let secret: Zeroizing<String> = Zeroizing::new(
             form_urlencoded::byte_serialize(self.credentials.client_secret.secret().as_bytes())
                 .collect(),
@@ -324,7 +326,11 @@ impl OAuthClient {
             access_token,
             token_type: raw.token_type.take().unwrap_or_default(),
             expires_in,
-            refresh_token: raw.refresh_token.take().filter(|t| !t.is_empty()).map(RefreshToken::new),
+            refresh_token: raw
+                .refresh_token
+                .take()
+                .filter(|t| !t.is_empty())
+                .map(RefreshToken::new),
             refresh_token_expires_in,
         })
     }

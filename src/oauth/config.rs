@@ -185,12 +185,17 @@ fn parse_base(name: &str, value: &str) -> Result<Url, ConfigError> {
         name: name.to_owned(),
         reason,
     };
-    let mut url = Url::parse(value.trim()).map_err(|e| invalid(format!("{value:?} is not a URL ({e})")))?;
+    let mut url =
+        Url::parse(value.trim()).map_err(|e| invalid(format!("{value:?} is not a URL ({e})")))?;
     if url.query().is_some() || url.fragment().is_some() {
-        return Err(invalid(format!("{value:?} must not have a query or fragment")));
+        return Err(invalid(format!(
+            "{value:?} must not have a query or fragment"
+        )));
     }
     if !url.username().is_empty() || url.password().is_some() {
-        return Err(invalid("the URL must not carry user information".to_owned()));
+        return Err(invalid(
+            "the URL must not carry user information".to_owned(),
+        ));
     }
     let loopback = match url.host() {
         Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
@@ -304,20 +309,23 @@ impl OAuthConfig {
     {
         let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
         let endpoints = match (get(ENV_BASE_URL), get(ENV_AUTH_URL)) {
-            (Some(base), Some(auth)) => Endpoints::custom(&base, &auth).map_err(|e| rename(e, &[
-                ("base_url", ENV_BASE_URL),
-                ("auth_url", ENV_AUTH_URL),
-            ]))?,
+            (Some(base), Some(auth)) => Endpoints::custom(&base, &auth).map_err(|e| {
+                rename(e, &[("base_url", ENV_BASE_URL), ("auth_url", ENV_AUTH_URL)])
+            })?,
             (Some(_), None) => {
                 return Err(ConfigError::Missing {
                     name: ENV_AUTH_URL.into(),
-                    hint: format!("set it together with {ENV_BASE_URL} (the consent host, for example https://auth.ebay.com)"),
+                    hint: format!(
+                        "set it together with {ENV_BASE_URL} (the consent host, for example https://auth.ebay.com)"
+                    ),
                 });
             }
             (None, Some(_)) => {
                 return Err(ConfigError::Missing {
                     name: ENV_BASE_URL.into(),
-                    hint: format!("set it together with {ENV_AUTH_URL} (the API host, for example https://api.ebay.com)"),
+                    hint: format!(
+                        "set it together with {ENV_AUTH_URL} (the API host, for example https://api.ebay.com)"
+                    ),
                 });
             }
             (None, None) => match get(ENV_ENVIRONMENT).as_deref().map(str::trim) {
@@ -327,7 +335,9 @@ impl OAuthConfig {
                 Some(v) => {
                     return Err(ConfigError::Invalid {
                         name: ENV_ENVIRONMENT.into(),
-                        reason: format!("{v:?} is neither `production` nor `sandbox` (for other hosts set {ENV_BASE_URL} and {ENV_AUTH_URL})"),
+                        reason: format!(
+                            "{v:?} is neither `production` nor `sandbox` (for other hosts set {ENV_BASE_URL} and {ENV_AUTH_URL})"
+                        ),
                     });
                 }
             },
@@ -367,23 +377,46 @@ impl OAuthConfig {
                 reason: format!("{e} (set {ENV_CONFIG_FILE} to a readable YAML or JSON file)"),
             }
         })?);
-        let section = parse_sdk_config(&text, &self.endpoints).map_err(|reason| {
-            ConfigError::File {
+        let section =
+            parse_sdk_config(&text, &self.endpoints).map_err(|reason| ConfigError::File {
                 path: path.to_owned(),
                 reason,
-            }
-        })?;
+            })?;
         let field = |key: &str| format!("`{key}` of `{}` in {}", section.name, path.display());
-        if let Some(v) = section.get(&["appid", "clientid", "client_id"]).map_err(|k| ConfigError::Invalid { name: field(k), reason: "must be a string".into() })? {
+        if let Some(v) = section
+            .get(&["appid", "clientid", "client_id"])
+            .map_err(|k| ConfigError::Invalid {
+                name: field(k),
+                reason: "must be a string".into(),
+            })?
+        {
             self.client_id = Some(ClientId::new(v));
         }
-        if let Some(v) = section.get(&["certid", "clientsecret", "client_secret"]).map_err(|k| ConfigError::Invalid { name: field(k), reason: "must be a string".into() })? {
+        if let Some(v) = section
+            .get(&["certid", "clientsecret", "client_secret"])
+            .map_err(|k| ConfigError::Invalid {
+                name: field(k),
+                reason: "must be a string".into(),
+            })?
+        {
             self.client_secret = Some(ClientSecret::new(v));
         }
-        if let Some(v) = section.get(&["devid", "dev_id"]).map_err(|k| ConfigError::Invalid { name: field(k), reason: "must be a string".into() })? {
+        if let Some(v) = section
+            .get(&["devid", "dev_id"])
+            .map_err(|k| ConfigError::Invalid {
+                name: field(k),
+                reason: "must be a string".into(),
+            })?
+        {
             self.dev_id = Some(v);
         }
-        if let Some(v) = section.get(&["redirecturi", "redirect_uri", "runame"]).map_err(|k| ConfigError::Invalid { name: field(k), reason: "must be a string".into() })? {
+        if let Some(v) = section
+            .get(&["redirecturi", "redirect_uri", "runame"])
+            .map_err(|k| ConfigError::Invalid {
+                name: field(k),
+                reason: "must be a string".into(),
+            })?
+        {
             self.redirect_uri = Some(v);
         }
         self.config_file = Some(path.to_owned());
@@ -466,10 +499,16 @@ fn parse_sdk_config(text: &str, endpoints: &Endpoints) -> Result<Section, String
         serde_norway::from_str(text).map_err(|e| format!("not valid YAML: {e}"))?
     };
     let serde_json::Value::Object(top) = value else {
-        return Err("the top level must be a mapping keyed by API host (e.g. `api.ebay.com:`)".into());
+        return Err(
+            "the top level must be a mapping keyed by API host (e.g. `api.ebay.com:`)".into(),
+        );
     };
     let host_port = endpoints.host_key();
-    let host = endpoints.base_url().host_str().unwrap_or_default().to_owned();
+    let host = endpoints
+        .base_url()
+        .host_str()
+        .unwrap_or_default()
+        .to_owned();
     let node_key = match endpoints.environment() {
         Environment::Production => Some("PRODUCTION"),
         Environment::Sandbox => Some("SANDBOX"),
@@ -488,8 +527,9 @@ fn parse_sdk_config(text: &str, endpoints: &Endpoints) -> Result<Section, String
             .iter()
             .find(|(k, v)| {
                 let base = v.get("baseUrl").and_then(|b| b.as_str());
-                base.is_some_and(|b| b.eq_ignore_ascii_case(&host) || b.eq_ignore_ascii_case(&host_port))
-                    || node_key.is_some_and(|n| k.eq_ignore_ascii_case(n))
+                base.is_some_and(|b| {
+                    b.eq_ignore_ascii_case(&host) || b.eq_ignore_ascii_case(&host_port)
+                }) || node_key.is_some_and(|n| k.eq_ignore_ascii_case(n))
             })
             .map(|(k, v)| (k.clone(), v.clone()));
     }

@@ -40,7 +40,11 @@ impl fmt::Debug for ConsentRequest {
             .url
             .query_pairs()
             .map(|(k, v)| {
-                let v = if k == "state" { REDACTED.into() } else { v.into_owned() };
+                let v = if k == "state" {
+                    REDACTED.into()
+                } else {
+                    v.into_owned()
+                };
                 (k.into_owned(), v)
             })
             .collect();
@@ -229,7 +233,9 @@ pub fn parse_redirect(input: &str) -> Result<AuthorizationResponse, OAuthError> 
     let mut error_description = None;
     for (key, value) in form_urlencoded::parse(query.as_bytes()) {
         let slot_taken = match key.as_ref() {
-            "code" => code.replace(AuthorizationCode::new(value.into_owned())).is_some(),
+            "code" => code
+                .replace(AuthorizationCode::new(value.into_owned()))
+                .is_some(),
             "state" => state.replace(CsrfState::new(value.into_owned())).is_some(),
             "expires_in" => {
                 expires_in = value.trim().parse::<u64>().ok().map(Duration::from_secs);
@@ -243,7 +249,9 @@ pub fn parse_redirect(input: &str) -> Result<AuthorizationResponse, OAuthError> 
             _ => false,
         };
         if slot_taken {
-            return Err(invalid(&format!("the parameter `{key}` appears more than once")));
+            return Err(invalid(&format!(
+                "the parameter `{key}` appears more than once"
+            )));
         }
     }
     if let Some(error) = error {

@@ -210,7 +210,9 @@ pub enum OAuthError {
         body: String,
     },
     /// The request did not get an answer in time.
-    #[error("the token endpoint did not answer in time ({message}); check the network or raise the time-out")]
+    #[error(
+        "the token endpoint did not answer in time ({message}); check the network or raise the time-out"
+    )]
     Timeout {
         /// What timed out.
         message: String,
@@ -254,19 +256,25 @@ pub enum OAuthError {
         description: Option<String>,
     },
     /// The redirect URL cannot be used.
-    #[error("the redirect URL cannot be used: {reason}; paste the full address the browser ended on")]
+    #[error(
+        "the redirect URL cannot be used: {reason}; paste the full address the browser ended on"
+    )]
     InvalidRedirect {
         /// What is wrong with it.
         reason: String,
     },
     /// No refresh token is stored for this account.
-    #[error("no refresh token is stored for account {account:?}; run the consent flow first (`cargo run --bin consent`)")]
+    #[error(
+        "no refresh token is stored for account {account:?}; run the consent flow first (`cargo run --bin consent`)"
+    )]
     NoRefreshToken {
         /// The store key.
         account: String,
     },
     /// The stored refresh token has passed its expiry.
-    #[error("the refresh token of account {account:?} has expired; run the consent flow again (`cargo run --bin consent`)")]
+    #[error(
+        "the refresh token of account {account:?} has expired; run the consent flow again (`cargo run --bin consent`)"
+    )]
     RefreshTokenExpired {
         /// The store key.
         account: String,
@@ -497,7 +505,10 @@ mod tests {
     fn sanitize_handles_escapes_and_forms() {
         let s = sanitize_body(br#"{"refresh_token":"a\"b\"c","x":1}"#, &[]);
         assert_eq!(s, r#"{"refresh_token":"[redacted]","x":1}"#);
-        let s = sanitize_body(b"grant_type=refresh_token&refresh_token=abc%5E&scope=x", &[]);
+        let s = sanitize_body(
+            b"grant_type=refresh_token&refresh_token=abc%5E&scope=x",
+            &[],
+        );
         assert_eq!(
             s,
             "grant_type=refresh_token&refresh_token=[redacted]&scope=x"

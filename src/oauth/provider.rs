@@ -309,7 +309,11 @@ impl Slot {
 
     fn invalidate(&self, token: &AccessToken) {
         let mut st = lock(&self.state);
-        if st.token.as_ref().is_some_and(|t| t.access_token.ct_eq(token)) {
+        if st
+            .token
+            .as_ref()
+            .is_some_and(|t| t.access_token.ct_eq(token))
+        {
             st.token = None;
             st.retry_not_before = None;
         }
@@ -562,13 +566,14 @@ impl UserTokenProvider {
     ) -> Result<StoredRefreshToken, OAuthError> {
         let requested_at = self.policy.clock.now();
         let response = self.client.exchange_code(code)?;
-        let record = StoredRefreshToken::from_response(&response, granted_scopes.clone(), requested_at)
-            .ok_or_else(|| OAuthError::UnexpectedBody {
-                grant: super::error::Grant::AuthorizationCode,
-                status: 200,
-                reason: "the code exchange returned no refresh_token".into(),
-                body: String::new(),
-            })?;
+        let record =
+            StoredRefreshToken::from_response(&response, granted_scopes.clone(), requested_at)
+                .ok_or_else(|| OAuthError::UnexpectedBody {
+                    grant: super::error::Grant::AuthorizationCode,
+                    status: 200,
+                    reason: "the code exchange returned no refresh_token".into(),
+                    body: String::new(),
+                })?;
         self.store.save(&self.account, &record)?;
         let mut st = lock(&self.slot.state);
         st.token = Some(CachedToken::from_response(&response, requested_at));
@@ -591,18 +596,18 @@ impl UserTokenProvider {
         }
         let scopes = self.scopes.as_ref().unwrap_or(&record.scopes);
         let response = self.client.refresh(&record.refresh_token, scopes)?;
-        if let Some(rotated) = &response.refresh_token {
-            if !rotated.ct_eq(&record.refresh_token) {
-                let updated = StoredRefreshToken {
-                    refresh_token: rotated.clone(),
-                    scopes: record.scopes.clone(),
-                    expires_at: response
-                        .refresh_token_expires_in
-                        .map(|d| requested_at + d)
-                        .or(record.expires_at),
-                };
-                self.store.save(&self.account, &updated)?;
-            }
+        if let Some(rotated) = &response.refresh_token
+            && !rotated.ct_eq(&record.refresh_token)
+        {
+            let updated = StoredRefreshToken {
+                refresh_token: rotated.clone(),
+                scopes: record.scopes.clone(),
+                expires_at: response
+                    .refresh_token_expires_in
+                    .map(|d| requested_at + d)
+                    .or(record.expires_at),
+            };
+            self.store.save(&self.account, &updated)?;
         }
         Ok(CachedToken::from_response(&response, requested_at))
     }

@@ -42,7 +42,11 @@ impl ScopeSet {
 
     /// The scopes separated by single spaces, as sent in `scope`.
     pub fn to_space_separated(&self) -> String {
-        self.0.iter().map(String::as_str).collect::<Vec<_>>().join(" ")
+        self.0
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     /// True when there is no scope.

@@ -31,7 +31,11 @@ pub struct StoredRefreshToken {
 impl StoredRefreshToken {
     /// The record for a code-exchange (or rotating refresh) answer received at `now`; `None`
     /// when the answer holds no refresh token.
-    pub fn from_response(response: &TokenResponse, scopes: ScopeSet, now: SystemTime) -> Option<Self> {
+    pub fn from_response(
+        response: &TokenResponse,
+        scopes: ScopeSet,
+        now: SystemTime,
+    ) -> Option<Self> {
         let refresh_token = response.refresh_token.clone()?;
         Some(Self {
             refresh_token,
@@ -215,8 +219,10 @@ impl FileStore {
     }
 
     fn write_body(&self, body: &FileBody) -> Result<(), OAuthError> {
-        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            if !dir.exists() {
+        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty())
+            && !dir.exists()
+        {
+            {
                 let mut builder = std::fs::DirBuilder::new();
                 builder.recursive(true);
                 #[cfg(unix)]
