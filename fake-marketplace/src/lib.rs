@@ -1,1 +1,675 @@
-//! fake-marketplace (being written)
+//! A fake of the marketplace's Open API over real HTTP/1.1 on loopback, for tests and demos.
+//!
+//! [`FakeMarketplace::start`] binds `127.0.0.1` on an ephemeral port and serves until the
+//! handle is dropped. It implements the OAuth 2.0 token endpoint
+//! (`POST /identity/v1/oauth2/token`, all three grants, with the service's error bodies) and
+//! the consent page (`GET /oauth2/authorize`, which grants at once and redirects with a code
+//! such as `v^1.1#i^1#p^3#r^1#…%+x`), records every request, and can be told to fail.
+//!
+//! ```
+//! use fake_marketplace::{FakeConfig, FakeMarketplace};
+//! let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+//! assert!(fake.base_url().starts_with("http://127.0.0.1:"));
+//! assert!(fake.requests().is_empty());
+//! ```
+//!
+//! # Adding routes (the extension point)
+//!
+//! A route is a method, a path pattern whose `{name}` segments capture a value, and a handler
+//! `Fn(&Request, &FakeState) -> Response`. Routes added later win over earlier ones and over
+//! the built-in OAuth routes, so a test can also replace a built-in. A handler protects itself
+//! with [`FakeState::check_bearer`], which accepts only unexpired tokens the fake issued.
+//!
+//! ```
+//! use fake_marketplace::{FakeConfig, FakeMarketplace, Response};
+//! let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+//! fake.route("GET", "/commerce/taxonomy/v1/category_tree/{id}", |req, state| {
+//!     if let Err(denied) = state.check_bearer(req) {
+//!         return denied; // 401 with the service's error body
+//!     }
+//!     let id = req.param("id").unwrap_or_default();
+//!     Response::json(200, &serde_json::json!({ "categoryTreeId": id }))
+//! });
+//! ```
+//!
+//! Routes can also be set before start with [`FakeConfig::with_route`].
+//!
+//! # Faults
+//!
+//! [`FakeMarketplace::inject`] queues a [`FaultRule`]: a method and path (or any), how many
+//! times, and a [`Fault`]: a status with a body (401, 500, an OAuth error body, a body that is
+//! not JSON), 429 with `Retry-After`, a delay before the normal answer, a cut-off body
+//! (`Content-Length` larger than the bytes sent, then close) or a close without an answer.
+//! The faulty request is recorded like any other.
+//!
+//! ```
+//! use fake_marketplace::{Fault, FakeConfig, FakeMarketplace, TOKEN_PATH};
+//! let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+//! fake.fail_next(TOKEN_PATH, Fault::TooManyRequests { retry_after_secs: 60 });
+//! ```
+//!
+//! # Time
+//!
+//! The fake's clock is the system clock plus an offset moved by
+//! [`FakeMarketplace::advance_clock`], so a test can expire the tokens it issued without
+//! sleeping.
+
+mod http;
+mod oauth;
+
+use std::collections::HashMap;
+use std::io;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::thread::JoinHandle;
+use std::time::{Duration, SystemTime};
+
+pub use http::{
+    Request, Response, base64_decode, encode_query, form_decode_strict, parse_form_strict,
+    percent_encode,
+};
+pub use oauth::{AUTHORIZE_PATH, CONSENT_ACCEPTED_PATH, TOKEN_PATH};
+
+/// A route handler.
+pub type Handler = Arc<dyn Fn(&Request, &FakeState) -> Response + Send + Sync>;
+
+/// A method, a path pattern and a handler.
+#[derive(Clone)]
+pub struct Route {
+    method: String,
+    segments: Vec<String>,
+    handler: Handler,
+}
+
+impl std::fmt::Debug for Route {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Route({} /{})", self.method, self.segments.join("/"))
+    }
+}
+
+impl Route {
+    /// A route for `method` (`GET`, `POST`, …, or `*` for any) and `pattern`, a path whose
+    /// segments are literal or `{name}` (captured, see [`Request::param`]).
+    pub fn new(
+        method: &str,
+        pattern: &str,
+        handler: impl Fn(&Request, &FakeState) -> Response + Send + Sync + 'static,
+    ) -> Self {
+        Self {
+            method: method.to_ascii_uppercase(),
+            segments: split_path(pattern),
+            handler: Arc::new(handler),
+        }
+    }
+
+    /// The captures when `path` matches the pattern.
+    fn matches(&self, path: &str) -> Option<Vec<(String, String)>> {
+        let parts = split_path(path);
+        if parts.len() != self.segments.len() {
+            return None;
+        }
+        let mut params = Vec::new();
+        for (pattern, part) in self.segments.iter().zip(&parts) {
+            if let Some(name) = pattern.strip_prefix('{').and_then(|p| p.strip_suffix('}')) {
+                let value = form_decode_strict(part.replace('+', "%2B").as_bytes())
+                    .unwrap_or_else(|_| part.clone());
+                params.push((name.to_owned(), value));
+            } else if pattern != part {
+                return None;
+            }
+        }
+        Some(params)
+    }
+}
+
+fn split_path(path: &str) -> Vec<String> {
+    path.split('/')
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Whether the consent page grants or refuses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConsentBehavior {
+    /// Redirect with `code` and `state` (and `expires_in`).
+    Grant,
+    /// Redirect with `error=access_denied` and `state`.
+    Deny,
+}
+
+/// How the fake behaves. Scopes may contain `{base_url}`, replaced by the fake's address.
+#[derive(Debug, Clone)]
+pub struct FakeConfig {
+    /// The application id the token endpoint accepts.
+    pub client_id: String,
+    /// The certificate id it accepts. The default has a space, `+` and `%`, so a client that
+    /// does not form-encode the Basic credentials (RFC 6749 §2.3.1) is caught.
+    pub client_secret: String,
+    /// Scopes an application token may have.
+    pub app_scopes: Vec<String>,
+    /// Scopes a user may grant.
+    pub user_scopes: Vec<String>,
+    /// Lifetime of access tokens (default 2 hours).
+    pub access_token_ttl: Duration,
+    /// Lifetime of refresh tokens (default 18 months).
+    pub refresh_token_ttl: Duration,
+    /// Lifetime of authorization codes (default 299 s).
+    pub code_ttl: Duration,
+    /// Issue a new refresh token on every refresh (the real service keeps the old one).
+    pub rotate_refresh_tokens: bool,
+    /// Send `expires_in` as a string (`"7200"`) instead of a number.
+    pub expires_in_as_string: bool,
+    /// What the consent page does.
+    pub consent: ConsentBehavior,
+    /// Where the consent page sends a redirect_uri that is a RuName (not a URL); RuNames not
+    /// listed go to the fake's own [`CONSENT_ACCEPTED_PATH`].
+    pub ru_names: Vec<(String, String)>,
+    /// Routes present from the start.
+    pub routes: Vec<Route>,
+}
+
+impl Default for FakeConfig {
+    fn default() -> Self {
+        Self {
+            client_id: "FakeApp-PRD-0a1b2c3d4-5e6f7a8b".into(),
+            client_secret: "PRD-fake cert+id%42".into(),
+            app_scopes: vec![
+                "{base_url}/oauth/api_scope".into(),
+                "{base_url}/oauth/api_scope/buy.item.feed".into(),
+                "{base_url}/oauth/api_scope/commerce.catalog.readonly".into(),
+            ],
+            user_scopes: vec![
+                "{base_url}/oauth/api_scope".into(),
+                "{base_url}/oauth/api_scope/sell.inventory".into(),
+                "{base_url}/oauth/api_scope/sell.account".into(),
+                "{base_url}/oauth/api_scope/sell.fulfillment".into(),
+            ],
+            access_token_ttl: Duration::from_secs(7200),
+            refresh_token_ttl: Duration::from_secs(47_304_000),
+            code_ttl: Duration::from_secs(299),
+            rotate_refresh_tokens: false,
+            expires_in_as_string: false,
+            consent: ConsentBehavior::Grant,
+            ru_names: Vec::new(),
+            routes: Vec::new(),
+        }
+    }
+}
+
+impl FakeConfig {
+    /// Adds a route present from the start.
+    pub fn with_route(
+        mut self,
+        method: &str,
+        pattern: &str,
+        handler: impl Fn(&Request, &FakeState) -> Response + Send + Sync + 'static,
+    ) -> Self {
+        self.routes.push(Route::new(method, pattern, handler));
+        self
+    }
+}
+
+/// A way to fail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fault {
+    /// Answer `status` with `body` (and `headers`) instead of the route.
+    Status {
+        /// Status code.
+        status: u16,
+        /// Body.
+        body: String,
+        /// Extra headers.
+        headers: Vec<(String, String)>,
+    },
+    /// Answer an OAuth error body `{"error": …, "error_description": …}` with `status`.
+    OAuthError {
+        /// Status code (400 or 401 on the real service).
+        status: u16,
+        /// The `error` code.
+        error: String,
+        /// The `error_description`.
+        description: String,
+    },
+    /// `429 Too Many Requests` with `Retry-After`.
+    TooManyRequests {
+        /// The `Retry-After` seconds.
+        retry_after_secs: u64,
+    },
+    /// Wait, then answer normally.
+    Delay(Duration),
+    /// Send the head of the normal answer with a `Content-Length` larger than the body, send
+    /// half the body, and close.
+    CutOffBody,
+    /// Close the connection without answering.
+    Close,
+}
+
+/// A fault and the requests it applies to.
+#[derive(Debug, Clone)]
+pub struct FaultRule {
+    /// Only this method (any when `None`).
+    pub method: Option<String>,
+    /// Only this path (any when `None`).
+    pub path: Option<String>,
+    /// How many requests it applies to (`None`: all, until cleared).
+    pub times: Option<usize>,
+    /// What happens.
+    pub fault: Fault,
+}
+
+/// An access token the fake issued.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IssuedToken {
+    /// `Application Access Token` or `User Access Token`.
+    pub token_type: String,
+    /// Its scopes.
+    pub scopes: Vec<String>,
+    /// Its expiry on the fake's clock.
+    pub expires_at: SystemTime,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct CodeGrant {
+    pub redirect_uri: String,
+    pub scopes: Vec<String>,
+    pub expires_at: SystemTime,
+    pub used: bool,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct RefreshGrant {
+    pub scopes: Vec<String>,
+    pub expires_at: SystemTime,
+    pub revoked: bool,
+}
+
+#[derive(Default)]
+pub(crate) struct Grants {
+    pub access: HashMap<String, IssuedToken>,
+    pub refresh: HashMap<String, RefreshGrant>,
+    pub codes: HashMap<String, CodeGrant>,
+}
+
+/// The fake's state, handed to every route handler.
+pub struct FakeState {
+    config: FakeConfig,
+    base_url: String,
+    clock_offset: Mutex<Duration>,
+    counter: AtomicU64,
+    pub(crate) grants: Mutex<Grants>,
+    requests: Mutex<Vec<Request>>,
+    faults: Mutex<Vec<FaultRule>>,
+    routes: RwLock<Vec<Route>>,
+}
+
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl FakeState {
+    /// The configuration, with `{base_url}` replaced in the scopes.
+    pub fn config(&self) -> &FakeConfig {
+        &self.config
+    }
+
+    /// `http://127.0.0.1:PORT` (no trailing slash).
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// The fake's clock.
+    pub fn now(&self) -> SystemTime {
+        SystemTime::now() + *lock(&self.clock_offset)
+    }
+
+    /// A number unique within this fake (for ids and tokens).
+    pub fn next_id(&self) -> u64 {
+        self.counter.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// Checks `Authorization: Bearer <token>`: the token must be one this fake issued and not
+    /// expired. The error is the 401 answer to send.
+    pub fn check_bearer(&self, request: &Request) -> Result<IssuedToken, Response> {
+        let token = request
+            .header("Authorization")
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .map(str::trim);
+        let issued = token.and_then(|t| lock(&self.grants).access.get(t).cloned());
+        match issued {
+            Some(t) if self.now() < t.expires_at => Ok(t),
+            _ => Err(Response::json(
+                401,
+                &serde_json::json!({"errors": [{
+                    "errorId": 1001,
+                    "domain": "OAuth",
+                    "category": "REQUEST",
+                    "message": "Invalid access token",
+                    "longMessage": "Invalid access token. Check the value of the Authorization HTTP request header."
+                }]}),
+            )),
+        }
+    }
+
+    fn take_fault(&self, request: &Request) -> Option<Fault> {
+        let mut faults = lock(&self.faults);
+        let index = faults.iter().position(|r| {
+            r.method
+                .as_deref()
+                .is_none_or(|m| m.eq_ignore_ascii_case(&request.method))
+                && r.path.as_deref().is_none_or(|p| p == request.path)
+        })?;
+        let fault = faults[index].fault.clone();
+        if let Some(times) = &mut faults[index].times {
+            *times = times.saturating_sub(1);
+            if *times == 0 {
+                faults.remove(index);
+            }
+        }
+        Some(fault)
+    }
+
+    fn route(&self, request: &mut Request) -> Response {
+        let routes = self
+            .routes
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let mut path_matched = false;
+        for route in routes.iter().rev() {
+            if let Some(params) = route.matches(&request.path) {
+                path_matched = true;
+                if route.method == "*" || route.method == request.method {
+                    request.params = params;
+                    return (route.handler)(request, self);
+                }
+            }
+        }
+        if path_matched {
+            Response::json(405, &serde_json::json!({"error": "method not allowed"}))
+        } else {
+            Response::json(
+                404,
+                &serde_json::json!({"errors": [{"errorId": 2002, "message": "Resource not found"}]}),
+            )
+        }
+    }
+}
+
+/// A running fake. Dropping it stops the server.
+pub struct FakeMarketplace {
+    state: Arc<FakeState>,
+    addr: SocketAddr,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for FakeMarketplace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FakeMarketplace")
+            .field("addr", &self.addr)
+            .finish_non_exhaustive()
+    }
+}
+
+impl FakeMarketplace {
+    /// Starts on `127.0.0.1` with an ephemeral port.
+    pub fn start(config: FakeConfig) -> io::Result<Self> {
+        Self::start_on(0, config)
+    }
+
+    /// Starts on `127.0.0.1:port` (0: ephemeral).
+    pub fn start_on(port: u16, mut config: FakeConfig) -> io::Result<Self> {
+        let listener = TcpListener::bind(("127.0.0.1", port))?;
+        let addr = listener.local_addr()?;
+        let base_url = format!("http://{addr}");
+        for scope in config
+            .app_scopes
+            .iter_mut()
+            .chain(config.user_scopes.iter_mut())
+        {
+            *scope = scope.replace("{base_url}", &base_url);
+        }
+        let mut routes = oauth::routes();
+        routes.append(&mut config.routes);
+        let state = Arc::new(FakeState {
+            config,
+            base_url,
+            clock_offset: Mutex::new(Duration::ZERO),
+            counter: AtomicU64::new(0),
+            grants: Mutex::new(Grants::default()),
+            requests: Mutex::new(Vec::new()),
+            faults: Mutex::new(Vec::new()),
+            routes: RwLock::new(routes),
+        });
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread = {
+            let state = state.clone();
+            let stop = stop.clone();
+            std::thread::Builder::new()
+                .name(format!("fake-marketplace-{}", addr.port()))
+                .spawn(move || {
+                    for stream in listener.incoming() {
+                        if stop.load(Ordering::SeqCst) {
+                            break;
+                        }
+                        let Ok(stream) = stream else { continue };
+                        let state = state.clone();
+                        let _ = std::thread::Builder::new()
+                            .name("fake-marketplace-conn".into())
+                            .spawn(move || serve(&state, stream));
+                    }
+                })?
+        };
+        Ok(Self {
+            state,
+            addr,
+            stop,
+            thread: Some(thread),
+        })
+    }
+
+    /// `http://127.0.0.1:PORT` (no trailing slash): the fake's `base_url`.
+    pub fn base_url(&self) -> String {
+        self.state.base_url.clone()
+    }
+
+    /// The consent host: the same server.
+    pub fn auth_url(&self) -> String {
+        self.state.base_url.clone()
+    }
+
+    /// The socket address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The shared state (what handlers see).
+    pub fn state(&self) -> &Arc<FakeState> {
+        &self.state
+    }
+
+    /// The application id the fake accepts.
+    pub fn client_id(&self) -> &str {
+        &self.state.config.client_id
+    }
+
+    /// The certificate id the fake accepts.
+    pub fn client_secret(&self) -> &str {
+        &self.state.config.client_secret
+    }
+
+    /// A scope the fake knows, as a full URL: `{base_url}/oauth/api_scope{suffix}`.
+    pub fn scope(&self, suffix: &str) -> String {
+        format!("{}/oauth/api_scope{suffix}", self.state.base_url)
+    }
+
+    /// Every request received so far, in order.
+    pub fn requests(&self) -> Vec<Request> {
+        lock(&self.state.requests).clone()
+    }
+
+    /// The requests to `path`.
+    pub fn requests_to(&self, path: &str) -> Vec<Request> {
+        lock(&self.state.requests)
+            .iter()
+            .filter(|r| r.path == path)
+            .cloned()
+            .collect()
+    }
+
+    /// The requests to the token endpoint.
+    pub fn token_requests(&self) -> Vec<Request> {
+        self.requests_to(TOKEN_PATH)
+    }
+
+    /// Forgets the recorded requests.
+    pub fn clear_requests(&self) {
+        lock(&self.state.requests).clear();
+    }
+
+    /// Adds a route (see the crate docs); it wins over the routes added before it.
+    pub fn route(
+        &self,
+        method: &str,
+        pattern: &str,
+        handler: impl Fn(&Request, &FakeState) -> Response + Send + Sync + 'static,
+    ) {
+        self.add_route(Route::new(method, pattern, handler));
+    }
+
+    /// Adds a route value.
+    pub fn add_route(&self, route: Route) {
+        self.state
+            .routes
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(route);
+    }
+
+    /// Queues a fault.
+    pub fn inject(&self, rule: FaultRule) {
+        lock(&self.state.faults).push(rule);
+    }
+
+    /// The next request to `path` (any method) fails with `fault`.
+    pub fn fail_next(&self, path: &str, fault: Fault) {
+        self.fail_times(path, fault, 1);
+    }
+
+    /// The next `times` requests to `path` fail with `fault`.
+    pub fn fail_times(&self, path: &str, fault: Fault, times: usize) {
+        self.inject(FaultRule {
+            method: None,
+            path: Some(path.to_owned()),
+            times: Some(times),
+            fault,
+        });
+    }
+
+    /// Removes every queued fault.
+    pub fn clear_faults(&self) {
+        lock(&self.state.faults).clear();
+    }
+
+    /// Moves the fake's clock forward (tokens it issued expire without sleeping).
+    pub fn advance_clock(&self, by: Duration) {
+        *lock(&self.state.clock_offset) += by;
+    }
+
+    /// The fake's clock.
+    pub fn now(&self) -> SystemTime {
+        self.state.now()
+    }
+
+    /// The access token, if the fake issued it.
+    pub fn issued_token(&self, token: &str) -> Option<IssuedToken> {
+        lock(&self.state.grants).access.get(token).cloned()
+    }
+
+    /// How many access tokens the fake has issued.
+    pub fn issued_token_count(&self) -> usize {
+        lock(&self.state.grants).access.len()
+    }
+
+    /// The refresh tokens issued and not revoked.
+    pub fn live_refresh_tokens(&self) -> Vec<String> {
+        lock(&self.state.grants)
+            .refresh
+            .iter()
+            .filter(|(_, g)| !g.revoked)
+            .map(|(t, _)| t.clone())
+            .collect()
+    }
+
+    /// Revokes every refresh token (as when a user withdraws consent).
+    pub fn revoke_refresh_tokens(&self) {
+        for grant in lock(&self.state.grants).refresh.values_mut() {
+            grant.revoked = true;
+        }
+    }
+}
+
+impl Drop for FakeMarketplace {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        // Wake the accept loop.
+        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_millis(500));
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn serve(state: &FakeState, stream: TcpStream) {
+    let mut request = match http::read_request(&stream) {
+        Ok(Some(r)) => r,
+        Ok(None) => return,
+        Err(_) => {
+            let _ = http::write_response(&stream, &Response::text(400, "malformed HTTP request"));
+            return;
+        }
+    };
+    lock(&state.requests).push(request.clone());
+    let fault = state.take_fault(&request);
+    let response = match fault {
+        None => state.route(&mut request),
+        Some(Fault::Status {
+            status,
+            body,
+            headers,
+        }) => {
+            let mut r = Response::new(status, body);
+            r.headers = headers;
+            r
+        }
+        Some(Fault::OAuthError {
+            status,
+            error,
+            description,
+        }) => Response::json(
+            status,
+            &serde_json::json!({"error": error, "error_description": description}),
+        ),
+        Some(Fault::TooManyRequests { retry_after_secs }) => Response::json(
+            429,
+            &serde_json::json!({"errors": [{"errorId": 2001, "message": "Too many requests. The request limit has been reached for the resource."}]}),
+        )
+        .with_header("Retry-After", retry_after_secs.to_string()),
+        Some(Fault::Delay(d)) => {
+            std::thread::sleep(d);
+            state.route(&mut request)
+        }
+        Some(Fault::CutOffBody) => {
+            let mut r = state.route(&mut request);
+            let full = r.body.len().max(2);
+            r.body.truncate(full / 2);
+            r.declared_length = Some(full + 64);
+            r
+        }
+        Some(Fault::Close) => return,
+    };
+    let _ = http::write_response(&stream, &response);
+    let _ = stream.shutdown(std::net::Shutdown::Both);
+}
