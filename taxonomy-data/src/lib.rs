@@ -575,7 +575,7 @@ impl fmt::Display for Path {
 /// let phones = LeafCategory::new(Site::Au, 9355).unwrap();
 /// assert_eq!((phones.site(), phones.id(), phones.name()), (Site::Au, 9355, "Mobile Phones"));
 /// assert!(matches!(LeafCategory::new(Site::Au, 15032), Err(LeafError::NotALeaf { .. })));
-/// assert!(matches!(LeafCategory::new(Site::Au, 1), Err(LeafError::UnknownCategory { .. })));
+/// assert!(matches!(LeafCategory::new(Site::Au, 2), Err(LeafError::UnknownCategory { .. })));
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct LeafCategory {

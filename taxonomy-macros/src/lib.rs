@@ -298,9 +298,9 @@ fn unknown_path_message(site: Site, text: &str) -> String {
         let score = if same_name {
             2.0
         } else {
-            strsim::jaro_winkler(&wanted, path)
+            strsim::normalized_damerau_levenshtein(&wanted, path)
         };
-        if score >= 0.93 && seen.insert(category.id()) {
+        if score >= 0.85 && seen.insert(category.id()) {
             suggestions.push((score, *category));
         }
     }

@@ -1,0 +1,25 @@
+//! The generated tables are a pure function of the snapshots: regenerating them gives the
+//! bytes this build compiled, and two generations are identical.
+
+use std::path::PathBuf;
+
+use marketplace_toolkit::build_script::generate_for;
+use marketplace_toolkit::codegen::HEADER;
+use marketplace_toolkit::site::SiteId;
+
+const COMPILED: &str = include_str!(concat!(env!("OUT_DIR"), "/taxonomy.rs"));
+
+#[test]
+fn regenerating_gives_the_compiled_bytes() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../snapshots");
+    let sites = match std::env::var("TAXONOMY_SITES") {
+        Ok(v) => marketplace_toolkit::build_script::parse_site_filter(&v).unwrap(),
+        Err(_) => SiteId::ALL.to_vec(),
+    };
+    let first = generate_for(&sites, &dir).unwrap();
+    let second = generate_for(&sites, &dir).unwrap();
+    assert!(first == second, "two generations from the same snapshots differ");
+    assert!(first == COMPILED, "the compiled tables differ from a fresh generation");
+    assert!(COMPILED.starts_with(HEADER));
+    assert!(HEADER.contains("cargo run --bin snapshot"));
+}

@@ -1,0 +1,6 @@
+// An empty literal.
+use taxonomy_macros::category;
+
+fn main() {
+    let _ = category!("");
+}

@@ -1,0 +1,6 @@
+// Neither an id nor a path.
+use taxonomy_macros::category;
+
+fn main() {
+    let _ = category!("93a55");
+}

@@ -1,0 +1,26 @@
+// Every accepted form of `category!`, on every site, in const items and expressions.
+use taxonomy_data::{LeafCategory, Site};
+use taxonomy_macros::category;
+
+const US_BY_ID: LeafCategory = category!("9355");
+const US_EXPLICIT: LeafCategory = category!(EBAY_US, "9355");
+const US_BY_PATH: LeafCategory = category!("Cell Phones & Accessories > Cell Phones & Smartphones");
+const GB_BY_ID: LeafCategory = category!(EBAY_GB, "9355");
+const DE_BY_PATH: LeafCategory = category!(EBAY_DE, "Handys & Kommunikation > Handys & Smartphones");
+const AU_BY_ID: LeafCategory = category!(EBAY_AU, "9355",);
+static IN_A_STATIC: LeafCategory = category!("  9355 ");
+
+fn main() {
+    // Loose white space around `>` and inside names is accepted.
+    let loose = category!("Cell Phones & Accessories>  Cell Phones &   Smartphones");
+    assert_eq!(loose, US_BY_ID);
+    assert_eq!(US_BY_ID, US_EXPLICIT);
+    assert_eq!(US_BY_ID, US_BY_PATH);
+    assert_eq!(IN_A_STATIC, US_BY_ID);
+    assert_eq!((GB_BY_ID.site(), GB_BY_ID.name()), (Site::Gb, "Mobile & Smart Phones"));
+    assert_eq!((DE_BY_PATH.site(), DE_BY_PATH.id()), (Site::De, 9355));
+    assert_eq!((AU_BY_ID.site(), AU_BY_ID.name()), (Site::Au, "Mobile Phones"));
+    // A deep leaf by path.
+    let deep = category!("Collectibles > Advertising > Soda > Fountain");
+    assert_eq!(deep.id(), 852);
+}
