@@ -220,7 +220,7 @@ fn flatten(
     let id = match wire_id {
         Some(WireId::Ok(id)) => id,
         Some(WireId::Bad(problem)) => return Err(field(at, "categoryId", problem)),
-        None => return Err(field(at, "categoryId", "missing".into())),
+        None => return Err(field(at, "categoryId", "missing or null".into())),
     };
     let name = wire_name.ok_or_else(|| field(at, "categoryName", "missing".into()))?;
     let here = format!("{at} > {id} ({name})");

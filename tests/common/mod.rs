@@ -1,0 +1,73 @@
+//! Shared helpers of the integration tests: the committed snapshots and the saved responses.
+
+#![allow(dead_code)]
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use marketplace_toolkit::decode::Provenance;
+use marketplace_toolkit::site::SiteId;
+use marketplace_toolkit::snapshot;
+use marketplace_toolkit::tree::CategoryTree;
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The committed snapshots directory.
+pub fn snapshots_dir() -> PathBuf {
+    root().join("snapshots")
+}
+
+/// The committed snapshot of a site.
+pub fn committed(site: SiteId) -> CategoryTree {
+    snapshot::read(&snapshots_dir().join(site.snapshot_file_name())).unwrap()
+}
+
+/// The saved get-category-tree response of a site (`tests/fixtures/trees/N.json.gz`).
+pub fn saved_response(site: SiteId) -> Vec<u8> {
+    let path = root().join(format!("tests/fixtures/trees/{}.json.gz", site.tree_id()));
+    let file = std::fs::File::open(&path).unwrap();
+    let mut body = Vec::new();
+    flate2::read::GzDecoder::new(file)
+        .read_to_end(&mut body)
+        .unwrap();
+    body
+}
+
+/// The provenance recorded in a committed snapshot.
+pub fn provenance_of(tree: &CategoryTree) -> Provenance {
+    Provenance {
+        language: tree.meta.language.clone(),
+        taken_at: tree.meta.taken_at.clone(),
+        source: tree.meta.source.clone(),
+        note: tree.meta.note.clone(),
+    }
+}
+
+/// A fresh temporary directory holding a copy of the committed snapshots.
+pub fn copy_of_snapshots() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for site in SiteId::ALL {
+        let name = site.snapshot_file_name();
+        std::fs::copy(snapshots_dir().join(&name), dir.path().join(&name)).unwrap();
+    }
+    dir
+}
+
+/// Every file's bytes in a directory, sorted by name.
+pub fn dir_bytes(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}

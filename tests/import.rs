@@ -1,0 +1,125 @@
+//! `cargo run --bin snapshot -- import`: the committed snapshots are exactly what importing the
+//! saved responses gives, changes are summarised, and a bad input never touches the files.
+
+mod common;
+
+use std::process::Command;
+
+use marketplace_toolkit::encode::encode_response;
+use marketplace_toolkit::pipeline;
+use marketplace_toolkit::site::SiteId;
+
+fn snapshot_bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_snapshot"))
+}
+
+#[test]
+fn importing_the_saved_responses_reproduces_the_committed_snapshots_byte_for_byte() {
+    for site in SiteId::ALL {
+        let committed = common::committed(site);
+        let prepared = pipeline::prepare(
+            &common::saved_response(site),
+            "saved response",
+            &common::provenance_of(&committed),
+            &common::snapshots_dir(),
+        )
+        .unwrap();
+        assert!(!prepared.changed, "{site}: a re-import would change the committed snapshot");
+        assert!(prepared.diff.as_ref().unwrap().is_empty(), "{site}");
+    }
+}
+
+#[test]
+fn import_writes_a_snapshot_and_reports_a_removed_category() {
+    let dir = common::copy_of_snapshots();
+    let mut tree = common::committed(SiteId::Us);
+    // Remove leaf 853 from its parent 36.
+    tree.categories.retain(|c| c.id != 853);
+    for c in &mut tree.categories {
+        c.children.retain(|&k| k != 853);
+    }
+    let response = dir.path().join("us.json");
+    std::fs::write(&response, encode_response(&tree, "http://127.0.0.1:1")).unwrap();
+    let out = snapshot_bin()
+        .args(["import", "--taken-at", "2026-11-22", "--source", "test"])
+        .arg(&response)
+        .arg("--dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("EBAY_US: 17103 categories"), "{stdout}");
+    assert!(stdout.contains("1 removed: 853"), "{stdout}");
+    let written = marketplace_toolkit::snapshot::read(&dir.path().join("EBAY_US.json")).unwrap();
+    assert!(written.get(853).is_none());
+    assert_eq!(written.meta.taken_at, "2026-11-22");
+    // No temporary file is left behind.
+    let names: Vec<String> = common::dir_bytes(dir.path()).into_iter().map(|(n, _)| n).collect();
+    assert!(names.iter().all(|n| !n.starts_with('.')), "{names:?}");
+}
+
+#[test]
+fn a_bad_file_among_good_ones_changes_nothing() {
+    let dir = common::copy_of_snapshots();
+    let before = common::dir_bytes(dir.path());
+    let mut good = common::committed(SiteId::Gb);
+    good.categories.retain(|c| c.id != 9355);
+    for c in &mut good.categories {
+        c.children.retain(|&k| k != 9355);
+    }
+    let good_path = dir.path().join("gb.json");
+    std::fs::write(&good_path, encode_response(&good, "http://127.0.0.1:1")).unwrap();
+    let body = common::saved_response(SiteId::Au);
+    let bad_path = dir.path().join("au-truncated.json");
+    std::fs::write(&bad_path, &body[..body.len() - 100]).unwrap();
+    let out = snapshot_bin()
+        .arg("import")
+        .arg(&good_path)
+        .arg(&bad_path)
+        .arg("--dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("au-truncated.json"), "{stderr}");
+    assert!(stderr.contains("not a category tree"), "{stderr}");
+    std::fs::remove_file(&good_path).unwrap();
+    std::fs::remove_file(&bad_path).unwrap();
+    assert!(common::dir_bytes(dir.path()) == before, "the snapshots changed");
+}
+
+#[test]
+fn a_tree_of_an_unknown_site_is_refused() {
+    let dir = common::copy_of_snapshots();
+    let mut tree = common::committed(SiteId::Au);
+    tree.meta.tree_id = 101;
+    let path = dir.path().join("it.json");
+    std::fs::write(&path, encode_response(&tree, "http://127.0.0.1:1")).unwrap();
+    let out = snapshot_bin()
+        .arg("import")
+        .arg(&path)
+        .arg("--dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("category tree 101 is not a known site"), "{stderr}");
+}
+
+#[test]
+fn verify_checks_every_committed_snapshot() {
+    let out = snapshot_bin().arg("verify").output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    for line in [
+        "EBAY_US: 17104 categories, 15111 leaves",
+        "EBAY_GB: 12509 categories, 11171 leaves",
+        "EBAY_DE: 18057 categories, 15786 leaves",
+        "EBAY_AU: 10123 categories, 9001 leaves",
+    ] {
+        assert!(stdout.contains(line), "{line} missing from {stdout}");
+    }
+}
