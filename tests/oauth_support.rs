@@ -38,7 +38,11 @@ pub fn browser_no_redirect() -> reqwest::blocking::Client {
 /// redirects to.
 pub fn visit_consent(url: &str) -> String {
     let response = browser_no_redirect().get(url).send().expect("consent page");
-    assert_eq!(response.status().as_u16(), 302, "consent page must redirect");
+    assert_eq!(
+        response.status().as_u16(),
+        302,
+        "consent page must redirect"
+    );
     response
         .headers()
         .get("location")
@@ -50,7 +54,12 @@ pub fn visit_consent(url: &str) -> String {
 
 /// Runs the whole consent step against the fake and returns the redirect address.
 pub fn consent_redirect(fake: &FakeMarketplace, request: &ConsentRequest) -> String {
-    assert!(request.url().as_str().starts_with(&format!("{}{AUTHORIZE_PATH}?", fake.auth_url())));
+    assert!(
+        request
+            .url()
+            .as_str()
+            .starts_with(&format!("{}{AUTHORIZE_PATH}?", fake.auth_url()))
+    );
     visit_consent(request.url().as_str())
 }
 
@@ -64,7 +73,11 @@ pub fn expected_basic(id: &str, secret: &str) -> String {
     use base64::Engine as _;
     format!(
         "Basic {}",
-        base64::engine::general_purpose::STANDARD.encode(format!("{}:{}", form_encode(id), form_encode(secret)))
+        base64::engine::general_purpose::STANDARD.encode(format!(
+            "{}:{}",
+            form_encode(id),
+            form_encode(secret)
+        ))
     )
 }
 
