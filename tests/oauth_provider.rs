@@ -1,0 +1,438 @@
+//! Token providers against the fake: cache, early refresh with an injected clock, single
+//! flight under 32 threads, scope keys, failures while the old token is valid, user tokens.
+
+#[path = "oauth_support.rs"]
+mod support;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, SystemTime};
+
+use fake_marketplace::{FakeConfig, FakeMarketplace, Fault, TOKEN_PATH};
+use marketplace_toolkit::oauth::{
+    AccessTokenSource, ApplicationTokenProvider, ConsentOptions, ManualClock, MemoryStore,
+    OAuthConfig, OAuthError, OAuthErrorCode, RefreshTokenStore, ScopeSet, UserTokenProvider,
+};
+use support::*;
+
+fn app_provider(fake: &FakeMarketplace, clock: &Arc<ManualClock>) -> ApplicationTokenProvider {
+    ApplicationTokenProvider::new(client(fake)).with_clock(clock.clone())
+}
+
+fn clock() -> Arc<ManualClock> {
+    Arc::new(ManualClock::new(SystemTime::now()))
+}
+
+#[test]
+fn caches_and_refreshes_five_minutes_before_expiry() {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let clock = clock();
+    let provider = app_provider(&fake, &clock);
+
+    let first = provider.access_token().unwrap();
+    assert_eq!(fake.token_requests().len(), 1);
+    for _ in 0..10 {
+        assert_eq!(provider.access_token().unwrap(), first);
+    }
+    assert_eq!(fake.token_requests().len(), 1, "cached");
+
+    // 2 h lifetime: at 1 h 54 min (6 min left) the token is still handed out.
+    clock.advance(Duration::from_secs(6840));
+    assert_eq!(provider.access_token().unwrap(), first);
+    assert_eq!(fake.token_requests().len(), 1);
+
+    // 4 min 59 s left: inside the 5-minute margin, renewed.
+    clock.advance(Duration::from_secs(61));
+    let second = provider.access_token().unwrap();
+    assert_ne!(second, first);
+    assert_eq!(fake.token_requests().len(), 2);
+    assert_eq!(provider.access_token().unwrap(), second);
+    assert_eq!(fake.token_requests().len(), 2);
+    let cached = provider.cached(&ScopeSet::default()).unwrap();
+    assert_eq!(cached.access_token, second);
+    assert_eq!(cached.token_type, "Application Access Token");
+}
+
+#[test]
+fn thirty_two_threads_make_one_request() {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let clock = clock();
+    let provider = Arc::new(app_provider(&fake, &clock));
+    // A slow answer keeps the request in flight while every thread arrives.
+    fake.fail_next(TOKEN_PATH, Fault::Delay(Duration::from_millis(300)));
+
+    let run = |provider: &Arc<ApplicationTokenProvider>| {
+        let barrier = Arc::new(Barrier::new(32));
+        let handles: Vec<_> = (0..32)
+            .map(|_| {
+                let provider = provider.clone();
+                let barrier = barrier.clone();
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    provider.access_token().unwrap()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap())
+            .collect::<Vec<_>>()
+    };
+
+    let tokens = run(&provider);
+    assert_eq!(fake.token_requests().len(), 1, "exactly one token request");
+    assert!(tokens.iter().all(|t| *t == tokens[0]));
+
+    // Again at renewal time: one more request; every thread gets a valid token.
+    clock.advance(Duration::from_secs(7200 - 200));
+    fake.fail_next(TOKEN_PATH, Fault::Delay(Duration::from_millis(300)));
+    let tokens = run(&provider);
+    assert_eq!(fake.token_requests().len(), 2, "one request per expiry");
+    for t in &tokens {
+        assert!(fake.issued_token(t.secret()).is_some());
+    }
+    assert_eq!(
+        provider.access_token().unwrap(),
+        provider.cached(&ScopeSet::default()).unwrap().access_token
+    );
+}
+
+#[test]
+fn thirty_two_threads_on_an_expired_cache_make_one_request() {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let clock = clock();
+    let provider = Arc::new(app_provider(&fake, &clock));
+    provider.access_token().unwrap();
+    clock.advance(Duration::from_secs(8000)); // fully expired: everyone must wait
+    fake.fail_next(TOKEN_PATH, Fault::Delay(Duration::from_millis(300)));
+    let barrier = Arc::new(Barrier::new(32));
+    let handles: Vec<_> = (0..32)
+        .map(|_| {
+            let (provider, barrier) = (provider.clone(), barrier.clone());
+            std::thread::spawn(move || {
+                barrier.wait();
+                provider.access_token().unwrap()
+            })
+        })
+        .collect();
+    let tokens: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    assert_eq!(fake.token_requests().len(), 2);
+    assert!(tokens.iter().all(|t| *t == tokens[0]));
+}
+
+#[test]
+fn cache_is_keyed_by_scope_set() {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let clock = clock();
+    let provider = app_provider(&fake, &clock);
+    let a = ScopeSet::new([fake.scope("")]);
+    let ab = ScopeSet::new([fake.scope(""), fake.scope("/buy.item.feed")]);
+    let ba = ScopeSet::new([fake.scope("/buy.item.feed"), fake.scope("")]);
+
+    let t_a = provider.access_token_for(&a).unwrap();
+    let t_ab = provider.access_token_for(&ab).unwrap();
+    assert_ne!(t_a, t_ab);
+    assert_eq!(fake.token_requests().len(), 2);
+    assert_eq!(
+        provider.access_token_for(&ba).unwrap(),
+        t_ab,
+        "order does not matter"
+    );
+    assert_eq!(provider.access_token_for(&a).unwrap(), t_a);
+    assert_eq!(
+        provider.access_token().unwrap(),
+        t_a,
+        "default scope = api_scope"
+    );
+    assert_eq!(fake.token_requests().len(), 2);
+    assert_eq!(fake.issued_token(t_ab.secret()).unwrap().scopes.len(), 2);
+}
+
+#[test]
+fn failed_renewal_keeps_the_valid_token_and_reports() {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let clock = clock();
+    let reported = Arc::new(AtomicUsize::new(0));
+    let seen = reported.clone();
+    let provider = app_provider(&fake, &clock)
+        .with_retry_backoff(Duration::from_secs(30))
+        .on_refresh_error(move |e| {
+            assert!(matches!(e, OAuthError::Http { status: 500, .. }));
+            seen.fetch_add(1, Ordering::SeqCst);
+        });
+    let old = provider.access_token().unwrap();
+    assert!(provider.last_error().is_none());
+
+    clock.advance(Duration::from_secs(7200 - 120)); // 2 minutes left
+    fake.fail_next(
+        TOKEN_PATH,
+        Fault::Status {
+            status: 500,
+            body: "down".into(),
+            headers: vec![],
+        },
+    );
+    assert_eq!(
+        provider.access_token().unwrap(),
+        old,
+        "old token while it is valid"
+    );
+    assert_eq!(reported.load(Ordering::SeqCst), 1);
+    assert!(matches!(
+        provider.last_error(),
+        Some(OAuthError::Http { status: 500, .. })
+    ));
+    assert_eq!(fake.token_requests().len(), 2);
+
+    // Within the back-off: no new request.
+    clock.advance(Duration::from_secs(10));
+    assert_eq!(provider.access_token().unwrap(), old);
+    assert_eq!(fake.token_requests().len(), 2);
+
+    // After it: renewed, error cleared.
+    clock.advance(Duration::from_secs(25));
+    let new = provider.access_token().unwrap();
+    assert_ne!(new, old);
+    assert_eq!(fake.token_requests().len(), 3);
+    assert!(provider.last_error().is_none());
+}
+
+#[test]
+fn failed_request_without_a_valid_token_is_an_error() {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let clock = clock();
+    let provider = app_provider(&fake, &clock);
+    fake.fail_next(
+        TOKEN_PATH,
+        Fault::Status {
+            status: 503,
+            body: String::new(),
+            headers: vec![],
+        },
+    );
+    assert!(matches!(
+        provider.access_token(),
+        Err(OAuthError::Http { status: 503, .. })
+    ));
+    // Not rate limited: the next call tries again at once.
+    provider.access_token().unwrap();
+    assert_eq!(fake.token_requests().len(), 2);
+}
+
+#[test]
+fn rate_limit_is_honoured_before_asking_again() {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let clock = clock();
+    let provider = app_provider(&fake, &clock);
+    fake.fail_next(
+        TOKEN_PATH,
+        Fault::TooManyRequests {
+            retry_after_secs: 60,
+        },
+    );
+    let err = provider.access_token().unwrap_err();
+    assert_eq!(err.retry_after(), Some(Duration::from_secs(60)));
+    // Within Retry-After: the same error, no request.
+    clock.advance(Duration::from_secs(30));
+    assert!(matches!(
+        provider.access_token(),
+        Err(OAuthError::RateLimited { .. })
+    ));
+    assert_eq!(fake.token_requests().len(), 1);
+    clock.advance(Duration::from_secs(31));
+    provider.access_token().unwrap();
+    assert_eq!(fake.token_requests().len(), 2);
+}
+
+#[test]
+fn invalidate_forces_a_new_token_once() {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let clock = clock();
+    let provider = app_provider(&fake, &clock);
+    let first = provider.access_token().unwrap();
+    provider.invalidate(&first);
+    let second = provider.access_token().unwrap();
+    assert_ne!(first, second);
+    assert_eq!(fake.token_requests().len(), 2);
+    // A stale token (already replaced) does not drop the current one.
+    provider.invalidate(&first);
+    assert_eq!(provider.access_token().unwrap(), second);
+    assert_eq!(fake.token_requests().len(), 2);
+}
+
+#[test]
+fn token_source_from_config() {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let base = fake.base_url();
+    let vars = [
+        ("MARKETPLACE_BASE_URL", base.clone()),
+        ("MARKETPLACE_AUTH_URL", base.clone()),
+        ("MARKETPLACE_CLIENT_ID", fake.client_id().to_owned()),
+        ("MARKETPLACE_CLIENT_SECRET", fake.client_secret().to_owned()),
+    ];
+    let lookup = |extra: Option<(&'static str, String)>| {
+        let vars = vars.clone();
+        move |name: &str| {
+            vars.iter()
+                .cloned()
+                .chain(extra.clone())
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v)
+        }
+    };
+    let source = OAuthConfig::from_lookup(lookup(None))
+        .unwrap()
+        .application_token_source()
+        .unwrap();
+    let token = source.access_token().unwrap();
+    assert!(fake.issued_token(token.secret()).is_some());
+
+    let ready = OAuthConfig::from_lookup(lookup(Some((
+        "MARKETPLACE_ACCESS_TOKEN",
+        "ready-token".into(),
+    ))))
+    .unwrap()
+    .application_token_source()
+    .unwrap();
+    assert_eq!(ready.access_token().unwrap().secret(), "ready-token");
+    assert_eq!(fake.token_requests().len(), 1);
+}
+
+fn consented_user(
+    fake: &FakeMarketplace,
+    clock: &Arc<ManualClock>,
+    store: Arc<MemoryStore>,
+    scopes: &ScopeSet,
+) -> UserTokenProvider {
+    let client = Arc::new(client(fake));
+    let provider =
+        UserTokenProvider::new(client.clone(), store, "seller-1").with_clock(clock.clone());
+    let consent = client
+        .consent_request(scopes, &ConsentOptions::default())
+        .unwrap();
+    let code = consent.complete(&consent_redirect(fake, &consent)).unwrap();
+    provider.exchange_code(&code, consent.scopes()).unwrap();
+    provider
+}
+
+#[test]
+fn user_tokens_refresh_from_the_store() {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let clock = clock();
+    let store = Arc::new(MemoryStore::new());
+    let scopes = ScopeSet::new([fake.scope(""), fake.scope("/sell.inventory")]);
+    let provider = consented_user(&fake, &clock, store.clone(), &scopes);
+    assert_eq!(fake.token_requests().len(), 1, "the code exchange");
+    let stored = store.load("seller-1").unwrap().unwrap();
+    assert_eq!(stored.scopes, scopes);
+    assert!(
+        fake.live_refresh_tokens()
+            .contains(&stored.refresh_token.secret().to_owned())
+    );
+
+    // The exchange's access token is cached.
+    let first = provider.access_token().unwrap();
+    assert_eq!(fake.token_requests().len(), 1);
+    assert_eq!(
+        fake.issued_token(first.secret()).unwrap().token_type,
+        "User Access Token"
+    );
+
+    clock.advance(Duration::from_secs(7200 - 299));
+    let second = provider.access_token().unwrap();
+    assert_ne!(first, second);
+    let requests = fake.token_requests();
+    assert_eq!(requests.len(), 2);
+    let form = requests[1].form().unwrap();
+    assert_eq!(form[0].1, "refresh_token");
+    assert_eq!(form[1].1, stored.refresh_token.secret());
+    assert_eq!(form[2].1, scopes.to_space_separated(), "the granted scopes");
+    // The real service does not rotate: the stored token is unchanged.
+    assert_eq!(
+        store.load("seller-1").unwrap().unwrap().refresh_token,
+        stored.refresh_token
+    );
+}
+
+#[test]
+fn user_token_refresh_can_ask_for_a_subset() {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let clock = clock();
+    let store = Arc::new(MemoryStore::new());
+    let scopes = ScopeSet::new([fake.scope(""), fake.scope("/sell.inventory")]);
+    consented_user(&fake, &clock, store.clone(), &scopes);
+    let subset = ScopeSet::new([fake.scope("/sell.inventory")]);
+    let provider = UserTokenProvider::new(client(&fake), store, "seller-1")
+        .with_clock(clock.clone())
+        .with_scopes(subset.clone());
+    let token = provider.access_token().unwrap();
+    assert_eq!(
+        fake.issued_token(token.secret()).unwrap().scopes,
+        vec![fake.scope("/sell.inventory")]
+    );
+    assert_eq!(
+        fake.token_requests()[1].form().unwrap()[2].1,
+        subset.to_space_separated()
+    );
+}
+
+#[test]
+fn rotated_refresh_tokens_are_kept() {
+    let fake = FakeMarketplace::start(FakeConfig {
+        rotate_refresh_tokens: true,
+        ..FakeConfig::default()
+    })
+    .unwrap();
+    let clock = clock();
+    let store = Arc::new(MemoryStore::new());
+    let provider = consented_user(
+        &fake,
+        &clock,
+        store.clone(),
+        &ScopeSet::new([fake.scope("")]),
+    );
+    let before = store.load("seller-1").unwrap().unwrap().refresh_token;
+    clock.advance(Duration::from_secs(7200));
+    provider.access_token().unwrap();
+    let after = store.load("seller-1").unwrap().unwrap().refresh_token;
+    assert_ne!(before, after);
+    assert_eq!(fake.live_refresh_tokens(), vec![after.secret().to_owned()]);
+    // And the rotated token works for the next refresh.
+    clock.advance(Duration::from_secs(7200));
+    provider.access_token().unwrap();
+    assert_eq!(fake.token_requests().len(), 3);
+}
+
+#[test]
+fn revoked_consent_and_missing_tokens_say_to_run_consent() {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let clock = clock();
+    let store = Arc::new(MemoryStore::new());
+    let provider = consented_user(
+        &fake,
+        &clock,
+        store.clone(),
+        &ScopeSet::new([fake.scope("")]),
+    );
+    fake.revoke_refresh_tokens();
+    clock.advance(Duration::from_secs(7300));
+    let err = provider.access_token().unwrap_err();
+    assert_eq!(err.code(), Some(&OAuthErrorCode::InvalidGrant));
+    assert!(err.to_string().contains("consent"), "{err}");
+
+    let nobody = UserTokenProvider::new(client(&fake), store.clone(), "nobody");
+    let err = nobody.access_token().unwrap_err();
+    assert!(matches!(err, OAuthError::NoRefreshToken { .. }));
+    assert!(err.to_string().contains("cargo run --bin consent"), "{err}");
+
+    // An expired stored refresh token is not sent at all.
+    let mut record = store.load("seller-1").unwrap().unwrap();
+    record.expires_at = Some(SystemTime::now() - Duration::from_secs(1));
+    store.save("expired", &record).unwrap();
+    let before = fake.token_requests().len();
+    let err = UserTokenProvider::new(client(&fake), store, "expired")
+        .access_token()
+        .unwrap_err();
+    assert!(matches!(err, OAuthError::RefreshTokenExpired { .. }));
+    assert_eq!(fake.token_requests().len(), before);
+}
