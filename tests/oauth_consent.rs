@@ -1,0 +1,208 @@
+//! The consent URL and the redirect, against the fake's consent page.
+
+#[path = "oauth_support.rs"]
+mod support;
+
+use fake_marketplace::{ConsentBehavior, FakeConfig, FakeMarketplace, parse_form_strict};
+use marketplace_toolkit::oauth::{
+    ConsentOptions, CsrfState, OAuthError, OAuthErrorCode, ScopeSet, parse_redirect,
+};
+use support::*;
+
+#[test]
+fn consent_url_carries_every_parameter_encoded() {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let client = client(&fake);
+    let scopes = ScopeSet::new([fake.scope(""), fake.scope("/sell.inventory")]);
+    let options = ConsentOptions {
+        prompt: Some("login".into()),
+        locale: Some("de-DE".into()),
+    };
+    let request = client.consent_request(&scopes, &options).unwrap();
+    let url = request.url().as_str().to_owned();
+    let (base, query) = url.split_once('?').unwrap();
+    assert_eq!(base, format!("{}/oauth2/authorize", fake.auth_url()));
+    let pairs = parse_form_strict(query.as_bytes()).expect("strictly encoded");
+    let keys: Vec<&str> = pairs.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(
+        keys,
+        [
+            "client_id",
+            "redirect_uri",
+            "response_type",
+            "scope",
+            "state",
+            "prompt",
+            "locale"
+        ]
+    );
+    let get = |k: &str| pairs.iter().find(|(key, _)| key == k).unwrap().1.clone();
+    assert_eq!(get("client_id"), fake.client_id());
+    assert_eq!(get("redirect_uri"), RU_NAME);
+    assert_eq!(get("response_type"), "code");
+    assert_eq!(
+        get("scope"),
+        format!("{} {}", fake.scope(""), fake.scope("/sell.inventory"))
+    );
+    assert_eq!(get("state"), request.state().secret());
+    assert_eq!(get("state").len(), 43, "256 bits, base64url");
+    assert_eq!(get("prompt"), "login");
+    assert_eq!(get("locale"), "de-DE");
+    assert!(query.contains("scope=http%3A%2F%2F127.0.0.1"), "{query}");
+    assert!(query.contains("+http%3A"), "space as +: {query}");
+
+    let other = client.consent_request(&scopes, &options).unwrap();
+    assert_ne!(other.state(), request.state(), "a fresh state every time");
+}
+
+#[test]
+fn consent_grant_round_trip() {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let client = client(&fake);
+    let request = client
+        .consent_request(
+            &ScopeSet::new([fake.scope("/sell.account")]),
+            &ConsentOptions::default(),
+        )
+        .unwrap();
+    let location = consent_redirect(&fake, &request);
+    assert!(
+        location.starts_with(&format!("{}/consent/accepted?", fake.base_url())),
+        "{location}"
+    );
+
+    let parsed = parse_redirect(&location).unwrap();
+    assert_eq!(parsed.expires_in, Some(std::time::Duration::from_secs(299)));
+    assert!(parsed.code.secret().contains("%+x"));
+    let code = request.complete(&location).unwrap();
+    // The query string alone works too.
+    let query = location.split_once('?').unwrap().1;
+    assert_eq!(request.complete(query).unwrap(), code);
+    assert_eq!(request.complete(&format!("?{query}")).unwrap(), code);
+
+    // The landing page of the RuName exists on the fake.
+    let landing = browser_no_redirect().get(&location).send().unwrap();
+    assert_eq!(landing.status().as_u16(), 200);
+    client.exchange_code(&code).unwrap();
+}
+
+#[test]
+fn state_mismatch_is_rejected() {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let client = client(&fake);
+    let scopes = ScopeSet::new([fake.scope("")]);
+    let mine = client
+        .consent_request(&scopes, &ConsentOptions::default())
+        .unwrap();
+    let theirs = client
+        .consent_request(&scopes, &ConsentOptions::default())
+        .unwrap();
+    let their_redirect = consent_redirect(&fake, &theirs);
+    let err = mine.complete(&their_redirect).unwrap_err();
+    assert!(matches!(err, OAuthError::StateMismatch));
+    assert!(
+        err.to_string().contains("start the consent flow again"),
+        "{err}"
+    );
+
+    // A missing state is a mismatch too; a prefix of the state is not accepted.
+    let code_only = "https://example.com/cb?code=abc";
+    assert!(matches!(
+        mine.complete(code_only),
+        Err(OAuthError::StateMismatch)
+    ));
+    let prefix = &mine.state().secret()[..10];
+    let truncated = format!("https://example.com/cb?code=abc&state={prefix}");
+    assert!(matches!(
+        mine.complete(&truncated),
+        Err(OAuthError::StateMismatch)
+    ));
+    let r = parse_redirect(&their_redirect).unwrap();
+    assert!(matches!(
+        r.verify_state(&CsrfState::new("")),
+        Err(OAuthError::StateMismatch)
+    ));
+}
+
+#[test]
+fn refused_consent_is_reported() {
+    let fake = FakeMarketplace::start(FakeConfig {
+        consent: ConsentBehavior::Deny,
+        ..FakeConfig::default()
+    })
+    .unwrap();
+    let client = client(&fake);
+    let request = client
+        .consent_request(&ScopeSet::new([fake.scope("")]), &ConsentOptions::default())
+        .unwrap();
+    let location = consent_redirect(&fake, &request);
+    match request.complete(&location) {
+        Err(OAuthError::ConsentDenied { code, description }) => {
+            assert_eq!(code, OAuthErrorCode::Other("access_denied".into()));
+            assert_eq!(
+                description.as_deref(),
+                Some("The user declined the consent")
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn scopes_the_user_cannot_grant_come_back_as_an_error() {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let client = client(&fake);
+    let request = client
+        .consent_request(
+            &ScopeSet::new([fake.scope("/not.a.scope")]),
+            &ConsentOptions::default(),
+        )
+        .unwrap();
+    let err = request
+        .complete(&consent_redirect(&fake, &request))
+        .unwrap_err();
+    assert!(matches!(
+        err,
+        OAuthError::ConsentDenied {
+            code: OAuthErrorCode::InvalidScope,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn malformed_redirects_are_errors_not_panics() {
+    for input in [
+        "",
+        "   ",
+        "https://",
+        "https://example.com/cb",
+        "https://example.com/cb?state=x",
+        "state=x&code=",
+        "code=a&code=b&state=x",
+        "%%%",
+        "?",
+    ] {
+        match parse_redirect(input) {
+            Err(OAuthError::InvalidRedirect { reason }) => assert!(!reason.is_empty()),
+            other => panic!("{input:?}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn consent_needs_a_redirect_uri() {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let client = marketplace_toolkit::oauth::OAuthClient::new(
+        endpoints(&fake),
+        marketplace_toolkit::oauth::Credentials::new(fake.client_id(), fake.client_secret()),
+    )
+    .unwrap();
+    let err = client
+        .consent_request(&ScopeSet::default(), &ConsentOptions::default())
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("MARKETPLACE_REDIRECT_URI"),
+        "{err}"
+    );
+}
