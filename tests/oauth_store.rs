@@ -1,0 +1,174 @@
+//! The refresh-token file store: mode 0600, atomic replacement, refusal of readable files.
+
+#![cfg(unix)]
+
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use marketplace_toolkit::oauth::{
+    FileStore, MemoryStore, OAuthError, RefreshToken, RefreshTokenStore, ScopeSet, StoreError,
+    StoredRefreshToken,
+};
+
+fn record(token: &str) -> StoredRefreshToken {
+    StoredRefreshToken {
+        refresh_token: RefreshToken::new(token),
+        scopes: ScopeSet::new(["https://api.ebay.com/oauth/api_scope/sell.inventory"]),
+        expires_at: Some(UNIX_EPOCH + Duration::from_secs(2_000_000_000)),
+    }
+}
+
+fn mode(path: &std::path::Path) -> u32 {
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+#[test]
+fn file_store_writes_mode_0600_and_reads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nested/dir/tokens.json");
+    let store = FileStore::new(&path);
+    assert!(
+        store.load("seller-1").unwrap().is_none(),
+        "missing file: nothing stored"
+    );
+
+    store
+        .save("seller-1", &record("v^1.1#i^1#r^1%+one"))
+        .unwrap();
+    assert_eq!(mode(&path), 0o600);
+    assert_eq!(
+        std::fs::metadata(path.parent().unwrap())
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777,
+        0o700,
+        "a created directory is private too"
+    );
+    let back = store.load("seller-1").unwrap().unwrap();
+    assert_eq!(back, record("v^1.1#i^1#r^1%+one"));
+
+    store.save("seller-2", &record("two")).unwrap();
+    assert_eq!(
+        store
+            .load("seller-1")
+            .unwrap()
+            .unwrap()
+            .refresh_token
+            .secret(),
+        "v^1.1#i^1#r^1%+one"
+    );
+    assert_eq!(store.accounts().unwrap(), vec!["seller-1", "seller-2"]);
+    store.remove("seller-1").unwrap();
+    assert!(store.load("seller-1").unwrap().is_none());
+    assert_eq!(mode(&path), 0o600);
+}
+
+#[test]
+fn file_store_replaces_atomically() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tokens.json");
+    let store = FileStore::new(&path);
+    store.save("a", &record("first")).unwrap();
+    let inode_before = std::fs::metadata(&path).unwrap().ino();
+    // A reader holding the old file keeps seeing the old, complete content.
+    let old_content = std::fs::read_to_string(&path).unwrap();
+    let held = std::fs::File::open(&path).unwrap();
+
+    store.save("a", &record("second")).unwrap();
+    let inode_after = std::fs::metadata(&path).unwrap().ino();
+    assert_ne!(
+        inode_before, inode_after,
+        "a new file was renamed over the old one"
+    );
+    let mut still_old = String::new();
+    use std::io::Read as _;
+    (&held).read_to_string(&mut still_old).unwrap();
+    assert_eq!(still_old, old_content);
+    assert!(old_content.contains("first"));
+
+    let new_content = std::fs::read_to_string(&path).unwrap();
+    let parsed: serde_json::Value = serde_json::from_str(&new_content).expect("complete JSON");
+    assert_eq!(parsed["accounts"]["a"]["refresh_token"], "second");
+    assert_eq!(mode(&path), 0o600);
+    // No temporary file is left behind.
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(names, vec!["tokens.json"]);
+}
+
+#[test]
+fn file_store_refuses_files_others_can_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tokens.json");
+    let store = FileStore::new(&path);
+    store.save("a", &record("secret-refresh-token")).unwrap();
+
+    for bad in [0o644, 0o640, 0o604, 0o660] {
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(bad)).unwrap();
+        let err = store.load("a").unwrap_err();
+        match &err {
+            OAuthError::Store(StoreError::InsecurePermissions { path: p, mode }) => {
+                assert_eq!(p, &path);
+                assert_eq!(*mode & 0o777, bad);
+            }
+            other => panic!("{other:?}"),
+        }
+        let message = err.to_string();
+        assert!(message.contains(&path.display().to_string()), "{message}");
+        assert!(message.contains(&format!("{bad:04o}")), "{message}");
+        assert!(message.contains("chmod 600"), "{message}");
+        assert!(!message.contains("secret-refresh-token"));
+        // Writing is refused as well (the old content may already have leaked).
+        assert!(store.save("b", &record("x")).is_err());
+    }
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    assert!(store.load("a").unwrap().is_some());
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o400)).unwrap();
+    assert!(
+        store.load("a").unwrap().is_some(),
+        "owner read-only is fine"
+    );
+}
+
+#[test]
+fn corrupt_store_is_reported_without_its_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tokens.json");
+    std::fs::write(
+        &path,
+        r#"{"accounts": {"a": {"refresh_token": "leaky-secret", "#,
+    )
+    .unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let err = FileStore::new(&path).load("a").unwrap_err();
+    assert!(
+        matches!(err, OAuthError::Store(StoreError::Corrupt { .. })),
+        "{err:?}"
+    );
+    assert!(!format!("{err} {err:?}").contains("leaky-secret"));
+
+    std::fs::write(
+        &path,
+        r#"{"format": "something else", "version": 1, "accounts": {}}"#,
+    )
+    .unwrap();
+    let err = FileStore::new(&path).load("a").unwrap_err();
+    assert!(
+        matches!(err, OAuthError::Store(StoreError::Corrupt { .. })),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn memory_store_round_trip() {
+    let store = MemoryStore::new();
+    assert!(store.load("a").unwrap().is_none());
+    store.save("a", &record("t")).unwrap();
+    assert_eq!(store.load("a").unwrap().unwrap(), record("t"));
+    store.remove("a").unwrap();
+    assert!(store.load("a").unwrap().is_none());
+    assert!(record("t").is_expired(SystemTime::now() + Duration::from_secs(4_000_000_000)));
+}
