@@ -1,0 +1,341 @@
+//! No secret can be printed: every secret-bearing type and every error, formatted with `{:?}`
+//! and `{}`, is searched for the secrets involved — including errors built from server
+//! answers that echo secrets back.
+
+#[path = "oauth_support.rs"]
+mod support;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use fake_marketplace::{FakeConfig, FakeMarketplace, Fault, Response, TOKEN_PATH};
+use marketplace_toolkit::oauth::*;
+use support::*;
+
+const CLIENT_SECRET: &str = "PRD-SUPERSECRET-cert+id 42";
+
+fn assert_clean(what: &str, text: &str, secrets: &[&str]) {
+    for secret in secrets {
+        assert!(!text.contains(secret), "{what} leaks {secret:?}: {text}");
+        let encoded = form_encode(secret);
+        assert!(
+            !text.contains(&encoded),
+            "{what} leaks encoded {encoded:?}: {text}"
+        );
+    }
+}
+
+fn check<T: std::fmt::Debug + std::fmt::Display>(what: &str, value: &T, secrets: &[&str]) {
+    assert_clean(what, &format!("{value:?}"), secrets);
+    assert_clean(what, &format!("{value:#?}"), secrets);
+    assert_clean(what, &format!("{value}"), secrets);
+}
+
+fn check_debug<T: std::fmt::Debug>(what: &str, value: &T, secrets: &[&str]) {
+    assert_clean(what, &format!("{value:?}"), secrets);
+    assert_clean(what, &format!("{value:#?}"), secrets);
+}
+
+#[test]
+fn secret_newtypes_print_redacted() {
+    let values = ["v^1.1#i^1#SECRETVALUE", "another-SECRET"];
+    for v in values {
+        check("ClientSecret", &ClientSecret::new(v), &[v]);
+        check("AccessToken", &AccessToken::new(v), &[v]);
+        check("RefreshToken", &RefreshToken::new(v), &[v]);
+        check("AuthorizationCode", &AuthorizationCode::new(v), &[v]);
+        check("CsrfState", &CsrfState::new(v), &[v]);
+    }
+    assert_eq!(
+        format!("{:?}", ClientSecret::new("x")),
+        "ClientSecret([redacted])"
+    );
+    assert_eq!(
+        format!("{:?}", AccessToken::new("x")),
+        "AccessToken([redacted])"
+    );
+    assert_eq!(
+        format!("{:?}", RefreshToken::new("x")),
+        "RefreshToken([redacted])"
+    );
+    assert_eq!(
+        format!("{:?}", AuthorizationCode::new("x")),
+        "AuthorizationCode([redacted])"
+    );
+    assert_eq!(
+        format!("{:?}", CsrfState::new("x")),
+        "CsrfState([redacted])"
+    );
+    assert_eq!(format!("{}", RefreshToken::new("x")), "[redacted]");
+}
+
+#[test]
+fn containers_of_secrets_print_no_secret() {
+    let fake = FakeMarketplace::start(FakeConfig {
+        client_secret: CLIENT_SECRET.into(),
+        rotate_refresh_tokens: true,
+        ..FakeConfig::default()
+    })
+    .unwrap();
+    let credentials = Credentials::new(fake.client_id(), CLIENT_SECRET).with_redirect_uri(RU_NAME);
+    check_debug("Credentials", &credentials, &[CLIENT_SECRET]);
+    let client = Arc::new(OAuthClient::new(endpoints(&fake), credentials).unwrap());
+    check_debug("OAuthClient", &client, &[CLIENT_SECRET]);
+
+    let config = OAuthConfig::from_lookup(|name| match name {
+        "MARKETPLACE_CLIENT_ID" => Some("id".into()),
+        "MARKETPLACE_CLIENT_SECRET" => Some(CLIENT_SECRET.into()),
+        "MARKETPLACE_ACCESS_TOKEN" => Some("READY-ACCESS-TOKEN".into()),
+        _ => None,
+    })
+    .unwrap();
+    check_debug(
+        "OAuthConfig",
+        &config,
+        &[CLIENT_SECRET, "READY-ACCESS-TOKEN"],
+    );
+    check_debug(
+        "StaticTokenSource",
+        &StaticTokenSource::new(AccessToken::new("READY-ACCESS-TOKEN")),
+        &["READY-ACCESS-TOKEN"],
+    );
+
+    let app = client.client_credentials(&ScopeSet::default()).unwrap();
+    let app_token = app.access_token.secret().to_owned();
+    check_debug("TokenResponse", &app, &[&app_token, CLIENT_SECRET]);
+
+    let scopes = ScopeSet::new([fake.scope("")]);
+    let consent = client
+        .consent_request(&scopes, &ConsentOptions::default())
+        .unwrap();
+    let state = consent.state().secret().to_owned();
+    check_debug("ConsentRequest", &consent, &[&state]);
+    let redirect = consent_redirect(&fake, &consent);
+    let parsed = parse_redirect(&redirect).unwrap();
+    let code = parsed.code.secret().to_owned();
+    check_debug("AuthorizationResponse", &parsed, &[&code, &state]);
+
+    let store = Arc::new(MemoryStore::new());
+    let provider = UserTokenProvider::new(client.clone(), store.clone(), "seller");
+    let code_value = consent.complete(&redirect).unwrap();
+    let record = provider.exchange_code(&code_value, &scopes).unwrap();
+    let refresh = record.refresh_token.secret().to_owned();
+    let user_access = provider.access_token().unwrap().secret().to_owned();
+    let all = [
+        CLIENT_SECRET,
+        &app_token,
+        &state,
+        &code,
+        &refresh,
+        &user_access,
+    ];
+    check_debug("StoredRefreshToken", &record, &all);
+    check_debug("CachedToken", &provider.cached().unwrap(), &all);
+    check_debug("UserTokenProvider", &provider, &all);
+    check_debug("MemoryStore", &*store, &all);
+    let app_provider = ApplicationTokenProvider::new(client.clone());
+    app_provider.access_token().unwrap();
+    check_debug("ApplicationTokenProvider", &app_provider, &all);
+}
+
+/// Routes that echo secrets back in error answers, as misbehaving servers and proxies do.
+fn echoing_fake() -> FakeMarketplace {
+    FakeMarketplace::start(FakeConfig {
+        client_secret: CLIENT_SECRET.into(),
+        ..FakeConfig::default()
+    })
+    .unwrap()
+}
+
+fn echo_route(fake: &FakeMarketplace, status: u16, shape: &'static str) {
+    fake.route("POST", TOKEN_PATH, move |req, _| {
+        let body = req.body_str();
+        let auth = req.header("Authorization").unwrap_or_default().to_owned();
+        let form = req.form().unwrap_or_default();
+        let get = |k: &str| form.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone()).unwrap_or_default();
+        let text = match shape {
+            "raw" => format!("bad request: {body} with {auth} and {}", get("refresh_token")),
+            "oauth" => serde_json::json!({
+                "error": "invalid_grant",
+                "error_description": format!("code {} / token {} / auth {auth}", get("code"), get("refresh_token")),
+            })
+            .to_string(),
+            "token" => format!(
+                r#"{{"access_token": "ECHOED-ACCESS-{}", "refresh_token": "{}", "expires_in": "later"}}"#,
+                get("grant_type"),
+                get("refresh_token")
+            ),
+            _ => unreachable!(),
+        };
+        Response::new(status, text).with_header("Content-Type", "application/json")
+    });
+}
+
+#[test]
+fn errors_from_echoing_servers_print_no_secret() {
+    let refresh = "v^1.1#i^1#REFRESH-SECRET%+x";
+    let code = AuthorizationCode::new("v^1.1#i^1#CODE-SECRET%+x");
+    let mut errors: Vec<OAuthError> = Vec::new();
+    for (status, shape) in [
+        (400, "raw"),
+        (500, "raw"),
+        (429, "raw"),
+        (400, "oauth"),
+        (401, "oauth"),
+        (200, "token"),
+        (200, "raw"),
+    ] {
+        let fake = echoing_fake();
+        echo_route(&fake, status, shape);
+        let client = client_for_secret(&fake);
+        errors.push(
+            client
+                .refresh(
+                    &RefreshToken::new(refresh),
+                    &ScopeSet::new([fake.scope("")]),
+                )
+                .unwrap_err(),
+        );
+        errors.push(client.exchange_code(&code).unwrap_err());
+        errors.push(client.client_credentials(&ScopeSet::default()).unwrap_err());
+    }
+    let basic = expected_basic(support_client_id(), CLIENT_SECRET);
+    let basic_b64 = basic.trim_start_matches("Basic ");
+    let secrets = [
+        refresh,
+        code.secret(),
+        CLIENT_SECRET,
+        basic_b64,
+        "ECHOED-ACCESS",
+    ];
+    assert!(errors.len() >= 21);
+    for e in &errors {
+        check("OAuthError", e, &secrets);
+    }
+    // The kinds seen: raw bodies kept (sanitized), OAuth descriptions, unexpected bodies.
+    assert!(errors.iter().any(|e| matches!(e, OAuthError::Http { .. })));
+    assert!(
+        errors
+            .iter()
+            .any(|e| matches!(e, OAuthError::Server { .. }))
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|e| matches!(e, OAuthError::RateLimited { .. }))
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|e| matches!(e, OAuthError::UnexpectedBody { .. }))
+    );
+}
+
+fn support_client_id() -> &'static str {
+    "FakeApp-PRD-0a1b2c3d4-5e6f7a8b"
+}
+
+fn client_for_secret(fake: &FakeMarketplace) -> OAuthClient {
+    assert_eq!(fake.client_id(), support_client_id());
+    OAuthClient::with_timeout(
+        endpoints(fake),
+        Credentials::new(fake.client_id(), CLIENT_SECRET).with_redirect_uri(RU_NAME),
+        Duration::from_secs(1),
+    )
+    .unwrap()
+}
+
+#[test]
+fn every_other_error_prints_no_secret() {
+    let fake = echoing_fake();
+    let client = client_for_secret(&fake);
+    let secrets = [CLIENT_SECRET, "STATE-SECRET", "CODE-SECRET"];
+    let mut errors: Vec<OAuthError> = Vec::new();
+
+    fake.fail_next(TOKEN_PATH, Fault::Delay(Duration::from_secs(3)));
+    errors.push(client.client_credentials(&ScopeSet::default()).unwrap_err()); // Timeout
+    fake.fail_next(TOKEN_PATH, Fault::CutOffBody);
+    errors.push(client.client_credentials(&ScopeSet::default()).unwrap_err()); // Transport
+    let state = CsrfState::new("STATE-SECRET");
+    errors.push(
+        parse_redirect("https://x/cb?code=CODE-SECRET&state=other")
+            .unwrap()
+            .verify_state(&state)
+            .unwrap_err(),
+    ); // StateMismatch
+    errors.push(parse_redirect("https://x/cb?error=access_denied&state=STATE-SECRET").unwrap_err());
+    errors.push(parse_redirect("https://x/cb?code=CODE-SECRET&code=CODE-SECRET").unwrap_err());
+    errors.push(parse_redirect("https://x/cb?state=STATE-SECRET").unwrap_err());
+    errors.push(OAuthError::NoRefreshToken {
+        account: "a".into(),
+    });
+    errors.push(OAuthError::RefreshTokenExpired {
+        account: "a".into(),
+    });
+    errors.push(OAuthError::Random("no entropy".into()));
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store.json");
+    std::fs::write(&path, r#"{"format": "marketplace-toolkit refresh tokens", "version": 1, "accounts": {"a": {"refresh_token": "CODE-SECRET", "scopes": 5}}}"#).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        errors.push(FileStore::new(&path).load("a").unwrap_err()); // Corrupt
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        errors.push(FileStore::new(&path).load("a").unwrap_err()); // InsecurePermissions
+    }
+    errors.push(FileStore::new(dir.path()).load("a").unwrap_err()); // Io (a directory)
+
+    let lookup_err =
+        OAuthConfig::from_lookup(|n| (n == "MARKETPLACE_ENV").then(|| "CODE-SECRET".to_owned()));
+    // A bad environment name is not a secret, so it may be quoted; the client secret is not.
+    let lookup_err = lookup_err.unwrap_err();
+    check("ConfigError", &lookup_err, &[CLIENT_SECRET]);
+    errors.push(OAuthError::Config(lookup_err));
+    let file = dir.path().join("sdk.yaml");
+    std::fs::write(
+        &file,
+        format!("api.ebay.com:\n  appid: [1]\n  certid: {CLIENT_SECRET}\n"),
+    )
+    .unwrap();
+    errors.push(OAuthError::Config(
+        OAuthConfig::from_sdk_file(&file, Endpoints::production()).unwrap_err(),
+    ));
+    std::fs::write(
+        &file,
+        format!("api.ebay.com: [\n  certid: {CLIENT_SECRET}\n"),
+    )
+    .unwrap();
+    let yaml_err = OAuthConfig::from_sdk_file(&file, Endpoints::production()).unwrap_err();
+    errors.push(OAuthError::Config(yaml_err));
+
+    for e in &errors {
+        check("OAuthError", e, &secrets);
+    }
+    assert!(
+        errors
+            .iter()
+            .any(|e| matches!(e, OAuthError::Timeout { .. }))
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|e| matches!(e, OAuthError::Transport { .. }))
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|e| matches!(e, OAuthError::StateMismatch))
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|e| matches!(e, OAuthError::ConsentDenied { .. }))
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|e| matches!(e, OAuthError::InvalidRedirect { .. }))
+    );
+}
