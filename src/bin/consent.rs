@@ -86,7 +86,7 @@ mod live {
         Forget,
     }
 
-    #[derive(clap::Args, Default)]
+    #[derive(clap::Args)]
     struct AuthorizeArgs {
         /// A scope to ask for (repeat for several; default: {base_url}/oauth/api_scope).
         #[arg(long = "scope")]
@@ -103,6 +103,19 @@ mod live {
         /// Seconds to wait for the browser when listening.
         #[arg(long, default_value_t = 300)]
         wait: u64,
+    }
+
+    impl Default for AuthorizeArgs {
+        /// The same defaults as the flags (used when no subcommand is given).
+        fn default() -> Self {
+            Self {
+                scopes: Vec::new(),
+                input: Input::Auto,
+                prompt: None,
+                locale: None,
+                wait: 300,
+            }
+        }
     }
 
     #[derive(Clone, Copy, ValueEnum, Default, PartialEq, Eq)]

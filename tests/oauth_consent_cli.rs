@@ -1,0 +1,283 @@
+//! The `consent` command end to end against the fake: the pasted redirect on standard input,
+//! the one-shot loopback listener, the stored token and later silent refreshes.
+
+#[path = "oauth_support.rs"]
+mod support;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+
+use fake_marketplace::{FakeConfig, FakeMarketplace};
+use support::*;
+
+const VARS: &[&str] = &[
+    "MARKETPLACE_ENV",
+    "MARKETPLACE_BASE_URL",
+    "MARKETPLACE_AUTH_URL",
+    "MARKETPLACE_CLIENT_ID",
+    "MARKETPLACE_CLIENT_SECRET",
+    "MARKETPLACE_REDIRECT_URI",
+    "MARKETPLACE_CONFIG",
+    "MARKETPLACE_ACCESS_TOKEN",
+    "MARKETPLACE_TOKEN_STORE",
+];
+
+fn consent(fake: &FakeMarketplace, home: &Path, redirect_uri: &str) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_consent"));
+    for var in VARS {
+        cmd.env_remove(var);
+    }
+    cmd.env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("MARKETPLACE_BASE_URL", fake.base_url())
+        .env("MARKETPLACE_AUTH_URL", fake.auth_url())
+        .env("MARKETPLACE_CLIENT_ID", fake.client_id())
+        .env("MARKETPLACE_CLIENT_SECRET", fake.client_secret())
+        .env("MARKETPLACE_REDIRECT_URI", redirect_uri)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+/// Reads the consent URL the command prints first.
+fn read_url(child: &mut Child) -> (String, BufReader<std::process::ChildStdout>) {
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    (line.trim().to_owned(), stdout)
+}
+
+fn finish(mut child: Child, mut stdout: BufReader<std::process::ChildStdout>) -> Output {
+    drop(child.stdin.take());
+    let mut out = Vec::new();
+    stdout.read_to_end(&mut out).unwrap();
+    let mut err = Vec::new();
+    child.stderr.take().unwrap().read_to_end(&mut err).unwrap();
+    let status = child.wait().unwrap();
+    Output {
+        status,
+        stdout: out,
+        stderr: err,
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn stored_refresh_token(path: &Path) -> String {
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    json["accounts"]["default"]["refresh_token"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[test]
+fn consent_with_pasted_redirect_then_status_and_token() {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("tokens/refresh.json");
+
+    let mut child = consent(&fake, home.path(), RU_NAME)
+        .args([
+            "--store",
+            store.to_str().unwrap(),
+            "authorize",
+            "--input",
+            "stdin",
+        ])
+        .args([
+            "--scope",
+            &fake.scope(""),
+            "--scope",
+            &fake.scope("/sell.inventory"),
+        ])
+        .spawn()
+        .unwrap();
+    let (url, stdout) = read_url(&mut child);
+    assert!(
+        url.starts_with(&format!("{}/oauth2/authorize?", fake.auth_url())),
+        "{url}"
+    );
+    let landed = visit_consent(&url);
+    writeln!(child.stdin.as_mut().unwrap(), "{landed}").unwrap();
+    let output = finish(child, stdout);
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "stderr: {stderr}");
+    assert!(stderr.contains("Stored the refresh token"), "{stderr}");
+
+    // The exchange reached the fake with the exact code; the token is stored 0600.
+    let requests = fake.token_requests();
+    assert_eq!(requests.len(), 1);
+    let form = requests[0].form().unwrap();
+    assert_eq!(form[0].1, "authorization_code");
+    let code = marketplace_toolkit::oauth::parse_redirect(&landed)
+        .unwrap()
+        .code;
+    assert_eq!(form[1].1, code.secret());
+    assert_eq!(form[2].1, RU_NAME);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            std::fs::metadata(&store).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+    }
+    let refresh = stored_refresh_token(&store);
+    assert!(fake.live_refresh_tokens().contains(&refresh));
+    assert!(!stderr.contains(&refresh) && !text(&output.stdout).contains(&refresh));
+
+    // `status` refreshes silently and prints no secret.
+    let output = consent(&fake, home.path(), RU_NAME)
+        .args(["--store", store.to_str().unwrap(), "status"])
+        .output()
+        .unwrap();
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(stdout.contains("access token: refreshed"), "{stdout}");
+    assert!(stdout.contains(&fake.scope("/sell.inventory")), "{stdout}");
+    assert!(!stdout.contains(&refresh));
+    assert_eq!(fake.token_requests().len(), 2);
+    let form = fake.token_requests()[1].form().unwrap();
+    assert_eq!(form[0].1, "refresh_token");
+    assert_eq!(form[1].1, refresh);
+
+    // `token` prints a user token the fake issued.
+    let output = consent(&fake, home.path(), RU_NAME)
+        .args(["--store", store.to_str().unwrap(), "token"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let token = text(&output.stdout).trim().to_owned();
+    let issued = fake.issued_token(&token).expect("a token of the fake");
+    assert_eq!(issued.token_type, "User Access Token");
+
+    // `forget` removes it; `token` then says to run consent.
+    let output = consent(&fake, home.path(), RU_NAME)
+        .args(["--store", store.to_str().unwrap(), "forget"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let output = consent(&fake, home.path(), RU_NAME)
+        .args(["--store", store.to_str().unwrap(), "token"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(
+        text(&output.stderr).contains("run the consent flow first"),
+        "{}",
+        text(&output.stderr)
+    );
+}
+
+#[test]
+fn consent_with_loopback_listener() {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let redirect_uri = format!("http://127.0.0.1:{port}/callback");
+    // The default store under $XDG_CONFIG_HOME, the default input (auto: listen).
+    let mut child = consent(&fake, home.path(), &redirect_uri).spawn().unwrap();
+    let (url, stdout) = read_url(&mut child);
+
+    // The browser: follows the fake's redirect to the command's listener.
+    let browser = reqwest::blocking::Client::builder()
+        .no_proxy()
+        .build()
+        .unwrap();
+    let page = browser.get(&url).send().unwrap();
+    assert_eq!(page.status().as_u16(), 200);
+    assert!(page.text().unwrap().contains("Consent received"));
+
+    let output = finish(child, stdout);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let store = home
+        .path()
+        .join("config/marketplace-toolkit/refresh-tokens.json");
+    let refresh = stored_refresh_token(&store);
+    assert!(fake.live_refresh_tokens().contains(&refresh));
+    let form = fake.token_requests()[0].form().unwrap();
+    assert_eq!(form[2], ("redirect_uri".to_owned(), redirect_uri));
+}
+
+#[test]
+fn consent_rejects_a_redirect_with_another_state() {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    let mut child = consent(&fake, home.path(), RU_NAME)
+        .args([
+            "--store",
+            store.to_str().unwrap(),
+            "authorize",
+            "--input",
+            "stdin",
+        ])
+        .spawn()
+        .unwrap();
+    let (url, stdout) = read_url(&mut child);
+    let landed = visit_consent(&url);
+    let (before, after) = landed.split_once("state=").unwrap();
+    let forged = format!("{before}state=forged{}", &after[after.find('&').unwrap()..]);
+    writeln!(child.stdin.as_mut().unwrap(), "{forged}").unwrap();
+    let output = finish(child, stdout);
+    assert!(!output.status.success());
+    assert!(
+        text(&output.stderr).contains("state in the redirect does not match"),
+        "{}",
+        text(&output.stderr)
+    );
+    assert!(!store.exists());
+    assert!(fake.token_requests().is_empty(), "no code exchange");
+}
+
+#[test]
+fn status_refuses_a_readable_store() {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    std::fs::write(
+        &store,
+        r#"{"format":"marketplace-toolkit refresh tokens","version":1,"accounts":{}}"#,
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&store, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let output = consent(&fake, home.path(), RU_NAME)
+            .args(["--store", store.to_str().unwrap(), "status"])
+            .output()
+            .unwrap();
+        assert!(!output.status.success());
+        let stderr = text(&output.stderr);
+        assert!(
+            stderr.contains("chmod 600") && stderr.contains("0644"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn missing_settings_are_named() {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let output = consent(&fake, home.path(), RU_NAME)
+        .env_remove("MARKETPLACE_CLIENT_SECRET")
+        .args(["authorize", "--input", "stdin"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(
+        text(&output.stderr).contains("MARKETPLACE_CLIENT_SECRET"),
+        "{}",
+        text(&output.stderr)
+    );
+}
