@@ -1,7 +1,7 @@
 //! Helpers shared by the OAuth integration tests (included with `#[path]`; no tests here).
 #![allow(dead_code)]
 
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use fake_marketplace::{AUTHORIZE_PATH, FakeMarketplace};
 use marketplace_toolkit::oauth::{ConsentRequest, Credentials, Endpoints, OAuthClient};
@@ -9,18 +9,22 @@ use marketplace_toolkit::oauth::{ConsentRequest, Credentials, Endpoints, OAuthCl
 /// The RuName the tests use as redirect_uri.
 pub const RU_NAME: &str = "Fake_Company-FakeApp-PRD-abcdefghi";
 
+/// The fake's endpoints.
 pub fn endpoints(fake: &FakeMarketplace) -> Endpoints {
     Endpoints::custom(&fake.base_url(), &fake.auth_url()).expect("loopback endpoints")
 }
 
+/// The fake's credentials with [`RU_NAME`] as redirect URI.
 pub fn credentials(fake: &FakeMarketplace) -> Credentials {
     Credentials::new(fake.client_id(), fake.client_secret()).with_redirect_uri(RU_NAME)
 }
 
+/// A client of the fake.
 pub fn client(fake: &FakeMarketplace) -> OAuthClient {
     OAuthClient::new(endpoints(fake), credentials(fake)).expect("client")
 }
 
+/// A client of the fake with a request time-out.
 pub fn client_with_timeout(fake: &FakeMarketplace, timeout: Duration) -> OAuthClient {
     OAuthClient::with_timeout(endpoints(fake), credentials(fake), timeout).expect("client")
 }
@@ -79,8 +83,4 @@ pub fn expected_basic(id: &str, secret: &str) -> String {
             form_encode(secret)
         ))
     )
-}
-
-pub fn start_of_real_time() -> SystemTime {
-    SystemTime::now()
 }
