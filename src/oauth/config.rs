@@ -1,39 +1,7 @@
 //! Where the service lives and who the application is: endpoints, credentials, and reading
 //! them from environment variables or from the configuration file of the official SDKs.
 //!
-//! # Environment variables
-//!
-//! | Variable | Meaning |
-//! |---|---|
-//! | `MARKETPLACE_ENV` | `production` (default) or `sandbox` |
-//! | `MARKETPLACE_BASE_URL`, `MARKETPLACE_AUTH_URL` | a custom pair of hosts (both must be set); overrides `MARKETPLACE_ENV` |
-//! | `MARKETPLACE_CLIENT_ID` | the application id (`client_id`) |
-//! | `MARKETPLACE_CLIENT_SECRET` | the certificate id (`client_secret`) |
-//! | `MARKETPLACE_REDIRECT_URI` | the redirect URI of the consent flow: the RuName, or a URL |
-//! | `MARKETPLACE_CONFIG` | path of an SDK configuration file (YAML or JSON) |
-//! | `MARKETPLACE_ACCESS_TOKEN` | a ready application token, used as is instead of requesting one |
-//!
-//! Variables win over the file; empty variables count as unset.
-//!
-//! # The SDK configuration file
-//!
-//! The file the official SDKs read is keyed by the API host of each environment:
-//!
-//! ```yaml
-//! name: ebay-config
-//! api.sandbox.ebay.com:
-//!   appid: MyApp-Sandbox-SBX-0123456789
-//!   certid: SBX-0123456789abcdef
-//!   devid: 01234567-89ab-cdef-0123-456789abcdef
-//!   redirecturi: My_Company-MyApp-SBX-abcdefghi
-//! api.ebay.com:
-//!   appid: MyApp-Prod-PRD-0123456789
-//!   certid: PRD-0123456789abcdef
-//!   redirecturi: My_Company-MyApp-PRD-abcdefghi
-//! ```
-//!
-//! The same structure in JSON is accepted, and so is the layout of the Node.js SDK
-//! (`{"PRODUCTION": {"clientId", "clientSecret", "redirectUri", "baseUrl": "api.ebay.com"}}`).
+//! The variable names and the file format are documented on [`OAuthConfig`].
 
 use std::path::{Path, PathBuf};
 
@@ -250,6 +218,42 @@ impl Credentials {
 
 /// Everything read from the environment and the configuration file.
 ///
+/// # Environment variables
+///
+/// | Variable | Meaning |
+/// |---|---|
+/// | `MARKETPLACE_ENV` | `production` (default) or `sandbox` |
+/// | `MARKETPLACE_BASE_URL`, `MARKETPLACE_AUTH_URL` | a custom pair of hosts (both must be set); overrides `MARKETPLACE_ENV` |
+/// | `MARKETPLACE_CLIENT_ID` | the application id (`client_id`) |
+/// | `MARKETPLACE_CLIENT_SECRET` | the certificate id (`client_secret`) |
+/// | `MARKETPLACE_REDIRECT_URI` | the redirect URI of the consent flow: the RuName, or a URL |
+/// | `MARKETPLACE_CONFIG` | path of an SDK configuration file (YAML or JSON) |
+/// | `MARKETPLACE_ACCESS_TOKEN` | a ready application token, used as is instead of requesting one |
+///
+/// Variables win over the file; empty variables count as unset.
+///
+/// # The SDK configuration file
+///
+/// The file the official SDKs read is keyed by the API host of each environment:
+///
+/// ```yaml
+/// name: ebay-config
+/// api.sandbox.ebay.com:
+///   appid: MyApp-Sandbox-SBX-0123456789
+///   certid: SBX-0123456789abcdef
+///   devid: 01234567-89ab-cdef-0123-456789abcdef
+///   redirecturi: My_Company-MyApp-SBX-abcdefghi
+/// api.ebay.com:
+///   appid: MyApp-Prod-PRD-0123456789
+///   certid: PRD-0123456789abcdef
+///   redirecturi: My_Company-MyApp-PRD-abcdefghi
+/// ```
+///
+/// The same structure in JSON is accepted, and so is the layout of the Node.js SDK
+/// (`{"PRODUCTION": {"clientId", "clientSecret", "redirectUri", "baseUrl": "api.ebay.com"}}`).
+///
+/// # Example
+///
 /// ```
 /// use marketplace_toolkit::oauth::{Environment, OAuthConfig};
 /// let vars = [
@@ -296,7 +300,7 @@ impl OAuthConfig {
         }
     }
 
-    /// Reads the process environment (see the [module docs](self) for the variable names).
+    /// Reads the process environment (see [`OAuthConfig`] for the variable names).
     pub fn from_env() -> Result<Self, ConfigError> {
         Self::from_lookup(|name| std::env::var(name).ok())
     }

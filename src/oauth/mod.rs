@@ -20,7 +20,7 @@
 //! ```
 //!
 //! The same from the environment (`MARKETPLACE_CLIENT_ID`, `MARKETPLACE_CLIENT_SECRET`, …; see
-//! [`config`](self::OAuthConfig) for the list), which also honours a ready
+//! [`OAuthConfig`] for the list and the SDK file format), which also honours a ready
 //! `MARKETPLACE_ACCESS_TOKEN`:
 //!
 //! ```no_run
