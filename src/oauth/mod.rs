@@ -109,3 +109,9 @@ pub use secret::{
     AccessToken, AuthorizationCode, ClientId, ClientSecret, CsrfState, REDACTED, RefreshToken,
 };
 pub use store::{FileStore, MemoryStore, RefreshTokenStore, StoredRefreshToken};
+
+/// The guide of `docs/oauth.md` (merged into the README), compiled here so its examples are
+/// doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/oauth.md")]
+pub struct OAuthGuide;
