@@ -27,7 +27,10 @@ fn main() {
         },
         Listing {
             title: "Mobile phone, unlocked",
-            category: category!(EBAY_GB, "Mobile Phones & Communication > Mobile & Smart Phones"),
+            category: category!(
+                EBAY_GB,
+                "Mobile Phones & Communication > Mobile & Smart Phones"
+            ),
         },
         Listing {
             title: "Mobile phone, 5G",

@@ -30,7 +30,9 @@ pub enum BuildError {
         entry: String,
     },
     /// A snapshot is missing or invalid.
-    #[error("{0}\nThe committed snapshots are regenerated with `cargo run --bin snapshot -- refresh` (or `import`).")]
+    #[error(
+        "{0}\nThe committed snapshots are regenerated with `cargo run --bin snapshot -- refresh` (or `import`)."
+    )]
     Snapshot(#[from] snapshot::SnapshotError),
     /// A snapshot holds another site's tree.
     #[error("{path}: holds category tree {found}, expected {expected} ({site})")]

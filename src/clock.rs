@@ -14,7 +14,7 @@ pub fn today_utc() -> String {
 ///
 /// ```
 /// assert_eq!(marketplace_toolkit::clock::civil_date(0), "1970-01-01");
-/// assert_eq!(marketplace_toolkit::clock::civil_date(20_454), "2026-01-02");
+/// assert_eq!(marketplace_toolkit::clock::civil_date(20_455), "2026-01-02");
 /// ```
 pub fn civil_date(days: i64) -> String {
     let z = days + 719_468;

@@ -88,7 +88,7 @@ fn write_site(out: &mut String, names: &mut String, data: &SiteData<'_>) {
     let Some(tree) = data.tree else {
         let _ = writeln!(
             out,
-            "    compiled_in: false,\n    version: \"\",\n    taken_at: \"\",\n    source: \"\",\n    note: None,\n    language: {:?},\n    fingerprint: 0,\n    leaf_count: 0,\n    ids: &[],\n    parents: &[],\n    levels: &[],\n    name_offsets: &[0, 0],\n    child_offsets: &[0, 0],\n    children: &[],\n    seed: 0,\n    pilots: &[0],\n    slots: &[u32::MAX],\n}};",
+            "    compiled_in: false,\n    version: \"\",\n    taken_at: \"\",\n    source: \"\",\n    note: None,\n    language: {:?},\n    fingerprint: 0,\n    leaf_count: 0,\n    ids: &[],\n    parents: &[],\n    levels: &[],\n    name_offsets: &[0, 0],\n    child_offsets: &[0, 0],\n    children: &[],\n    seed: 0,\n    bucket_shift: 63,\n    slot_mask: 0,\n    pilots: &[0, 0],\n    slots: &[0],\n}};",
             site.language()
         );
         return;
@@ -146,21 +146,27 @@ fn write_site(out: &mut String, names: &mut String, data: &SiteData<'_>) {
     }
     write_array(out, "child_offsets", child_offsets.into_iter());
     write_array(out, "children", children.into_iter());
-    // The root (id 0) is not a category: it stays out of the id map.
-    let keys: Vec<u32> = cats.iter().skip(1).map(|c| c.id).collect();
-    let ph = PerfectHash::build(&keys).expect("validated ids are distinct");
+    // The root (id 0, position 0) is not a category: it stays out of the id map.
+    let entries: Vec<(u32, u32)> = cats
+        .iter()
+        .enumerate()
+        .skip(1)
+        .map(|(i, c)| (c.id, i as u32))
+        .collect();
+    let ph = PerfectHash::build(&entries).expect("validated ids are distinct and non-zero");
     let _ = writeln!(out, "    seed: {:#018x},", ph.seed);
+    let _ = writeln!(out, "    bucket_shift: {},", ph.bucket_shift);
+    let _ = writeln!(out, "    slot_mask: {},", ph.slots.len() - 1);
     write_array(out, "pilots", ph.pilots.iter().copied());
-    // Slots hold positions in `ids` (the root is position 0, hence + 1).
-    write_array(
-        out,
-        "slots",
-        ph.slots.iter().map(|&s| if s == u32::MAX { s } else { s + 1 }),
-    );
+    write_array(out, "slots", ph.slots.iter().map(|&s| format!("{s:#x}")));
     out.push_str("};\n");
 }
 
-fn write_array<T: std::fmt::Display>(out: &mut String, field: &str, items: impl Iterator<Item = T>) {
+fn write_array<T: std::fmt::Display>(
+    out: &mut String,
+    field: &str,
+    items: impl Iterator<Item = T>,
+) {
     let _ = write!(out, "    {field}: &[");
     for (i, item) in items.enumerate() {
         if i % 24 == 0 {

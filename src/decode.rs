@@ -12,8 +12,8 @@
 
 use std::fmt;
 
-use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
+use serde::de::{self, Deserializer, Visitor};
 
 use crate::tree::{Category, CategoryTree, ROOT_ID, TreeError, TreeMeta};
 
@@ -70,16 +70,24 @@ impl<'de> Deserialize<'de> for WireId {
                 Ok(parse_id(s))
             }
             fn visit_u64<E: de::Error>(self, n: u64) -> Result<WireId, E> {
-                Ok(WireId::Bad(format!("{n} is a number, expected a decimal string like \"{n}\"")))
+                Ok(WireId::Bad(format!(
+                    "{n} is a number, expected a decimal string like \"{n}\""
+                )))
             }
             fn visit_i64<E: de::Error>(self, n: i64) -> Result<WireId, E> {
-                Ok(WireId::Bad(format!("{n} is a number, expected a decimal string")))
+                Ok(WireId::Bad(format!(
+                    "{n} is a number, expected a decimal string"
+                )))
             }
             fn visit_f64<E: de::Error>(self, n: f64) -> Result<WireId, E> {
-                Ok(WireId::Bad(format!("{n} is a number, expected a decimal string")))
+                Ok(WireId::Bad(format!(
+                    "{n} is a number, expected a decimal string"
+                )))
             }
             fn visit_bool<E: de::Error>(self, b: bool) -> Result<WireId, E> {
-                Ok(WireId::Bad(format!("{b} is a boolean, expected a decimal string")))
+                Ok(WireId::Bad(format!(
+                    "{b} is a boolean, expected a decimal string"
+                )))
             }
             fn visit_unit<E: de::Error>(self) -> Result<WireId, E> {
                 Ok(WireId::Bad("null, expected a decimal string".into()))
@@ -167,7 +175,13 @@ pub fn decode_tree(body: &[u8], provenance: &Provenance) -> Result<CategoryTree,
         .applicable_marketplace_ids
         .into_iter()
         .next()
-        .ok_or_else(|| field("the response", "applicableMarketplaceIds", "missing or empty".into()))?;
+        .ok_or_else(|| {
+            field(
+                "the response",
+                "applicableMarketplaceIds",
+                "missing or empty".into(),
+            )
+        })?;
     let root = wire
         .root_category_node
         .ok_or_else(|| field("the response", "rootCategoryNode", "missing".into()))?;
@@ -178,7 +192,10 @@ pub fn decode_tree(body: &[u8], provenance: &Provenance) -> Result<CategoryTree,
         return Err(field(
             "rootCategoryNode",
             "categoryId",
-            format!("the root must be category \"0\", found \"{}\"", categories[0].id),
+            format!(
+                "the root must be category \"0\", found \"{}\"",
+                categories[0].id
+            ),
         ));
     }
     categories.sort_by_key(|c| c.id);
@@ -214,7 +231,10 @@ fn flatten(
     out: &mut Vec<Category>,
 ) -> Result<(), DecodeError> {
     let (wire_id, wire_name) = match node.category {
-        Some(c) => (c.category_id.or(node.category_id), c.category_name.or(node.category_name)),
+        Some(c) => (
+            c.category_id.or(node.category_id),
+            c.category_name.or(node.category_name),
+        ),
         None => (node.category_id, node.category_name),
     };
     let id = match wire_id {
@@ -224,14 +244,14 @@ fn flatten(
     };
     let name = wire_name.ok_or_else(|| field(at, "categoryName", "missing".into()))?;
     let here = format!("{at} > {id} ({name})");
-    if let Some(level) = node.category_tree_node_level {
-        if level != depth {
-            return Err(field(
-                &here,
-                "categoryTreeNodeLevel",
-                format!("is {level} but the node is at depth {depth}"),
-            ));
-        }
+    if let Some(level) = node.category_tree_node_level
+        && level != depth
+    {
+        return Err(field(
+            &here,
+            "categoryTreeNodeLevel",
+            format!("is {level} but the node is at depth {depth}"),
+        ));
     }
     let leaf = match (node.leaf_category_tree_node, node.leaf_category) {
         (Some(a), Some(b)) if a != b => {

@@ -40,7 +40,8 @@ impl TreeDiff {
                             d.renamed.push((x.id, x.name.clone(), y.name.clone()));
                         }
                         if x.parent != y.parent {
-                            d.moved.push((x.id, x.parent.unwrap_or(0), y.parent.unwrap_or(0)));
+                            d.moved
+                                .push((x.id, x.parent.unwrap_or(0), y.parent.unwrap_or(0)));
                         }
                         if x.leaf && !y.leaf {
                             d.no_longer_leaf.push(x.id);
@@ -107,7 +108,10 @@ impl fmt::Display for TreeDiff {
             ("removed", self.removed.clone()),
             ("renamed", self.renamed.iter().map(|r| r.0).collect()),
             ("moved", self.moved.iter().map(|m| m.0).collect()),
-            ("no longer leaves (listings must move)", self.no_longer_leaf.clone()),
+            (
+                "no longer leaves (listings must move)",
+                self.no_longer_leaf.clone(),
+            ),
             ("became leaves", self.became_leaf.clone()),
         ];
         for (label, v) in lines {

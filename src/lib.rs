@@ -8,16 +8,16 @@
 //! See `ARCHITECTURE.md` for the codemap and the data flow.
 
 pub mod atomic;
+pub mod build_script;
+pub mod clock;
+pub mod codegen;
+pub mod decode;
+pub mod diff;
+pub mod encode;
 #[cfg(feature = "live")]
 pub mod oauth;
-pub mod decode;
-pub mod encode;
+pub mod phash;
+pub mod pipeline;
 pub mod site;
 pub mod snapshot;
 pub mod tree;
-pub mod clock;
-pub mod diff;
-pub mod pipeline;
-pub mod codegen;
-pub mod phash;
-pub mod build_script;

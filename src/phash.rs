@@ -1,38 +1,36 @@
-//! A perfect hash for category ids: a pilot (displacement) table over a cheap integer hash.
+//! A perfect hash for category ids: a pilot (displacement) table over a one-multiplication
+//! integer hash.
 //!
 //! phf's SipHash costs more per lookup than std's `HashMap`; category ids are small integers
-//! that need no cryptographic mixing. Each key hashes (one multiply) to a bucket; each bucket
-//! has a 16-bit pilot chosen at build time so that all its keys land in free slots
-//! (PTHash-style search, largest buckets first). A lookup is two multiplies, two table reads
-//! and one comparison against the stored id, all in a `const fn`.
+//! that need no cryptographic mixing. Each key hashes to a bucket (top bits); each bucket has
+//! a 16-bit pilot, chosen at build time, that is XORed into the key's slot bits so that all
+//! its keys land in free slots of a power-of-two table (the search places the largest
+//! buckets first, as PTHash does). A slot stores the key and its position, so a lookup is one
+//! multiplication, two loads and one comparison, all in a `const fn`.
 //!
 //! The hash functions live in `taxonomy-data/src/hash.rs`, which both this generator and the
-//! run-time lookups compile, so the two can never disagree.
+//! run-time lookups compile, so the two cannot disagree.
 
 #[allow(missing_docs, dead_code)]
 mod functions {
     include!("../taxonomy-data/src/hash.rs");
 }
-pub use functions::{bucket_of, fast_range, key_hash, slot_of};
-
-/// Marks an empty slot.
-pub const EMPTY: u32 = u32::MAX;
+pub use functions::{bucket_of, key_hash, slot_entry, slot_of};
 
 /// The seed the search starts from; fixed, so the same keys always give the same tables.
 pub const INITIAL_SEED: u64 = 0x7A11_0C47_E6A1_D5E9;
 
-/// Average number of keys per bucket.
-const KEYS_PER_BUCKET: usize = 4;
-
-/// A perfect hash over a set of `u32` keys, mapping each to its position in the key list.
+/// A perfect hash over a set of distinct non-zero `u32` keys.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PerfectHash {
     /// The seed mixed into every key hash.
     pub seed: u64,
+    /// 64 minus log2 of the number of buckets.
+    pub bucket_shift: u32,
     /// One pilot per bucket.
     pub pilots: Vec<u16>,
-    /// For each slot, the position of its key in the key list, or [`EMPTY`].
-    pub slots: Vec<u32>,
+    /// The slots (a power of two of them): [`slot_entry`]`(key, position)`, or 0 when empty.
+    pub slots: Vec<u64>,
 }
 
 /// Why no perfect hash could be built.
@@ -41,100 +39,109 @@ pub enum PerfectHashError {
     /// The same key was given twice.
     #[error("key {0} appears twice")]
     DuplicateKey(u32),
+    /// Key 0 is reserved (it marks empty slots with position 0).
+    #[error("key 0 cannot be stored")]
+    ZeroKey,
+    /// A position of 0 or above `u32::MAX` cannot be stored.
+    #[error("position {0} cannot be stored")]
+    BadPosition(usize),
     /// No seed worked (practically impossible for distinct keys).
     #[error("no perfect hash found for {0} keys")]
     NotFound(usize),
 }
 
 impl PerfectHash {
-    /// Builds the tables for `keys`; `value_of(i)` is what slot lookups of `keys[i]` return.
+    /// Builds the tables for `(key, position)` pairs: keys distinct and non-zero, positions
+    /// non-zero.
     ///
     /// ```
     /// use marketplace_toolkit::phash::PerfectHash;
-    /// let keys = [9355_u32, 15032, 1, 463773];
-    /// let ph = PerfectHash::build(&keys).unwrap();
-    /// for (i, &k) in keys.iter().enumerate() {
-    ///     assert_eq!(ph.get(k), Some(i as u32));
+    /// let entries = [(9355_u32, 1_u32), (15032, 2), (1, 3), (463_773, 4)];
+    /// let ph = PerfectHash::build(&entries).unwrap();
+    /// for (key, position) in entries {
+    ///     assert_eq!(ph.get(key), Some(position));
     /// }
+    /// assert_eq!(ph.get(42), None);
     /// ```
-    pub fn build(keys: &[u32]) -> Result<PerfectHash, PerfectHashError> {
-        let mut sorted = keys.to_vec();
-        sorted.sort_unstable();
-        if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+    pub fn build(entries: &[(u32, u32)]) -> Result<PerfectHash, PerfectHashError> {
+        let mut keys: Vec<u32> = entries.iter().map(|e| e.0).collect();
+        keys.sort_unstable();
+        if let Some(w) = keys.windows(2).find(|w| w[0] == w[1]) {
             return Err(PerfectHashError::DuplicateKey(w[0]));
         }
-        if keys.is_empty() {
-            return Ok(PerfectHash {
-                seed: INITIAL_SEED,
-                pilots: vec![0],
-                slots: vec![EMPTY],
-            });
+        if keys.first() == Some(&0) {
+            return Err(PerfectHashError::ZeroKey);
         }
-        let buckets = keys.len().div_ceil(KEYS_PER_BUCKET);
-        // Load factor about 0.9: a little space buys a much faster search.
-        let slot_count = keys.len() + keys.len() / 9 + 1;
-        for attempt in 0..64_u64 {
-            let seed = INITIAL_SEED.wrapping_add(attempt.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-            if let Some(ph) = Self::try_seed(keys, seed, buckets, slot_count) {
+        if let Some(&(_, 0)) = entries.iter().find(|e| e.1 == 0) {
+            return Err(PerfectHashError::BadPosition(0));
+        }
+        let n = entries.len().max(1);
+        // About two keys per bucket, and slots at a load factor between 0.5 and 1.
+        let bucket_bits = (n.div_ceil(2)).next_power_of_two().trailing_zeros().max(1);
+        let slot_bits = n.next_power_of_two().trailing_zeros().max(1);
+        for attempt in 0..256_u64 {
+            let seed = INITIAL_SEED.wrapping_add(attempt.wrapping_mul(0xD1B5_4A32_D192_ED03));
+            if let Some(ph) = Self::try_seed(entries, seed, bucket_bits, slot_bits) {
                 return Ok(ph);
             }
         }
-        Err(PerfectHashError::NotFound(keys.len()))
+        Err(PerfectHashError::NotFound(entries.len()))
     }
 
-    fn try_seed(keys: &[u32], seed: u64, buckets: usize, slot_count: usize) -> Option<PerfectHash> {
-        let hashes: Vec<u64> = keys.iter().map(|&k| key_hash(k, seed)).collect();
-        let mut members: Vec<Vec<u32>> = vec![Vec::new(); buckets];
+    fn try_seed(
+        entries: &[(u32, u32)],
+        seed: u64,
+        bucket_bits: u32,
+        slot_bits: u32,
+    ) -> Option<PerfectHash> {
+        let bucket_shift = 64 - bucket_bits;
+        let slot_mask = (1_u32 << slot_bits) - 1;
+        let hashes: Vec<u64> = entries.iter().map(|e| key_hash(e.0, seed)).collect();
+        let mut members: Vec<Vec<usize>> = vec![Vec::new(); 1 << bucket_bits];
         for (i, &h) in hashes.iter().enumerate() {
-            members[bucket_of(h, buckets)].push(i as u32);
+            members[bucket_of(h, bucket_shift)].push(i);
         }
-        let mut order: Vec<usize> = (0..buckets).collect();
+        let mut order: Vec<usize> = (0..members.len()).collect();
         // Largest buckets first; ties by bucket number, so the result is deterministic.
         order.sort_by(|&a, &b| members[b].len().cmp(&members[a].len()).then(a.cmp(&b)));
-        let mut pilots = vec![0_u16; buckets];
-        let mut slots = vec![EMPTY; slot_count];
+        let mut pilots = vec![0_u16; members.len()];
+        let mut slots = vec![0_u64; 1 << slot_bits];
         let mut taken: Vec<usize> = Vec::with_capacity(16);
         for &b in &order {
             if members[b].is_empty() {
                 break;
             }
-            let mut placed = false;
-            for pilot in 0..=u16::MAX {
+            // XOR with every pilot below the table size tries every displacement once.
+            let placed = (0..=slot_mask.min(u32::from(u16::MAX))).find(|&pilot| {
                 taken.clear();
-                let fits = members[b].iter().all(|&i| {
-                    let s = slot_of(hashes[i as usize], pilot, slot_count);
-                    if slots[s] != EMPTY || taken.contains(&s) {
+                members[b].iter().all(|&i| {
+                    let s = slot_of(hashes[i], pilot as u16, slot_mask);
+                    if slots[s] != 0 || taken.contains(&s) {
                         return false;
                     }
                     taken.push(s);
                     true
-                });
-                if fits {
-                    for (&i, &s) in members[b].iter().zip(&taken) {
-                        slots[s] = i;
-                    }
-                    pilots[b] = pilot;
-                    placed = true;
-                    break;
-                }
+                })
+            });
+            let pilot = placed? as u16;
+            for (&i, &s) in members[b].iter().zip(&taken) {
+                slots[s] = slot_entry(entries[i].0, entries[i].1);
             }
-            if !placed {
-                return None;
-            }
+            pilots[b] = pilot;
         }
         Some(PerfectHash {
             seed,
+            bucket_shift,
             pilots,
             slots,
         })
     }
 
-    /// The value stored for `key`'s slot, or `None` for an empty slot. Callers must compare
-    /// the key at that position: a key outside the set lands on some slot too.
+    /// The position stored for `key`, or `None` when `key` is not in the set.
     pub fn get(&self, key: u32) -> Option<u32> {
         let h = key_hash(key, self.seed);
-        let pilot = self.pilots[bucket_of(h, self.pilots.len())];
-        let v = self.slots[slot_of(h, pilot, self.slots.len())];
-        (v != EMPTY).then_some(v)
+        let pilot = self.pilots[bucket_of(h, self.bucket_shift)];
+        let entry = self.slots[slot_of(h, pilot, self.slots.len() as u32 - 1)];
+        ((entry >> 32) as u32 == key && entry as u32 != 0).then_some(entry as u32)
     }
 }

@@ -26,7 +26,9 @@ pub enum PipelineError {
         source: DecodeError,
     },
     /// The tree id is not one of the known sites.
-    #[error("{origin}: category tree {tree_id} is not a known site (known: 0 EBAY_US, 3 EBAY_GB, 77 EBAY_DE, 15 EBAY_AU)")]
+    #[error(
+        "{origin}: category tree {tree_id} is not a known site (known: 0 EBAY_US, 3 EBAY_GB, 77 EBAY_DE, 15 EBAY_AU)"
+    )]
     UnknownSite {
         /// Where the response came from.
         origin: String,
@@ -34,7 +36,9 @@ pub enum PipelineError {
         tree_id: u32,
     },
     /// The tree id and the marketplace id name different sites.
-    #[error("{origin}: category tree {tree_id} belongs to {expected}, but the response says {found}")]
+    #[error(
+        "{origin}: category tree {tree_id} belongs to {expected}, but the response says {found}"
+    )]
     WrongMarketplace {
         /// Where the response came from.
         origin: String,
@@ -96,7 +100,11 @@ pub fn prepare_tree(
         origin: origin.to_string(),
         tree_id,
     })?;
-    if !tree.meta.marketplace_id.eq_ignore_ascii_case(site.marketplace_id()) {
+    if !tree
+        .meta
+        .marketplace_id
+        .eq_ignore_ascii_case(site.marketplace_id())
+    {
         return Err(PipelineError::WrongMarketplace {
             origin: origin.to_string(),
             tree_id,

@@ -127,7 +127,12 @@ pub fn to_string(tree: &CategoryTree) -> String {
     let _ = writeln!(out, "  \"leafCount\": {},", tree.leaf_count());
     out.push_str("  \"categories\": [\n");
     for (i, c) in tree.categories.iter().enumerate() {
-        let _ = write!(out, "    {{\"id\":{},\"name\":{},\"parent\":", c.id, q(&c.name));
+        let _ = write!(
+            out,
+            "    {{\"id\":{},\"name\":{},\"parent\":",
+            c.id,
+            q(&c.name)
+        );
         match c.parent {
             Some(p) => {
                 let _ = write!(out, "{p}");

@@ -136,7 +136,9 @@ pub enum TreeError {
         chain: String,
     },
     /// A category flagged leaf has children.
-    #[error("category {id}: flagged leaf but has {children} children (rule: leaf exactly when no children)")]
+    #[error(
+        "category {id}: flagged leaf but has {children} children (rule: leaf exactly when no children)"
+    )]
     LeafWithChildren {
         /// The category.
         id: u32,
@@ -144,13 +146,17 @@ pub enum TreeError {
         children: usize,
     },
     /// A category not flagged leaf has no children.
-    #[error("category {id}: not flagged leaf but has no children (rule: leaf exactly when no children)")]
+    #[error(
+        "category {id}: not flagged leaf but has no children (rule: leaf exactly when no children)"
+    )]
     NonLeafWithoutChildren {
         /// The category.
         id: u32,
     },
     /// A name is empty or would make paths ambiguous.
-    #[error("category {id}: name {name:?} {problem} (rule: names are non-empty and contain no \" > \")")]
+    #[error(
+        "category {id}: name {name:?} {problem} (rule: names are non-empty and contain no \" > \")"
+    )]
     BadName {
         /// The category.
         id: u32,
@@ -308,7 +314,9 @@ impl CategoryTree {
             let mut chain = vec![cats[first].id];
             let mut at = first;
             loop {
-                let parent = cats[at].parent.expect("checked: only the root lacks a parent");
+                let parent = cats[at]
+                    .parent
+                    .expect("checked: only the root lacks a parent");
                 at = index[&parent];
                 let id = cats[at].id;
                 let repeat = chain.contains(&id);
@@ -317,7 +325,10 @@ impl CategoryTree {
                     break;
                 }
             }
-            let start = chain.iter().position(|&x| x == *chain.last().unwrap()).unwrap();
+            let start = chain
+                .iter()
+                .position(|&x| x == *chain.last().unwrap())
+                .unwrap();
             let cycle: Vec<String> = chain[start..].iter().map(u32::to_string).collect();
             return Err(TreeError::Cycle {
                 id: chain[start],

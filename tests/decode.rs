@@ -24,14 +24,22 @@ fn message(body: &str) -> String {
     decode(body).unwrap_err().to_string()
 }
 
-const HEAD: &str = r#""categoryTreeId":"0","categoryTreeVersion":"9","applicableMarketplaceIds":["EBAY_US"]"#;
+const HEAD: &str =
+    r#""categoryTreeId":"0","categoryTreeVersion":"9","applicableMarketplaceIds":["EBAY_US"]"#;
 
 #[test]
 fn saved_responses_decode_to_the_committed_snapshots() {
     for site in SiteId::ALL {
         let committed = common::committed(site);
-        let tree = decode_tree(&common::saved_response(site), &common::provenance_of(&committed)).unwrap();
-        assert!(tree == committed, "{site}: decoding the saved response differs from the snapshot");
+        let tree = decode_tree(
+            &common::saved_response(site),
+            &common::provenance_of(&committed),
+        )
+        .unwrap();
+        assert!(
+            tree == committed,
+            "{site}: decoding the saved response differs from the snapshot"
+        );
     }
 }
 
@@ -71,7 +79,10 @@ fn child_category_ids_must_agree_with_the_nested_children() {
           "childCategoryTreeNodes":[{{"categoryId":"2","categoryName":"Smart","leafCategory":true}},{{"categoryId":"3","categoryName":"Other","leafCategory":true}}]}}]}}}}"#
     );
     let m = message(&body);
-    assert!(m.contains("childCategoryIds at rootCategoryNode > 0 (Root) > 1 (Phones)"), "{m}");
+    assert!(
+        m.contains("childCategoryIds at rootCategoryNode > 0 (Root) > 1 (Phones)"),
+        "{m}"
+    );
     assert!(m.contains("disagree"), "{m}");
 }
 
@@ -83,8 +94,14 @@ fn a_numeric_id_is_an_error_that_says_where() {
           "childCategoryTreeNodes":[{{"category":{{"categoryId":2,"categoryName":"Smart"}},"leafCategoryTreeNode":true}}]}}]}}}}"#
     );
     let m = message(&body);
-    assert!(m.starts_with("categoryId at rootCategoryNode > 0 (Root) > 1 (Phones)"), "{m}");
-    assert!(m.contains("2 is a number, expected a decimal string"), "{m}");
+    assert!(
+        m.starts_with("categoryId at rootCategoryNode > 0 (Root) > 1 (Phones)"),
+        "{m}"
+    );
+    assert!(
+        m.contains("2 is a number, expected a decimal string"),
+        "{m}"
+    );
 }
 
 #[test]
@@ -103,7 +120,10 @@ fn ids_that_are_not_decimal_strings_are_refused() {
         );
         let m = message(&body);
         assert!(m.contains(expected), "{id}: {m}");
-        assert!(m.starts_with("categoryId at rootCategoryNode > 0 (Root)"), "{id}: {m}");
+        assert!(
+            m.starts_with("categoryId at rootCategoryNode > 0 (Root)"),
+            "{id}: {m}"
+        );
     }
 }
 
@@ -149,10 +169,15 @@ fn structural_problems_are_reported() {
 
 #[test]
 fn missing_top_level_fields_are_named() {
-    let m = message(r#"{"categoryTreeVersion":"1","applicableMarketplaceIds":["EBAY_US"],"rootCategoryNode":{}}"#);
+    let m = message(
+        r#"{"categoryTreeVersion":"1","applicableMarketplaceIds":["EBAY_US"],"rootCategoryNode":{}}"#,
+    );
     assert!(m.contains("categoryTreeId at the response: missing"), "{m}");
     let m = message(&format!("{{{HEAD}}}"));
-    assert!(m.contains("rootCategoryNode at the response: missing"), "{m}");
+    assert!(
+        m.contains("rootCategoryNode at the response: missing"),
+        "{m}"
+    );
     let m = message(r#"{"categoryTreeId":"0","categoryTreeVersion":"1","rootCategoryNode":{}}"#);
     assert!(m.contains("applicableMarketplaceIds"), "{m}");
 }

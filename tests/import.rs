@@ -24,7 +24,10 @@ fn importing_the_saved_responses_reproduces_the_committed_snapshots_byte_for_byt
             &common::snapshots_dir(),
         )
         .unwrap();
-        assert!(!prepared.changed, "{site}: a re-import would change the committed snapshot");
+        assert!(
+            !prepared.changed,
+            "{site}: a re-import would change the committed snapshot"
+        );
         assert!(prepared.diff.as_ref().unwrap().is_empty(), "{site}");
     }
 }
@@ -48,14 +51,21 @@ fn import_writes_a_snapshot_and_reports_a_removed_category() {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(stdout.contains("EBAY_US: 17103 categories"), "{stdout}");
     assert!(stdout.contains("1 removed: 853"), "{stdout}");
     let written = marketplace_toolkit::snapshot::read(&dir.path().join("EBAY_US.json")).unwrap();
     assert!(written.get(853).is_none());
     assert_eq!(written.meta.taken_at, "2026-11-22");
     // No temporary file is left behind.
-    let names: Vec<String> = common::dir_bytes(dir.path()).into_iter().map(|(n, _)| n).collect();
+    let names: Vec<String> = common::dir_bytes(dir.path())
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
     assert!(names.iter().all(|n| !n.starts_with('.')), "{names:?}");
 }
 
@@ -87,7 +97,10 @@ fn a_bad_file_among_good_ones_changes_nothing() {
     assert!(stderr.contains("not a category tree"), "{stderr}");
     std::fs::remove_file(&good_path).unwrap();
     std::fs::remove_file(&bad_path).unwrap();
-    assert!(common::dir_bytes(dir.path()) == before, "the snapshots changed");
+    assert!(
+        common::dir_bytes(dir.path()) == before,
+        "the snapshots changed"
+    );
 }
 
 #[test]
@@ -106,7 +119,10 @@ fn a_tree_of_an_unknown_site_is_refused() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
-    assert!(stderr.contains("category tree 101 is not a known site"), "{stderr}");
+    assert!(
+        stderr.contains("category tree 101 is not a known site"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -40,7 +40,10 @@ fn load_err(text: &str) -> SnapshotError {
 fn assert_names(err: &SnapshotError, id: u32, rule: &str) -> TreeError {
     let message = err.to_string();
     assert!(message.contains(&format!("category {id}")), "{message}");
-    assert!(message.contains(rule), "expected rule {rule:?} in: {message}");
+    assert!(
+        message.contains(rule),
+        "expected rule {rule:?} in: {message}"
+    );
     assert!(message.starts_with("snapshots/EBAY_US.json:"), "{message}");
     match err {
         SnapshotError::Invalid { line, source, .. } => {
@@ -66,7 +69,10 @@ fn duplicate_id() {
         1,
     );
     let err = load_err(&text);
-    assert!(matches!(assert_names(&err, 852, "ids are unique"), TreeError::DuplicateId { id: 852 }));
+    assert!(matches!(
+        assert_names(&err, 852, "ids are unique"),
+        TreeError::DuplicateId { id: 852 }
+    ));
 }
 
 #[test]
@@ -78,7 +84,10 @@ fn unsorted() {
     let err = load_err(&swapped);
     assert!(matches!(
         assert_names(&err, 852, "sorted by id"),
-        TreeError::NotSorted { id: 852, previous: 853 }
+        TreeError::NotSorted {
+            id: 852,
+            previous: 853
+        }
     ));
 }
 
@@ -92,7 +101,10 @@ fn missing_parent() {
     let err = load_err(&text);
     assert!(matches!(
         assert_names(&err, 9355, "every parent exists"),
-        TreeError::MissingParent { id: 9355, parent: 999_999 }
+        TreeError::MissingParent {
+            id: 9355,
+            parent: 999_999
+        }
     ));
 }
 
@@ -106,7 +118,10 @@ fn missing_child() {
     let err = load_err(&text);
     assert!(matches!(
         assert_names(&err, 15032, "every child exists"),
-        TreeError::MissingChild { id: 15032, child: 999_999 }
+        TreeError::MissingChild {
+            id: 15032,
+            child: 999_999
+        }
     ));
 }
 
@@ -120,7 +135,10 @@ fn parent_does_not_list_child() {
     let err = load_err(&text);
     assert!(matches!(
         assert_names(&err, 9355, "parent and child agree"),
-        TreeError::NotListedByParent { id: 9355, parent: 1 }
+        TreeError::NotListedByParent {
+            id: 9355,
+            parent: 1
+        }
     ));
 }
 
@@ -129,7 +147,10 @@ fn child_names_another_parent() {
     // 36 lists 852, but 852 says its parent is 34; 34 is made to list 852 too.
     let text = us_snapshot();
     let line_34 = text.lines().find(|l| l.contains("{\"id\":34,")).unwrap();
-    let text = text.replace(line_34, &line_34.replacen("\"children\":[", "\"children\":[852,", 1));
+    let text = text.replace(
+        line_34,
+        &line_34.replacen("\"children\":[", "\"children\":[852,", 1),
+    );
     let text = replace_line(
         &text,
         852,
@@ -138,7 +159,11 @@ fn child_names_another_parent() {
     let err = load_err(&text);
     assert!(matches!(
         assert_names(&err, 36, "parent and child agree"),
-        TreeError::ChildDisagrees { id: 36, child: 852, .. }
+        TreeError::ChildDisagrees {
+            id: 36,
+            child: 852,
+            ..
+        }
     ));
 }
 
@@ -159,11 +184,22 @@ fn a_second_root() {
 #[test]
 fn no_root() {
     let text = us_snapshot();
-    let root = text.lines().find(|l| l.contains("{\"id\":0,")).unwrap().to_string() + "\n";
+    let root = text
+        .lines()
+        .find(|l| l.contains("{\"id\":0,"))
+        .unwrap()
+        .to_string()
+        + "\n";
     let err = load_err(&text.replacen(&root, "", 1));
     let message = err.to_string();
     assert!(message.contains("no root"), "{message}");
-    assert!(matches!(err, SnapshotError::Invalid { source: TreeError::NoRoot, .. }));
+    assert!(matches!(
+        err,
+        SnapshotError::Invalid {
+            source: TreeError::NoRoot,
+            ..
+        }
+    ));
 }
 
 #[test]
@@ -198,7 +234,10 @@ fn leaf_with_children() {
     let err = load_err(&text);
     assert!(matches!(
         assert_names(&err, 15032, "leaf exactly when no children"),
-        TreeError::LeafWithChildren { id: 15032, children: 11 }
+        TreeError::LeafWithChildren {
+            id: 15032,
+            children: 11
+        }
     ));
 }
 
@@ -240,7 +279,10 @@ fn truncated_file_is_a_syntax_error_with_position() {
 fn header_counts_must_match() {
     let text = us_snapshot().replacen("\"leafCount\": 15111", "\"leafCount\": 15112", 1);
     let message = load_err(&text).to_string();
-    assert!(message.contains("leafCount is 15112 but the categories give 15111"), "{message}");
+    assert!(
+        message.contains("leafCount is 15112 but the categories give 15111"),
+        "{message}"
+    );
 }
 
 #[test]

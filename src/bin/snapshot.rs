@@ -157,7 +157,9 @@ fn report(p: &Prepared) {
         p.tree.len(),
         p.tree.leaf_count(),
         p.tree.meta.version,
-        p.path.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned())
+        p.path
+            .file_name()
+            .map_or(String::new(), |n| n.to_string_lossy().into_owned())
     );
     if let Some(e) = &p.previous_error {
         println!("  the previous snapshot was unreadable ({e}); it is replaced");

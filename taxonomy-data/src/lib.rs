@@ -75,9 +75,11 @@ pub struct SiteTables {
     child_offsets: &'static [u32],
     children: &'static [u32],
     seed: u64,
+    bucket_shift: u32,
+    slot_mask: u32,
     pilots: &'static [u16],
-    /// Position in `ids` of the key that owns each slot, or `u32::MAX`.
-    slots: &'static [u32],
+    /// `id << 32 | position` of the category that owns each slot, or 0.
+    slots: &'static [u64],
 }
 
 impl SiteTables {
@@ -85,10 +87,10 @@ impl SiteTables {
     #[inline]
     const fn position(&self, id: u32) -> Option<u32> {
         let h = hash::key_hash(id, self.seed);
-        let pilot = self.pilots[hash::bucket_of(h, self.pilots.len())];
-        let pos = self.slots[hash::slot_of(h, pilot, self.slots.len())];
-        if pos != u32::MAX && self.ids[pos as usize] == id {
-            Some(pos)
+        let pilot = self.pilots[hash::bucket_of(h, self.bucket_shift)];
+        let entry = self.slots[hash::slot_of(h, pilot, self.slot_mask)];
+        if (entry >> 32) as u32 == id && entry as u32 != 0 {
+            Some(entry as u32)
         } else {
             None
         }
@@ -219,6 +221,25 @@ impl Site {
     /// Number of leaf categories.
     pub const fn leaf_count(self) -> usize {
         self.tables().leaf_count as usize
+    }
+
+    /// Bytes of static data this site compiles in: the id, parent, level, name-offset and
+    /// child tables, the perfect hash, and its names.
+    pub fn table_bytes(self) -> usize {
+        let t = self.tables();
+        let names = match (t.name_offsets.first(), t.name_offsets.last()) {
+            (Some(&a), Some(&b)) => (b - a) as usize,
+            _ => 0,
+        };
+        4 * (t.ids.len()
+            + t.parents.len()
+            + t.name_offsets.len()
+            + t.child_offsets.len()
+            + t.children.len())
+            + 8 * t.slots.len()
+            + t.levels.len()
+            + 2 * t.pilots.len()
+            + names
     }
 
     /// The category with this id, or `None` when the site has none.
@@ -645,7 +666,13 @@ impl LeafCategory {
 
 impl fmt::Debug for LeafCategory {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "LeafCategory({} {} {:?})", self.site, self.id(), self.name())
+        write!(
+            f,
+            "LeafCategory({} {} {:?})",
+            self.site,
+            self.id(),
+            self.name()
+        )
     }
 }
 

@@ -18,8 +18,14 @@ fn regenerating_gives_the_compiled_bytes() {
     };
     let first = generate_for(&sites, &dir).unwrap();
     let second = generate_for(&sites, &dir).unwrap();
-    assert!(first == second, "two generations from the same snapshots differ");
-    assert!(first == COMPILED, "the compiled tables differ from a fresh generation");
+    assert!(
+        first == second,
+        "two generations from the same snapshots differ"
+    );
+    assert!(
+        first == COMPILED,
+        "the compiled tables differ from a fresh generation"
+    );
     assert!(COMPILED.starts_with(HEADER));
     assert!(HEADER.contains("cargo run --bin snapshot"));
 }

@@ -40,9 +40,15 @@ fn lookups_do_not_allocate() {
             }
             checksum += u64::from(LeafCategory::new(site, id).is_ok());
         }
-        checksum += Site::from_marketplace_id(site.marketplace_id()).map_or(0, |s| s.tree_id()) as u64;
+        checksum +=
+            Site::from_marketplace_id(site.marketplace_id()).map_or(0, |s| s.tree_id()) as u64;
     }
     let after = ALLOCATIONS.load(Ordering::SeqCst);
     assert!(checksum > 0);
-    assert_eq!(after - before, 0, "lookups allocated {} times", after - before);
+    assert_eq!(
+        after - before,
+        0,
+        "lookups allocated {} times",
+        after - before
+    );
 }

@@ -21,7 +21,10 @@ fn load(site: Site) -> CategoryTree {
 #[test]
 fn every_category_of_every_site_matches_its_snapshot() {
     for site in Site::ALL {
-        assert!(site.is_compiled_in(), "{site} should be compiled in by default");
+        assert!(
+            site.is_compiled_in(),
+            "{site} should be compiled in by default"
+        );
         let tree = load(site);
         assert_eq!(site.category_count(), tree.len(), "{site}");
         assert_eq!(site.leaf_count(), tree.leaf_count(), "{site}");
@@ -30,11 +33,18 @@ fn every_category_of_every_site_matches_its_snapshot() {
         assert_eq!(site.language(), tree.meta.language, "{site}");
         assert_eq!(site.note(), tree.meta.note.as_deref(), "{site}");
         for c in tree.listable() {
-            let got = site.category(c.id).unwrap_or_else(|| panic!("{site} {} missing", c.id));
+            let got = site
+                .category(c.id)
+                .unwrap_or_else(|| panic!("{site} {} missing", c.id));
             assert_eq!(got.id(), c.id);
             assert_eq!(got.name(), c.name, "{site} {}", c.id);
             assert_eq!(got.is_leaf(), c.leaf, "{site} {}", c.id);
-            assert_eq!(got.parent().map_or(0, |p| p.id()), c.parent.unwrap(), "{site} {}", c.id);
+            assert_eq!(
+                got.parent().map_or(0, |p| p.id()),
+                c.parent.unwrap(),
+                "{site} {}",
+                c.id
+            );
             let children: Vec<u32> = got.children().map(|k| k.id()).collect();
             assert_eq!(children, c.children, "{site} {}", c.id);
             // The path walks the parents, and resolves back to the category.
@@ -71,7 +81,10 @@ fn ids_that_are_not_categories_are_missed() {
             assert_eq!(site.category(id).is_some(), expected, "{site} {id}");
             misses += usize::from(!expected);
         }
-        assert!(misses > 400_000 || site != Site::Us, "{site}: {misses} misses checked");
+        assert!(
+            misses > 400_000 || site != Site::Us,
+            "{site}: {misses} misses checked"
+        );
     }
 }
 
@@ -81,11 +94,20 @@ fn sample_facts_from_provenance() {
     assert_eq!(us.name(), "Cell Phones & Smartphones");
     assert!(us.is_leaf());
     let parent = us.parent().unwrap();
-    assert_eq!((parent.id(), parent.name()), (15032, "Cell Phones & Accessories"));
+    assert_eq!(
+        (parent.id(), parent.name()),
+        (15032, "Cell Phones & Accessories")
+    );
     assert!(!parent.is_leaf());
     assert_eq!(parent.children().len(), 11);
-    assert_eq!(Site::De.category(9355).unwrap().name(), "Handys & Smartphones");
-    assert_eq!(Site::Gb.category(9355).unwrap().name(), "Mobile & Smart Phones");
+    assert_eq!(
+        Site::De.category(9355).unwrap().name(),
+        "Handys & Smartphones"
+    );
+    assert_eq!(
+        Site::Gb.category(9355).unwrap().name(),
+        "Mobile & Smart Phones"
+    );
     assert_eq!(Site::Au.category(9355).unwrap().name(), "Mobile Phones");
     assert!(Site::Us.category(463_773).is_some());
     assert_eq!(Site::Us.category_count(), 17_104);
@@ -108,14 +130,23 @@ fn sites_by_marketplace_and_tree_id() {
 fn leaf_errors_say_what_is_wrong() {
     assert_eq!(
         LeafCategory::new(Site::Us, 15032),
-        Err(LeafError::NotALeaf { site: Site::Us, id: 15032 })
+        Err(LeafError::NotALeaf {
+            site: Site::Us,
+            id: 15032
+        })
     );
     assert_eq!(
         LeafCategory::new(Site::Us, 0),
-        Err(LeafError::UnknownCategory { site: Site::Us, id: 0 })
+        Err(LeafError::UnknownCategory {
+            site: Site::Us,
+            id: 0
+        })
     );
     let message = LeafCategory::new(Site::Us, 15032).unwrap_err().to_string();
-    assert!(message.contains("15032") && message.contains("not a leaf"), "{message}");
+    assert!(
+        message.contains("15032") && message.contains("not a leaf"),
+        "{message}"
+    );
     let message = LeafCategory::new(Site::De, 77).unwrap_err().to_string();
     assert!(message.contains("EBAY_DE has no category 77"), "{message}");
 }

@@ -75,9 +75,9 @@ impl Parse for Input {
         }
         let site = if input.peek(Ident) {
             let site: Ident = input.parse()?;
-            input
-                .parse::<Token![,]>()
-                .map_err(|e| syn::Error::new(e.span(), format!("expected a `,` after the site: {USAGE}")))?;
+            input.parse::<Token![,]>().map_err(|e| {
+                syn::Error::new(e.span(), format!("expected a `,` after the site: {USAGE}"))
+            })?;
             Some(site)
         } else {
             None
@@ -250,7 +250,11 @@ fn unknown_id_message(site: Site, id: u32) -> String {
     }
     let elsewhere: Vec<String> = Site::compiled_in()
         .filter(|&other| other != site)
-        .filter_map(|other| other.category(id).map(|c| format!("{other} ({})", c.name())))
+        .filter_map(|other| {
+            other
+                .category(id)
+                .map(|c| format!("{other} ({})", c.name()))
+        })
         .collect();
     if !elsewhere.is_empty() {
         message.push_str(&format!(
@@ -265,8 +269,12 @@ fn unknown_id_message(site: Site, id: u32) -> String {
 
 /// The full paths of every category of a site, built once per compiler process.
 fn paths(site: Site) -> &'static [(String, Category)] {
-    static PATHS: [OnceLock<Vec<(String, Category)>>; 4] =
-        [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    static PATHS: [OnceLock<Vec<(String, Category)>>; 4] = [
+        OnceLock::new(),
+        OnceLock::new(),
+        OnceLock::new(),
+        OnceLock::new(),
+    ];
     let slot = match site {
         Site::Us => &PATHS[0],
         Site::Gb => &PATHS[1],
