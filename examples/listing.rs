@@ -61,6 +61,11 @@ fn main() {
             site.tree_version(),
             site.taken_at()
         );
+        println!(
+            "      {} bytes of static tables ({:.1} per category)",
+            site.table_bytes(),
+            site.table_bytes() as f64 / site.category_count().max(1) as f64
+        );
         if let Some(note) = site.note() {
             println!("      note: {note}");
         }

@@ -20,4 +20,6 @@ pub mod phash;
 pub mod pipeline;
 pub mod site;
 pub mod snapshot;
+#[cfg(feature = "live")]
+pub mod taxonomy;
 pub mod tree;
