@@ -48,6 +48,15 @@
 //! fake.fail_next(TOKEN_PATH, Fault::TooManyRequests { retry_after_secs: 60 });
 //! ```
 //!
+//! # Taxonomy
+//!
+//! The taxonomy endpoints (see [`taxonomy`]) serve the committed snapshots
+//! (`<repo>/snapshots/EBAY_*.json`) in the get-category-tree shape, gzip-compressed when the
+//! request accepts it, at both `/commerce/taxonomy/v1/category_tree/get?category_tree_id=N`
+//! and `/commerce/taxonomy/v1/category_tree/N`, plus suggestions, subtrees, aspects and the
+//! default tree id. [`FakeMarketplace::set_tree`] and [`FakeMarketplace::set_tree_body`]
+//! replace what a site serves.
+//!
 //! # Time
 //!
 //! The fake's clock is the system clock plus an offset moved by
@@ -56,6 +65,7 @@
 
 mod http;
 mod oauth;
+pub mod taxonomy;
 
 use std::collections::HashMap;
 use std::io;
@@ -168,6 +178,12 @@ pub struct FakeConfig {
     pub ru_names: Vec<(String, String)>,
     /// Routes present from the start.
     pub routes: Vec<Route>,
+    /// Where the taxonomy endpoints read the snapshots (`EBAY_US.json`, …); default: the
+    /// repository's `snapshots/`.
+    pub snapshots_dir: std::path::PathBuf,
+    /// A random delay in `[min, max]` before every full-tree answer (the real service takes 2
+    /// to 5 s); `None` (the default) answers at once.
+    pub tree_delay: Option<(Duration, Duration)>,
 }
 
 impl Default for FakeConfig {
@@ -194,6 +210,8 @@ impl Default for FakeConfig {
             consent: ConsentBehavior::Grant,
             ru_names: Vec::new(),
             routes: Vec::new(),
+            snapshots_dir: taxonomy::default_snapshots_dir(),
+            tree_delay: None,
         }
     }
 }
@@ -302,6 +320,7 @@ pub struct FakeState {
     requests: Mutex<Vec<Request>>,
     faults: Mutex<Vec<FaultRule>>,
     routes: RwLock<Vec<Route>>,
+    pub(crate) taxonomy: taxonomy::TaxonomyState,
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -432,7 +451,10 @@ impl FakeMarketplace {
             *scope = scope.replace("{base_url}", &base_url);
         }
         let mut routes = oauth::routes();
+        routes.append(&mut taxonomy::routes());
         routes.append(&mut config.routes);
+        let taxonomy =
+            taxonomy::TaxonomyState::new(config.snapshots_dir.clone(), config.tree_delay);
         let state = Arc::new(FakeState {
             config,
             base_url,
@@ -442,6 +464,7 @@ impl FakeMarketplace {
             requests: Mutex::new(Vec::new()),
             faults: Mutex::new(Vec::new()),
             routes: RwLock::new(routes),
+            taxonomy,
         });
         let stop = Arc::new(AtomicBool::new(false));
         let thread = {

@@ -1,18 +1,37 @@
-//! `cargo run -p fake-marketplace -- [PORT]`: starts the fake on 127.0.0.1 and prints its
-//! address and credentials, then serves until killed.
+//! `cargo run -p fake-marketplace -- [PORT] [--no-delay]`: starts the fake on 127.0.0.1 and
+//! prints its address and the environment a client needs, then serves until killed.
+//!
+//! The full category tree is answered after a random 2 to 5 s, like the real service; pass
+//! `--no-delay` to answer at once.
+
+use std::time::Duration;
 
 use fake_marketplace::{FakeConfig, FakeMarketplace};
 
 fn main() {
-    let port = match std::env::args().nth(1).map(|p| p.parse::<u16>()) {
-        None => 0,
-        Some(Ok(p)) => p,
-        Some(Err(_)) => {
-            eprintln!("usage: fake-marketplace [PORT]");
-            std::process::exit(2);
+    let mut port = 0;
+    let mut delay = Some((Duration::from_secs(2), Duration::from_secs(5)));
+    for arg in std::env::args().skip(1) {
+        match arg.as_str() {
+            "--no-delay" => delay = None,
+            "-h" | "--help" => {
+                println!("usage: fake-marketplace [PORT] [--no-delay]");
+                return;
+            }
+            p => match p.parse::<u16>() {
+                Ok(p) => port = p,
+                Err(_) => {
+                    eprintln!("usage: fake-marketplace [PORT] [--no-delay]");
+                    std::process::exit(2);
+                }
+            },
         }
+    }
+    let config = FakeConfig {
+        tree_delay: delay,
+        ..FakeConfig::default()
     };
-    let fake = match FakeMarketplace::start_on(port, FakeConfig::default()) {
+    let fake = match FakeMarketplace::start_on(port, config) {
         Ok(f) => f,
         Err(e) => {
             eprintln!("cannot start the fake marketplace on port {port}: {e}");
@@ -20,8 +39,20 @@ fn main() {
         }
     };
     println!("{}", fake.base_url());
+    eprintln!("fake marketplace on {}", fake.base_url());
     eprintln!(
-        "MARKETPLACE_BASE_URL={0} MARKETPLACE_AUTH_URL={0} MARKETPLACE_CLIENT_ID={1} MARKETPLACE_CLIENT_SECRET='{2}'",
+        "  taxonomy: {0}/commerce/taxonomy/v1/category_tree/get?category_tree_id=0 (or /category_tree/0), \
+         get_category_suggestions, get_category_subtree, get_item_aspects_for_category, \
+         get_default_category_tree_id; full tree delay: {1}",
+        fake.base_url(),
+        match delay {
+            Some(_) => "2-5 s (--no-delay to turn off)",
+            None => "none",
+        }
+    );
+    eprintln!("point the snapshot tool (or any client) at it with:");
+    eprintln!(
+        "export MARKETPLACE_BASE_URL={0} MARKETPLACE_AUTH_URL={0} MARKETPLACE_CLIENT_ID={1} MARKETPLACE_CLIENT_SECRET='{2}'",
         fake.base_url(),
         fake.client_id(),
         fake.client_secret()

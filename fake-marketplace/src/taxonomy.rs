@@ -1,0 +1,697 @@
+//! The fake's taxonomy endpoints: the full tree (both path forms), category suggestions,
+//! subtrees, item aspects and the default tree id, with the service's error bodies.
+//!
+//! Trees come from the committed snapshots (`<repo>/snapshots/EBAY_*.json`, read once per
+//! process) unless a test replaced them with [`FakeMarketplace::set_tree`] or
+//! [`FakeMarketplace::set_tree_body`](crate::FakeMarketplace::set_tree_body).
+//!
+//! Every endpoint checks `Authorization: Bearer …` ([`FakeState::check_bearer`]), the
+//! category tree id (404 with errorId 62004), `Accept-Language` (present) and the marketplace
+//! header (must be the tree's marketplace), in that order.
+
+use std::collections::HashMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use marketplace_toolkit::site::SiteId;
+use marketplace_toolkit::tree::{CategoryTree, ROOT_ID};
+use serde_json::{Value, json};
+
+use crate::http::{Request, Response};
+use crate::{FakeMarketplace, FakeState, Route, lock};
+
+/// The marketplace header the endpoints check.
+pub const MARKETPLACE_HEADER: &str = "X-EBAY-C-MARKETPLACE-ID";
+/// The seed's get-category-tree path (the tree id is the `category_tree_id` query parameter).
+pub const TREE_GET_PATH: &str = "/commerce/taxonomy/v1/category_tree/get";
+/// The default-tree-id path (`marketplace_id` query parameter).
+pub const DEFAULT_TREE_ID_PATH: &str = "/commerce/taxonomy/v1/get_default_category_tree_id";
+
+/// errorId: the category tree id is unknown (HTTP 404).
+pub const ERROR_TREE_NOT_FOUND: u32 = 62004;
+/// errorId: the category id is not in the tree (HTTP 400).
+pub const ERROR_CATEGORY_NOT_IN_TREE: u32 = 62005;
+/// errorId: `category_id` is missing or not a number (HTTP 400).
+pub const ERROR_MISSING_CATEGORY_ID: u32 = 62006;
+/// errorId: `q` is missing or empty (HTTP 400).
+pub const ERROR_MISSING_KEYWORD: u32 = 62007;
+/// errorId: the category is the root (HTTP 400).
+pub const ERROR_ROOT_CATEGORY: u32 = 62008;
+/// errorId: aspects were asked for a category that is not a leaf (HTTP 400).
+pub const ERROR_NOT_LEAF: u32 = 62009;
+/// errorId (the fake's own): the marketplace header is missing or not the tree's (HTTP 400).
+pub const ERROR_MARKETPLACE_MISMATCH: u32 = 62020;
+/// errorId (the fake's own): `Accept-Language` is missing (HTTP 400).
+pub const ERROR_MISSING_LANGUAGE: u32 = 62021;
+/// errorId (the fake's own): the `marketplace_id` is unknown (HTTP 400).
+pub const ERROR_UNKNOWN_MARKETPLACE: u32 = 62022;
+
+/// The documented get-category-tree path of `tree_id`: `/commerce/taxonomy/v1/category_tree/N`.
+pub fn tree_path(tree_id: u32) -> String {
+    format!("/commerce/taxonomy/v1/category_tree/{tree_id}")
+}
+
+/// `/commerce/taxonomy/v1/category_tree/N/get_category_suggestions`.
+pub fn suggestions_path(tree_id: u32) -> String {
+    format!("{}/get_category_suggestions", tree_path(tree_id))
+}
+
+/// `/commerce/taxonomy/v1/category_tree/N/get_category_subtree`.
+pub fn subtree_path(tree_id: u32) -> String {
+    format!("{}/get_category_subtree", tree_path(tree_id))
+}
+
+/// `/commerce/taxonomy/v1/category_tree/N/get_item_aspects_for_category`.
+pub fn aspects_path(tree_id: u32) -> String {
+    format!("{}/get_item_aspects_for_category", tree_path(tree_id))
+}
+
+/// The committed snapshots of this repository.
+pub fn default_snapshots_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../snapshots")
+}
+
+/// A tree body, plain and gzip-compressed.
+type Bodies = (Arc<Vec<u8>>, Arc<Vec<u8>>);
+
+#[derive(Default)]
+struct SiteData {
+    tree: Option<Arc<CategoryTree>>,
+    /// `(plain, gzip)` renderings of `tree`, made on first use.
+    body: Option<Bodies>,
+    /// A body served instead of the tree (see `set_tree_body`).
+    raw: Option<Arc<Vec<u8>>>,
+}
+
+/// The taxonomy part of the fake's state.
+pub(crate) struct TaxonomyState {
+    snapshots_dir: PathBuf,
+    delay: Mutex<Option<(Duration, Duration)>>,
+    sites: Mutex<HashMap<SiteId, SiteData>>,
+}
+
+type SnapshotCache = Mutex<HashMap<(PathBuf, SiteId), Arc<CategoryTree>>>;
+
+/// Snapshots parsed once per process (they are megabytes; many fakes start per test run).
+fn snapshot(dir: &Path, site: SiteId) -> Result<Arc<CategoryTree>, String> {
+    static CACHE: OnceLock<SnapshotCache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let key = (dir.to_path_buf(), site);
+    if let Some(tree) = lock(cache).get(&key) {
+        return Ok(tree.clone());
+    }
+    let tree = marketplace_toolkit::snapshot::read(&dir.join(site.snapshot_file_name()))
+        .map(Arc::new)
+        .map_err(|e| e.to_string())?;
+    lock(cache).insert(key, tree.clone());
+    Ok(tree)
+}
+
+impl TaxonomyState {
+    pub(crate) fn new(snapshots_dir: PathBuf, delay: Option<(Duration, Duration)>) -> Self {
+        Self {
+            snapshots_dir,
+            delay: Mutex::new(delay),
+            sites: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub(crate) fn tree(&self, site: SiteId) -> Result<Arc<CategoryTree>, String> {
+        if let Some(tree) = lock(&self.sites).get(&site).and_then(|d| d.tree.clone()) {
+            return Ok(tree);
+        }
+        let tree = snapshot(&self.snapshots_dir, site)?;
+        lock(&self.sites).entry(site).or_default().tree = Some(tree.clone());
+        Ok(tree)
+    }
+
+    pub(crate) fn set_tree(&self, site: SiteId, tree: CategoryTree) {
+        let mut sites = lock(&self.sites);
+        let data = sites.entry(site).or_default();
+        data.tree = Some(Arc::new(tree));
+        data.body = None;
+        data.raw = None;
+    }
+
+    pub(crate) fn set_tree_body(&self, site: SiteId, body: Vec<u8>) {
+        lock(&self.sites).entry(site).or_default().raw = Some(Arc::new(body));
+    }
+
+    pub(crate) fn reset(&self, site: SiteId) {
+        lock(&self.sites).remove(&site);
+    }
+
+    pub(crate) fn set_delay(&self, delay: Option<(Duration, Duration)>) {
+        *lock(&self.delay) = delay;
+    }
+
+    /// The tree body, plain or gzip-compressed.
+    fn body(&self, site: SiteId, base_url: &str, gzip: bool) -> Result<Arc<Vec<u8>>, String> {
+        let raw = lock(&self.sites).get(&site).and_then(|d| d.raw.clone());
+        if let Some(raw) = raw {
+            return Ok(if gzip {
+                Arc::new(gzip_bytes(&raw))
+            } else {
+                raw
+            });
+        }
+        let cached = lock(&self.sites).get(&site).and_then(|d| d.body.clone());
+        let (plain, gz) = match cached {
+            Some(b) => b,
+            None => {
+                let tree = self.tree(site)?;
+                let plain = marketplace_toolkit::encode::encode_response(&tree, base_url);
+                let gz = gzip_bytes(&plain);
+                let b = (Arc::new(plain), Arc::new(gz));
+                let mut sites = lock(&self.sites);
+                let data = sites.entry(site).or_default();
+                // Keep it only if the tree was not replaced meanwhile.
+                if data.tree.as_ref().is_some_and(|t| Arc::ptr_eq(t, &tree)) {
+                    data.body = Some(b.clone());
+                }
+                b
+            }
+        };
+        Ok(if gzip { gz } else { plain })
+    }
+}
+
+fn gzip_bytes(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    // Writing to a Vec cannot fail.
+    let _ = encoder.write_all(bytes);
+    encoder.finish().unwrap_or_default()
+}
+
+impl FakeMarketplace {
+    /// Serves `tree` as the category tree of `site` (replacing the snapshot, and any body set
+    /// with [`set_tree_body`](Self::set_tree_body)); suggestions, subtrees, aspects and the
+    /// default tree id follow it.
+    pub fn set_tree(&self, site: SiteId, tree: CategoryTree) {
+        self.state().taxonomy.set_tree(site, tree);
+    }
+
+    /// Serves `body` as is for the full tree of `site` (for example JSON that is not a valid
+    /// tree). The other endpoints keep using the tree.
+    pub fn set_tree_body(&self, site: SiteId, body: impl Into<Vec<u8>>) {
+        self.state().taxonomy.set_tree_body(site, body.into());
+    }
+
+    /// Goes back to the committed snapshot of `site`.
+    pub fn reset_tree(&self, site: SiteId) {
+        self.state().taxonomy.reset(site);
+    }
+
+    /// The tree served for `site`.
+    ///
+    /// # Panics
+    ///
+    /// When the snapshot of `site` cannot be read.
+    pub fn tree(&self, site: SiteId) -> CategoryTree {
+        match self.state().taxonomy.tree(site) {
+            Ok(tree) => (*tree).clone(),
+            Err(e) => panic!("the fake has no tree for {site}: {e}"),
+        }
+    }
+
+    /// Delays every full-tree answer by a random time in `[min, max]` (`None`: no delay).
+    pub fn set_tree_delay(&self, delay: Option<(Duration, Duration)>) {
+        self.state().taxonomy.set_delay(delay);
+    }
+}
+
+pub(crate) fn routes() -> Vec<Route> {
+    vec![
+        Route::new("GET", "/commerce/taxonomy/v1/category_tree/{id}", tree),
+        Route::new(
+            "GET",
+            "/commerce/taxonomy/v1/category_tree/{id}/get_category_suggestions",
+            suggestions,
+        ),
+        Route::new(
+            "GET",
+            "/commerce/taxonomy/v1/category_tree/{id}/get_category_subtree",
+            subtree,
+        ),
+        Route::new(
+            "GET",
+            "/commerce/taxonomy/v1/category_tree/{id}/get_item_aspects_for_category",
+            aspects,
+        ),
+        Route::new("GET", DEFAULT_TREE_ID_PATH, default_tree_id),
+    ]
+}
+
+/// The service's error body with one error.
+pub fn error_response(
+    status: u16,
+    error_id: u32,
+    message: &str,
+    parameters: &[(&str, &str)],
+) -> Response {
+    let parameters: Vec<Value> = parameters
+        .iter()
+        .map(|(n, v)| json!({"name": n, "value": v}))
+        .collect();
+    let mut error = json!({
+        "errorId": error_id,
+        "domain": "API_TAXONOMY",
+        "category": "REQUEST",
+        "message": message,
+        "longMessage": message,
+    });
+    if !parameters.is_empty() {
+        error["parameters"] = Value::Array(parameters);
+    }
+    Response::json(status, &json!({"errors": [error]}))
+}
+
+/// Bearer, tree id, Accept-Language, marketplace header; the site on success.
+fn guard(request: &Request, state: &FakeState, tree_id: Option<&str>) -> Result<SiteId, Response> {
+    state.check_bearer(request)?;
+    let tree_id = tree_id.unwrap_or_default();
+    let Some(site) = tree_id.parse::<u32>().ok().and_then(SiteId::from_tree_id) else {
+        return Err(error_response(
+            404,
+            ERROR_TREE_NOT_FOUND,
+            "The specified category tree ID was not found.",
+            &[("categoryTreeId", tree_id)],
+        ));
+    };
+    if request
+        .header("Accept-Language")
+        .is_none_or(|l| l.trim().is_empty())
+    {
+        return Err(error_response(
+            400,
+            ERROR_MISSING_LANGUAGE,
+            "The Accept-Language header is missing.",
+            &[],
+        ));
+    }
+    let sent = request.header(MARKETPLACE_HEADER).unwrap_or_default();
+    if sent != site.marketplace_id() {
+        return Err(error_response(
+            400,
+            ERROR_MARKETPLACE_MISMATCH,
+            &format!(
+                "The value of the {MARKETPLACE_HEADER} header does not match the category tree."
+            ),
+            &[(MARKETPLACE_HEADER, sent), ("categoryTreeId", tree_id)],
+        ));
+    }
+    Ok(site)
+}
+
+fn internal(e: &str) -> Response {
+    Response::json(
+        500,
+        &json!({"errors": [{"errorId": 62000, "domain": "API_TAXONOMY", "category": "APPLICATION",
+            "message": "There was a problem with an eBay internal system or process. Contact eBay developer support for assistance.",
+            "longMessage": e}]}),
+    )
+}
+
+fn pseudo_random(min: Duration, max: Duration) -> Duration {
+    let span = max.saturating_sub(min).as_millis() as u64;
+    if span == 0 {
+        return min;
+    }
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos() as u64);
+    min + Duration::from_millis(nanos.wrapping_mul(0x9E37_79B9_7F4A_7C15) % (span + 1))
+}
+
+fn tree(request: &Request, state: &FakeState) -> Response {
+    let param = request.param("id").unwrap_or_default();
+    let tree_id = if param == "get" {
+        request.query_param("category_tree_id")
+    } else {
+        Some(param.to_owned())
+    };
+    let site = match guard(request, state, tree_id.as_deref()) {
+        Ok(site) => site,
+        Err(denied) => return denied,
+    };
+    if let Some((min, max)) = *lock(&state.taxonomy.delay) {
+        std::thread::sleep(pseudo_random(min, max));
+    }
+    let gzip = request
+        .header("Accept-Encoding")
+        .is_some_and(|v| v.split(',').any(|e| e.trim().starts_with("gzip")));
+    match state.taxonomy.body(site, state.base_url(), gzip) {
+        Ok(body) => {
+            let mut r = Response::new(200, body.to_vec())
+                .with_header("Content-Type", "application/json")
+                .with_header("Content-Language", site.language());
+            if gzip {
+                r = r.with_header("Content-Encoding", "gzip");
+            }
+            r
+        }
+        Err(e) => internal(&e),
+    }
+}
+
+fn site_tree(state: &FakeState, site: SiteId) -> Result<Arc<CategoryTree>, Response> {
+    state.taxonomy.tree(site).map_err(|e| internal(&e))
+}
+
+fn subtree_href(state: &FakeState, tree_id: u32, category_id: u32) -> String {
+    format!(
+        "{}{}?category_id={category_id}",
+        state.base_url(),
+        subtree_path(tree_id)
+    )
+}
+
+/// The ancestors of `id`, from its parent up to the root, each with its level.
+fn ancestors(tree: &CategoryTree, id: u32) -> Vec<(u32, String)> {
+    let mut out = Vec::new();
+    let mut at = tree.get(id).and_then(|c| c.parent);
+    while let Some(p) = at {
+        let Some(c) = tree.get(p) else { break };
+        out.push((c.id, c.name.clone()));
+        at = c.parent;
+        if out.len() > 64 {
+            break;
+        }
+    }
+    out
+}
+
+fn suggestions(request: &Request, state: &FakeState) -> Response {
+    let site = match guard(request, state, request.param("id")) {
+        Ok(site) => site,
+        Err(denied) => return denied,
+    };
+    let q = request.query_param("q").unwrap_or_default();
+    let needle = q.trim().to_lowercase();
+    if needle.is_empty() {
+        return error_response(
+            400,
+            ERROR_MISSING_KEYWORD,
+            "Missing keyword 'q'. Please specify a valid set of keywords that best describes your item.",
+            &[],
+        );
+    }
+    let tree = match site_tree(state, site) {
+        Ok(t) => t,
+        Err(r) => return r,
+    };
+    // Leaves whose name (score 3 exact, 2 prefix, 1 substring) or an ancestor's name
+    // (score 0) contains the keyword, case-insensitively.
+    let mut hits: Vec<(u8, u32)> = Vec::new();
+    for c in tree.listable().filter(|c| c.leaf) {
+        let name = c.name.to_lowercase();
+        let score = if name == needle {
+            Some(3)
+        } else if name.starts_with(&needle) {
+            Some(2)
+        } else if name.contains(&needle) {
+            Some(1)
+        } else if ancestors(&tree, c.id)
+            .iter()
+            .any(|(id, n)| *id != ROOT_ID && n.to_lowercase().contains(&needle))
+        {
+            Some(0)
+        } else {
+            None
+        };
+        if let Some(s) = score {
+            hits.push((s, c.id));
+        }
+    }
+    hits.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    hits.truncate(10);
+    let tree_id = site.tree_id();
+    let list: Vec<Value> = hits
+        .iter()
+        .filter_map(|&(score, id)| {
+            let c = tree.get(id)?;
+            let anc = ancestors(&tree, id);
+            let n = anc.len();
+            let anc: Vec<Value> = anc
+                .iter()
+                .enumerate()
+                .map(|(k, (aid, aname))| {
+                    json!({
+                        "categoryId": aid.to_string(),
+                        "categoryName": aname,
+                        "categoryTreeNodeLevel": n - 1 - k,
+                        "categorySubtreeNodeHref": subtree_href(state, tree_id, *aid),
+                    })
+                })
+                .collect();
+            Some(json!({
+                "category": {"categoryId": c.id.to_string(), "categoryName": c.name},
+                "categoryTreeNodeAncestors": anc,
+                "categoryTreeNodeLevel": n,
+                "relevancy": match score { 3 => "EXACT", 2 | 1 => "HIGH", _ => "MEDIUM" },
+            }))
+        })
+        .collect();
+    Response::json(
+        200,
+        &json!({
+            "categorySuggestions": list,
+            "categoryTreeId": tree_id.to_string(),
+            "categoryTreeVersion": tree.meta.version,
+        }),
+    )
+}
+
+/// The category of a `category_id` query parameter: the error answers of the service.
+fn category_param(request: &Request, tree: &CategoryTree) -> Result<u32, Response> {
+    let raw = request.query_param("category_id").unwrap_or_default();
+    let Ok(id) = raw.trim().parse::<u32>() else {
+        return Err(error_response(
+            400,
+            ERROR_MISSING_CATEGORY_ID,
+            "Missing category ID.",
+            &[("category_id", &raw)],
+        ));
+    };
+    if tree.get(id).is_none() {
+        return Err(error_response(
+            400,
+            ERROR_CATEGORY_NOT_IN_TREE,
+            "The specified category ID does not belong to the specified category tree.",
+            &[("category_id", &raw)],
+        ));
+    }
+    if id == ROOT_ID {
+        return Err(error_response(
+            400,
+            ERROR_ROOT_CATEGORY,
+            "The specified category ID is the root for the category tree. Please use the get-category-tree call to retrieve the entire tree.",
+            &[("category_id", &raw)],
+        ));
+    }
+    Ok(id)
+}
+
+fn node(state: &FakeState, tree: &CategoryTree, id: u32, level: usize) -> Value {
+    let Some(c) = tree.get(id) else {
+        return Value::Null;
+    };
+    let mut map = serde_json::Map::new();
+    map.insert(
+        "category".into(),
+        json!({"categoryId": c.id.to_string(), "categoryName": c.name}),
+    );
+    map.insert("categoryTreeNodeLevel".into(), json!(level));
+    if !c.children.is_empty() {
+        let children: Vec<Value> = c
+            .children
+            .iter()
+            .map(|&k| node(state, tree, k, level + 1))
+            .collect();
+        map.insert("childCategoryTreeNodes".into(), Value::Array(children));
+    }
+    if c.leaf {
+        map.insert("leafCategoryTreeNode".into(), Value::Bool(true));
+    }
+    if let Some(p) = c.parent {
+        map.insert(
+            "parentCategoryTreeNodeHref".into(),
+            json!(subtree_href(state, tree.meta.tree_id, p)),
+        );
+    }
+    Value::Object(map)
+}
+
+fn subtree(request: &Request, state: &FakeState) -> Response {
+    let site = match guard(request, state, request.param("id")) {
+        Ok(site) => site,
+        Err(denied) => return denied,
+    };
+    let tree = match site_tree(state, site) {
+        Ok(t) => t,
+        Err(r) => return r,
+    };
+    let id = match category_param(request, &tree) {
+        Ok(id) => id,
+        Err(r) => return r,
+    };
+    let level = ancestors(&tree, id).len();
+    Response::json(
+        200,
+        &json!({
+            "categorySubtreeNode": node(state, &tree, id, level),
+            "categoryTreeId": site.tree_id().to_string(),
+            "categoryTreeVersion": tree.meta.version,
+        }),
+    )
+}
+
+fn aspect(
+    name: &str,
+    data_type: &str,
+    required: bool,
+    mode: &str,
+    cardinality: &str,
+    values: &[&str],
+) -> Value {
+    let values: Vec<Value> = values
+        .iter()
+        .map(|v| json!({"localizedValue": v}))
+        .collect();
+    json!({
+        "localizedAspectName": name,
+        "aspectConstraint": {
+            "aspectDataType": data_type,
+            "itemToAspectCardinality": cardinality,
+            "aspectMode": mode,
+            "aspectRequired": required,
+            "aspectUsage": if required { "RECOMMENDED" } else { "OPTIONAL" },
+            "aspectEnabledForVariations": !required && mode == "SELECTION_ONLY",
+            "aspectApplicableTo": ["PRODUCT"],
+        },
+        "aspectValues": values,
+    })
+}
+
+/// The fixed aspects: a realistic set for Cell Phones & Smartphones (9355), Brand and
+/// Condition for any other leaf.
+pub fn aspects_of(category_id: u32) -> Value {
+    let aspects = if category_id == 9355 {
+        vec![
+            aspect(
+                "Brand",
+                "STRING",
+                true,
+                "SELECTION_ONLY",
+                "SINGLE",
+                &[
+                    "Apple", "Samsung", "Google", "Motorola", "OnePlus", "Xiaomi",
+                ],
+            ),
+            aspect(
+                "Model",
+                "STRING",
+                true,
+                "FREE_TEXT",
+                "SINGLE",
+                &["Apple iPhone 15", "Samsung Galaxy S24", "Google Pixel 8"],
+            ),
+            aspect(
+                "Storage Capacity",
+                "STRING",
+                false,
+                "SELECTION_ONLY",
+                "SINGLE",
+                &["64 GB", "128 GB", "256 GB", "512 GB", "1 TB"],
+            ),
+            aspect(
+                "Colour",
+                "STRING",
+                false,
+                "FREE_TEXT",
+                "SINGLE",
+                &["Black", "White", "Blue", "Green"],
+            ),
+            aspect(
+                "Features",
+                "STRING_ARRAY",
+                false,
+                "FREE_TEXT",
+                "MULTI",
+                &["5G", "Bluetooth", "Fingerprint Sensor"],
+            ),
+        ]
+    } else {
+        vec![
+            aspect(
+                "Brand",
+                "STRING",
+                true,
+                "FREE_TEXT",
+                "SINGLE",
+                &["Unbranded"],
+            ),
+            aspect(
+                "Condition",
+                "STRING",
+                false,
+                "SELECTION_ONLY",
+                "SINGLE",
+                &["New", "Used"],
+            ),
+        ]
+    };
+    json!({ "aspects": aspects })
+}
+
+fn aspects(request: &Request, state: &FakeState) -> Response {
+    let site = match guard(request, state, request.param("id")) {
+        Ok(site) => site,
+        Err(denied) => return denied,
+    };
+    let tree = match site_tree(state, site) {
+        Ok(t) => t,
+        Err(r) => return r,
+    };
+    let id = match category_param(request, &tree) {
+        Ok(id) => id,
+        Err(r) => return r,
+    };
+    if !tree.get(id).is_some_and(|c| c.leaf) {
+        return error_response(
+            400,
+            ERROR_NOT_LEAF,
+            "The specified category ID must be a leaf category.",
+            &[("category_id", &id.to_string())],
+        );
+    }
+    Response::json(200, &aspects_of(id))
+}
+
+fn default_tree_id(request: &Request, state: &FakeState) -> Response {
+    if let Err(denied) = state.check_bearer(request) {
+        return denied;
+    }
+    let marketplace = request.query_param("marketplace_id").unwrap_or_default();
+    let Some(site) = SiteId::from_marketplace_id(&marketplace) else {
+        return error_response(
+            400,
+            ERROR_UNKNOWN_MARKETPLACE,
+            "The specified marketplace ID was not found.",
+            &[("marketplace_id", &marketplace)],
+        );
+    };
+    let tree = match site_tree(state, site) {
+        Ok(t) => t,
+        Err(r) => return r,
+    };
+    Response::json(
+        200,
+        &json!({
+            "categoryTreeId": site.tree_id().to_string(),
+            "categoryTreeVersion": tree.meta.version,
+        }),
+    )
+}
