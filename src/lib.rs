@@ -23,3 +23,8 @@ pub mod snapshot;
 #[cfg(feature = "live")]
 pub mod taxonomy;
 pub mod tree;
+
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
