@@ -204,7 +204,9 @@ impl TaxonomyClient {
     }
 
     /// Categories matching a keyword (seed 4.6):
-    /// `GET …/category_tree/{id}/get_category_suggestions?q=…`.
+    /// `GET …/category_tree/{id}/get_category_suggestions?q=…` (`q` form-encoded by the `url`
+    /// crate). No match (an empty list, or `204 No Content`) is an empty
+    /// [`CategorySuggestions::suggestions`].
     pub fn category_suggestions(
         &self,
         site: SiteId,
@@ -212,6 +214,14 @@ impl TaxonomyClient {
     ) -> Result<CategorySuggestions, TaxonomyError> {
         let url = self.config.suggestions_url(site.tree_id(), q);
         let fetched = self.execute(url, site.marketplace_id(), &self.language_for(site, None))?;
+        if fetched.status == 204 || fetched.bytes.iter().all(u8::is_ascii_whitespace) {
+            // The service documents 204 No Content when nothing matches.
+            return Ok(CategorySuggestions {
+                tree_id: site.tree_id(),
+                tree_version: String::new(),
+                suggestions: Vec::new(),
+            });
+        }
         let wire: WireSuggestions = parse_json(&fetched)?;
         suggestions_from_wire(wire).map_err(|reason| unexpected(&fetched, reason))
     }

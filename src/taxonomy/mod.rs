@@ -44,3 +44,9 @@ pub use types::{
     Ancestor, Aspect, AspectCardinality, AspectDataType, AspectMode, AspectUsage, CategoryRef,
     CategorySubtree, CategorySuggestion, CategorySuggestions, DefaultTreeId, ItemAspects, TreeBody,
 };
+
+/// The guide of `docs/taxonomy.md` (merged into the README), compiled here so its examples are
+/// doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/taxonomy.md")]
+pub struct TaxonomyGuide;
