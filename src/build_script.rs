@@ -1,8 +1,12 @@
 //! What `taxonomy-data`'s build script does, as a library so it can be tested: pick the sites,
 //! obtain each site's tree, generate the tables, tell cargo when to run again.
 //!
-//! [`obtain_tree`] is the single place a tree enters the build. Today it reads the committed
-//! snapshot; a live download plugs in there and nowhere else.
+//! [`obtain_trees`] is the single place trees enter the build: from the live service when
+//! credentials are set (and the `live` feature is on, and `TAXONOMY_OFFLINE` is not set),
+//! else, or on any failure, from the committed snapshots. A live download is cached in the
+//! target directory under a key of the settings, so the host and target builds of
+//! `taxonomy-data` (the macro's and the program's) and later rebuilds use the same tree, and
+//! the service is asked once.
 
 use std::path::{Path, PathBuf};
 
@@ -15,6 +19,86 @@ use crate::tree::CategoryTree;
 pub const SITES_ENV: &str = "TAXONOMY_SITES";
 /// Environment variable: a snapshots directory to read instead of the committed one.
 pub const SNAPSHOTS_DIR_ENV: &str = "TAXONOMY_SNAPSHOTS_DIR";
+/// Environment variable: when set (to anything but `0` or `false`), never download.
+pub const OFFLINE_ENV: &str = "TAXONOMY_OFFLINE";
+
+/// Every variable that decides whether and what the build downloads.
+pub const LIVE_ENV: [&str; 9] = [
+    OFFLINE_ENV,
+    "DOCS_RS",
+    "MARKETPLACE_ENV",
+    "MARKETPLACE_BASE_URL",
+    "MARKETPLACE_AUTH_URL",
+    "MARKETPLACE_CLIENT_ID",
+    "MARKETPLACE_CLIENT_SECRET",
+    "MARKETPLACE_CONFIG",
+    "MARKETPLACE_ACCESS_TOKEN",
+];
+
+/// Whether the build downloads the trees, decided from the environment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LiveDecision {
+    /// Download with the credentials found.
+    Live,
+    /// Use the committed snapshots; `warn` is set when the user should hear why.
+    Offline {
+        /// Why not live.
+        reason: String,
+        /// Whether to say it as a `cargo:warning`.
+        warn: bool,
+    },
+}
+
+/// Decides, from the variables `lookup` gives, whether to download. `live_compiled` is
+/// whether the `live` feature (the HTTP stack) is compiled in.
+///
+/// ```
+/// use marketplace_toolkit::build_script::{live_decision, LiveDecision};
+/// let env = |pairs: &'static [(&'static str, &'static str)]| {
+///     move |name: &str| pairs.iter().find(|p| p.0 == name).map(|p| p.1.to_string())
+/// };
+/// assert!(matches!(live_decision(env(&[]), true), LiveDecision::Offline { warn: false, .. }));
+/// let creds = [("MARKETPLACE_CLIENT_ID", "id"), ("MARKETPLACE_CLIENT_SECRET", "s")];
+/// assert_eq!(live_decision(env(&creds), true), LiveDecision::Live);
+/// let offline = [("MARKETPLACE_ACCESS_TOKEN", "t"), ("TAXONOMY_OFFLINE", "1")];
+/// assert!(matches!(live_decision(env(&offline), true), LiveDecision::Offline { .. }));
+/// ```
+pub fn live_decision(lookup: impl Fn(&str) -> Option<String>, live_compiled: bool) -> LiveDecision {
+    let set = |name: &str| lookup(name).is_some_and(|v| !v.trim().is_empty());
+    if let Some(v) = lookup(OFFLINE_ENV)
+        && !matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "" | "0" | "false" | "no"
+        )
+    {
+        return LiveDecision::Offline {
+            reason: format!("{OFFLINE_ENV} is set"),
+            warn: false,
+        };
+    }
+    if set("DOCS_RS") {
+        return LiveDecision::Offline {
+            reason: "building on docs.rs".into(),
+            warn: false,
+        };
+    }
+    let credentials = set("MARKETPLACE_ACCESS_TOKEN")
+        || set("MARKETPLACE_CONFIG")
+        || (set("MARKETPLACE_CLIENT_ID") && set("MARKETPLACE_CLIENT_SECRET"));
+    if !credentials {
+        return LiveDecision::Offline {
+            reason: "no credentials in the environment".into(),
+            warn: false,
+        };
+    }
+    if !live_compiled {
+        return LiveDecision::Offline {
+            reason: "credentials are set but the `live` feature of taxonomy-data (and taxonomy-macros) is off, so the build cannot download".into(),
+            warn: true,
+        };
+    }
+    LiveDecision::Live
+}
 
 /// Why the build script cannot generate the tables.
 #[derive(Debug, thiserror::Error)]
@@ -75,7 +159,7 @@ pub fn parse_site_filter(value: &str) -> Result<Vec<SiteId>, BuildError> {
 }
 
 /// The tree of one site, from the committed snapshot in `snapshots_dir`.
-pub fn obtain_tree(site: SiteId, snapshots_dir: &Path) -> Result<CategoryTree, BuildError> {
+pub fn snapshot_tree(site: SiteId, snapshots_dir: &Path) -> Result<CategoryTree, BuildError> {
     let path = snapshots_dir.join(site.snapshot_file_name());
     let tree = snapshot::read(&path)?;
     if tree.meta.tree_id != site.tree_id() {
@@ -89,17 +173,36 @@ pub fn obtain_tree(site: SiteId, snapshots_dir: &Path) -> Result<CategoryTree, B
     Ok(tree)
 }
 
-/// Generates the source of the tables for the selected sites (the others compile in empty).
-pub fn generate_for(selected: &[SiteId], snapshots_dir: &Path) -> Result<String, BuildError> {
+/// The trees of the selected sites: live ones where `live` has them, the committed snapshots
+/// for the rest. Returns them in [`SiteId::ALL`] order, `None` for sites not selected.
+pub fn obtain_trees(
+    selected: &[SiteId],
+    snapshots_dir: &Path,
+    mut live: Vec<(SiteId, CategoryTree)>,
+) -> Result<Vec<(SiteId, Option<CategoryTree>)>, BuildError> {
     let mut trees = Vec::new();
     for site in SiteId::ALL {
-        let tree = if selected.contains(&site) {
-            Some(obtain_tree(site, snapshots_dir)?)
-        } else {
+        let tree = if !selected.contains(&site) {
             None
+        } else if let Some(i) = live.iter().position(|(s, _)| *s == site) {
+            Some(live.swap_remove(i).1)
+        } else {
+            Some(snapshot_tree(site, snapshots_dir)?)
         };
         trees.push((site, tree));
     }
+    Ok(trees)
+}
+
+/// Generates the source of the tables for the selected sites (the others compile in empty),
+/// from the committed snapshots.
+pub fn generate_for(selected: &[SiteId], snapshots_dir: &Path) -> Result<String, BuildError> {
+    let trees = obtain_trees(selected, snapshots_dir, Vec::new())?;
+    Ok(generate_trees(&trees))
+}
+
+/// Generates the source of the tables from trees in [`SiteId::ALL`] order.
+pub fn generate_trees(trees: &[(SiteId, Option<CategoryTree>)]) -> String {
     let data: Vec<SiteData<'_>> = trees
         .iter()
         .map(|(site, tree)| SiteData {
@@ -107,7 +210,7 @@ pub fn generate_for(selected: &[SiteId], snapshots_dir: &Path) -> Result<String,
             tree: tree.as_ref(),
         })
         .collect();
-    Ok(codegen::generate(&data))
+    codegen::generate(&data)
 }
 
 /// The whole build script: reads the environment cargo gives it, writes
@@ -117,6 +220,9 @@ pub fn run() -> Result<(), BuildError> {
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default());
     println!("cargo:rerun-if-env-changed={SITES_ENV}");
     println!("cargo:rerun-if-env-changed={SNAPSHOTS_DIR_ENV}");
+    for name in LIVE_ENV {
+        println!("cargo:rerun-if-env-changed={name}");
+    }
     let snapshots_dir = match std::env::var_os(SNAPSHOTS_DIR_ENV) {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
         _ => manifest_dir.join("..").join("snapshots"),
@@ -130,10 +236,196 @@ pub fn run() -> Result<(), BuildError> {
     }
     let filter = std::env::var(SITES_ENV).unwrap_or_default();
     let selected = parse_site_filter(&filter)?;
-    let code = generate_for(&selected, &snapshots_dir)?;
+    let live = match live_decision(|name| std::env::var(name).ok(), cfg!(feature = "live")) {
+        LiveDecision::Live => live_trees(&selected, &snapshots_dir, &out_dir),
+        LiveDecision::Offline { reason, warn } => {
+            if warn {
+                println!("cargo:warning=taxonomy-data: using the committed snapshots: {reason}");
+            }
+            Vec::new()
+        }
+    };
+    let trees = obtain_trees(&selected, &snapshots_dir, live)?;
+    let code = generate_trees(&trees);
     let out = out_dir.join("taxonomy.rs");
     crate::atomic::write_atomic(&out, code.as_bytes(), None).map_err(|source| {
         BuildError::Snapshot(snapshot::SnapshotError::Io { path: out, source })
     })?;
     Ok(())
+}
+
+/// Downloads the selected sites' trees (or reads them from the build cache). A site that
+/// fails is left out, with a `cargo:warning`, so the build falls back to its snapshot.
+#[cfg(feature = "live")]
+fn live_trees(
+    selected: &[SiteId],
+    snapshots_dir: &Path,
+    out_dir: &Path,
+) -> Vec<(SiteId, CategoryTree)> {
+    match live::fetch(selected, snapshots_dir, out_dir) {
+        Ok(results) => results
+            .into_iter()
+            .filter_map(|(site, result)| match result {
+                Ok(tree) => Some((site, tree)),
+                Err(reason) => {
+                    println!(
+                        "cargo:warning=taxonomy-data: {site}: the live tree could not be used ({reason}); using the committed snapshot"
+                    );
+                    None
+                }
+            })
+            .collect(),
+        Err(reason) => {
+            println!(
+                "cargo:warning=taxonomy-data: the live trees could not be downloaded ({reason}); using the committed snapshots"
+            );
+            Vec::new()
+        }
+    }
+}
+
+#[cfg(not(feature = "live"))]
+fn live_trees(_: &[SiteId], _: &Path, _: &Path) -> Vec<(SiteId, CategoryTree)> {
+    Vec::new()
+}
+
+#[cfg(feature = "live")]
+mod live {
+    //! The download, and its cache in the target directory.
+
+    use std::path::{Path, PathBuf};
+    use std::time::{Duration, Instant, SystemTime};
+
+    use crate::oauth::OAuthConfig;
+    use crate::refresh;
+    use crate::site::SiteId;
+    use crate::snapshot;
+    use crate::taxonomy::{TaxonomyClient, TaxonomyConfig};
+    use crate::tree::CategoryTree;
+
+    type Results = Vec<(SiteId, Result<CategoryTree, String>)>;
+
+    /// How long a build waits for another build's download of the same trees.
+    const LOCK_WAIT: Duration = Duration::from_secs(180);
+
+    pub(super) fn fetch(
+        selected: &[SiteId],
+        snapshots_dir: &Path,
+        out_dir: &Path,
+    ) -> Result<Results, String> {
+        let oauth = OAuthConfig::from_env().map_err(|e| e.to_string())?;
+        let config = TaxonomyConfig::from_oauth_config(&oauth);
+        let key = cache_key(config.base_url.as_ref());
+        let cache = cache_dir(out_dir).join(format!("{key:016x}"));
+        std::fs::create_dir_all(&cache).map_err(|e| format!("{}: {e}", cache.display()))?;
+        let _lock = Lock::acquire(&cache.join("lock"))?;
+        let mut results = Vec::new();
+        let mut missing = Vec::new();
+        for &site in selected {
+            match snapshot::read(&cache.join(site.snapshot_file_name())) {
+                Ok(tree) => results.push((site, Ok(tree))),
+                Err(_) => missing.push(site),
+            }
+        }
+        if missing.is_empty() {
+            return Ok(results);
+        }
+        let tokens = oauth
+            .application_token_source()
+            .map_err(|e| e.to_string())?;
+        let client = TaxonomyClient::new(config, tokens).map_err(|e| e.to_string())?;
+        for (site, result) in missing.iter().copied().zip(refresh::fetch_and_prepare(
+            &client,
+            &missing,
+            None,
+            snapshots_dir,
+            &|_, _| {},
+        )) {
+            match result {
+                Ok(prepared) => {
+                    if prepared.content_changed
+                        && let Some(diff) = &prepared.diff
+                    {
+                        println!(
+                            "cargo:warning=taxonomy-data: {site}: using the live tree, which differs from the committed snapshot ({}); refresh it with `cargo run --bin snapshot -- refresh`",
+                            diff.to_string().trim().replace('\n', "; ")
+                        );
+                    }
+                    // Cached for the other build of taxonomy-data and for rebuilds.
+                    let _ = snapshot::write(&cache.join(site.snapshot_file_name()), &prepared.tree);
+                    results.push((site, Ok(prepared.tree)));
+                }
+                Err(e) => results.push((site, Err(e.to_string()))),
+            }
+        }
+        Ok(results)
+    }
+
+    /// FNV-1a over everything that selects what is downloaded (never the secret itself).
+    fn cache_key(base_url: &str) -> u64 {
+        let mut text = String::from(base_url);
+        for name in super::LIVE_ENV {
+            if name != "MARKETPLACE_CLIENT_SECRET" && name != "MARKETPLACE_ACCESS_TOKEN" {
+                text.push('\0');
+                text.push_str(&std::env::var(name).unwrap_or_default());
+            }
+        }
+        text.push('\0');
+        text.push_str(&std::env::var(super::SITES_ENV).unwrap_or_default());
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in text.bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        h
+    }
+
+    /// `<target dir>/taxonomy-live`: the target directory is the nearest ancestor of `OUT_DIR`
+    /// holding cargo's `CACHEDIR.TAG`, shared by the host and target builds.
+    fn cache_dir(out_dir: &Path) -> PathBuf {
+        let target = out_dir
+            .ancestors()
+            .find(|d| d.join("CACHEDIR.TAG").is_file())
+            .unwrap_or(out_dir);
+        target.join("taxonomy-live")
+    }
+
+    /// A lock file, so that concurrent builds download once.
+    struct Lock(PathBuf);
+
+    impl Lock {
+        fn acquire(path: &Path) -> Result<Lock, String> {
+            let start = Instant::now();
+            loop {
+                match std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(path)
+                {
+                    Ok(_) => return Ok(Lock(path.to_path_buf())),
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                        let stale = std::fs::metadata(path)
+                            .and_then(|m| m.modified())
+                            .ok()
+                            .and_then(|t| SystemTime::now().duration_since(t).ok())
+                            .is_some_and(|age| age > LOCK_WAIT * 2);
+                        if stale {
+                            let _ = std::fs::remove_file(path);
+                        } else if start.elapsed() > LOCK_WAIT {
+                            return Err(format!("{} is held by another build", path.display()));
+                        } else {
+                            std::thread::sleep(Duration::from_millis(200));
+                        }
+                    }
+                    Err(e) => return Err(format!("{}: {e}", path.display())),
+                }
+            }
+        }
+    }
+
+    impl Drop for Lock {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
 }

@@ -3,7 +3,8 @@
 //! The toolkit behind `taxonomy-data` and `taxonomy-macros`: the snapshot format of a
 //! marketplace's category tree, decoding and validation of the service's get-category-tree
 //! response, and the code generator that turns snapshots into perfect-hash maps. With the
-//! `live` feature (on by default) it also holds the OAuth 2.0 client.
+//! `live` feature (on by default) it also holds the OAuth 2.0 client, the taxonomy API client
+//! and the concurrent refresh of the snapshots.
 //!
 //! See `ARCHITECTURE.md` for the codemap and the data flow.
 
@@ -18,6 +19,8 @@ pub mod encode;
 pub mod oauth;
 pub mod phash;
 pub mod pipeline;
+#[cfg(feature = "live")]
+pub mod refresh;
 pub mod site;
 pub mod snapshot;
 #[cfg(feature = "live")]

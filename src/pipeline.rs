@@ -70,8 +70,12 @@ pub struct Prepared {
     pub previous_error: Option<String>,
     /// The rendered snapshot.
     pub text: String,
-    /// `true` when the rendered snapshot differs from the bytes on disk.
+    /// `true` when the rendered snapshot differs from the bytes on disk (provenance included).
     pub changed: bool,
+    /// `true` when the tree itself differs from the committed one: its categories, version,
+    /// tree id, marketplace or language (not when only the date or source differs). This is
+    /// what makes a snapshot stale.
+    pub content_changed: bool,
 }
 
 /// Decodes and validates `body`, and compares it with the committed snapshot in
@@ -114,16 +118,28 @@ pub fn prepare_tree(
     }
     let path = snapshots_dir.join(site.snapshot_file_name());
     let text = snapshot::to_string(&tree);
-    let (diff, previous_error, changed) = match std::fs::read_to_string(&path) {
+    let (diff, previous_error, changed, content_changed) = match std::fs::read_to_string(&path) {
         Ok(old_text) => {
             let changed = old_text != text;
             match snapshot::parse(&old_text, &path) {
-                Ok(old) => (Some(TreeDiff::between(&old, &tree)), None, changed),
-                Err(e) => (None, Some(e.to_string()), changed),
+                Ok(old) => {
+                    let content_changed = old.categories != tree.categories
+                        || old.meta.version != tree.meta.version
+                        || old.meta.tree_id != tree.meta.tree_id
+                        || old.meta.marketplace_id != tree.meta.marketplace_id
+                        || old.meta.language != tree.meta.language;
+                    (
+                        Some(TreeDiff::between(&old, &tree)),
+                        None,
+                        changed,
+                        content_changed,
+                    )
+                }
+                Err(e) => (None, Some(e.to_string()), changed, true),
             }
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (None, None, true),
-        Err(e) => (None, Some(format!("{}: {e}", path.display())), true),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (None, None, true, true),
+        Err(e) => (None, Some(format!("{}: {e}", path.display())), true, true),
     };
     Ok(Prepared {
         site,
@@ -133,12 +149,27 @@ pub fn prepare_tree(
         previous_error,
         text,
         changed,
+        content_changed,
     })
 }
 
+/// When [`commit`] replaces a snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteWhen {
+    /// When any byte would change, provenance included (`import`: the caller states it).
+    AnyChange,
+    /// Only when the tree changed (`refresh`: an unchanged tree keeps its recorded date, so
+    /// refreshing does not churn the files).
+    TreeChanged,
+}
+
 /// Replaces the snapshot atomically when it changed. Returns whether the file was written.
-pub fn commit(prepared: &Prepared) -> Result<bool, PipelineError> {
-    if !prepared.changed {
+pub fn commit(prepared: &Prepared, when: WriteWhen) -> Result<bool, PipelineError> {
+    let write = match when {
+        WriteWhen::AnyChange => prepared.changed,
+        WriteWhen::TreeChanged => prepared.content_changed,
+    };
+    if !write {
         return Ok(false);
     }
     snapshot::write(&prepared.path, &prepared.tree)?;

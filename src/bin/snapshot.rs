@@ -1,9 +1,13 @@
 //! `cargo run --bin snapshot`: make, check and refresh the committed category-tree snapshots.
 //!
 //! ```text
+//! snapshot refresh [--sites EBAY_US,…] [--language TAG] [--base-url URL] [--check] [--dry-run]
 //! snapshot import FILE… [--taken-at DATE] [--source TEXT] [--note TEXT] [--language TAG]
 //! snapshot verify
 //! ```
+//!
+//! `refresh` needs credentials: `MARKETPLACE_CLIENT_ID` and `MARKETPLACE_CLIENT_SECRET` (or
+//! `MARKETPLACE_CONFIG`, or a ready `MARKETPLACE_ACCESS_TOKEN`), see the README.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -28,6 +32,31 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Download the trees from the live service and replace the snapshots that changed
+    /// (all sites fetched concurrently; nothing is written unless every site succeeded).
+    #[cfg(feature = "live")]
+    Refresh {
+        /// The sites, comma-separated (EBAY_US, EBAY_GB, EBAY_DE, EBAY_AU; default: all).
+        #[arg(long, value_delimiter = ',')]
+        sites: Vec<String>,
+        /// The language of the names (`Accept-Language`; default: each site's language).
+        #[arg(long)]
+        language: Option<String>,
+        /// The API host, e.g. a fake on loopback (default: MARKETPLACE_BASE_URL, or the
+        /// production or sandbox host per MARKETPLACE_ENV).
+        #[arg(long)]
+        base_url: Option<String>,
+        /// Ask for the tree with the documented path form `/category_tree/{id}` instead of
+        /// the seed's `/category_tree/get?category_tree_id={id}`.
+        #[arg(long)]
+        documented_path: bool,
+        /// Write nothing; exit 1 when a snapshot is stale (for CI).
+        #[arg(long)]
+        check: bool,
+        /// Show the changes but write nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Turn saved get-category-tree responses into snapshots (decode, validate, atomic write).
     Import {
         /// Saved response bodies of the get-category-tree call.
@@ -70,6 +99,23 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
+        #[cfg(feature = "live")]
+        Command::Refresh {
+            sites,
+            language,
+            base_url,
+            documented_path,
+            check,
+            dry_run,
+        } => live::refresh(
+            &cli.dir,
+            &sites,
+            language.as_deref(),
+            base_url.as_deref(),
+            documented_path,
+            check,
+            dry_run,
+        ),
         Command::Import {
             files,
             taken_at,
@@ -106,9 +152,10 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             }
             // Every file decoded and validated: only now does anything touch the disk.
             for p in &prepared {
-                report(p);
+                report(p, pipeline::WriteWhen::AnyChange);
                 if !dry_run {
-                    pipeline::commit(p).map_err(|e| e.to_string())?;
+                    pipeline::commit(p, pipeline::WriteWhen::AnyChange)
+                        .map_err(|e| e.to_string())?;
                 }
             }
             Ok(ExitCode::SUCCESS)
@@ -150,7 +197,7 @@ fn peek_tree_id(body: &[u8]) -> Option<u32> {
     peek.id?.as_str()?.parse().ok()
 }
 
-fn report(p: &Prepared) {
+fn report(p: &Prepared, when: pipeline::WriteWhen) {
     println!(
         "{}: {} categories, {} leaves, version {} → {}",
         p.site,
@@ -164,13 +211,152 @@ fn report(p: &Prepared) {
     if let Some(e) = &p.previous_error {
         println!("  the previous snapshot was unreadable ({e}); it is replaced");
     }
-    match (&p.diff, p.changed) {
+    let changed = match when {
+        pipeline::WriteWhen::AnyChange => p.changed,
+        pipeline::WriteWhen::TreeChanged => p.content_changed,
+    };
+    match (&p.diff, changed) {
         (_, false) => println!("  unchanged"),
+        (Some(d), true) if d.is_empty() => println!("  same tree; provenance updated"),
         (Some(d), true) => {
             for line in d.to_string().lines() {
                 println!("  {line}");
             }
         }
         (None, true) => println!("  new snapshot"),
+    }
+}
+
+#[cfg(feature = "live")]
+mod live {
+    use std::path::Path;
+    use std::process::ExitCode;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+    use marketplace_toolkit::oauth::{ENV_AUTH_URL, ENV_BASE_URL, OAuthConfig};
+    use marketplace_toolkit::pipeline::{self, WriteWhen};
+    use marketplace_toolkit::refresh::{self, Progress};
+    use marketplace_toolkit::site::SiteId;
+    use marketplace_toolkit::taxonomy::{TaxonomyClient, TaxonomyConfig, TreePath};
+
+    const CREDENTIALS_HINT: &str = "set MARKETPLACE_CLIENT_ID and MARKETPLACE_CLIENT_SECRET (the application id and certificate id), or MARKETPLACE_CONFIG (the SDKs' configuration file), or a ready MARKETPLACE_ACCESS_TOKEN; MARKETPLACE_ENV=sandbox for the sandbox. See the README, \"Refreshing the snapshots\"";
+
+    pub fn refresh(
+        dir: &Path,
+        site_names: &[String],
+        language: Option<&str>,
+        base_url: Option<&str>,
+        documented_path: bool,
+        check: bool,
+        dry_run: bool,
+    ) -> Result<ExitCode, String> {
+        let mut sites = Vec::new();
+        for name in site_names {
+            let site = SiteId::parse(name).ok_or_else(|| {
+                format!("--sites: {name:?} is not a site; use EBAY_US, EBAY_GB, EBAY_DE, EBAY_AU")
+            })?;
+            if !sites.contains(&site) {
+                sites.push(site);
+            }
+        }
+        if sites.is_empty() {
+            sites = SiteId::ALL.to_vec();
+        }
+        // --base-url stands in for MARKETPLACE_BASE_URL (and the consent host, unused here).
+        let oauth = OAuthConfig::from_lookup(|name| match (name, base_url) {
+            (n, Some(url)) if n == ENV_BASE_URL => Some(url.to_string()),
+            (n, Some(url)) if n == ENV_AUTH_URL => {
+                std::env::var(ENV_AUTH_URL).ok().or(Some(url.to_string()))
+            }
+            _ => std::env::var(name).ok(),
+        })
+        .map_err(|e| format!("{e}\nTo refresh from the live service, {CREDENTIALS_HINT}."))?;
+        let tokens = oauth
+            .application_token_source()
+            .map_err(|e| format!("{e}\nTo refresh from the live service, {CREDENTIALS_HINT}."))?;
+        let mut config = TaxonomyConfig::from_oauth_config(&oauth);
+        if documented_path {
+            config = config.with_tree_path(TreePath::Documented);
+        }
+        let client = TaxonomyClient::new(config, tokens).map_err(|e| e.to_string())?;
+
+        let bars = MultiProgress::new();
+        let style = ProgressStyle::with_template("{spinner} {prefix:8} {msg} ({elapsed})")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner());
+        let by_site: Vec<(SiteId, ProgressBar)> = sites
+            .iter()
+            .map(|&site| {
+                let bar = bars.add(ProgressBar::new_spinner());
+                bar.set_style(style.clone());
+                bar.set_prefix(site.marketplace_id());
+                bar.enable_steady_tick(Duration::from_millis(120));
+                (site, bar)
+            })
+            .collect();
+        let by_site = Arc::new(by_site);
+        let on_progress = {
+            let by_site = Arc::clone(&by_site);
+            move |site: SiteId, progress: Progress| {
+                if let Some((_, bar)) = by_site.iter().find(|(s, _)| *s == site) {
+                    match progress {
+                        Progress::Fetching => bar.set_message("fetching the tree…"),
+                        Progress::Decoding(bytes) => bar.set_message(format!(
+                            "{:.1} MB received, decoding and validating…",
+                            bytes as f64 / 1e6
+                        )),
+                        Progress::Done => bar.finish_with_message("ok"),
+                        Progress::Failed(e) => bar.abandon_with_message(format!("failed: {e}")),
+                    }
+                }
+            }
+        };
+        let results = refresh::fetch_and_prepare(&client, &sites, language, dir, &on_progress);
+        for (_, bar) in by_site.iter() {
+            if !bar.is_finished() {
+                bar.finish();
+            }
+        }
+
+        let mut prepared = Vec::new();
+        let mut failed = false;
+        for result in results {
+            match result {
+                Ok(p) => prepared.push(p),
+                Err(e) => {
+                    failed = true;
+                    eprintln!("error: {e}");
+                }
+            }
+        }
+        if failed {
+            eprintln!("error: nothing was written: every site must download and validate first");
+            return Ok(ExitCode::FAILURE);
+        }
+        let mut stale = false;
+        for p in &prepared {
+            super::report(p, WriteWhen::TreeChanged);
+            stale |= p.content_changed;
+        }
+        if check {
+            return Ok(if stale {
+                eprintln!(
+                    "error: the snapshots are stale: run `cargo run --bin snapshot -- refresh` and commit the result"
+                );
+                ExitCode::FAILURE
+            } else {
+                println!("the snapshots are up to date");
+                ExitCode::SUCCESS
+            });
+        }
+        if !dry_run {
+            for p in &prepared {
+                if pipeline::commit(p, WriteWhen::TreeChanged).map_err(|e| e.to_string())? {
+                    println!("wrote {}", p.path.display());
+                }
+            }
+        }
+        Ok(ExitCode::SUCCESS)
     }
 }

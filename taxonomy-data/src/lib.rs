@@ -624,7 +624,7 @@ impl LeafCategory {
     pub const fn __checked_by_macro(site: Site, id: u32, fingerprint: u64) -> LeafCategory {
         if site.fingerprint() != fingerprint {
             panic!(
-                "category!: the macro checked this id against another category tree than the one compiled into taxonomy-data (the two builds of taxonomy-data saw different trees, e.g. one live and one from the snapshot). Build with TAXONOMY_OFFLINE=1, or refresh the snapshots with `cargo run --bin snapshot -- refresh`."
+                "category!: the macro checked this id against another category tree than the one compiled into taxonomy-data: the two builds of taxonomy-data (the macro's and the program's) saw different trees. Enable the `live` feature on both taxonomy-data and taxonomy-macros (or on neither), or build with TAXONOMY_OFFLINE=1 to use the committed snapshots."
             );
         }
         match LeafCategory::new(site, id) {
