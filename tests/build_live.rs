@@ -1,0 +1,178 @@
+//! The build script's "fetch once at build time", end to end: a crate that uses `category!` is
+//! built with credentials pointing at the fake marketplace, which serves a US tree with a leaf
+//! the committed snapshot lacks.
+//!
+//! - live: the new leaf compiles and the program sees it;
+//! - `TAXONOMY_OFFLINE=1`: the committed snapshot is used, so the new leaf is a compile error;
+//! - the fake down: the build succeeds from the snapshot and prints a warning.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use fake_marketplace::{FakeConfig, FakeMarketplace};
+use marketplace_toolkit::site::SiteId;
+use marketplace_toolkit::tree::Category;
+
+const NEW_LEAF: u32 = 999_001;
+
+const MAIN_RS: &str = r#"
+use taxonomy_macros::category;
+
+fn main() {
+    #[cfg(feature = "new_leaf")]
+    let leaf = category!("999001");
+    #[cfg(not(feature = "new_leaf"))]
+    let leaf = category!("9355");
+    println!("{} {} | {}", leaf.id(), leaf.path(), taxonomy_data::Site::Us.tree_version());
+}
+"#;
+
+fn write_probe(dir: &Path) {
+    let root = common::root();
+    let manifest = format!(
+        r#"[package]
+name = "live-build-probe"
+version = "0.0.0"
+edition = "2024"
+publish = false
+
+[dependencies]
+taxonomy-data = {{ path = {data:?}, features = ["live"] }}
+taxonomy-macros = {{ path = {macros:?}, features = ["live"] }}
+
+[features]
+new_leaf = []
+
+[workspace]
+"#,
+        data = root.join("taxonomy-data").display().to_string(),
+        macros = root.join("taxonomy-macros").display().to_string(),
+    );
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
+    std::fs::write(dir.join("src/main.rs"), MAIN_RS).unwrap();
+    // The workspace's lock file pins every version, so the probe builds without the network.
+    std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+}
+
+fn cargo_build(
+    dir: &Path,
+    base_url: &str,
+    fake: &FakeMarketplace,
+    extra: &[(&str, &str)],
+    features: &[&str],
+) -> Output {
+    let mut command = Command::new(env!("CARGO"));
+    command
+        .current_dir(dir)
+        .args(["build", "--offline"])
+        .args(features.iter().flat_map(|f| ["--features", f]))
+        // One target directory for every run of this test: the HTTP stack is compiled once.
+        .env(
+            "CARGO_TARGET_DIR",
+            common::root().join("target/live-build-probe"),
+        )
+        .env_remove("TAXONOMY_OFFLINE")
+        .env_remove("TAXONOMY_SITES")
+        .env_remove("TAXONOMY_SNAPSHOTS_DIR")
+        .env_remove("MARKETPLACE_ACCESS_TOKEN")
+        .env_remove("MARKETPLACE_CONFIG")
+        .env_remove("MARKETPLACE_ENV")
+        .env_remove("RUSTFLAGS")
+        .env("MARKETPLACE_BASE_URL", base_url)
+        .env("MARKETPLACE_AUTH_URL", base_url)
+        .env("MARKETPLACE_CLIENT_ID", fake.client_id())
+        .env("MARKETPLACE_CLIENT_SECRET", fake.client_secret());
+    for (name, value) in extra {
+        command.env(name, value);
+    }
+    command.output().unwrap()
+}
+
+fn run_probe() -> String {
+    let exe = common::root().join("target/live-build-probe/debug/live-build-probe");
+    let out = Command::new(exe).output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let mut tree = common::committed(SiteId::Us);
+    tree.categories.push(Category {
+        id: NEW_LEAF,
+        name: "Foldable Phones".into(),
+        parent: Some(15032),
+        leaf: true,
+        children: vec![],
+    });
+    tree.categories.sort_by_key(|c| c.id);
+    for c in &mut tree.categories {
+        if c.id == 15032 {
+            c.children.push(NEW_LEAF);
+        }
+    }
+    tree.meta.version = "135-live".into();
+    fake.set_tree(SiteId::Us, tree);
+
+    let probe = tempfile::tempdir().unwrap();
+    write_probe(probe.path());
+
+    // Live: the new leaf compiles, and the program's tables have it.
+    let out = cargo_build(probe.path(), &fake.base_url(), &fake, &[], &["new_leaf"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "live build failed:\n{stderr}");
+    assert_eq!(
+        run_probe().trim(),
+        "999001 Cell Phones & Accessories > Foldable Phones | 135-live"
+    );
+    assert!(stderr.contains("using the live tree"), "{stderr}");
+    // Two builds of taxonomy-data (the macro's and the program's), one download.
+    assert_eq!(fake.token_requests().len(), 1, "one application token");
+    let tree_requests = fake
+        .requests()
+        .iter()
+        .filter(|r| r.path.contains("category_tree"))
+        .count();
+    assert_eq!(tree_requests, 4, "one tree request per site");
+
+    // TAXONOMY_OFFLINE=1: the committed snapshot, which lacks the leaf.
+    let out = cargo_build(
+        probe.path(),
+        &fake.base_url(),
+        &fake,
+        &[("TAXONOMY_OFFLINE", "1")],
+        &["new_leaf"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "the offline build should reject the new leaf"
+    );
+    assert!(
+        stderr.contains("EBAY_US has no category 999001"),
+        "{stderr}"
+    );
+    assert_eq!(fake.token_requests().len(), 1, "no request when offline");
+
+    // The service down: the build succeeds from the snapshot, with a warning.
+    let down = {
+        let gone = FakeMarketplace::start(FakeConfig::default()).unwrap();
+        gone.base_url()
+    };
+    let out = cargo_build(probe.path(), &down, &fake, &[], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "the build must not fail because the network did:\n{stderr}"
+    );
+    assert!(stderr.contains("warning"), "{stderr}");
+    assert!(stderr.contains("using the committed snapshot"), "{stderr}");
+    assert_eq!(
+        run_probe().trim(),
+        "9355 Cell Phones & Accessories > Cell Phones & Smartphones | 134"
+    );
+}

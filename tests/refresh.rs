@@ -1,0 +1,175 @@
+//! `cargo run --bin snapshot -- refresh` against the fake marketplace over loopback: the
+//! snapshots are rewritten with a change summary, a fault in one site leaves every file
+//! untouched byte for byte, and `--check` tells stale from fresh.
+
+mod common;
+
+use std::process::{Command, Output};
+
+use fake_marketplace::taxonomy::{TREE_GET_PATH, tree_path};
+use fake_marketplace::{FakeConfig, FakeMarketplace, Fault};
+use marketplace_toolkit::site::SiteId;
+use marketplace_toolkit::snapshot;
+
+fn fake() -> FakeMarketplace {
+    FakeMarketplace::start(FakeConfig::default()).unwrap()
+}
+
+/// Runs `snapshot refresh ARGS --dir DIR` with credentials pointing at the fake.
+fn refresh(fake: &FakeMarketplace, dir: &std::path::Path, args: &[&str]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_snapshot"));
+    command
+        .arg("refresh")
+        .args(args)
+        .arg("--dir")
+        .arg(dir)
+        .env_remove("MARKETPLACE_ACCESS_TOKEN")
+        .env_remove("MARKETPLACE_CONFIG")
+        .env_remove("MARKETPLACE_ENV")
+        .env("MARKETPLACE_BASE_URL", fake.base_url())
+        .env("MARKETPLACE_AUTH_URL", fake.auth_url())
+        .env("MARKETPLACE_CLIENT_ID", fake.client_id())
+        .env("MARKETPLACE_CLIENT_SECRET", fake.client_secret());
+    command.output().unwrap()
+}
+
+fn text(output: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// The US tree without leaf 853 ("Canada Dry") and with 852 renamed.
+fn changed_us_tree() -> marketplace_toolkit::tree::CategoryTree {
+    let mut tree = common::committed(SiteId::Us);
+    tree.categories.retain(|c| c.id != 853);
+    for c in &mut tree.categories {
+        c.children.retain(|&k| k != 853);
+        if c.id == 852 {
+            c.name = "Fountain Drinks".into();
+        }
+    }
+    tree.meta.version = "135".into();
+    tree
+}
+
+#[test]
+fn refresh_rewrites_the_changed_snapshot_and_reports_the_changes() {
+    let fake = fake();
+    fake.set_tree(SiteId::Us, changed_us_tree());
+    let dir = common::copy_of_snapshots();
+    let before = common::dir_bytes(dir.path());
+    let out = refresh(&fake, dir.path(), &[]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("version 134 → 135"), "{stdout}");
+    assert!(stdout.contains("1 removed: 853"), "{stdout}");
+    assert!(stdout.contains("1 renamed: 852"), "{stdout}");
+    assert!(stdout.contains("wrote"), "{stdout}");
+    let written = snapshot::read(&dir.path().join("EBAY_US.json")).unwrap();
+    assert!(written.get(853).is_none());
+    assert_eq!(written.meta.version, "135");
+    assert!(
+        written.meta.source.contains(&fake.base_url()),
+        "{}",
+        written.meta.source
+    );
+    // The other three sites did not change, so their files keep their bytes (and dates).
+    let after = common::dir_bytes(dir.path());
+    for ((name, old), (_, new)) in before.iter().zip(&after) {
+        assert_eq!(old == new, name != "EBAY_US.json", "{name}");
+    }
+    // One application token for the whole refresh, one tree request per site.
+    assert_eq!(fake.token_requests().len(), 1);
+    assert_eq!(fake.requests_to(TREE_GET_PATH).len(), 4);
+}
+
+#[test]
+fn a_failed_site_leaves_every_snapshot_untouched() {
+    let fake = fake();
+    fake.set_tree(SiteId::Us, changed_us_tree());
+    // Germany answers a tree cut in the middle (decoding fails).
+    let body =
+        marketplace_toolkit::encode::encode_response(&fake.tree(SiteId::De), &fake.base_url());
+    fake.set_tree_body(SiteId::De, body[..body.len() / 2].to_vec());
+    let dir = common::copy_of_snapshots();
+    let before = common::dir_bytes(dir.path());
+    let out = refresh(&fake, dir.path(), &[]);
+    let (stdout, stderr) = text(&out);
+    assert!(!out.status.success(), "{stdout}\n{stderr}");
+    assert!(stderr.contains("EBAY_DE"), "{stderr}");
+    assert!(stderr.contains("nothing was written"), "{stderr}");
+    assert!(
+        common::dir_bytes(dir.path()) == before,
+        "a snapshot changed"
+    );
+}
+
+#[test]
+fn a_server_error_on_one_site_leaves_every_snapshot_untouched() {
+    let fake = fake();
+    fake.set_tree(SiteId::Us, changed_us_tree());
+    // With the documented path form each site has its own path: fail Australia's every time.
+    fake.fail_times(
+        &tree_path(15),
+        Fault::Status {
+            status: 503,
+            body: r#"{"errors":[{"errorId":2003,"domain":"ACCESS","category":"APPLICATION","message":"Internal error"}]}"#.into(),
+            headers: vec![],
+        },
+        100,
+    );
+    let dir = common::copy_of_snapshots();
+    let before = common::dir_bytes(dir.path());
+    let out = refresh(&fake, dir.path(), &["--documented-path"]);
+    let (stdout, stderr) = text(&out);
+    assert!(!out.status.success(), "{stdout}\n{stderr}");
+    assert!(stderr.contains("EBAY_AU: download failed"), "{stderr}");
+    assert!(
+        common::dir_bytes(dir.path()) == before,
+        "a snapshot changed"
+    );
+    // The US tree was fetched with the documented path form.
+    assert_eq!(fake.requests_to(&tree_path(0)).len(), 1);
+}
+
+#[test]
+fn check_fails_on_a_stale_snapshot_and_passes_on_a_fresh_one() {
+    let fake = fake();
+    let dir = common::copy_of_snapshots();
+    let before = common::dir_bytes(dir.path());
+    let out = refresh(&fake, dir.path(), &["--check"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("up to date"), "{stdout}");
+
+    fake.set_tree(SiteId::Us, changed_us_tree());
+    let out = refresh(&fake, dir.path(), &["--check", "--sites", "EBAY_US"]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(stderr.contains("stale"), "{stderr}");
+    assert!(stdout.contains("1 removed: 853"), "{stdout}");
+    assert!(common::dir_bytes(dir.path()) == before, "--check wrote");
+}
+
+#[test]
+fn without_credentials_it_says_what_to_set() {
+    let dir = common::copy_of_snapshots();
+    let out = Command::new(env!("CARGO_BIN_EXE_snapshot"))
+        .args(["refresh", "--dir"])
+        .arg(dir.path())
+        .env_remove("MARKETPLACE_CLIENT_ID")
+        .env_remove("MARKETPLACE_CLIENT_SECRET")
+        .env_remove("MARKETPLACE_ACCESS_TOKEN")
+        .env_remove("MARKETPLACE_CONFIG")
+        .env_remove("MARKETPLACE_BASE_URL")
+        .env_remove("MARKETPLACE_AUTH_URL")
+        .env_remove("MARKETPLACE_ENV")
+        .output()
+        .unwrap();
+    let (_, stderr) = text(&out);
+    assert!(!out.status.success());
+    assert!(stderr.contains("MARKETPLACE_CLIENT_ID"), "{stderr}");
+    assert!(stderr.contains("MARKETPLACE_CLIENT_SECRET"), "{stderr}");
+}
