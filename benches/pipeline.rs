@@ -1,0 +1,105 @@
+//! The snapshot pipeline, against baselines measured in the same run:
+//!
+//! - `us_tree`: decode + validate (+ generate) the US get-category-tree response (4.3 MB)
+//!   against `serde_json::from_slice` into a `serde_json::Value` of the same bytes;
+//! - `refresh`: the four sites fetched concurrently from the fake marketplace, each answering
+//!   after a random 2–5 s as the real service does, against one fetch that takes the slowest
+//!   5 s. Target: at most 1.3× that.
+//!
+//! Run with `cargo bench --bench pipeline`.
+
+use std::hint::black_box;
+use std::io::Read;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use fake_marketplace::{FakeConfig, FakeMarketplace};
+use marketplace_toolkit::codegen::{self, SiteData};
+use marketplace_toolkit::decode::{Provenance, decode_tree};
+use marketplace_toolkit::oauth::{ApplicationTokenProvider, Credentials, Endpoints, OAuthClient};
+use marketplace_toolkit::refresh;
+use marketplace_toolkit::site::SiteId;
+use marketplace_toolkit::taxonomy::{TaxonomyClient, TaxonomyConfig};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn us_response() -> Vec<u8> {
+    let file = std::fs::File::open(root().join("tests/fixtures/trees/0.json.gz")).unwrap();
+    let mut body = Vec::new();
+    flate2::read::GzDecoder::new(file).read_to_end(&mut body).unwrap();
+    body
+}
+
+fn provenance() -> Provenance {
+    Provenance {
+        language: "en-US".into(),
+        taken_at: "2026-01-02".into(),
+        source: "bench".into(),
+        note: None,
+    }
+}
+
+fn us_tree(c: &mut Criterion) {
+    let body = us_response();
+    let mut g = c.benchmark_group("us_tree");
+    g.throughput(Throughput::Bytes(body.len() as u64));
+    g.sample_size(20);
+    g.bench_function("serde_json_value", |b| {
+        b.iter(|| serde_json::from_slice::<serde_json::Value>(black_box(&body)).unwrap())
+    });
+    g.bench_function("decode_validate", |b| {
+        b.iter(|| decode_tree(black_box(&body), &provenance()).unwrap())
+    });
+    g.bench_function("decode_validate_generate", |b| {
+        b.iter(|| {
+            let tree = decode_tree(black_box(&body), &provenance()).unwrap();
+            codegen::generate(&[SiteData {
+                site: SiteId::Us,
+                tree: Some(&tree),
+            }])
+        })
+    });
+    g.finish();
+}
+
+fn client_for(fake: &FakeMarketplace) -> TaxonomyClient {
+    let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url()).unwrap();
+    let credentials = Credentials::new(fake.client_id(), fake.client_secret());
+    let oauth = OAuthClient::new(endpoints.clone(), credentials).unwrap();
+    let tokens = Arc::new(ApplicationTokenProvider::new(oauth));
+    TaxonomyClient::new(TaxonomyConfig::from_endpoints(&endpoints), tokens).unwrap()
+}
+
+fn refresh_four_sites(c: &mut Criterion) {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let client = client_for(&fake);
+    let snapshots = root().join("snapshots");
+    let mut g = c.benchmark_group("refresh");
+    g.sample_size(10);
+    g.measurement_time(Duration::from_secs(60));
+    g.warm_up_time(Duration::from_secs(1));
+    g.bench_function("slowest_single_fetch_5s", |b| {
+        fake.set_tree_delay(Some((Duration::from_secs(5), Duration::from_secs(5))));
+        b.iter(|| {
+            let body = client.fetch_tree_body(SiteId::Us, None).unwrap();
+            decode_tree(&body.bytes, &provenance()).unwrap()
+        })
+    });
+    g.bench_function("four_sites_concurrently_2_to_5s", |b| {
+        fake.set_tree_delay(Some((Duration::from_secs(2), Duration::from_secs(5))));
+        b.iter(|| {
+            let results =
+                refresh::fetch_and_prepare(&client, &SiteId::ALL, None, &snapshots, &|_, _| {});
+            assert!(results.iter().all(Result::is_ok));
+            results
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, us_tree, refresh_four_sites);
+criterion_main!(benches);
