@@ -30,7 +30,9 @@ fn root() -> PathBuf {
 fn us_response() -> Vec<u8> {
     let file = std::fs::File::open(root().join("tests/fixtures/trees/0.json.gz")).unwrap();
     let mut body = Vec::new();
-    flate2::read::GzDecoder::new(file).read_to_end(&mut body).unwrap();
+    flate2::read::GzDecoder::new(file)
+        .read_to_end(&mut body)
+        .unwrap();
     body
 }
 

@@ -27,7 +27,7 @@ use crate::tree::{CategoryTree, ROOT_ID};
 /// assert_eq!(decode::decode_tree(&body, &provenance).unwrap(), tree);
 /// ```
 pub fn encode_response(tree: &CategoryTree, base_url: &str) -> Vec<u8> {
-    let root = node(tree, ROOT_ID, 0, base_url).unwrap_or(Value::Null);
+    let root = encode_node(tree, ROOT_ID, 0, base_url).unwrap_or(Value::Null);
     let body = json!({
         "categoryTreeId": tree.meta.tree_id.to_string(),
         "categoryTreeVersion": tree.meta.version,
@@ -37,7 +37,10 @@ pub fn encode_response(tree: &CategoryTree, base_url: &str) -> Vec<u8> {
     serde_json::to_vec(&body).expect("a JSON value always serializes")
 }
 
-fn node(tree: &CategoryTree, id: u32, level: u32, base_url: &str) -> Option<Value> {
+/// Renders category `id` and everything below it as a node of the response shape, at depth
+/// `level` (the root is at 0); `None` when the tree has no such category. The fake's
+/// get-category-subtree answer uses it too.
+pub fn encode_node(tree: &CategoryTree, id: u32, level: u32, base_url: &str) -> Option<Value> {
     let c = tree.get(id)?;
     let mut map = Map::new();
     map.insert(
@@ -49,7 +52,7 @@ fn node(tree: &CategoryTree, id: u32, level: u32, base_url: &str) -> Option<Valu
         let children: Vec<Value> = c
             .children
             .iter()
-            .filter_map(|&k| node(tree, k, level + 1, base_url))
+            .filter_map(|&k| encode_node(tree, k, level + 1, base_url))
             .collect();
         map.insert("childCategoryTreeNodes".into(), Value::Array(children));
     }

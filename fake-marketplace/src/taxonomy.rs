@@ -494,36 +494,6 @@ fn category_param(request: &Request, tree: &CategoryTree) -> Result<u32, Respons
     Ok(id)
 }
 
-fn node(state: &FakeState, tree: &CategoryTree, id: u32, level: usize) -> Value {
-    let Some(c) = tree.get(id) else {
-        return Value::Null;
-    };
-    let mut map = serde_json::Map::new();
-    map.insert(
-        "category".into(),
-        json!({"categoryId": c.id.to_string(), "categoryName": c.name}),
-    );
-    map.insert("categoryTreeNodeLevel".into(), json!(level));
-    if !c.children.is_empty() {
-        let children: Vec<Value> = c
-            .children
-            .iter()
-            .map(|&k| node(state, tree, k, level + 1))
-            .collect();
-        map.insert("childCategoryTreeNodes".into(), Value::Array(children));
-    }
-    if c.leaf {
-        map.insert("leafCategoryTreeNode".into(), Value::Bool(true));
-    }
-    if let Some(p) = c.parent {
-        map.insert(
-            "parentCategoryTreeNodeHref".into(),
-            json!(subtree_href(state, tree.meta.tree_id, p)),
-        );
-    }
-    Value::Object(map)
-}
-
 fn subtree(request: &Request, state: &FakeState) -> Response {
     let site = match guard(request, state, request.param("id")) {
         Ok(site) => site,
@@ -541,7 +511,8 @@ fn subtree(request: &Request, state: &FakeState) -> Response {
     Response::json(
         200,
         &json!({
-            "categorySubtreeNode": node(state, &tree, id, level),
+            "categorySubtreeNode": marketplace_toolkit::encode::encode_node(&tree, id, level as u32, state.base_url())
+                .unwrap_or(Value::Null),
             "categoryTreeId": site.tree_id().to_string(),
             "categoryTreeVersion": tree.meta.version,
         }),

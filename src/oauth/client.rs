@@ -223,12 +223,7 @@ impl OAuthClient {
             .send()
             .map_err(|e| transport_error(&e))?;
         let status = response.status().as_u16();
-        let retry_after = response
-            .headers()
-            .get(RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .map(Duration::from_secs);
+        let retry_after = retry_after(response.headers());
         let bytes = Zeroizing::new(response.bytes().map_err(|e| transport_error(&e))?.to_vec());
 
         let encoded_basic = authorization.trim_start_matches("Basic ").to_owned();
@@ -402,4 +397,13 @@ fn transport_error(e: &reqwest::Error) -> OAuthError {
     } else {
         OAuthError::Transport { message }
     }
+}
+
+/// The `Retry-After` of an answer, in seconds (the HTTP-date form is not read).
+pub(crate) fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    headers
+        .get(RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(Duration::from_secs)
 }

@@ -78,7 +78,7 @@
 //! assert_eq!(format!("{s:?} {s}"), "ClientSecret([redacted]) [redacted]");
 //! ```
 
-mod client;
+pub(crate) mod client;
 mod config;
 mod consent;
 mod error;

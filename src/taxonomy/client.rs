@@ -3,11 +3,8 @@
 
 use std::io::Read as _;
 use std::sync::Arc;
-use std::time::Duration;
 
-use reqwest::header::{
-    ACCEPT, ACCEPT_ENCODING, ACCEPT_LANGUAGE, AUTHORIZATION, HeaderValue, RETRY_AFTER,
-};
+use reqwest::header::{ACCEPT, ACCEPT_ENCODING, ACCEPT_LANGUAGE, AUTHORIZATION, HeaderValue};
 use serde::de::DeserializeOwned;
 use url::Url;
 
@@ -350,12 +347,7 @@ impl TaxonomyClient {
                 }
             })?;
         let status = response.status().as_u16();
-        let retry_after = response
-            .headers()
-            .get(RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .map(Duration::from_secs);
+        let retry_after = crate::oauth::client::retry_after(response.headers());
 
         if (200..300).contains(&status) {
             let bytes = read_limited(&mut response, self.config.max_body_bytes, &at)?;
