@@ -4,7 +4,12 @@
 //!
 //! - live: the new leaf compiles and the program sees it;
 //! - `TAXONOMY_OFFLINE=1`: the committed snapshot is used, so the new leaf is a compile error;
-//! - the fake down: the build succeeds from the snapshot and prints a warning.
+//! - the fake down: the build succeeds from the snapshot and prints a warning;
+//! - `live` on taxonomy-data only: the macro's build of taxonomy-data follows (build
+//!   dependencies share features), so the new leaf still compiles from the cached download.
+//!
+//! What happens when the two builds do see different trees is pinned by the trybuild case
+//! `tests/ui/fail_fingerprint_mismatch.rs`.
 
 mod common;
 
@@ -40,10 +45,11 @@ publish = false
 
 [dependencies]
 taxonomy-data = {{ path = {data:?}, features = ["live"] }}
-taxonomy-macros = {{ path = {macros:?}, features = ["live"] }}
+taxonomy-macros = {{ path = {macros:?} }}
 
 [features]
 new_leaf = []
+macros_live = ["taxonomy-macros/live"]
 
 [workspace]
 "#,
@@ -122,7 +128,13 @@ fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
     write_probe(probe.path());
 
     // Live: the new leaf compiles, and the program's tables have it.
-    let out = cargo_build(probe.path(), &fake.base_url(), &fake, &[], &["new_leaf"]);
+    let out = cargo_build(
+        probe.path(),
+        &fake.base_url(),
+        &fake,
+        &[],
+        &["new_leaf", "macros_live"],
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "live build failed:\n{stderr}");
     assert_eq!(
@@ -139,13 +151,24 @@ fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
         .count();
     assert_eq!(tree_requests, 4, "one tree request per site");
 
+    // `live` on the data only: both builds still use the (cached) live tree.
+    let out = cargo_build(probe.path(), &fake.base_url(), &fake, &[], &["new_leaf"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(run_probe().starts_with("999001 "));
+    assert_eq!(
+        fake.token_requests().len(),
+        1,
+        "the cached download is reused"
+    );
+
     // TAXONOMY_OFFLINE=1: the committed snapshot, which lacks the leaf.
     let out = cargo_build(
         probe.path(),
         &fake.base_url(),
         &fake,
         &[("TAXONOMY_OFFLINE", "1")],
-        &["new_leaf"],
+        &["new_leaf", "macros_live"],
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -163,7 +186,7 @@ fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
         let gone = FakeMarketplace::start(FakeConfig::default()).unwrap();
         gone.base_url()
     };
-    let out = cargo_build(probe.path(), &down, &fake, &[], &[]);
+    let out = cargo_build(probe.path(), &down, &fake, &[], &["macros_live"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success(),
