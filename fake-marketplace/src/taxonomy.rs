@@ -336,7 +336,10 @@ fn tree(request: &Request, state: &FakeState) -> Response {
         Ok(site) => site,
         Err(denied) => return denied,
     };
-    if let Some((min, max)) = *lock(&state.taxonomy.delay) {
+    // Copy the setting out first: the guard must not be held while sleeping, or concurrent
+    // tree requests would queue behind each other.
+    let delay = *lock(&state.taxonomy.delay);
+    if let Some((min, max)) = delay {
         std::thread::sleep(pseudo_random(min, max));
     }
     let gzip = request
