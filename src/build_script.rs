@@ -54,14 +54,18 @@ pub enum LiveDecision {
 ///
 /// ```
 /// use marketplace_toolkit::build_script::{live_decision, LiveDecision};
-/// let env = |pairs: &'static [(&'static str, &'static str)]| {
-///     move |name: &str| pairs.iter().find(|p| p.0 == name).map(|p| p.1.to_string())
-/// };
+/// fn env(pairs: &'static [(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+///     move |name| pairs.iter().find(|p| p.0 == name).map(|p| p.1.to_string())
+/// }
 /// assert!(matches!(live_decision(env(&[]), true), LiveDecision::Offline { warn: false, .. }));
-/// let creds = [("MARKETPLACE_CLIENT_ID", "id"), ("MARKETPLACE_CLIENT_SECRET", "s")];
-/// assert_eq!(live_decision(env(&creds), true), LiveDecision::Live);
-/// let offline = [("MARKETPLACE_ACCESS_TOKEN", "t"), ("TAXONOMY_OFFLINE", "1")];
-/// assert!(matches!(live_decision(env(&offline), true), LiveDecision::Offline { .. }));
+/// const CREDS: &[(&str, &str)] = &[("MARKETPLACE_CLIENT_ID", "id"), ("MARKETPLACE_CLIENT_SECRET", "s")];
+/// assert_eq!(live_decision(env(CREDS), true), LiveDecision::Live);
+/// // Credentials but no HTTP stack compiled in: offline, with a warning.
+/// assert!(matches!(live_decision(env(CREDS), false), LiveDecision::Offline { warn: true, .. }));
+/// const OFFLINE: &[(&str, &str)] = &[("MARKETPLACE_ACCESS_TOKEN", "t"), ("TAXONOMY_OFFLINE", "1")];
+/// assert!(matches!(live_decision(env(OFFLINE), true), LiveDecision::Offline { .. }));
+/// const DOCS_RS: &[(&str, &str)] = &[("MARKETPLACE_ACCESS_TOKEN", "t"), ("DOCS_RS", "1")];
+/// assert!(matches!(live_decision(env(DOCS_RS), true), LiveDecision::Offline { .. }));
 /// ```
 pub fn live_decision(lookup: impl Fn(&str) -> Option<String>, live_compiled: bool) -> LiveDecision {
     let set = |name: &str| lookup(name).is_some_and(|v| !v.trim().is_empty());
