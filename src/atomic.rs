@@ -29,11 +29,15 @@ pub fn write_atomic(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<
     let file_name = path
         .file_name()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no file name"))?;
+    // Unique per process, thread and call, so concurrent writers never share a temporary file.
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let mut tmp_name = std::ffi::OsString::from(".");
     tmp_name.push(file_name);
-    tmp_name.push(format!(".tmp.{}", std::process::id()));
+    tmp_name.push(format!(".tmp.{}.{call}", std::process::id()));
     let tmp = dir.join(tmp_name);
 
+    let mut created = false;
     let result = (|| {
         let mut options = OpenOptions::new();
         options.write(true).create_new(true);
@@ -45,6 +49,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<
         #[cfg(not(unix))]
         let _ = mode;
         let mut file = options.open(&tmp)?;
+        created = true;
         file.write_all(bytes)?;
         file.sync_all()?;
         drop(file);
@@ -55,7 +60,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<
         }
         Ok(())
     })();
-    if result.is_err() {
+    // Only a temporary file this call created is removed.
+    if result.is_err() && created {
         let _ = fs::remove_file(&tmp);
     }
     result

@@ -227,6 +227,9 @@ pub fn run() -> Result<(), BuildError> {
     for name in LIVE_ENV {
         println!("cargo:rerun-if-env-changed={name}");
     }
+    if let Some(config) = std::env::var_os("MARKETPLACE_CONFIG").filter(|c| !c.is_empty()) {
+        println!("cargo:rerun-if-changed={}", PathBuf::from(config).display());
+    }
     let snapshots_dir = match std::env::var_os(SNAPSHOTS_DIR_ENV) {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
         _ => manifest_dir.join("..").join("snapshots"),
@@ -244,7 +247,7 @@ pub fn run() -> Result<(), BuildError> {
         LiveDecision::Live => live_trees(&selected, &snapshots_dir, &out_dir),
         LiveDecision::Offline { reason, warn } => {
             if warn {
-                println!("cargo:warning=taxonomy-data: using the committed snapshots: {reason}");
+                self::warn(&format!("using the committed snapshots: {reason}"));
             }
             Vec::new()
         }
@@ -272,17 +275,17 @@ fn live_trees(
             .filter_map(|(site, result)| match result {
                 Ok(tree) => Some((site, tree)),
                 Err(reason) => {
-                    println!(
-                        "cargo:warning=taxonomy-data: {site}: the live tree could not be used ({reason}); using the committed snapshot"
-                    );
+                    warn(&format!(
+                        "{site}: the live tree could not be used ({reason}); using the committed snapshot"
+                    ));
                     None
                 }
             })
             .collect(),
         Err(reason) => {
-            println!(
-                "cargo:warning=taxonomy-data: the live trees could not be downloaded ({reason}); using the committed snapshots"
-            );
+            warn(&format!(
+                "the live trees could not be downloaded ({reason}); using the committed snapshots"
+            ));
             Vec::new()
         }
     }
@@ -296,9 +299,16 @@ fn live_trees(_: &[SiteId], _: &Path, _: &Path) -> Vec<(SiteId, CategoryTree)> {
 #[cfg(feature = "live")]
 mod live {
     //! The download, and its cache in the target directory.
+    //!
+    //! Both builds of taxonomy-data (the macro's and the program's) run this with the same
+    //! settings, so they share one cache entry: the first takes an OS file lock, downloads,
+    //! and records for every site either its tree or why it failed; the other waits for the
+    //! lock and reads the record. So the two builds always use the same trees, even when the
+    //! network fails half-way.
 
+    use std::fs::File;
     use std::path::{Path, PathBuf};
-    use std::time::{Duration, Instant, SystemTime};
+    use std::time::Duration;
 
     use crate::oauth::OAuthConfig;
     use crate::refresh;
@@ -309,8 +319,9 @@ mod live {
 
     type Results = Vec<(SiteId, Result<CategoryTree, String>)>;
 
-    /// How long a build waits for another build's download of the same trees.
-    const LOCK_WAIT: Duration = Duration::from_secs(180);
+    /// How long a failed download is remembered: long enough for the other build of
+    /// taxonomy-data to fall back the same way, short enough that a later build tries again.
+    const FAILURE_MEMORY: Duration = Duration::from_secs(15 * 60);
 
     pub(super) fn fetch(
         selected: &[SiteId],
@@ -318,51 +329,88 @@ mod live {
         out_dir: &Path,
     ) -> Result<Results, String> {
         let oauth = OAuthConfig::from_env().map_err(|e| e.to_string())?;
-        let config = TaxonomyConfig::from_oauth_config(&oauth);
+        // A build must not hang on the network: short time-outs, one retry, short waits.
+        let config = TaxonomyConfig::from_oauth_config(&oauth)
+            .with_connect_timeout(Duration::from_secs(10))
+            .with_timeout(Duration::from_secs(60))
+            .with_max_retries(1)
+            .with_backoff(Duration::from_millis(500), Duration::from_secs(2))
+            .with_max_retry_after(Duration::from_secs(10));
         let key = cache_key(config.base_url.as_ref());
         let cache = cache_dir(out_dir).join(format!("{key:016x}"));
         std::fs::create_dir_all(&cache).map_err(|e| format!("{}: {e}", cache.display()))?;
-        let _lock = Lock::acquire(&cache.join("lock"))?;
+        // Held until the end of this function; the OS releases it if the build dies.
+        let lock =
+            File::create(cache.join("lock")).map_err(|e| format!("{}: {e}", cache.display()))?;
+        lock.lock()
+            .map_err(|e| format!("{}: {e}", cache.display()))?;
+
         let mut results = Vec::new();
         let mut missing = Vec::new();
         for &site in selected {
-            match snapshot::read(&cache.join(site.snapshot_file_name())) {
-                Ok(tree) => results.push((site, Ok(tree))),
-                Err(_) => missing.push(site),
+            let failed = cache.join(format!("{}.failed", site.marketplace_id()));
+            let recent = std::fs::metadata(&failed)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age < FAILURE_MEMORY);
+            if recent && let Ok(reason) = std::fs::read_to_string(&failed) {
+                results.push((site, Err(reason)));
+                continue;
+            }
+            let _ = std::fs::remove_file(&failed);
+            match cached_tree(&cache, site) {
+                Some(tree) => results.push((site, Ok(tree))),
+                None => missing.push(site),
             }
         }
         if missing.is_empty() {
             return Ok(results);
         }
-        let tokens = oauth
-            .application_token_source()
-            .map_err(|e| e.to_string())?;
-        let client = TaxonomyClient::new(config, tokens).map_err(|e| e.to_string())?;
-        for (site, result) in missing.iter().copied().zip(refresh::fetch_and_prepare(
-            &client,
-            &missing,
-            None,
-            snapshots_dir,
-            &|_, _| {},
-        )) {
+        let fetched = match oauth.application_token_source() {
+            Ok(tokens) => match TaxonomyClient::new(config, tokens) {
+                Ok(client) => {
+                    refresh::fetch_and_prepare(&client, &missing, None, snapshots_dir, &|_, _| {})
+                        .into_iter()
+                        .map(|r| r.map_err(|e| e.to_string()))
+                        .collect()
+                }
+                Err(e) => vec![Err(e.to_string()); missing.len()],
+            },
+            Err(e) => vec![Err(e.to_string()); missing.len()],
+        };
+        for (site, result) in missing.iter().copied().zip(fetched) {
             match result {
                 Ok(prepared) => {
                     if prepared.content_changed
                         && let Some(diff) = &prepared.diff
                     {
-                        println!(
-                            "cargo:warning=taxonomy-data: {site}: using the live tree, which differs from the committed snapshot ({}); refresh it with `cargo run --bin snapshot -- refresh`",
-                            diff.to_string().trim().replace('\n', "; ")
-                        );
+                        super::warn(&format!(
+                            "{site}: using the live tree, which differs from the committed snapshot ({}); refresh it with `cargo run --bin snapshot -- refresh`",
+                            diff.to_string().trim()
+                        ));
                     }
-                    // Cached for the other build of taxonomy-data and for rebuilds.
                     let _ = snapshot::write(&cache.join(site.snapshot_file_name()), &prepared.tree);
                     results.push((site, Ok(prepared.tree)));
                 }
-                Err(e) => results.push((site, Err(e.to_string()))),
+                Err(reason) => {
+                    // Recorded, so the other build of taxonomy-data falls back the same way.
+                    let _ = crate::atomic::write_atomic(
+                        &cache.join(format!("{}.failed", site.marketplace_id())),
+                        reason.as_bytes(),
+                        None,
+                    );
+                    results.push((site, Err(reason)));
+                }
             }
         }
+        drop(lock);
         Ok(results)
+    }
+
+    /// A cached tree of `site`, if there is one and it is that site's.
+    fn cached_tree(cache: &Path, site: SiteId) -> Option<CategoryTree> {
+        super::snapshot_tree(site, cache).ok()
     }
 
     /// FNV-1a over everything that selects what is downloaded (never the secret itself).
@@ -393,43 +441,15 @@ mod live {
             .unwrap_or(out_dir);
         target.join("taxonomy-live")
     }
+}
 
-    /// A lock file, so that concurrent builds download once.
-    struct Lock(PathBuf);
-
-    impl Lock {
-        fn acquire(path: &Path) -> Result<Lock, String> {
-            let start = Instant::now();
-            loop {
-                match std::fs::OpenOptions::new()
-                    .write(true)
-                    .create_new(true)
-                    .open(path)
-                {
-                    Ok(_) => return Ok(Lock(path.to_path_buf())),
-                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                        let stale = std::fs::metadata(path)
-                            .and_then(|m| m.modified())
-                            .ok()
-                            .and_then(|t| SystemTime::now().duration_since(t).ok())
-                            .is_some_and(|age| age > LOCK_WAIT * 2);
-                        if stale {
-                            let _ = std::fs::remove_file(path);
-                        } else if start.elapsed() > LOCK_WAIT {
-                            return Err(format!("{} is held by another build", path.display()));
-                        } else {
-                            std::thread::sleep(Duration::from_millis(200));
-                        }
-                    }
-                    Err(e) => return Err(format!("{}: {e}", path.display())),
-                }
-            }
-        }
-    }
-
-    impl Drop for Lock {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_file(&self.0);
-        }
-    }
+/// Prints a `cargo:warning`, on one line: text from a server must not end the warning and
+/// start a `cargo:` directive of its own.
+fn warn(message: &str) {
+    let one_line: String = message
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(1000)
+        .collect();
+    println!("cargo:warning=taxonomy-data: {one_line}");
 }

@@ -171,17 +171,22 @@ pub fn decode_tree(body: &[u8], provenance: &Provenance) -> Result<CategoryTree,
     let version = wire
         .category_tree_version
         .ok_or_else(|| field("the response", "categoryTreeVersion", "missing".into()))?;
-    let marketplace_id = wire
-        .applicable_marketplace_ids
-        .into_iter()
-        .next()
-        .ok_or_else(|| {
-            field(
-                "the response",
-                "applicableMarketplaceIds",
-                "missing or empty".into(),
-            )
-        })?;
+    // A tree may serve several marketplaces: prefer the one of the tree's own site.
+    let own = crate::site::SiteId::from_tree_id(tree_id).map(|s| s.marketplace_id());
+    let marketplace_id = match own {
+        Some(own) if wire.applicable_marketplace_ids.iter().any(|m| m == own) => own.to_string(),
+        _ => wire
+            .applicable_marketplace_ids
+            .into_iter()
+            .next()
+            .ok_or_else(|| {
+                field(
+                    "the response",
+                    "applicableMarketplaceIds",
+                    "missing or empty".into(),
+                )
+            })?,
+    };
     let root = wire
         .root_category_node
         .ok_or_else(|| field("the response", "rootCategoryNode", "missing".into()))?;

@@ -10,6 +10,10 @@ use std::fmt;
 /// Id of the tree's root node. The root is not a listable category.
 pub const ROOT_ID: u32 = 0;
 
+/// The deepest level a category may have (real trees are at most 6 deep); the generated
+/// tables and their iterators rely on it.
+pub const MAX_LEVEL: usize = 32;
+
 /// One category of a flat tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Category {
@@ -135,6 +139,16 @@ pub enum TreeError {
         /// The cycle, as `a → b → a`.
         chain: String,
     },
+    /// A category is deeper than [`MAX_LEVEL`].
+    #[error(
+        "category {id}: at level {level}, deeper than {MAX_LEVEL} (rule: at most {MAX_LEVEL} levels)"
+    )]
+    TooDeep {
+        /// The category.
+        id: u32,
+        /// Its level.
+        level: usize,
+    },
     /// A category flagged leaf has children.
     #[error(
         "category {id}: flagged leaf but has {children} children (rule: leaf exactly when no children)"
@@ -155,7 +169,7 @@ pub enum TreeError {
     },
     /// A name is empty or would make paths ambiguous.
     #[error(
-        "category {id}: name {name:?} {problem} (rule: names are non-empty and contain no \" > \")"
+        "category {id}: name {name:?} {problem} (rule: names are non-empty and contain no `>`)"
     )]
     BadName {
         /// The category.
@@ -181,6 +195,7 @@ impl TreeError {
             | TreeError::NotListedByParent { id, .. }
             | TreeError::RepeatedChild { id, .. }
             | TreeError::Cycle { id, .. }
+            | TreeError::TooDeep { id, .. }
             | TreeError::LeafWithChildren { id, .. }
             | TreeError::NonLeafWithoutChildren { id }
             | TreeError::BadName { id, .. } => Some(*id),
@@ -204,7 +219,8 @@ impl fmt::Display for ParentName {
 impl CategoryTree {
     /// Checks every structural rule: ids unique and sorted, exactly one root (id 0), every
     /// parent and child exists, parent and child agree, no cycles, leaf exactly when there are
-    /// no children, names non-empty and free of the path separator `" > "`.
+    /// no children, at most [`MAX_LEVEL`] levels, names non-empty and free of the path
+    /// separator `>`.
     ///
     /// The first violation found is returned; it names the category and the rule.
     pub fn validate(&self) -> Result<(), TreeError> {
@@ -252,11 +268,11 @@ impl CategoryTree {
                         problem: "is empty",
                     });
                 }
-                if c.name.contains(" > ") {
+                if c.name.contains('>') {
                     return Err(TreeError::BadName {
                         id: c.id,
                         name: c.name.clone(),
-                        problem: "contains the path separator",
+                        problem: "contains the path separator `>`",
                     });
                 }
             }
@@ -299,14 +315,20 @@ impl CategoryTree {
         // Parents and children agree and every non-root has a parent, so a category that the
         // root does not reach sits on (or hangs below) a cycle of parents.
         let mut reached = vec![false; cats.len()];
-        let mut stack = vec![index[&ROOT_ID]];
+        let mut stack = vec![(index[&ROOT_ID], 0_usize)];
         reached[index[&ROOT_ID]] = true;
-        while let Some(i) = stack.pop() {
+        while let Some((i, level)) = stack.pop() {
+            if level > MAX_LEVEL {
+                return Err(TreeError::TooDeep {
+                    id: cats[i].id,
+                    level,
+                });
+            }
             for child in &cats[i].children {
                 let k = index[child];
                 if !reached[k] {
                     reached[k] = true;
-                    stack.push(k);
+                    stack.push((k, level + 1));
                 }
             }
         }

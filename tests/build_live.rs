@@ -198,4 +198,28 @@ fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
         run_probe().trim(),
         "9355 Cell Phones & Accessories > Cell Phones & Smartphones | 134"
     );
+
+    // One site broken on the service: that site falls back for both builds of taxonomy-data
+    // (the failure is recorded for the other build), the others are live, the build succeeds.
+    let half = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    half.set_tree_body(
+        SiteId::Us,
+        b"{\"categoryTreeId\": \"0\", \"rootCat".to_vec(),
+    );
+    let out = cargo_build(probe.path(), &half.base_url(), &half, &[], &["macros_live"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("EBAY_US: the live tree could not be used"),
+        "{stderr}"
+    );
+    assert!(
+        run_probe().trim().ends_with("| 134"),
+        "US from the snapshot"
+    );
+    assert_eq!(
+        half.token_requests().len(),
+        1,
+        "one download for both builds"
+    );
 }

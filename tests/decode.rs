@@ -191,3 +191,10 @@ fn malformed_and_truncated_json_is_an_error_with_a_position() {
     let m = message("<html>503 Service Unavailable</html>");
     assert!(m.starts_with("the response is not a category tree"), "{m}");
 }
+
+#[test]
+fn a_tree_serving_several_marketplaces_is_named_after_its_own_site() {
+    let body = r#"{"categoryTreeId":"0","categoryTreeVersion":"9","applicableMarketplaceIds":["EBAY_MOTORS_US","EBAY_US"],
+        "rootCategoryNode":{"categoryId":"0","categoryName":"Root","childCategoryTreeNodes":[{"categoryId":"1","categoryName":"A","leafCategory":true}]}}"#;
+    assert_eq!(decode(body).unwrap().meta.marketplace_id, "EBAY_US");
+}

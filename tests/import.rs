@@ -139,3 +139,28 @@ fn verify_checks_every_committed_snapshot() {
         assert!(stdout.contains(line), "{line} missing from {stdout}");
     }
 }
+
+#[test]
+fn two_files_of_one_site_are_refused() {
+    let dir = common::copy_of_snapshots();
+    let before = common::dir_bytes(dir.path());
+    let tree = common::committed(SiteId::Au);
+    let a = dir.path().join("a.json");
+    let b = dir.path().join("b.json");
+    std::fs::write(&a, encode_response(&tree, "http://127.0.0.1:1")).unwrap();
+    std::fs::write(&b, encode_response(&tree, "http://127.0.0.1:1")).unwrap();
+    let out = snapshot_bin()
+        .args(["import", "--taken-at", "2030-01-01"])
+        .arg(&a)
+        .arg(&b)
+        .arg("--dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("both trees of EBAY_AU"), "{stderr}");
+    std::fs::remove_file(&a).unwrap();
+    std::fs::remove_file(&b).unwrap();
+    assert!(common::dir_bytes(dir.path()) == before);
+}

@@ -298,3 +298,55 @@ fn rendering_is_the_inverse_of_parsing() {
     let tree = snapshot::parse(&text, Path::new("EBAY_US.json")).unwrap();
     assert!(snapshot::to_string(&tree) == text);
 }
+
+#[test]
+fn a_name_with_the_path_separator() {
+    let text = replace_line(
+        &us_snapshot(),
+        9355,
+        r#"{"id":9355,"name":"Phones > Smart","parent":15032,"leaf":true,"children":[]}"#,
+    );
+    let err = load_err(&text);
+    assert_names(&err, 9355, "contain no `>`");
+}
+
+#[test]
+fn a_tree_deeper_than_the_limit() {
+    use marketplace_toolkit::tree::{Category, CategoryTree, MAX_LEVEL, TreeMeta};
+    // A chain 0 → 1 → 2 → … one level deeper than allowed.
+    let depth = MAX_LEVEL as u32 + 1;
+    let categories: Vec<Category> = (0..=depth)
+        .map(|id| Category {
+            id,
+            name: if id == 0 {
+                "Root".into()
+            } else {
+                format!("Level {id}")
+            },
+            parent: id.checked_sub(1),
+            leaf: id == depth,
+            children: if id == depth { vec![] } else { vec![id + 1] },
+        })
+        .collect();
+    let tree = CategoryTree {
+        meta: TreeMeta {
+            tree_id: 0,
+            marketplace_id: "EBAY_US".into(),
+            language: "en-US".into(),
+            version: "1".into(),
+            taken_at: "2026-01-01".into(),
+            source: "test".into(),
+            note: None,
+        },
+        categories,
+    };
+    let err = tree.validate().unwrap_err();
+    assert_eq!(
+        err,
+        TreeError::TooDeep {
+            id: depth,
+            level: depth as usize
+        }
+    );
+    assert!(err.to_string().contains("at most 32 levels"), "{err}");
+}

@@ -148,6 +148,12 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 };
                 let p = pipeline::prepare(&body, &origin, &provenance, &cli.dir)
                     .map_err(|e| e.to_string())?;
+                if let Some(other) = prepared.iter().find(|q: &&Prepared| q.site == p.site) {
+                    return Err(format!(
+                        "{origin} and an earlier file are both trees of {}: import one per site",
+                        other.site
+                    ));
+                }
                 prepared.push(p);
             }
             // Every file decoded and validated: only now does anything touch the disk.

@@ -428,8 +428,9 @@ impl fmt::Display for Category {
     }
 }
 
-/// The deepest tree the depth-first walk supports; real trees are at most 6 deep.
-const MAX_DEPTH: usize = 32;
+/// The deepest tree the depth-first walk supports (the toolkit's validation refuses deeper
+/// trees); real trees are at most 6 deep.
+const MAX_DEPTH: usize = 33;
 
 struct Descendants {
     site: Site,
@@ -624,7 +625,7 @@ impl LeafCategory {
     pub const fn __checked_by_macro(site: Site, id: u32, fingerprint: u64) -> LeafCategory {
         if site.fingerprint() != fingerprint {
             panic!(
-                "category!: the macro checked this id against another category tree than the one compiled into taxonomy-data: the two builds of taxonomy-data (the macro's and the program's) saw different trees. Enable the `live` feature on both taxonomy-data and taxonomy-macros (or on neither), or build with TAXONOMY_OFFLINE=1 to use the committed snapshots."
+                "category!: the macro checked this id against another category tree than the one compiled into taxonomy-data: the two builds of taxonomy-data (the macro's and the program's) saw different trees. Delete target/taxonomy-live and build again, or build with TAXONOMY_OFFLINE=1 to use the committed snapshots."
             );
         }
         match LeafCategory::new(site, id) {
