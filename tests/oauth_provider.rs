@@ -298,10 +298,10 @@ fn token_source_from_config() {
     assert_eq!(fake.token_requests().len(), 1);
 }
 
-fn consented_user(
+fn consented_user<S: RefreshTokenStore + 'static>(
     fake: &FakeMarketplace,
     clock: &Arc<ManualClock>,
-    store: Arc<MemoryStore>,
+    store: Arc<S>,
     scopes: &ScopeSet,
 ) -> UserTokenProvider {
     let client = Arc::new(client(fake));
@@ -435,4 +435,110 @@ fn revoked_consent_and_missing_tokens_say_to_run_consent() {
         .unwrap_err();
     assert!(matches!(err, OAuthError::RefreshTokenExpired { .. }));
     assert_eq!(fake.token_requests().len(), before);
+}
+
+#[test]
+fn absurd_lifetimes_from_the_server_do_not_panic() {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    fake.route("POST", TOKEN_PATH, |_, _| {
+        fake_marketplace::Response::json(
+            200,
+            &serde_json::json!({
+                "access_token": "v^1.1#forever",
+                "expires_in": u64::MAX,
+                "token_type": "Application Access Token",
+            }),
+        )
+    });
+    let clock = Arc::new(ManualClock::new(SystemTime::now()));
+    let provider = app_provider(&fake, &clock);
+    let token = provider.access_token().unwrap();
+    assert_eq!(token.secret(), "v^1.1#forever");
+    // Capped at ten years: still cached a year later, one request in all.
+    clock.advance(Duration::from_secs(365 * 86_400));
+    provider.access_token().unwrap();
+    assert_eq!(fake.token_requests().len(), 1);
+
+    // A 429 with an absurd Retry-After on a renewal is capped too.
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let clock = Arc::new(ManualClock::new(SystemTime::now()));
+    let provider = app_provider(&fake, &clock);
+    provider.access_token().unwrap();
+    clock.advance(Duration::from_secs(7200 - 60));
+    fake.fail_next(
+        TOKEN_PATH,
+        Fault::TooManyRequests {
+            retry_after_secs: u64::MAX,
+        },
+    );
+    // The old token is still valid: it is handed out and the failure reported.
+    assert!(provider.access_token().is_ok());
+}
+
+/// A store whose saves can be made to fail (a full disk, a read-only volume).
+struct FlakyStore {
+    inner: MemoryStore,
+    fail_saves: std::sync::atomic::AtomicBool,
+}
+
+impl RefreshTokenStore for FlakyStore {
+    fn load(
+        &self,
+        account: &str,
+    ) -> Result<Option<marketplace_toolkit::oauth::StoredRefreshToken>, OAuthError> {
+        self.inner.load(account)
+    }
+    fn save(
+        &self,
+        account: &str,
+        token: &marketplace_toolkit::oauth::StoredRefreshToken,
+    ) -> Result<(), OAuthError> {
+        if self.fail_saves.load(Ordering::SeqCst) {
+            return Err(OAuthError::Store(
+                marketplace_toolkit::oauth::StoreError::Io {
+                    action: "write",
+                    path: "/full-disk/tokens.json".into(),
+                    source: Arc::new(std::io::Error::other("no space left on device")),
+                },
+            ));
+        }
+        self.inner.save(account, token)
+    }
+    fn remove(&self, account: &str) -> Result<(), OAuthError> {
+        self.inner.remove(account)
+    }
+}
+
+#[test]
+fn a_rotated_refresh_token_that_cannot_be_saved_is_not_lost() {
+    let fake = FakeMarketplace::start(FakeConfig {
+        rotate_refresh_tokens: true,
+        ..FakeConfig::default()
+    })
+    .unwrap();
+    let clock = clock();
+    let store = Arc::new(FlakyStore {
+        inner: MemoryStore::new(),
+        fail_saves: false.into(),
+    });
+    let provider = consented_user(
+        &fake,
+        &clock,
+        store.clone(),
+        &ScopeSet::new([fake.scope("")]),
+    );
+    store.fail_saves.store(true, Ordering::SeqCst);
+    clock.advance(Duration::from_secs(7200));
+    // The refresh works and the save failure is reported, not fatal.
+    provider.access_token().unwrap();
+    assert!(matches!(provider.last_error(), Some(OAuthError::Store(_))));
+    // The old refresh token is dead now; the rotated one, kept in memory, still works…
+    clock.advance(Duration::from_secs(7200));
+    provider.access_token().unwrap();
+    // …and is saved as soon as the store works again.
+    store.fail_saves.store(false, Ordering::SeqCst);
+    clock.advance(Duration::from_secs(7200));
+    provider.access_token().unwrap();
+    let stored = store.load("seller-1").unwrap().unwrap().refresh_token;
+    assert_eq!(fake.live_refresh_tokens(), vec![stored.secret().to_owned()]);
 }

@@ -305,17 +305,23 @@ impl OAuthClient {
             return Err(unexpected("no access_token"));
         };
         let access_token = AccessToken::new(access_token);
+        // Lifetimes are capped, so no answer can make an expiry time overflow.
         let expires_in = match &raw.expires_in {
             None => DEFAULT_EXPIRES_IN,
             Some(v) => v
                 .seconds()
                 .ok_or_else(|| unexpected("expires_in is not a number of seconds"))?,
-        };
+        }
+        .min(MAX_LIFETIME);
         let refresh_token_expires_in = match &raw.refresh_token_expires_in {
             None => None,
-            Some(v) => Some(v.seconds().ok_or_else(|| {
-                unexpected("refresh_token_expires_in is not a number of seconds")
-            })?),
+            Some(v) => Some(
+                v.seconds()
+                    .ok_or_else(|| {
+                        unexpected("refresh_token_expires_in is not a number of seconds")
+                    })?
+                    .min(MAX_LIFETIME),
+            ),
         };
         Ok(TokenResponse {
             access_token,
@@ -400,10 +406,15 @@ fn transport_error(e: &reqwest::Error) -> OAuthError {
 }
 
 /// The `Retry-After` of an answer, in seconds (the HTTP-date form is not read).
+/// Capped at one day, so that adding it to a time cannot overflow.
 pub(crate) fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
     headers
         .get(RETRY_AFTER)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok())
-        .map(Duration::from_secs)
+        .map(|s| Duration::from_secs(s.min(86_400)))
 }
+
+/// The longest token lifetime believed (ten years; the service's refresh tokens live 18
+/// months): a larger `expires_in` is taken as this.
+pub const MAX_LIFETIME: Duration = Duration::from_secs(10 * 365 * 86_400);

@@ -482,6 +482,9 @@ pub struct UserTokenProvider {
     scopes: Option<ScopeSet>,
     slot: Slot,
     policy: Policy,
+    /// A rotated refresh token the store failed to save: kept here (it may be the only valid
+    /// one) and saved again on the next refresh.
+    unsaved: Mutex<Option<StoredRefreshToken>>,
 }
 
 impl std::fmt::Debug for UserTokenProvider {
@@ -508,6 +511,7 @@ impl UserTokenProvider {
             scopes: None,
             slot: Slot::default(),
             policy: Policy::new(),
+            unsaved: Mutex::new(None),
         }
     }
 
@@ -583,12 +587,22 @@ impl UserTokenProvider {
     }
 
     fn refresh(&self, requested_at: SystemTime) -> Result<CachedToken, OAuthError> {
-        let record = self
-            .store
-            .load(&self.account)?
-            .ok_or_else(|| OAuthError::NoRefreshToken {
-                account: self.account.clone(),
-            })?;
+        let unsaved = lock(&self.unsaved).clone();
+        let record = match unsaved {
+            Some(record) => {
+                // Try the save that failed last time; the token is used either way.
+                if self.store.save(&self.account, &record).is_ok() {
+                    *lock(&self.unsaved) = None;
+                }
+                record
+            }
+            None => self
+                .store
+                .load(&self.account)?
+                .ok_or_else(|| OAuthError::NoRefreshToken {
+                    account: self.account.clone(),
+                })?,
+        };
         if record.is_expired(requested_at) {
             return Err(OAuthError::RefreshTokenExpired {
                 account: self.account.clone(),
@@ -604,10 +618,17 @@ impl UserTokenProvider {
                 scopes: record.scopes.clone(),
                 expires_at: response
                     .refresh_token_expires_in
-                    .map(|d| requested_at + d)
+                    .and_then(|d| requested_at.checked_add(d))
                     .or(record.expires_at),
             };
-            self.store.save(&self.account, &updated)?;
+            if let Err(e) = self.store.save(&self.account, &updated) {
+                // Do not lose the new refresh token (the old one may be dead): keep it in
+                // memory, report the failure, and hand out the access token anyway.
+                self.policy.report(&e);
+                *lock(&self.unsaved) = Some(updated);
+            } else {
+                *lock(&self.unsaved) = None;
+            }
         }
         Ok(CachedToken::from_response(&response, requested_at))
     }
@@ -616,7 +637,11 @@ impl UserTokenProvider {
 impl AccessTokenSource for UserTokenProvider {
     fn access_token(&self) -> Result<AccessToken, OAuthError> {
         let result = self.slot.get(&self.policy, |at| self.refresh(at));
-        if result.is_ok() && lock(&self.slot.state).failure.is_none() {
+        // A rotated refresh token still waiting to be saved stays reported.
+        if result.is_ok()
+            && lock(&self.slot.state).failure.is_none()
+            && lock(&self.unsaved).is_none()
+        {
             *lock(&self.policy.last_error) = None;
         }
         result

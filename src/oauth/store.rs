@@ -261,7 +261,9 @@ impl RefreshTokenStore for FileStore {
         Ok(body.accounts.get_mut(account).map(|r| StoredRefreshToken {
             refresh_token: RefreshToken::new(std::mem::take(&mut r.refresh_token)),
             scopes: ScopeSet::new(r.scopes.iter().map(String::as_str)),
-            expires_at: r.expires_at.map(|s| UNIX_EPOCH + Duration::from_secs(s)),
+            expires_at: r
+                .expires_at
+                .and_then(|s| UNIX_EPOCH.checked_add(Duration::from_secs(s))),
         }))
     }
 
