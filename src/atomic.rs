@@ -22,6 +22,23 @@ use std::path::{Path, PathBuf};
 /// assert_eq!(std::fs::read(&path).unwrap(), b"{}");
 /// ```
 pub fn write_atomic(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
+    stage(path, bytes, mode)?.commit()
+}
+
+/// New content for a file, written and flushed to a temporary file beside it, not yet in
+/// place. [`Staged::commit`] renames it over the target; dropping it removes the temporary
+/// file and leaves the target as it was. Staging several files and committing them only when
+/// all were staged keeps a set of files all old or (barring a failed rename) all new.
+#[derive(Debug)]
+pub struct Staged {
+    tmp: PathBuf,
+    path: PathBuf,
+    dir: PathBuf,
+    committed: bool,
+}
+
+/// Writes `bytes` to a temporary file next to `path` and flushes it to disk.
+pub fn stage(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<Staged> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -37,32 +54,49 @@ pub fn write_atomic(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<
     tmp_name.push(format!(".tmp.{}.{call}", std::process::id()));
     let tmp = dir.join(tmp_name);
 
-    let mut created = false;
-    let result = (|| {
-        let mut options = OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        if let Some(mode) = mode {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(mode);
-        }
-        #[cfg(not(unix))]
-        let _ = mode;
-        let mut file = options.open(&tmp)?;
-        created = true;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&tmp, path)?;
-        // Make the rename itself durable.
-        if let Ok(d) = File::open(&dir) {
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    if let Some(mode) = mode {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(mode);
+    }
+    #[cfg(not(unix))]
+    let _ = mode;
+    let mut file = options.open(&tmp)?;
+    // From here on the temporary file is ours: `Staged`'s drop removes it on any error.
+    let staged = Staged {
+        tmp,
+        path: path.to_path_buf(),
+        dir,
+        committed: false,
+    };
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    Ok(staged)
+}
+
+impl Staged {
+    /// The file this will replace.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Renames the temporary file over the target and makes the rename durable.
+    pub fn commit(mut self) -> io::Result<()> {
+        fs::rename(&self.tmp, &self.path)?;
+        self.committed = true;
+        if let Ok(d) = File::open(&self.dir) {
             let _ = d.sync_all();
         }
         Ok(())
-    })();
-    // Only a temporary file this call created is removed.
-    if result.is_err() && created {
-        let _ = fs::remove_file(&tmp);
     }
-    result
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = fs::remove_file(&self.tmp);
+        }
+    }
 }

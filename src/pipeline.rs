@@ -165,13 +165,38 @@ pub enum WriteWhen {
 
 /// Replaces the snapshot atomically when it changed. Returns whether the file was written.
 pub fn commit(prepared: &Prepared, when: WriteWhen) -> Result<bool, PipelineError> {
-    let write = match when {
-        WriteWhen::AnyChange => prepared.changed,
-        WriteWhen::TreeChanged => prepared.content_changed,
-    };
-    if !write {
-        return Ok(false);
+    Ok(!commit_all(std::slice::from_ref(prepared), when)?.is_empty())
+}
+
+/// Replaces every snapshot of `prepared` that `when` says changed, all or nothing: every new
+/// file is first written and flushed beside its target, and only when all of them are staged
+/// are they renamed into place. Returns the paths written.
+pub fn commit_all(prepared: &[Prepared], when: WriteWhen) -> Result<Vec<PathBuf>, PipelineError> {
+    let mut staged = Vec::new();
+    for p in prepared {
+        let write = match when {
+            WriteWhen::AnyChange => p.changed,
+            WriteWhen::TreeChanged => p.content_changed,
+        };
+        if write {
+            // `p.text` was rendered from a validated tree in `prepare`.
+            let s = crate::atomic::stage(&p.path, p.text.as_bytes(), None).map_err(|source| {
+                SnapshotError::Io {
+                    path: p.path.clone(),
+                    source,
+                }
+            })?;
+            staged.push(s);
+        }
     }
-    snapshot::write(&prepared.path, &prepared.tree)?;
-    Ok(true)
+    let mut written = Vec::new();
+    for s in staged {
+        let path = s.path().to_path_buf();
+        s.commit().map_err(|source| SnapshotError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        written.push(path);
+    }
+    Ok(written)
 }

@@ -159,10 +159,10 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             // Every file decoded and validated: only now does anything touch the disk.
             for p in &prepared {
                 report(p, pipeline::WriteWhen::AnyChange);
-                if !dry_run {
-                    pipeline::commit(p, pipeline::WriteWhen::AnyChange)
-                        .map_err(|e| e.to_string())?;
-                }
+            }
+            if !dry_run {
+                pipeline::commit_all(&prepared, pipeline::WriteWhen::AnyChange)
+                    .map_err(|e| e.to_string())?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -357,10 +357,10 @@ mod live {
             });
         }
         if !dry_run {
-            for p in &prepared {
-                if pipeline::commit(p, WriteWhen::TreeChanged).map_err(|e| e.to_string())? {
-                    println!("wrote {}", p.path.display());
-                }
+            for path in pipeline::commit_all(&prepared, WriteWhen::TreeChanged)
+                .map_err(|e| e.to_string())?
+            {
+                println!("wrote {}", path.display());
             }
         }
         Ok(ExitCode::SUCCESS)
