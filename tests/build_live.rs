@@ -26,6 +26,8 @@ const MAIN_RS: &str = r#"
 use taxonomy_macros::category;
 
 fn main() {
+    #[cfg(feature = "de_leaf")]
+    let _ = category!(EBAY_DE, "9355");
     #[cfg(feature = "new_leaf")]
     let leaf = category!("999001");
     #[cfg(not(feature = "new_leaf"))]
@@ -49,6 +51,7 @@ taxonomy-macros = {{ path = {macros:?} }}
 
 [features]
 new_leaf = []
+de_leaf = []
 macros_live = ["taxonomy-macros/live"]
 
 [workspace]
@@ -221,5 +224,52 @@ fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
         half.token_requests().len(),
         1,
         "one download for both builds"
+    );
+}
+
+#[test]
+fn the_site_filter_leaves_sites_out_and_refuses_unknown_ones() {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let probe = tempfile::tempdir().unwrap();
+    write_probe(probe.path());
+    let offline_us = [("TAXONOMY_OFFLINE", "1"), ("TAXONOMY_SITES", "EBAY_US")];
+    // Only the US compiled in: a German category is a compile error that says why.
+    let out = cargo_build(
+        probe.path(),
+        &fake.base_url(),
+        &fake,
+        &offline_us,
+        &["de_leaf"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains(
+            "EBAY_DE is not compiled into this build of taxonomy-data: add it to TAXONOMY_SITES"
+        ),
+        "{stderr}"
+    );
+    // The US alone builds and runs.
+    let out = cargo_build(probe.path(), &fake.base_url(), &fake, &offline_us, &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A filter naming no known site fails the build with what is accepted.
+    let bad = [
+        ("TAXONOMY_OFFLINE", "1"),
+        ("TAXONOMY_SITES", "EBAY_US,EBAY_FR"),
+    ];
+    let out = cargo_build(probe.path(), &fake.base_url(), &fake, &bad, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("\"EBAY_FR\" is not a known site. Accepted:"),
+        "{stderr}"
+    );
+    assert!(
+        fake.token_requests().is_empty(),
+        "offline builds ask nothing"
     );
 }
