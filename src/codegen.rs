@@ -88,7 +88,7 @@ fn write_site(out: &mut String, names: &mut String, data: &SiteData<'_>) {
     let Some(tree) = data.tree else {
         let _ = writeln!(
             out,
-            "    compiled_in: false,\n    version: \"\",\n    taken_at: \"\",\n    source: \"\",\n    note: None,\n    language: {:?},\n    fingerprint: 0,\n    leaf_count: 0,\n    ids: &[],\n    parents: &[],\n    levels: &[],\n    name_offsets: &[0, 0],\n    child_offsets: &[0, 0],\n    children: &[],\n    seed: 0,\n    bucket_shift: 63,\n    slot_mask: 0,\n    pilots: &[0, 0],\n    slots: &[0],\n}};",
+            "    compiled_in: false,\n    version: \"\",\n    taken_at: \"\",\n    source: \"\",\n    note: None,\n    language: {:?},\n    fingerprint: 0,\n    leaf_count: 0,\n    ids: &[],\n    parents: &[],\n    levels: &[],\n    name_offsets: &[0, 0],\n    child_offsets: &[0, 0],\n    children: &[],\n    seed: 0,\n    bucket_shift: 63,\n    pilots: &[0, 0],\n    slots: &[0],\n}};",
             site.language()
         );
         return;
@@ -153,10 +153,9 @@ fn write_site(out: &mut String, names: &mut String, data: &SiteData<'_>) {
         .skip(1)
         .map(|(i, c)| (c.id, i as u32))
         .collect();
-    let ph = PerfectHash::build(&entries).expect("validated ids are distinct and non-zero");
+    let ph = PerfectHash::build(&entries).expect("validated ids are distinct and below u32::MAX");
     let _ = writeln!(out, "    seed: {:#018x},", ph.seed);
     let _ = writeln!(out, "    bucket_shift: {},", ph.bucket_shift);
-    let _ = writeln!(out, "    slot_mask: {},", ph.slots.len() - 1);
     write_array(out, "pilots", ph.pilots.iter().copied());
     write_array(out, "slots", ph.slots.iter().map(|&s| format!("{s:#x}")));
     out.push_str("};\n");

@@ -105,8 +105,8 @@ fn parse_id(s: &str) -> WireId {
         return WireId::Bad(format!("{s:?} is not a decimal string"));
     }
     match s.parse::<u32>() {
-        Ok(n) => WireId::Ok(n),
-        Err(_) => WireId::Bad(format!("{s:?} is out of range (at most {})", u32::MAX)),
+        Ok(n) if n < u32::MAX => WireId::Ok(n),
+        _ => WireId::Bad(format!("{s:?} is out of range (at most {})", u32::MAX - 1)),
     }
 }
 

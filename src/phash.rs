@@ -15,7 +15,7 @@
 mod functions {
     include!("../taxonomy-data/src/hash.rs");
 }
-pub use functions::{bucket_of, key_hash, slot_entry, slot_of};
+pub use functions::{bucket_of, entry_position, key_hash, slot_entry, slot_of};
 
 /// The seed the search starts from; fixed, so the same keys always give the same tables.
 pub const INITIAL_SEED: u64 = 0x7A11_0C47_E6A1_D5E9;
@@ -39,20 +39,16 @@ pub enum PerfectHashError {
     /// The same key was given twice.
     #[error("key {0} appears twice")]
     DuplicateKey(u32),
-    /// Key 0 is reserved (it marks empty slots with position 0).
-    #[error("key 0 cannot be stored")]
-    ZeroKey,
-    /// A position of 0 or above `u32::MAX` cannot be stored.
-    #[error("position {0} cannot be stored")]
-    BadPosition(usize),
+    /// `u32::MAX` cannot be stored (slots hold the key plus one).
+    #[error("key {} cannot be stored", u32::MAX)]
+    KeyTooLarge,
     /// No seed worked (practically impossible for distinct keys).
     #[error("no perfect hash found for {0} keys")]
     NotFound(usize),
 }
 
 impl PerfectHash {
-    /// Builds the tables for `(key, position)` pairs: keys distinct and non-zero, positions
-    /// non-zero.
+    /// Builds the tables for `(key, position)` pairs: keys distinct and below `u32::MAX`.
     ///
     /// ```
     /// use marketplace_toolkit::phash::PerfectHash;
@@ -69,11 +65,8 @@ impl PerfectHash {
         if let Some(w) = keys.windows(2).find(|w| w[0] == w[1]) {
             return Err(PerfectHashError::DuplicateKey(w[0]));
         }
-        if keys.first() == Some(&0) {
-            return Err(PerfectHashError::ZeroKey);
-        }
-        if let Some(&(_, 0)) = entries.iter().find(|e| e.1 == 0) {
-            return Err(PerfectHashError::BadPosition(0));
+        if keys.last() == Some(&u32::MAX) {
+            return Err(PerfectHashError::KeyTooLarge);
         }
         let n = entries.len().max(1);
         // About two keys per bucket, and slots at a load factor between 0.5 and 1.
@@ -95,27 +88,27 @@ impl PerfectHash {
         slot_bits: u32,
     ) -> Option<PerfectHash> {
         let bucket_shift = 64 - bucket_bits;
-        let slot_mask = (1_u32 << slot_bits) - 1;
+        let slot_count = 1_usize << slot_bits;
         let hashes: Vec<u64> = entries.iter().map(|e| key_hash(e.0, seed)).collect();
         let mut members: Vec<Vec<usize>> = vec![Vec::new(); 1 << bucket_bits];
         for (i, &h) in hashes.iter().enumerate() {
-            members[bucket_of(h, bucket_shift)].push(i);
+            members[bucket_of(h, bucket_shift, 1 << bucket_bits)].push(i);
         }
         let mut order: Vec<usize> = (0..members.len()).collect();
         // Largest buckets first; ties by bucket number, so the result is deterministic.
         order.sort_by(|&a, &b| members[b].len().cmp(&members[a].len()).then(a.cmp(&b)));
         let mut pilots = vec![0_u16; members.len()];
-        let mut slots = vec![0_u64; 1 << slot_bits];
+        let mut slots = vec![0_u64; slot_count];
         let mut taken: Vec<usize> = Vec::with_capacity(16);
         for &b in &order {
             if members[b].is_empty() {
                 break;
             }
             // XOR with every pilot below the table size tries every displacement once.
-            let placed = (0..=slot_mask.min(u32::from(u16::MAX))).find(|&pilot| {
+            let placed = (0..slot_count.min(1 << 16)).find(|&pilot| {
                 taken.clear();
                 members[b].iter().all(|&i| {
-                    let s = slot_of(hashes[i], pilot as u16, slot_mask);
+                    let s = slot_of(hashes[i], pilot as u16, slot_count);
                     if slots[s] != 0 || taken.contains(&s) {
                         return false;
                     }
@@ -140,8 +133,7 @@ impl PerfectHash {
     /// The position stored for `key`, or `None` when `key` is not in the set.
     pub fn get(&self, key: u32) -> Option<u32> {
         let h = key_hash(key, self.seed);
-        let pilot = self.pilots[bucket_of(h, self.bucket_shift)];
-        let entry = self.slots[slot_of(h, pilot, self.slots.len() as u32 - 1)];
-        ((entry >> 32) as u32 == key && entry as u32 != 0).then_some(entry as u32)
+        let pilot = self.pilots[bucket_of(h, self.bucket_shift, self.pilots.len())];
+        entry_position(self.slots[slot_of(h, pilot, self.slots.len())], key)
     }
 }

@@ -60,6 +60,12 @@ pub struct CategoryTree {
 /// A broken rule of the tree's structure, naming the category that breaks it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TreeError {
+    /// The id is `u32::MAX`, which the tables cannot hold.
+    #[error("category {id}: id out of range (rule: ids are below {})", u32::MAX)]
+    IdOutOfRange {
+        /// The id.
+        id: u32,
+    },
     /// Two categories share an id.
     #[error("category {id}: duplicate id (rule: ids are unique)")]
     DuplicateId {
@@ -187,6 +193,7 @@ impl TreeError {
         match self {
             TreeError::NoRoot => None,
             TreeError::DuplicateId { id }
+            | TreeError::IdOutOfRange { id }
             | TreeError::NotSorted { id, .. }
             | TreeError::BadRoot { id, .. }
             | TreeError::MissingParent { id, .. }
@@ -227,6 +234,9 @@ impl CategoryTree {
         let cats = &self.categories;
         let mut index: HashMap<u32, usize> = HashMap::with_capacity(cats.len());
         for (i, c) in cats.iter().enumerate() {
+            if c.id == u32::MAX {
+                return Err(TreeError::IdOutOfRange { id: c.id });
+            }
             if index.insert(c.id, i).is_some() {
                 return Err(TreeError::DuplicateId { id: c.id });
             }

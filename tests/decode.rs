@@ -111,6 +111,7 @@ fn ids_that_are_not_decimal_strings_are_refused() {
         (r#""-5""#, "is not a decimal string"),
         (r#""""#, "empty string"),
         (r#""99999999999""#, "out of range"),
+        (r#""4294967295""#, "out of range"),
         ("null", "missing or null"),
         ("true", "boolean"),
     ] {

@@ -76,9 +76,8 @@ pub struct SiteTables {
     children: &'static [u32],
     seed: u64,
     bucket_shift: u32,
-    slot_mask: u32,
     pilots: &'static [u16],
-    /// `id << 32 | position` of the category that owns each slot, or 0.
+    /// `(id + 1) << 32 | position` of the category that owns each slot, or 0.
     slots: &'static [u64],
 }
 
@@ -87,13 +86,8 @@ impl SiteTables {
     #[inline]
     const fn position(&self, id: u32) -> Option<u32> {
         let h = hash::key_hash(id, self.seed);
-        let pilot = self.pilots[hash::bucket_of(h, self.bucket_shift)];
-        let entry = self.slots[hash::slot_of(h, pilot, self.slot_mask)];
-        if (entry >> 32) as u32 == id && entry as u32 != 0 {
-            Some(entry as u32)
-        } else {
-            None
-        }
+        let pilot = self.pilots[hash::bucket_of(h, self.bucket_shift, self.pilots.len())];
+        hash::entry_position(self.slots[hash::slot_of(h, pilot, self.slots.len())], id)
     }
 
     #[inline]
