@@ -341,3 +341,21 @@ fn every_other_error_prints_no_secret() {
             .any(|e| matches!(e, OAuthError::InvalidRedirect { .. }))
     );
 }
+
+#[test]
+fn a_successful_answer_with_a_token_under_an_unknown_key_is_withheld() {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    fake.route("POST", TOKEN_PATH, |_, _| {
+        Response::json(
+            200,
+            &serde_json::json!({"accessToken": "v^1.1#UNKNOWN-KEY-SECRET", "expires_in": 7200}),
+        )
+    });
+    let err = client(&fake)
+        .client_credentials(&ScopeSet::new([fake.scope("")]))
+        .unwrap_err();
+    assert!(matches!(err, OAuthError::UnexpectedBody { .. }), "{err:?}");
+    for shown in [format!("{err}"), format!("{err:?}"), format!("{err:#?}")] {
+        assert!(!shown.contains("UNKNOWN-KEY-SECRET"), "{shown}");
+    }
+}

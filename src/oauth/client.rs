@@ -284,11 +284,17 @@ impl OAuthClient {
                 });
             }
         };
+        // A successful answer that parsed but lacks what we need may carry a token under a
+        // key we do not know: its body is withheld rather than redacted.
         let unexpected = |reason: &str| OAuthError::UnexpectedBody {
             grant,
             status,
             reason: reason.to_owned(),
-            body: sanitized(),
+            body: if (200..300).contains(&status) {
+                "[withheld: a successful token answer may hold secrets]".to_owned()
+            } else {
+                sanitized()
+            },
         };
         if let Some(code) = raw.error.take() {
             return Err(OAuthError::Server {
