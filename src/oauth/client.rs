@@ -394,16 +394,7 @@ pub(crate) fn is_loopback(url: &url::Url) -> bool {
 }
 
 fn transport_error(e: &reqwest::Error) -> OAuthError {
-    let mut message = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !message.contains(&text) {
-            message.push_str(": ");
-            message.push_str(&text);
-        }
-        source = s.source();
-    }
+    let message = error_chain(e);
     if e.is_timeout() {
         OAuthError::Timeout { message }
     } else {
@@ -424,3 +415,18 @@ pub(crate) fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Durati
 /// The longest token lifetime believed (ten years; the service's refresh tokens live 18
 /// months): a larger `expires_in` is taken as this.
 pub const MAX_LIFETIME: Duration = Duration::from_secs(10 * 365 * 86_400);
+
+/// An error and its sources on one line, without repeating a source its parent already quotes.
+pub(crate) fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut message = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let text = s.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        source = s.source();
+    }
+    message
+}

@@ -182,6 +182,45 @@ impl Policy {
     }
 }
 
+/// The settings both providers share, as builder methods on a type with a `policy: Policy`.
+macro_rules! policy_settings {
+    () => {
+        /// Sets the clock (tests use [`ManualClock`]).
+        pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
+            self.policy.clock = clock;
+            self
+        }
+
+        /// Sets how long before expiry a token is renewed ([`DEFAULT_REFRESH_MARGIN`]).
+        pub fn with_refresh_margin(mut self, margin: Duration) -> Self {
+            self.policy.margin = margin;
+            self
+        }
+
+        /// Sets the wait after a failed renewal ([`DEFAULT_RETRY_BACKOFF`]; a 429's
+        /// `Retry-After` wins).
+        pub fn with_retry_backoff(mut self, backoff: Duration) -> Self {
+            self.policy.backoff = backoff;
+            self
+        }
+
+        /// Calls `hook` with every failed renewal, including those hidden by a still valid
+        /// token.
+        pub fn on_refresh_error(
+            mut self,
+            hook: impl Fn(&OAuthError) + Send + Sync + 'static,
+        ) -> Self {
+            self.policy.hook = Some(Arc::new(hook));
+            self
+        }
+
+        /// The last failed request, until a request succeeds.
+        pub fn last_error(&self) -> Option<OAuthError> {
+            lock(&self.policy.last_error).clone()
+        }
+    };
+}
+
 #[derive(Default)]
 struct SlotState {
     token: Option<CachedToken>,
@@ -375,39 +414,11 @@ impl ApplicationTokenProvider {
         self
     }
 
-    /// Sets the clock (tests use [`ManualClock`]).
-    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
-        self.policy.clock = clock;
-        self
-    }
-
-    /// Sets how long before expiry a token is renewed ([`DEFAULT_REFRESH_MARGIN`]).
-    pub fn with_refresh_margin(mut self, margin: Duration) -> Self {
-        self.policy.margin = margin;
-        self
-    }
-
-    /// Sets the wait after a failed renewal ([`DEFAULT_RETRY_BACKOFF`]; a 429's
-    /// `Retry-After` wins).
-    pub fn with_retry_backoff(mut self, backoff: Duration) -> Self {
-        self.policy.backoff = backoff;
-        self
-    }
-
-    /// Calls `hook` with every failed renewal, including those hidden by a still valid token.
-    pub fn on_refresh_error(mut self, hook: impl Fn(&OAuthError) + Send + Sync + 'static) -> Self {
-        self.policy.hook = Some(Arc::new(hook));
-        self
-    }
+    policy_settings!();
 
     /// The scopes of [`AccessTokenSource::access_token`].
     pub fn default_scopes(&self) -> &ScopeSet {
         &self.default_scopes
-    }
-
-    /// The last failed request, until a request succeeds.
-    pub fn last_error(&self) -> Option<OAuthError> {
-        lock(&self.policy.last_error).clone()
     }
 
     fn slot(&self, scopes: &ScopeSet) -> Arc<Slot> {
@@ -522,38 +533,11 @@ impl UserTokenProvider {
         self
     }
 
-    /// Sets the clock (tests use [`ManualClock`]).
-    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
-        self.policy.clock = clock;
-        self
-    }
-
-    /// Sets how long before expiry a token is renewed ([`DEFAULT_REFRESH_MARGIN`]).
-    pub fn with_refresh_margin(mut self, margin: Duration) -> Self {
-        self.policy.margin = margin;
-        self
-    }
-
-    /// Sets the wait after a failed renewal ([`DEFAULT_RETRY_BACKOFF`]).
-    pub fn with_retry_backoff(mut self, backoff: Duration) -> Self {
-        self.policy.backoff = backoff;
-        self
-    }
-
-    /// Calls `hook` with every failed renewal.
-    pub fn on_refresh_error(mut self, hook: impl Fn(&OAuthError) + Send + Sync + 'static) -> Self {
-        self.policy.hook = Some(Arc::new(hook));
-        self
-    }
+    policy_settings!();
 
     /// The account.
     pub fn account(&self) -> &str {
         &self.account
-    }
-
-    /// The last failed request, until a request succeeds.
-    pub fn last_error(&self) -> Option<OAuthError> {
-        lock(&self.policy.last_error).clone()
     }
 
     /// The cached access token, if any.

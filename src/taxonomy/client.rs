@@ -17,6 +17,7 @@ use super::types::{
     subtree_from_wire, suggestions_from_wire,
 };
 use crate::decode::{Provenance, decode_tree};
+use crate::oauth::client::error_chain;
 use crate::oauth::{AccessToken, AccessTokenSource, OAuthConfig, sanitize_body};
 use crate::site::SiteId;
 use crate::tree::CategoryTree;
@@ -486,18 +487,4 @@ fn is_loopback(url: &Url) -> bool {
         Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
         None => false,
     }
-}
-
-fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut message = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !message.contains(&text) {
-            message.push_str(": ");
-            message.push_str(&text);
-        }
-        source = s.source();
-    }
-    message
 }
