@@ -21,7 +21,7 @@
 //! ```
 //!
 //! Categories are sorted by id and the root (id 0) is the first line, so a refresh reads as a
-//! line diff. [`write`] is byte-for-byte deterministic; [`read`] validates the whole tree and
+//! line diff. [`to_string`] and [`write()`] are byte-for-byte deterministic; [`read`] validates the whole tree and
 //! reports a broken rule with the file, the line and the category.
 
 use std::fmt::Write as _;
