@@ -52,6 +52,33 @@ mod generated {
     include!(concat!(env!("OUT_DIR"), "/taxonomy.rs"));
 }
 
+/// The version and date of each compiled-in tree, as constants (empty for a site left out).
+///
+/// ```
+/// assert_eq!(taxonomy_data::versions::EBAY_US_TREE_VERSION, "134");
+/// assert_eq!(taxonomy_data::versions::EBAY_US_TAKEN_AT, "2026-01-02");
+/// ```
+pub mod versions {
+    use super::Site;
+
+    /// `categoryTreeVersion` of the US tree.
+    pub const EBAY_US_TREE_VERSION: &str = Site::Us.tree_version();
+    /// When the US tree was taken.
+    pub const EBAY_US_TAKEN_AT: &str = Site::Us.taken_at();
+    /// `categoryTreeVersion` of the UK tree.
+    pub const EBAY_GB_TREE_VERSION: &str = Site::Gb.tree_version();
+    /// When the UK tree was taken.
+    pub const EBAY_GB_TAKEN_AT: &str = Site::Gb.taken_at();
+    /// `categoryTreeVersion` of the German tree.
+    pub const EBAY_DE_TREE_VERSION: &str = Site::De.tree_version();
+    /// When the German tree was taken.
+    pub const EBAY_DE_TAKEN_AT: &str = Site::De.taken_at();
+    /// `categoryTreeVersion` of the Australian tree.
+    pub const EBAY_AU_TREE_VERSION: &str = Site::Au.tree_version();
+    /// When the Australian tree was taken.
+    pub const EBAY_AU_TAKEN_AT: &str = Site::Au.taken_at();
+}
+
 /// The tables of one site, as the build script generates them.
 #[doc(hidden)]
 pub struct SiteTables {

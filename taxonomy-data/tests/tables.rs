@@ -168,3 +168,21 @@ fn leaves_below_a_category_are_its_leaf_descendants() {
         }
     }
 }
+
+#[test]
+fn version_constants_are_the_snapshots() {
+    use taxonomy_data::versions::*;
+    let pairs = [
+        (Site::Us, EBAY_US_TREE_VERSION, EBAY_US_TAKEN_AT),
+        (Site::Gb, EBAY_GB_TREE_VERSION, EBAY_GB_TAKEN_AT),
+        (Site::De, EBAY_DE_TREE_VERSION, EBAY_DE_TAKEN_AT),
+        (Site::Au, EBAY_AU_TREE_VERSION, EBAY_AU_TAKEN_AT),
+    ];
+    for (site, version, taken_at) in pairs {
+        let tree = load(site);
+        assert_eq!(
+            (version, taken_at),
+            (tree.meta.version.as_str(), tree.meta.taken_at.as_str())
+        );
+    }
+}
