@@ -497,17 +497,20 @@ fn category_param(request: &Request, tree: &CategoryTree) -> Result<u32, Respons
     Ok(id)
 }
 
+/// The site, its tree and the `category_id` of a per-category call, or the service's error.
+fn category_request(
+    request: &Request,
+    state: &FakeState,
+) -> Result<(SiteId, Arc<CategoryTree>, u32), Response> {
+    let site = guard(request, state, request.param("id"))?;
+    let tree = site_tree(state, site)?;
+    let id = category_param(request, &tree)?;
+    Ok((site, tree, id))
+}
+
 fn subtree(request: &Request, state: &FakeState) -> Response {
-    let site = match guard(request, state, request.param("id")) {
-        Ok(site) => site,
-        Err(denied) => return denied,
-    };
-    let tree = match site_tree(state, site) {
-        Ok(t) => t,
-        Err(r) => return r,
-    };
-    let id = match category_param(request, &tree) {
-        Ok(id) => id,
+    let (site, tree, id) = match category_request(request, state) {
+        Ok(found) => found,
         Err(r) => return r,
     };
     let level = ancestors(&tree, id).len();
@@ -621,16 +624,8 @@ pub fn aspects_of(category_id: u32) -> Value {
 }
 
 fn aspects(request: &Request, state: &FakeState) -> Response {
-    let site = match guard(request, state, request.param("id")) {
-        Ok(site) => site,
-        Err(denied) => return denied,
-    };
-    let tree = match site_tree(state, site) {
-        Ok(t) => t,
-        Err(r) => return r,
-    };
-    let id = match category_param(request, &tree) {
-        Ok(id) => id,
+    let (_, tree, id) = match category_request(request, state) {
+        Ok(found) => found,
         Err(r) => return r,
     };
     if !tree.get(id).is_some_and(|c| c.leaf) {
