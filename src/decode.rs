@@ -192,7 +192,7 @@ pub fn decode_tree(body: &[u8], provenance: &Provenance) -> Result<CategoryTree,
         .ok_or_else(|| field("the response", "rootCategoryNode", "missing".into()))?;
 
     let mut categories = Vec::new();
-    flatten(root, None, 0, "rootCategoryNode", &mut categories)?;
+    flatten(root, None, 0, &mut Vec::new(), &mut categories)?;
     if categories[0].id != ROOT_ID {
         return Err(field(
             "rootCategoryNode",
@@ -228,13 +228,28 @@ fn field(at: &str, field: &'static str, problem: String) -> DecodeError {
     }
 }
 
+/// Where a node sits, for an error: `rootCategoryNode > 0 (Root) > 1 (Collectibles) > …`.
+/// Built only when there is an error; `ancestors` are positions in `out`, root first.
+fn place(out: &[Category], ancestors: &[usize], here: Option<(u32, &str)>) -> String {
+    use std::fmt::Write as _;
+    let mut at = String::from("rootCategoryNode");
+    for &i in ancestors {
+        let _ = write!(at, " > {} ({})", out[i].id, out[i].name);
+    }
+    if let Some((id, name)) = here {
+        let _ = write!(at, " > {id} ({name})");
+    }
+    at
+}
+
 fn flatten(
     node: WireNode,
     parent: Option<u32>,
     depth: u32,
-    at: &str,
+    ancestors: &mut Vec<usize>,
     out: &mut Vec<Category>,
 ) -> Result<(), DecodeError> {
+    let at = |out: &[Category]| place(out, ancestors, None);
     let (wire_id, wire_name) = match node.category {
         Some(c) => (
             c.category_id.or(node.category_id),
@@ -244,16 +259,16 @@ fn flatten(
     };
     let id = match wire_id {
         Some(WireId::Ok(id)) => id,
-        Some(WireId::Bad(problem)) => return Err(field(at, "categoryId", problem)),
-        None => return Err(field(at, "categoryId", "missing or null".into())),
+        Some(WireId::Bad(problem)) => return Err(field(&at(out), "categoryId", problem)),
+        None => return Err(field(&at(out), "categoryId", "missing or null".into())),
     };
-    let name = wire_name.ok_or_else(|| field(at, "categoryName", "missing".into()))?;
-    let here = format!("{at} > {id} ({name})");
+    let name = wire_name.ok_or_else(|| field(&at(out), "categoryName", "missing".into()))?;
+    let here = |out: &[Category]| place(out, ancestors, Some((id, &name)));
     if let Some(level) = node.category_tree_node_level
         && level != depth
     {
         return Err(field(
-            &here,
+            &here(out),
             "categoryTreeNodeLevel",
             format!("is {level} but the node is at depth {depth}"),
         ));
@@ -261,7 +276,7 @@ fn flatten(
     let leaf = match (node.leaf_category_tree_node, node.leaf_category) {
         (Some(a), Some(b)) if a != b => {
             return Err(field(
-                &here,
+                &here(out),
                 "leafCategory",
                 format!("is {b} but leafCategoryTreeNode is {a}"),
             ));
@@ -285,7 +300,9 @@ fn flatten(
         for wire in listed {
             match wire {
                 WireId::Ok(id) => ids.push(id),
-                WireId::Bad(problem) => return Err(field(&here, "childCategoryIds", problem)),
+                WireId::Bad(problem) => {
+                    return Err(field(&here(out), "childCategoryIds", problem));
+                }
             }
         }
         if !nested.is_empty() || !ids.is_empty() {
@@ -295,7 +312,7 @@ fn flatten(
             b.sort_unstable();
             if a != b || nested.len() != children.len() {
                 return Err(field(
-                    &here,
+                    &here(out),
                     "childCategoryIds",
                     format!(
                         "lists {} ids that disagree with the {} nested childCategoryTreeNodes",
@@ -313,8 +330,10 @@ fn flatten(
         leaf: leaf && parent.is_some(),
         children,
     });
+    ancestors.push(out.len() - 1);
     for child in nested {
-        flatten(child, Some(id), depth + 1, &here, out)?;
+        flatten(child, Some(id), depth + 1, ancestors, out)?;
     }
+    ancestors.pop();
     Ok(())
 }
