@@ -14,7 +14,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use marketplace_toolkit::clock::today_utc;
-use marketplace_toolkit::decode::Provenance;
+use marketplace_toolkit::decode::{Provenance, decode_tree};
 use marketplace_toolkit::pipeline::{self, Prepared};
 use marketplace_toolkit::site::SiteId;
 use marketplace_toolkit::snapshot;
@@ -131,23 +131,29 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 let file_name = file
                     .file_name()
                     .map_or(origin.clone(), |n| n.to_string_lossy().into_owned());
-                // The language defaults to the site's; peek at the tree id to know the site.
-                let site_language = peek_tree_id(&body)
-                    .and_then(SiteId::from_tree_id)
-                    .map(|s| s.language().to_string());
                 let provenance = Provenance {
-                    language: language
-                        .clone()
-                        .or(site_language)
-                        .unwrap_or_else(|| "en-US".into()),
+                    language: language.clone().unwrap_or_default(),
                     taken_at: taken_at.clone().unwrap_or_else(today_utc),
                     source: source
                         .clone()
                         .unwrap_or_else(|| format!("imported from {file_name}")),
                     note: note.clone(),
                 };
-                let p = pipeline::prepare(&body, &origin, &provenance, &cli.dir)
-                    .map_err(|e| e.to_string())?;
+                let mut tree = decode_tree(&body, &provenance).map_err(|source| {
+                    pipeline::PipelineError::Decode {
+                        origin: origin.clone(),
+                        source,
+                    }
+                    .to_string()
+                })?;
+                // The language defaults to the site's.
+                if tree.meta.language.is_empty() {
+                    tree.meta.language = SiteId::from_tree_id(tree.meta.tree_id)
+                        .map_or("en-US", SiteId::language)
+                        .to_string();
+                }
+                let p =
+                    pipeline::prepare_tree(tree, &origin, &cli.dir).map_err(|e| e.to_string())?;
                 if let Some(other) = prepared.iter().find(|q: &&Prepared| q.site == p.site) {
                     return Err(format!(
                         "{origin} and an earlier file are both trees of {}: import one per site",
@@ -191,16 +197,6 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             })
         }
     }
-}
-
-fn peek_tree_id(body: &[u8]) -> Option<u32> {
-    #[derive(serde::Deserialize)]
-    struct Peek {
-        #[serde(rename = "categoryTreeId")]
-        id: Option<serde_json::Value>,
-    }
-    let peek: Peek = serde_json::from_slice(body).ok()?;
-    peek.id?.as_str()?.parse().ok()
 }
 
 fn report(p: &Prepared, when: pipeline::WriteWhen) {
