@@ -35,12 +35,8 @@ fn importing_the_saved_responses_reproduces_the_committed_snapshots_byte_for_byt
 #[test]
 fn import_writes_a_snapshot_and_reports_a_removed_category() {
     let dir = common::copy_of_snapshots();
-    let mut tree = common::committed(SiteId::Us);
-    // Remove leaf 853 from its parent 36.
-    tree.categories.retain(|c| c.id != 853);
-    for c in &mut tree.categories {
-        c.children.retain(|&k| k != 853);
-    }
+    // Leaf 853 removed from its parent 36.
+    let tree = common::without(common::committed(SiteId::Us), 853);
     let response = dir.path().join("us.json");
     std::fs::write(&response, encode_response(&tree, "http://127.0.0.1:1")).unwrap();
     let out = snapshot_bin()
@@ -73,11 +69,7 @@ fn import_writes_a_snapshot_and_reports_a_removed_category() {
 fn a_bad_file_among_good_ones_changes_nothing() {
     let dir = common::copy_of_snapshots();
     let before = common::dir_bytes(dir.path());
-    let mut good = common::committed(SiteId::Gb);
-    good.categories.retain(|c| c.id != 9355);
-    for c in &mut good.categories {
-        c.children.retain(|&k| k != 9355);
-    }
+    let good = common::without(common::committed(SiteId::Gb), 9355);
     let good_path = dir.path().join("gb.json");
     std::fs::write(&good_path, encode_response(&good, "http://127.0.0.1:1")).unwrap();
     let body = common::saved_response(SiteId::Au);

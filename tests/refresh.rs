@@ -42,10 +42,8 @@ fn text(output: &Output) -> (String, String) {
 
 /// The US tree without leaf 853 ("Canada Dry") and with 852 renamed.
 fn changed_us_tree() -> marketplace_toolkit::tree::CategoryTree {
-    let mut tree = common::committed(SiteId::Us);
-    tree.categories.retain(|c| c.id != 853);
+    let mut tree = common::without(common::committed(SiteId::Us), 853);
     for c in &mut tree.categories {
-        c.children.retain(|&k| k != 853);
         if c.id == 852 {
             c.name = "Fountain Drinks".into();
         }

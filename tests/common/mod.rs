@@ -71,3 +71,12 @@ pub fn dir_bytes(dir: &Path) -> Vec<(String, Vec<u8>)> {
     files.sort();
     files
 }
+
+/// `tree` without leaf `id` (removed from its parent's children too).
+pub fn without(mut tree: CategoryTree, id: u32) -> CategoryTree {
+    tree.categories.retain(|c| c.id != id);
+    for c in &mut tree.categories {
+        c.children.retain(|&k| k != id);
+    }
+    tree
+}
