@@ -1,9 +1,10 @@
-//! taxonomy-data's build script (the card's top-level `build.rs`): turns the committed
-//! snapshots into perfect-hash tables in `OUT_DIR/taxonomy.rs`. All the work is in
-//! `marketplace_toolkit::build_script`, where it is tested.
+//! taxonomy-data's build script (the card's top-level `build.rs`; `taxonomy-data/build.rs`
+//! links here): turns the committed snapshots into perfect-hash tables in
+//! `OUT_DIR/taxonomy.rs`. All the work is in `taxonomy_codegen::build_script`, where it is
+//! tested.
 
 fn main() {
-    if let Err(e) = marketplace_toolkit::build_script::run() {
+    if let Err(e) = taxonomy_codegen::build_script::run() {
         eprintln!("error: taxonomy-data cannot generate its tables: {e}");
         std::process::exit(1);
     }

@@ -14,8 +14,8 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
-use marketplace_toolkit::snapshot;
 use taxonomy_data::Site;
+use taxonomy_tree::snapshot;
 
 const CHILD_ENV: &str = "TAXONOMY_BENCH_CHILD";
 

@@ -16,12 +16,12 @@ use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use fake_marketplace::{FakeConfig, FakeMarketplace};
-use marketplace_toolkit::codegen::{self, SiteData};
-use marketplace_toolkit::decode::{Provenance, decode_tree};
-use marketplace_toolkit::oauth::{ApplicationTokenProvider, Credentials, Endpoints, OAuthClient};
-use marketplace_toolkit::refresh;
-use marketplace_toolkit::site::SiteId;
-use marketplace_toolkit::taxonomy::{TaxonomyClient, TaxonomyConfig};
+use marketplace_client::oauth::{ApplicationTokenProvider, Credentials, Endpoints, OAuthClient};
+use marketplace_client::refresh;
+use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig};
+use marketplaces::SiteId;
+use taxonomy_codegen::codegen::{self, SiteData};
+use taxonomy_tree::decode::{Provenance, decode_tree};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

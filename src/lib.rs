@@ -1,31 +1,9 @@
 //! # marketplace-toolkit
 //!
-//! The toolkit behind `taxonomy-data` and `taxonomy-macros`: the snapshot format of a
-//! marketplace's category tree, decoding and validation of the service's get-category-tree
-//! response, and the code generator that turns snapshots into perfect-hash maps. With the
-//! `live` feature (on by default) it also holds the OAuth 2.0 client, the taxonomy API client
-//! and the concurrent refresh of the snapshots.
-//!
-//! See `ARCHITECTURE.md` for the codemap and the data flow.
-
-pub mod atomic;
-pub mod build_script;
-pub mod clock;
-pub mod codegen;
-pub mod decode;
-pub mod diff;
-pub mod encode;
-#[cfg(feature = "live")]
-pub mod oauth;
-pub mod phash;
-pub mod pipeline;
-#[cfg(feature = "live")]
-pub mod refresh;
-pub mod site;
-pub mod snapshot;
-#[cfg(feature = "live")]
-pub mod taxonomy;
-pub mod tree;
+//! The repository's root package: it holds the `snapshot` and `consent` commands, the
+//! committed `snapshots/`, taxonomy-data's top-level `build.rs`, and the integration tests.
+//! The library code lives in the crates under `crates/` (see `ARCHITECTURE.md`); this
+//! library only compiles the README's examples as doc tests.
 
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]

@@ -1,7 +1,7 @@
 //! Atomic file replacement: staged files touch nothing until committed, and concurrent
 //! writers to one path never trip over each other's temporary files.
 
-use marketplace_toolkit::atomic::{stage, write_atomic};
+use taxonomy_tree::atomic::{stage, write_atomic};
 
 fn names(dir: &std::path::Path) -> Vec<String> {
     let mut n: Vec<String> = std::fs::read_dir(dir)

@@ -17,8 +17,8 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use fake_marketplace::{FakeConfig, FakeMarketplace};
-use marketplace_toolkit::site::SiteId;
-use marketplace_toolkit::tree::Category;
+use marketplaces::SiteId;
+use taxonomy_tree::tree::Category;
 
 const NEW_LEAF: u32 = 999_001;
 

@@ -3,9 +3,9 @@
 
 mod common;
 
-use marketplace_toolkit::decode::{DecodeError, Provenance, decode_tree};
-use marketplace_toolkit::encode::encode_response;
-use marketplace_toolkit::site::SiteId;
+use marketplaces::SiteId;
+use taxonomy_tree::decode::{DecodeError, Provenance, decode_tree};
+use taxonomy_tree::encode::encode_response;
 
 fn provenance() -> Provenance {
     Provenance {
@@ -16,7 +16,7 @@ fn provenance() -> Provenance {
     }
 }
 
-fn decode(body: &str) -> Result<marketplace_toolkit::tree::CategoryTree, DecodeError> {
+fn decode(body: &str) -> Result<taxonomy_tree::tree::CategoryTree, DecodeError> {
     decode_tree(body.as_bytes(), &provenance())
 }
 

@@ -5,9 +5,9 @@ mod common;
 
 use std::process::Command;
 
-use marketplace_toolkit::encode::encode_response;
-use marketplace_toolkit::pipeline;
-use marketplace_toolkit::site::SiteId;
+use marketplaces::SiteId;
+use taxonomy_tree::encode::encode_response;
+use taxonomy_tree::pipeline;
 
 fn snapshot_bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_snapshot"))
@@ -54,7 +54,7 @@ fn import_writes_a_snapshot_and_reports_a_removed_category() {
     );
     assert!(stdout.contains("EBAY_US: 17103 categories"), "{stdout}");
     assert!(stdout.contains("1 removed: 853"), "{stdout}");
-    let written = marketplace_toolkit::snapshot::read(&dir.path().join("EBAY_US.json")).unwrap();
+    let written = taxonomy_tree::snapshot::read(&dir.path().join("EBAY_US.json")).unwrap();
     assert!(written.get(853).is_none());
     assert_eq!(written.meta.taken_at, "2026-11-22");
     // No temporary file is left behind.

@@ -1,10 +1,10 @@
 //! The consent URL and the redirect, against the fake's consent page.
 
-#[path = "oauth_support.rs"]
+#[path = "common/oauth.rs"]
 mod support;
 
 use fake_marketplace::{ConsentBehavior, FakeConfig, FakeMarketplace, parse_form_strict};
-use marketplace_toolkit::oauth::{
+use marketplace_client::oauth::{
     ConsentOptions, CsrfState, OAuthError, OAuthErrorCode, ScopeSet, parse_redirect,
 };
 use support::*;
@@ -193,9 +193,9 @@ fn malformed_redirects_are_errors_not_panics() {
 #[test]
 fn consent_needs_a_redirect_uri() {
     let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
-    let client = marketplace_toolkit::oauth::OAuthClient::new(
+    let client = marketplace_client::oauth::OAuthClient::new(
         endpoints(&fake),
-        marketplace_toolkit::oauth::Credentials::new(fake.client_id(), fake.client_secret()),
+        marketplace_client::oauth::Credentials::new(fake.client_id(), fake.client_secret()),
     )
     .unwrap();
     let err = client

@@ -1,7 +1,7 @@
 //! The `consent` command end to end against the fake: the pasted redirect on standard input,
 //! the one-shot loopback listener, the stored token and later silent refreshes.
 
-#[path = "oauth_support.rs"]
+#[path = "common/oauth.rs"]
 mod support;
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -114,7 +114,7 @@ fn consent_with_pasted_redirect_then_status_and_token() {
     assert_eq!(requests.len(), 1);
     let form = requests[0].form().unwrap();
     assert_eq!(form[0].1, "authorization_code");
-    let code = marketplace_toolkit::oauth::parse_redirect(&landed)
+    let code = marketplace_client::oauth::parse_redirect(&landed)
         .unwrap()
         .code;
     assert_eq!(form[1].1, code.secret());

@@ -1,12 +1,12 @@
 //! The exact requests of the three grants and the typed errors, against the fake over loopback.
 
-#[path = "oauth_support.rs"]
+#[path = "common/oauth.rs"]
 mod support;
 
 use std::time::Duration;
 
 use fake_marketplace::{FakeConfig, FakeMarketplace, Fault, TOKEN_PATH};
-use marketplace_toolkit::oauth::{
+use marketplace_client::oauth::{
     ConsentOptions, Grant, OAuthError, OAuthErrorCode, RefreshToken, ScopeSet,
 };
 use support::*;
@@ -221,9 +221,9 @@ fn refresh_request_is_exact() {
 #[test]
 fn wrong_credentials_are_invalid_client() {
     let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
-    let client = marketplace_toolkit::oauth::OAuthClient::new(
+    let client = marketplace_client::oauth::OAuthClient::new(
         endpoints(&fake),
-        marketplace_toolkit::oauth::Credentials::new(fake.client_id(), "wrong"),
+        marketplace_client::oauth::Credentials::new(fake.client_id(), "wrong"),
     )
     .unwrap();
     let err = client.client_credentials(&ScopeSet::default()).unwrap_err();
@@ -399,9 +399,9 @@ fn connection_refused_is_a_transport_error() {
         l.local_addr().unwrap().port()
     };
     let base = format!("http://127.0.0.1:{port}");
-    let client = marketplace_toolkit::oauth::OAuthClient::new(
-        marketplace_toolkit::oauth::Endpoints::custom(&base, &base).unwrap(),
-        marketplace_toolkit::oauth::Credentials::new("id", "secret"),
+    let client = marketplace_client::oauth::OAuthClient::new(
+        marketplace_client::oauth::Endpoints::custom(&base, &base).unwrap(),
+        marketplace_client::oauth::Credentials::new("id", "secret"),
     )
     .unwrap();
     let err = client.client_credentials(&ScopeSet::default()).unwrap_err();
@@ -430,7 +430,7 @@ fn unexpected_bodies_are_kept_truncated() {
         } => {
             assert!(body.starts_with("<html><body>maintenance"), "{body}");
             assert!(
-                body.len() <= marketplace_toolkit::oauth::MAX_BODY_IN_ERROR + 20,
+                body.len() <= marketplace_client::oauth::MAX_BODY_IN_ERROR + 20,
                 "{}",
                 body.len()
             );

@@ -1,7 +1,7 @@
 //! Token providers against the fake: cache, early refresh with an injected clock, single
 //! flight under 32 threads, scope keys, failures while the old token is valid, user tokens.
 
-#[path = "oauth_support.rs"]
+#[path = "common/oauth.rs"]
 mod support;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -9,7 +9,7 @@ use std::sync::{Arc, Barrier};
 use std::time::{Duration, SystemTime};
 
 use fake_marketplace::{FakeConfig, FakeMarketplace, Fault, TOKEN_PATH};
-use marketplace_toolkit::oauth::{
+use marketplace_client::oauth::{
     AccessTokenSource, ApplicationTokenProvider, ConsentOptions, ManualClock, MemoryStore,
     OAuthConfig, OAuthError, OAuthErrorCode, RefreshTokenStore, ScopeSet, UserTokenProvider,
 };
@@ -485,17 +485,17 @@ impl RefreshTokenStore for FlakyStore {
     fn load(
         &self,
         account: &str,
-    ) -> Result<Option<marketplace_toolkit::oauth::StoredRefreshToken>, OAuthError> {
+    ) -> Result<Option<marketplace_client::oauth::StoredRefreshToken>, OAuthError> {
         self.inner.load(account)
     }
     fn save(
         &self,
         account: &str,
-        token: &marketplace_toolkit::oauth::StoredRefreshToken,
+        token: &marketplace_client::oauth::StoredRefreshToken,
     ) -> Result<(), OAuthError> {
         if self.fail_saves.load(Ordering::SeqCst) {
             return Err(OAuthError::Store(
-                marketplace_toolkit::oauth::StoreError::Io {
+                marketplace_client::oauth::StoreError::Io {
                     action: "write",
                     path: "/full-disk/tokens.json".into(),
                     source: Arc::new(std::io::Error::other("no space left on device")),

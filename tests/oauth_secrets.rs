@@ -2,14 +2,14 @@
 //! and `{}`, is searched for the secrets involved — including errors built from server
 //! answers that echo secrets back.
 
-#[path = "oauth_support.rs"]
+#[path = "common/oauth.rs"]
 mod support;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use fake_marketplace::{FakeConfig, FakeMarketplace, Fault, Response, TOKEN_PATH};
-use marketplace_toolkit::oauth::*;
+use marketplace_client::oauth::*;
 use support::*;
 
 const CLIENT_SECRET: &str = "PRD-SUPERSECRET-cert+id 42";

@@ -5,7 +5,7 @@
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use marketplace_toolkit::oauth::{
+use marketplace_client::oauth::{
     FileStore, MemoryStore, OAuthError, RefreshToken, RefreshTokenStore, ScopeSet, StoreError,
     StoredRefreshToken,
 };

@@ -8,8 +8,8 @@ use std::process::{Command, Output};
 
 use fake_marketplace::taxonomy::{TREE_GET_PATH, tree_path};
 use fake_marketplace::{FakeConfig, FakeMarketplace, Fault};
-use marketplace_toolkit::site::SiteId;
-use marketplace_toolkit::snapshot;
+use marketplaces::SiteId;
+use taxonomy_tree::snapshot;
 
 fn fake() -> FakeMarketplace {
     FakeMarketplace::start(FakeConfig::default()).unwrap()
@@ -41,7 +41,7 @@ fn text(output: &Output) -> (String, String) {
 }
 
 /// The US tree without leaf 853 ("Canada Dry") and with 852 renamed.
-fn changed_us_tree() -> marketplace_toolkit::tree::CategoryTree {
+fn changed_us_tree() -> taxonomy_tree::tree::CategoryTree {
     let mut tree = common::without(common::committed(SiteId::Us), 853);
     for c in &mut tree.categories {
         if c.id == 852 {
@@ -90,8 +90,7 @@ fn a_failed_site_leaves_every_snapshot_untouched() {
     let fake = fake();
     fake.set_tree(SiteId::Us, changed_us_tree());
     // Germany answers a tree cut in the middle (decoding fails).
-    let body =
-        marketplace_toolkit::encode::encode_response(&fake.tree(SiteId::De), &fake.base_url());
+    let body = taxonomy_tree::encode::encode_response(&fake.tree(SiteId::De), &fake.base_url());
     fake.set_tree_body(SiteId::De, body[..body.len() / 2].to_vec());
     let dir = common::copy_of_snapshots();
     let before = common::dir_bytes(dir.path());

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use marketplace_toolkit::snapshot::{self, SnapshotError};
-use marketplace_toolkit::tree::TreeError;
+use taxonomy_tree::snapshot::{self, SnapshotError};
+use taxonomy_tree::tree::TreeError;
 
 fn us_snapshot() -> String {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("snapshots/EBAY_US.json");
@@ -312,7 +312,7 @@ fn a_name_with_the_path_separator() {
 
 #[test]
 fn a_tree_deeper_than_the_limit() {
-    use marketplace_toolkit::tree::{Category, CategoryTree, MAX_LEVEL, TreeMeta};
+    use taxonomy_tree::tree::{Category, CategoryTree, MAX_LEVEL, TreeMeta};
     // A chain 0 → 1 → 2 → … one level deeper than allowed.
     let depth = MAX_LEVEL as u32 + 1;
     let categories: Vec<Category> = (0..=depth)

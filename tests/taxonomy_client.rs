@@ -2,7 +2,7 @@
 //! typed answers, and every error path (401 renewal, 429, 5xx, time-out, cut-off and oversize
 //! bodies, error bodies, unexpected bodies).
 
-#[path = "taxonomy_support.rs"]
+#[path = "common/taxonomy.rs"]
 mod support;
 
 use std::path::Path;
@@ -13,23 +13,23 @@ use fake_marketplace::taxonomy::{
     ERROR_TREE_NOT_FOUND, TREE_GET_PATH, aspects_path, subtree_path, suggestions_path, tree_path,
 };
 use fake_marketplace::{Fault, Request, Response};
-use marketplace_toolkit::decode::Provenance;
-use marketplace_toolkit::site::SiteId;
-use marketplace_toolkit::taxonomy::{
+use marketplace_client::taxonomy::{
     AspectCardinality, AspectDataType, AspectMode, AspectUsage, MARKETPLACE_HEADER, TaxonomyError,
     TreePath,
 };
-use marketplace_toolkit::tree::Category;
+use marketplaces::SiteId;
 use support::*;
+use taxonomy_tree::decode::Provenance;
+use taxonomy_tree::tree::Category;
 
-fn snapshot(site: SiteId) -> marketplace_toolkit::tree::CategoryTree {
+fn snapshot(site: SiteId) -> taxonomy_tree::tree::CategoryTree {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("snapshots")
         .join(site.snapshot_file_name());
-    marketplace_toolkit::snapshot::read(&path).expect("committed snapshot")
+    taxonomy_tree::snapshot::read(&path).expect("committed snapshot")
 }
 
-fn provenance_of(tree: &marketplace_toolkit::tree::CategoryTree) -> Provenance {
+fn provenance_of(tree: &taxonomy_tree::tree::CategoryTree) -> Provenance {
     Provenance {
         language: tree.meta.language.clone(),
         taken_at: tree.meta.taken_at.clone(),
@@ -77,7 +77,7 @@ fn seed_form_exact_request_and_body_decodes_to_the_snapshot() {
     assert_eq!(body.bytes.first(), Some(&b'{'));
 
     let expected = snapshot(SiteId::Us);
-    let tree = marketplace_toolkit::decode::decode_tree(&body.bytes, &provenance_of(&expected))
+    let tree = taxonomy_tree::decode::decode_tree(&body.bytes, &provenance_of(&expected))
         .expect("decodes");
     assert_eq!(tree, expected);
 }
@@ -430,7 +430,7 @@ fn rate_limited_with_real_sleep_of_one_second() {
     let fake = fake();
     fake.set_tree(SiteId::Gb, small_tree(SiteId::Gb));
     let client =
-        marketplace_toolkit::taxonomy::TaxonomyClient::new(config(&fake), tokens(&fake)).unwrap();
+        marketplace_client::taxonomy::TaxonomyClient::new(config(&fake), tokens(&fake)).unwrap();
     fake.fail_next(
         TREE_GET_PATH,
         Fault::TooManyRequests {
@@ -622,16 +622,16 @@ fn unexpected_body_is_reported_with_its_start() {
 fn oauth_failure_is_an_oauth_error() {
     let fake = fake();
     let endpoints =
-        marketplace_toolkit::oauth::Endpoints::custom(&fake.base_url(), &fake.auth_url()).unwrap();
-    let oauth = marketplace_toolkit::oauth::OAuthClient::new(
+        marketplace_client::oauth::Endpoints::custom(&fake.base_url(), &fake.auth_url()).unwrap();
+    let oauth = marketplace_client::oauth::OAuthClient::new(
         endpoints,
-        marketplace_toolkit::oauth::Credentials::new(fake.client_id(), "wrong-secret"),
+        marketplace_client::oauth::Credentials::new(fake.client_id(), "wrong-secret"),
     )
     .unwrap();
-    let tokens = std::sync::Arc::new(marketplace_toolkit::oauth::ApplicationTokenProvider::new(
+    let tokens = std::sync::Arc::new(marketplace_client::oauth::ApplicationTokenProvider::new(
         oauth,
     ));
-    let client = marketplace_toolkit::taxonomy::TaxonomyClient::new(config(&fake), tokens).unwrap();
+    let client = marketplace_client::taxonomy::TaxonomyClient::new(config(&fake), tokens).unwrap();
     let err = client.default_tree_id("EBAY_US").unwrap_err();
     assert!(matches!(err, TaxonomyError::OAuth(_)), "{err:?}");
     assert!(fake.requests_to(DEFAULT_TREE_ID_PATH).is_empty());
@@ -646,12 +646,12 @@ fn connection_refused_is_retried_then_transport() {
     let addr = closed.local_addr().unwrap();
     drop(closed);
     let config =
-        marketplace_toolkit::taxonomy::TaxonomyConfig::for_base_url(&format!("http://{addr}"))
+        marketplace_client::taxonomy::TaxonomyConfig::for_base_url(&format!("http://{addr}"))
             .unwrap()
             .with_backoff(Duration::from_millis(1), Duration::from_millis(2))
             .with_max_retries(2);
-    let sleeper = std::sync::Arc::new(marketplace_toolkit::taxonomy::RecordingSleeper::default());
-    let client = marketplace_toolkit::taxonomy::TaxonomyClient::new(config, tokens)
+    let sleeper = std::sync::Arc::new(marketplace_client::taxonomy::RecordingSleeper::default());
+    let client = marketplace_client::taxonomy::TaxonomyClient::new(config, tokens)
         .unwrap()
         .with_sleeper(sleeper.clone());
     let err = client.default_tree_id("EBAY_US").unwrap_err();

@@ -15,9 +15,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use marketplace_toolkit::site::SiteId;
-use marketplace_toolkit::tree::{CategoryTree, ROOT_ID};
+use marketplaces::SiteId;
 use serde_json::{Value, json};
+use taxonomy_tree::tree::{CategoryTree, ROOT_ID};
 
 use crate::http::{Request, Response};
 use crate::{FakeMarketplace, FakeState, Route, lock};
@@ -102,7 +102,7 @@ fn snapshot(dir: &Path, site: SiteId) -> Result<Arc<CategoryTree>, String> {
     if let Some(tree) = lock(cache).get(&key) {
         return Ok(tree.clone());
     }
-    let tree = marketplace_toolkit::snapshot::read(&dir.join(site.snapshot_file_name()))
+    let tree = taxonomy_tree::snapshot::read(&dir.join(site.snapshot_file_name()))
         .map(Arc::new)
         .map_err(|e| e.to_string())?;
     lock(cache).insert(key, tree.clone());
@@ -162,7 +162,7 @@ impl TaxonomyState {
             Some(b) => b,
             None => {
                 let tree = self.tree(site)?;
-                let plain = marketplace_toolkit::encode::encode_response(&tree, base_url);
+                let plain = taxonomy_tree::encode::encode_response(&tree, base_url);
                 let gz = gzip_bytes(&plain);
                 let b = (Arc::new(plain), Arc::new(gz));
                 let mut sites = lock(&self.sites);
@@ -517,7 +517,7 @@ fn subtree(request: &Request, state: &FakeState) -> Response {
     Response::json(
         200,
         &json!({
-            "categorySubtreeNode": marketplace_toolkit::encode::encode_node(&tree, id, level as u32, state.base_url())
+            "categorySubtreeNode": taxonomy_tree::encode::encode_node(&tree, id, level as u32, state.base_url())
                 .unwrap_or(Value::Null),
             "categoryTreeId": site.tree_id().to_string(),
             "categoryTreeVersion": tree.meta.version,

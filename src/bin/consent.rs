@@ -7,20 +7,12 @@
 //! refreshing, `token` prints a current access token, `forget` removes the stored token.
 //!
 //! Settings come from the `MARKETPLACE_*` environment variables of
-//! `marketplace_toolkit::oauth::OAuthConfig`; the flags override them.
+//! `marketplace_client::oauth::OAuthConfig`; the flags override them.
 
-#[cfg(feature = "live")]
 fn main() -> std::process::ExitCode {
     live::main()
 }
 
-#[cfg(not(feature = "live"))]
-fn main() -> std::process::ExitCode {
-    eprintln!("error: the consent command needs the `live` feature of marketplace-toolkit");
-    std::process::ExitCode::FAILURE
-}
-
-#[cfg(feature = "live")]
 mod live {
     use std::io::{BufRead, BufReader, Write};
     use std::net::TcpListener;
@@ -30,7 +22,7 @@ mod live {
     use std::time::{Duration, SystemTime};
 
     use clap::{Parser, Subcommand, ValueEnum};
-    use marketplace_toolkit::oauth::{
+    use marketplace_client::oauth::{
         AccessTokenSource, ConsentOptions, ConsentRequest, ENV_AUTH_URL, ENV_BASE_URL,
         ENV_ENVIRONMENT, ENV_REDIRECT_URI, FileStore, OAuthClient, OAuthConfig, OAuthError,
         RefreshTokenStore, ScopeSet, UserTokenProvider,
@@ -279,7 +271,7 @@ mod live {
         path: &str,
         request: &ConsentRequest,
         wait: Duration,
-    ) -> Result<marketplace_toolkit::oauth::AuthorizationCode, Box<dyn std::error::Error>> {
+    ) -> Result<marketplace_client::oauth::AuthorizationCode, Box<dyn std::error::Error>> {
         let deadline = std::time::Instant::now() + wait;
         listener.set_nonblocking(true)?;
         loop {

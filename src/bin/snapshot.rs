@@ -13,11 +13,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use marketplace_toolkit::clock::today_utc;
-use marketplace_toolkit::decode::{Provenance, decode_tree};
-use marketplace_toolkit::pipeline::{self, Prepared};
-use marketplace_toolkit::site::SiteId;
-use marketplace_toolkit::snapshot;
+use marketplaces::SiteId;
+use taxonomy_tree::clock::today_utc;
+use taxonomy_tree::decode::{Provenance, decode_tree};
+use taxonomy_tree::pipeline::{self, Prepared};
+use taxonomy_tree::snapshot;
 
 /// Make, check and refresh the committed category-tree snapshots.
 #[derive(Parser)]
@@ -34,7 +34,6 @@ struct Cli {
 enum Command {
     /// Download the trees from the live service and replace the snapshots that changed
     /// (all sites fetched concurrently; nothing is written unless every site succeeded).
-    #[cfg(feature = "live")]
     Refresh {
         /// The sites, comma-separated (EBAY_US, EBAY_GB, EBAY_DE, EBAY_AU; default: all).
         #[arg(long, value_delimiter = ',')]
@@ -99,7 +98,6 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
-        #[cfg(feature = "live")]
         Command::Refresh {
             sites,
             language,
@@ -229,7 +227,6 @@ fn report(p: &Prepared, when: pipeline::WriteWhen) {
     }
 }
 
-#[cfg(feature = "live")]
 mod live {
     use std::path::Path;
     use std::process::ExitCode;
@@ -237,11 +234,11 @@ mod live {
     use std::time::Duration;
 
     use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
-    use marketplace_toolkit::oauth::{ENV_AUTH_URL, ENV_BASE_URL, OAuthConfig};
-    use marketplace_toolkit::pipeline::{self, WriteWhen};
-    use marketplace_toolkit::refresh::{self, Progress};
-    use marketplace_toolkit::site::SiteId;
-    use marketplace_toolkit::taxonomy::{TaxonomyClient, TaxonomyConfig, TreePath};
+    use marketplace_client::oauth::{ENV_AUTH_URL, ENV_BASE_URL, OAuthConfig};
+    use marketplace_client::refresh::{self, Progress};
+    use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig, TreePath};
+    use marketplaces::SiteId;
+    use taxonomy_tree::pipeline::{self, WriteWhen};
 
     const CREDENTIALS_HINT: &str = "set MARKETPLACE_CLIENT_ID and MARKETPLACE_CLIENT_SECRET (the application id and certificate id), or MARKETPLACE_CONFIG (the SDKs' configuration file), or a ready MARKETPLACE_ACCESS_TOKEN; MARKETPLACE_ENV=sandbox for the sandbox. See the README, \"Refreshing the snapshots\"";
 

@@ -44,7 +44,7 @@
 use core::fmt;
 use core::iter::FusedIterator;
 
-mod hash;
+use taxonomy_hash as hash;
 
 /// The generated tables (`OUT_DIR/taxonomy.rs`).
 mod generated {

@@ -3,17 +3,17 @@
 
 use std::path::PathBuf;
 
-use marketplace_toolkit::build_script::generate_for;
-use marketplace_toolkit::codegen::HEADER;
-use marketplace_toolkit::site::SiteId;
+use marketplaces::SiteId;
+use taxonomy_codegen::build_script::generate_for;
+use taxonomy_codegen::codegen::HEADER;
 
 const COMPILED: &str = include_str!(concat!(env!("OUT_DIR"), "/taxonomy.rs"));
 
 #[test]
 fn regenerating_gives_the_compiled_bytes() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../snapshots");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("snapshots");
     let sites = match std::env::var("TAXONOMY_SITES") {
-        Ok(v) => marketplace_toolkit::build_script::parse_site_filter(&v).unwrap(),
+        Ok(v) => taxonomy_codegen::build_script::parse_site_filter(&v).unwrap(),
         Err(_) => SiteId::ALL.to_vec(),
     };
     let first = generate_for(&sites, &dir).unwrap();

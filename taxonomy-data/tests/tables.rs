@@ -4,13 +4,13 @@
 
 use std::path::PathBuf;
 
-use marketplace_toolkit::site::SiteId;
-use marketplace_toolkit::snapshot;
-use marketplace_toolkit::tree::CategoryTree;
+use marketplaces::SiteId;
 use taxonomy_data::{LeafCategory, LeafError, Site};
+use taxonomy_tree::snapshot;
+use taxonomy_tree::tree::CategoryTree;
 
 fn snapshots_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../snapshots")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("snapshots")
 }
 
 fn load(site: Site) -> CategoryTree {

@@ -5,10 +5,10 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use marketplace_toolkit::decode::Provenance;
-use marketplace_toolkit::site::SiteId;
-use marketplace_toolkit::snapshot;
-use marketplace_toolkit::tree::CategoryTree;
+use marketplaces::SiteId;
+use taxonomy_tree::decode::Provenance;
+use taxonomy_tree::snapshot;
+use taxonomy_tree::tree::CategoryTree;
 
 /// The repository root.
 pub fn root() -> PathBuf {

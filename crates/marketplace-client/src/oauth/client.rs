@@ -1,0 +1,432 @@
+//! The token endpoint client: one blocking HTTP request per grant, with the exact request the
+//! service expects and typed answers.
+//!
+//! Every grant is `POST {base_url}/identity/v1/oauth2/token` with
+//! `Content-Type: application/x-www-form-urlencoded` and
+//! `Authorization: Basic base64(urlencode(client_id) ":" urlencode(client_secret))`
+//! (RFC 6749 §2.3.1). The form body is encoded by the `url` crate, so codes such as
+//! `v^1.1#i^1#…` and space-separated scopes arrive intact.
+
+use std::time::Duration;
+
+use base64::Engine as _;
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
+use serde::Deserialize;
+use url::form_urlencoded;
+use zeroize::Zeroizing;
+
+use super::config::{Credentials, ENV_REDIRECT_URI, Endpoints};
+use super::error::{ConfigError, Grant, OAuthError, OAuthErrorCode, sanitize_body};
+use super::scope::ScopeSet;
+use super::secret::{AccessToken, AuthorizationCode, ClientId, RefreshToken};
+
+/// The lifetime assumed when a token answer has no `expires_in` (the documented 2 hours).
+pub const DEFAULT_EXPIRES_IN: Duration = Duration::from_secs(2 * 60 * 60);
+
+/// The default time-out of one token request.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A successful answer of the token endpoint.
+#[derive(Debug, Clone)]
+pub struct TokenResponse {
+    /// The bearer token.
+    pub access_token: AccessToken,
+    /// `token_type`, for example `Application Access Token` or `User Access Token`.
+    pub token_type: String,
+    /// `expires_in` (sent as a number or a string); [`DEFAULT_EXPIRES_IN`] when absent.
+    pub expires_in: Duration,
+    /// `refresh_token` (user grants; on a refresh only when the server rotates it).
+    pub refresh_token: Option<RefreshToken>,
+    /// `refresh_token_expires_in`.
+    pub refresh_token_expires_in: Option<Duration>,
+}
+
+/// A client of the token endpoint for one application.
+///
+/// ```no_run
+/// use marketplace_client::oauth::{Credentials, Endpoints, OAuthClient, ScopeSet};
+/// # fn main() -> Result<(), marketplace_client::oauth::OAuthError> {
+/// let client = OAuthClient::new(Endpoints::sandbox(), Credentials::new("MyApp-SBX-1", "SBX-secret"))?;
+/// // An application token for the default scope ({base_url}/oauth/api_scope).
+/// let token = client.client_credentials(&ScopeSet::default())?;
+/// println!("valid for {} s", token.expires_in.as_secs());
+/// # Ok(()) }
+/// ```
+pub struct OAuthClient {
+    endpoints: Endpoints,
+    credentials: Credentials,
+    http: reqwest::blocking::Client,
+}
+
+impl std::fmt::Debug for OAuthClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthClient")
+            .field("endpoints", &self.endpoints)
+            .field("credentials", &self.credentials)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OAuthClient {
+    /// A client with the default time-out ([`DEFAULT_TIMEOUT`]).
+    pub fn new(endpoints: Endpoints, credentials: Credentials) -> Result<Self, OAuthError> {
+        Self::with_timeout(endpoints, credentials, DEFAULT_TIMEOUT)
+    }
+
+    /// A client whose requests give up after `timeout`.
+    pub fn with_timeout(
+        endpoints: Endpoints,
+        credentials: Credentials,
+        timeout: Duration,
+    ) -> Result<Self, OAuthError> {
+        let mut builder = reqwest::blocking::Client::builder()
+            .timeout(timeout)
+            .connect_timeout(timeout.min(Duration::from_secs(10)))
+            // A token request carries credentials: never follow a redirect with them.
+            .redirect(reqwest::redirect::Policy::none())
+            .user_agent(concat!("marketplace-toolkit/", env!("CARGO_PKG_VERSION")));
+        if is_loopback(endpoints.base_url()) {
+            builder = builder.no_proxy();
+        }
+        let http = builder.build().map_err(|e| transport_error(&e))?;
+        Ok(Self::with_http_client(endpoints, credentials, http))
+    }
+
+    /// A client that sends through `http` (for shared connection pools or custom TLS). Give it
+    /// a time-out and a redirect policy of `none`.
+    pub fn with_http_client(
+        endpoints: Endpoints,
+        credentials: Credentials,
+        http: reqwest::blocking::Client,
+    ) -> Self {
+        Self {
+            endpoints,
+            credentials,
+            http,
+        }
+    }
+
+    /// The endpoints.
+    pub fn endpoints(&self) -> &Endpoints {
+        &self.endpoints
+    }
+
+    /// The application id.
+    pub fn client_id(&self) -> &ClientId {
+        &self.credentials.client_id
+    }
+
+    /// The redirect URI (RuName) of the consent flow, if configured.
+    pub fn redirect_uri(&self) -> Option<&str> {
+        self.credentials.redirect_uri.as_deref()
+    }
+
+    pub(crate) fn require_redirect_uri(&self) -> Result<&str, OAuthError> {
+        self.redirect_uri().ok_or_else(|| {
+            OAuthError::Config(ConfigError::Missing {
+                name: ENV_REDIRECT_URI.into(),
+                hint: "set it to the application's RuName (or pass it with Credentials::with_redirect_uri)".into(),
+            })
+        })
+    }
+
+    /// Requests an application token (seed 4.1): `grant_type=client_credentials` and `scope`.
+    /// An empty `scopes` asks for the default scope `{base_url}/oauth/api_scope`.
+    pub fn client_credentials(&self, scopes: &ScopeSet) -> Result<TokenResponse, OAuthError> {
+        let scope = if scopes.is_empty() {
+            self.endpoints.default_scope()
+        } else {
+            scopes.to_space_separated()
+        };
+        let mut form = form_urlencoded::Serializer::new(String::new());
+        form.append_pair("grant_type", Grant::ClientCredentials.as_str());
+        form.append_pair("scope", &scope);
+        self.post(Grant::ClientCredentials, Zeroizing::new(form.finish()), &[])
+    }
+
+    /// Exchanges an authorization code for a user token (seed 4.3):
+    /// `grant_type=authorization_code`, `code` and the configured `redirect_uri`.
+    pub fn exchange_code(&self, code: &AuthorizationCode) -> Result<TokenResponse, OAuthError> {
+        let redirect_uri = self.require_redirect_uri()?;
+        let mut form = form_urlencoded::Serializer::new(String::new());
+        form.append_pair("grant_type", Grant::AuthorizationCode.as_str());
+        form.append_pair("code", code.secret());
+        form.append_pair("redirect_uri", redirect_uri);
+        self.post(
+            Grant::AuthorizationCode,
+            Zeroizing::new(form.finish()),
+            &[code.secret()],
+        )
+    }
+
+    /// Gets a new user access token from a refresh token (seed 4.4):
+    /// `grant_type=refresh_token`, `refresh_token` and `scope`.
+    ///
+    /// `scopes` must be the scopes granted at consent or a subset of them (asking for more is
+    /// answered with `invalid_scope`). An empty set leaves `scope` out, which RFC 6749 §6
+    /// defines as "the scopes originally granted"; the service documents `scope` as required,
+    /// so pass the granted scopes.
+    pub fn refresh(
+        &self,
+        refresh_token: &RefreshToken,
+        scopes: &ScopeSet,
+    ) -> Result<TokenResponse, OAuthError> {
+        let mut form = form_urlencoded::Serializer::new(String::new());
+        form.append_pair("grant_type", Grant::RefreshToken.as_str());
+        form.append_pair("refresh_token", refresh_token.secret());
+        if !scopes.is_empty() {
+            form.append_pair("scope", &scopes.to_space_separated());
+        }
+        self.post(
+            Grant::RefreshToken,
+            Zeroizing::new(form.finish()),
+            &[refresh_token.secret()],
+        )
+    }
+
+    fn basic_authorization(&self) -> Zeroizing<String> {
+        let id: String =
+            form_urlencoded::byte_serialize(self.credentials.client_id.as_str().as_bytes())
+                .collect();
+        let secret: Zeroizing<String> = Zeroizing::new(
+            form_urlencoded::byte_serialize(self.credentials.client_secret.secret().as_bytes())
+                .collect(),
+        );
+        let pair = Zeroizing::new(format!("{id}:{}", secret.as_str()));
+        Zeroizing::new(format!(
+            "Basic {}",
+            base64::engine::general_purpose::STANDARD.encode(pair.as_bytes())
+        ))
+    }
+
+    fn post(
+        &self,
+        grant: Grant,
+        body: Zeroizing<String>,
+        request_secrets: &[&str],
+    ) -> Result<TokenResponse, OAuthError> {
+        let authorization = self.basic_authorization();
+        let mut auth_value = HeaderValue::from_str(&authorization).map_err(|_| {
+            OAuthError::Config(ConfigError::Invalid {
+                name: "client credentials".into(),
+                reason: "they contain characters that cannot be sent in a header".into(),
+            })
+        })?;
+        auth_value.set_sensitive(true);
+        let response = self
+            .http
+            .post(self.endpoints.token_url())
+            .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .header(AUTHORIZATION, auth_value)
+            .header(reqwest::header::ACCEPT, "application/json")
+            .body(body.as_bytes().to_vec())
+            .send()
+            .map_err(|e| transport_error(&e))?;
+        let status = response.status().as_u16();
+        let retry_after = retry_after(response.headers());
+        let bytes = Zeroizing::new(response.bytes().map_err(|e| transport_error(&e))?.to_vec());
+
+        let encoded_basic = authorization.trim_start_matches("Basic ").to_owned();
+        let mut known: Vec<&str> = vec![
+            self.credentials.client_secret.secret(),
+            encoded_basic.as_str(),
+        ];
+        known.extend_from_slice(request_secrets);
+        let sanitized = || sanitize_body(&bytes, &known);
+
+        if status == 429 {
+            return Err(OAuthError::RateLimited {
+                grant,
+                retry_after,
+                body: sanitized(),
+            });
+        }
+        if status >= 500 {
+            return Err(OAuthError::Http {
+                grant,
+                status,
+                body: sanitized(),
+            });
+        }
+        let parsed: Result<RawTokenBody, _> = serde_json::from_slice(&bytes);
+        if !(200..300).contains(&status) {
+            return Err(match parsed {
+                Ok(mut raw) if raw.error.is_some() => OAuthError::Server {
+                    grant,
+                    code: OAuthErrorCode::from_code(raw.error.as_deref().unwrap_or_default()),
+                    description: raw
+                        .error_description
+                        .take()
+                        .map(|d| sanitize_body(d.as_bytes(), &known)),
+                    status,
+                },
+                _ => OAuthError::Http {
+                    grant,
+                    status,
+                    body: sanitized(),
+                },
+            });
+        }
+        let mut raw = match parsed {
+            Ok(raw) => raw,
+            Err(e) => {
+                return Err(OAuthError::UnexpectedBody {
+                    grant,
+                    status,
+                    // serde_json's message may quote the body: keep only where it failed.
+                    reason: format!(
+                        "not the expected JSON ({:?} error at line {} column {})",
+                        e.classify(),
+                        e.line(),
+                        e.column()
+                    ),
+                    body: sanitized(),
+                });
+            }
+        };
+        // A successful answer that parsed but lacks what we need may carry a token under a
+        // key we do not know: its body is withheld rather than redacted.
+        let unexpected = |reason: &str| OAuthError::UnexpectedBody {
+            grant,
+            status,
+            reason: reason.to_owned(),
+            body: if (200..300).contains(&status) {
+                "[withheld: a successful token answer may hold secrets]".to_owned()
+            } else {
+                sanitized()
+            },
+        };
+        if let Some(code) = raw.error.take() {
+            return Err(OAuthError::Server {
+                grant,
+                code: OAuthErrorCode::from_code(&code),
+                description: raw
+                    .error_description
+                    .take()
+                    .map(|d| sanitize_body(d.as_bytes(), &known)),
+                status,
+            });
+        }
+        let Some(access_token) = raw.access_token.take().filter(|t| !t.is_empty()) else {
+            return Err(unexpected("no access_token"));
+        };
+        let access_token = AccessToken::new(access_token);
+        // Lifetimes are capped, so no answer can make an expiry time overflow.
+        let expires_in = match &raw.expires_in {
+            None => DEFAULT_EXPIRES_IN,
+            Some(v) => v
+                .seconds()
+                .ok_or_else(|| unexpected("expires_in is not a number of seconds"))?,
+        }
+        .min(MAX_LIFETIME);
+        let refresh_token_expires_in = match &raw.refresh_token_expires_in {
+            None => None,
+            Some(v) => Some(
+                v.seconds()
+                    .ok_or_else(|| {
+                        unexpected("refresh_token_expires_in is not a number of seconds")
+                    })?
+                    .min(MAX_LIFETIME),
+            ),
+        };
+        Ok(TokenResponse {
+            access_token,
+            token_type: raw.token_type.take().unwrap_or_default(),
+            expires_in,
+            refresh_token: raw
+                .refresh_token
+                .take()
+                .filter(|t| !t.is_empty())
+                .map(RefreshToken::new),
+            refresh_token_expires_in,
+        })
+    }
+}
+
+#[derive(Deserialize)]
+struct RawTokenBody {
+    access_token: Option<String>,
+    token_type: Option<String>,
+    expires_in: Option<Seconds>,
+    refresh_token: Option<String>,
+    refresh_token_expires_in: Option<Seconds>,
+    error: Option<String>,
+    error_description: Option<String>,
+}
+
+impl Drop for RawTokenBody {
+    fn drop(&mut self) {
+        use zeroize::Zeroize;
+        self.access_token.zeroize();
+        self.refresh_token.zeroize();
+    }
+}
+
+/// `expires_in` as the service sends it: a number, or a string holding one.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Seconds {
+    Int(u64),
+    Float(f64),
+    Text(String),
+}
+
+impl Seconds {
+    fn seconds(&self) -> Option<Duration> {
+        match self {
+            Seconds::Int(n) => Some(Duration::from_secs(*n)),
+            Seconds::Float(f) if f.is_finite() && *f >= 0.0 && *f < 1e12 => {
+                Some(Duration::from_secs(*f as u64))
+            }
+            Seconds::Float(_) => None,
+            Seconds::Text(s) => s.trim().parse::<u64>().ok().map(Duration::from_secs),
+        }
+    }
+}
+
+pub(crate) fn is_loopback(url: &url::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        None => false,
+    }
+}
+
+fn transport_error(e: &reqwest::Error) -> OAuthError {
+    let message = error_chain(e);
+    if e.is_timeout() {
+        OAuthError::Timeout { message }
+    } else {
+        OAuthError::Transport { message }
+    }
+}
+
+/// The `Retry-After` of an answer, in seconds (the HTTP-date form is not read).
+/// Capped at one day, so that adding it to a time cannot overflow.
+pub(crate) fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    headers
+        .get(RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(|s| Duration::from_secs(s.min(86_400)))
+}
+
+/// The longest token lifetime believed (ten years; the service's refresh tokens live 18
+/// months): a larger `expires_in` is taken as this.
+pub const MAX_LIFETIME: Duration = Duration::from_secs(10 * 365 * 86_400);
+
+/// An error and its sources on one line, without repeating a source its parent already quotes.
+pub(crate) fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut message = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let text = s.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        source = s.source();
+    }
+    message
+}

@@ -1,0 +1,271 @@
+//! The user-consent step of the authorization-code flow (seed 4.2): building the consent URL
+//! and reading the redirect the user's browser lands on.
+//!
+//! The URL is built by the `url` crate (never by string concatenation), so any `redirect_uri`
+//! works, including a RuName that is not a URL. The `state` is 256 random bits, and the one in
+//! the redirect is compared with it in constant time.
+
+use std::fmt;
+use std::time::Duration;
+
+use subtle::ConstantTimeEq;
+use url::{Url, form_urlencoded};
+
+use super::client::OAuthClient;
+use super::config::Endpoints;
+use super::error::{OAuthError, OAuthErrorCode};
+use super::scope::ScopeSet;
+use super::secret::{AuthorizationCode, ClientId, CsrfState, REDACTED};
+
+/// Optional parameters of the consent URL.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ConsentOptions {
+    /// `prompt`, for example `login` to make the user sign in again.
+    pub prompt: Option<String>,
+    /// `locale`, for example `de-DE`, for the language of the consent page.
+    pub locale: Option<String>,
+}
+
+/// A consent URL and the state it carries; keep it until the redirect comes back.
+pub struct ConsentRequest {
+    url: Url,
+    state: CsrfState,
+    scopes: ScopeSet,
+}
+
+impl fmt::Debug for ConsentRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut shown = self.url.clone();
+        let pairs: Vec<(String, String)> = self
+            .url
+            .query_pairs()
+            .map(|(k, v)| {
+                let v = if k == "state" {
+                    REDACTED.into()
+                } else {
+                    v.into_owned()
+                };
+                (k.into_owned(), v)
+            })
+            .collect();
+        shown.query_pairs_mut().clear().extend_pairs(pairs);
+        f.debug_struct("ConsentRequest")
+            .field("url", &shown.as_str())
+            .field("state", &self.state)
+            .field("scopes", &self.scopes)
+            .finish()
+    }
+}
+
+impl ConsentRequest {
+    /// The URL to open in the user's browser. It holds the state: show it to the user only.
+    pub fn url(&self) -> &Url {
+        &self.url
+    }
+
+    /// The state sent in the URL.
+    pub fn state(&self) -> &CsrfState {
+        &self.state
+    }
+
+    /// The scopes asked for.
+    pub fn scopes(&self) -> &ScopeSet {
+        &self.scopes
+    }
+
+    /// Reads the redirect (a full URL or its query string), checks its state against this
+    /// request in constant time, and returns the authorization code.
+    pub fn complete(&self, redirect: &str) -> Result<AuthorizationCode, OAuthError> {
+        parse_redirect(redirect)?.verify_state(&self.state)
+    }
+}
+
+/// Builds `GET {auth_url}/oauth2/authorize?client_id=…&redirect_uri=…&response_type=code&scope=…&state=…`
+/// (and `prompt`, `locale` when set).
+///
+/// ```
+/// use marketplace_client::oauth::{consent_url, ClientId, ConsentOptions, CsrfState, Endpoints, ScopeSet};
+/// let url = consent_url(
+///     &Endpoints::sandbox(),
+///     &ClientId::new("MyApp-SBX-1"),
+///     "My_Company-MyApp-SBX-abc",
+///     &ScopeSet::new(["https://api.ebay.com/oauth/api_scope", "https://api.ebay.com/oauth/api_scope/sell.inventory"]),
+///     &CsrfState::new("s-1"),
+///     &ConsentOptions { prompt: Some("login".into()), locale: None },
+/// );
+/// assert_eq!(
+///     url.as_str(),
+///     "https://auth.sandbox.ebay.com/oauth2/authorize?client_id=MyApp-SBX-1\
+///      &redirect_uri=My_Company-MyApp-SBX-abc&response_type=code\
+///      &scope=https%3A%2F%2Fapi.ebay.com%2Foauth%2Fapi_scope+https%3A%2F%2Fapi.ebay.com%2Foauth%2Fapi_scope%2Fsell.inventory\
+///      &state=s-1&prompt=login"
+/// );
+/// ```
+pub fn consent_url(
+    endpoints: &Endpoints,
+    client_id: &ClientId,
+    redirect_uri: &str,
+    scopes: &ScopeSet,
+    state: &CsrfState,
+    options: &ConsentOptions,
+) -> Url {
+    let mut url = endpoints.authorize_url();
+    {
+        let mut q = url.query_pairs_mut();
+        q.append_pair("client_id", client_id.as_str());
+        q.append_pair("redirect_uri", redirect_uri);
+        q.append_pair("response_type", "code");
+        let scope = if scopes.is_empty() {
+            endpoints.default_scope()
+        } else {
+            scopes.to_space_separated()
+        };
+        q.append_pair("scope", &scope);
+        q.append_pair("state", state.secret());
+        if let Some(prompt) = &options.prompt {
+            q.append_pair("prompt", prompt);
+        }
+        if let Some(locale) = &options.locale {
+            q.append_pair("locale", locale);
+        }
+    }
+    url
+}
+
+impl OAuthClient {
+    /// A consent request for `scopes` (empty: the default scope) with a fresh random state,
+    /// sent to the configured redirect URI.
+    pub fn consent_request(
+        &self,
+        scopes: &ScopeSet,
+        options: &ConsentOptions,
+    ) -> Result<ConsentRequest, OAuthError> {
+        let redirect_uri = self.require_redirect_uri()?;
+        let state = CsrfState::new_random().map_err(|e| OAuthError::Random(e.to_string()))?;
+        let scopes = if scopes.is_empty() {
+            ScopeSet::new([self.endpoints().default_scope()])
+        } else {
+            scopes.clone()
+        };
+        let url = consent_url(
+            self.endpoints(),
+            self.client_id(),
+            redirect_uri,
+            &scopes,
+            &state,
+            options,
+        );
+        Ok(ConsentRequest { url, state, scopes })
+    }
+}
+
+/// What the redirect after a granted consent carries.
+#[derive(Debug)]
+pub struct AuthorizationResponse {
+    /// `code`: the authorization code (valid about 5 minutes, once).
+    pub code: AuthorizationCode,
+    /// `state`, as sent back.
+    pub state: Option<CsrfState>,
+    /// `expires_in` of the code, if sent.
+    pub expires_in: Option<Duration>,
+}
+
+impl AuthorizationResponse {
+    /// Checks the returned state against the one sent, in constant time, and hands out the
+    /// code. A missing state is a mismatch.
+    pub fn verify_state(self, expected: &CsrfState) -> Result<AuthorizationCode, OAuthError> {
+        let Some(state) = &self.state else {
+            return Err(OAuthError::StateMismatch);
+        };
+        let same: bool = state
+            .secret()
+            .as_bytes()
+            .ct_eq(expected.secret().as_bytes())
+            .into();
+        if same {
+            Ok(self.code)
+        } else {
+            Err(OAuthError::StateMismatch)
+        }
+    }
+}
+
+/// Parses the address the browser landed on after consent: a full URL
+/// (`https://example.com/accepted?state=…&code=…&expires_in=299`), or only its query string
+/// (with or without the leading `?`). A refused consent (`error=access_denied`) is
+/// [`OAuthError::ConsentDenied`].
+///
+/// ```
+/// use marketplace_client::oauth::{parse_redirect, CsrfState, OAuthError};
+/// let r = parse_redirect("https://example.com/ok?state=s-1&code=v%5E1.1%23i%5E1%23p%5E3%25%2Bx&expires_in=299").unwrap();
+/// assert_eq!(r.code.secret(), "v^1.1#i^1#p^3%+x");
+/// assert_eq!(r.verify_state(&CsrfState::new("s-1")).unwrap().secret(), "v^1.1#i^1#p^3%+x");
+///
+/// let r = parse_redirect("?state=s-1&code=abc").unwrap();
+/// assert!(matches!(r.verify_state(&CsrfState::new("s-2")), Err(OAuthError::StateMismatch)));
+///
+/// let denied = parse_redirect("state=s-1&error=access_denied&error_description=user+said+no");
+/// assert!(matches!(denied, Err(OAuthError::ConsentDenied { .. })));
+/// ```
+pub fn parse_redirect(input: &str) -> Result<AuthorizationResponse, OAuthError> {
+    let input = input.trim();
+    let invalid = |reason: &str| OAuthError::InvalidRedirect {
+        reason: reason.to_owned(),
+    };
+    if input.is_empty() {
+        return Err(invalid("it is empty"));
+    }
+    let query: String = if input.contains("://") {
+        let url = Url::parse(input).map_err(|e| invalid(&format!("it is not a URL ({e})")))?;
+        url.query()
+            .ok_or_else(|| invalid("it has no query string (`?code=…&state=…`)"))?
+            .to_owned()
+    } else {
+        match input.split_once('?') {
+            Some((_, q)) => q.to_owned(),
+            None => input.to_owned(),
+        }
+    };
+    let mut code = None;
+    let mut state = None;
+    let mut expires_in = None;
+    let mut error = None;
+    let mut error_description = None;
+    for (key, value) in form_urlencoded::parse(query.as_bytes()) {
+        let slot_taken = match key.as_ref() {
+            "code" => code
+                .replace(AuthorizationCode::new(value.into_owned()))
+                .is_some(),
+            "state" => state.replace(CsrfState::new(value.into_owned())).is_some(),
+            "expires_in" => {
+                expires_in = value.trim().parse::<u64>().ok().map(Duration::from_secs);
+                false
+            }
+            "error" => error.replace(value.into_owned()).is_some(),
+            "error_description" => {
+                error_description = Some(value.into_owned());
+                false
+            }
+            _ => false,
+        };
+        if slot_taken {
+            return Err(invalid(&format!(
+                "the parameter `{key}` appears more than once"
+            )));
+        }
+    }
+    if let Some(error) = error {
+        return Err(OAuthError::ConsentDenied {
+            code: OAuthErrorCode::from_code(&error),
+            description: error_description,
+        });
+    }
+    let code = code
+        .filter(|c| !c.secret().is_empty())
+        .ok_or_else(|| invalid("it has no `code` parameter"))?;
+    Ok(AuthorizationResponse {
+        code,
+        state,
+        expires_in,
+    })
+}

@@ -1,0 +1,117 @@
+//! OAuth 2.0 for the marketplace: application tokens, the user-consent flow and refresh, with
+//! secrets that cannot be printed by accident.
+//!
+//! # Application tokens (client-credentials grant)
+//!
+//! Read-only APIs such as taxonomy take an application token. [`ApplicationTokenProvider`]
+//! requests one (`POST {base_url}/identity/v1/oauth2/token`, `grant_type=client_credentials`),
+//! caches it per scope set, and renews it about 5 minutes before it expires, with one request
+//! per expiry however many threads ask.
+//!
+//! ```no_run
+//! use marketplace_client::oauth::{AccessTokenSource, ApplicationTokenProvider, Credentials, Endpoints, OAuthClient};
+//!
+//! # fn main() -> Result<(), marketplace_client::oauth::OAuthError> {
+//! let client = OAuthClient::new(Endpoints::production(), Credentials::new("MyApp-PRD-1", "PRD-cert-id"))?;
+//! let provider = ApplicationTokenProvider::new(client);
+//! let token = provider.access_token()?;
+//! let _header = format!("Bearer {}", token.secret());
+//! # Ok(()) }
+//! ```
+//!
+//! The same from the environment (`MARKETPLACE_CLIENT_ID`, `MARKETPLACE_CLIENT_SECRET`, …; see
+//! [`OAuthConfig`] for the list and the SDK file format), which also honours a ready
+//! `MARKETPLACE_ACCESS_TOKEN`:
+//!
+//! ```no_run
+//! # fn main() -> Result<(), marketplace_client::oauth::OAuthError> {
+//! let source = marketplace_client::oauth::OAuthConfig::from_env()?.application_token_source()?;
+//! let token = source.access_token()?;
+//! # let _ = token; Ok(()) }
+//! ```
+//!
+//! # User tokens (authorization-code flow and refresh)
+//!
+//! Read/write APIs take a user token. Once per seller: send the seller to the consent URL,
+//! take the address the browser lands on, check its `state`, exchange the code and store the
+//! refresh token (the `consent` command does all of this). Then [`UserTokenProvider`] renews
+//! the access token from the stored refresh token whenever needed.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use marketplace_client::oauth::*;
+//!
+//! # fn main() -> Result<(), OAuthError> {
+//! let credentials = Credentials::new("MyApp-PRD-1", "PRD-cert-id")
+//!     .with_redirect_uri("My_Company-MyApp-PRD-abcdefg"); // the RuName
+//! let client = Arc::new(OAuthClient::new(Endpoints::production(), credentials)?);
+//! let scopes = ScopeSet::new(["https://api.ebay.com/oauth/api_scope/sell.inventory"]);
+//!
+//! // 1. The consent URL, with a fresh random state.
+//! let request = client.consent_request(&scopes, &ConsentOptions::default())?;
+//! println!("open {}", request.url());
+//!
+//! // 2. The address the browser ended on; its state is checked in constant time.
+//! let landed = "https://example.com/accepted?state=…&code=v%5E1.1%23i%5E1…&expires_in=299";
+//! let code = request.complete(landed)?;
+//!
+//! // 3. Exchange the code; the refresh token goes to the store (mode 0600).
+//! let store = Arc::new(FileStore::new("refresh-tokens.json"));
+//! let provider = UserTokenProvider::new(client.clone(), store, "seller-1");
+//! provider.exchange_code(&code, request.scopes())?;
+//!
+//! // 4. From now on, and in later runs: a current user token, refreshed as needed.
+//! let token = provider.access_token()?;
+//! # let _ = token; Ok(()) }
+//! ```
+//!
+//! # Secrets
+//!
+//! [`ClientSecret`], [`AccessToken`], [`RefreshToken`], [`AuthorizationCode`] and
+//! [`CsrfState`] print as `[redacted]`, zero their memory on drop and give their value only
+//! through `.secret()`. [`OAuthError`] never holds one: bodies kept in errors are cut to 512
+//! bytes with token values and the request's secrets removed.
+//!
+//! ```
+//! use marketplace_client::oauth::ClientSecret;
+//! let s = ClientSecret::new("PRD-1234");
+//! assert_eq!(format!("{s:?} {s}"), "ClientSecret([redacted]) [redacted]");
+//! ```
+
+pub(crate) mod client;
+mod config;
+mod consent;
+mod error;
+mod provider;
+mod scope;
+mod secret;
+mod store;
+
+pub use client::{DEFAULT_EXPIRES_IN, DEFAULT_TIMEOUT, MAX_LIFETIME, OAuthClient, TokenResponse};
+pub use config::{
+    Credentials, ENV_ACCESS_TOKEN, ENV_AUTH_URL, ENV_BASE_URL, ENV_CLIENT_ID, ENV_CLIENT_SECRET,
+    ENV_CONFIG_FILE, ENV_ENVIRONMENT, ENV_REDIRECT_URI, Endpoints, Environment, OAuthConfig,
+    PRODUCTION_AUTH_URL, PRODUCTION_BASE_URL, SANDBOX_AUTH_URL, SANDBOX_BASE_URL,
+};
+pub use consent::{
+    AuthorizationResponse, ConsentOptions, ConsentRequest, consent_url, parse_redirect,
+};
+pub use error::{
+    ConfigError, Grant, MAX_BODY_IN_ERROR, OAuthError, OAuthErrorCode, StoreError, sanitize_body,
+};
+pub use provider::{
+    AccessTokenSource, ApplicationTokenProvider, CachedToken, Clock, DEFAULT_REFRESH_MARGIN,
+    DEFAULT_RETRY_BACKOFF, ErrorHook, ManualClock, StaticTokenSource, SystemClock,
+    UserTokenProvider,
+};
+pub use scope::ScopeSet;
+pub use secret::{
+    AccessToken, AuthorizationCode, ClientId, ClientSecret, CsrfState, REDACTED, RefreshToken,
+};
+pub use store::{FileStore, MemoryStore, RefreshTokenStore, StoredRefreshToken};
+
+/// The guide of `docs/oauth.md` (merged into the README), compiled here so its examples are
+/// doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/oauth.md")]
+pub struct OAuthGuide;

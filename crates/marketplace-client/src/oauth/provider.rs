@@ -1,0 +1,653 @@
+//! Token providers: thread-safe caches that hand out a current access token and fetch a new
+//! one shortly before the old one expires, never more often than needed.
+//!
+//! * One request per expiry: when many threads ask at once, one of them asks the server and
+//!   the others wait for its answer (single flight).
+//! * Refresh early: a token is renewed when less than the refresh margin (5 minutes by
+//!   default) of its life is left. While the renewal runs, other threads keep getting the old,
+//!   still valid token.
+//! * A failed renewal while the old token is still valid hands out the old token, reports the
+//!   failure (hook and [`ApplicationTokenProvider::last_error`]) and waits a back-off before
+//!   trying again.
+//! * Time comes from a [`Clock`], so tests move time with [`ManualClock`] instead of sleeping.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, SystemTime};
+
+use super::client::{OAuthClient, TokenResponse};
+use super::config::OAuthConfig;
+use super::error::OAuthError;
+use super::scope::ScopeSet;
+use super::secret::{AccessToken, AuthorizationCode};
+use super::store::{RefreshTokenStore, StoredRefreshToken};
+
+/// The default refresh margin: renew a token when less than this much of its life is left.
+pub const DEFAULT_REFRESH_MARGIN: Duration = Duration::from_secs(5 * 60);
+
+/// The default wait before trying again after a failed renewal.
+pub const DEFAULT_RETRY_BACKOFF: Duration = Duration::from_secs(30);
+
+/// Something that hands out a current bearer token. The taxonomy client takes one of these:
+/// on a 401 answer it calls [`invalidate`](Self::invalidate) with the token it sent and asks
+/// again.
+pub trait AccessTokenSource: Send + Sync {
+    /// A token that is valid now.
+    fn access_token(&self) -> Result<AccessToken, OAuthError>;
+
+    /// Tells the source that `token` was rejected, so the next call fetches a new one. A token
+    /// other than the cached one (already replaced) is ignored.
+    fn invalidate(&self, token: &AccessToken);
+}
+
+impl<T: AccessTokenSource + ?Sized> AccessTokenSource for Arc<T> {
+    fn access_token(&self) -> Result<AccessToken, OAuthError> {
+        (**self).access_token()
+    }
+    fn invalidate(&self, token: &AccessToken) {
+        (**self).invalidate(token)
+    }
+}
+
+/// A fixed token (for example `MARKETPLACE_ACCESS_TOKEN`), handed out as is.
+#[derive(Debug, Clone)]
+pub struct StaticTokenSource {
+    token: AccessToken,
+}
+
+impl StaticTokenSource {
+    /// A source that always returns `token`; [`invalidate`](AccessTokenSource::invalidate)
+    /// does nothing, since there is nothing to renew it with.
+    pub fn new(token: AccessToken) -> Self {
+        Self { token }
+    }
+}
+
+impl AccessTokenSource for StaticTokenSource {
+    fn access_token(&self) -> Result<AccessToken, OAuthError> {
+        Ok(self.token.clone())
+    }
+    fn invalidate(&self, _token: &AccessToken) {}
+}
+
+/// Where the providers get the time from.
+pub trait Clock: Send + Sync {
+    /// The current time.
+    fn now(&self) -> SystemTime;
+}
+
+/// The system clock.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> SystemTime {
+        SystemTime::now()
+    }
+}
+
+/// A clock that moves only when told to, for tests.
+///
+/// ```
+/// use marketplace_client::oauth::{Clock, ManualClock};
+/// use std::time::{Duration, UNIX_EPOCH};
+/// let clock = ManualClock::new(UNIX_EPOCH + Duration::from_secs(1_000));
+/// clock.advance(Duration::from_secs(5));
+/// assert_eq!(clock.now(), UNIX_EPOCH + Duration::from_secs(1_005));
+/// ```
+#[derive(Debug)]
+pub struct ManualClock {
+    now: Mutex<SystemTime>,
+}
+
+impl ManualClock {
+    /// A clock standing at `start`.
+    pub fn new(start: SystemTime) -> Self {
+        Self {
+            now: Mutex::new(start),
+        }
+    }
+
+    /// Moves the clock forward.
+    pub fn advance(&self, by: Duration) {
+        let mut now = lock(&self.now);
+        *now += by;
+    }
+
+    /// Sets the clock.
+    pub fn set(&self, to: SystemTime) {
+        *lock(&self.now) = to;
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> SystemTime {
+        *lock(&self.now)
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A token held by a provider.
+#[derive(Debug, Clone)]
+pub struct CachedToken {
+    /// The token.
+    pub access_token: AccessToken,
+    /// When it expires (time of the request plus `expires_in`).
+    pub expires_at: SystemTime,
+    /// `token_type` of the answer.
+    pub token_type: String,
+}
+
+impl CachedToken {
+    fn from_response(response: &TokenResponse, requested_at: SystemTime) -> Self {
+        Self {
+            access_token: response.access_token.clone(),
+            expires_at: requested_at + response.expires_in,
+            token_type: response.token_type.clone(),
+        }
+    }
+}
+
+/// A callback told of every failed renewal.
+pub type ErrorHook = Arc<dyn Fn(&OAuthError) + Send + Sync>;
+
+/// The timing policy and error reporting shared by both providers.
+struct Policy {
+    clock: Arc<dyn Clock>,
+    margin: Duration,
+    backoff: Duration,
+    hook: Option<ErrorHook>,
+    last_error: Mutex<Option<OAuthError>>,
+}
+
+impl Policy {
+    fn new() -> Self {
+        Self {
+            clock: Arc::new(SystemClock),
+            margin: DEFAULT_REFRESH_MARGIN,
+            backoff: DEFAULT_RETRY_BACKOFF,
+            hook: None,
+            last_error: Mutex::new(None),
+        }
+    }
+
+    fn report(&self, error: &OAuthError) {
+        *lock(&self.last_error) = Some(error.clone());
+        if let Some(hook) = &self.hook {
+            hook(error);
+        }
+    }
+}
+
+/// The settings both providers share, as builder methods on a type with a `policy: Policy`.
+macro_rules! policy_settings {
+    () => {
+        /// Sets the clock (tests use [`ManualClock`]).
+        pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
+            self.policy.clock = clock;
+            self
+        }
+
+        /// Sets how long before expiry a token is renewed ([`DEFAULT_REFRESH_MARGIN`]).
+        pub fn with_refresh_margin(mut self, margin: Duration) -> Self {
+            self.policy.margin = margin;
+            self
+        }
+
+        /// Sets the wait after a failed renewal ([`DEFAULT_RETRY_BACKOFF`]; a 429's
+        /// `Retry-After` wins).
+        pub fn with_retry_backoff(mut self, backoff: Duration) -> Self {
+            self.policy.backoff = backoff;
+            self
+        }
+
+        /// Calls `hook` with every failed renewal, including those hidden by a still valid
+        /// token.
+        pub fn on_refresh_error(
+            mut self,
+            hook: impl Fn(&OAuthError) + Send + Sync + 'static,
+        ) -> Self {
+            self.policy.hook = Some(Arc::new(hook));
+            self
+        }
+
+        /// The last failed request, until a request succeeds.
+        pub fn last_error(&self) -> Option<OAuthError> {
+            lock(&self.policy.last_error).clone()
+        }
+    };
+}
+
+#[derive(Default)]
+struct SlotState {
+    token: Option<CachedToken>,
+    in_flight: bool,
+    /// Counts finished requests, so waiters can tell that theirs has ended.
+    flights: u64,
+    /// The error of the last request, while no newer one succeeded.
+    failure: Option<OAuthError>,
+    /// No new request before this time (after a failure).
+    retry_not_before: Option<SystemTime>,
+}
+
+/// One cached token and the single-flight machinery around it.
+#[derive(Default)]
+struct Slot {
+    state: Mutex<SlotState>,
+    done: Condvar,
+}
+
+/// Ends a flight even when the fetch panics, so waiters never hang.
+struct FlightGuard<'a> {
+    slot: &'a Slot,
+    armed: bool,
+}
+
+impl Drop for FlightGuard<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            let mut st = lock(&self.slot.state);
+            st.in_flight = false;
+            st.flights += 1;
+            st.failure = Some(OAuthError::Transport {
+                message: "the token request was interrupted by a panic".into(),
+            });
+            self.slot.done.notify_all();
+        }
+    }
+}
+
+impl Slot {
+    fn get(
+        &self,
+        policy: &Policy,
+        fetch: impl FnOnce(SystemTime) -> Result<CachedToken, OAuthError>,
+    ) -> Result<AccessToken, OAuthError> {
+        let mut st = lock(&self.state);
+        loop {
+            let now = policy.clock.now();
+            let mut still_valid = None;
+            if let Some(t) = &st.token {
+                if now + policy.margin < t.expires_at {
+                    return Ok(t.access_token.clone());
+                }
+                if now < t.expires_at {
+                    still_valid = Some(t.access_token.clone());
+                }
+            }
+            let backing_off = st.retry_not_before.is_some_and(|r| now < r);
+            if let Some(token) = still_valid {
+                // Renewal due, but the old token still works: hand it out while another
+                // thread renews, or while we wait out the back-off of a failed renewal.
+                if st.in_flight || backing_off {
+                    return Ok(token);
+                }
+            } else if st.in_flight {
+                let flight = st.flights;
+                while st.in_flight && st.flights == flight {
+                    st = self.done.wait(st).unwrap_or_else(|e| e.into_inner());
+                }
+                let has_valid = st
+                    .token
+                    .as_ref()
+                    .is_some_and(|t| policy.clock.now() < t.expires_at);
+                if !has_valid && let Some(e) = &st.failure {
+                    return Err(e.clone());
+                }
+                continue;
+            } else if backing_off && let Some(e) = &st.failure {
+                return Err(e.clone());
+            }
+
+            st.in_flight = true;
+            drop(st);
+            let mut guard = FlightGuard {
+                slot: self,
+                armed: true,
+            };
+            let result = fetch(now);
+            guard.armed = false;
+            st = lock(&self.state);
+            st.in_flight = false;
+            st.flights += 1;
+            let outcome = match result {
+                Ok(token) => {
+                    let access = token.access_token.clone();
+                    st.token = Some(token);
+                    st.failure = None;
+                    st.retry_not_before = None;
+                    Ok(access)
+                }
+                Err(error) => {
+                    let after = policy.clock.now();
+                    let old = st
+                        .token
+                        .as_ref()
+                        .filter(|t| after < t.expires_at)
+                        .map(|t| t.access_token.clone());
+                    let wait = error.retry_after().unwrap_or(policy.backoff);
+                    st.retry_not_before = if old.is_some() || error.retry_after().is_some() {
+                        Some(after + wait)
+                    } else {
+                        None
+                    };
+                    st.failure = Some(error.clone());
+                    self.done.notify_all();
+                    drop(st);
+                    policy.report(&error);
+                    return old.ok_or(error);
+                }
+            };
+            self.done.notify_all();
+            return outcome;
+        }
+    }
+
+    fn invalidate(&self, token: &AccessToken) {
+        let mut st = lock(&self.state);
+        if st
+            .token
+            .as_ref()
+            .is_some_and(|t| t.access_token.ct_eq(token))
+        {
+            st.token = None;
+            st.retry_not_before = None;
+        }
+    }
+
+    fn cached(&self) -> Option<CachedToken> {
+        lock(&self.state).token.clone()
+    }
+}
+
+/// Application tokens (client-credentials grant), cached per scope set.
+///
+/// ```no_run
+/// use marketplace_client::oauth::{AccessTokenSource, ApplicationTokenProvider, OAuthConfig};
+/// # fn main() -> Result<(), marketplace_client::oauth::OAuthError> {
+/// let config = OAuthConfig::from_env()?;
+/// let provider = ApplicationTokenProvider::new(config.client()?)
+///     .on_refresh_error(|e| eprintln!("token renewal failed, still using the old token: {e}"));
+/// let token = provider.access_token()?; // one request; later calls reuse it
+/// // send `Authorization: Bearer {token.secret()}`; on a 401:
+/// provider.invalidate(&token);
+/// # Ok(()) }
+/// ```
+pub struct ApplicationTokenProvider {
+    client: Arc<OAuthClient>,
+    default_scopes: ScopeSet,
+    slots: Mutex<HashMap<ScopeSet, Arc<Slot>>>,
+    policy: Policy,
+}
+
+impl std::fmt::Debug for ApplicationTokenProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ApplicationTokenProvider")
+            .field("client", &self.client)
+            .field("default_scopes", &self.default_scopes)
+            .field("refresh_margin", &self.policy.margin)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ApplicationTokenProvider {
+    /// A provider for `client` whose default scope is `{base_url}/oauth/api_scope`.
+    pub fn new(client: impl Into<Arc<OAuthClient>>) -> Self {
+        let client = client.into();
+        let default_scopes = ScopeSet::new([client.endpoints().default_scope()]);
+        Self {
+            client,
+            default_scopes,
+            slots: Mutex::new(HashMap::new()),
+            policy: Policy::new(),
+        }
+    }
+
+    /// Sets the scopes of [`AccessTokenSource::access_token`].
+    pub fn with_default_scopes(mut self, scopes: ScopeSet) -> Self {
+        if !scopes.is_empty() {
+            self.default_scopes = scopes;
+        }
+        self
+    }
+
+    policy_settings!();
+
+    /// The scopes of [`AccessTokenSource::access_token`].
+    pub fn default_scopes(&self) -> &ScopeSet {
+        &self.default_scopes
+    }
+
+    fn slot(&self, scopes: &ScopeSet) -> Arc<Slot> {
+        lock(&self.slots).entry(scopes.clone()).or_default().clone()
+    }
+
+    /// A valid token for `scopes` (empty: the default scopes), from the cache or the server.
+    pub fn access_token_for(&self, scopes: &ScopeSet) -> Result<AccessToken, OAuthError> {
+        let scopes = if scopes.is_empty() {
+            &self.default_scopes
+        } else {
+            scopes
+        };
+        let slot = self.slot(scopes);
+        let result = slot.get(&self.policy, |requested_at| {
+            let response = self.client.client_credentials(scopes)?;
+            Ok(CachedToken::from_response(&response, requested_at))
+        });
+        if result.is_ok() && !self.has_failure() {
+            *lock(&self.policy.last_error) = None;
+        }
+        result
+    }
+
+    fn has_failure(&self) -> bool {
+        lock(&self.slots)
+            .values()
+            .any(|s| lock(&s.state).failure.is_some())
+    }
+
+    /// The cached token for `scopes`, if any (valid or not).
+    pub fn cached(&self, scopes: &ScopeSet) -> Option<CachedToken> {
+        let scopes = if scopes.is_empty() {
+            &self.default_scopes
+        } else {
+            scopes
+        };
+        lock(&self.slots).get(scopes).and_then(|s| s.cached())
+    }
+}
+
+impl AccessTokenSource for ApplicationTokenProvider {
+    fn access_token(&self) -> Result<AccessToken, OAuthError> {
+        self.access_token_for(&self.default_scopes.clone())
+    }
+
+    fn invalidate(&self, token: &AccessToken) {
+        let slots: Vec<Arc<Slot>> = lock(&self.slots).values().cloned().collect();
+        for slot in slots {
+            slot.invalidate(token);
+        }
+    }
+}
+
+/// User tokens of one account, renewed with the refresh token kept in a
+/// [`RefreshTokenStore`]; a rotated refresh token is saved back.
+///
+/// ```no_run
+/// use std::sync::Arc;
+/// use marketplace_client::oauth::{AccessTokenSource, FileStore, OAuthConfig, UserTokenProvider};
+/// # fn main() -> Result<(), marketplace_client::oauth::OAuthError> {
+/// let config = OAuthConfig::from_env()?;
+/// let store = Arc::new(FileStore::new("/var/lib/my-backend/refresh-tokens.json"));
+/// let provider = UserTokenProvider::new(config.client()?, store, "seller-1");
+/// let token = provider.access_token()?; // refreshes with the stored refresh token
+/// # let _ = token; Ok(()) }
+/// ```
+pub struct UserTokenProvider {
+    client: Arc<OAuthClient>,
+    store: Arc<dyn RefreshTokenStore>,
+    account: String,
+    scopes: Option<ScopeSet>,
+    slot: Slot,
+    policy: Policy,
+    /// A rotated refresh token the store failed to save: kept here (it may be the only valid
+    /// one) and saved again on the next refresh.
+    unsaved: Mutex<Option<StoredRefreshToken>>,
+}
+
+impl std::fmt::Debug for UserTokenProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UserTokenProvider")
+            .field("client", &self.client)
+            .field("account", &self.account)
+            .field("scopes", &self.scopes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl UserTokenProvider {
+    /// A provider for `account`, whose refresh token is (or will be) in `store`.
+    pub fn new(
+        client: impl Into<Arc<OAuthClient>>,
+        store: Arc<dyn RefreshTokenStore>,
+        account: impl Into<String>,
+    ) -> Self {
+        Self {
+            client: client.into(),
+            store,
+            account: account.into(),
+            scopes: None,
+            slot: Slot::default(),
+            policy: Policy::new(),
+            unsaved: Mutex::new(None),
+        }
+    }
+
+    /// Asks for `scopes` on refresh: a subset of the scopes granted at consent (the default
+    /// is all of them, as stored with the refresh token).
+    pub fn with_scopes(mut self, scopes: ScopeSet) -> Self {
+        self.scopes = Some(scopes).filter(|s| !s.is_empty());
+        self
+    }
+
+    policy_settings!();
+
+    /// The account.
+    pub fn account(&self) -> &str {
+        &self.account
+    }
+
+    /// The cached access token, if any.
+    pub fn cached(&self) -> Option<CachedToken> {
+        self.slot.cached()
+    }
+
+    /// Completes consent: exchanges `code` (seed 4.3), stores the refresh token with the
+    /// `granted_scopes` (those of the consent URL) and caches the access token.
+    pub fn exchange_code(
+        &self,
+        code: &AuthorizationCode,
+        granted_scopes: &ScopeSet,
+    ) -> Result<StoredRefreshToken, OAuthError> {
+        let requested_at = self.policy.clock.now();
+        let response = self.client.exchange_code(code)?;
+        let record =
+            StoredRefreshToken::from_response(&response, granted_scopes.clone(), requested_at)
+                .ok_or_else(|| OAuthError::UnexpectedBody {
+                    grant: super::error::Grant::AuthorizationCode,
+                    status: 200,
+                    reason: "the code exchange returned no refresh_token".into(),
+                    body: String::new(),
+                })?;
+        self.store.save(&self.account, &record)?;
+        let mut st = lock(&self.slot.state);
+        st.token = Some(CachedToken::from_response(&response, requested_at));
+        st.failure = None;
+        st.retry_not_before = None;
+        Ok(record)
+    }
+
+    fn refresh(&self, requested_at: SystemTime) -> Result<CachedToken, OAuthError> {
+        let unsaved = lock(&self.unsaved).clone();
+        let record = match unsaved {
+            Some(record) => {
+                // Try the save that failed last time; the token is used either way.
+                if self.store.save(&self.account, &record).is_ok() {
+                    *lock(&self.unsaved) = None;
+                }
+                record
+            }
+            None => self
+                .store
+                .load(&self.account)?
+                .ok_or_else(|| OAuthError::NoRefreshToken {
+                    account: self.account.clone(),
+                })?,
+        };
+        if record.is_expired(requested_at) {
+            return Err(OAuthError::RefreshTokenExpired {
+                account: self.account.clone(),
+            });
+        }
+        let scopes = self.scopes.as_ref().unwrap_or(&record.scopes);
+        let response = self.client.refresh(&record.refresh_token, scopes)?;
+        if let Some(rotated) = &response.refresh_token
+            && !rotated.ct_eq(&record.refresh_token)
+        {
+            let updated = StoredRefreshToken {
+                refresh_token: rotated.clone(),
+                scopes: record.scopes.clone(),
+                expires_at: response
+                    .refresh_token_expires_in
+                    .and_then(|d| requested_at.checked_add(d))
+                    .or(record.expires_at),
+            };
+            if let Err(e) = self.store.save(&self.account, &updated) {
+                // Do not lose the new refresh token (the old one may be dead): keep it in
+                // memory, report the failure, and hand out the access token anyway.
+                self.policy.report(&e);
+                *lock(&self.unsaved) = Some(updated);
+            } else {
+                *lock(&self.unsaved) = None;
+            }
+        }
+        Ok(CachedToken::from_response(&response, requested_at))
+    }
+}
+
+impl AccessTokenSource for UserTokenProvider {
+    fn access_token(&self) -> Result<AccessToken, OAuthError> {
+        let result = self.slot.get(&self.policy, |at| self.refresh(at));
+        // A rotated refresh token still waiting to be saved stays reported.
+        if result.is_ok()
+            && lock(&self.slot.state).failure.is_none()
+            && lock(&self.unsaved).is_none()
+        {
+            *lock(&self.policy.last_error) = None;
+        }
+        result
+    }
+
+    fn invalidate(&self, token: &AccessToken) {
+        self.slot.invalidate(token);
+    }
+}
+
+impl OAuthConfig {
+    /// A client of the token endpoint with these endpoints and credentials.
+    pub fn client(&self) -> Result<OAuthClient, OAuthError> {
+        OAuthClient::new(self.endpoints.clone(), self.credentials()?)
+    }
+
+    /// The application-token source this configuration describes: the ready token of
+    /// `MARKETPLACE_ACCESS_TOKEN` when set, otherwise an [`ApplicationTokenProvider`].
+    pub fn application_token_source(&self) -> Result<Arc<dyn AccessTokenSource>, OAuthError> {
+        if let Some(token) = &self.access_token {
+            return Ok(Arc::new(StaticTokenSource::new(token.clone())));
+        }
+        Ok(Arc::new(ApplicationTokenProvider::new(self.client()?)))
+    }
+}

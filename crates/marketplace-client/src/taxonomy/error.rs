@@ -1,0 +1,264 @@
+//! The one error type of the taxonomy client, and the service's error body.
+
+use std::fmt;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::oauth::OAuthError;
+use taxonomy_tree::decode::DecodeError;
+
+/// One entry of the service's error body
+/// (`{"errors": [{"errorId", "domain", "category", "message", "longMessage", "parameters"}]}`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ServiceError {
+    /// The error id, e.g. `62004` (category tree not found) or `1001` (invalid token).
+    pub error_id: u32,
+    /// The domain, e.g. `API_TAXONOMY`.
+    pub domain: Option<String>,
+    /// A subdomain, if sent.
+    pub subdomain: Option<String>,
+    /// `REQUEST`, `APPLICATION` or `BUSINESS`.
+    pub category: Option<String>,
+    /// The short message.
+    pub message: String,
+    /// The long message, if sent.
+    pub long_message: Option<String>,
+    /// The input the error refers to (`inputRefIds`), if sent.
+    pub input_ref_ids: Vec<String>,
+    /// Named values of the error.
+    pub parameters: Vec<ErrorParameter>,
+}
+
+/// A `{name, value}` pair of a [`ServiceError`].
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(default)]
+pub struct ErrorParameter {
+    /// The name.
+    pub name: String,
+    /// The value.
+    pub value: String,
+}
+
+impl fmt::Display for ServiceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (errorId {}", self.message, self.error_id)?;
+        if let Some(domain) = &self.domain {
+            write!(f, ", {domain}")?;
+        }
+        f.write_str(")")?;
+        if let Some(long) = self
+            .long_message
+            .as_deref()
+            .filter(|l| !l.is_empty() && *l != self.message)
+        {
+            write!(f, ": {long}")?;
+        }
+        for p in &self.parameters {
+            write!(f, " [{}={}]", p.name, p.value)?;
+        }
+        Ok(())
+    }
+}
+
+#[derive(Deserialize)]
+struct ErrorBody {
+    #[serde(default)]
+    errors: Vec<ServiceError>,
+}
+
+/// Parses the service's error body; `None` when `bytes` is not one (or lists no error).
+pub fn parse_error_body(bytes: &[u8]) -> Option<Vec<ServiceError>> {
+    serde_json::from_slice::<ErrorBody>(bytes)
+        .ok()
+        .map(|b| b.errors)
+        .filter(|e| !e.is_empty())
+}
+
+fn joined(errors: &[ServiceError]) -> String {
+    errors
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn advice(status: u16) -> &'static str {
+    match status {
+        400 => " (check the category id, the keyword and the marketplace header)",
+        401 => " (the access token was rejected twice: check the credentials and scopes)",
+        403 => " (the token lacks the scope of the taxonomy API)",
+        404 => " (check the category tree id)",
+        s if s >= 500 => " (a server-side failure: retry later)",
+        _ => "",
+    }
+}
+
+/// Everything a taxonomy call can fail with. No variant holds the access token: bodies are
+/// sanitized and cut to [`crate::oauth::MAX_BODY_IN_ERROR`] bytes.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TaxonomyError {
+    /// The service answered with its error body (any non-success status but 429).
+    #[error("the taxonomy API answered HTTP {status} to {url}: {}{}", joined(errors), advice(*status))]
+    Service {
+        /// The HTTP status.
+        status: u16,
+        /// The URL requested.
+        url: String,
+        /// The errors of the body, at least one.
+        errors: Vec<ServiceError>,
+    },
+    /// A non-success status (but 429) without the service's error body.
+    #[error(
+        "the taxonomy API answered HTTP {status} to {url}{}{}",
+        advice(*status),
+        if body.is_empty() { String::new() } else { format!("; body: {body}") }
+    )]
+    Http {
+        /// The HTTP status.
+        status: u16,
+        /// The URL requested.
+        url: String,
+        /// The start of the body, sanitized.
+        body: String,
+    },
+    /// HTTP 429 still after the retries (or with a `Retry-After` beyond the configured limit).
+    #[error(
+        "the taxonomy API is rate limiting this application (HTTP 429 to {url}){}{}; wait, \
+         fetch less often (trees change rarely: cache them) and check the call quota",
+        match retry_after { Some(d) => format!(", retry after {} s", d.as_secs()), None => String::new() },
+        if errors.is_empty() { String::new() } else { format!(": {}", joined(errors)) }
+    )]
+    RateLimited {
+        /// The URL requested.
+        url: String,
+        /// The last `Retry-After` (seconds form), if sent.
+        retry_after: Option<Duration>,
+        /// The service's errors, if the body was its error body.
+        errors: Vec<ServiceError>,
+    },
+    /// Getting an access token failed.
+    #[error("cannot get an access token for the taxonomy API: {0}")]
+    OAuth(#[from] OAuthError),
+    /// The request or its body did not complete within the time-out.
+    #[error(
+        "the taxonomy API did not answer {url} in time ({message}); a full tree takes 2 to 5 s, \
+         raise the time-out or check the network"
+    )]
+    Timeout {
+        /// The URL requested.
+        url: String,
+        /// What timed out.
+        message: String,
+    },
+    /// The request could not be sent (DNS, connection refused, TLS).
+    #[error(
+        "cannot reach the taxonomy API at {url}: {message}; check the base URL and the network"
+    )]
+    Transport {
+        /// The URL requested.
+        url: String,
+        /// The transport error and its causes.
+        message: String,
+    },
+    /// The connection broke while the body was read (cut off, or a broken compressed stream).
+    #[error("the answer of {url} was cut off after {received} bytes: {message}")]
+    Truncated {
+        /// The URL requested.
+        url: String,
+        /// Bytes received (after decompression) before the failure.
+        received: u64,
+        /// The I/O error.
+        message: String,
+    },
+    /// The body is larger than the configured limit; reading stopped at the limit.
+    #[error(
+        "the answer of {url} is larger than the limit of {limit} bytes; raise max_body_bytes if \
+         the tree really is that large"
+    )]
+    BodyTooLarge {
+        /// The URL requested.
+        url: String,
+        /// The limit.
+        limit: u64,
+    },
+    /// A success status with a body that is not the expected JSON.
+    #[error(
+        "the taxonomy API answered HTTP {status} to {url} with an unexpected body ({reason}); body: {body}"
+    )]
+    UnexpectedBody {
+        /// The URL requested.
+        url: String,
+        /// The HTTP status.
+        status: u16,
+        /// Why it was not accepted.
+        reason: String,
+        /// The start of the body, sanitized.
+        body: String,
+    },
+    /// The category tree could not be decoded or is inconsistent.
+    #[error("the category tree from {url} cannot be used: {source}")]
+    Decode {
+        /// The URL requested.
+        url: String,
+        /// The decoding or validation error.
+        #[source]
+        source: DecodeError,
+    },
+    /// An argument or setting cannot be used (for example a language tag that is not a valid
+    /// header value).
+    #[error("invalid taxonomy request: {0}")]
+    Invalid(String),
+}
+
+impl TaxonomyError {
+    /// The HTTP status, when the service answered.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            TaxonomyError::Service { status, .. }
+            | TaxonomyError::Http { status, .. }
+            | TaxonomyError::UnexpectedBody { status, .. } => Some(*status),
+            TaxonomyError::RateLimited { .. } => Some(429),
+            _ => None,
+        }
+    }
+
+    /// The service's errors, when its error body was received.
+    pub fn service_errors(&self) -> &[ServiceError] {
+        match self {
+            TaxonomyError::Service { errors, .. } | TaxonomyError::RateLimited { errors, .. } => {
+                errors
+            }
+            _ => &[],
+        }
+    }
+
+    /// The `errorId` of the first service error.
+    pub fn error_id(&self) -> Option<u32> {
+        self.service_errors().first().map(|e| e.error_id)
+    }
+
+    /// The `Retry-After` of a 429.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            TaxonomyError::RateLimited { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+
+    /// True for failures the client retries: 429, 5xx, connection failures and cut-off
+    /// bodies. Time-outs are not retried (the time budget is spent), nor 4xx answers.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            TaxonomyError::RateLimited { .. }
+            | TaxonomyError::Transport { .. }
+            | TaxonomyError::Truncated { .. } => true,
+            TaxonomyError::Service { status, .. } | TaxonomyError::Http { status, .. } => {
+                *status >= 500
+            }
+            _ => false,
+        }
+    }
+}

@@ -1,0 +1,52 @@
+//! The taxonomy API client (seed 4.5 to 4.7): the full category tree of a site, category
+//! suggestions for a keyword, one category's subtree, the aspects of a leaf category and the
+//! default tree id of a marketplace.
+//!
+//! [`TaxonomyClient`] is blocking (reqwest), `Send + Sync`, and takes its bearer tokens from
+//! any [`AccessTokenSource`](crate::oauth::AccessTokenSource). Its settings live in
+//! [`TaxonomyConfig`]; every failure is a [`TaxonomyError`] that carries the service's error
+//! body typed ([`ServiceError`]).
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use marketplace_client::oauth::{AccessToken, StaticTokenSource};
+//! use marketplaces::SiteId;
+//! use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig, TreePath};
+//!
+//! # fn main() -> Result<(), marketplace_client::taxonomy::TaxonomyError> {
+//! let tokens = Arc::new(StaticTokenSource::new(AccessToken::new("v^1.1#i^1#…")));
+//! let config = TaxonomyConfig::production().with_tree_path(TreePath::Documented);
+//! let client = TaxonomyClient::new(config, tokens)?;
+//! let aspects = client.item_aspects(SiteId::Us, 9355)?;
+//! for aspect in aspects.required() {
+//!     println!("{} ({}): {:?}", aspect.name, aspect.mode, aspect.values);
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! See `docs/taxonomy.md` for the configuration, the errors and the retry policy.
+
+mod client;
+mod config;
+mod error;
+mod retry;
+mod types;
+
+pub use client::TaxonomyClient;
+pub use config::{
+    DEFAULT_BACKOFF_BASE, DEFAULT_BACKOFF_CAP, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER, DEFAULT_REQUEST_TIMEOUT, MARKETPLACE_HEADER,
+    TAXONOMY_PREFIX, TaxonomyConfig, TreePath,
+};
+pub use error::{ErrorParameter, ServiceError, TaxonomyError, parse_error_body};
+pub use retry::{RecordingSleeper, Sleeper, ThreadSleeper, backoff_ceiling, full_jitter};
+pub use types::{
+    Ancestor, Aspect, AspectCardinality, AspectDataType, AspectMode, AspectUsage, CategoryRef,
+    CategorySubtree, CategorySuggestion, CategorySuggestions, DefaultTreeId, ItemAspects, TreeBody,
+};
+
+/// The guide of `docs/taxonomy.md` (merged into the README), compiled here so its examples are
+/// doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/taxonomy.md")]
+pub struct TaxonomyGuide;

@@ -1,0 +1,455 @@
+//! What `taxonomy-data`'s build script does, as a library so it can be tested: pick the sites,
+//! obtain each site's tree, generate the tables, tell cargo when to run again.
+//!
+//! [`obtain_trees`] is the single place trees enter the build: from the live service when
+//! credentials are set (and the `live` feature is on, and `TAXONOMY_OFFLINE` is not set),
+//! else, or on any failure, from the committed snapshots. A live download is cached in the
+//! target directory under a key of the settings, so the host and target builds of
+//! `taxonomy-data` (the macro's and the program's) and later rebuilds use the same tree, and
+//! the service is asked once.
+
+use std::path::{Path, PathBuf};
+
+use crate::codegen::{self, SiteData};
+use marketplaces::SiteId;
+use taxonomy_tree::snapshot;
+use taxonomy_tree::tree::CategoryTree;
+
+/// Environment variable: the sites to compile in, e.g. `EBAY_US,EBAY_DE` (default: all).
+pub const SITES_ENV: &str = "TAXONOMY_SITES";
+/// Environment variable: a snapshots directory to read instead of the committed one.
+pub const SNAPSHOTS_DIR_ENV: &str = "TAXONOMY_SNAPSHOTS_DIR";
+/// Environment variable: when set (to anything but `0` or `false`), never download.
+pub const OFFLINE_ENV: &str = "TAXONOMY_OFFLINE";
+
+/// Every variable that decides whether and what the build downloads.
+pub const LIVE_ENV: [&str; 9] = [
+    OFFLINE_ENV,
+    "DOCS_RS",
+    "MARKETPLACE_ENV",
+    "MARKETPLACE_BASE_URL",
+    "MARKETPLACE_AUTH_URL",
+    "MARKETPLACE_CLIENT_ID",
+    "MARKETPLACE_CLIENT_SECRET",
+    "MARKETPLACE_CONFIG",
+    "MARKETPLACE_ACCESS_TOKEN",
+];
+
+/// Whether the build downloads the trees, decided from the environment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LiveDecision {
+    /// Download with the credentials found.
+    Live,
+    /// Use the committed snapshots; `warn` is set when the user should hear why.
+    Offline {
+        /// Why not live.
+        reason: String,
+        /// Whether to say it as a `cargo:warning`.
+        warn: bool,
+    },
+}
+
+/// Decides, from the variables `lookup` gives, whether to download. `live_compiled` is
+/// whether the `live` feature (the HTTP stack) is compiled in.
+///
+/// ```
+/// use taxonomy_codegen::build_script::{live_decision, LiveDecision};
+/// fn env(pairs: &'static [(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+///     move |name| pairs.iter().find(|p| p.0 == name).map(|p| p.1.to_string())
+/// }
+/// assert!(matches!(live_decision(env(&[]), true), LiveDecision::Offline { warn: false, .. }));
+/// const CREDS: &[(&str, &str)] = &[("MARKETPLACE_CLIENT_ID", "id"), ("MARKETPLACE_CLIENT_SECRET", "s")];
+/// assert_eq!(live_decision(env(CREDS), true), LiveDecision::Live);
+/// // Credentials but no HTTP stack compiled in: offline, with a warning.
+/// assert!(matches!(live_decision(env(CREDS), false), LiveDecision::Offline { warn: true, .. }));
+/// const OFFLINE: &[(&str, &str)] = &[("MARKETPLACE_ACCESS_TOKEN", "t"), ("TAXONOMY_OFFLINE", "1")];
+/// assert!(matches!(live_decision(env(OFFLINE), true), LiveDecision::Offline { .. }));
+/// const DOCS_RS: &[(&str, &str)] = &[("MARKETPLACE_ACCESS_TOKEN", "t"), ("DOCS_RS", "1")];
+/// assert!(matches!(live_decision(env(DOCS_RS), true), LiveDecision::Offline { .. }));
+/// ```
+pub fn live_decision(lookup: impl Fn(&str) -> Option<String>, live_compiled: bool) -> LiveDecision {
+    let set = |name: &str| lookup(name).is_some_and(|v| !v.trim().is_empty());
+    if let Some(v) = lookup(OFFLINE_ENV)
+        && !matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "" | "0" | "false" | "no"
+        )
+    {
+        return LiveDecision::Offline {
+            reason: format!("{OFFLINE_ENV} is set"),
+            warn: false,
+        };
+    }
+    if set("DOCS_RS") {
+        return LiveDecision::Offline {
+            reason: "building on docs.rs".into(),
+            warn: false,
+        };
+    }
+    let credentials = set("MARKETPLACE_ACCESS_TOKEN")
+        || set("MARKETPLACE_CONFIG")
+        || (set("MARKETPLACE_CLIENT_ID") && set("MARKETPLACE_CLIENT_SECRET"));
+    if !credentials {
+        return LiveDecision::Offline {
+            reason: "no credentials in the environment".into(),
+            warn: false,
+        };
+    }
+    if !live_compiled {
+        return LiveDecision::Offline {
+            reason: "credentials are set but the `live` feature of taxonomy-data (and taxonomy-macros) is off, so the build cannot download".into(),
+            warn: true,
+        };
+    }
+    LiveDecision::Live
+}
+
+/// Why the build script cannot generate the tables.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// `TAXONOMY_SITES` names something that is not a site.
+    #[error(
+        "{SITES_ENV}={value:?}: {entry:?} is not a known site. Accepted: a comma-separated list of EBAY_US, EBAY_GB, EBAY_DE, EBAY_AU (or us, gb, de, au, or the tree ids 0, 3, 77, 15); unset it to compile in every site"
+    )]
+    BadSiteFilter {
+        /// The variable's value.
+        value: String,
+        /// The entry that is not a site.
+        entry: String,
+    },
+    /// A snapshot is missing or invalid.
+    #[error(
+        "{0}\nThe committed snapshots are regenerated with `cargo run --bin snapshot -- refresh` (or `import`)."
+    )]
+    Snapshot(#[from] snapshot::SnapshotError),
+    /// A snapshot holds another site's tree.
+    #[error("{path}: holds category tree {found}, expected {expected} ({site})")]
+    WrongTree {
+        /// The snapshot file.
+        path: PathBuf,
+        /// The site the file is named after.
+        site: SiteId,
+        /// That site's tree id.
+        expected: u32,
+        /// The tree id in the file.
+        found: u32,
+    },
+}
+
+/// Parses the value of `TAXONOMY_SITES`. An empty or blank value means every site.
+///
+/// ```
+/// use taxonomy_codegen::build_script::parse_site_filter;
+/// use marketplaces::SiteId;
+/// assert_eq!(parse_site_filter("EBAY_DE, us").unwrap(), vec![SiteId::Us, SiteId::De]);
+/// assert_eq!(parse_site_filter("").unwrap(), SiteId::ALL.to_vec());
+/// assert!(parse_site_filter("EBAY_FR").is_err());
+/// ```
+pub fn parse_site_filter(value: &str) -> Result<Vec<SiteId>, BuildError> {
+    if value.trim().is_empty() {
+        return Ok(SiteId::ALL.to_vec());
+    }
+    let mut sites = Vec::new();
+    for entry in value.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+        let site = SiteId::parse(entry).ok_or_else(|| BuildError::BadSiteFilter {
+            value: value.to_string(),
+            entry: entry.to_string(),
+        })?;
+        sites.push(site);
+    }
+    sites.sort();
+    sites.dedup();
+    Ok(sites)
+}
+
+/// The tree of one site, from the committed snapshot in `snapshots_dir`.
+pub fn snapshot_tree(site: SiteId, snapshots_dir: &Path) -> Result<CategoryTree, BuildError> {
+    let path = snapshots_dir.join(site.snapshot_file_name());
+    let tree = snapshot::read(&path)?;
+    if tree.meta.tree_id != site.tree_id() {
+        return Err(BuildError::WrongTree {
+            path,
+            site,
+            expected: site.tree_id(),
+            found: tree.meta.tree_id,
+        });
+    }
+    Ok(tree)
+}
+
+/// The trees of the selected sites: live ones where `live` has them, the committed snapshots
+/// for the rest. Returns them in [`SiteId::ALL`] order, `None` for sites not selected.
+pub fn obtain_trees(
+    selected: &[SiteId],
+    snapshots_dir: &Path,
+    mut live: Vec<(SiteId, CategoryTree)>,
+) -> Result<Vec<(SiteId, Option<CategoryTree>)>, BuildError> {
+    let mut trees = Vec::new();
+    for site in SiteId::ALL {
+        let tree = if !selected.contains(&site) {
+            None
+        } else if let Some(i) = live.iter().position(|(s, _)| *s == site) {
+            Some(live.swap_remove(i).1)
+        } else {
+            Some(snapshot_tree(site, snapshots_dir)?)
+        };
+        trees.push((site, tree));
+    }
+    Ok(trees)
+}
+
+/// Generates the source of the tables for the selected sites (the others compile in empty),
+/// from the committed snapshots.
+pub fn generate_for(selected: &[SiteId], snapshots_dir: &Path) -> Result<String, BuildError> {
+    let trees = obtain_trees(selected, snapshots_dir, Vec::new())?;
+    Ok(generate_trees(&trees))
+}
+
+/// Generates the source of the tables from trees in [`SiteId::ALL`] order.
+pub fn generate_trees(trees: &[(SiteId, Option<CategoryTree>)]) -> String {
+    let data: Vec<SiteData<'_>> = trees
+        .iter()
+        .map(|(site, tree)| SiteData {
+            site: *site,
+            tree: tree.as_ref(),
+        })
+        .collect();
+    codegen::generate(&data)
+}
+
+/// The whole build script: reads the environment cargo gives it, writes
+/// `OUT_DIR/taxonomy.rs`, and prints the `cargo:` lines.
+pub fn run() -> Result<(), BuildError> {
+    let manifest_dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
+    let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default());
+    println!("cargo:rerun-if-env-changed={SITES_ENV}");
+    println!("cargo:rerun-if-env-changed={SNAPSHOTS_DIR_ENV}");
+    for name in LIVE_ENV {
+        println!("cargo:rerun-if-env-changed={name}");
+    }
+    if let Some(config) = std::env::var_os("MARKETPLACE_CONFIG").filter(|c| !c.is_empty()) {
+        println!("cargo:rerun-if-changed={}", PathBuf::from(config).display());
+    }
+    let snapshots_dir = match std::env::var_os(SNAPSHOTS_DIR_ENV) {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => manifest_dir.join("snapshots"),
+    };
+    println!("cargo:rerun-if-changed={}", snapshots_dir.display());
+    for site in SiteId::ALL {
+        println!(
+            "cargo:rerun-if-changed={}",
+            snapshots_dir.join(site.snapshot_file_name()).display()
+        );
+    }
+    let filter = std::env::var(SITES_ENV).unwrap_or_default();
+    let selected = parse_site_filter(&filter)?;
+    let live = match live_decision(|name| std::env::var(name).ok(), cfg!(feature = "live")) {
+        LiveDecision::Live => live_trees(&selected, &snapshots_dir, &out_dir),
+        LiveDecision::Offline { reason, warn } => {
+            if warn {
+                self::warn(&format!("using the committed snapshots: {reason}"));
+            }
+            Vec::new()
+        }
+    };
+    let trees = obtain_trees(&selected, &snapshots_dir, live)?;
+    let code = generate_trees(&trees);
+    let out = out_dir.join("taxonomy.rs");
+    taxonomy_tree::atomic::write_atomic(&out, code.as_bytes(), None).map_err(|source| {
+        BuildError::Snapshot(snapshot::SnapshotError::Io { path: out, source })
+    })?;
+    Ok(())
+}
+
+/// Downloads the selected sites' trees (or reads them from the build cache). A site that
+/// fails is left out, with a `cargo:warning`, so the build falls back to its snapshot.
+#[cfg(feature = "live")]
+fn live_trees(
+    selected: &[SiteId],
+    snapshots_dir: &Path,
+    out_dir: &Path,
+) -> Vec<(SiteId, CategoryTree)> {
+    match live::fetch(selected, snapshots_dir, out_dir) {
+        Ok(results) => results
+            .into_iter()
+            .filter_map(|(site, result)| match result {
+                Ok(tree) => Some((site, tree)),
+                Err(reason) => {
+                    warn(&format!(
+                        "{site}: the live tree could not be used ({reason}); using the committed snapshot"
+                    ));
+                    None
+                }
+            })
+            .collect(),
+        Err(reason) => {
+            warn(&format!(
+                "the live trees could not be downloaded ({reason}); using the committed snapshots"
+            ));
+            Vec::new()
+        }
+    }
+}
+
+#[cfg(not(feature = "live"))]
+fn live_trees(_: &[SiteId], _: &Path, _: &Path) -> Vec<(SiteId, CategoryTree)> {
+    Vec::new()
+}
+
+#[cfg(feature = "live")]
+mod live {
+    //! The download, and its cache in the target directory.
+    //!
+    //! Both builds of taxonomy-data (the macro's and the program's) run this with the same
+    //! settings, so they share one cache entry: the first takes an OS file lock, downloads,
+    //! and records for every site either its tree or why it failed; the other waits for the
+    //! lock and reads the record. So the two builds always use the same trees, even when the
+    //! network fails half-way.
+
+    use std::fs::File;
+    use std::path::{Path, PathBuf};
+    use std::time::Duration;
+
+    use marketplace_client::oauth::OAuthConfig;
+    use marketplace_client::refresh;
+    use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig};
+    use marketplaces::SiteId;
+    use taxonomy_tree::snapshot;
+    use taxonomy_tree::tree::CategoryTree;
+
+    type Results = Vec<(SiteId, Result<CategoryTree, String>)>;
+
+    /// How long a failed download is remembered: long enough for the other build of
+    /// taxonomy-data to fall back the same way, short enough that a later build tries again.
+    const FAILURE_MEMORY: Duration = Duration::from_secs(15 * 60);
+
+    pub(super) fn fetch(
+        selected: &[SiteId],
+        snapshots_dir: &Path,
+        out_dir: &Path,
+    ) -> Result<Results, String> {
+        let oauth = OAuthConfig::from_env().map_err(|e| e.to_string())?;
+        // A build must not hang on the network: short time-outs, one retry, short waits.
+        let config = TaxonomyConfig::from_oauth_config(&oauth)
+            .with_connect_timeout(Duration::from_secs(10))
+            .with_timeout(Duration::from_secs(60))
+            .with_max_retries(1)
+            .with_backoff(Duration::from_millis(500), Duration::from_secs(2))
+            .with_max_retry_after(Duration::from_secs(10));
+        let key = cache_key(config.base_url.as_ref());
+        let cache = cache_dir(out_dir).join(format!("{key:016x}"));
+        std::fs::create_dir_all(&cache).map_err(|e| format!("{}: {e}", cache.display()))?;
+        // Held until the end of this function; the OS releases it if the build dies.
+        let lock =
+            File::create(cache.join("lock")).map_err(|e| format!("{}: {e}", cache.display()))?;
+        lock.lock()
+            .map_err(|e| format!("{}: {e}", cache.display()))?;
+
+        let mut results = Vec::new();
+        let mut missing = Vec::new();
+        for &site in selected {
+            let failed = cache.join(format!("{}.failed", site.marketplace_id()));
+            let recent = std::fs::metadata(&failed)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age < FAILURE_MEMORY);
+            if recent && let Ok(reason) = std::fs::read_to_string(&failed) {
+                results.push((site, Err(reason)));
+                continue;
+            }
+            let _ = std::fs::remove_file(&failed);
+            match cached_tree(&cache, site) {
+                Some(tree) => results.push((site, Ok(tree))),
+                None => missing.push(site),
+            }
+        }
+        if missing.is_empty() {
+            return Ok(results);
+        }
+        let fetched = match oauth.application_token_source() {
+            Ok(tokens) => match TaxonomyClient::new(config, tokens) {
+                Ok(client) => {
+                    refresh::fetch_and_prepare(&client, &missing, None, snapshots_dir, &|_, _| {})
+                        .into_iter()
+                        .map(|r| r.map_err(|e| e.to_string()))
+                        .collect()
+                }
+                Err(e) => vec![Err(e.to_string()); missing.len()],
+            },
+            Err(e) => vec![Err(e.to_string()); missing.len()],
+        };
+        for (site, result) in missing.iter().copied().zip(fetched) {
+            match result {
+                Ok(prepared) => {
+                    if prepared.content_changed
+                        && let Some(diff) = &prepared.diff
+                    {
+                        super::warn(&format!(
+                            "{site}: using the live tree, which differs from the committed snapshot ({}); refresh it with `cargo run --bin snapshot -- refresh`",
+                            diff.to_string().trim()
+                        ));
+                    }
+                    let _ = snapshot::write(&cache.join(site.snapshot_file_name()), &prepared.tree);
+                    results.push((site, Ok(prepared.tree)));
+                }
+                Err(reason) => {
+                    // Recorded, so the other build of taxonomy-data falls back the same way.
+                    let _ = taxonomy_tree::atomic::write_atomic(
+                        &cache.join(format!("{}.failed", site.marketplace_id())),
+                        reason.as_bytes(),
+                        None,
+                    );
+                    results.push((site, Err(reason)));
+                }
+            }
+        }
+        drop(lock);
+        Ok(results)
+    }
+
+    /// A cached tree of `site`, if there is one and it is that site's.
+    fn cached_tree(cache: &Path, site: SiteId) -> Option<CategoryTree> {
+        super::snapshot_tree(site, cache).ok()
+    }
+
+    /// FNV-1a over everything that selects what is downloaded (never the secret itself).
+    fn cache_key(base_url: &str) -> u64 {
+        let mut text = String::from(base_url);
+        for name in super::LIVE_ENV {
+            if name != "MARKETPLACE_CLIENT_SECRET" && name != "MARKETPLACE_ACCESS_TOKEN" {
+                text.push('\0');
+                text.push_str(&std::env::var(name).unwrap_or_default());
+            }
+        }
+        text.push('\0');
+        text.push_str(&std::env::var(super::SITES_ENV).unwrap_or_default());
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in text.bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        h
+    }
+
+    /// `<target dir>/taxonomy-live`: the target directory is the nearest ancestor of `OUT_DIR`
+    /// holding cargo's `CACHEDIR.TAG`, shared by the host and target builds.
+    fn cache_dir(out_dir: &Path) -> PathBuf {
+        let target = out_dir
+            .ancestors()
+            .find(|d| d.join("CACHEDIR.TAG").is_file())
+            .unwrap_or(out_dir);
+        target.join("taxonomy-live")
+    }
+}
+
+/// Prints a `cargo:warning`, on one line: text from a server must not end the warning and
+/// start a `cargo:` directive of its own.
+fn warn(message: &str) {
+    let one_line: String = message
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(1000)
+        .collect();
+    println!("cargo:warning=taxonomy-data: {one_line}");
+}

@@ -1,0 +1,135 @@
+//! A perfect hash for category ids: a pilot (displacement) table over a one-multiplication
+//! integer hash.
+//!
+//! phf's SipHash costs more per lookup than std's `HashMap`; category ids are small integers
+//! that need no cryptographic mixing. Each key hashes to a bucket (top bits); each bucket has
+//! a 16-bit pilot, chosen at build time, that is XORed into the key's slot bits so that all
+//! its keys land in free slots of a power-of-two table (the search places the largest
+//! buckets first, as PTHash does). A slot stores the key and its position, so a lookup is one
+//! multiplication, two loads and one comparison, all in a `const fn`.
+//!
+//! The hash functions live in the `taxonomy-hash` crate, which both this generator and the
+//! run-time lookups depend on, so the two cannot disagree.
+
+pub use taxonomy_hash::{bucket_of, entry_position, key_hash, slot_entry, slot_of};
+
+/// The seed the search starts from; fixed, so the same keys always give the same tables.
+pub const INITIAL_SEED: u64 = 0x7A11_0C47_E6A1_D5E9;
+
+/// A perfect hash over a set of distinct non-zero `u32` keys.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PerfectHash {
+    /// The seed mixed into every key hash.
+    pub seed: u64,
+    /// 64 minus log2 of the number of buckets.
+    pub bucket_shift: u32,
+    /// One pilot per bucket.
+    pub pilots: Vec<u16>,
+    /// The slots (a power of two of them): [`slot_entry`]`(key, position)`, or 0 when empty.
+    pub slots: Vec<u64>,
+}
+
+/// Why no perfect hash could be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PerfectHashError {
+    /// The same key was given twice.
+    #[error("key {0} appears twice")]
+    DuplicateKey(u32),
+    /// `u32::MAX` cannot be stored (slots hold the key plus one).
+    #[error("key {} cannot be stored", u32::MAX)]
+    KeyTooLarge,
+    /// No seed worked (practically impossible for distinct keys).
+    #[error("no perfect hash found for {0} keys")]
+    NotFound(usize),
+}
+
+impl PerfectHash {
+    /// Builds the tables for `(key, position)` pairs: keys distinct and below `u32::MAX`.
+    ///
+    /// ```
+    /// use taxonomy_codegen::phash::PerfectHash;
+    /// let entries = [(9355_u32, 1_u32), (15032, 2), (1, 3), (463_773, 4)];
+    /// let ph = PerfectHash::build(&entries).unwrap();
+    /// for (key, position) in entries {
+    ///     assert_eq!(ph.get(key), Some(position));
+    /// }
+    /// assert_eq!(ph.get(42), None);
+    /// ```
+    pub fn build(entries: &[(u32, u32)]) -> Result<PerfectHash, PerfectHashError> {
+        let mut keys: Vec<u32> = entries.iter().map(|e| e.0).collect();
+        keys.sort_unstable();
+        if let Some(w) = keys.windows(2).find(|w| w[0] == w[1]) {
+            return Err(PerfectHashError::DuplicateKey(w[0]));
+        }
+        if keys.last() == Some(&u32::MAX) {
+            return Err(PerfectHashError::KeyTooLarge);
+        }
+        let n = entries.len().max(1);
+        // About two keys per bucket, and slots at a load factor between 0.5 and 1.
+        let bucket_bits = (n.div_ceil(2)).next_power_of_two().trailing_zeros().max(1);
+        let slot_bits = n.next_power_of_two().trailing_zeros().max(1);
+        for attempt in 0..256_u64 {
+            let seed = INITIAL_SEED.wrapping_add(attempt.wrapping_mul(0xD1B5_4A32_D192_ED03));
+            if let Some(ph) = Self::try_seed(entries, seed, bucket_bits, slot_bits) {
+                return Ok(ph);
+            }
+        }
+        Err(PerfectHashError::NotFound(entries.len()))
+    }
+
+    fn try_seed(
+        entries: &[(u32, u32)],
+        seed: u64,
+        bucket_bits: u32,
+        slot_bits: u32,
+    ) -> Option<PerfectHash> {
+        let bucket_shift = 64 - bucket_bits;
+        let slot_count = 1_usize << slot_bits;
+        let hashes: Vec<u64> = entries.iter().map(|e| key_hash(e.0, seed)).collect();
+        let mut members: Vec<Vec<usize>> = vec![Vec::new(); 1 << bucket_bits];
+        for (i, &h) in hashes.iter().enumerate() {
+            members[bucket_of(h, bucket_shift, 1 << bucket_bits)].push(i);
+        }
+        let mut order: Vec<usize> = (0..members.len()).collect();
+        // Largest buckets first; ties by bucket number, so the result is deterministic.
+        order.sort_by(|&a, &b| members[b].len().cmp(&members[a].len()).then(a.cmp(&b)));
+        let mut pilots = vec![0_u16; members.len()];
+        let mut slots = vec![0_u64; slot_count];
+        let mut taken: Vec<usize> = Vec::with_capacity(16);
+        for &b in &order {
+            if members[b].is_empty() {
+                break;
+            }
+            // XOR with every pilot below the table size tries every displacement once.
+            let placed = (0..slot_count.min(1 << 16)).find(|&pilot| {
+                taken.clear();
+                members[b].iter().all(|&i| {
+                    let s = slot_of(hashes[i], pilot as u16, slot_count);
+                    if slots[s] != 0 || taken.contains(&s) {
+                        return false;
+                    }
+                    taken.push(s);
+                    true
+                })
+            });
+            let pilot = placed? as u16;
+            for (&i, &s) in members[b].iter().zip(&taken) {
+                slots[s] = slot_entry(entries[i].0, entries[i].1);
+            }
+            pilots[b] = pilot;
+        }
+        Some(PerfectHash {
+            seed,
+            bucket_shift,
+            pilots,
+            slots,
+        })
+    }
+
+    /// The position stored for `key`, or `None` when `key` is not in the set.
+    pub fn get(&self, key: u32) -> Option<u32> {
+        let h = key_hash(key, self.seed);
+        let pilot = self.pilots[bucket_of(h, self.bucket_shift, self.pilots.len())];
+        entry_position(self.slots[slot_of(h, pilot, self.slots.len())], key)
+    }
+}

@@ -1,0 +1,202 @@
+//! The one road from a get-category-tree response to a committed snapshot:
+//! decode → validate → compare → atomic write.
+//!
+//! `snapshot import` (saved responses) and `snapshot refresh` (live downloads) both go through
+//! [`prepare`] and [`commit`]; nothing else writes into `snapshots/`. Preparing never touches
+//! the disk, so a caller handling several sites can prepare them all and commit only when every
+//! one succeeded.
+
+use std::path::{Path, PathBuf};
+
+use crate::decode::{DecodeError, Provenance, decode_tree};
+use crate::diff::TreeDiff;
+use crate::snapshot::{self, SnapshotError};
+use crate::tree::CategoryTree;
+use marketplaces::SiteId;
+
+/// Why a response could not become a snapshot.
+#[derive(Debug, thiserror::Error)]
+pub enum PipelineError {
+    /// The response did not decode or validate.
+    #[error("{origin}: {source}")]
+    Decode {
+        /// Where the response came from (a file name or a URL).
+        origin: String,
+        /// What was wrong with it.
+        source: DecodeError,
+    },
+    /// The tree id is not one of the known sites.
+    #[error(
+        "{origin}: category tree {tree_id} is not a known site (known: 0 EBAY_US, 3 EBAY_GB, 77 EBAY_DE, 15 EBAY_AU)"
+    )]
+    UnknownSite {
+        /// Where the response came from.
+        origin: String,
+        /// The tree id it carries.
+        tree_id: u32,
+    },
+    /// The tree id and the marketplace id name different sites.
+    #[error(
+        "{origin}: category tree {tree_id} belongs to {expected}, but the response says {found}"
+    )]
+    WrongMarketplace {
+        /// Where the response came from.
+        origin: String,
+        /// The tree id.
+        tree_id: u32,
+        /// The marketplace of that tree.
+        expected: SiteId,
+        /// The marketplace the response names.
+        found: String,
+    },
+    /// Writing the snapshot failed; the old file is intact.
+    #[error(transparent)]
+    Snapshot(#[from] SnapshotError),
+}
+
+/// A decoded, validated tree ready to replace a site's snapshot.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// The site.
+    pub site: SiteId,
+    /// The new tree.
+    pub tree: CategoryTree,
+    /// The snapshot file it will replace.
+    pub path: PathBuf,
+    /// The changes against the committed snapshot; `None` when there was none (or it was
+    /// unreadable, see `previous_error`).
+    pub diff: Option<TreeDiff>,
+    /// Why the committed snapshot could not be read, if it could not.
+    pub previous_error: Option<String>,
+    /// The rendered snapshot.
+    pub text: String,
+    /// `true` when the rendered snapshot differs from the bytes on disk (provenance included).
+    pub changed: bool,
+    /// `true` when the tree itself differs from the committed one: its categories, version,
+    /// tree id, marketplace or language (not when only the date or source differs). This is
+    /// what makes a snapshot stale.
+    pub content_changed: bool,
+}
+
+/// Decodes and validates `body`, and compares it with the committed snapshot in
+/// `snapshots_dir`. Nothing is written.
+pub fn prepare(
+    body: &[u8],
+    origin: &str,
+    provenance: &Provenance,
+    snapshots_dir: &Path,
+) -> Result<Prepared, PipelineError> {
+    let tree = decode_tree(body, provenance).map_err(|source| PipelineError::Decode {
+        origin: origin.to_string(),
+        source,
+    })?;
+    prepare_tree(tree, origin, snapshots_dir)
+}
+
+/// Like [`prepare`], for a tree already decoded.
+pub fn prepare_tree(
+    tree: CategoryTree,
+    origin: &str,
+    snapshots_dir: &Path,
+) -> Result<Prepared, PipelineError> {
+    let tree_id = tree.meta.tree_id;
+    let site = SiteId::from_tree_id(tree_id).ok_or_else(|| PipelineError::UnknownSite {
+        origin: origin.to_string(),
+        tree_id,
+    })?;
+    if !tree
+        .meta
+        .marketplace_id
+        .eq_ignore_ascii_case(site.marketplace_id())
+    {
+        return Err(PipelineError::WrongMarketplace {
+            origin: origin.to_string(),
+            tree_id,
+            expected: site,
+            found: tree.meta.marketplace_id.clone(),
+        });
+    }
+    let path = snapshots_dir.join(site.snapshot_file_name());
+    let text = snapshot::to_string(&tree);
+    let (diff, previous_error, changed, content_changed) = match std::fs::read_to_string(&path) {
+        Ok(old_text) => {
+            let changed = old_text != text;
+            match snapshot::parse(&old_text, &path) {
+                Ok(old) => {
+                    let content_changed = old.categories != tree.categories
+                        || old.meta.version != tree.meta.version
+                        || old.meta.tree_id != tree.meta.tree_id
+                        || old.meta.marketplace_id != tree.meta.marketplace_id
+                        || old.meta.language != tree.meta.language;
+                    (
+                        Some(TreeDiff::between(&old, &tree)),
+                        None,
+                        changed,
+                        content_changed,
+                    )
+                }
+                Err(e) => (None, Some(e.to_string()), changed, true),
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (None, None, true, true),
+        Err(e) => (None, Some(format!("{}: {e}", path.display())), true, true),
+    };
+    Ok(Prepared {
+        site,
+        tree,
+        path,
+        diff,
+        previous_error,
+        text,
+        changed,
+        content_changed,
+    })
+}
+
+/// When [`commit`] replaces a snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteWhen {
+    /// When any byte would change, provenance included (`import`: the caller states it).
+    AnyChange,
+    /// Only when the tree changed (`refresh`: an unchanged tree keeps its recorded date, so
+    /// refreshing does not churn the files).
+    TreeChanged,
+}
+
+/// Replaces the snapshot atomically when it changed. Returns whether the file was written.
+pub fn commit(prepared: &Prepared, when: WriteWhen) -> Result<bool, PipelineError> {
+    Ok(!commit_all(std::slice::from_ref(prepared), when)?.is_empty())
+}
+
+/// Replaces every snapshot of `prepared` that `when` says changed, all or nothing: every new
+/// file is first written and flushed beside its target, and only when all of them are staged
+/// are they renamed into place. Returns the paths written.
+pub fn commit_all(prepared: &[Prepared], when: WriteWhen) -> Result<Vec<PathBuf>, PipelineError> {
+    let mut staged = Vec::new();
+    for p in prepared {
+        let write = match when {
+            WriteWhen::AnyChange => p.changed,
+            WriteWhen::TreeChanged => p.content_changed,
+        };
+        if write {
+            // `p.text` was rendered from a validated tree in `prepare`.
+            let s = crate::atomic::stage(&p.path, p.text.as_bytes(), None).map_err(|source| {
+                SnapshotError::Io {
+                    path: p.path.clone(),
+                    source,
+                }
+            })?;
+            staged.push(s);
+        }
+    }
+    let mut written = Vec::new();
+    for s in staged {
+        let path = s.path().to_path_buf();
+        s.commit().map_err(|source| SnapshotError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        written.push(path);
+    }
+    Ok(written)
+}

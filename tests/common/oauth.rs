@@ -1,0 +1,86 @@
+//! Helpers shared by the OAuth integration tests (included with `#[path]`; no tests here).
+#![allow(dead_code)]
+
+use std::time::Duration;
+
+use fake_marketplace::{AUTHORIZE_PATH, FakeMarketplace};
+use marketplace_client::oauth::{ConsentRequest, Credentials, Endpoints, OAuthClient};
+
+/// The RuName the tests use as redirect_uri.
+pub const RU_NAME: &str = "Fake_Company-FakeApp-PRD-abcdefghi";
+
+/// The fake's endpoints.
+pub fn endpoints(fake: &FakeMarketplace) -> Endpoints {
+    Endpoints::custom(&fake.base_url(), &fake.auth_url()).expect("loopback endpoints")
+}
+
+/// The fake's credentials with [`RU_NAME`] as redirect URI.
+pub fn credentials(fake: &FakeMarketplace) -> Credentials {
+    Credentials::new(fake.client_id(), fake.client_secret()).with_redirect_uri(RU_NAME)
+}
+
+/// A client of the fake.
+pub fn client(fake: &FakeMarketplace) -> OAuthClient {
+    OAuthClient::new(endpoints(fake), credentials(fake)).expect("client")
+}
+
+/// A client of the fake with a request time-out.
+pub fn client_with_timeout(fake: &FakeMarketplace, timeout: Duration) -> OAuthClient {
+    OAuthClient::with_timeout(endpoints(fake), credentials(fake), timeout).expect("client")
+}
+
+/// A reqwest client that does not follow redirects.
+pub fn browser_no_redirect() -> reqwest::blocking::Client {
+    reqwest::blocking::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .build()
+        .unwrap()
+}
+
+/// Plays the user's browser: opens the consent URL on the fake and returns the Location it
+/// redirects to.
+pub fn visit_consent(url: &str) -> String {
+    let response = browser_no_redirect().get(url).send().expect("consent page");
+    assert_eq!(
+        response.status().as_u16(),
+        302,
+        "consent page must redirect"
+    );
+    response
+        .headers()
+        .get("location")
+        .expect("Location")
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// Runs the whole consent step against the fake and returns the redirect address.
+pub fn consent_redirect(fake: &FakeMarketplace, request: &ConsentRequest) -> String {
+    assert!(
+        request
+            .url()
+            .as_str()
+            .starts_with(&format!("{}{AUTHORIZE_PATH}?", fake.auth_url()))
+    );
+    visit_consent(request.url().as_str())
+}
+
+/// Percent-encodes like a form (independent of the url crate): unreserved kept, space as `+`.
+pub fn form_encode(s: &str) -> String {
+    fake_marketplace::percent_encode(s).replace("%20", "+")
+}
+
+/// The expected Basic header, built by hand from the RFC 6749 §2.3.1 rules.
+pub fn expected_basic(id: &str, secret: &str) -> String {
+    use base64::Engine as _;
+    format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(format!(
+            "{}:{}",
+            form_encode(id),
+            form_encode(secret)
+        ))
+    )
+}
