@@ -68,14 +68,16 @@
 //! # Secrets
 //!
 //! [`ClientSecret`], [`AccessToken`], [`RefreshToken`], [`AuthorizationCode`] and
-//! [`CsrfState`] print as `[redacted]`, zero their memory on drop and give their value only
-//! through `.secret()`. [`OAuthError`] never holds one: bodies kept in errors are cut to 512
-//! bytes with token values and the request's secrets removed.
+//! [`CsrfState`] print as `TypeName([redacted])` with `{:?}`, have no `Display` (so
+//! `format!("Bearer {token}")` does not compile), zero their memory on drop and give their
+//! value only through `.secret()`. [`OAuthError`] never holds one: every text that came from
+//! the server passes one sanitizer that knows every secret of the request, and is cut to 512
+//! bytes.
 //!
 //! ```
 //! use marketplace_toolkit::oauth::ClientSecret;
 //! let s = ClientSecret::new("PRD-1234");
-//! assert_eq!(format!("{s:?} {s}"), "ClientSecret([redacted]) [redacted]");
+//! assert_eq!(format!("{s:?}"), "ClientSecret([redacted])");
 //! ```
 
 pub(crate) mod client;
