@@ -428,6 +428,28 @@ fn unexpected_bodies_are_kept_truncated() {
         OAuthError::UnexpectedBody {
             status: 200, body, ..
         } => {
+            // A successful token answer may hold new tokens the sanitizer cannot know: a body
+            // that does not parse is withheld, only where it failed is kept.
+            assert!(body.starts_with("[withheld"), "{body}");
+            assert!(!body.contains("maintenance"), "{body}");
+            assert!(err.to_string().contains("line 1 column 1"), "{err}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // An error answer's body is kept, sanitized and cut.
+    let html = format!("<html><body>{}</body></html>", "maintenance ".repeat(100));
+    fake.fail_next(
+        TOKEN_PATH,
+        Fault::Status {
+            status: 404,
+            body: html,
+            headers: vec![],
+        },
+    );
+    match client.client_credentials(&ScopeSet::default()).unwrap_err() {
+        OAuthError::Http {
+            status: 404, body, ..
+        } => {
             assert!(body.starts_with("<html><body>maintenance"), "{body}");
             assert!(
                 body.len() <= marketplace_toolkit::oauth::MAX_BODY_IN_ERROR + 20,

@@ -16,7 +16,8 @@ use url::form_urlencoded;
 use zeroize::Zeroizing;
 
 use super::config::{Credentials, ENV_REDIRECT_URI, Endpoints};
-use super::error::{ConfigError, Grant, OAuthError, OAuthErrorCode, sanitize_body};
+use super::error::{ConfigError, Grant, OAuthError, OAuthErrorCode};
+use super::redact::Redactor;
 use super::scope::ScopeSet;
 use super::secret::{AccessToken, AuthorizationCode, ClientId, RefreshToken};
 
@@ -199,6 +200,9 @@ impl OAuthClient {
         ))
     }
 
+    /// One token request, in named steps: send it, turn an error status into its error, parse
+    /// the body, check what it holds. Every text of the answer that reaches an error passes
+    /// the request's [`Redactor`].
     fn post(
         &self,
         grant: Grant,
@@ -206,7 +210,28 @@ impl OAuthClient {
         request_secrets: &[&str],
     ) -> Result<TokenResponse, OAuthError> {
         let authorization = self.basic_authorization();
-        let mut auth_value = HeaderValue::from_str(&authorization).map_err(|_| {
+        let redactor = self.redactor(&authorization, request_secrets);
+        let answer = self.send(&authorization, body)?;
+        answer.check_status(grant, &redactor)?;
+        let raw = answer.parse(grant, &redactor)?;
+        raw.into_response(grant, answer.status, &redactor)
+    }
+
+    /// A sanitizer that knows every secret of this request: the client secret, its Basic
+    /// form, and `request_secrets` (the code or the refresh token).
+    fn redactor(&self, authorization: &str, request_secrets: &[&str]) -> Redactor {
+        let mut redactor = Redactor::new()
+            .with(self.credentials.client_secret.secret())
+            .with(authorization.trim_start_matches("Basic "));
+        for secret in request_secrets {
+            redactor.add(secret);
+        }
+        redactor
+    }
+
+    /// Sends the form with the Basic credentials and reads the answer.
+    fn send(&self, authorization: &str, body: Zeroizing<String>) -> Result<Answer, OAuthError> {
+        let mut auth_value = HeaderValue::from_str(authorization).map_err(|_| {
             OAuthError::Config(ConfigError::Invalid {
                 name: "client credentials".into(),
                 reason: "they contain characters that cannot be sent in a header".into(),
@@ -225,123 +250,82 @@ impl OAuthClient {
         let status = response.status().as_u16();
         let retry_after = retry_after(response.headers());
         let bytes = Zeroizing::new(response.bytes().map_err(|e| transport_error(&e))?.to_vec());
+        Ok(Answer {
+            status,
+            retry_after,
+            bytes,
+        })
+    }
+}
 
-        let encoded_basic = authorization.trim_start_matches("Basic ").to_owned();
-        let mut known: Vec<&str> = vec![
-            self.credentials.client_secret.secret(),
-            encoded_basic.as_str(),
-        ];
-        known.extend_from_slice(request_secrets);
-        let sanitized = || sanitize_body(&bytes, &known);
+/// The token endpoint's answer, before it is trusted.
+struct Answer {
+    status: u16,
+    retry_after: Option<Duration>,
+    bytes: Zeroizing<Vec<u8>>,
+}
 
+impl Answer {
+    fn is_success(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+
+    /// 429, 5xx and other error statuses become their errors; a success passes.
+    fn check_status(&self, grant: Grant, redactor: &Redactor) -> Result<(), OAuthError> {
+        let status = self.status;
         if status == 429 {
             return Err(OAuthError::RateLimited {
                 grant,
-                retry_after,
-                body: sanitized(),
+                retry_after: self.retry_after,
+                body: redactor.body(&self.bytes),
             });
         }
         if status >= 500 {
             return Err(OAuthError::Http {
                 grant,
                 status,
-                body: sanitized(),
+                body: redactor.body(&self.bytes),
             });
         }
-        let parsed: Result<RawTokenBody, _> = serde_json::from_slice(&bytes);
-        if !(200..300).contains(&status) {
-            return Err(match parsed {
-                Ok(mut raw) if raw.error.is_some() => OAuthError::Server {
-                    grant,
-                    code: OAuthErrorCode::from_code(raw.error.as_deref().unwrap_or_default()),
-                    description: raw
-                        .error_description
-                        .take()
-                        .map(|d| sanitize_body(d.as_bytes(), &known)),
-                    status,
-                },
-                _ => OAuthError::Http {
-                    grant,
-                    status,
-                    body: sanitized(),
-                },
-            });
+        if self.is_success() {
+            return Ok(());
         }
-        let mut raw = match parsed {
-            Ok(raw) => raw,
-            Err(e) => {
-                return Err(OAuthError::UnexpectedBody {
-                    grant,
-                    status,
-                    // serde_json's message may quote the body: keep only where it failed.
-                    reason: format!(
-                        "not the expected JSON ({:?} error at line {} column {})",
-                        e.classify(),
-                        e.line(),
-                        e.column()
-                    ),
-                    body: sanitized(),
-                });
-            }
-        };
-        // A successful answer that parsed but lacks what we need may carry a token under a
-        // key we do not know: its body is withheld rather than redacted.
-        let unexpected = |reason: &str| OAuthError::UnexpectedBody {
-            grant,
-            status,
-            reason: reason.to_owned(),
-            body: if (200..300).contains(&status) {
-                "[withheld: a successful token answer may hold secrets]".to_owned()
-            } else {
-                sanitized()
-            },
-        };
-        if let Some(code) = raw.error.take() {
-            return Err(OAuthError::Server {
+        Err(match serde_json::from_slice::<RawTokenBody>(&self.bytes) {
+            Ok(mut raw) if raw.error.is_some() => raw.server_error(grant, status, redactor),
+            _ => OAuthError::Http {
                 grant,
-                code: OAuthErrorCode::from_code(&code),
-                description: raw
-                    .error_description
-                    .take()
-                    .map(|d| sanitize_body(d.as_bytes(), &known)),
                 status,
-            });
-        }
-        let Some(access_token) = raw.access_token.take().filter(|t| !t.is_empty()) else {
-            return Err(unexpected("no access_token"));
-        };
-        let access_token = AccessToken::new(access_token);
-        // Lifetimes are capped, so no answer can make an expiry time overflow.
-        let expires_in = match &raw.expires_in {
-            None => DEFAULT_EXPIRES_IN,
-            Some(v) => v
-                .seconds()
-                .ok_or_else(|| unexpected("expires_in is not a number of seconds"))?,
-        }
-        .min(MAX_LIFETIME);
-        let refresh_token_expires_in = match &raw.refresh_token_expires_in {
-            None => None,
-            Some(v) => Some(
-                v.seconds()
-                    .ok_or_else(|| {
-                        unexpected("refresh_token_expires_in is not a number of seconds")
-                    })?
-                    .min(MAX_LIFETIME),
-            ),
-        };
-        Ok(TokenResponse {
-            access_token,
-            token_type: raw.token_type.take().unwrap_or_default(),
-            expires_in,
-            refresh_token: raw
-                .refresh_token
-                .take()
-                .filter(|t| !t.is_empty())
-                .map(RefreshToken::new),
-            refresh_token_expires_in,
+                body: redactor.body(&self.bytes),
+            },
         })
     }
+
+    /// The JSON of a success answer. An answer that does not parse is not kept: a successful
+    /// token answer holds secrets the sanitizer cannot know (the new tokens).
+    fn parse(&self, grant: Grant, redactor: &Redactor) -> Result<RawTokenBody, OAuthError> {
+        let mut raw: RawTokenBody = serde_json::from_slice(&self.bytes).map_err(|e| {
+            OAuthError::UnexpectedBody {
+                grant,
+                status: self.status,
+                // serde_json's message may quote the body: keep only where it failed.
+                reason: format!(
+                    "not the expected JSON ({:?} error at line {} column {})",
+                    e.classify(),
+                    e.line(),
+                    e.column()
+                ),
+                body: WITHHELD.to_owned(),
+            }
+        })?;
+        if raw.error.is_some() {
+            return Err(raw.server_error(grant, self.status, redactor));
+        }
+        Ok(raw)
+    }
 }
+
+/// What an error shows instead of the body of a successful token answer.
+const WITHHELD: &str = "[withheld: a successful token answer may hold secrets]";
 
 #[derive(Deserialize)]
 struct RawTokenBody {
@@ -352,6 +336,76 @@ struct RawTokenBody {
     refresh_token_expires_in: Option<Seconds>,
     error: Option<String>,
     error_description: Option<String>,
+}
+
+impl RawTokenBody {
+    /// The OAuth error body (`{"error": …}`) as an error; its texts pass `redactor`.
+    fn server_error(&mut self, grant: Grant, status: u16, redactor: &Redactor) -> OAuthError {
+        OAuthError::Server {
+            grant,
+            code: OAuthErrorCode::from_server(self.error.as_deref().unwrap_or_default(), redactor),
+            description: self.error_description.as_deref().map(|d| redactor.text(d)),
+            status,
+        }
+    }
+
+    /// Checks what a success answer holds and takes it.
+    fn into_response(
+        mut self,
+        grant: Grant,
+        status: u16,
+        redactor: &Redactor,
+    ) -> Result<TokenResponse, OAuthError> {
+        // A successful answer that lacks what we need may carry a token under a key we do
+        // not know: its body is withheld rather than redacted.
+        let unexpected = |reason: &str| OAuthError::UnexpectedBody {
+            grant,
+            status,
+            reason: reason.to_owned(),
+            body: WITHHELD.to_owned(),
+        };
+        let Some(access_token) = self.access_token.take().filter(|t| !t.is_empty()) else {
+            return Err(unexpected("no access_token"));
+        };
+        let access_token = AccessToken::new(access_token);
+        // Lifetimes are capped, so no answer can make an expiry time overflow.
+        let expires_in = match &self.expires_in {
+            None => DEFAULT_EXPIRES_IN,
+            Some(v) => v
+                .seconds()
+                .ok_or_else(|| unexpected("expires_in is not a number of seconds"))?,
+        }
+        .min(MAX_LIFETIME);
+        let refresh_token_expires_in = match &self.refresh_token_expires_in {
+            None => None,
+            Some(v) => Some(
+                v.seconds()
+                    .ok_or_else(|| {
+                        unexpected("refresh_token_expires_in is not a number of seconds")
+                    })?
+                    .min(MAX_LIFETIME),
+            ),
+        };
+        let refresh_token = self
+            .refresh_token
+            .take()
+            .filter(|t| !t.is_empty())
+            .map(RefreshToken::new);
+        // `token_type` is server text that is kept (and printed by `Debug`): it passes the
+        // sanitizer too, which now also knows the new tokens.
+        let mut redactor = redactor.clone().with(access_token.secret());
+        if let Some(refresh) = &refresh_token {
+            redactor.add(refresh.secret());
+        }
+        let token_type = redactor.text(self.token_type.as_deref().unwrap_or_default());
+        Ok(TokenResponse {
+            access_token,
+            token_type,
+            expires_in,
+            refresh_token,
+            refresh_token_expires_in,
+        })
+    }
 }
 
 impl Drop for RawTokenBody {

@@ -14,6 +14,7 @@ use url::{Url, form_urlencoded};
 use super::client::OAuthClient;
 use super::config::Endpoints;
 use super::error::{OAuthError, OAuthErrorCode};
+use super::redact::Redactor;
 use super::scope::ScopeSet;
 use super::secret::{AuthorizationCode, ClientId, CsrfState, REDACTED};
 
@@ -255,9 +256,21 @@ pub fn parse_redirect(input: &str) -> Result<AuthorizationResponse, OAuthError> 
         }
     }
     if let Some(error) = error {
+        // Both texts came from the server through the browser: they pass the sanitizer,
+        // which knows the state and code of this redirect.
+        let mut redactor = Redactor::new();
+        for secret in [
+            state.as_ref().map(CsrfState::secret),
+            code.as_ref().map(AuthorizationCode::secret),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            redactor.add(secret);
+        }
         return Err(OAuthError::ConsentDenied {
-            code: OAuthErrorCode::from_code(&error),
-            description: error_description,
+            code: OAuthErrorCode::from_server(&error, &redactor),
+            description: error_description.map(|d| redactor.text(&d)),
         });
     }
     let code = code

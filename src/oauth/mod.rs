@@ -85,6 +85,7 @@ mod config;
 mod consent;
 mod error;
 mod provider;
+pub(crate) mod redact;
 mod scope;
 mod secret;
 mod store;
@@ -98,9 +99,7 @@ pub use config::{
 pub use consent::{
     AuthorizationResponse, ConsentOptions, ConsentRequest, consent_url, parse_redirect,
 };
-pub use error::{
-    ConfigError, Grant, MAX_BODY_IN_ERROR, OAuthError, OAuthErrorCode, StoreError, sanitize_body,
-};
+pub use error::{ConfigError, Grant, MAX_BODY_IN_ERROR, OAuthError, OAuthErrorCode, StoreError};
 pub use provider::{
     AccessTokenSource, ApplicationTokenProvider, CachedToken, Clock, DEFAULT_REFRESH_MARGIN,
     DEFAULT_RETRY_BACKOFF, ErrorHook, ManualClock, StaticTokenSource, SystemClock,

@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 use url::Url;
 
 use super::config::{MARKETPLACE_HEADER, TaxonomyConfig};
-use super::error::{TaxonomyError, parse_error_body};
+use super::error::{TaxonomyError, parse_error_body_redacted};
 use super::retry::{Sleeper, ThreadSleeper, backoff_ceiling, full_jitter};
 use super::types::{
     CategorySubtree, CategorySuggestions, DefaultTreeId, ItemAspects, TreeBody, WireAspects,
@@ -18,7 +18,8 @@ use super::types::{
 };
 use crate::decode::{Provenance, decode_tree};
 use crate::oauth::client::error_chain;
-use crate::oauth::{AccessToken, AccessTokenSource, OAuthConfig, sanitize_body};
+use crate::oauth::redact::Redactor;
+use crate::oauth::{AccessToken, AccessTokenSource, OAuthConfig};
 use crate::site::SiteId;
 use crate::tree::CategoryTree;
 
@@ -82,6 +83,8 @@ struct Fetched {
     url: Url,
     status: u16,
     bytes: Vec<u8>,
+    /// The sanitizer of the request (it knows the token sent), for errors about the body.
+    redactor: Redactor,
 }
 
 impl TaxonomyClient {
@@ -349,6 +352,7 @@ impl TaxonomyClient {
             })?;
         let status = response.status().as_u16();
         let retry_after = crate::oauth::client::retry_after(response.headers());
+        let redactor = Redactor::new().with(token.secret());
 
         if (200..300).contains(&status) {
             let bytes = read_limited(&mut response, self.config.max_body_bytes, &at)?;
@@ -356,6 +360,7 @@ impl TaxonomyClient {
                 url: url.clone(),
                 status,
                 bytes,
+                redactor,
             });
         }
         // An error answer: its start is enough, and a broken error body is no reason to fail
@@ -363,7 +368,7 @@ impl TaxonomyClient {
         let limit = self.config.max_body_bytes.min(MAX_ERROR_BODY);
         let mut bytes = Vec::new();
         let _ = (&mut response).take(limit).read_to_end(&mut bytes);
-        let errors = parse_error_body(&bytes);
+        let errors = parse_error_body_redacted(&bytes, &redactor);
         if status == 429 {
             return Err(TaxonomyError::RateLimited {
                 url: at,
@@ -380,7 +385,7 @@ impl TaxonomyClient {
             None => TaxonomyError::Http {
                 status,
                 url: at,
-                body: sanitize_body(&bytes, &[token.secret()]),
+                body: redactor.body(&bytes),
             },
         })
     }
@@ -476,7 +481,7 @@ fn unexpected(fetched: &Fetched, reason: String) -> TaxonomyError {
         url: fetched.url.to_string(),
         status: fetched.status,
         reason,
-        body: sanitize_body(&fetched.bytes, &[]),
+        body: fetched.redactor.body(&fetched.bytes),
     }
 }
 
