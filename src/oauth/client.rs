@@ -15,7 +15,7 @@ use serde::Deserialize;
 use url::form_urlencoded;
 use zeroize::Zeroizing;
 
-use super::config::{Credentials, ENV_REDIRECT_URI, Endpoints};
+use super::config::{Credentials, ENV_REDIRECT_URI, Endpoints, is_loopback};
 use super::error::{ConfigError, Grant, OAuthError, OAuthErrorCode};
 use super::redact::Redactor;
 use super::scope::ScopeSet;
@@ -435,15 +435,6 @@ impl Seconds {
             Seconds::Float(_) => None,
             Seconds::Text(s) => s.trim().parse::<u64>().ok().map(Duration::from_secs),
         }
-    }
-}
-
-pub(crate) fn is_loopback(url: &url::Url) -> bool {
-    match url.host() {
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
-        None => false,
     }
 }
 

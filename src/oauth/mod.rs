@@ -91,6 +91,7 @@ mod secret;
 mod store;
 
 pub use client::{DEFAULT_EXPIRES_IN, DEFAULT_TIMEOUT, MAX_LIFETIME, OAuthClient, TokenResponse};
+pub(crate) use config::is_loopback;
 pub use config::{
     Credentials, ENV_ACCESS_TOKEN, ENV_AUTH_URL, ENV_BASE_URL, ENV_CLIENT_ID, ENV_CLIENT_SECRET,
     ENV_CONFIG_FILE, ENV_ENVIRONMENT, ENV_REDIRECT_URI, Endpoints, Environment, OAuthConfig,

@@ -233,6 +233,38 @@ pub(crate) fn strip_controls(text: &str) -> String {
     out
 }
 
+/// A URL as an error message may show it: without user information (`user:password@`) and
+/// without query or fragment, either of which may carry a secret (`?access_token=…`,
+/// signed-URL signatures, API keys). Works on text that does not parse as a URL too.
+///
+/// The host and path are enough to recognise which setting is meant; what was removed is
+/// marked, so the reader knows it was there.
+pub(crate) fn url_for_message(value: &str) -> String {
+    let value = value.trim();
+    let (scheme, rest) = match value.find("://") {
+        Some(i) => value.split_at(i + 3),
+        None => ("", value),
+    };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_end);
+    let mut out = String::from(scheme);
+    match authority.rfind('@') {
+        Some(at) => {
+            out.push_str("[user info removed]@");
+            out.push_str(&authority[at + 1..]);
+        }
+        None => out.push_str(authority),
+    }
+    match tail.find(['?', '#']) {
+        Some(q) => {
+            out.push_str(&tail[..q]);
+            out.push_str("?[query removed]");
+        }
+        None => out.push_str(tail),
+    }
+    strip_controls(&out)
+}
+
 fn truncate(mut text: String) -> String {
     if text.len() > MAX_BODY_IN_ERROR {
         let mut cut = MAX_BODY_IN_ERROR;
@@ -370,6 +402,24 @@ mod tests {
         assert!(!s.chars().any(|c| c.is_control()), "{s:?}");
         assert!(!s.contains('\u{202e}'), "{s:?}");
         assert!(s.starts_with("bad\\u{a}cargo:"), "{s:?}");
+    }
+
+    #[test]
+    fn urls_lose_user_info_and_query() {
+        for (input, shown) in [
+            (
+                "https://user:pw@host/?x=1",
+                "https://[user info removed]@host/?[query removed]",
+            ),
+            ("https://host:8443/api", "https://host:8443/api"),
+            (
+                "https://a:b@c@ho st/p#frag",
+                "https://[user info removed]@ho st/p?[query removed]",
+            ),
+            ("user:pw@host", "[user info removed]@host"),
+        ] {
+            assert_eq!(url_for_message(input), shown);
+        }
     }
 
     #[test]

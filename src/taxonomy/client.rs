@@ -18,6 +18,7 @@ use super::types::{
 };
 use crate::decode::{Provenance, decode_tree};
 use crate::oauth::client::error_chain;
+use crate::oauth::is_loopback;
 use crate::oauth::redact::Redactor;
 use crate::oauth::{AccessToken, AccessTokenSource, OAuthConfig};
 use crate::site::SiteId;
@@ -482,14 +483,5 @@ fn unexpected(fetched: &Fetched, reason: String) -> TaxonomyError {
         status: fetched.status,
         reason,
         body: fetched.redactor.body(&fetched.bytes),
-    }
-}
-
-fn is_loopback(url: &Url) -> bool {
-    match url.host() {
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
-        None => false,
     }
 }
