@@ -10,8 +10,9 @@ use std::time::{Duration, SystemTime};
 
 use fake_marketplace::{FakeConfig, FakeMarketplace, Fault, TOKEN_PATH};
 use marketplace_toolkit::oauth::{
-    AccessTokenSource, ApplicationTokenProvider, ConsentOptions, ManualClock, MemoryStore,
-    OAuthConfig, OAuthError, OAuthErrorCode, RefreshTokenStore, ScopeSet, UserTokenProvider,
+    AccessTokenSource, ApplicationTokenProvider, ConsentOptions, MAX_RETRY_AFTER, ManualClock,
+    MemoryStore, OAuthConfig, OAuthError, OAuthErrorCode, RefreshTokenStore, ScopeSet,
+    UserTokenProvider,
 };
 use support::*;
 
@@ -242,6 +243,46 @@ fn rate_limit_is_honoured_before_asking_again() {
     clock.advance(Duration::from_secs(31));
     provider.access_token().unwrap();
     assert_eq!(fake.token_requests().len(), 2);
+}
+
+#[test]
+fn a_huge_retry_after_is_capped_and_invalidate_clears_the_back_off() {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let clock = clock();
+    let provider = app_provider(&fake, &clock);
+    fake.fail_next(
+        TOKEN_PATH,
+        Fault::TooManyRequests {
+            retry_after_secs: 999_999,
+        },
+    );
+    assert!(matches!(
+        provider.access_token(),
+        Err(OAuthError::RateLimited { .. })
+    ));
+    // Honoured up to MAX_RETRY_AFTER (2 minutes), not for 11 days.
+    clock.advance(MAX_RETRY_AFTER - Duration::from_secs(1));
+    assert!(provider.access_token().is_err());
+    assert_eq!(fake.token_requests().len(), 1);
+    clock.advance(Duration::from_secs(2));
+    let token = provider.access_token().unwrap();
+    assert_eq!(fake.token_requests().len(), 2);
+
+    // A pending back-off can be reset: invalidate() asks again at once.
+    provider.invalidate(&token);
+    fake.fail_next(
+        TOKEN_PATH,
+        Fault::TooManyRequests {
+            retry_after_secs: 999_999,
+        },
+    );
+    assert!(provider.access_token().is_err());
+    assert_eq!(fake.token_requests().len(), 3);
+    assert!(provider.access_token().is_err(), "backing off");
+    assert_eq!(fake.token_requests().len(), 3);
+    provider.invalidate(&token);
+    provider.access_token().unwrap();
+    assert_eq!(fake.token_requests().len(), 4);
 }
 
 #[test]

@@ -457,6 +457,12 @@ pub(crate) fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Durati
         .map(|s| Duration::from_secs(s.min(86_400)))
 }
 
+/// The longest `Retry-After` honoured (2 minutes): the token providers wait at most this long
+/// after a 429 before asking again, and the taxonomy client's default limit is the same. A
+/// larger value (one answer of `Retry-After: 999999` would lock a provider out for days) is
+/// taken as this.
+pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
+
 /// The longest token lifetime believed (ten years; the service's refresh tokens live 18
 /// months): a larger `expires_in` is taken as this.
 pub const MAX_LIFETIME: Duration = Duration::from_secs(10 * 365 * 86_400);

@@ -90,7 +90,9 @@ mod scope;
 mod secret;
 mod store;
 
-pub use client::{DEFAULT_EXPIRES_IN, DEFAULT_TIMEOUT, MAX_LIFETIME, OAuthClient, TokenResponse};
+pub use client::{
+    DEFAULT_EXPIRES_IN, DEFAULT_TIMEOUT, MAX_LIFETIME, MAX_RETRY_AFTER, OAuthClient, TokenResponse,
+};
 pub(crate) use config::is_loopback;
 pub use config::{
     Credentials, ENV_ACCESS_TOKEN, ENV_AUTH_URL, ENV_BASE_URL, ENV_CLIENT_ID, ENV_CLIENT_SECRET,

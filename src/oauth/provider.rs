@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
 
-use super::client::{OAuthClient, TokenResponse};
+use super::client::{MAX_RETRY_AFTER, OAuthClient, TokenResponse};
 use super::config::OAuthConfig;
 use super::error::OAuthError;
 use super::scope::ScopeSet;
@@ -198,7 +198,7 @@ macro_rules! policy_settings {
         }
 
         /// Sets the wait after a failed renewal ([`DEFAULT_RETRY_BACKOFF`]; a 429's
-        /// `Retry-After` wins).
+        /// `Retry-After` wins, up to [`MAX_RETRY_AFTER`](super::MAX_RETRY_AFTER)).
         pub fn with_retry_backoff(mut self, backoff: Duration) -> Self {
             self.policy.backoff = backoff;
             self
@@ -328,7 +328,10 @@ impl Slot {
                         .as_ref()
                         .filter(|t| after < t.expires_at)
                         .map(|t| t.access_token.clone());
-                    let wait = error.retry_after().unwrap_or(policy.backoff);
+                    // A 429's Retry-After wins, but only up to MAX_RETRY_AFTER.
+                    let wait = error
+                        .retry_after()
+                        .map_or(policy.backoff, |d| d.min(MAX_RETRY_AFTER));
                     st.retry_not_before = if old.is_some() || error.retry_after().is_some() {
                         Some(after + wait)
                     } else {
@@ -346,13 +349,16 @@ impl Slot {
         }
     }
 
+    /// Drops the cached token if it is `token`, and with it any pending back-off; with no
+    /// token cached (a failure left none), the back-off is cleared too, so the next call asks
+    /// the server at once. A stale token (already replaced) changes nothing.
     fn invalidate(&self, token: &AccessToken) {
         let mut st = lock(&self.state);
-        if st
-            .token
-            .as_ref()
-            .is_some_and(|t| t.access_token.ct_eq(token))
-        {
+        let current = match &st.token {
+            Some(t) => t.access_token.ct_eq(token),
+            None => true,
+        };
+        if current {
             st.token = None;
             st.retry_not_before = None;
         }
