@@ -3,12 +3,15 @@
 //!
 //! * One request per expiry: when many threads ask at once, one of them asks the server and
 //!   the others wait for its answer (single flight).
-//! * Refresh early: a token is renewed when less than the refresh margin (5 minutes by
-//!   default) of its life is left. While the renewal runs, other threads keep getting the old,
-//!   still valid token.
+//! * Refresh early, but not too early: a token is renewed at the later of "the refresh margin
+//!   (5 minutes by default) before expiry" and "half-way through its lifetime", so a 2-hour
+//!   token renews at 1 h 55 min and a 4-minute token at 2 min. While the renewal runs, other
+//!   threads keep getting the old, still valid token.
 //! * A failed renewal while the old token is still valid hands out the old token, reports the
 //!   failure (hook and [`ApplicationTokenProvider::last_error`]) and waits a back-off before
-//!   trying again.
+//!   trying again. Without a usable token a failure is returned, and the same error is
+//!   returned without a request until the back-off has passed (at most one request per
+//!   back-off, however often it is asked).
 //! * Time comes from a [`Clock`], so tests move time with [`ManualClock`] instead of sleeping.
 
 use std::collections::HashMap;
@@ -22,7 +25,8 @@ use super::scope::ScopeSet;
 use super::secret::{AccessToken, AuthorizationCode};
 use super::store::{RefreshTokenStore, StoredRefreshToken};
 
-/// The default refresh margin: renew a token when less than this much of its life is left.
+/// The default refresh margin: renew a token when less than this much of its life is left
+/// (but not before half of its lifetime has passed).
 pub const DEFAULT_REFRESH_MARGIN: Duration = Duration::from_secs(5 * 60);
 
 /// The default wait before trying again after a failed renewal.
@@ -137,15 +141,24 @@ pub struct CachedToken {
     pub access_token: AccessToken,
     /// When it expires (time of the request plus `expires_in`).
     pub expires_at: SystemTime,
+    /// When the provider renews it: the later of `expires_at` minus the refresh margin and
+    /// half-way through its lifetime.
+    pub renew_at: SystemTime,
     /// `token_type` of the answer.
     pub token_type: String,
 }
 
 impl CachedToken {
-    fn from_response(response: &TokenResponse, requested_at: SystemTime) -> Self {
+    fn from_response(response: &TokenResponse, requested_at: SystemTime, margin: Duration) -> Self {
+        let lifetime = response.expires_in;
+        // Lifetimes are capped (MAX_LIFETIME), so these additions cannot overflow.
+        let expires_at = requested_at + lifetime;
+        let half_way = requested_at + lifetime / 2;
+        let margin_before = requested_at + lifetime.saturating_sub(margin);
         Self {
             access_token: response.access_token.clone(),
-            expires_at: requested_at + response.expires_in,
+            expires_at,
+            renew_at: margin_before.max(half_way),
             token_type: response.token_type.clone(),
         }
     }
@@ -191,7 +204,8 @@ macro_rules! policy_settings {
             self
         }
 
-        /// Sets how long before expiry a token is renewed ([`DEFAULT_REFRESH_MARGIN`]).
+        /// Sets how long before expiry a token is renewed ([`DEFAULT_REFRESH_MARGIN`]); a
+        /// token is never renewed before half of its lifetime has passed.
         pub fn with_refresh_margin(mut self, margin: Duration) -> Self {
             self.policy.margin = margin;
             self
@@ -271,7 +285,7 @@ impl Slot {
             let now = policy.clock.now();
             let mut still_valid = None;
             if let Some(t) = &st.token {
-                if now + policy.margin < t.expires_at {
+                if now < t.renew_at {
                     return Ok(t.access_token.clone());
                 }
                 if now < t.expires_at {
@@ -332,11 +346,8 @@ impl Slot {
                     let wait = error
                         .retry_after()
                         .map_or(policy.backoff, |d| d.min(MAX_RETRY_AFTER));
-                    st.retry_not_before = if old.is_some() || error.retry_after().is_some() {
-                        Some(after + wait)
-                    } else {
-                        None
-                    };
+                    // With or without a usable token: no new request before the wait is over.
+                    st.retry_not_before = Some(after + wait);
                     st.failure = Some(error.clone());
                     self.done.notify_all();
                     drop(st);
@@ -441,7 +452,11 @@ impl ApplicationTokenProvider {
         let slot = self.slot(scopes);
         let result = slot.get(&self.policy, |requested_at| {
             let response = self.client.client_credentials(scopes)?;
-            Ok(CachedToken::from_response(&response, requested_at))
+            Ok(CachedToken::from_response(
+                &response,
+                requested_at,
+                self.policy.margin,
+            ))
         });
         if result.is_ok() && !self.has_failure() {
             *lock(&self.policy.last_error) = None;
@@ -570,7 +585,11 @@ impl UserTokenProvider {
                 })?;
         self.store.save(&self.account, &record)?;
         let mut st = lock(&self.slot.state);
-        st.token = Some(CachedToken::from_response(&response, requested_at));
+        st.token = Some(CachedToken::from_response(
+            &response,
+            requested_at,
+            self.policy.margin,
+        ));
         st.failure = None;
         st.retry_not_before = None;
         Ok(record)
@@ -620,7 +639,11 @@ impl UserTokenProvider {
                 *lock(&self.unsaved) = None;
             }
         }
-        Ok(CachedToken::from_response(&response, requested_at))
+        Ok(CachedToken::from_response(
+            &response,
+            requested_at,
+            self.policy.margin,
+        ))
     }
 }
 
