@@ -7,7 +7,7 @@
 //! (RFC 6749 §2.3.1). The form body is encoded by the `url` crate, so codes such as
 //! `v^1.1#i^1#…` and space-separated scopes arrive intact.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
@@ -24,8 +24,14 @@ use super::secret::{AccessToken, AuthorizationCode, ClientId, RefreshToken};
 /// The lifetime assumed when a token answer has no `expires_in` (the documented 2 hours).
 pub const DEFAULT_EXPIRES_IN: Duration = Duration::from_secs(2 * 60 * 60);
 
-/// The default time-out of one token request.
+/// The default time-out of one token request: it bounds the whole call, from connecting to
+/// the last byte of the answer.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The largest token-endpoint answer read (64 KiB; a token answer is a few kilobytes). A
+/// larger answer ends the call with [`OAuthError::ResponseTooLarge`] as soon as it passes
+/// the limit, without reading the rest.
+pub const MAX_TOKEN_ANSWER: usize = 64 * 1024;
 
 /// A successful answer of the token endpoint.
 #[derive(Debug, Clone)]
@@ -57,6 +63,8 @@ pub struct OAuthClient {
     endpoints: Endpoints,
     credentials: Credentials,
     http: reqwest::blocking::Client,
+    /// Bounds each whole call, body included.
+    timeout: Duration,
 }
 
 impl std::fmt::Debug for OAuthClient {
@@ -90,11 +98,13 @@ impl OAuthClient {
             builder = builder.no_proxy();
         }
         let http = builder.build().map_err(|e| transport_error(&e))?;
-        Ok(Self::with_http_client(endpoints, credentials, http))
+        let mut client = Self::with_http_client(endpoints, credentials, http);
+        client.timeout = timeout;
+        Ok(client)
     }
 
     /// A client that sends through `http` (for shared connection pools or custom TLS). Give it
-    /// a time-out and a redirect policy of `none`.
+    /// a redirect policy of `none`. Each call is bounded by [`DEFAULT_TIMEOUT`], body included.
     pub fn with_http_client(
         endpoints: Endpoints,
         credentials: Credentials,
@@ -104,6 +114,7 @@ impl OAuthClient {
             endpoints,
             credentials,
             http,
+            timeout: DEFAULT_TIMEOUT,
         }
     }
 
@@ -211,7 +222,7 @@ impl OAuthClient {
     ) -> Result<TokenResponse, OAuthError> {
         let authorization = self.basic_authorization();
         let redactor = self.redactor(&authorization, request_secrets);
-        let answer = self.send(&authorization, body)?;
+        let answer = self.send(grant, &authorization, body)?;
         answer.check_status(grant, &redactor)?;
         let raw = answer.parse(grant, &redactor)?;
         raw.into_response(grant, answer.status, &redactor)
@@ -229,8 +240,15 @@ impl OAuthClient {
         redactor
     }
 
-    /// Sends the form with the Basic credentials and reads the answer.
-    fn send(&self, authorization: &str, body: Zeroizing<String>) -> Result<Answer, OAuthError> {
+    /// Sends the form with the Basic credentials and reads the answer: at most
+    /// [`MAX_TOKEN_ANSWER`] bytes, and all of it before the time-out.
+    fn send(
+        &self,
+        grant: Grant,
+        authorization: &str,
+        body: Zeroizing<String>,
+    ) -> Result<Answer, OAuthError> {
+        let deadline = Instant::now() + self.timeout;
         let mut auth_value = HeaderValue::from_str(authorization).map_err(|_| {
             OAuthError::Config(ConfigError::Invalid {
                 name: "client credentials".into(),
@@ -245,16 +263,69 @@ impl OAuthClient {
             .header(AUTHORIZATION, auth_value)
             .header(reqwest::header::ACCEPT, "application/json")
             .body(body.as_bytes().to_vec())
+            .timeout(self.timeout)
             .send()
             .map_err(|e| transport_error(&e))?;
         let status = response.status().as_u16();
         let retry_after = retry_after(response.headers());
-        let bytes = Zeroizing::new(response.bytes().map_err(|e| transport_error(&e))?.to_vec());
+        let bytes = read_answer(response, grant, deadline, self.timeout)?;
         Ok(Answer {
             status,
             retry_after,
             bytes,
         })
+    }
+}
+
+/// Reads the body of `response`: at most [`MAX_TOKEN_ANSWER`] bytes, and only until
+/// `deadline` (a slow drip is cut there, whatever the per-read time-outs allow).
+fn read_answer(
+    mut response: reqwest::blocking::Response,
+    grant: Grant,
+    deadline: Instant,
+    timeout: Duration,
+) -> Result<Zeroizing<Vec<u8>>, OAuthError> {
+    use std::io::Read as _;
+    let too_large = || OAuthError::ResponseTooLarge {
+        grant,
+        limit: MAX_TOKEN_ANSWER,
+    };
+    let timed_out = || OAuthError::Timeout {
+        message: format!(
+            "the answer was not complete after {} ms",
+            timeout.as_millis()
+        ),
+    };
+    if response
+        .content_length()
+        .is_some_and(|n| n > MAX_TOKEN_ANSWER as u64)
+    {
+        return Err(too_large());
+    }
+    let mut bytes = Zeroizing::new(Vec::new());
+    let mut chunk = Zeroizing::new([0u8; 8 * 1024]);
+    loop {
+        if Instant::now() >= deadline {
+            return Err(timed_out());
+        }
+        match response.read(chunk.as_mut()) {
+            Ok(0) => return Ok(bytes),
+            Ok(n) => {
+                if bytes.len() + n > MAX_TOKEN_ANSWER {
+                    return Err(too_large());
+                }
+                bytes.extend_from_slice(&chunk[..n]);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) if Instant::now() >= deadline || e.kind() == std::io::ErrorKind::TimedOut => {
+                return Err(timed_out());
+            }
+            Err(e) => {
+                return Err(OAuthError::Transport {
+                    message: format!("the answer was cut off: {}", error_chain(&e)),
+                });
+            }
+        }
     }
 }
 

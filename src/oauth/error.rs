@@ -238,6 +238,18 @@ pub enum OAuthError {
         /// The transport error and its causes.
         message: String,
     },
+    /// The answer is larger than any token answer ([`MAX_TOKEN_ANSWER`](super::MAX_TOKEN_ANSWER));
+    /// reading stopped at the limit.
+    #[error(
+        "the token endpoint's answer to a {grant} request is larger than {limit} bytes; \
+         check the base URL (it may not point at the token endpoint)"
+    )]
+    ResponseTooLarge {
+        /// The request.
+        grant: Grant,
+        /// The limit.
+        limit: usize,
+    },
     /// A success status with a body that is not the expected JSON.
     #[error(
         "the token endpoint answered HTTP {status} to a {grant} request with an unexpected body \

@@ -91,7 +91,8 @@ mod secret;
 mod store;
 
 pub use client::{
-    DEFAULT_EXPIRES_IN, DEFAULT_TIMEOUT, MAX_LIFETIME, MAX_RETRY_AFTER, OAuthClient, TokenResponse,
+    DEFAULT_EXPIRES_IN, DEFAULT_TIMEOUT, MAX_LIFETIME, MAX_RETRY_AFTER, MAX_TOKEN_ANSWER,
+    OAuthClient, TokenResponse,
 };
 pub(crate) use config::is_loopback;
 pub use config::{
