@@ -15,7 +15,7 @@ use serde::Deserialize;
 use url::form_urlencoded;
 use zeroize::Zeroizing;
 
-use super::config::{Credentials, ENV_REDIRECT_URI, Endpoints, is_loopback};
+use super::config::{Credentials, Endpoints, is_loopback, require_redirect_uri};
 use super::error::{ConfigError, Grant, OAuthError, OAuthErrorCode};
 use super::redact::Redactor;
 use super::scope::ScopeSet;
@@ -134,12 +134,7 @@ impl OAuthClient {
     }
 
     pub(crate) fn require_redirect_uri(&self) -> Result<&str, OAuthError> {
-        self.redirect_uri().ok_or_else(|| {
-            OAuthError::Config(ConfigError::Missing {
-                name: ENV_REDIRECT_URI.into(),
-                hint: "set it to the application's RuName (or pass it with Credentials::with_redirect_uri)".into(),
-            })
-        })
+        Ok(require_redirect_uri(self.redirect_uri())?)
     }
 
     /// Requests an application token (seed 4.1): `grant_type=client_credentials` and `scope`.

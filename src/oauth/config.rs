@@ -467,11 +467,19 @@ impl OAuthConfig {
 
     /// The redirect URI, or an error naming the missing setting.
     pub fn require_redirect_uri(&self) -> Result<&str, ConfigError> {
-        self.redirect_uri.as_deref().ok_or_else(|| ConfigError::Missing {
-            name: ENV_REDIRECT_URI.into(),
-            hint: "set it to the application's RuName (or a loopback URL such as http://127.0.0.1:8976/callback)".into(),
-        })
+        require_redirect_uri(self.redirect_uri.as_deref())
     }
+}
+
+/// `redirect_uri`, or the error naming the missing setting (for the configuration and the
+/// client alike).
+pub(crate) fn require_redirect_uri(redirect_uri: Option<&str>) -> Result<&str, ConfigError> {
+    redirect_uri.ok_or_else(|| ConfigError::Missing {
+        name: ENV_REDIRECT_URI.into(),
+        hint: "set it to the application's RuName, or a loopback URL such as \
+               http://127.0.0.1:8976/callback (in code: Credentials::with_redirect_uri)"
+            .into(),
+    })
 }
 
 fn rename(e: ConfigError, names: &[(&str, &str)]) -> ConfigError {

@@ -115,6 +115,12 @@ pub use secret::{
 };
 pub use store::{FileStore, MemoryStore, RefreshTokenStore, StoredRefreshToken};
 
+/// Locks `m`, taking the data of a poisoned mutex as it is (every critical section of this
+/// module leaves its data consistent, so a panic elsewhere is no reason to fail here).
+pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// The guide of `docs/oauth.md` (merged into the README), compiled here so its examples are
 /// doc tests.
 #[cfg(doctest)]

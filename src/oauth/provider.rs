@@ -15,12 +15,13 @@
 //! * Time comes from a [`Clock`], so tests move time with [`ManualClock`] instead of sleeping.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, SystemTime};
 
 use super::client::{MAX_RETRY_AFTER, OAuthClient, TokenResponse};
 use super::config::OAuthConfig;
 use super::error::OAuthError;
+use super::lock;
 use super::scope::ScopeSet;
 use super::secret::{AccessToken, AuthorizationCode};
 use super::store::{RefreshTokenStore, StoredRefreshToken};
@@ -128,10 +129,6 @@ impl Clock for ManualClock {
     fn now(&self) -> SystemTime {
         *lock(&self.now)
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A token held by a provider.

@@ -14,6 +14,7 @@ use zeroize::{Zeroize, Zeroizing};
 
 use super::client::TokenResponse;
 use super::error::{OAuthError, StoreError};
+use super::lock;
 use super::scope::ScopeSet;
 use super::secret::RefreshToken;
 
@@ -98,10 +99,6 @@ impl RefreshTokenStore for MemoryStore {
         lock(&self.tokens).remove(account);
         Ok(())
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Refresh tokens in a JSON file that only its owner may read.
