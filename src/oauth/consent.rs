@@ -76,7 +76,19 @@ impl ConsentRequest {
 
     /// Reads the redirect (a full URL or its query string), checks its state against this
     /// request in constant time, and returns the authorization code.
+    ///
+    /// The state is checked first, for a refusal too: a redirect whose state is missing or not
+    /// this request's is [`OAuthError::StateMismatch`] even when it carries
+    /// `error=access_denied` (so a stray or forged refusal cannot end a consent flow that
+    /// ignores mismatches and keeps waiting).
     pub fn complete(&self, redirect: &str) -> Result<AuthorizationCode, OAuthError> {
+        let query = redirect_query(redirect)?;
+        let state = form_urlencoded::parse(query.as_bytes())
+            .find(|(k, _)| k == "state")
+            .map(|(_, v)| CsrfState::new(v.into_owned()));
+        if !state.is_some_and(|s| s.ct_eq(&self.state)) {
+            return Err(OAuthError::StateMismatch);
+        }
         parse_redirect(redirect)?.verify_state(&self.state)
     }
 }
@@ -160,6 +172,29 @@ impl OAuthClient {
     }
 }
 
+/// The query string of a redirect: of a full URL, or the text after `?`, or the whole text.
+fn redirect_query(input: &str) -> Result<String, OAuthError> {
+    let input = input.trim();
+    let invalid = |reason: &str| OAuthError::InvalidRedirect {
+        reason: reason.to_owned(),
+    };
+    if input.is_empty() {
+        return Err(invalid("it is empty"));
+    }
+    if input.contains("://") {
+        let url = Url::parse(input).map_err(|e| invalid(&format!("it is not a URL ({e})")))?;
+        Ok(url
+            .query()
+            .ok_or_else(|| invalid("it has no query string (`?code=…&state=…`)"))?
+            .to_owned())
+    } else {
+        Ok(match input.split_once('?') {
+            Some((_, q)) => q.to_owned(),
+            None => input.to_owned(),
+        })
+    }
+}
+
 /// What the redirect after a granted consent carries.
 #[derive(Debug)]
 pub struct AuthorizationResponse {
@@ -209,24 +244,10 @@ impl AuthorizationResponse {
 /// assert!(matches!(denied, Err(OAuthError::ConsentDenied { .. })));
 /// ```
 pub fn parse_redirect(input: &str) -> Result<AuthorizationResponse, OAuthError> {
-    let input = input.trim();
     let invalid = |reason: &str| OAuthError::InvalidRedirect {
         reason: reason.to_owned(),
     };
-    if input.is_empty() {
-        return Err(invalid("it is empty"));
-    }
-    let query: String = if input.contains("://") {
-        let url = Url::parse(input).map_err(|e| invalid(&format!("it is not a URL ({e})")))?;
-        url.query()
-            .ok_or_else(|| invalid("it has no query string (`?code=…&state=…`)"))?
-            .to_owned()
-    } else {
-        match input.split_once('?') {
-            Some((_, q)) => q.to_owned(),
-            None => input.to_owned(),
-        }
-    };
+    let query = redirect_query(input)?;
     let mut code = None;
     let mut state = None;
     let mut expires_in = None;
@@ -250,6 +271,7 @@ pub fn parse_redirect(input: &str) -> Result<AuthorizationResponse, OAuthError> 
             _ => false,
         };
         if slot_taken {
+            // `key` is one of ours (code, state, error), so it may be quoted.
             return Err(invalid(&format!(
                 "the parameter `{key}` appears more than once"
             )));
