@@ -137,7 +137,7 @@ impl OAuthClient {
         Ok(require_redirect_uri(self.redirect_uri())?)
     }
 
-    /// Requests an application token (seed 4.1): `grant_type=client_credentials` and `scope`.
+    /// Requests an application token (the client-credentials grant of the Identity API, "Getting an application access token"): `grant_type=client_credentials` and `scope`.
     /// An empty `scopes` asks for the default scope `{base_url}/oauth/api_scope`.
     pub fn client_credentials(&self, scopes: &ScopeSet) -> Result<TokenResponse, OAuthError> {
         let scope = if scopes.is_empty() {
@@ -151,7 +151,7 @@ impl OAuthClient {
         self.post(Grant::ClientCredentials, Zeroizing::new(form.finish()), &[])
     }
 
-    /// Exchanges an authorization code for a user token (seed 4.3):
+    /// Exchanges an authorization code for a user token (the authorization-code grant, "Exchanging the authorization code for a user access token"):
     /// `grant_type=authorization_code`, `code` and the configured `redirect_uri`.
     pub fn exchange_code(&self, code: &AuthorizationCode) -> Result<TokenResponse, OAuthError> {
         let redirect_uri = self.require_redirect_uri()?;
@@ -166,7 +166,7 @@ impl OAuthClient {
         )
     }
 
-    /// Gets a new user access token from a refresh token (seed 4.4):
+    /// Gets a new user access token from a refresh token (the refresh-token grant, "Refreshing a user access token"):
     /// `grant_type=refresh_token`, `refresh_token` and `scope`.
     ///
     /// `scopes` must be the scopes granted at consent or a subset of them (asking for more is

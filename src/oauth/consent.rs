@@ -1,4 +1,4 @@
-//! The user-consent step of the authorization-code flow (seed 4.2): building the consent URL
+//! The user-consent step of the authorization-code flow (the consent request, "Getting the user's consent"): building the consent URL
 //! and reading the redirect the user's browser lands on.
 //!
 //! The URL is built by the `url` crate (never by string concatenation), so any `redirect_uri`

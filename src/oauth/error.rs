@@ -18,11 +18,11 @@ pub const MAX_BODY_IN_ERROR: usize = 512;
 /// The token request an error came from; it decides which advice a message gives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Grant {
-    /// `grant_type=client_credentials`: an application token (seed 4.1).
+    /// `grant_type=client_credentials`: an application token (the client-credentials grant of the Identity API, "Getting an application access token").
     ClientCredentials,
-    /// `grant_type=authorization_code`: exchanging a consent code for a user token (seed 4.3).
+    /// `grant_type=authorization_code`: exchanging a consent code for a user token (the authorization-code grant, "Exchanging the authorization code for a user access token").
     AuthorizationCode,
-    /// `grant_type=refresh_token`: a new user access token from a refresh token (seed 4.4).
+    /// `grant_type=refresh_token`: a new user access token from a refresh token (the refresh-token grant, "Refreshing a user access token").
     RefreshToken,
 }
 

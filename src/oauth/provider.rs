@@ -563,7 +563,7 @@ impl UserTokenProvider {
         self.slot.cached()
     }
 
-    /// Completes consent: exchanges `code` (seed 4.3), stores the refresh token with the
+    /// Completes consent: exchanges `code` (the authorization-code grant, "Exchanging the authorization code for a user access token"), stores the refresh token with the
     /// `granted_scopes` (those of the consent URL) and caches the access token.
     pub fn exchange_code(
         &self,
