@@ -281,3 +281,154 @@ fn missing_settings_are_named() {
         text(&output.stderr)
     );
 }
+
+fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
+}
+
+/// Sends one raw request to the listener and returns its status line.
+fn raw_get(port: u16, target: &str) -> String {
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    write!(
+        stream,
+        "GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer.lines().next().unwrap_or_default().to_owned()
+}
+
+/// Connects to the listener, retrying while the command starts up.
+fn wait_for_listener(port: u16) {
+    for _ in 0..200 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    panic!("the listener on port {port} did not come up");
+}
+
+#[test]
+fn listener_ignores_stray_and_forged_redirects_and_completes() {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let redirect_uri = format!("http://127.0.0.1:{port}/callback");
+    let mut child = consent(&fake, home.path(), &redirect_uri)
+        .args(["authorize", "--wait", "60"])
+        .spawn()
+        .unwrap();
+    let (url, stdout) = read_url(&mut child);
+    wait_for_listener(port);
+
+    // A redirect of another consent request, a refusal without a state, a refusal with a
+    // forged state, a request line of 100 KB, another path: each answered and ignored.
+    assert!(raw_get(port, "/callback?state=other&code=abc").contains("400"));
+    assert!(raw_get(port, "/callback?error=access_denied").contains("400"));
+    assert!(
+        raw_get(
+            port,
+            "/callback?state=forged&error=access_denied&error_description=%1B%5B2Jgone"
+        )
+        .contains("400")
+    );
+    assert!(raw_get(port, &format!("/callback?x={}", "a".repeat(100_000))).contains("400"));
+    assert!(raw_get(port, "/favicon.ico").contains("404"));
+
+    // Then the real redirect still completes the flow.
+    let browser = reqwest::blocking::Client::builder()
+        .no_proxy()
+        .build()
+        .unwrap();
+    let page = browser.get(&url).send().unwrap();
+    assert_eq!(page.status().as_u16(), 200);
+    assert!(page.text().unwrap().contains("Consent received"));
+    let output = finish(child, stdout);
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("Ignored a request"), "{stderr}");
+    assert!(!stderr.contains('\u{1b}'), "{stderr:?}");
+    assert_eq!(fake.token_requests().len(), 1, "one code exchange");
+}
+
+#[test]
+fn a_slow_drip_connection_does_not_hold_the_listener_past_wait() {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let redirect_uri = format!("http://127.0.0.1:{port}/callback");
+    let started = std::time::Instant::now();
+    let mut child = consent(&fake, home.path(), &redirect_uri)
+        .args(["authorize", "--wait", "2"])
+        .spawn()
+        .unwrap();
+    let (_url, stdout) = read_url(&mut child);
+    wait_for_listener(port);
+    // One byte every 100 ms, for up to 60 s: each read is quick, the request never ends.
+    let dripper = std::thread::spawn(move || {
+        let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
+            return;
+        };
+        for b in b"GET /callback?state=".iter().cycle().take(600) {
+            if stream.write_all(&[*b]).is_err() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    });
+    let output = finish(child, stdout);
+    let took = started.elapsed();
+    let stderr = text(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("no redirect arrived within 2 s"),
+        "{stderr}"
+    );
+    // Ended at about --wait (generous bound: a correctness check, not a benchmark).
+    assert!(took < std::time::Duration::from_secs(15), "{took:?}");
+    drop(dripper);
+}
+
+#[test]
+fn a_refusal_description_is_printed_without_control_characters() {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let redirect_uri = format!("http://127.0.0.1:{port}/callback");
+    let mut child = consent(&fake, home.path(), &redirect_uri)
+        .args(["authorize", "--wait", "60"])
+        .spawn()
+        .unwrap();
+    let (url, stdout) = read_url(&mut child);
+    wait_for_listener(port);
+    // This request's own state, with a refusal whose description carries escape sequences.
+    let state = url::Url::parse(&url)
+        .unwrap()
+        .query_pairs()
+        .find(|(k, _)| k == "state")
+        .unwrap()
+        .1
+        .into_owned();
+    let target = format!(
+        "/callback?state={state}&error=access_denied&error_description=no%1B%5B2J%1B%5D0%3Btitle%07%0Dmore"
+    );
+    assert!(raw_get(port, &target).contains("200"));
+    let output = finish(child, stdout);
+    let stderr = text(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains("consent was not granted (access_denied)"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.chars().any(|c| c.is_control() && c != '\n'),
+        "{stderr:?}"
+    );
+    assert!(stderr.contains("no\\u{1b}[2J"), "{stderr:?}");
+}

@@ -3,7 +3,7 @@
 #[path = "common/oauth.rs"]
 mod support;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use fake_marketplace::{FakeConfig, FakeMarketplace, Fault, TOKEN_PATH};
 use marketplace_client::oauth::{
@@ -428,6 +428,28 @@ fn unexpected_bodies_are_kept_truncated() {
         OAuthError::UnexpectedBody {
             status: 200, body, ..
         } => {
+            // A successful token answer may hold new tokens the sanitizer cannot know: a body
+            // that does not parse is withheld, only where it failed is kept.
+            assert!(body.starts_with("[withheld"), "{body}");
+            assert!(!body.contains("maintenance"), "{body}");
+            assert!(err.to_string().contains("line 1 column 1"), "{err}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // An error answer's body is kept, sanitized and cut.
+    let html = format!("<html><body>{}</body></html>", "maintenance ".repeat(100));
+    fake.fail_next(
+        TOKEN_PATH,
+        Fault::Status {
+            status: 404,
+            body: html,
+            headers: vec![],
+        },
+    );
+    match client.client_credentials(&ScopeSet::default()).unwrap_err() {
+        OAuthError::Http {
+            status: 404, body, ..
+        } => {
             assert!(body.starts_with("<html><body>maintenance"), "{body}");
             assert!(
                 body.len() <= marketplace_client::oauth::MAX_BODY_IN_ERROR + 20,
@@ -486,4 +508,62 @@ fn a_refresh_token_is_never_sent_unencoded() {
         form[1],
         ("refresh_token".to_owned(), "v^1.1#i^1 %+&=/x".to_owned())
     );
+}
+
+#[test]
+fn a_huge_token_answer_is_refused_at_the_size_limit() {
+    use marketplace_client::oauth::MAX_TOKEN_ANSWER;
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let client = client_with_timeout(&fake, Duration::from_secs(10));
+    for announce_length in [true, false] {
+        // 1 GiB, as fast as the fake can send it.
+        fake.fail_next(
+            TOKEN_PATH,
+            Fault::Drip {
+                total: 1 << 30,
+                chunk: 64 * 1024,
+                interval: Duration::ZERO,
+                announce_length,
+            },
+        );
+        let started = Instant::now();
+        let err = client.client_credentials(&ScopeSet::default()).unwrap_err();
+        assert!(
+            matches!(err, OAuthError::ResponseTooLarge { limit, .. } if limit == MAX_TOKEN_ANSWER),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("65536 bytes"), "{err}");
+        // Refused at the limit, not after reading a gigabyte (generous bound).
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+}
+
+#[test]
+fn a_slow_drip_answer_is_cut_at_the_time_out() {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let timeout = Duration::from_secs(1);
+    let client = client_with_timeout(&fake, timeout);
+    // 2 KiB at one byte per 20 ms: about 40 s in all, each byte well within any per-read
+    // time-out.
+    fake.fail_next(
+        TOKEN_PATH,
+        Fault::Drip {
+            total: 2048,
+            chunk: 1,
+            interval: Duration::from_millis(20),
+            announce_length: true,
+        },
+    );
+    let started = Instant::now();
+    let err = client.client_credentials(&ScopeSet::default()).unwrap_err();
+    let took = started.elapsed();
+    assert!(matches!(err, OAuthError::Timeout { .. }), "{err:?}");
+    assert!(err.is_transient());
+    // Cut at about the time-out (generous bounds: a correctness check, not a benchmark).
+    assert!(took >= timeout, "{took:?}");
+    assert!(took < timeout * 5, "{took:?}");
 }

@@ -10,8 +10,9 @@ use std::time::{Duration, SystemTime};
 
 use fake_marketplace::{FakeConfig, FakeMarketplace, Fault, TOKEN_PATH};
 use marketplace_client::oauth::{
-    AccessTokenSource, ApplicationTokenProvider, ConsentOptions, ManualClock, MemoryStore,
-    OAuthConfig, OAuthError, OAuthErrorCode, RefreshTokenStore, ScopeSet, UserTokenProvider,
+    AccessTokenSource, ApplicationTokenProvider, ConsentOptions, DEFAULT_RETRY_BACKOFF,
+    MAX_RETRY_AFTER, ManualClock, MemoryStore, OAuthConfig, OAuthError, OAuthErrorCode,
+    RefreshTokenStore, ScopeSet, UserTokenProvider,
 };
 use support::*;
 
@@ -214,9 +215,51 @@ fn failed_request_without_a_valid_token_is_an_error() {
         provider.access_token(),
         Err(OAuthError::Http { status: 503, .. })
     ));
-    // Not rate limited: the next call tries again at once.
+    // Without a usable token, calls during the back-off get the same error without a request:
+    // at most one request per DEFAULT_RETRY_BACKOFF, however often it is asked.
+    for _ in 0..20 {
+        assert!(matches!(
+            provider.access_token(),
+            Err(OAuthError::Http { status: 503, .. })
+        ));
+        clock.advance(Duration::from_secs(1));
+    }
+    assert_eq!(fake.token_requests().len(), 1);
+    clock.advance(DEFAULT_RETRY_BACKOFF);
     provider.access_token().unwrap();
     assert_eq!(fake.token_requests().len(), 2);
+}
+
+#[test]
+fn short_lived_tokens_are_cached_until_half_way() {
+    for (ttl, renew_after) in [(240, 120), (60, 30), (300, 150), (7200, 6900)] {
+        let fake = FakeMarketplace::start(FakeConfig {
+            access_token_ttl: Duration::from_secs(ttl),
+            ..FakeConfig::default()
+        })
+        .unwrap();
+        let clock = clock();
+        let provider = app_provider(&fake, &clock);
+        let first = provider.access_token().unwrap();
+        // 20 calls spread over the first part of the lifetime: one request.
+        let step = Duration::from_secs(renew_after - 1) / 20;
+        for _ in 0..20 {
+            assert_eq!(provider.access_token().unwrap(), first, "ttl {ttl}");
+            clock.advance(step);
+        }
+        assert_eq!(fake.token_requests().len(), 1, "ttl {ttl}");
+        let cached = provider.cached(&ScopeSet::default()).unwrap();
+        clock.set(cached.renew_at - Duration::from_secs(1));
+        assert_eq!(provider.access_token().unwrap(), first, "ttl {ttl}");
+        assert_eq!(
+            cached.expires_at.duration_since(cached.renew_at).unwrap(),
+            Duration::from_secs(ttl - renew_after),
+            "ttl {ttl}"
+        );
+        clock.set(cached.renew_at);
+        assert_ne!(provider.access_token().unwrap(), first, "ttl {ttl}");
+        assert_eq!(fake.token_requests().len(), 2, "ttl {ttl}");
+    }
 }
 
 #[test]
@@ -242,6 +285,46 @@ fn rate_limit_is_honoured_before_asking_again() {
     clock.advance(Duration::from_secs(31));
     provider.access_token().unwrap();
     assert_eq!(fake.token_requests().len(), 2);
+}
+
+#[test]
+fn a_huge_retry_after_is_capped_and_invalidate_clears_the_back_off() {
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let clock = clock();
+    let provider = app_provider(&fake, &clock);
+    fake.fail_next(
+        TOKEN_PATH,
+        Fault::TooManyRequests {
+            retry_after_secs: 999_999,
+        },
+    );
+    assert!(matches!(
+        provider.access_token(),
+        Err(OAuthError::RateLimited { .. })
+    ));
+    // Honoured up to MAX_RETRY_AFTER (2 minutes), not for 11 days.
+    clock.advance(MAX_RETRY_AFTER - Duration::from_secs(1));
+    assert!(provider.access_token().is_err());
+    assert_eq!(fake.token_requests().len(), 1);
+    clock.advance(Duration::from_secs(2));
+    let token = provider.access_token().unwrap();
+    assert_eq!(fake.token_requests().len(), 2);
+
+    // A pending back-off can be reset: invalidate() asks again at once.
+    provider.invalidate(&token);
+    fake.fail_next(
+        TOKEN_PATH,
+        Fault::TooManyRequests {
+            retry_after_secs: 999_999,
+        },
+    );
+    assert!(provider.access_token().is_err());
+    assert_eq!(fake.token_requests().len(), 3);
+    assert!(provider.access_token().is_err(), "backing off");
+    assert_eq!(fake.token_requests().len(), 3);
+    provider.invalidate(&token);
+    provider.access_token().unwrap();
+    assert_eq!(fake.token_requests().len(), 4);
 }
 
 #[test]

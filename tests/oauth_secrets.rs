@@ -40,11 +40,11 @@ fn check_debug<T: std::fmt::Debug>(what: &str, value: &T, secrets: &[&str]) {
 fn secret_newtypes_print_redacted() {
     let values = ["v^1.1#i^1#SECRETVALUE", "another-SECRET"];
     for v in values {
-        check("ClientSecret", &ClientSecret::new(v), &[v]);
-        check("AccessToken", &AccessToken::new(v), &[v]);
-        check("RefreshToken", &RefreshToken::new(v), &[v]);
-        check("AuthorizationCode", &AuthorizationCode::new(v), &[v]);
-        check("CsrfState", &CsrfState::new(v), &[v]);
+        check_debug("ClientSecret", &ClientSecret::new(v), &[v]);
+        check_debug("AccessToken", &AccessToken::new(v), &[v]);
+        check_debug("RefreshToken", &RefreshToken::new(v), &[v]);
+        check_debug("AuthorizationCode", &AuthorizationCode::new(v), &[v]);
+        check_debug("CsrfState", &CsrfState::new(v), &[v]);
     }
     assert_eq!(
         format!("{:?}", ClientSecret::new("x")),
@@ -66,7 +66,6 @@ fn secret_newtypes_print_redacted() {
         format!("{:?}", CsrfState::new("x")),
         "CsrfState([redacted])"
     );
-    assert_eq!(format!("{}", RefreshToken::new("x")), "[redacted]");
 }
 
 #[test]
@@ -358,4 +357,196 @@ fn a_successful_answer_with_a_token_under_an_unknown_key_is_withheld() {
     for shown in [format!("{err}"), format!("{err:?}"), format!("{err:#?}")] {
         assert!(!shown.contains("UNKNOWN-KEY-SECRET"), "{shown}");
     }
+}
+
+/// A secret as JSON serializers may write it: `/` as `\/` and every other punctuation
+/// character as `\u00XX` (both valid JSON escapes of the same string).
+fn json_escaped(secret: &str) -> String {
+    secret
+        .chars()
+        .map(|c| match c {
+            '/' => r"\/".to_owned(),
+            c if c.is_ascii_alphanumeric() => c.to_string(),
+            c => format!("\\u{:04x}", c as u32),
+        })
+        .collect()
+}
+
+/// Token-endpoint answers that echo the request's secrets in every place a server text can
+/// reach an error: the `error` code, `error_description`, error bodies and 2xx garbage, raw
+/// and JSON-escaped (`\/`, `\u0023`).
+#[test]
+fn oauth_errors_sanitize_every_server_text_with_every_request_secret() {
+    let refresh = "v^1.1#i^1#REFRESH/SECRET%+x==";
+    let code = AuthorizationCode::new("v^1.1#i^1#CODE/SECRET%+x==");
+    let mut errors: Vec<OAuthError> = Vec::new();
+    for shape in [
+        "code",
+        "code-escaped",
+        "description-escaped",
+        "body-escaped",
+        "garbage-2xx",
+    ] {
+        let fake = echoing_fake();
+        fake.route("POST", TOKEN_PATH, move |req, _| {
+            let form = req.form().unwrap_or_default();
+            let get = |k: &str| {
+                form.iter()
+                    .find(|(key, _)| key == k)
+                    .map(|(_, v)| v.clone())
+                    .unwrap_or_default()
+            };
+            // Whichever secret this grant carried: the code, the refresh token, or the
+            // client secret (decoded from the Basic header by the fake's own check).
+            let echoed = [get("code"), get("refresh_token")]
+                .into_iter()
+                .find(|s| !s.is_empty())
+                .unwrap_or_else(|| CLIENT_SECRET.to_owned());
+            let escaped = json_escaped(&echoed);
+            let (status, body) = match shape {
+                "code" => (
+                    400,
+                    serde_json::json!({"error": format!("bad_{echoed}\u{1b}[2J")}).to_string(),
+                ),
+                "code-escaped" => (400, format!(r#"{{"error": "bad_{escaped}"}}"#)),
+                "description-escaped" => (
+                    400,
+                    format!(r#"{{"error": "invalid_grant", "error_description": "no {escaped}"}}"#),
+                ),
+                "body-escaped" => (403, format!(r#"{{"note": "{escaped}"}}"#)),
+                "garbage-2xx" => (200, format!("<html>{echoed} / {escaped}</html>")),
+                _ => unreachable!(),
+            };
+            Response::new(status, body).with_header("Content-Type", "application/json")
+        });
+        let client = client_for_secret(&fake);
+        errors.push(
+            client
+                .refresh(
+                    &RefreshToken::new(refresh),
+                    &ScopeSet::new([fake.scope("")]),
+                )
+                .unwrap_err(),
+        );
+        errors.push(client.exchange_code(&code).unwrap_err());
+        errors.push(client.client_credentials(&ScopeSet::default()).unwrap_err());
+    }
+    let escaped: Vec<String> = [refresh, code.secret(), CLIENT_SECRET]
+        .iter()
+        .map(|s| json_escaped(s))
+        .collect();
+    let mut secrets = vec![refresh, code.secret(), CLIENT_SECRET];
+    secrets.extend(escaped.iter().map(String::as_str));
+    assert_eq!(errors.len(), 15);
+    for e in &errors {
+        check("OAuthError", e, &secrets);
+        for shown in [format!("{e}"), format!("{e:?}")] {
+            assert!(
+                !shown.contains('\u{1b}'),
+                "control character kept: {shown:?}"
+            );
+        }
+    }
+    // The unknown `error` codes were kept (sanitized), not dropped.
+    assert!(errors.iter().any(|e| matches!(
+        e,
+        OAuthError::Server { code: OAuthErrorCode::Other(c), .. } if c.starts_with("bad_")
+    )));
+    assert!(
+        errors
+            .iter()
+            .any(|e| matches!(e, OAuthError::UnexpectedBody { status: 200, .. }))
+    );
+}
+
+/// The taxonomy client's errors: the service echoes the bearer token in its error messages
+/// (400 and 429), in a body that is not its error body, and in a 2xx answer that does not
+/// parse.
+#[test]
+fn taxonomy_errors_never_hold_the_bearer_token() {
+    use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig, TaxonomyError};
+    let token = "v^1.1#i^1#f^0#BEARER/SECRET%+x==";
+    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let path = "/commerce/taxonomy/v1/get_default_category_tree_id";
+    let config = TaxonomyConfig::for_base_url(&fake.base_url())
+        .unwrap()
+        .with_max_retries(0);
+    let client = TaxonomyClient::new(
+        config,
+        Arc::new(StaticTokenSource::new(AccessToken::new(token))),
+    )
+    .unwrap();
+    let mut errors: Vec<TaxonomyError> = Vec::new();
+    for shape in ["service", "service-429", "plain", "garbage-2xx", "json-2xx"] {
+        fake.route("GET", path, move |req, _| {
+            let bearer = req
+                .header("Authorization")
+                .and_then(|h| h.strip_prefix("Bearer "))
+                .unwrap_or_default()
+                .to_owned();
+            let escaped = json_escaped(&bearer);
+            let service = |status: u16| {
+                Response::new(
+                    status,
+                    format!(
+                        r#"{{"errors": [{{"errorId": 1001, "domain": "OAuth {escaped}",
+                        "message": "Invalid access token {escaped}\n",
+                        "longMessage": "token {bearer} is not valid",
+                        "inputRefIds": ["{escaped}"],
+                        "parameters": [{{"name": "token", "value": "{escaped}"}}]}}]}}"#
+                    ),
+                )
+                .with_header("Content-Type", "application/json")
+            };
+            match shape {
+                "service" => service(400),
+                "service-429" => service(429).with_header("Retry-After", "1"),
+                "plain" => Response::text(403, format!("forbidden for Bearer {bearer}")),
+                "garbage-2xx" => Response::text(200, format!("<html>{bearer}</html>")),
+                "json-2xx" => Response::new(200, format!(r#"{{"echo": "{escaped}"}}"#))
+                    .with_header("Content-Type", "application/json"),
+                _ => unreachable!(),
+            }
+        });
+        errors.push(client.default_tree_id("EBAY_US").unwrap_err());
+    }
+    let escaped = json_escaped(token);
+    for e in &errors {
+        assert_clean("TaxonomyError", &format!("{e}"), &[token, &escaped]);
+        assert_clean("TaxonomyError", &format!("{e:?}"), &[token, &escaped]);
+        assert!(!format!("{e}").contains('\n'), "newline kept: {e}");
+    }
+    assert!(
+        matches!(errors[0], TaxonomyError::Service { .. }),
+        "{:?}",
+        errors[0]
+    );
+    assert!(
+        matches!(errors[1], TaxonomyError::RateLimited { .. }),
+        "{:?}",
+        errors[1]
+    );
+    assert!(
+        matches!(errors[2], TaxonomyError::Http { .. }),
+        "{:?}",
+        errors[2]
+    );
+    assert!(
+        matches!(errors[3], TaxonomyError::UnexpectedBody { .. }),
+        "{:?}",
+        errors[3]
+    );
+    assert!(
+        matches!(errors[4], TaxonomyError::UnexpectedBody { .. }),
+        "{:?}",
+        errors[4]
+    );
+    // The service's message is still there, without the token.
+    assert!(
+        errors[0]
+            .to_string()
+            .contains("Invalid access token [redacted]"),
+        "{}",
+        errors[0]
+    );
 }

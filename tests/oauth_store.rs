@@ -91,12 +91,21 @@ fn file_store_replaces_atomically() {
     let parsed: serde_json::Value = serde_json::from_str(&new_content).expect("complete JSON");
     assert_eq!(parsed["accounts"]["a"]["refresh_token"], "second");
     assert_eq!(mode(&path), 0o600);
-    // No temporary file is left behind.
-    let names: Vec<_> = std::fs::read_dir(dir.path())
+    // No temporary file is left behind; the (empty, 0600) lock file stays, as lock files do:
+    // removing it would race with a process about to lock it.
+    let mut names: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
-    assert_eq!(names, vec!["tokens.json"]);
+    names.sort();
+    assert_eq!(names, vec!["tokens.json", "tokens.json.lock"]);
+    assert_eq!(mode(&dir.path().join("tokens.json.lock")), 0o600);
+    assert_eq!(
+        std::fs::metadata(dir.path().join("tokens.json.lock"))
+            .unwrap()
+            .len(),
+        0
+    );
 }
 
 #[test]
@@ -171,4 +180,61 @@ fn memory_store_round_trip() {
     store.remove("a").unwrap();
     assert!(store.load("a").unwrap().is_none());
     assert!(record("t").is_expired(SystemTime::now() + Duration::from_secs(4_000_000_000)));
+}
+
+/// The environment variables that turn [`store_writer_child`] into a writer (set only by
+/// [`two_processes_saving_at_once_lose_nothing`] when it re-executes this test binary).
+const CHILD_STORE: &str = "OAUTH_STORE_TEST_CHILD_STORE";
+const CHILD_PREFIX: &str = "OAUTH_STORE_TEST_CHILD_PREFIX";
+const ACCOUNTS_PER_PROCESS: usize = 50;
+
+/// Not a test of its own: run by the test below in two child processes, each saving
+/// [`ACCOUNTS_PER_PROCESS`] accounts into the same file. Without the variables it does nothing.
+#[test]
+fn store_writer_child() {
+    let (Some(path), Some(prefix)) = (
+        std::env::var_os(CHILD_STORE),
+        std::env::var(CHILD_PREFIX).ok(),
+    ) else {
+        return;
+    };
+    let store = FileStore::new(path);
+    for i in 0..ACCOUNTS_PER_PROCESS {
+        store
+            .save(
+                &format!("{prefix}-{i}"),
+                &record(&format!("v^1.1#{prefix}-{i}")),
+            )
+            .unwrap();
+    }
+}
+
+#[test]
+fn two_processes_saving_at_once_lose_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tokens.json");
+    let exe = std::env::current_exe().unwrap();
+    let children: Vec<_> = ["a", "b"]
+        .into_iter()
+        .map(|prefix| {
+            std::process::Command::new(&exe)
+                .args(["--exact", "store_writer_child", "--test-threads", "1"])
+                .env(CHILD_STORE, &path)
+                .env(CHILD_PREFIX, prefix)
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut child in children {
+        assert!(child.wait().unwrap().success());
+    }
+    let accounts = FileStore::new(&path).accounts().unwrap();
+    assert_eq!(accounts.len(), 2 * ACCOUNTS_PER_PROCESS, "{accounts:?}");
+    assert_eq!(mode(&path), 0o600);
+    let store = FileStore::new(&path);
+    for prefix in ["a", "b"] {
+        let back = store.load(&format!("{prefix}-7")).unwrap().unwrap();
+        assert_eq!(back.refresh_token.secret(), format!("v^1.1#{prefix}-7"));
+    }
 }

@@ -272,6 +272,46 @@ pub(crate) fn write_response(mut stream: &TcpStream, response: &Response) -> io:
     stream.flush()
 }
 
+/// Writes a `200` JSON answer of `total` bytes, `chunk` bytes per write with `interval`
+/// between writes (see [`crate::Fault::Drip`]).
+pub(crate) fn write_drip(
+    mut stream: &TcpStream,
+    total: u64,
+    chunk: usize,
+    interval: Duration,
+    announce_length: bool,
+) -> io::Result<()> {
+    let length = if announce_length {
+        format!("Content-Length: {total}\r\n")
+    } else {
+        String::new()
+    };
+    let head = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n{length}Connection: close\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes())?;
+    let prefix = b"{\"access_token\":\"";
+    let chunk = chunk.max(1);
+    let filler = vec![b'A'; chunk];
+    let mut sent: u64 = 0;
+    while sent < total {
+        let n = (chunk as u64).min(total - sent) as usize;
+        let mut piece = filler[..n].to_vec();
+        for (i, b) in piece.iter_mut().enumerate() {
+            if let Some(&p) = prefix.get(sent as usize + i) {
+                *b = p;
+            }
+        }
+        stream.write_all(&piece)?;
+        stream.flush()?;
+        sent += n as u64;
+        if !interval.is_zero() {
+            std::thread::sleep(interval);
+        }
+    }
+    Ok(())
+}
+
 /// Percent-encodes everything but the unreserved characters of RFC 3986.
 pub fn percent_encode(s: &str) -> String {
     let mut out = String::with_capacity(s.len());

@@ -262,6 +262,22 @@ pub enum Fault {
     CutOffBody,
     /// Close the connection without answering.
     Close,
+    /// Answer `200` with a body of `total` bytes, sent `chunk` bytes at a time with `interval`
+    /// between chunks: a huge answer (`interval` zero) or a slow-drip one. With
+    /// `announce_length` the head has a `Content-Length`; without, the body runs until the
+    /// connection closes (HTTP/1.1 allows it), so a client learns the size only by reading. The body starts like a token answer (`{"access_token":"AAAA…`) and is
+    /// generated as it is sent, so a gigabyte costs the fake no memory. Sending stops when
+    /// the client hangs up.
+    Drip {
+        /// Bytes announced and sent.
+        total: u64,
+        /// Bytes per write.
+        chunk: usize,
+        /// Pause between writes.
+        interval: Duration,
+        /// Send `Content-Length: total`.
+        announce_length: bool,
+    },
 }
 
 /// A fault and the requests it applies to.
@@ -692,6 +708,16 @@ fn serve(state: &FakeState, stream: TcpStream) {
             r
         }
         Some(Fault::Close) => return,
+        Some(Fault::Drip {
+            total,
+            chunk,
+            interval,
+            announce_length,
+        }) => {
+            let _ = http::write_drip(&stream, total, chunk, interval, announce_length);
+            let _ = stream.shutdown(std::net::Shutdown::Both);
+            return;
+        }
     };
     let _ = http::write_response(&stream, &response);
     let _ = stream.shutdown(std::net::Shutdown::Both);

@@ -14,12 +14,12 @@ fn main() -> std::process::ExitCode {
 }
 
 mod live {
-    use std::io::{BufRead, BufReader, Write};
-    use std::net::TcpListener;
+    use std::io::{BufRead, Read, Write};
+    use std::net::{TcpListener, TcpStream};
     use std::path::PathBuf;
     use std::process::ExitCode;
     use std::sync::Arc;
-    use std::time::{Duration, SystemTime};
+    use std::time::{Duration, Instant, SystemTime};
 
     use clap::{Parser, Subcommand, ValueEnum};
     use marketplace_client::oauth::{
@@ -266,19 +266,31 @@ mod live {
         Ok(Some((format!("{host}:{port}"), url.path().to_owned())))
     }
 
+    /// The longest request line the listener reads (a redirect with a code and a state is
+    /// well under 2 KiB).
+    const MAX_REQUEST_LINE: usize = 8 * 1024;
+    /// The most it reads of one request, headers included.
+    const MAX_REQUEST: usize = 32 * 1024;
+    /// The longest one connection may take to send its request.
+    const CONNECTION_BUDGET: Duration = Duration::from_secs(5);
+
+    /// Waits until `wait` has passed for the redirect of `request` on `listener`. Requests for
+    /// another path, and redirects whose state is not this request's (a stray tab, a forged
+    /// `?error=access_denied`), are answered, logged and ignored; only this request's own
+    /// redirect (granted or refused) ends the wait.
     fn catch_redirect(
         listener: TcpListener,
         path: &str,
         request: &ConsentRequest,
         wait: Duration,
     ) -> Result<marketplace_client::oauth::AuthorizationCode, Box<dyn std::error::Error>> {
-        let deadline = std::time::Instant::now() + wait;
+        let deadline = Instant::now() + wait;
         listener.set_nonblocking(true)?;
         loop {
-            let (stream, _) = match listener.accept() {
-                Ok(s) => s,
+            let stream = match listener.accept() {
+                Ok((stream, _)) => stream,
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                    if std::time::Instant::now() >= deadline {
+                    if Instant::now() >= deadline {
                         return Err(format!(
                             "no redirect arrived within {} s; run consent again",
                             wait.as_secs()
@@ -290,54 +302,130 @@ mod live {
                 }
                 Err(e) => return Err(e.into()),
             };
-            stream.set_nonblocking(false)?;
-            stream.set_read_timeout(Some(Duration::from_secs(10)))?;
-            let mut reader = BufReader::new(&stream);
-            let mut request_line = zeroize::Zeroizing::new(String::new());
-            if reader.read_line(&mut request_line).is_err() {
+            let connection_deadline = deadline.min(Instant::now() + CONNECTION_BUDGET);
+            let target = match read_request_target(&stream, connection_deadline) {
+                Ok(target) => target,
+                Err(reason) => {
+                    eprintln!("Ignored a request to the listener: {reason}; still waiting …");
+                    respond(&stream, "400 Bad Request", "Bad request.");
+                    continue;
+                }
+            };
+            let target_path = target.split('?').next().unwrap_or_default();
+            if target_path != path {
+                // Browsers also ask for /favicon.ico: not worth a line.
+                respond(&stream, "404 Not Found", "Not found.");
                 continue;
             }
-            // Drain the headers so the browser sees a clean answer.
-            loop {
-                let mut header = String::new();
-                match reader.read_line(&mut header) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) if header.trim().is_empty() => break,
-                    Ok(_) => {}
+            match request.complete(&target) {
+                Ok(code) => {
+                    respond(
+                        &stream,
+                        "200 OK",
+                        "Consent received. You can close this window and go back to the terminal.",
+                    );
+                    return Ok(code);
+                }
+                Err(e @ OAuthError::ConsentDenied { .. }) => {
+                    respond(
+                        &stream,
+                        "200 OK",
+                        "Consent was not granted. You can close this window.",
+                    );
+                    return Err(e.into());
+                }
+                Err(e) => {
+                    // The error's text is sanitized (no secrets, no control characters).
+                    eprintln!(
+                        "Ignored a request to {path} that is not this consent request's redirect \
+                         ({e}); still waiting …"
+                    );
+                    respond(
+                        &stream,
+                        "400 Bad Request",
+                        "This is not the redirect of the pending consent request. Go back to the terminal.",
+                    );
                 }
             }
-            let target = request_line.split(' ').nth(1).unwrap_or_default();
-            let target_path = target.split('?').next().unwrap_or_default();
-            let mut out = &stream;
-            if target_path != path {
-                let _ = out.write_all(
-                    b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-                );
-                continue;
-            }
-            let result = request.complete(target);
-            let (status, message) = match &result {
-                Ok(_) => (
-                    "200 OK",
-                    "Consent received. You can close this window and go back to the terminal.",
-                ),
-                Err(OAuthError::ConsentDenied { .. }) => (
-                    "200 OK",
-                    "Consent was not granted. You can close this window.",
-                ),
-                Err(_) => (
-                    "400 Bad Request",
-                    "This is not the redirect of the pending consent request. Go back to the terminal.",
-                ),
-            };
-            let body = format!("<!doctype html><title>consent</title><p>{message}</p>\n");
-            let _ = write!(
-                out,
-                "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            );
-            return Ok(result?);
         }
+    }
+
+    /// Reads the request line of one connection and drains its headers, within `deadline`
+    /// and the size limits; returns the request target (path and query).
+    fn read_request_target(stream: &TcpStream, deadline: Instant) -> Result<String, String> {
+        stream
+            .set_nonblocking(false)
+            .map_err(|e| format!("cannot read it ({e})"))?;
+        let mut received = zeroize::Zeroizing::new(Vec::new());
+        let mut chunk = zeroize::Zeroizing::new([0u8; 1024]);
+        let mut reader = stream;
+        let end_of_head = loop {
+            if let Some(end) = find_end_of_head(&received) {
+                break end;
+            }
+            let line_end = received.iter().position(|&b| b == b'\n');
+            if line_end.map_or(received.len(), |e| e) > MAX_REQUEST_LINE {
+                return Err(format!(
+                    "its request line is longer than {MAX_REQUEST_LINE} bytes"
+                ));
+            }
+            if received.len() > MAX_REQUEST {
+                return Err(format!("its request is longer than {MAX_REQUEST} bytes"));
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err("it did not send its request in time".into());
+            }
+            stream
+                .set_read_timeout(Some(left))
+                .map_err(|e| format!("cannot read it ({e})"))?;
+            match reader.read(chunk.as_mut()) {
+                Ok(0) => break received.len(),
+                Ok(n) => received.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    return Err("it did not send its request in time".into());
+                }
+                Err(e) => return Err(format!("cannot read it ({e})")),
+            }
+        };
+        let head = String::from_utf8_lossy(&received[..end_of_head]);
+        let line = head.lines().next().unwrap_or_default();
+        let mut parts = line.split(' ');
+        match (parts.next(), parts.next()) {
+            (Some("GET"), Some(target)) if target.starts_with('/') => Ok(target.to_owned()),
+            _ => Err("it is not an HTTP GET request".into()),
+        }
+    }
+
+    /// Where the head of a request ends (after the blank line), if it has arrived.
+    fn find_end_of_head(bytes: &[u8]) -> Option<usize> {
+        let crlf = bytes
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .map(|i| i + 4);
+        let lf = bytes.windows(2).position(|w| w == b"\n\n").map(|i| i + 2);
+        match (crlf, lf) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Answers a small HTML page and closes.
+    fn respond(mut stream: &TcpStream, status: &str, message: &str) {
+        let body = format!("<!doctype html><title>consent</title><p>{message}</p>\n");
+        let _ = stream.set_write_timeout(Some(Duration::from_secs(2)));
+        let _ = write!(
+            stream,
+            "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        let _ = stream.shutdown(std::net::Shutdown::Both);
     }
 
     fn describe_expiry(expires_at: Option<SystemTime>) -> String {

@@ -7,7 +7,7 @@
 //! (RFC 6749 §2.3.1). The form body is encoded by the `url` crate, so codes such as
 //! `v^1.1#i^1#…` and space-separated scopes arrive intact.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
@@ -15,16 +15,23 @@ use serde::Deserialize;
 use url::form_urlencoded;
 use zeroize::Zeroizing;
 
-use super::config::{Credentials, ENV_REDIRECT_URI, Endpoints};
-use super::error::{ConfigError, Grant, OAuthError, OAuthErrorCode, sanitize_body};
+use super::config::{Credentials, Endpoints, is_loopback, require_redirect_uri};
+use super::error::{ConfigError, Grant, OAuthError, OAuthErrorCode};
+use super::redact::Redactor;
 use super::scope::ScopeSet;
 use super::secret::{AccessToken, AuthorizationCode, ClientId, RefreshToken};
 
 /// The lifetime assumed when a token answer has no `expires_in` (the documented 2 hours).
 pub const DEFAULT_EXPIRES_IN: Duration = Duration::from_secs(2 * 60 * 60);
 
-/// The default time-out of one token request.
+/// The default time-out of one token request: it bounds the whole call, from connecting to
+/// the last byte of the answer.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The largest token-endpoint answer read (64 KiB; a token answer is a few kilobytes). A
+/// larger answer ends the call with [`OAuthError::ResponseTooLarge`] as soon as it passes
+/// the limit, without reading the rest.
+pub const MAX_TOKEN_ANSWER: usize = 64 * 1024;
 
 /// A successful answer of the token endpoint.
 #[derive(Debug, Clone)]
@@ -56,6 +63,8 @@ pub struct OAuthClient {
     endpoints: Endpoints,
     credentials: Credentials,
     http: reqwest::blocking::Client,
+    /// Bounds each whole call, body included.
+    timeout: Duration,
 }
 
 impl std::fmt::Debug for OAuthClient {
@@ -89,11 +98,13 @@ impl OAuthClient {
             builder = builder.no_proxy();
         }
         let http = builder.build().map_err(|e| transport_error(&e))?;
-        Ok(Self::with_http_client(endpoints, credentials, http))
+        let mut client = Self::with_http_client(endpoints, credentials, http);
+        client.timeout = timeout;
+        Ok(client)
     }
 
     /// A client that sends through `http` (for shared connection pools or custom TLS). Give it
-    /// a time-out and a redirect policy of `none`.
+    /// a redirect policy of `none`. Each call is bounded by [`DEFAULT_TIMEOUT`], body included.
     pub fn with_http_client(
         endpoints: Endpoints,
         credentials: Credentials,
@@ -103,6 +114,7 @@ impl OAuthClient {
             endpoints,
             credentials,
             http,
+            timeout: DEFAULT_TIMEOUT,
         }
     }
 
@@ -122,15 +134,10 @@ impl OAuthClient {
     }
 
     pub(crate) fn require_redirect_uri(&self) -> Result<&str, OAuthError> {
-        self.redirect_uri().ok_or_else(|| {
-            OAuthError::Config(ConfigError::Missing {
-                name: ENV_REDIRECT_URI.into(),
-                hint: "set it to the application's RuName (or pass it with Credentials::with_redirect_uri)".into(),
-            })
-        })
+        Ok(require_redirect_uri(self.redirect_uri())?)
     }
 
-    /// Requests an application token (seed 4.1): `grant_type=client_credentials` and `scope`.
+    /// Requests an application token (the client-credentials grant of the Identity API, "Getting an application access token"): `grant_type=client_credentials` and `scope`.
     /// An empty `scopes` asks for the default scope `{base_url}/oauth/api_scope`.
     pub fn client_credentials(&self, scopes: &ScopeSet) -> Result<TokenResponse, OAuthError> {
         let scope = if scopes.is_empty() {
@@ -144,7 +151,7 @@ impl OAuthClient {
         self.post(Grant::ClientCredentials, Zeroizing::new(form.finish()), &[])
     }
 
-    /// Exchanges an authorization code for a user token (seed 4.3):
+    /// Exchanges an authorization code for a user token (the authorization-code grant, "Exchanging the authorization code for a user access token"):
     /// `grant_type=authorization_code`, `code` and the configured `redirect_uri`.
     pub fn exchange_code(&self, code: &AuthorizationCode) -> Result<TokenResponse, OAuthError> {
         let redirect_uri = self.require_redirect_uri()?;
@@ -159,7 +166,7 @@ impl OAuthClient {
         )
     }
 
-    /// Gets a new user access token from a refresh token (seed 4.4):
+    /// Gets a new user access token from a refresh token (the refresh-token grant, "Refreshing a user access token"):
     /// `grant_type=refresh_token`, `refresh_token` and `scope`.
     ///
     /// `scopes` must be the scopes granted at consent or a subset of them (asking for more is
@@ -199,6 +206,9 @@ impl OAuthClient {
         ))
     }
 
+    /// One token request, in named steps: send it, turn an error status into its error, parse
+    /// the body, check what it holds. Every text of the answer that reaches an error passes
+    /// the request's [`Redactor`].
     fn post(
         &self,
         grant: Grant,
@@ -206,7 +216,35 @@ impl OAuthClient {
         request_secrets: &[&str],
     ) -> Result<TokenResponse, OAuthError> {
         let authorization = self.basic_authorization();
-        let mut auth_value = HeaderValue::from_str(&authorization).map_err(|_| {
+        let redactor = self.redactor(&authorization, request_secrets);
+        let answer = self.send(grant, &authorization, body)?;
+        answer.check_status(grant, &redactor)?;
+        let raw = answer.parse(grant, &redactor)?;
+        raw.into_response(grant, answer.status, &redactor)
+    }
+
+    /// A sanitizer that knows every secret of this request: the client secret, its Basic
+    /// form, and `request_secrets` (the code or the refresh token).
+    fn redactor(&self, authorization: &str, request_secrets: &[&str]) -> Redactor {
+        let mut redactor = Redactor::new()
+            .with(self.credentials.client_secret.secret())
+            .with(authorization.trim_start_matches("Basic "));
+        for secret in request_secrets {
+            redactor.add(secret);
+        }
+        redactor
+    }
+
+    /// Sends the form with the Basic credentials and reads the answer: at most
+    /// [`MAX_TOKEN_ANSWER`] bytes, and all of it before the time-out.
+    fn send(
+        &self,
+        grant: Grant,
+        authorization: &str,
+        body: Zeroizing<String>,
+    ) -> Result<Answer, OAuthError> {
+        let deadline = Instant::now() + self.timeout;
+        let mut auth_value = HeaderValue::from_str(authorization).map_err(|_| {
             OAuthError::Config(ConfigError::Invalid {
                 name: "client credentials".into(),
                 reason: "they contain characters that cannot be sent in a header".into(),
@@ -220,128 +258,140 @@ impl OAuthClient {
             .header(AUTHORIZATION, auth_value)
             .header(reqwest::header::ACCEPT, "application/json")
             .body(body.as_bytes().to_vec())
+            .timeout(self.timeout)
             .send()
             .map_err(|e| transport_error(&e))?;
         let status = response.status().as_u16();
         let retry_after = retry_after(response.headers());
-        let bytes = Zeroizing::new(response.bytes().map_err(|e| transport_error(&e))?.to_vec());
+        let bytes = read_answer(response, grant, deadline, self.timeout)?;
+        Ok(Answer {
+            status,
+            retry_after,
+            bytes,
+        })
+    }
+}
 
-        let encoded_basic = authorization.trim_start_matches("Basic ").to_owned();
-        let mut known: Vec<&str> = vec![
-            self.credentials.client_secret.secret(),
-            encoded_basic.as_str(),
-        ];
-        known.extend_from_slice(request_secrets);
-        let sanitized = || sanitize_body(&bytes, &known);
+/// Reads the body of `response`: at most [`MAX_TOKEN_ANSWER`] bytes, and only until
+/// `deadline` (a slow drip is cut there, whatever the per-read time-outs allow).
+fn read_answer(
+    mut response: reqwest::blocking::Response,
+    grant: Grant,
+    deadline: Instant,
+    timeout: Duration,
+) -> Result<Zeroizing<Vec<u8>>, OAuthError> {
+    use std::io::Read as _;
+    let too_large = || OAuthError::ResponseTooLarge {
+        grant,
+        limit: MAX_TOKEN_ANSWER,
+    };
+    let timed_out = || OAuthError::Timeout {
+        message: format!(
+            "the answer was not complete after {} ms",
+            timeout.as_millis()
+        ),
+    };
+    if response
+        .content_length()
+        .is_some_and(|n| n > MAX_TOKEN_ANSWER as u64)
+    {
+        return Err(too_large());
+    }
+    let mut bytes = Zeroizing::new(Vec::new());
+    let mut chunk = Zeroizing::new([0u8; 8 * 1024]);
+    loop {
+        if Instant::now() >= deadline {
+            return Err(timed_out());
+        }
+        match response.read(chunk.as_mut()) {
+            Ok(0) => return Ok(bytes),
+            Ok(n) => {
+                if bytes.len() + n > MAX_TOKEN_ANSWER {
+                    return Err(too_large());
+                }
+                bytes.extend_from_slice(&chunk[..n]);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) if Instant::now() >= deadline || e.kind() == std::io::ErrorKind::TimedOut => {
+                return Err(timed_out());
+            }
+            Err(e) => {
+                return Err(OAuthError::Transport {
+                    message: format!("the answer was cut off: {}", error_chain(&e)),
+                });
+            }
+        }
+    }
+}
 
+/// The token endpoint's answer, before it is trusted.
+struct Answer {
+    status: u16,
+    retry_after: Option<Duration>,
+    bytes: Zeroizing<Vec<u8>>,
+}
+
+impl Answer {
+    fn is_success(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+
+    /// 429, 5xx and other error statuses become their errors; a success passes.
+    fn check_status(&self, grant: Grant, redactor: &Redactor) -> Result<(), OAuthError> {
+        let status = self.status;
         if status == 429 {
             return Err(OAuthError::RateLimited {
                 grant,
-                retry_after,
-                body: sanitized(),
+                retry_after: self.retry_after,
+                body: redactor.body(&self.bytes),
             });
         }
         if status >= 500 {
             return Err(OAuthError::Http {
                 grant,
                 status,
-                body: sanitized(),
+                body: redactor.body(&self.bytes),
             });
         }
-        let parsed: Result<RawTokenBody, _> = serde_json::from_slice(&bytes);
-        if !(200..300).contains(&status) {
-            return Err(match parsed {
-                Ok(mut raw) if raw.error.is_some() => OAuthError::Server {
-                    grant,
-                    code: OAuthErrorCode::from_code(raw.error.as_deref().unwrap_or_default()),
-                    description: raw
-                        .error_description
-                        .take()
-                        .map(|d| sanitize_body(d.as_bytes(), &known)),
-                    status,
-                },
-                _ => OAuthError::Http {
-                    grant,
-                    status,
-                    body: sanitized(),
-                },
-            });
+        if self.is_success() {
+            return Ok(());
         }
-        let mut raw = match parsed {
-            Ok(raw) => raw,
-            Err(e) => {
-                return Err(OAuthError::UnexpectedBody {
-                    grant,
-                    status,
-                    // serde_json's message may quote the body: keep only where it failed.
-                    reason: format!(
-                        "not the expected JSON ({:?} error at line {} column {})",
-                        e.classify(),
-                        e.line(),
-                        e.column()
-                    ),
-                    body: sanitized(),
-                });
-            }
-        };
-        // A successful answer that parsed but lacks what we need may carry a token under a
-        // key we do not know: its body is withheld rather than redacted.
-        let unexpected = |reason: &str| OAuthError::UnexpectedBody {
-            grant,
-            status,
-            reason: reason.to_owned(),
-            body: if (200..300).contains(&status) {
-                "[withheld: a successful token answer may hold secrets]".to_owned()
-            } else {
-                sanitized()
-            },
-        };
-        if let Some(code) = raw.error.take() {
-            return Err(OAuthError::Server {
+        Err(match serde_json::from_slice::<RawTokenBody>(&self.bytes) {
+            Ok(mut raw) if raw.error.is_some() => raw.server_error(grant, status, redactor),
+            _ => OAuthError::Http {
                 grant,
-                code: OAuthErrorCode::from_code(&code),
-                description: raw
-                    .error_description
-                    .take()
-                    .map(|d| sanitize_body(d.as_bytes(), &known)),
                 status,
-            });
-        }
-        let Some(access_token) = raw.access_token.take().filter(|t| !t.is_empty()) else {
-            return Err(unexpected("no access_token"));
-        };
-        let access_token = AccessToken::new(access_token);
-        // Lifetimes are capped, so no answer can make an expiry time overflow.
-        let expires_in = match &raw.expires_in {
-            None => DEFAULT_EXPIRES_IN,
-            Some(v) => v
-                .seconds()
-                .ok_or_else(|| unexpected("expires_in is not a number of seconds"))?,
-        }
-        .min(MAX_LIFETIME);
-        let refresh_token_expires_in = match &raw.refresh_token_expires_in {
-            None => None,
-            Some(v) => Some(
-                v.seconds()
-                    .ok_or_else(|| {
-                        unexpected("refresh_token_expires_in is not a number of seconds")
-                    })?
-                    .min(MAX_LIFETIME),
-            ),
-        };
-        Ok(TokenResponse {
-            access_token,
-            token_type: raw.token_type.take().unwrap_or_default(),
-            expires_in,
-            refresh_token: raw
-                .refresh_token
-                .take()
-                .filter(|t| !t.is_empty())
-                .map(RefreshToken::new),
-            refresh_token_expires_in,
+                body: redactor.body(&self.bytes),
+            },
         })
     }
+
+    /// The JSON of a success answer. An answer that does not parse is not kept: a successful
+    /// token answer holds secrets the sanitizer cannot know (the new tokens).
+    fn parse(&self, grant: Grant, redactor: &Redactor) -> Result<RawTokenBody, OAuthError> {
+        let mut raw: RawTokenBody = serde_json::from_slice(&self.bytes).map_err(|e| {
+            OAuthError::UnexpectedBody {
+                grant,
+                status: self.status,
+                // serde_json's message may quote the body: keep only where it failed.
+                reason: format!(
+                    "not the expected JSON ({:?} error at line {} column {})",
+                    e.classify(),
+                    e.line(),
+                    e.column()
+                ),
+                body: WITHHELD.to_owned(),
+            }
+        })?;
+        if raw.error.is_some() {
+            return Err(raw.server_error(grant, self.status, redactor));
+        }
+        Ok(raw)
+    }
 }
+
+/// What an error shows instead of the body of a successful token answer.
+const WITHHELD: &str = "[withheld: a successful token answer may hold secrets]";
 
 #[derive(Deserialize)]
 struct RawTokenBody {
@@ -352,6 +402,76 @@ struct RawTokenBody {
     refresh_token_expires_in: Option<Seconds>,
     error: Option<String>,
     error_description: Option<String>,
+}
+
+impl RawTokenBody {
+    /// The OAuth error body (`{"error": …}`) as an error; its texts pass `redactor`.
+    fn server_error(&mut self, grant: Grant, status: u16, redactor: &Redactor) -> OAuthError {
+        OAuthError::Server {
+            grant,
+            code: OAuthErrorCode::from_server(self.error.as_deref().unwrap_or_default(), redactor),
+            description: self.error_description.as_deref().map(|d| redactor.text(d)),
+            status,
+        }
+    }
+
+    /// Checks what a success answer holds and takes it.
+    fn into_response(
+        mut self,
+        grant: Grant,
+        status: u16,
+        redactor: &Redactor,
+    ) -> Result<TokenResponse, OAuthError> {
+        // A successful answer that lacks what we need may carry a token under a key we do
+        // not know: its body is withheld rather than redacted.
+        let unexpected = |reason: &str| OAuthError::UnexpectedBody {
+            grant,
+            status,
+            reason: reason.to_owned(),
+            body: WITHHELD.to_owned(),
+        };
+        let Some(access_token) = self.access_token.take().filter(|t| !t.is_empty()) else {
+            return Err(unexpected("no access_token"));
+        };
+        let access_token = AccessToken::new(access_token);
+        // Lifetimes are capped, so no answer can make an expiry time overflow.
+        let expires_in = match &self.expires_in {
+            None => DEFAULT_EXPIRES_IN,
+            Some(v) => v
+                .seconds()
+                .ok_or_else(|| unexpected("expires_in is not a number of seconds"))?,
+        }
+        .min(MAX_LIFETIME);
+        let refresh_token_expires_in = match &self.refresh_token_expires_in {
+            None => None,
+            Some(v) => Some(
+                v.seconds()
+                    .ok_or_else(|| {
+                        unexpected("refresh_token_expires_in is not a number of seconds")
+                    })?
+                    .min(MAX_LIFETIME),
+            ),
+        };
+        let refresh_token = self
+            .refresh_token
+            .take()
+            .filter(|t| !t.is_empty())
+            .map(RefreshToken::new);
+        // `token_type` is server text that is kept (and printed by `Debug`): it passes the
+        // sanitizer too, which now also knows the new tokens.
+        let mut redactor = redactor.clone().with(access_token.secret());
+        if let Some(refresh) = &refresh_token {
+            redactor.add(refresh.secret());
+        }
+        let token_type = redactor.text(self.token_type.as_deref().unwrap_or_default());
+        Ok(TokenResponse {
+            access_token,
+            token_type,
+            expires_in,
+            refresh_token,
+            refresh_token_expires_in,
+        })
+    }
 }
 
 impl Drop for RawTokenBody {
@@ -384,15 +504,6 @@ impl Seconds {
     }
 }
 
-pub(crate) fn is_loopback(url: &url::Url) -> bool {
-    match url.host() {
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
-        None => false,
-    }
-}
-
 fn transport_error(e: &reqwest::Error) -> OAuthError {
     let message = error_chain(e);
     if e.is_timeout() {
@@ -411,6 +522,12 @@ pub(crate) fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Durati
         .and_then(|v| v.trim().parse::<u64>().ok())
         .map(|s| Duration::from_secs(s.min(86_400)))
 }
+
+/// The longest `Retry-After` honoured (2 minutes): the token providers wait at most this long
+/// after a 429 before asking again, and the taxonomy client's default limit is the same. A
+/// larger value (one answer of `Retry-After: 999999` would lock a provider out for days) is
+/// taken as this.
+pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
 
 /// The longest token lifetime believed (ten years; the service's refresh tokens live 18
 /// months): a larger `expires_in` is taken as this.

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use url::Url;
 
 use super::error::ConfigError;
+use super::redact::url_for_message;
 use super::secret::{AccessToken, ClientId, ClientSecret};
 
 /// API host of production.
@@ -143,40 +144,54 @@ impl Endpoints {
     }
 }
 
+/// True for `127.0.0.0/8`, `::1` and `localhost`: the hosts where `http` is allowed and
+/// proxies are bypassed.
+pub(crate) fn is_loopback(url: &Url) -> bool {
+    url.host().is_some_and(|h| is_loopback_host(&h))
+}
+
+fn is_loopback_host(host: &url::Host<&str>) -> bool {
+    match host {
+        url::Host::Ipv4(ip) => ip.is_loopback(),
+        url::Host::Ipv6(ip) => ip.is_loopback(),
+        url::Host::Domain(d) => d.eq_ignore_ascii_case("localhost"),
+    }
+}
+
 fn join(base: &Url, path: &str) -> Url {
     // `base` always ends with '/', and `path` is a constant relative path.
     base.join(path).unwrap_or_else(|_| base.clone())
 }
 
 fn parse_base(name: &str, value: &str) -> Result<Url, ConfigError> {
+    // The URL is quoted in messages only without user information and query: either may
+    // carry a secret.
+    let shown = url_for_message(value);
     let invalid = |reason: String| ConfigError::Invalid {
         name: name.to_owned(),
         reason,
     };
     let mut url =
-        Url::parse(value.trim()).map_err(|e| invalid(format!("{value:?} is not a URL ({e})")))?;
-    if url.query().is_some() || url.fragment().is_some() {
+        Url::parse(value.trim()).map_err(|e| invalid(format!("{shown:?} is not a URL ({e})")))?;
+    if !url.username().is_empty() || url.password().is_some() {
         return Err(invalid(format!(
-            "{value:?} must not have a query or fragment"
+            "{shown:?} must not carry user information (a user name or password)"
         )));
     }
-    if !url.username().is_empty() || url.password().is_some() {
-        return Err(invalid(
-            "the URL must not carry user information".to_owned(),
-        ));
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(invalid(format!(
+            "{shown:?} must not have a query or fragment"
+        )));
     }
-    let loopback = match url.host() {
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
-        None => return Err(invalid(format!("{value:?} has no host"))),
+    let Some(host) = url.host() else {
+        return Err(invalid(format!("{shown:?} has no host")));
     };
     match url.scheme() {
         "https" => {}
-        "http" if loopback => {}
+        "http" if is_loopback_host(&host) => {}
         "http" => {
             return Err(invalid(format!(
-                "{value:?} uses http; use https (credentials would travel in clear text)"
+                "{shown:?} uses http; use https (credentials would travel in clear text)"
             )));
         }
         other => return Err(invalid(format!("unsupported scheme {other:?}"))),
@@ -452,11 +467,19 @@ impl OAuthConfig {
 
     /// The redirect URI, or an error naming the missing setting.
     pub fn require_redirect_uri(&self) -> Result<&str, ConfigError> {
-        self.redirect_uri.as_deref().ok_or_else(|| ConfigError::Missing {
-            name: ENV_REDIRECT_URI.into(),
-            hint: "set it to the application's RuName (or a loopback URL such as http://127.0.0.1:8976/callback)".into(),
-        })
+        require_redirect_uri(self.redirect_uri.as_deref())
     }
+}
+
+/// `redirect_uri`, or the error naming the missing setting (for the configuration and the
+/// client alike).
+pub(crate) fn require_redirect_uri(redirect_uri: Option<&str>) -> Result<&str, ConfigError> {
+    redirect_uri.ok_or_else(|| ConfigError::Missing {
+        name: ENV_REDIRECT_URI.into(),
+        hint: "set it to the application's RuName, or a loopback URL such as \
+               http://127.0.0.1:8976/callback (in code: Credentials::with_redirect_uri)"
+            .into(),
+    })
 }
 
 fn rename(e: ConfigError, names: &[(&str, &str)]) -> ConfigError {
@@ -584,6 +607,35 @@ mod tests {
         .unwrap_err();
         assert!(e.to_string().contains("MARKETPLACE_BASE_URL"), "{e}");
         assert!(e.to_string().contains("https"), "{e}");
+    }
+
+    #[test]
+    fn url_errors_never_quote_user_info_or_query() {
+        for (base, auth) in [
+            (
+                "https://user:pw-SECRET@host/?x=QUERY-SECRET",
+                "https://auth",
+            ),
+            ("https://host/?access_token=QUERY-SECRET", "https://auth"),
+            ("http://user:pw-SECRET@example.com/", "https://auth"),
+            (
+                "https://user:pw-SECRET@ho st/?x=QUERY-SECRET",
+                "https://auth",
+            ),
+            ("https://host", "ftp://user:pw-SECRET@host/"),
+        ] {
+            let e = Endpoints::custom(base, auth).unwrap_err().to_string();
+            assert!(!e.contains("SECRET"), "{e}");
+            assert!(!e.contains("user:"), "{e}");
+            let e = OAuthConfig::from_lookup(lookup(&[
+                ("MARKETPLACE_BASE_URL", base),
+                ("MARKETPLACE_AUTH_URL", auth),
+            ]))
+            .unwrap_err()
+            .to_string();
+            assert!(!e.contains("SECRET"), "{e}");
+            assert!(e.contains("MARKETPLACE_"), "{e}");
+        }
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! The user-consent step of the authorization-code flow (seed 4.2): building the consent URL
+//! The user-consent step of the authorization-code flow (the consent request, "Getting the user's consent"): building the consent URL
 //! and reading the redirect the user's browser lands on.
 //!
 //! The URL is built by the `url` crate (never by string concatenation), so any `redirect_uri`
@@ -14,6 +14,7 @@ use url::{Url, form_urlencoded};
 use super::client::OAuthClient;
 use super::config::Endpoints;
 use super::error::{OAuthError, OAuthErrorCode};
+use super::redact::Redactor;
 use super::scope::ScopeSet;
 use super::secret::{AuthorizationCode, ClientId, CsrfState, REDACTED};
 
@@ -75,7 +76,19 @@ impl ConsentRequest {
 
     /// Reads the redirect (a full URL or its query string), checks its state against this
     /// request in constant time, and returns the authorization code.
+    ///
+    /// The state is checked first, for a refusal too: a redirect whose state is missing or not
+    /// this request's is [`OAuthError::StateMismatch`] even when it carries
+    /// `error=access_denied` (so a stray or forged refusal cannot end a consent flow that
+    /// ignores mismatches and keeps waiting).
     pub fn complete(&self, redirect: &str) -> Result<AuthorizationCode, OAuthError> {
+        let query = redirect_query(redirect)?;
+        let state = form_urlencoded::parse(query.as_bytes())
+            .find(|(k, _)| k == "state")
+            .map(|(_, v)| CsrfState::new(v.into_owned()));
+        if !state.is_some_and(|s| s.ct_eq(&self.state)) {
+            return Err(OAuthError::StateMismatch);
+        }
         parse_redirect(redirect)?.verify_state(&self.state)
     }
 }
@@ -159,6 +172,29 @@ impl OAuthClient {
     }
 }
 
+/// The query string of a redirect: of a full URL, or the text after `?`, or the whole text.
+fn redirect_query(input: &str) -> Result<String, OAuthError> {
+    let input = input.trim();
+    let invalid = |reason: &str| OAuthError::InvalidRedirect {
+        reason: reason.to_owned(),
+    };
+    if input.is_empty() {
+        return Err(invalid("it is empty"));
+    }
+    if input.contains("://") {
+        let url = Url::parse(input).map_err(|e| invalid(&format!("it is not a URL ({e})")))?;
+        Ok(url
+            .query()
+            .ok_or_else(|| invalid("it has no query string (`?code=…&state=…`)"))?
+            .to_owned())
+    } else {
+        Ok(match input.split_once('?') {
+            Some((_, q)) => q.to_owned(),
+            None => input.to_owned(),
+        })
+    }
+}
+
 /// What the redirect after a granted consent carries.
 #[derive(Debug)]
 pub struct AuthorizationResponse {
@@ -208,24 +244,10 @@ impl AuthorizationResponse {
 /// assert!(matches!(denied, Err(OAuthError::ConsentDenied { .. })));
 /// ```
 pub fn parse_redirect(input: &str) -> Result<AuthorizationResponse, OAuthError> {
-    let input = input.trim();
     let invalid = |reason: &str| OAuthError::InvalidRedirect {
         reason: reason.to_owned(),
     };
-    if input.is_empty() {
-        return Err(invalid("it is empty"));
-    }
-    let query: String = if input.contains("://") {
-        let url = Url::parse(input).map_err(|e| invalid(&format!("it is not a URL ({e})")))?;
-        url.query()
-            .ok_or_else(|| invalid("it has no query string (`?code=…&state=…`)"))?
-            .to_owned()
-    } else {
-        match input.split_once('?') {
-            Some((_, q)) => q.to_owned(),
-            None => input.to_owned(),
-        }
-    };
+    let query = redirect_query(input)?;
     let mut code = None;
     let mut state = None;
     let mut expires_in = None;
@@ -249,15 +271,28 @@ pub fn parse_redirect(input: &str) -> Result<AuthorizationResponse, OAuthError> 
             _ => false,
         };
         if slot_taken {
+            // `key` is one of ours (code, state, error), so it may be quoted.
             return Err(invalid(&format!(
                 "the parameter `{key}` appears more than once"
             )));
         }
     }
     if let Some(error) = error {
+        // Both texts came from the server through the browser: they pass the sanitizer,
+        // which knows the state and code of this redirect.
+        let mut redactor = Redactor::new();
+        for secret in [
+            state.as_ref().map(CsrfState::secret),
+            code.as_ref().map(AuthorizationCode::secret),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            redactor.add(secret);
+        }
         return Err(OAuthError::ConsentDenied {
-            code: OAuthErrorCode::from_code(&error),
-            description: error_description,
+            code: OAuthErrorCode::from_server(&error, &redactor),
+            description: error_description.map(|d| redactor.text(&d)),
         });
     }
     let code = code

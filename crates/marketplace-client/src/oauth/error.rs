@@ -1,12 +1,16 @@
-//! The one error type of the OAuth client, and the sanitizing of server bodies kept in it.
+//! The one error type of the OAuth client.
 //!
-//! Every message says what to check next. No variant holds a secret: server bodies are kept
-//! only after [`sanitize_body`] has cut token-like values and every secret the request carried.
+//! Every message says what to check next. No variant holds a secret: every text that came
+//! from the server (bodies, `error`, `error_description`) is kept only after the sanitizer of
+//! `redact` has cut token-like values, every secret the request carried and control
+//! characters.
 
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
+
+use super::redact::Redactor;
 
 /// At most this many bytes of an unexpected server body are kept in an error.
 pub const MAX_BODY_IN_ERROR: usize = 512;
@@ -14,11 +18,11 @@ pub const MAX_BODY_IN_ERROR: usize = 512;
 /// The token request an error came from; it decides which advice a message gives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Grant {
-    /// `grant_type=client_credentials`: an application token (seed 4.1).
+    /// `grant_type=client_credentials`: an application token (the client-credentials grant of the Identity API, "Getting an application access token").
     ClientCredentials,
-    /// `grant_type=authorization_code`: exchanging a consent code for a user token (seed 4.3).
+    /// `grant_type=authorization_code`: exchanging a consent code for a user token (the authorization-code grant, "Exchanging the authorization code for a user access token").
     AuthorizationCode,
-    /// `grant_type=refresh_token`: a new user access token from a refresh token (seed 4.4).
+    /// `grant_type=refresh_token`: a new user access token from a refresh token (the refresh-token grant, "Refreshing a user access token").
     RefreshToken,
 }
 
@@ -54,12 +58,14 @@ pub enum OAuthErrorCode {
     UnauthorizedClient,
     /// `unsupported_grant_type`: the server does not support the grant type.
     UnsupportedGrantType,
-    /// Any other code, as the server sent it (for example `access_denied` on a refused consent).
+    /// Any other code, as the server sent it (for example `access_denied` on a refused consent),
+    /// sanitized: secrets of the request and control characters removed.
     Other(String),
 }
 
 impl OAuthErrorCode {
-    /// Maps the `error` string of an error body.
+    /// Maps the `error` string of an error body. Text from a server goes through
+    /// [`from_server`](Self::from_server) instead.
     pub fn from_code(code: &str) -> Self {
         match code {
             "invalid_client" => Self::InvalidClient,
@@ -69,6 +75,15 @@ impl OAuthErrorCode {
             "unauthorized_client" => Self::UnauthorizedClient,
             "unsupported_grant_type" => Self::UnsupportedGrantType,
             other => Self::Other(other.to_owned()),
+        }
+    }
+
+    /// Maps the `error` string a server (or a redirect) sent: an unknown code is kept only
+    /// after `redactor` has removed the request's secrets and control characters.
+    pub(crate) fn from_server(code: &str, redactor: &Redactor) -> Self {
+        match Self::from_code(code) {
+            Self::Other(other) => Self::Other(redactor.text(&other)),
+            known => known,
         }
     }
 
@@ -222,6 +237,18 @@ pub enum OAuthError {
     Transport {
         /// The transport error and its causes.
         message: String,
+    },
+    /// The answer is larger than any token answer ([`MAX_TOKEN_ANSWER`](super::MAX_TOKEN_ANSWER));
+    /// reading stopped at the limit.
+    #[error(
+        "the token endpoint's answer to a {grant} request is larger than {limit} bytes; \
+         check the base URL (it may not point at the token endpoint)"
+    )]
+    ResponseTooLarge {
+        /// The request.
+        grant: Grant,
+        /// The limit.
+        limit: usize,
     },
     /// A success status with a body that is not the expected JSON.
     #[error(
@@ -382,150 +409,4 @@ fn server_message(
         msg.push_str(d);
     }
     msg
-}
-
-/// Keys whose values are removed from any body kept in an error.
-const SECRET_KEYS: &[&str] = &[
-    "access_token",
-    "refresh_token",
-    "id_token",
-    "code",
-    "client_secret",
-    "token",
-];
-
-/// Makes a server body safe to keep in an error: the values of token-like JSON and form fields
-/// and every string of `known_secrets` are replaced by `[redacted]`, then the text is cut to
-/// [`MAX_BODY_IN_ERROR`] bytes.
-pub fn sanitize_body(bytes: &[u8], known_secrets: &[&str]) -> String {
-    let mut text = String::from_utf8_lossy(bytes).into_owned();
-    for secret in known_secrets.iter().filter(|s| s.len() >= 4) {
-        text = text.replace(secret, super::secret::REDACTED);
-        let encoded: String = url::form_urlencoded::byte_serialize(secret.as_bytes()).collect();
-        if encoded != *secret {
-            text = text.replace(&encoded, super::secret::REDACTED);
-        }
-    }
-    for key in SECRET_KEYS {
-        text = redact_json_values(&text, key);
-        text = redact_form_values(&text, key);
-    }
-    truncate(text)
-}
-
-fn truncate(mut text: String) -> String {
-    if text.len() > MAX_BODY_IN_ERROR {
-        let mut cut = MAX_BODY_IN_ERROR;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        text.truncate(cut);
-        text.push_str("…[truncated]");
-    }
-    text
-}
-
-/// Replaces the string value of every `"key": "…"` pair.
-fn redact_json_values(text: &str, key: &str) -> String {
-    let needle = format!("\"{key}\"");
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(pos) = rest.find(&needle) {
-        let after_key = pos + needle.len();
-        out.push_str(&rest[..after_key]);
-        rest = &rest[after_key..];
-        let trimmed = rest.trim_start();
-        let Some(after_colon) = trimmed.strip_prefix(':') else {
-            continue;
-        };
-        let value = after_colon.trim_start();
-        let Some(inner) = value.strip_prefix('"') else {
-            continue;
-        };
-        // Keep the separators as they were.
-        out.push_str(&rest[..rest.len() - value.len()]);
-        out.push('"');
-        out.push_str(super::secret::REDACTED);
-        let mut escaped = false;
-        let mut end = inner.len();
-        for (i, c) in inner.char_indices() {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == '"' {
-                end = i;
-                break;
-            }
-        }
-        rest = &inner[end..];
-    }
-    out.push_str(rest);
-    out
-}
-
-/// Replaces the value of every `key=…` pair of a form-encoded text.
-fn redact_form_values(text: &str, key: &str) -> String {
-    let needle = format!("{key}=");
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(pos) = rest.find(&needle) {
-        let starts_pair = pos == 0 || matches!(rest.as_bytes()[pos - 1], b'&' | b'?' | b' ');
-        let after = pos + needle.len();
-        out.push_str(&rest[..after]);
-        rest = &rest[after..];
-        if starts_pair {
-            let end = rest
-                .find(|c: char| c == '&' || c.is_whitespace() || c == '"')
-                .unwrap_or(rest.len());
-            if end > 0 {
-                out.push_str(super::secret::REDACTED);
-            }
-            rest = &rest[end..];
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sanitize_removes_token_values_and_known_secrets() {
-        let body = br#"{"access_token" : "v^1.1#abc", "expires_in": "x", "note": "PRD-secret-1"}"#;
-        let s = sanitize_body(body, &["PRD-secret-1"]);
-        assert!(!s.contains("v^1.1#abc"), "{s}");
-        assert!(!s.contains("PRD-secret-1"), "{s}");
-        assert!(s.contains("expires_in"));
-    }
-
-    #[test]
-    fn sanitize_handles_escapes_and_forms() {
-        let s = sanitize_body(br#"{"refresh_token":"a\"b\"c","x":1}"#, &[]);
-        assert_eq!(s, r#"{"refresh_token":"[redacted]","x":1}"#);
-        let s = sanitize_body(
-            b"grant_type=refresh_token&refresh_token=abc%5E&scope=x",
-            &[],
-        );
-        assert_eq!(
-            s,
-            "grant_type=refresh_token&refresh_token=[redacted]&scope=x"
-        );
-    }
-
-    #[test]
-    fn sanitize_truncates_on_char_boundary() {
-        let body = "é".repeat(600);
-        let s = sanitize_body(body.as_bytes(), &[]);
-        assert!(s.len() <= MAX_BODY_IN_ERROR + "…[truncated]".len());
-        assert!(s.ends_with("…[truncated]"));
-    }
-
-    #[test]
-    fn unterminated_values_are_redacted_to_the_end() {
-        let s = sanitize_body(br#"{"access_token":"v^1.1#abc"#, &[]);
-        assert!(!s.contains("abc"), "{s}");
-    }
 }

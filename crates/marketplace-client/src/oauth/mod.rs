@@ -68,14 +68,16 @@
 //! # Secrets
 //!
 //! [`ClientSecret`], [`AccessToken`], [`RefreshToken`], [`AuthorizationCode`] and
-//! [`CsrfState`] print as `[redacted]`, zero their memory on drop and give their value only
-//! through `.secret()`. [`OAuthError`] never holds one: bodies kept in errors are cut to 512
-//! bytes with token values and the request's secrets removed.
+//! [`CsrfState`] print as `TypeName([redacted])` with `{:?}`, have no `Display` (so
+//! `format!("Bearer {token}")` does not compile), zero their memory on drop and give their
+//! value only through `.secret()`. [`OAuthError`] never holds one: every text that came from
+//! the server passes one sanitizer that knows every secret of the request, and is cut to 512
+//! bytes.
 //!
 //! ```
 //! use marketplace_client::oauth::ClientSecret;
 //! let s = ClientSecret::new("PRD-1234");
-//! assert_eq!(format!("{s:?} {s}"), "ClientSecret([redacted]) [redacted]");
+//! assert_eq!(format!("{s:?}"), "ClientSecret([redacted])");
 //! ```
 
 pub(crate) mod client;
@@ -83,11 +85,16 @@ mod config;
 mod consent;
 mod error;
 mod provider;
+pub(crate) mod redact;
 mod scope;
 mod secret;
 mod store;
 
-pub use client::{DEFAULT_EXPIRES_IN, DEFAULT_TIMEOUT, MAX_LIFETIME, OAuthClient, TokenResponse};
+pub use client::{
+    DEFAULT_EXPIRES_IN, DEFAULT_TIMEOUT, MAX_LIFETIME, MAX_RETRY_AFTER, MAX_TOKEN_ANSWER,
+    OAuthClient, TokenResponse,
+};
+pub(crate) use config::is_loopback;
 pub use config::{
     Credentials, ENV_ACCESS_TOKEN, ENV_AUTH_URL, ENV_BASE_URL, ENV_CLIENT_ID, ENV_CLIENT_SECRET,
     ENV_CONFIG_FILE, ENV_ENVIRONMENT, ENV_REDIRECT_URI, Endpoints, Environment, OAuthConfig,
@@ -96,9 +103,7 @@ pub use config::{
 pub use consent::{
     AuthorizationResponse, ConsentOptions, ConsentRequest, consent_url, parse_redirect,
 };
-pub use error::{
-    ConfigError, Grant, MAX_BODY_IN_ERROR, OAuthError, OAuthErrorCode, StoreError, sanitize_body,
-};
+pub use error::{ConfigError, Grant, MAX_BODY_IN_ERROR, OAuthError, OAuthErrorCode, StoreError};
 pub use provider::{
     AccessTokenSource, ApplicationTokenProvider, CachedToken, Clock, DEFAULT_REFRESH_MARGIN,
     DEFAULT_RETRY_BACKOFF, ErrorHook, ManualClock, StaticTokenSource, SystemClock,
@@ -109,6 +114,12 @@ pub use secret::{
     AccessToken, AuthorizationCode, ClientId, ClientSecret, CsrfState, REDACTED, RefreshToken,
 };
 pub use store::{FileStore, MemoryStore, RefreshTokenStore, StoredRefreshToken};
+
+/// Locks `m`, taking the data of a poisoned mutex as it is (every critical section of this
+/// module leaves its data consistent, so a panic elsewhere is no reason to fail here).
+pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// The guide of `docs/oauth.md` (merged into the README), compiled here so its examples are
 /// doc tests.

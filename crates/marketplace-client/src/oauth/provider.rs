@@ -3,26 +3,31 @@
 //!
 //! * One request per expiry: when many threads ask at once, one of them asks the server and
 //!   the others wait for its answer (single flight).
-//! * Refresh early: a token is renewed when less than the refresh margin (5 minutes by
-//!   default) of its life is left. While the renewal runs, other threads keep getting the old,
-//!   still valid token.
+//! * Refresh early, but not too early: a token is renewed at the later of "the refresh margin
+//!   (5 minutes by default) before expiry" and "half-way through its lifetime", so a 2-hour
+//!   token renews at 1 h 55 min and a 4-minute token at 2 min. While the renewal runs, other
+//!   threads keep getting the old, still valid token.
 //! * A failed renewal while the old token is still valid hands out the old token, reports the
 //!   failure (hook and [`ApplicationTokenProvider::last_error`]) and waits a back-off before
-//!   trying again.
+//!   trying again. Without a usable token a failure is returned, and the same error is
+//!   returned without a request until the back-off has passed (at most one request per
+//!   back-off, however often it is asked).
 //! * Time comes from a [`Clock`], so tests move time with [`ManualClock`] instead of sleeping.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, SystemTime};
 
-use super::client::{OAuthClient, TokenResponse};
+use super::client::{MAX_RETRY_AFTER, OAuthClient, TokenResponse};
 use super::config::OAuthConfig;
 use super::error::OAuthError;
+use super::lock;
 use super::scope::ScopeSet;
 use super::secret::{AccessToken, AuthorizationCode};
 use super::store::{RefreshTokenStore, StoredRefreshToken};
 
-/// The default refresh margin: renew a token when less than this much of its life is left.
+/// The default refresh margin: renew a token when less than this much of its life is left
+/// (but not before half of its lifetime has passed).
 pub const DEFAULT_REFRESH_MARGIN: Duration = Duration::from_secs(5 * 60);
 
 /// The default wait before trying again after a failed renewal.
@@ -126,10 +131,6 @@ impl Clock for ManualClock {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 /// A token held by a provider.
 #[derive(Debug, Clone)]
 pub struct CachedToken {
@@ -137,15 +138,24 @@ pub struct CachedToken {
     pub access_token: AccessToken,
     /// When it expires (time of the request plus `expires_in`).
     pub expires_at: SystemTime,
+    /// When the provider renews it: the later of `expires_at` minus the refresh margin and
+    /// half-way through its lifetime.
+    pub renew_at: SystemTime,
     /// `token_type` of the answer.
     pub token_type: String,
 }
 
 impl CachedToken {
-    fn from_response(response: &TokenResponse, requested_at: SystemTime) -> Self {
+    fn from_response(response: &TokenResponse, requested_at: SystemTime, margin: Duration) -> Self {
+        let lifetime = response.expires_in;
+        // Lifetimes are capped (MAX_LIFETIME), so these additions cannot overflow.
+        let expires_at = requested_at + lifetime;
+        let half_way = requested_at + lifetime / 2;
+        let margin_before = requested_at + lifetime.saturating_sub(margin);
         Self {
             access_token: response.access_token.clone(),
-            expires_at: requested_at + response.expires_in,
+            expires_at,
+            renew_at: margin_before.max(half_way),
             token_type: response.token_type.clone(),
         }
     }
@@ -191,14 +201,15 @@ macro_rules! policy_settings {
             self
         }
 
-        /// Sets how long before expiry a token is renewed ([`DEFAULT_REFRESH_MARGIN`]).
+        /// Sets how long before expiry a token is renewed ([`DEFAULT_REFRESH_MARGIN`]); a
+        /// token is never renewed before half of its lifetime has passed.
         pub fn with_refresh_margin(mut self, margin: Duration) -> Self {
             self.policy.margin = margin;
             self
         }
 
         /// Sets the wait after a failed renewal ([`DEFAULT_RETRY_BACKOFF`]; a 429's
-        /// `Retry-After` wins).
+        /// `Retry-After` wins, up to [`MAX_RETRY_AFTER`](super::MAX_RETRY_AFTER)).
         pub fn with_retry_backoff(mut self, backoff: Duration) -> Self {
             self.policy.backoff = backoff;
             self
@@ -271,7 +282,7 @@ impl Slot {
             let now = policy.clock.now();
             let mut still_valid = None;
             if let Some(t) = &st.token {
-                if now + policy.margin < t.expires_at {
+                if now < t.renew_at {
                     return Ok(t.access_token.clone());
                 }
                 if now < t.expires_at {
@@ -328,12 +339,12 @@ impl Slot {
                         .as_ref()
                         .filter(|t| after < t.expires_at)
                         .map(|t| t.access_token.clone());
-                    let wait = error.retry_after().unwrap_or(policy.backoff);
-                    st.retry_not_before = if old.is_some() || error.retry_after().is_some() {
-                        Some(after + wait)
-                    } else {
-                        None
-                    };
+                    // A 429's Retry-After wins, but only up to MAX_RETRY_AFTER.
+                    let wait = error
+                        .retry_after()
+                        .map_or(policy.backoff, |d| d.min(MAX_RETRY_AFTER));
+                    // With or without a usable token: no new request before the wait is over.
+                    st.retry_not_before = Some(after + wait);
                     st.failure = Some(error.clone());
                     self.done.notify_all();
                     drop(st);
@@ -346,13 +357,16 @@ impl Slot {
         }
     }
 
+    /// Drops the cached token if it is `token`, and with it any pending back-off; with no
+    /// token cached (a failure left none), the back-off is cleared too, so the next call asks
+    /// the server at once. A stale token (already replaced) changes nothing.
     fn invalidate(&self, token: &AccessToken) {
         let mut st = lock(&self.state);
-        if st
-            .token
-            .as_ref()
-            .is_some_and(|t| t.access_token.ct_eq(token))
-        {
+        let current = match &st.token {
+            Some(t) => t.access_token.ct_eq(token),
+            None => true,
+        };
+        if current {
             st.token = None;
             st.retry_not_before = None;
         }
@@ -435,7 +449,11 @@ impl ApplicationTokenProvider {
         let slot = self.slot(scopes);
         let result = slot.get(&self.policy, |requested_at| {
             let response = self.client.client_credentials(scopes)?;
-            Ok(CachedToken::from_response(&response, requested_at))
+            Ok(CachedToken::from_response(
+                &response,
+                requested_at,
+                self.policy.margin,
+            ))
         });
         if result.is_ok() && !self.has_failure() {
             *lock(&self.policy.last_error) = None;
@@ -545,7 +563,7 @@ impl UserTokenProvider {
         self.slot.cached()
     }
 
-    /// Completes consent: exchanges `code` (seed 4.3), stores the refresh token with the
+    /// Completes consent: exchanges `code` (the authorization-code grant, "Exchanging the authorization code for a user access token"), stores the refresh token with the
     /// `granted_scopes` (those of the consent URL) and caches the access token.
     pub fn exchange_code(
         &self,
@@ -564,7 +582,11 @@ impl UserTokenProvider {
                 })?;
         self.store.save(&self.account, &record)?;
         let mut st = lock(&self.slot.state);
-        st.token = Some(CachedToken::from_response(&response, requested_at));
+        st.token = Some(CachedToken::from_response(
+            &response,
+            requested_at,
+            self.policy.margin,
+        ));
         st.failure = None;
         st.retry_not_before = None;
         Ok(record)
@@ -614,7 +636,11 @@ impl UserTokenProvider {
                 *lock(&self.unsaved) = None;
             }
         }
-        Ok(CachedToken::from_response(&response, requested_at))
+        Ok(CachedToken::from_response(
+            &response,
+            requested_at,
+            self.policy.margin,
+        ))
     }
 }
 

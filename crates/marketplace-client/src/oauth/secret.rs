@@ -2,9 +2,29 @@
 //!
 //! Every secret a token flow touches (the client secret, access and refresh tokens, the
 //! authorization code and the `state` value) lives in one of these types. They print as
-//! `TypeName([redacted])` in `Debug` and `[redacted]` in `Display`, zero their memory when
-//! dropped, and give up their value only through an explicit `.secret()` call, so a secret can
-//! reach a log line or an error message only when the code says so in plain sight.
+//! `TypeName([redacted])` in `Debug`, zero their memory when dropped, and give up their value
+//! only through an explicit `.secret()` call, so a secret can reach a log line, a header or an
+//! error message only when the code says so in plain sight.
+//!
+//! They deliberately do not implement `Display` (as oauth2-rs's secret types do not): with a
+//! redacting `Display`, `format!("Bearer {token}")` would compile and send `Bearer [redacted]`.
+//! Without it, that line does not compile:
+//!
+//! ```compile_fail
+//! let token = marketplace_client::oauth::AccessToken::new("v^1.1#abc");
+//! let _header = format!("Bearer {token}");
+//! ```
+//!
+//! ```compile_fail
+//! let secret = marketplace_client::oauth::ClientSecret::new("PRD-1234");
+//! let _text = secret.to_string();
+//! ```
+//!
+//! ```
+//! let token = marketplace_client::oauth::AccessToken::new("v^1.1#abc");
+//! assert_eq!(format!("Bearer {}", token.secret()), "Bearer v^1.1#abc");
+//! assert_eq!(format!("{token:?}"), "AccessToken([redacted])");
+//! ```
 
 use std::fmt;
 
@@ -41,12 +61,6 @@ macro_rules! secret_type {
         impl fmt::Debug for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 write!(f, concat!(stringify!($name), "({})"), REDACTED)
-            }
-        }
-
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(REDACTED)
             }
         }
 
@@ -144,7 +158,6 @@ mod tests {
     fn secrets_are_redacted() {
         let s = ClientSecret::new("PRD-very-secret");
         assert_eq!(format!("{s:?}"), "ClientSecret([redacted])");
-        assert_eq!(format!("{s}"), "[redacted]");
         assert_eq!(s.secret(), "PRD-very-secret");
     }
 

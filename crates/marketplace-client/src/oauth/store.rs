@@ -14,6 +14,7 @@ use zeroize::{Zeroize, Zeroizing};
 
 use super::client::TokenResponse;
 use super::error::{OAuthError, StoreError};
+use super::lock;
 use super::scope::ScopeSet;
 use super::secret::RefreshToken;
 
@@ -100,14 +101,12 @@ impl RefreshTokenStore for MemoryStore {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 /// Refresh tokens in a JSON file that only its owner may read.
 ///
 /// Every write replaces the file atomically (temporary file, fsync, rename) with mode `0600`,
-/// so a crash leaves the old file or the new one. Reading a file whose mode lets group or
+/// so a crash leaves the old file or the new one. Every read-modify-write (`save`, `remove`)
+/// holds an exclusive operating-system lock on a companion file (`<file>.lock`, mode `0600`),
+/// so processes (and `FileStore` values) sharing the file never lose each other's updates. Reading a file whose mode lets group or
 /// others read it fails with [`StoreError::InsecurePermissions`], which names the path and
 /// the mode.
 ///
@@ -128,7 +127,6 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 #[derive(Debug)]
 pub struct FileStore {
     path: PathBuf,
-    write_lock: Mutex<()>,
 }
 
 const FORMAT: &str = "marketplace-toolkit refresh tokens";
@@ -157,10 +155,7 @@ impl Drop for FileRecord {
 impl FileStore {
     /// A store in `path` (created on the first save, with its directory).
     pub fn new(path: impl Into<PathBuf>) -> Self {
-        Self {
-            path: path.into(),
-            write_lock: Mutex::new(()),
-        }
+        Self { path: path.into() }
     }
 
     /// The file.
@@ -218,23 +213,49 @@ impl FileStore {
         Ok(body)
     }
 
-    fn write_body(&self, body: &FileBody) -> Result<(), OAuthError> {
+    fn create_dir(&self) -> Result<(), OAuthError> {
         if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty())
             && !dir.exists()
         {
+            let mut builder = std::fs::DirBuilder::new();
+            builder.recursive(true);
+            #[cfg(unix)]
             {
-                let mut builder = std::fs::DirBuilder::new();
-                builder.recursive(true);
-                #[cfg(unix)]
-                {
-                    use std::os::unix::fs::DirBuilderExt as _;
-                    builder.mode(0o700);
-                }
-                builder
-                    .create(dir)
-                    .map_err(|e| self.io_error("create the directory of", e))?;
+                use std::os::unix::fs::DirBuilderExt as _;
+                builder.mode(0o700);
             }
+            builder
+                .create(dir)
+                .map_err(|e| self.io_error("create the directory of", e))?;
         }
+        Ok(())
+    }
+
+    /// Takes the exclusive lock of the store (blocking until other holders, in this or another
+    /// process, release it). The lock is on `<file>.lock`, not on the store file, because
+    /// every write replaces the store file: a lock on it would be on the replaced inode. It is
+    /// released when the returned file is dropped (or the process ends).
+    fn lock_exclusive(&self) -> Result<std::fs::File, OAuthError> {
+        self.create_dir()?;
+        let mut name = self.path.file_name().unwrap_or_default().to_owned();
+        name.push(".lock");
+        let lock_path = self.path.with_file_name(name);
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true).write(true).create(true).truncate(false);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt as _;
+            options.mode(0o600);
+        }
+        let file = options
+            .open(&lock_path)
+            .map_err(|e| self.io_error("open the lock file of", e))?;
+        file.lock().map_err(|e| self.io_error("lock", e))?;
+        Ok(file)
+    }
+
+    fn write_body(&self, body: &FileBody) -> Result<(), OAuthError> {
+        self.create_dir()?;
         let bytes = Zeroizing::new(serde_json::to_vec_pretty(body).map_err(|_| {
             OAuthError::Store(StoreError::Corrupt {
                 path: self.path.clone(),
@@ -268,7 +289,7 @@ impl RefreshTokenStore for FileStore {
     }
 
     fn save(&self, account: &str, token: &StoredRefreshToken) -> Result<(), OAuthError> {
-        let _guard = lock(&self.write_lock);
+        let _lock = self.lock_exclusive()?;
         let mut body = self.read_body()?;
         body.format = FORMAT.into();
         body.version = 1;
@@ -284,7 +305,7 @@ impl RefreshTokenStore for FileStore {
     }
 
     fn remove(&self, account: &str) -> Result<(), OAuthError> {
-        let _guard = lock(&self.write_lock);
+        let _lock = self.lock_exclusive()?;
         let mut body = self.read_body()?;
         if body.accounts.remove(account).is_some() {
             self.write_body(&body)?;

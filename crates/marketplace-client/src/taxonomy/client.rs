@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 use url::Url;
 
 use super::config::{MARKETPLACE_HEADER, TaxonomyConfig};
-use super::error::{TaxonomyError, parse_error_body};
+use super::error::{TaxonomyError, parse_error_body_redacted};
 use super::retry::{Sleeper, ThreadSleeper, backoff_ceiling, full_jitter};
 use super::types::{
     CategorySubtree, CategorySuggestions, DefaultTreeId, ItemAspects, TreeBody, WireAspects,
@@ -17,7 +17,9 @@ use super::types::{
     subtree_from_wire, suggestions_from_wire,
 };
 use crate::oauth::client::error_chain;
-use crate::oauth::{AccessToken, AccessTokenSource, OAuthConfig, sanitize_body};
+use crate::oauth::is_loopback;
+use crate::oauth::redact::Redactor;
+use crate::oauth::{AccessToken, AccessTokenSource, OAuthConfig};
 use marketplaces::SiteId;
 use taxonomy_tree::decode::{Provenance, decode_tree};
 use taxonomy_tree::tree::CategoryTree;
@@ -82,6 +84,8 @@ struct Fetched {
     url: Url,
     status: u16,
     bytes: Vec<u8>,
+    /// The sanitizer of the request (it knows the token sent), for errors about the body.
+    redactor: Redactor,
 }
 
 impl TaxonomyClient {
@@ -349,6 +353,7 @@ impl TaxonomyClient {
             })?;
         let status = response.status().as_u16();
         let retry_after = crate::oauth::client::retry_after(response.headers());
+        let redactor = Redactor::new().with(token.secret());
 
         if (200..300).contains(&status) {
             let bytes = read_limited(&mut response, self.config.max_body_bytes, &at)?;
@@ -356,6 +361,7 @@ impl TaxonomyClient {
                 url: url.clone(),
                 status,
                 bytes,
+                redactor,
             });
         }
         // An error answer: its start is enough, and a broken error body is no reason to fail
@@ -363,7 +369,7 @@ impl TaxonomyClient {
         let limit = self.config.max_body_bytes.min(MAX_ERROR_BODY);
         let mut bytes = Vec::new();
         let _ = (&mut response).take(limit).read_to_end(&mut bytes);
-        let errors = parse_error_body(&bytes);
+        let errors = parse_error_body_redacted(&bytes, &redactor);
         if status == 429 {
             return Err(TaxonomyError::RateLimited {
                 url: at,
@@ -380,7 +386,7 @@ impl TaxonomyClient {
             None => TaxonomyError::Http {
                 status,
                 url: at,
-                body: sanitize_body(&bytes, &[token.secret()]),
+                body: redactor.body(&bytes),
             },
         })
     }
@@ -476,15 +482,6 @@ fn unexpected(fetched: &Fetched, reason: String) -> TaxonomyError {
         url: fetched.url.to_string(),
         status: fetched.status,
         reason,
-        body: sanitize_body(&fetched.bytes, &[]),
-    }
-}
-
-fn is_loopback(url: &Url) -> bool {
-    match url.host() {
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
-        None => false,
+        body: fetched.redactor.body(&fetched.bytes),
     }
 }

@@ -29,8 +29,9 @@ pub const DEFAULT_BACKOFF_BASE: Duration = Duration::from_millis(500);
 /// Default cap of one back-off delay.
 pub const DEFAULT_BACKOFF_CAP: Duration = Duration::from_secs(30);
 /// Default longest `Retry-After` the client waits for; a longer one ends the call with
-/// [`TaxonomyError::RateLimited`].
-pub const DEFAULT_MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
+/// [`TaxonomyError::RateLimited`]. The same limit as the token providers'
+/// ([`crate::oauth::MAX_RETRY_AFTER`]).
+pub const DEFAULT_MAX_RETRY_AFTER: Duration = crate::oauth::MAX_RETRY_AFTER;
 
 /// Which path the get-category-tree call uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

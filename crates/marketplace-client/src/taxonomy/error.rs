@@ -6,6 +6,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use crate::oauth::OAuthError;
+use crate::oauth::redact::Redactor;
 use taxonomy_tree::decode::DecodeError;
 
 /// One entry of the service's error body
@@ -69,11 +70,51 @@ struct ErrorBody {
 }
 
 /// Parses the service's error body; `None` when `bytes` is not one (or lists no error).
+///
+/// Every text of it is sanitized (token-like values and control characters removed, cut to
+/// [`crate::oauth::MAX_BODY_IN_ERROR`] bytes) before it is kept; the client also removes the
+/// access token it sent.
 pub fn parse_error_body(bytes: &[u8]) -> Option<Vec<ServiceError>> {
-    serde_json::from_slice::<ErrorBody>(bytes)
+    parse_error_body_redacted(bytes, &Redactor::new())
+}
+
+/// [`parse_error_body`] with the sanitizer of the request, which knows its secrets.
+pub(crate) fn parse_error_body_redacted(
+    bytes: &[u8],
+    redactor: &Redactor,
+) -> Option<Vec<ServiceError>> {
+    let mut errors = serde_json::from_slice::<ErrorBody>(bytes)
         .ok()
         .map(|b| b.errors)
-        .filter(|e| !e.is_empty())
+        .filter(|e| !e.is_empty())?;
+    for e in &mut errors {
+        e.redact(redactor);
+    }
+    Some(errors)
+}
+
+impl ServiceError {
+    /// Passes every text the service sent through `redactor`.
+    fn redact(&mut self, redactor: &Redactor) {
+        let clean = |s: &mut String| *s = redactor.text(s);
+        for s in [
+            &mut self.domain,
+            &mut self.subdomain,
+            &mut self.category,
+            &mut self.long_message,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            clean(s);
+        }
+        clean(&mut self.message);
+        self.input_ref_ids.iter_mut().for_each(clean);
+        for p in &mut self.parameters {
+            clean(&mut p.name);
+            clean(&mut p.value);
+        }
+    }
 }
 
 fn joined(errors: &[ServiceError]) -> String {
@@ -95,8 +136,9 @@ fn advice(status: u16) -> &'static str {
     }
 }
 
-/// Everything a taxonomy call can fail with. No variant holds the access token: bodies are
-/// sanitized and cut to [`crate::oauth::MAX_BODY_IN_ERROR`] bytes.
+/// Everything a taxonomy call can fail with. No variant holds the access token: bodies and
+/// the service's messages pass the sanitizer of the request (which knows the token) and are
+/// cut to [`crate::oauth::MAX_BODY_IN_ERROR`] bytes.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum TaxonomyError {

@@ -1,0 +1,438 @@
+//! The one sanitizer of text that came from a server (or a browser) before it is kept in an
+//! error, printed or written anywhere.
+//!
+//! Both the OAuth client and the taxonomy client build their errors through a [`Redactor`]
+//! that knows every secret of the request (client secret and its Basic form, bearer token,
+//! refresh token, authorization code, state). It removes:
+//!
+//! * every occurrence of a known secret, raw or encoded once: form or percent encoding (`%5E`,
+//!   `%5e`, `+` for a space), JSON escapes (`\/`, `\u0023`, `\"`) and any mix of them;
+//! * the values of token-like JSON and form fields (`"access_token": "…"`, `code=…`), secrets
+//!   the request did not carry but the answer may;
+//! * control characters (a newline would end a `cargo:warning` line and start a directive of
+//!   its own; an escape sequence would drive the terminal), and bidirectional overrides;
+//!
+//! and cuts the result to [`MAX_BODY_IN_ERROR`] bytes.
+
+use zeroize::Zeroizing;
+
+use super::error::MAX_BODY_IN_ERROR;
+use super::secret::REDACTED;
+
+/// Keys whose values are removed from any text kept in an error.
+const SECRET_KEYS: &[&str] = &[
+    "access_token",
+    "refresh_token",
+    "id_token",
+    "code",
+    "client_secret",
+    "token",
+    "state",
+];
+
+/// Secrets shorter than this are not searched for (they would match ordinary words).
+const MIN_SECRET_LEN: usize = 4;
+
+/// How many layers of encoding are undone when searching for a known secret (a JSON string
+/// holding a form-encoded value is two).
+const DECODE_LAYERS: usize = 3;
+
+/// The sanitizer of server text for one request: knows the request's secrets.
+#[derive(Default, Clone)]
+pub(crate) struct Redactor {
+    secrets: Vec<Zeroizing<Vec<u8>>>,
+}
+
+impl std::fmt::Debug for Redactor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Redactor")
+            .field("secrets", &self.secrets.len())
+            .finish()
+    }
+}
+
+impl Redactor {
+    /// A sanitizer that knows no secret yet (token-like values and control characters are
+    /// still removed).
+    pub(crate) fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a secret the request carried.
+    pub(crate) fn with(mut self, secret: &str) -> Self {
+        self.add(secret);
+        self
+    }
+
+    /// Adds a secret the request carried.
+    pub(crate) fn add(&mut self, secret: &str) {
+        if secret.len() >= MIN_SECRET_LEN {
+            self.secrets
+                .push(Zeroizing::new(secret.as_bytes().to_vec()));
+        }
+    }
+
+    /// A server body made safe to keep: see the module documentation.
+    pub(crate) fn body(&self, bytes: &[u8]) -> String {
+        self.text(&String::from_utf8_lossy(bytes))
+    }
+
+    /// A short server text (an error code, a description, a message) made safe to keep.
+    pub(crate) fn text(&self, text: &str) -> String {
+        let mut text = self.remove_known(text);
+        for key in SECRET_KEYS {
+            text = redact_json_values(&text, key);
+            text = redact_form_values(&text, key);
+        }
+        truncate(strip_controls(&text))
+    }
+
+    /// Replaces every occurrence of a known secret, raw or encoded, by [`REDACTED`].
+    fn remove_known(&self, text: &str) -> String {
+        if self.secrets.is_empty() {
+            return text.to_owned();
+        }
+        let mut ranges: Vec<(usize, usize)> = Vec::new();
+        let mut layer = Layer::identity(text.as_bytes());
+        for depth in 0..=DECODE_LAYERS {
+            for secret in &self.secrets {
+                layer.find_all(secret, &mut ranges);
+            }
+            if depth == DECODE_LAYERS {
+                break;
+            }
+            match layer.decoded() {
+                Some(next) => layer = next,
+                None => break,
+            }
+        }
+        if ranges.is_empty() {
+            return text.to_owned();
+        }
+        ranges.sort_unstable();
+        let bytes = text.as_bytes();
+        let mut out = Vec::with_capacity(text.len());
+        let mut at = 0;
+        for (start, end) in ranges {
+            if end <= at {
+                continue; // inside (or touching the end of) a range already replaced
+            }
+            if start >= at {
+                out.extend_from_slice(&bytes[at..start]);
+                out.extend_from_slice(REDACTED.as_bytes());
+            }
+            at = end;
+        }
+        out.extend_from_slice(&bytes[at..]);
+        String::from_utf8_lossy(&out).into_owned()
+    }
+}
+
+/// A text after some layers of decoding, each byte remembering the range of the original text
+/// it came from.
+struct Layer {
+    bytes: Vec<u8>,
+    origin: Vec<(usize, usize)>,
+}
+
+impl Layer {
+    fn identity(bytes: &[u8]) -> Self {
+        Self {
+            bytes: bytes.to_vec(),
+            origin: (0..bytes.len()).map(|i| (i, i + 1)).collect(),
+        }
+    }
+
+    /// Adds the original ranges of every occurrence of `secret` to `ranges`.
+    fn find_all(&self, secret: &[u8], ranges: &mut Vec<(usize, usize)>) {
+        if secret.is_empty() || self.bytes.len() < secret.len() {
+            return;
+        }
+        let mut i = 0;
+        while i + secret.len() <= self.bytes.len() {
+            if self.bytes[i..i + secret.len()]
+                .iter()
+                .zip(secret)
+                .all(|(&t, &s)| t == s || (s == b' ' && t == b'+'))
+            {
+                ranges.push((self.origin[i].0, self.origin[i + secret.len() - 1].1));
+                i += secret.len();
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// One layer of percent and JSON-escape decoding; `None` when nothing changed. (A `+` is
+    /// left as it is: [`find_all`](Self::find_all) lets it stand for a space of the secret.)
+    fn decoded(&self) -> Option<Layer> {
+        let b = &self.bytes;
+        let mut bytes = Vec::with_capacity(b.len());
+        let mut origin = Vec::with_capacity(b.len());
+        let mut changed = false;
+        let mut i = 0;
+        while i < b.len() {
+            let (decoded, used): (Vec<u8>, usize) = match b[i] {
+                b'%' if i + 2 < b.len() && hex_pair(b[i + 1], b[i + 2]).is_some() => {
+                    (vec![hex_pair(b[i + 1], b[i + 2]).unwrap_or(0)], 3)
+                }
+                b'\\' if i + 1 < b.len() => match b[i + 1] {
+                    b'/' | b'\\' | b'"' => (vec![b[i + 1]], 2),
+                    b'u' if i + 5 < b.len() => match json_unicode(&b[i + 2..i + 6]) {
+                        Some(c) => {
+                            let mut buf = [0u8; 4];
+                            (c.encode_utf8(&mut buf).as_bytes().to_vec(), 6)
+                        }
+                        None => (vec![b'\\'], 1),
+                    },
+                    _ => (vec![b'\\'], 1),
+                },
+                other => (vec![other], 1),
+            };
+            if used > 1 || decoded[0] != b[i] {
+                changed = true;
+            }
+            let range = (self.origin[i].0, self.origin[i + used - 1].1);
+            for byte in decoded {
+                bytes.push(byte);
+                origin.push(range);
+            }
+            i += used;
+        }
+        changed.then_some(Layer { bytes, origin })
+    }
+}
+
+fn hex_digit(c: u8) -> Option<u8> {
+    (c as char).to_digit(16).map(|d| d as u8)
+}
+
+fn hex_pair(a: u8, b: u8) -> Option<u8> {
+    Some(hex_digit(a)? * 16 + hex_digit(b)?)
+}
+
+fn json_unicode(four: &[u8]) -> Option<char> {
+    let mut n = 0u32;
+    for &c in four {
+        n = n * 16 + u32::from(hex_digit(c)?);
+    }
+    char::from_u32(n)
+}
+
+/// Replaces control characters (and bidirectional overrides) by a visible escape, so that a
+/// server's text can neither start a new line nor drive the terminal.
+pub(crate) fn strip_controls(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A URL as an error message may show it: without user information (`user:password@`) and
+/// without query or fragment, either of which may carry a secret (`?access_token=…`,
+/// signed-URL signatures, API keys). Works on text that does not parse as a URL too.
+///
+/// The host and path are enough to recognise which setting is meant; what was removed is
+/// marked, so the reader knows it was there.
+pub(crate) fn url_for_message(value: &str) -> String {
+    let value = value.trim();
+    let (scheme, rest) = match value.find("://") {
+        Some(i) => value.split_at(i + 3),
+        None => ("", value),
+    };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_end);
+    let mut out = String::from(scheme);
+    match authority.rfind('@') {
+        Some(at) => {
+            out.push_str("[user info removed]@");
+            out.push_str(&authority[at + 1..]);
+        }
+        None => out.push_str(authority),
+    }
+    match tail.find(['?', '#']) {
+        Some(q) => {
+            out.push_str(&tail[..q]);
+            out.push_str("?[query removed]");
+        }
+        None => out.push_str(tail),
+    }
+    strip_controls(&out)
+}
+
+fn truncate(mut text: String) -> String {
+    if text.len() > MAX_BODY_IN_ERROR {
+        let mut cut = MAX_BODY_IN_ERROR;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+        text.push_str("…[truncated]");
+    }
+    text
+}
+
+/// Replaces the string value of every `"key": "…"` pair.
+fn redact_json_values(text: &str, key: &str) -> String {
+    let needle = format!("\"{key}\"");
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(pos) = rest.find(&needle) {
+        let after_key = pos + needle.len();
+        out.push_str(&rest[..after_key]);
+        rest = &rest[after_key..];
+        let trimmed = rest.trim_start();
+        let Some(after_colon) = trimmed.strip_prefix(':') else {
+            continue;
+        };
+        let value = after_colon.trim_start();
+        let Some(inner) = value.strip_prefix('"') else {
+            continue;
+        };
+        // Keep the separators as they were.
+        out.push_str(&rest[..rest.len() - value.len()]);
+        out.push('"');
+        out.push_str(REDACTED);
+        let mut escaped = false;
+        let mut end = inner.len();
+        for (i, c) in inner.char_indices() {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                end = i;
+                break;
+            }
+        }
+        rest = &inner[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Replaces the value of every `key=…` pair of a form-encoded text.
+fn redact_form_values(text: &str, key: &str) -> String {
+    let needle = format!("{key}=");
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(pos) = rest.find(&needle) {
+        let starts_pair = pos == 0 || matches!(rest.as_bytes()[pos - 1], b'&' | b'?' | b' ');
+        let after = pos + needle.len();
+        out.push_str(&rest[..after]);
+        rest = &rest[after..];
+        if starts_pair {
+            let end = rest
+                .find(|c: char| c == '&' || c.is_whitespace() || c == '"')
+                .unwrap_or(rest.len());
+            if end > 0 {
+                out.push_str(REDACTED);
+            }
+            rest = &rest[end..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TOKEN: &str = "v^1.1#i^1#p^3%+x/==";
+
+    fn r() -> Redactor {
+        Redactor::new().with(TOKEN).with("PRD-fake cert+id%42")
+    }
+
+    #[test]
+    fn removes_token_values_and_known_secrets() {
+        let body = br#"{"access_token" : "v^1.1#abc", "expires_in": "x", "note": "PRD-secret-1"}"#;
+        let s = Redactor::new().with("PRD-secret-1").body(body);
+        assert!(!s.contains("v^1.1#abc"), "{s}");
+        assert!(!s.contains("PRD-secret-1"), "{s}");
+        assert!(s.contains("expires_in"));
+    }
+
+    #[test]
+    fn handles_escapes_and_forms() {
+        let s = Redactor::new().body(br#"{"refresh_token":"a\"b\"c","x":1}"#);
+        assert_eq!(s, r#"{"refresh_token":"[redacted]","x":1}"#);
+        let s = Redactor::new().body(b"grant_type=refresh_token&refresh_token=abc%5E&scope=x");
+        assert_eq!(
+            s,
+            "grant_type=refresh_token&refresh_token=[redacted]&scope=x"
+        );
+    }
+
+    #[test]
+    fn finds_every_encoding_of_a_known_secret() {
+        let forms = [
+            TOKEN.to_owned(),
+            // form encoding, upper and lower case hex
+            "v%5E1.1%23i%5E1%23p%5E3%25%2Bx%2F%3D%3D".to_owned(),
+            "v%5e1.1%23i%5e1%23p%5e3%25%2bx%2f%3d%3d".to_owned(),
+            // JSON escapes: \/ and \u0023, as serializers write them
+            r"v^1.1\u0023i^1\u0023p^3%+x\/==".to_owned(),
+            r"v\u005e1.1#i^1#p^3\u0025\u002bx\/\u003d=".to_owned(),
+            // a form-encoded value inside a JSON string
+            r"v%5E1.1%23i%5E1%23p%5E3%25%2Bx%2F%3D%3D".replace('%', r"\u0025"),
+            // the client secret: space as + and as %20
+            "PRD-fake+cert%2Bid%2542".to_owned(),
+            "PRD-fake%20cert%2Bid%2542".to_owned(),
+        ];
+        for form in forms {
+            let text = format!("the server said: {form} (twice: {form})");
+            let s = r().text(&text);
+            assert_eq!(
+                s, "the server said: [redacted] (twice: [redacted])",
+                "{form}"
+            );
+        }
+    }
+
+    #[test]
+    fn strips_control_characters() {
+        let s = Redactor::new().text("bad\ncargo:rustc-link-arg=-evil\x1b[31m\u{202e}x");
+        assert!(!s.chars().any(|c| c.is_control()), "{s:?}");
+        assert!(!s.contains('\u{202e}'), "{s:?}");
+        assert!(s.starts_with("bad\\u{a}cargo:"), "{s:?}");
+    }
+
+    #[test]
+    fn urls_lose_user_info_and_query() {
+        for (input, shown) in [
+            (
+                "https://user:pw@host/?x=1",
+                "https://[user info removed]@host/?[query removed]",
+            ),
+            ("https://host:8443/api", "https://host:8443/api"),
+            (
+                "https://a:b@c@ho st/p#frag",
+                "https://[user info removed]@ho st/p?[query removed]",
+            ),
+            ("user:pw@host", "[user info removed]@host"),
+        ] {
+            assert_eq!(url_for_message(input), shown);
+        }
+    }
+
+    #[test]
+    fn truncates_on_char_boundary() {
+        let body = "é".repeat(600);
+        let s = Redactor::new().body(body.as_bytes());
+        assert!(s.len() <= MAX_BODY_IN_ERROR + "…[truncated]".len());
+        assert!(s.ends_with("…[truncated]"));
+    }
+
+    #[test]
+    fn unterminated_values_are_redacted_to_the_end() {
+        let s = Redactor::new().body(br#"{"access_token":"v^1.1#abc"#);
+        assert!(!s.contains("abc"), "{s}");
+    }
+}
