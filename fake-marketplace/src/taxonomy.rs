@@ -1,5 +1,7 @@
-//! The fake's taxonomy endpoints: the full tree (both path forms), category suggestions,
-//! subtrees, item aspects and the default tree id, with the service's error bodies.
+//! The fake's taxonomy endpoints: getCategoryTree (eBay's path form, and the query form when
+//! [`FakeConfig::tree_routes`](crate::FakeConfig::tree_routes) says so),
+//! getCategorySuggestions, getCategorySubtree, getItemAspectsForCategory and
+//! getDefaultCategoryTreeId, with the service's error bodies.
 //!
 //! Trees come from the committed snapshots (`<repo>/snapshots/EBAY_*.json`, read once per
 //! process) unless a test replaced them with [`FakeMarketplace::set_tree`] or
@@ -20,11 +22,13 @@ use marketplace_toolkit::tree::{CategoryTree, ROOT_ID};
 use serde_json::{Value, json};
 
 use crate::http::{Request, Response};
-use crate::{FakeMarketplace, FakeState, Route, lock};
+use crate::{FakeMarketplace, FakeState, Route, TreeRoutes, lock};
 
 /// The marketplace header the endpoints check.
 pub const MARKETPLACE_HEADER: &str = "X-EBAY-C-MARKETPLACE-ID";
-/// The seed's get-category-tree path (the tree id is the `category_tree_id` query parameter).
+/// The query form of the getCategoryTree path (the tree id is the `category_tree_id` query
+/// parameter), answered only when [`FakeConfig::tree_routes`](crate::FakeConfig::tree_routes)
+/// allows it.
 pub const TREE_GET_PATH: &str = "/commerce/taxonomy/v1/category_tree/get";
 /// The default-tree-id path (`marketplace_id` query parameter).
 pub const DEFAULT_TREE_ID_PATH: &str = "/commerce/taxonomy/v1/get_default_category_tree_id";
@@ -89,6 +93,7 @@ struct SiteData {
 pub(crate) struct TaxonomyState {
     snapshots_dir: PathBuf,
     delay: Mutex<Option<(Duration, Duration)>>,
+    routes: Mutex<TreeRoutes>,
     sites: Mutex<HashMap<SiteId, SiteData>>,
 }
 
@@ -110,10 +115,15 @@ fn snapshot(dir: &Path, site: SiteId) -> Result<Arc<CategoryTree>, String> {
 }
 
 impl TaxonomyState {
-    pub(crate) fn new(snapshots_dir: PathBuf, delay: Option<(Duration, Duration)>) -> Self {
+    pub(crate) fn new(
+        snapshots_dir: PathBuf,
+        delay: Option<(Duration, Duration)>,
+        routes: TreeRoutes,
+    ) -> Self {
         Self {
             snapshots_dir,
             delay: Mutex::new(delay),
+            routes: Mutex::new(routes),
             sites: Mutex::new(HashMap::new()),
         }
     }
@@ -219,6 +229,11 @@ impl FakeMarketplace {
     /// Delays every full-tree answer by a random time in `[min, max]` (`None`: no delay).
     pub fn set_tree_delay(&self, delay: Option<(Duration, Duration)>) {
         self.state().taxonomy.set_delay(delay);
+    }
+
+    /// Changes the getCategoryTree path forms answered (see [`TreeRoutes`]).
+    pub fn set_tree_routes(&self, routes: TreeRoutes) {
+        *lock(&self.state().taxonomy.routes) = routes;
     }
 }
 
@@ -327,10 +342,17 @@ fn pseudo_random(min: Duration, max: Duration) -> Duration {
 
 fn tree(request: &Request, state: &FakeState) -> Response {
     let param = request.param("id").unwrap_or_default();
-    let tree_id = if param == "get" {
+    let routes = *lock(&state.taxonomy.routes);
+    let tree_id = if param == "get" && routes.query() {
         request.query_param("category_tree_id")
-    } else {
+    } else if routes.path() {
+        // eBay reads `get` of the query form as a tree id, and does not find it.
         Some(param.to_owned())
+    } else {
+        return Response::json(
+            404,
+            &json!({"errors": [{"errorId": 2002, "message": "Resource not found"}]}),
+        );
     };
     let site = match guard(request, state, tree_id.as_deref()) {
         Ok(site) => site,

@@ -3,12 +3,13 @@
 
 use std::io::Read as _;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use reqwest::header::{ACCEPT, ACCEPT_ENCODING, ACCEPT_LANGUAGE, AUTHORIZATION, HeaderValue};
 use serde::de::DeserializeOwned;
 use url::Url;
 
-use super::config::{MARKETPLACE_HEADER, TaxonomyConfig};
+use super::config::{MARKETPLACE_HEADER, TaxonomyConfig, TreePath};
 use super::error::{TaxonomyError, parse_error_body};
 use super::retry::{Sleeper, ThreadSleeper, backoff_ceiling, full_jitter};
 use super::types::{
@@ -25,7 +26,8 @@ use crate::tree::CategoryTree;
 /// At most this much of an error answer's body is read (only its start is kept anyway).
 const MAX_ERROR_BODY: u64 = 1024 * 1024;
 
-/// A client of the taxonomy API (seed 4.5 to 4.7).
+/// A client of eBay's Commerce Taxonomy API (v1): getCategoryTree, getCategorySuggestions,
+/// getCategorySubtree, getItemAspectsForCategory, getDefaultCategoryTreeId and the others.
 ///
 /// Every call sends `Authorization: Bearer …` from the token source, the marketplace header
 /// [`MARKETPLACE_HEADER`] with the site's marketplace id, `Accept-Language` (the language
@@ -62,7 +64,13 @@ pub struct TaxonomyClient {
     tokens: Arc<dyn AccessTokenSource>,
     http: reqwest::blocking::Client,
     sleeper: Arc<dyn Sleeper>,
+    /// With [`TreePath::Auto`]: the form that worked (`FORM_*`).
+    tree_form: AtomicU8,
 }
+
+const FORM_UNKNOWN: u8 = 0;
+const FORM_PATH: u8 = 1;
+const FORM_QUERY: u8 = 2;
 
 impl std::fmt::Debug for TaxonomyClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -110,16 +118,20 @@ impl TaxonomyClient {
             tokens,
             http,
             sleeper: Arc::new(ThreadSleeper),
+            tree_form: AtomicU8::new(FORM_UNKNOWN),
         })
     }
 
     /// A client configured from the environment: [`OAuthConfig::from_env`] for the host and
     /// the credentials (an application token source, or `MARKETPLACE_ACCESS_TOKEN`), and the
-    /// default [`TaxonomyConfig`] for that host.
+    /// default [`TaxonomyConfig`] for that host with the environment's settings
+    /// ([`TaxonomyConfig::with_env`]: `MARKETPLACE_TREE_PATH`).
     pub fn from_env() -> Result<Self, TaxonomyError> {
         let oauth = OAuthConfig::from_env().map_err(crate::oauth::OAuthError::from)?;
         let tokens = oauth.application_token_source()?;
-        Self::new(TaxonomyConfig::from_oauth_config(&oauth), tokens)
+        let config =
+            TaxonomyConfig::from_oauth_config(&oauth).with_env(|name| std::env::var(name).ok())?;
+        Self::new(config, tokens)
     }
 
     /// Replaces the way the client waits between attempts (tests pass a
@@ -134,6 +146,19 @@ impl TaxonomyClient {
         &self.config
     }
 
+    /// The getCategoryTree path form this client uses: the configured one, or with
+    /// [`TreePath::Auto`] the form that worked (`Auto` until a tree was fetched).
+    pub fn tree_path_in_use(&self) -> TreePath {
+        match (
+            self.config.tree_path,
+            self.tree_form.load(Ordering::Acquire),
+        ) {
+            (TreePath::Auto, FORM_PATH) => TreePath::Path,
+            (TreePath::Auto, FORM_QUERY) => TreePath::Query,
+            (form, _) => form,
+        }
+    }
+
     /// The `Accept-Language` a call for `site` sends: `language`, else the configured
     /// language, else the site's language.
     pub fn language_for(&self, site: SiteId, language: Option<&str>) -> String {
@@ -144,16 +169,48 @@ impl TaxonomyClient {
             .to_owned()
     }
 
-    /// Fetches the full category tree of `site` (seed 4.5) and returns the body unparsed, with
-    /// the URL and language it was fetched with. `language` overrides `Accept-Language`.
+    /// Fetches the full category tree of `site` (getCategoryTree) and returns the body
+    /// unparsed, with the URL and language it was fetched with. `language` overrides
+    /// `Accept-Language`.
+    ///
+    /// The path form is [`TaxonomyConfig::tree_path`]. With [`TreePath::Auto`] the path form
+    /// is tried first; when it is answered with a 404 or the service's "tree not found"
+    /// (errorId 62004), the query form is tried once; the form that worked is kept for every
+    /// later call of this client (see [`tree_path_in_use`](Self::tree_path_in_use)).
     pub fn fetch_tree_body(
         &self,
         site: SiteId,
         language: Option<&str>,
     ) -> Result<TreeBody, TaxonomyError> {
         let language = self.language_for(site, language);
-        let url = self.config.tree_url(site.tree_id());
-        let fetched = self.execute(url, site.marketplace_id(), &language)?;
+        let tree_id = site.tree_id();
+        let fetch = |form: TreePath| {
+            self.execute(
+                self.config.tree_url_in(tree_id, form),
+                site.marketplace_id(),
+                &language,
+            )
+        };
+        let fetched = match self.tree_path_in_use() {
+            TreePath::Auto => match fetch(TreePath::Path) {
+                Ok(fetched) => {
+                    self.tree_form.store(FORM_PATH, Ordering::Release);
+                    fetched
+                }
+                Err(first) if is_tree_not_found(&first) => match fetch(TreePath::Query) {
+                    Ok(fetched) => {
+                        self.tree_form.store(FORM_QUERY, Ordering::Release);
+                        fetched
+                    }
+                    // Both forms say "not found": the tree id is unknown; the first answer
+                    // (of the documented form) says so.
+                    Err(second) if is_tree_not_found(&second) => return Err(first),
+                    Err(second) => return Err(second),
+                },
+                Err(first) => return Err(first),
+            },
+            form => fetch(form)?,
+        };
         Ok(TreeBody {
             site,
             url: fetched.url,
@@ -201,7 +258,7 @@ impl TaxonomyClient {
         Ok(tree)
     }
 
-    /// Categories matching a keyword (seed 4.6):
+    /// Categories matching a keyword (getCategorySuggestions):
     /// `GET …/category_tree/{id}/get_category_suggestions?q=…` (`q` form-encoded by the `url`
     /// crate). No match (an empty list, or `204 No Content`) is an empty
     /// [`CategorySuggestions::suggestions`].
@@ -224,7 +281,7 @@ impl TaxonomyClient {
         suggestions_from_wire(wire).map_err(|reason| unexpected(&fetched, reason))
     }
 
-    /// One category and everything below it (seed 4.7, get-one-category):
+    /// One category and everything below it (getCategorySubtree):
     /// `GET …/category_tree/{id}/get_category_subtree?category_id=…`.
     pub fn category_subtree(
         &self,
@@ -237,7 +294,7 @@ impl TaxonomyClient {
         subtree_from_wire(wire).map_err(|reason| unexpected(&fetched, reason))
     }
 
-    /// The aspects a listing in a leaf category fills in (seed 4.7, get-category-attributes):
+    /// The aspects a listing in a leaf category fills in (getItemAspectsForCategory):
     /// `GET …/category_tree/{id}/get_item_aspects_for_category?category_id=…`.
     pub fn item_aspects(
         &self,
@@ -250,7 +307,7 @@ impl TaxonomyClient {
         Ok(aspects_from_wire(category_id, wire))
     }
 
-    /// The default category tree id of a marketplace:
+    /// The default category tree id of a marketplace (getDefaultCategoryTreeId):
     /// `GET …/get_default_category_tree_id?marketplace_id=…`. The marketplace header carries
     /// the same id, and `Accept-Language` the site's language when the marketplace is known.
     pub fn default_tree_id(&self, marketplace_id: &str) -> Result<DefaultTreeId, TaxonomyError> {
@@ -384,6 +441,11 @@ impl TaxonomyClient {
             },
         })
     }
+}
+
+/// A 404, or the service's "category tree not found" (errorId 62004) whatever its status.
+fn is_tree_not_found(error: &TaxonomyError) -> bool {
+    error.status() == Some(404) || error.error_id() == Some(62004)
 }
 
 fn header_value(what: &str, value: &str) -> Result<HeaderValue, TaxonomyError> {

@@ -1,6 +1,8 @@
-//! The taxonomy API client (seed 4.5 to 4.7): the full category tree of a site, category
-//! suggestions for a keyword, one category's subtree, the aspects of a leaf category and the
-//! default tree id of a marketplace.
+//! The client of eBay's Commerce Taxonomy API (v1): the full category tree of a site
+//! (getCategoryTree), category suggestions for a keyword (getCategorySuggestions), one
+//! category's subtree (getCategorySubtree), the aspects of a leaf category
+//! (getItemAspectsForCategory) and the default tree id of a marketplace
+//! (getDefaultCategoryTreeId).
 //!
 //! [`TaxonomyClient`] is blocking (reqwest), `Send + Sync`, and takes its bearer tokens from
 //! any [`AccessTokenSource`](crate::oauth::AccessTokenSource). Its settings live in
@@ -15,7 +17,7 @@
 //!
 //! # fn main() -> Result<(), marketplace_toolkit::taxonomy::TaxonomyError> {
 //! let tokens = Arc::new(StaticTokenSource::new(AccessToken::new("v^1.1#i^1#…")));
-//! let config = TaxonomyConfig::production().with_tree_path(TreePath::Documented);
+//! let config = TaxonomyConfig::production().with_tree_path(TreePath::Path); // the default
 //! let client = TaxonomyClient::new(config, tokens)?;
 //! let aspects = client.item_aspects(SiteId::Us, 9355)?;
 //! for aspect in aspects.required() {
@@ -34,8 +36,9 @@ mod types;
 
 pub use client::TaxonomyClient;
 pub use config::{
-    DEFAULT_BACKOFF_BASE, DEFAULT_BACKOFF_CAP, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_BODY_BYTES,
-    DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER, DEFAULT_REQUEST_TIMEOUT, MARKETPLACE_HEADER,
+    DEFAULT_BACKOFF_BASE, DEFAULT_BACKOFF_CAP, DEFAULT_CONNECT_TIMEOUT, DEFAULT_DOWNLOAD_TIMEOUT,
+    DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DOWNLOAD_BYTES, DEFAULT_MAX_RETRIES,
+    DEFAULT_MAX_RETRY_AFTER, DEFAULT_REQUEST_TIMEOUT, ENV_TREE_PATH, MARKETPLACE_HEADER,
     TAXONOMY_PREFIX, TaxonomyConfig, TreePath,
 };
 pub use error::{ErrorParameter, ServiceError, TaxonomyError, parse_error_body};
