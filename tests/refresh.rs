@@ -139,7 +139,7 @@ fn tree_path_option_picks_the_form() {
     let (_, stderr) = text(&out);
     assert!(!out.status.success());
     assert!(stderr.contains("MARKETPLACE_TREE_PATH"), "{stderr}");
-    let out = refresh(&fake, dir.path(), &["--tree-path", "seed"]);
+    let out = refresh(&fake, dir.path(), &["--tree-path", "sideways"]);
     let (_, stderr) = text(&out);
     assert!(!out.status.success());
     assert!(stderr.contains("path, query or auto"), "{stderr}");

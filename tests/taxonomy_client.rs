@@ -387,18 +387,18 @@ fn aspects_are_typed() {
 
     assert_eq!(got.category_id, 9355);
     let brand = got.get("brand").unwrap();
-    assert_eq!(brand.data_type, AspectDataType::String);
+    assert_eq!(brand.data_type, Some(AspectDataType::String));
     assert!(brand.required);
-    assert_eq!(brand.mode, AspectMode::SelectionOnly);
-    assert_eq!(brand.cardinality, AspectCardinality::Single);
+    assert_eq!(brand.mode, Some(AspectMode::SelectionOnly));
+    assert_eq!(brand.cardinality, Some(AspectCardinality::Single));
     assert_eq!(brand.usage, Some(AspectUsage::Recommended));
-    assert!(brand.values.iter().any(|v| v == "Apple"));
-    assert_eq!(got.get("Model").unwrap().mode, AspectMode::FreeText);
+    assert!(brand.value_names().any(|v| v == "Apple"));
+    assert_eq!(got.get("Model").unwrap().mode, Some(AspectMode::FreeText));
     assert!(got.get("Storage Capacity").is_some());
     assert!(got.get("Colour").is_some());
     let features = got.get("Features").unwrap();
-    assert_eq!(features.cardinality, AspectCardinality::Multi);
-    assert_eq!(features.data_type, AspectDataType::StringArray);
+    assert_eq!(features.cardinality, Some(AspectCardinality::Multi));
+    assert_eq!(features.data_type, Some(AspectDataType::StringArray));
     let required: Vec<&str> = got.required().map(|a| a.name.as_str()).collect();
     assert_eq!(required, vec!["Brand", "Model"]);
 
@@ -436,13 +436,19 @@ fn unknown_enum_values_are_kept() {
     let (client, _) = client(&fake);
     let got = client.item_aspects(SiteId::Us, 9355).unwrap();
     let size = &got.aspects[0];
-    assert_eq!(size.data_type, AspectDataType::Other("RANGE".into()));
-    assert_eq!(size.mode, AspectMode::Other("GUIDED".into()));
-    assert_eq!(size.cardinality, AspectCardinality::Other("FEW".into()));
-    assert_eq!(size.usage, Some(AspectUsage::Other("SOMETIMES".into())));
+    assert_eq!(
+        size.data_type,
+        Some(AspectDataType::Unknown("RANGE".into()))
+    );
+    assert_eq!(size.mode, Some(AspectMode::Unknown("GUIDED".into())));
+    assert_eq!(
+        size.cardinality,
+        Some(AspectCardinality::Unknown("FEW".into()))
+    );
+    assert_eq!(size.usage, Some(AspectUsage::Unknown("SOMETIMES".into())));
     assert_eq!(size.max_length, Some(65));
     assert_eq!(size.format.as_deref(), Some("int32"));
-    assert_eq!(size.values, vec!["XL"]);
+    assert_eq!(size.value_names().collect::<Vec<_>>(), vec!["XL"]);
 }
 
 #[test]

@@ -54,9 +54,11 @@
 //! (`<repo>/snapshots/EBAY_*.json`) in the getCategoryTree shape, gzip-compressed when the
 //! request accepts it, at eBay's documented path `/commerce/taxonomy/v1/category_tree/N`
 //! (the query form `/commerce/taxonomy/v1/category_tree/get?category_tree_id=N` only when
-//! [`FakeConfig::tree_routes`] says so), plus suggestions, subtrees, aspects and the default
-//! tree id. [`FakeMarketplace::set_tree`] and [`FakeMarketplace::set_tree_body`]
-//! replace what a site serves.
+//! [`FakeConfig::tree_routes`] says so), plus suggestions, subtrees, aspects, the default
+//! tree id, the expired categories (getExpiredCategories), the aspects of every leaf as one
+//! gzipped file (fetchItemAspects) and parts compatibility (getCompatibilityProperties,
+//! getCompatibilityPropertyValues). [`FakeMarketplace::set_tree`] and
+//! [`FakeMarketplace::set_tree_body`] replace what a site serves.
 //!
 //! # Time
 //!
@@ -215,6 +217,10 @@ pub struct FakeConfig {
     pub tree_delay: Option<(Duration, Duration)>,
     /// The getCategoryTree path forms answered (default: eBay's documented path only).
     pub tree_routes: TreeRoutes,
+    /// getExpiredCategories: per site, the expired leaf categories and their replacements
+    /// (`(from, to)`); a site not listed has none (answered `204 No Content`). Also set with
+    /// [`FakeMarketplace::set_expired_categories`].
+    pub expired_categories: Vec<(marketplace_toolkit::site::SiteId, Vec<(u32, u32)>)>,
 }
 
 impl Default for FakeConfig {
@@ -245,6 +251,7 @@ impl Default for FakeConfig {
             snapshots_dir: taxonomy::default_snapshots_dir(),
             tree_delay: None,
             tree_routes: TreeRoutes::default(),
+            expired_categories: Vec::new(),
         }
     }
 }
@@ -490,6 +497,7 @@ impl FakeMarketplace {
             config.snapshots_dir.clone(),
             config.tree_delay,
             config.tree_routes,
+            &config.expired_categories,
         );
         let state = Arc::new(FakeState {
             config,

@@ -4,20 +4,24 @@
 use std::io::Read as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
+use std::time::Duration;
 
 use reqwest::header::{ACCEPT, ACCEPT_ENCODING, ACCEPT_LANGUAGE, AUTHORIZATION, HeaderValue};
 use serde::de::DeserializeOwned;
 use url::Url;
 
+use super::aspects_file::{Download, DownloadProgress, ItemAspectsFile};
 use super::config::{MARKETPLACE_HEADER, TaxonomyConfig, TreePath};
 use super::error::{TaxonomyError, parse_error_body};
 use super::retry::{Sleeper, ThreadSleeper, backoff_ceiling, full_jitter};
 use super::types::{
-    CategorySubtree, CategorySuggestions, DefaultTreeId, ItemAspects, TreeBody, WireAspects,
-    WireDefaultTreeId, WireSubtree, WireSuggestions, aspects_from_wire, default_tree_id_from_wire,
-    subtree_from_wire, suggestions_from_wire,
+    CategorySuggestions, CompatibilityProperties, CompatibilityPropertyValues, DefaultTreeId,
+    ExpiredCategories, ItemAspects, TreeBody, WireAspects, WireCompatibilityProperties,
+    WireCompatibilityValues, WireDefaultTreeId, WireExpiredCategories, WireSuggestions,
+    aspects_from_wire, compatibility_properties_from_wire, compatibility_values_from_wire,
+    default_tree_id_from_wire, expired_from_wire, suggestions_from_wire,
 };
-use crate::decode::{Provenance, decode_tree};
+use crate::decode::{CategorySubtree, Provenance, decode_subtree, decode_tree};
 use crate::oauth::client::error_chain;
 use crate::oauth::{AccessToken, AccessTokenSource, OAuthConfig, sanitize_body};
 use crate::site::SiteId;
@@ -84,6 +88,15 @@ const _: () = {
     const fn send_sync<T: Send + Sync>() {}
     send_sync::<TaxonomyClient>();
 };
+
+/// One request's settings.
+struct Call<'a> {
+    url: &'a Url,
+    marketplace_id: &'a str,
+    language: &'a str,
+    accept: &'static str,
+    timeout: Duration,
+}
 
 /// One successful exchange.
 struct Fetched {
@@ -269,7 +282,7 @@ impl TaxonomyClient {
     ) -> Result<CategorySuggestions, TaxonomyError> {
         let url = self.config.suggestions_url(site.tree_id(), q);
         let fetched = self.execute(url, site.marketplace_id(), &self.language_for(site, None))?;
-        if fetched.status == 204 || fetched.bytes.iter().all(u8::is_ascii_whitespace) {
+        if is_empty(&fetched) {
             // The service documents 204 No Content when nothing matches.
             return Ok(CategorySuggestions {
                 tree_id: site.tree_id(),
@@ -282,7 +295,10 @@ impl TaxonomyClient {
     }
 
     /// One category and everything below it (getCategorySubtree):
-    /// `GET …/category_tree/{id}/get_category_subtree?category_id=…`.
+    /// `GET …/category_tree/{id}/get_category_subtree?category_id=…`. The answer goes through
+    /// the tree's node decoder and structural rules
+    /// ([`decode_subtree`](crate::decode::decode_subtree)); a failure is
+    /// [`TaxonomyError::Decode`].
     pub fn category_subtree(
         &self,
         site: SiteId,
@@ -290,8 +306,10 @@ impl TaxonomyClient {
     ) -> Result<CategorySubtree, TaxonomyError> {
         let url = self.config.subtree_url(site.tree_id(), category_id);
         let fetched = self.execute(url, site.marketplace_id(), &self.language_for(site, None))?;
-        let wire: WireSubtree = parse_json(&fetched)?;
-        subtree_from_wire(wire).map_err(|reason| unexpected(&fetched, reason))
+        decode_subtree(&fetched.bytes, category_id).map_err(|source| TaxonomyError::Decode {
+            url: fetched.url.to_string(),
+            source,
+        })
     }
 
     /// The aspects a listing in a leaf category fills in (getItemAspectsForCategory):
@@ -325,6 +343,120 @@ impl TaxonomyClient {
         default_tree_id_from_wire(wire).map_err(|reason| unexpected(&fetched, reason))
     }
 
+    /// The expired leaf categories of `site`'s tree mapped to the active leaf categories that
+    /// replaced them (getExpiredCategories):
+    /// `GET …/category_tree/{id}/get_expired_categories`. A tree with none (an empty list, or
+    /// `204 No Content`) gives empty [`ExpiredCategories::mappings`].
+    pub fn expired_categories(&self, site: SiteId) -> Result<ExpiredCategories, TaxonomyError> {
+        let url = self.config.expired_categories_url(site.tree_id());
+        let fetched = self.execute(url, site.marketplace_id(), &self.language_for(site, None))?;
+        if is_empty(&fetched) {
+            return Ok(ExpiredCategories {
+                tree_id: site.tree_id(),
+                mappings: Vec::new(),
+            });
+        }
+        let wire: WireExpiredCategories = parse_json(&fetched)?;
+        expired_from_wire(site.tree_id(), wire).map_err(|reason| unexpected(&fetched, reason))
+    }
+
+    /// The parts-compatibility properties of a category, e.g. `Make`, `Model`, `Year`
+    /// (getCompatibilityProperties):
+    /// `GET …/category_tree/{id}/get_compatibility_properties?category_id=…`. `204 No Content`
+    /// gives an empty list.
+    pub fn compatibility_properties(
+        &self,
+        site: SiteId,
+        category_id: u32,
+    ) -> Result<CompatibilityProperties, TaxonomyError> {
+        let url = self
+            .config
+            .compatibility_properties_url(site.tree_id(), category_id);
+        let fetched = self.execute(url, site.marketplace_id(), &self.language_for(site, None))?;
+        if is_empty(&fetched) {
+            return Ok(CompatibilityProperties {
+                category_id,
+                properties: Vec::new(),
+            });
+        }
+        let wire: WireCompatibilityProperties = parse_json(&fetched)?;
+        compatibility_properties_from_wire(category_id, wire)
+            .map_err(|reason| unexpected(&fetched, reason))
+    }
+
+    /// The values of one compatibility property, narrowed by `filter` (`name:value` pairs of
+    /// other properties, e.g. `[("Year", "2018"), ("Make", "Toyota")]`)
+    /// (getCompatibilityPropertyValues):
+    /// `GET …/get_compatibility_property_values?category_id=…&compatibility_property=…&filter=…`.
+    /// `204 No Content` gives an empty list.
+    pub fn compatibility_property_values(
+        &self,
+        site: SiteId,
+        category_id: u32,
+        property: &str,
+        filter: &[(&str, &str)],
+    ) -> Result<CompatibilityPropertyValues, TaxonomyError> {
+        let url = self.config.compatibility_property_values_url(
+            site.tree_id(),
+            category_id,
+            property,
+            filter,
+        );
+        let fetched = self.execute(url, site.marketplace_id(), &self.language_for(site, None))?;
+        if is_empty(&fetched) {
+            return Ok(CompatibilityPropertyValues {
+                category_id,
+                property: property.to_owned(),
+                values: Vec::new(),
+            });
+        }
+        let wire: WireCompatibilityValues = parse_json(&fetched)?;
+        compatibility_values_from_wire(category_id, property, wire)
+            .map_err(|reason| unexpected(&fetched, reason))
+    }
+
+    /// Downloads the aspects of every leaf category of `site` (fetchItemAspects:
+    /// `GET …/category_tree/{id}/fetch_item_aspects`) to `dest`, a gzipped JSON file that can
+    /// pass 100 MB.
+    ///
+    /// The answer streams to a temporary file beside `dest` (never whole into memory) while
+    /// its gzip stream is checked; only a complete, intact file is renamed over `dest`, so a
+    /// failed or cut-off download leaves `dest` as it was and no temporary file behind. A
+    /// server that sent the JSON transport-compressed instead gets it stored gzipped all the
+    /// same. `on_progress` is called as bytes arrive (an `indicatif` bar can follow it). The
+    /// call has its own time-out and size limit ([`TaxonomyConfig::download_timeout`],
+    /// [`TaxonomyConfig::max_download_bytes`]); a connection that breaks is retried like any
+    /// other call, from the start. Read the file with [`ItemAspectsFile::reader`].
+    pub fn fetch_item_aspects(
+        &self,
+        site: SiteId,
+        dest: &std::path::Path,
+        on_progress: &mut dyn FnMut(DownloadProgress),
+    ) -> Result<ItemAspectsFile, TaxonomyError> {
+        let url = self.config.item_aspects_file_url(site.tree_id());
+        let language = self.language_for(site, None);
+        let call = Call {
+            url: &url,
+            marketplace_id: site.marketplace_id(),
+            language: &language,
+            accept: "application/octet-stream, application/json",
+            timeout: self.config.download_timeout,
+        };
+        let limit = self.config.max_download_bytes;
+        self.send(&call, &mut |response, at| {
+            let total = response.content_length();
+            Download {
+                dest,
+                url: at,
+                limit,
+                on_progress: &mut *on_progress,
+            }
+            .run(response, total, site.tree_id(), &|e, received| {
+                read_error(&e, at, received)
+            })
+        })
+    }
+
     /// Sends the request with renewal on 401 and retries; returns the success body.
     fn execute(
         &self,
@@ -332,14 +464,40 @@ impl TaxonomyClient {
         marketplace_id: &str,
         language: &str,
     ) -> Result<Fetched, TaxonomyError> {
-        let marketplace = header_value("marketplace id", marketplace_id)?;
-        let language = header_value("Accept-Language", language)?;
+        let limit = self.config.max_body_bytes;
+        let call = Call {
+            url: &url,
+            marketplace_id,
+            language,
+            accept: "application/json",
+            timeout: self.config.timeout,
+        };
+        self.send(&call, &mut |response, at| {
+            let status = response.status().as_u16();
+            let bytes = read_limited(response, limit, at)?;
+            Ok(Fetched {
+                url: url.clone(),
+                status,
+                bytes,
+            })
+        })
+    }
+
+    /// Sends `call` with renewal on 401 and retries; `read` consumes each success answer
+    /// (a retry after a failed read calls it again with the new answer).
+    fn send<T>(
+        &self,
+        call: &Call<'_>,
+        read: &mut dyn FnMut(&mut reqwest::blocking::Response, &str) -> Result<T, TaxonomyError>,
+    ) -> Result<T, TaxonomyError> {
+        let marketplace = header_value("marketplace id", call.marketplace_id)?;
+        let language = header_value("Accept-Language", call.language)?;
         let mut token = self.tokens.access_token()?;
         let mut renewed = false;
         let mut retry = 0u32;
         loop {
-            let error = match self.attempt(&url, &token, &marketplace, &language) {
-                Ok(fetched) => return Ok(fetched),
+            let error = match self.attempt(call, &token, &marketplace, &language, read) {
+                Ok(done) => return Ok(done),
                 Err(e) => e,
             };
             if error.status() == Some(401) && !renewed {
@@ -366,13 +524,14 @@ impl TaxonomyClient {
     }
 
     /// One request.
-    fn attempt(
+    fn attempt<T>(
         &self,
-        url: &Url,
+        call: &Call<'_>,
         token: &AccessToken,
         marketplace: &HeaderValue,
         language: &HeaderValue,
-    ) -> Result<Fetched, TaxonomyError> {
+        read: &mut dyn FnMut(&mut reqwest::blocking::Response, &str) -> Result<T, TaxonomyError>,
+    ) -> Result<T, TaxonomyError> {
         let mut authorization = HeaderValue::from_str(&format!("Bearer {}", token.secret()))
             .map_err(|_| {
                 TaxonomyError::Invalid(
@@ -380,16 +539,16 @@ impl TaxonomyClient {
                 )
             })?;
         authorization.set_sensitive(true);
-        let at = url.to_string();
+        let at = call.url.to_string();
         let mut response = self
             .http
-            .get(url.clone())
+            .get(call.url.clone())
             .header(AUTHORIZATION, authorization)
             .header(MARKETPLACE_HEADER, marketplace.clone())
             .header(ACCEPT_LANGUAGE, language.clone())
-            .header(ACCEPT, "application/json")
+            .header(ACCEPT, call.accept)
             .header(ACCEPT_ENCODING, "gzip")
-            .timeout(self.config.timeout)
+            .timeout(call.timeout)
             .send()
             .map_err(|e| {
                 if e.is_timeout() {
@@ -408,12 +567,7 @@ impl TaxonomyClient {
         let retry_after = crate::oauth::client::retry_after(response.headers());
 
         if (200..300).contains(&status) {
-            let bytes = read_limited(&mut response, self.config.max_body_bytes, &at)?;
-            return Ok(Fetched {
-                url: url.clone(),
-                status,
-                bytes,
-            });
+            return read(&mut response, &at);
         }
         // An error answer: its start is enough, and a broken error body is no reason to fail
         // differently.
@@ -478,21 +632,24 @@ fn read_limited(
                 bytes.extend_from_slice(&chunk[..n]);
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => {
-                let message = error_chain(&e);
-                return Err(if io_is_timeout(&e) {
-                    TaxonomyError::Timeout {
-                        url: url.to_owned(),
-                        message,
-                    }
-                } else {
-                    TaxonomyError::Truncated {
-                        url: url.to_owned(),
-                        received: bytes.len() as u64,
-                        message,
-                    }
-                });
-            }
+            Err(e) => return Err(read_error(&e, url, bytes.len() as u64)),
+        }
+    }
+}
+
+/// A failed body read: a time-out, or a cut-off body (retried).
+fn read_error(e: &std::io::Error, url: &str, received: u64) -> TaxonomyError {
+    let message = error_chain(e);
+    if io_is_timeout(e) {
+        TaxonomyError::Timeout {
+            url: url.to_owned(),
+            message,
+        }
+    } else {
+        TaxonomyError::Truncated {
+            url: url.to_owned(),
+            received,
+            message,
         }
     }
 }
@@ -516,6 +673,11 @@ fn io_is_timeout(e: &std::io::Error) -> bool {
         source = s.source();
     }
     false
+}
+
+/// `204 No Content`, or a success with an empty body.
+fn is_empty(fetched: &Fetched) -> bool {
+    fetched.status == 204 || fetched.bytes.iter().all(u8::is_ascii_whitespace)
 }
 
 fn parse_json<T: DeserializeOwned>(fetched: &Fetched) -> Result<T, TaxonomyError> {

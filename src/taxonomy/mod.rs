@@ -21,19 +21,22 @@
 //! let client = TaxonomyClient::new(config, tokens)?;
 //! let aspects = client.item_aspects(SiteId::Us, 9355)?;
 //! for aspect in aspects.required() {
-//!     println!("{} ({}): {:?}", aspect.name, aspect.mode, aspect.values);
+//!     println!("{} ({:?}): {:?}", aspect.name, aspect.mode, aspect.value_names().collect::<Vec<_>>());
 //! }
 //! # Ok(()) }
 //! ```
 //!
 //! See `docs/taxonomy.md` for the configuration, the errors and the retry policy.
 
+mod aspects_file;
 mod client;
 mod config;
 mod error;
 mod retry;
 mod types;
 
+pub use crate::decode::CategorySubtree;
+pub use aspects_file::{AspectsFileError, DownloadProgress, ItemAspectsFile, ItemAspectsReader};
 pub use client::TaxonomyClient;
 pub use config::{
     DEFAULT_BACKOFF_BASE, DEFAULT_BACKOFF_CAP, DEFAULT_CONNECT_TIMEOUT, DEFAULT_DOWNLOAD_TIMEOUT,
@@ -44,8 +47,11 @@ pub use config::{
 pub use error::{ErrorParameter, ServiceError, TaxonomyError, parse_error_body};
 pub use retry::{RecordingSleeper, Sleeper, ThreadSleeper, backoff_ceiling, full_jitter};
 pub use types::{
-    Ancestor, Aspect, AspectCardinality, AspectDataType, AspectMode, AspectUsage, CategoryRef,
-    CategorySubtree, CategorySuggestion, CategorySuggestions, DefaultTreeId, ItemAspects, TreeBody,
+    Ancestor, Aspect, AspectAdvancedDataType, AspectApplicableTo, AspectCardinality,
+    AspectDataType, AspectMode, AspectUsage, AspectValue, CategoryAspects, CategoryRef,
+    CategorySuggestion, CategorySuggestions, CompatibilityProperties, CompatibilityProperty,
+    CompatibilityPropertyValues, DefaultTreeId, ExpiredCategories, ExpiredCategory, ItemAspects,
+    RelevanceIndicator, TreeBody, ValueConstraint,
 };
 
 /// The guide of `docs/taxonomy.md` (merged into the README), compiled here so its examples are
