@@ -54,7 +54,7 @@ fn encoding_then_decoding_gives_the_same_tree() {
 }
 
 #[test]
-fn the_seeds_field_names_are_accepted() {
+fn the_contract_field_names_are_accepted() {
     let body = format!(
         r#"{{{HEAD},"rootCategoryNode":{{"categoryId":"0","categoryName":"Root","childCategoryIds":["1"],
         "childCategoryTreeNodes":[{{"categoryId":"1","categoryName":"Phones","childCategoryIds":["2","3"],"leafCategory":false,
@@ -198,4 +198,58 @@ fn a_tree_serving_several_marketplaces_is_named_after_its_own_site() {
     let body = r#"{"categoryTreeId":"0","categoryTreeVersion":"9","applicableMarketplaceIds":["EBAY_MOTORS_US","EBAY_US"],
         "rootCategoryNode":{"categoryId":"0","categoryName":"Root","childCategoryTreeNodes":[{"categoryId":"1","categoryName":"A","leafCategory":true}]}}"#;
     assert_eq!(decode(body).unwrap().meta.marketplace_id, "EBAY_US");
+}
+
+/// getCategorySubtree answers go through the same node decoder: the same id rule, levels
+/// counted from the subtree's first node, and the tree's structural rules.
+#[test]
+fn subtree_answers_use_the_same_node_decoder() {
+    use taxonomy_tree::decode::decode_subtree;
+    let body = |children: &str| {
+        format!(
+            r#"{{"categoryTreeId":"0","categoryTreeVersion":"7","categorySubtreeNode":{{"category":{{"categoryId":"10","categoryName":"Phones"}},"categoryTreeNodeLevel":1,"parentCategoryTreeNodeHref":"https://api.ebay.com/commerce/taxonomy/v1/category_tree/0/get_category_subtree?category_id=0","childCategoryTreeNodes":[{children}]}}}}"#
+        )
+    };
+    let ok = body(
+        r#"{"category":{"categoryId":"11","categoryName":"Smart"},"categoryTreeNodeLevel":2,"leafCategoryTreeNode":true},{"categoryId":"12","categoryName":"Cases","leafCategory":true}"#,
+    );
+    let sub = decode_subtree(ok.as_bytes(), 10).unwrap();
+    assert_eq!((sub.tree_id, sub.level, sub.len()), (0, 1, 3));
+    assert_eq!(sub.root().parent, Some(0));
+    assert_eq!(sub.root().children, [11, 12]);
+    assert_eq!(sub.get(12).unwrap().parent, Some(10));
+    assert_eq!(sub.leaves().count(), 2);
+
+    let message = |children: &str| {
+        decode_subtree(body(children).as_bytes(), 10)
+            .unwrap_err()
+            .to_string()
+    };
+    // A number is an error here as in the tree.
+    let m = message(
+        r#"{"category":{"categoryId":11,"categoryName":"Smart"},"leafCategoryTreeNode":true}"#,
+    );
+    assert!(
+        m.contains("11 is a number, expected a decimal string"),
+        "{m}"
+    );
+    assert!(m.contains("categorySubtreeNode > 10 (Phones)"), "{m}");
+    // Duplicate ids, a leaf with children, an empty name.
+    let m = message(
+        r#"{"category":{"categoryId":"11","categoryName":"A"},"leafCategoryTreeNode":true},{"category":{"categoryId":"11","categoryName":"B"},"leafCategoryTreeNode":true}"#,
+    );
+    assert!(m.contains("duplicate id"), "{m}");
+    let m = message(
+        r#"{"category":{"categoryId":"11","categoryName":"A"},"leafCategoryTreeNode":true,"childCategoryTreeNodes":[{"category":{"categoryId":"13","categoryName":"C"},"leafCategoryTreeNode":true}]}"#,
+    );
+    assert!(m.contains("category 11"), "{m}");
+    let m = message(
+        r#"{"category":{"categoryId":"11","categoryName":" "},"leafCategoryTreeNode":true}"#,
+    );
+    assert!(m.contains("is empty"), "{m}");
+    // The root cannot head or sit in a subtree.
+    let m = message(
+        r#"{"category":{"categoryId":"0","categoryName":"Root"},"leafCategoryTreeNode":true}"#,
+    );
+    assert!(m.contains("root"), "{m}");
 }

@@ -7,7 +7,7 @@ mod common;
 use std::process::{Command, Output};
 
 use fake_marketplace::taxonomy::{TREE_GET_PATH, tree_path};
-use fake_marketplace::{FakeConfig, FakeMarketplace, Fault};
+use fake_marketplace::{FakeConfig, FakeMarketplace, Fault, TreeRoutes};
 use marketplaces::SiteId;
 use taxonomy_tree::snapshot;
 
@@ -26,6 +26,8 @@ fn refresh(fake: &FakeMarketplace, dir: &std::path::Path, args: &[&str]) -> Outp
         .env_remove("MARKETPLACE_ACCESS_TOKEN")
         .env_remove("MARKETPLACE_CONFIG")
         .env_remove("MARKETPLACE_ENV")
+        .env_remove("MARKETPLACE_TREE_PATH")
+        .env_remove("MARKETPLACE_SCOPE")
         .env("MARKETPLACE_BASE_URL", fake.base_url())
         .env("MARKETPLACE_AUTH_URL", fake.auth_url())
         .env("MARKETPLACE_CLIENT_ID", fake.client_id())
@@ -80,9 +82,67 @@ fn refresh_rewrites_the_changed_snapshot_and_reports_the_changes() {
     for ((name, old), (_, new)) in before.iter().zip(&after) {
         assert_eq!(old == new, name != "EBAY_US.json", "{name}");
     }
-    // One application token for the whole refresh, one tree request per site.
+    // One application token for the whole refresh, one getCategoryTree request per site, in
+    // eBay's documented path form.
     assert_eq!(fake.token_requests().len(), 1);
+    for site in SiteId::ALL {
+        assert_eq!(fake.requests_to(&tree_path(site.tree_id())).len(), 1);
+    }
+    assert!(fake.requests_to(TREE_GET_PATH).is_empty());
+}
+
+#[test]
+fn tree_path_option_picks_the_form() {
+    let fake = fake();
+    fake.set_tree_routes(TreeRoutes::Query);
+    let dir = common::copy_of_snapshots();
+    // `path` against a server that only knows the query form: every site fails, nothing written.
+    let before = common::dir_bytes(dir.path());
+    let out = refresh(
+        &fake,
+        dir.path(),
+        &["--tree-path", "path", "--sites", "EBAY_US"],
+    );
+    let (stdout, stderr) = text(&out);
+    assert!(!out.status.success(), "{stdout}\n{stderr}");
+    assert!(stderr.contains("HTTP 404"), "{stderr}");
+    assert!(common::dir_bytes(dir.path()) == before);
+    // `query` asks for /category_tree/get?category_tree_id=N.
+    let out = refresh(&fake, dir.path(), &["--tree-path", "query", "--check"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let queries: Vec<_> = fake
+        .requests_to(TREE_GET_PATH)
+        .into_iter()
+        .filter_map(|r| r.query)
+        .collect();
+    assert_eq!(queries.len(), 4, "{queries:?}");
+    assert!(queries.contains(&"category_tree_id=77".to_string()));
+    // The default for the fake's custom host is `auto`: the path form, then the query form
+    // once per client (one client serves all four sites).
+    fake.clear_requests();
+    let out = refresh(&fake, dir.path(), &["--check"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
     assert_eq!(fake.requests_to(TREE_GET_PATH).len(), 4);
+    // MARKETPLACE_TREE_PATH sets it too; an unknown form is refused with its name.
+    let out = Command::new(env!("CARGO_BIN_EXE_snapshot"))
+        .args(["refresh", "--check", "--dir"])
+        .arg(dir.path())
+        .env("MARKETPLACE_BASE_URL", fake.base_url())
+        .env("MARKETPLACE_AUTH_URL", fake.auth_url())
+        .env("MARKETPLACE_CLIENT_ID", fake.client_id())
+        .env("MARKETPLACE_CLIENT_SECRET", fake.client_secret())
+        .env("MARKETPLACE_TREE_PATH", "documented")
+        .output()
+        .unwrap();
+    let (_, stderr) = text(&out);
+    assert!(!out.status.success());
+    assert!(stderr.contains("MARKETPLACE_TREE_PATH"), "{stderr}");
+    let out = refresh(&fake, dir.path(), &["--tree-path", "sideways"]);
+    let (_, stderr) = text(&out);
+    assert!(!out.status.success());
+    assert!(stderr.contains("path, query or auto"), "{stderr}");
 }
 
 #[test]
@@ -109,7 +169,7 @@ fn a_failed_site_leaves_every_snapshot_untouched() {
 fn a_server_error_on_one_site_leaves_every_snapshot_untouched() {
     let fake = fake();
     fake.set_tree(SiteId::Us, changed_us_tree());
-    // With the documented path form each site has its own path: fail Australia's every time.
+    // In the path form each site has its own path: fail Australia's every time.
     fake.fail_times(
         &tree_path(15),
         Fault::Status {
@@ -121,7 +181,7 @@ fn a_server_error_on_one_site_leaves_every_snapshot_untouched() {
     );
     let dir = common::copy_of_snapshots();
     let before = common::dir_bytes(dir.path());
-    let out = refresh(&fake, dir.path(), &["--documented-path"]);
+    let out = refresh(&fake, dir.path(), &["--tree-path", "path"]);
     let (stdout, stderr) = text(&out);
     assert!(!out.status.success(), "{stdout}\n{stderr}");
     assert!(stderr.contains("EBAY_AU: download failed"), "{stderr}");
@@ -129,7 +189,7 @@ fn a_server_error_on_one_site_leaves_every_snapshot_untouched() {
         common::dir_bytes(dir.path()) == before,
         "a snapshot changed"
     );
-    // The US tree was fetched with the documented path form.
+    // The US tree was fetched with the path form.
     assert_eq!(fake.requests_to(&tree_path(0)).len(), 1);
 }
 

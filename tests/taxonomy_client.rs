@@ -12,7 +12,7 @@ use fake_marketplace::taxonomy::{
     DEFAULT_TREE_ID_PATH, ERROR_CATEGORY_NOT_IN_TREE, ERROR_MARKETPLACE_MISMATCH, ERROR_NOT_LEAF,
     ERROR_TREE_NOT_FOUND, TREE_GET_PATH, aspects_path, subtree_path, suggestions_path, tree_path,
 };
-use fake_marketplace::{Fault, Request, Response};
+use fake_marketplace::{Fault, Request, Response, TreeRoutes};
 use marketplace_client::taxonomy::{
     AspectCardinality, AspectDataType, AspectMode, AspectUsage, MARKETPLACE_HEADER, TaxonomyError,
     TreePath,
@@ -57,20 +57,24 @@ fn assert_headers(fake: &fake_marketplace::FakeMarketplace, r: &Request, site: S
 }
 
 #[test]
-fn seed_form_exact_request_and_body_decodes_to_the_snapshot() {
+fn path_form_by_default_exact_request_and_body_decodes_to_the_snapshot() {
     let fake = fake();
     let (client, _) = client(&fake);
+    // A custom host: `auto`, which tries eBay's documented getCategoryTree path first.
+    assert_eq!(client.config().tree_path, TreePath::Auto);
     let body = client.fetch_tree_body(SiteId::Us, None).unwrap();
 
-    let requests = fake.requests_to(TREE_GET_PATH);
+    let requests = fake.requests_to(&tree_path(0));
     assert_eq!(requests.len(), 1);
     let r = &requests[0];
-    assert_eq!(r.query.as_deref(), Some("category_tree_id=0"));
+    assert_eq!(r.query, None);
     assert_headers(&fake, r, SiteId::Us, "en-US");
+    assert!(fake.requests_to(TREE_GET_PATH).is_empty());
     assert_eq!(
         body.url.as_str(),
-        format!("{}{TREE_GET_PATH}?category_tree_id=0", fake.base_url())
+        format!("{}{}", fake.base_url(), tree_path(0))
     );
+    assert_eq!(client.tree_path_in_use(), TreePath::Path);
     assert_eq!(body.language, "en-US");
     assert_eq!(body.site, SiteId::Us);
     // The fake answered gzip (the request accepted it); the client hands back the JSON.
@@ -83,9 +87,10 @@ fn seed_form_exact_request_and_body_decodes_to_the_snapshot() {
 }
 
 #[test]
-fn documented_form_with_language_override_decodes_to_the_snapshot() {
+fn query_form_when_configured_with_language_override_decodes_to_the_snapshot() {
     let fake = fake();
-    let config = config(&fake).with_tree_path(TreePath::Documented);
+    fake.set_tree_routes(TreeRoutes::Query);
+    let config = config(&fake).with_tree_path(TreePath::Query);
     let (client, _) = client_with(&fake, config);
     let expected = snapshot(SiteId::Au);
     let tree = client
@@ -95,12 +100,141 @@ fn documented_form_with_language_override_decodes_to_the_snapshot() {
 
     let body = client.fetch_tree_body(SiteId::De, Some("en-GB")).unwrap();
     assert_eq!(body.language, "en-GB");
-    let requests = fake.requests_to(&tree_path(77));
-    assert_eq!(requests.len(), 1);
-    assert_eq!(requests[0].query, None);
-    assert_headers(&fake, &requests[0], SiteId::De, "en-GB");
-    let au = fake.requests_to(&tree_path(15));
-    assert_headers(&fake, &au[0], SiteId::Au, "en-AU");
+    let requests = fake.requests_to(TREE_GET_PATH);
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[0].query.as_deref(), Some("category_tree_id=15"));
+    assert_eq!(requests[1].query.as_deref(), Some("category_tree_id=77"));
+    assert_headers(&fake, &requests[0], SiteId::Au, "en-AU");
+    assert_headers(&fake, &requests[1], SiteId::De, "en-GB");
+    assert!(fake.requests_to(&tree_path(77)).is_empty());
+}
+
+#[test]
+fn auto_falls_back_to_the_query_form_once_and_remembers_it() {
+    let fake = fake();
+    fake.set_tree_routes(TreeRoutes::Query);
+    let (client, _) = client(&fake);
+    assert_eq!(client.tree_path_in_use(), TreePath::Auto);
+    client.fetch_tree_body(SiteId::Us, None).unwrap();
+    // The path form was refused with a 404, the query form answered.
+    assert_eq!(fake.requests_to(&tree_path(0)).len(), 1);
+    assert_eq!(fake.requests_to(TREE_GET_PATH).len(), 1);
+    assert_eq!(client.tree_path_in_use(), TreePath::Query);
+    // Remembered: the next tree goes straight to the query form, from any thread.
+    std::thread::scope(|s| {
+        s.spawn(|| client.fetch_tree_body(SiteId::Gb, None).unwrap());
+    });
+    assert!(fake.requests_to(&tree_path(3)).is_empty());
+    assert_eq!(fake.requests_to(TREE_GET_PATH).len(), 2);
+    // Another client starts again from the path form.
+    let (other, _) = support::client(&fake);
+    other.fetch_tree_body(SiteId::Gb, None).unwrap();
+    assert_eq!(fake.requests_to(&tree_path(3)).len(), 1);
+}
+
+#[test]
+fn auto_reports_the_first_answer_when_both_forms_say_not_found_and_remembers_nothing() {
+    let fake = fake();
+    let (client, _) = client(&fake);
+    fake.fail_next(
+        &tree_path(0),
+        Fault::Status {
+            status: 404,
+            body: r#"{"errors":[{"errorId":62004,"domain":"API_TAXONOMY","category":"REQUEST","message":"The specified category tree ID was not found.","parameters":[{"name":"category_tree_id","value":"0"}]}]}"#.into(),
+            headers: vec![],
+        },
+    );
+    let err = client.fetch_tree_body(SiteId::Us, None).unwrap_err();
+    assert_eq!(err.error_id(), Some(ERROR_TREE_NOT_FOUND));
+    assert!(err.to_string().contains(&tree_path(0)), "{err}");
+    // The query form was tried once (the fake reads `get` as a tree id, as eBay does).
+    assert_eq!(fake.requests_to(TREE_GET_PATH).len(), 1);
+    assert_eq!(client.tree_path_in_use(), TreePath::Auto);
+    // A failure that is not "not found" does not switch forms.
+    fake.fail_next(
+        &tree_path(0),
+        Fault::Status {
+            status: 400,
+            body: "{}".into(),
+            headers: vec![],
+        },
+    );
+    assert_eq!(
+        client
+            .fetch_tree_body(SiteId::Us, None)
+            .unwrap_err()
+            .status(),
+        Some(400)
+    );
+    assert_eq!(fake.requests_to(TREE_GET_PATH).len(), 1);
+    client.fetch_tree_body(SiteId::Us, None).unwrap();
+    assert_eq!(client.tree_path_in_use(), TreePath::Path);
+}
+
+#[test]
+fn explicit_forms_never_fall_back() {
+    let fake = fake();
+    fake.set_tree_routes(TreeRoutes::Query);
+    let (client, _) = client_with(&fake, config(&fake).with_tree_path(TreePath::Path));
+    let err = client.fetch_tree_body(SiteId::Us, None).unwrap_err();
+    assert_eq!(err.status(), Some(404));
+    assert!(fake.requests_to(TREE_GET_PATH).is_empty());
+    fake.set_tree_routes(TreeRoutes::Path);
+    let (client, _) = client_with(&fake, config(&fake).with_tree_path(TreePath::Query));
+    let err = client.fetch_tree_body(SiteId::Us, None).unwrap_err();
+    assert_eq!(err.error_id(), Some(ERROR_TREE_NOT_FOUND));
+    assert_eq!(
+        fake.requests_to(&tree_path(0)).len(),
+        1,
+        "only the first client's request"
+    );
+}
+
+#[test]
+fn presets_use_the_documented_path_and_the_production_scope() {
+    use marketplace_client::oauth::{
+        Credentials, Endpoints, OAuthClient, OAuthError, OAuthErrorCode, ScopeSet,
+    };
+    use marketplace_client::taxonomy::TaxonomyConfig;
+    for config in [TaxonomyConfig::production(), TaxonomyConfig::sandbox()] {
+        assert_eq!(config.tree_path, TreePath::Path);
+        assert!(
+            config
+                .tree_url(0)
+                .as_str()
+                .ends_with("/commerce/taxonomy/v1/category_tree/0")
+        );
+    }
+    // eBay's sandbox grants application tokens for the production scope URL, and refuses
+    // the sandbox-host one with invalid_scope; so does the fake.
+    let fake = fake();
+    let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url()).unwrap();
+    let oauth = OAuthClient::new(
+        endpoints,
+        Credentials::new(fake.client_id(), fake.client_secret()),
+    )
+    .unwrap();
+    let sandbox_default = Endpoints::sandbox().default_scope();
+    assert_eq!(sandbox_default, "https://api.ebay.com/oauth/api_scope");
+    oauth
+        .client_credentials(&ScopeSet::new([sandbox_default]))
+        .expect("the production scope URL is granted");
+    let err = oauth
+        .client_credentials(&ScopeSet::new([
+            "https://api.sandbox.ebay.com/oauth/api_scope",
+        ]))
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            OAuthError::Server {
+                code: OAuthErrorCode::InvalidScope,
+                status: 400,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
 }
 
 #[test]
@@ -136,7 +270,9 @@ fn fetch_tree_fills_empty_provenance_and_follows_a_replaced_tree() {
     assert_eq!(got.categories, tree.categories);
     assert_eq!(got.meta.language, "en-GB");
     assert!(
-        got.meta.source.ends_with("category_tree_id=3"),
+        got.meta
+            .source
+            .ends_with("/commerce/taxonomy/v1/category_tree/3"),
         "{}",
         got.meta.source
     );
@@ -251,18 +387,18 @@ fn aspects_are_typed() {
 
     assert_eq!(got.category_id, 9355);
     let brand = got.get("brand").unwrap();
-    assert_eq!(brand.data_type, AspectDataType::String);
+    assert_eq!(brand.data_type, Some(AspectDataType::String));
     assert!(brand.required);
-    assert_eq!(brand.mode, AspectMode::SelectionOnly);
-    assert_eq!(brand.cardinality, AspectCardinality::Single);
+    assert_eq!(brand.mode, Some(AspectMode::SelectionOnly));
+    assert_eq!(brand.cardinality, Some(AspectCardinality::Single));
     assert_eq!(brand.usage, Some(AspectUsage::Recommended));
-    assert!(brand.values.iter().any(|v| v == "Apple"));
-    assert_eq!(got.get("Model").unwrap().mode, AspectMode::FreeText);
+    assert!(brand.value_names().any(|v| v == "Apple"));
+    assert_eq!(got.get("Model").unwrap().mode, Some(AspectMode::FreeText));
     assert!(got.get("Storage Capacity").is_some());
     assert!(got.get("Colour").is_some());
     let features = got.get("Features").unwrap();
-    assert_eq!(features.cardinality, AspectCardinality::Multi);
-    assert_eq!(features.data_type, AspectDataType::StringArray);
+    assert_eq!(features.cardinality, Some(AspectCardinality::Multi));
+    assert_eq!(features.data_type, Some(AspectDataType::StringArray));
     let required: Vec<&str> = got.required().map(|a| a.name.as_str()).collect();
     assert_eq!(required, vec!["Brand", "Model"]);
 
@@ -300,13 +436,19 @@ fn unknown_enum_values_are_kept() {
     let (client, _) = client(&fake);
     let got = client.item_aspects(SiteId::Us, 9355).unwrap();
     let size = &got.aspects[0];
-    assert_eq!(size.data_type, AspectDataType::Other("RANGE".into()));
-    assert_eq!(size.mode, AspectMode::Other("GUIDED".into()));
-    assert_eq!(size.cardinality, AspectCardinality::Other("FEW".into()));
-    assert_eq!(size.usage, Some(AspectUsage::Other("SOMETIMES".into())));
+    assert_eq!(
+        size.data_type,
+        Some(AspectDataType::Unknown("RANGE".into()))
+    );
+    assert_eq!(size.mode, Some(AspectMode::Unknown("GUIDED".into())));
+    assert_eq!(
+        size.cardinality,
+        Some(AspectCardinality::Unknown("FEW".into()))
+    );
+    assert_eq!(size.usage, Some(AspectUsage::Unknown("SOMETIMES".into())));
     assert_eq!(size.max_length, Some(65));
     assert_eq!(size.format.as_deref(), Some("int32"));
-    assert_eq!(size.values, vec!["XL"]);
+    assert_eq!(size.value_names().collect::<Vec<_>>(), vec!["XL"]);
 }
 
 #[test]
@@ -361,7 +503,7 @@ fn unauthorized_once_renews_the_token_and_retries() {
     let (client, sleeper) = client(&fake);
     fake.set_tree(SiteId::Us, small_tree(SiteId::Us));
     fake.fail_next(
-        TREE_GET_PATH,
+        &tree_path(0),
         Fault::Status {
             status: 401,
             body: r#"{"errors":[{"errorId":1001,"domain":"OAuth","category":"REQUEST","message":"Invalid access token"}]}"#.into(),
@@ -369,7 +511,7 @@ fn unauthorized_once_renews_the_token_and_retries() {
         },
     );
     client.fetch_tree_body(SiteId::Us, None).unwrap();
-    let trees = fake.requests_to(TREE_GET_PATH);
+    let trees = fake.requests_to(&tree_path(0));
     assert_eq!(trees.len(), 2);
     assert_eq!(fake.token_requests().len(), 2);
     assert_ne!(
@@ -432,7 +574,7 @@ fn rate_limited_with_real_sleep_of_one_second() {
     let client =
         marketplace_client::taxonomy::TaxonomyClient::new(config(&fake), tokens(&fake)).unwrap();
     fake.fail_next(
-        TREE_GET_PATH,
+        &tree_path(3),
         Fault::TooManyRequests {
             retry_after_secs: 1,
         },
@@ -440,7 +582,7 @@ fn rate_limited_with_real_sleep_of_one_second() {
     let start = Instant::now();
     client.fetch_tree_body(SiteId::Gb, None).unwrap();
     assert!(start.elapsed() >= Duration::from_secs(1));
-    assert_eq!(fake.requests_to(TREE_GET_PATH).len(), 2);
+    assert_eq!(fake.requests_to(&tree_path(3)).len(), 2);
 }
 
 #[test]
@@ -558,18 +700,18 @@ fn cut_off_body_is_truncated_and_retried() {
     let fake = fake();
     fake.set_tree(SiteId::De, small_tree(SiteId::De));
     let (client, sleeper) = client_with(&fake, config(&fake).with_max_retries(0));
-    fake.fail_next(TREE_GET_PATH, Fault::CutOffBody);
+    fake.fail_next(&tree_path(77), Fault::CutOffBody);
     let err = client.fetch_tree_body(SiteId::De, None).unwrap_err();
     assert!(matches!(err, TaxonomyError::Truncated { .. }), "{err:?}");
     assert!(sleeper.delays().is_empty());
 
     // With retries, the next attempt gets the whole body.
     let (client, sleeper) = support::client(&fake);
-    fake.fail_next(TREE_GET_PATH, Fault::CutOffBody);
+    fake.fail_next(&tree_path(77), Fault::CutOffBody);
     let body = client.fetch_tree_body(SiteId::De, None).unwrap();
     assert!(body.bytes.starts_with(b"{"));
     assert_eq!(sleeper.delays().len(), 1);
-    assert_eq!(fake.requests_to(TREE_GET_PATH).len(), 3);
+    assert_eq!(fake.requests_to(&tree_path(77)).len(), 3);
 }
 
 #[test]
@@ -581,7 +723,7 @@ fn oversize_body_stops_at_the_limit() {
         panic!("{err:?}")
     };
     assert_eq!(limit, 10_000);
-    assert_eq!(fake.requests_to(TREE_GET_PATH).len(), 1);
+    assert_eq!(fake.requests_to(&tree_path(0)).len(), 1);
     assert!(sleeper.delays().is_empty());
     // The same limit is fine for a small answer.
     client.item_aspects(SiteId::Us, 9355).unwrap();
@@ -690,7 +832,9 @@ fn four_sites_concurrently_with_one_client() {
         assert_eq!(tree.meta.marketplace_id, site.marketplace_id());
         assert_eq!(tree.meta.language, site.language());
     }
-    assert_eq!(fake.requests_to(TREE_GET_PATH).len(), 4);
+    for site in SiteId::ALL {
+        assert_eq!(fake.requests_to(&tree_path(site.tree_id())).len(), 1);
+    }
 }
 
 /// The fake itself: unknown tree ids and a wrong marketplace header get the service's error
@@ -715,8 +859,9 @@ fn fake_rejects_unknown_tree_and_wrong_marketplace() {
         let body: serde_json::Value = r.json().unwrap();
         (status, body["errors"][0]["errorId"].as_u64().unwrap_or(0))
     };
+    // The query form is not eBay's: by default the fake reads `get` as a tree id, as eBay does.
     assert_eq!(
-        get(&format!("{TREE_GET_PATH}?category_tree_id=9"), "EBAY_US"),
+        get(&format!("{TREE_GET_PATH}?category_tree_id=0"), "EBAY_US"),
         (404, u64::from(ERROR_TREE_NOT_FOUND))
     );
     assert_eq!(
@@ -724,7 +869,7 @@ fn fake_rejects_unknown_tree_and_wrong_marketplace() {
         (404, u64::from(ERROR_TREE_NOT_FOUND))
     );
     assert_eq!(
-        get(&format!("{TREE_GET_PATH}?category_tree_id=77"), "EBAY_US"),
+        get(&tree_path(77), "EBAY_US"),
         (400, u64::from(ERROR_MARKETPLACE_MISMATCH))
     );
     let unauthenticated = http

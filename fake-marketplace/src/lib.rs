@@ -51,11 +51,14 @@
 //! # Taxonomy
 //!
 //! The taxonomy endpoints (see [`taxonomy`]) serve the committed snapshots
-//! (`<repo>/snapshots/EBAY_*.json`) in the get-category-tree shape, gzip-compressed when the
-//! request accepts it, at both `/commerce/taxonomy/v1/category_tree/get?category_tree_id=N`
-//! and `/commerce/taxonomy/v1/category_tree/N`, plus suggestions, subtrees, aspects and the
-//! default tree id. [`FakeMarketplace::set_tree`] and [`FakeMarketplace::set_tree_body`]
-//! replace what a site serves.
+//! (`<repo>/snapshots/EBAY_*.json`) in the getCategoryTree shape, gzip-compressed when the
+//! request accepts it, at eBay's documented path `/commerce/taxonomy/v1/category_tree/N`
+//! (the query form `/commerce/taxonomy/v1/category_tree/get?category_tree_id=N` only when
+//! [`FakeConfig::tree_routes`] says so), plus suggestions, subtrees, aspects, the default
+//! tree id, the expired categories (getExpiredCategories), the aspects of every leaf as one
+//! gzipped file (fetchItemAspects) and parts compatibility (getCompatibilityProperties,
+//! getCompatibilityPropertyValues). [`FakeMarketplace::set_tree`] and
+//! [`FakeMarketplace::set_tree_body`] replace what a site serves.
 //!
 //! # Time
 //!
@@ -149,6 +152,30 @@ pub enum ConsentBehavior {
     Deny,
 }
 
+/// Which getCategoryTree path forms the fake answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TreeRoutes {
+    /// Only eBay's documented `/category_tree/N` (the default). A query-form request is
+    /// answered as eBay answers it: tree id `get` is not found (404, errorId 62004).
+    #[default]
+    Path,
+    /// Only `/category_tree/get?category_tree_id=N`; `/category_tree/N` is a 404 without the
+    /// taxonomy error body (a server that does not know the documented form).
+    Query,
+    /// Both forms.
+    Both,
+}
+
+impl TreeRoutes {
+    pub(crate) fn path(self) -> bool {
+        matches!(self, TreeRoutes::Path | TreeRoutes::Both)
+    }
+
+    pub(crate) fn query(self) -> bool {
+        matches!(self, TreeRoutes::Query | TreeRoutes::Both)
+    }
+}
+
 /// How the fake behaves. Scopes may contain `{base_url}`, replaced by the fake's address.
 #[derive(Debug, Clone)]
 pub struct FakeConfig {
@@ -157,7 +184,11 @@ pub struct FakeConfig {
     /// The certificate id it accepts. The default has a space, `+` and `%`, so a client that
     /// does not form-encode the Basic credentials (RFC 6749 §2.3.1) is caught.
     pub client_secret: String,
-    /// Scopes an application token may have.
+    /// Scopes an application token may have. The default holds the fake's own
+    /// `{base_url}/oauth/api_scope` family and eBay's `https://api.ebay.com/oauth/api_scope`
+    /// (which production and the sandbox both use), but not the sandbox-host scope
+    /// `https://api.sandbox.ebay.com/oauth/api_scope`: asked for it, the fake answers
+    /// `invalid_scope` as eBay does.
     pub app_scopes: Vec<String>,
     /// Scopes a user may grant.
     pub user_scopes: Vec<String>,
@@ -184,6 +215,12 @@ pub struct FakeConfig {
     /// A random delay in `[min, max]` before every full-tree answer (the real service takes 2
     /// to 5 s); `None` (the default) answers at once.
     pub tree_delay: Option<(Duration, Duration)>,
+    /// The getCategoryTree path forms answered (default: eBay's documented path only).
+    pub tree_routes: TreeRoutes,
+    /// getExpiredCategories: per site, the expired leaf categories and their replacements
+    /// (`(from, to)`); a site not listed has none (answered `204 No Content`). Also set with
+    /// [`FakeMarketplace::set_expired_categories`].
+    pub expired_categories: Vec<(marketplaces::SiteId, Vec<(u32, u32)>)>,
 }
 
 impl Default for FakeConfig {
@@ -195,6 +232,7 @@ impl Default for FakeConfig {
                 "{base_url}/oauth/api_scope".into(),
                 "{base_url}/oauth/api_scope/buy.item.feed".into(),
                 "{base_url}/oauth/api_scope/commerce.catalog.readonly".into(),
+                "https://api.ebay.com/oauth/api_scope".into(),
             ],
             user_scopes: vec![
                 "{base_url}/oauth/api_scope".into(),
@@ -212,6 +250,8 @@ impl Default for FakeConfig {
             routes: Vec::new(),
             snapshots_dir: taxonomy::default_snapshots_dir(),
             tree_delay: None,
+            tree_routes: TreeRoutes::default(),
+            expired_categories: Vec::new(),
         }
     }
 }
@@ -469,8 +509,12 @@ impl FakeMarketplace {
         let mut routes = oauth::routes();
         routes.append(&mut taxonomy::routes());
         routes.append(&mut config.routes);
-        let taxonomy =
-            taxonomy::TaxonomyState::new(config.snapshots_dir.clone(), config.tree_delay);
+        let taxonomy = taxonomy::TaxonomyState::new(
+            config.snapshots_dir.clone(),
+            config.tree_delay,
+            config.tree_routes,
+            &config.expired_categories,
+        );
         let state = Arc::new(FakeState {
             config,
             base_url,

@@ -1,5 +1,7 @@
-//! The fake's taxonomy endpoints: the full tree (both path forms), category suggestions,
-//! subtrees, item aspects and the default tree id, with the service's error bodies.
+//! The fake's taxonomy endpoints: getCategoryTree (eBay's path form, and the query form when
+//! [`FakeConfig::tree_routes`](crate::FakeConfig::tree_routes) says so),
+//! getCategorySuggestions, getCategorySubtree, getItemAspectsForCategory and
+//! getDefaultCategoryTreeId, with the service's error bodies.
 //!
 //! Trees come from the committed snapshots (`<repo>/snapshots/EBAY_*.json`, read once per
 //! process) unless a test replaced them with [`FakeMarketplace::set_tree`] or
@@ -20,11 +22,13 @@ use serde_json::{Value, json};
 use taxonomy_tree::tree::{CategoryTree, ROOT_ID};
 
 use crate::http::{Request, Response};
-use crate::{FakeMarketplace, FakeState, Route, lock};
+use crate::{FakeMarketplace, FakeState, Route, TreeRoutes, lock};
 
 /// The marketplace header the endpoints check.
 pub const MARKETPLACE_HEADER: &str = "X-EBAY-C-MARKETPLACE-ID";
-/// The seed's get-category-tree path (the tree id is the `category_tree_id` query parameter).
+/// The query form of the getCategoryTree path (the tree id is the `category_tree_id` query
+/// parameter), answered only when [`FakeConfig::tree_routes`](crate::FakeConfig::tree_routes)
+/// allows it.
 pub const TREE_GET_PATH: &str = "/commerce/taxonomy/v1/category_tree/get";
 /// The default-tree-id path (`marketplace_id` query parameter).
 pub const DEFAULT_TREE_ID_PATH: &str = "/commerce/taxonomy/v1/get_default_category_tree_id";
@@ -41,6 +45,14 @@ pub const ERROR_MISSING_KEYWORD: u32 = 62007;
 pub const ERROR_ROOT_CATEGORY: u32 = 62008;
 /// errorId: aspects were asked for a category that is not a leaf (HTTP 400).
 pub const ERROR_NOT_LEAF: u32 = 62009;
+/// errorId: the compatibility filter is malformed (HTTP 400).
+pub const ERROR_BAD_FILTER: u32 = 62100;
+/// errorId: the category is not enabled for parts compatibility (HTTP 400).
+pub const ERROR_NOT_COMPATIBILITY_ENABLED: u32 = 62101;
+/// errorId: the compatibility property is unknown (HTTP 400).
+pub const ERROR_BAD_PROPERTY: u32 = 62102;
+/// errorId: `compatibility_property` is missing (HTTP 400).
+pub const ERROR_MISSING_PROPERTY: u32 = 62104;
 /// errorId (the fake's own): the marketplace header is missing or not the tree's (HTTP 400).
 pub const ERROR_MARKETPLACE_MISMATCH: u32 = 62020;
 /// errorId (the fake's own): `Accept-Language` is missing (HTTP 400).
@@ -68,6 +80,26 @@ pub fn aspects_path(tree_id: u32) -> String {
     format!("{}/get_item_aspects_for_category", tree_path(tree_id))
 }
 
+/// `/commerce/taxonomy/v1/category_tree/N/get_expired_categories` (getExpiredCategories).
+pub fn expired_path(tree_id: u32) -> String {
+    format!("{}/get_expired_categories", tree_path(tree_id))
+}
+
+/// `/commerce/taxonomy/v1/category_tree/N/fetch_item_aspects` (fetchItemAspects).
+pub fn aspects_file_path(tree_id: u32) -> String {
+    format!("{}/fetch_item_aspects", tree_path(tree_id))
+}
+
+/// `/commerce/taxonomy/v1/category_tree/N/get_compatibility_properties`.
+pub fn compatibility_properties_path(tree_id: u32) -> String {
+    format!("{}/get_compatibility_properties", tree_path(tree_id))
+}
+
+/// `/commerce/taxonomy/v1/category_tree/N/get_compatibility_property_values`.
+pub fn compatibility_values_path(tree_id: u32) -> String {
+    format!("{}/get_compatibility_property_values", tree_path(tree_id))
+}
+
 /// The committed snapshots of this repository.
 pub fn default_snapshots_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../snapshots")
@@ -83,12 +115,16 @@ struct SiteData {
     body: Option<Bodies>,
     /// A body served instead of the tree (see `set_tree_body`).
     raw: Option<Arc<Vec<u8>>>,
+    /// The gzipped fetchItemAspects file of `tree`, made on first use.
+    aspects_file: Option<Arc<Vec<u8>>>,
 }
 
 /// The taxonomy part of the fake's state.
 pub(crate) struct TaxonomyState {
     snapshots_dir: PathBuf,
     delay: Mutex<Option<(Duration, Duration)>>,
+    routes: Mutex<TreeRoutes>,
+    expired: Mutex<HashMap<SiteId, Vec<(u32, u32)>>>,
     sites: Mutex<HashMap<SiteId, SiteData>>,
 }
 
@@ -110,10 +146,17 @@ fn snapshot(dir: &Path, site: SiteId) -> Result<Arc<CategoryTree>, String> {
 }
 
 impl TaxonomyState {
-    pub(crate) fn new(snapshots_dir: PathBuf, delay: Option<(Duration, Duration)>) -> Self {
+    pub(crate) fn new(
+        snapshots_dir: PathBuf,
+        delay: Option<(Duration, Duration)>,
+        routes: TreeRoutes,
+        expired: &[(SiteId, Vec<(u32, u32)>)],
+    ) -> Self {
         Self {
             snapshots_dir,
             delay: Mutex::new(delay),
+            routes: Mutex::new(routes),
+            expired: Mutex::new(expired.iter().cloned().collect()),
             sites: Mutex::new(HashMap::new()),
         }
     }
@@ -133,6 +176,7 @@ impl TaxonomyState {
         data.tree = Some(Arc::new(tree));
         data.body = None;
         data.raw = None;
+        data.aspects_file = None;
     }
 
     pub(crate) fn set_tree_body(&self, site: SiteId, body: Vec<u8>) {
@@ -178,6 +222,48 @@ impl TaxonomyState {
     }
 }
 
+impl TaxonomyState {
+    /// The fetchItemAspects file of `site`: every leaf with [`aspects_of`], gzipped.
+    fn aspects_file(&self, site: SiteId) -> Result<Arc<Vec<u8>>, String> {
+        if let Some(file) = lock(&self.sites)
+            .get(&site)
+            .and_then(|d| d.aspects_file.clone())
+        {
+            return Ok(file);
+        }
+        let tree = self.tree(site)?;
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        let head = json!({
+            "categoryTreeId": site.tree_id().to_string(),
+            "categoryTreeVersion": tree.meta.version,
+        });
+        // {"categoryTreeId":…,"categoryTreeVersion":…,"categoryAspects":[…]}, written entry
+        // by entry.
+        let head = head.to_string();
+        let mut out = head[..head.len() - 1].to_owned();
+        out.push_str(",\"categoryAspects\":[");
+        let _ = encoder.write_all(out.as_bytes());
+        for (i, c) in tree.listable().filter(|c| c.leaf).enumerate() {
+            let entry = json!({
+                "category": {"categoryId": c.id.to_string(), "categoryName": c.name},
+                "aspects": aspects_of(c.id)["aspects"],
+            });
+            if i > 0 {
+                let _ = encoder.write_all(b",");
+            }
+            let _ = encoder.write_all(entry.to_string().as_bytes());
+        }
+        let _ = encoder.write_all(b"]}");
+        let file = Arc::new(encoder.finish().unwrap_or_default());
+        let mut sites = lock(&self.sites);
+        let data = sites.entry(site).or_default();
+        if data.tree.as_ref().is_some_and(|t| Arc::ptr_eq(t, &tree)) {
+            data.aspects_file = Some(file.clone());
+        }
+        Ok(file)
+    }
+}
+
 fn gzip_bytes(bytes: &[u8]) -> Vec<u8> {
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     // Writing to a Vec cannot fail.
@@ -220,6 +306,30 @@ impl FakeMarketplace {
     pub fn set_tree_delay(&self, delay: Option<(Duration, Duration)>) {
         self.state().taxonomy.set_delay(delay);
     }
+
+    /// Sets the expired categories of `site` (getExpiredCategories): `(from, to)` pairs, an
+    /// expired leaf and the active leaf that replaced it; empty: none (`204 No Content`).
+    pub fn set_expired_categories(&self, site: SiteId, mappings: Vec<(u32, u32)>) {
+        lock(&self.state().taxonomy.expired).insert(site, mappings);
+    }
+
+    /// The fetchItemAspects file the fake serves for `site` (gzipped JSON; made from the
+    /// site's leaves and [`aspects_of`]).
+    ///
+    /// # Panics
+    ///
+    /// When the snapshot of `site` cannot be read.
+    pub fn item_aspects_file(&self, site: SiteId) -> Vec<u8> {
+        match self.state().taxonomy.aspects_file(site) {
+            Ok(file) => file.to_vec(),
+            Err(e) => panic!("the fake has no tree for {site}: {e}"),
+        }
+    }
+
+    /// Changes the getCategoryTree path forms answered (see [`TreeRoutes`]).
+    pub fn set_tree_routes(&self, routes: TreeRoutes) {
+        *lock(&self.state().taxonomy.routes) = routes;
+    }
 }
 
 pub(crate) fn routes() -> Vec<Route> {
@@ -241,6 +351,26 @@ pub(crate) fn routes() -> Vec<Route> {
             aspects,
         ),
         Route::new("GET", DEFAULT_TREE_ID_PATH, default_tree_id),
+        Route::new(
+            "GET",
+            "/commerce/taxonomy/v1/category_tree/{id}/get_expired_categories",
+            expired_categories,
+        ),
+        Route::new(
+            "GET",
+            "/commerce/taxonomy/v1/category_tree/{id}/fetch_item_aspects",
+            fetch_item_aspects,
+        ),
+        Route::new(
+            "GET",
+            "/commerce/taxonomy/v1/category_tree/{id}/get_compatibility_properties",
+            compatibility_properties,
+        ),
+        Route::new(
+            "GET",
+            "/commerce/taxonomy/v1/category_tree/{id}/get_compatibility_property_values",
+            compatibility_property_values,
+        ),
     ]
 }
 
@@ -327,10 +457,17 @@ fn pseudo_random(min: Duration, max: Duration) -> Duration {
 
 fn tree(request: &Request, state: &FakeState) -> Response {
     let param = request.param("id").unwrap_or_default();
-    let tree_id = if param == "get" {
+    let routes = *lock(&state.taxonomy.routes);
+    let tree_id = if param == "get" && routes.query() {
         request.query_param("category_tree_id")
-    } else {
+    } else if routes.path() {
+        // eBay reads `get` of the query form as a tree id, and does not find it.
         Some(param.to_owned())
+    } else {
+        return Response::json(
+            404,
+            &json!({"errors": [{"errorId": 2002, "message": "Resource not found"}]}),
+        );
     };
     let site = match guard(request, state, tree_id.as_deref()) {
         Ok(site) => site,
@@ -663,4 +800,224 @@ fn default_tree_id(request: &Request, state: &FakeState) -> Response {
             "categoryTreeVersion": tree.meta.version,
         }),
     )
+}
+
+fn expired_categories(request: &Request, state: &FakeState) -> Response {
+    let site = match guard(request, state, request.param("id")) {
+        Ok(site) => site,
+        Err(denied) => return denied,
+    };
+    let mappings = lock(&state.taxonomy.expired)
+        .get(&site)
+        .cloned()
+        .unwrap_or_default();
+    if mappings.is_empty() {
+        return Response::new(204, Vec::new());
+    }
+    let list: Vec<Value> = mappings
+        .iter()
+        .map(|(from, to)| json!({"fromCategoryId": from.to_string(), "toCategoryId": to.to_string()}))
+        .collect();
+    Response::json(200, &json!({ "expiredCategories": list }))
+}
+
+fn fetch_item_aspects(request: &Request, state: &FakeState) -> Response {
+    let site = match guard(request, state, request.param("id")) {
+        Ok(site) => site,
+        Err(denied) => return denied,
+    };
+    match state.taxonomy.aspects_file(site) {
+        // eBay sends the gzip file itself, as application/octet-stream (no Content-Encoding).
+        Ok(file) => Response::new(200, file.to_vec())
+            .with_header("Content-Type", "application/octet-stream"),
+        Err(e) => internal(&e),
+    }
+}
+
+/// Parts compatibility is enabled for leaves below a category named "… Parts …" (or "Teile").
+fn compatibility_enabled(tree: &CategoryTree, id: u32) -> bool {
+    tree.get(id).is_some_and(|c| c.leaf)
+        && ancestors(tree, id)
+            .iter()
+            .any(|(_, name)| name.contains("Parts") || name.contains("Teile"))
+}
+
+/// The properties, then the vehicles the values come from.
+const PROPERTIES: [(&str, &str); 5] = [
+    ("Make", "Make"),
+    ("Model", "Model"),
+    ("Year", "Year"),
+    ("Trim", "Trim"),
+    ("Engine", "Engine"),
+];
+const VEHICLES: [[&str; 5]; 8] = [
+    [
+        "Toyota",
+        "Camry",
+        "2018",
+        "LE Sedan 4-Door",
+        "2.5L 2487CC l4 GAS DOHC Naturally Aspirated",
+    ],
+    [
+        "Toyota",
+        "Camry",
+        "2018",
+        "XSE Sedan 4-Door",
+        "3.5L 3456CC V6 GAS DOHC Naturally Aspirated",
+    ],
+    [
+        "Toyota",
+        "Camry",
+        "2019",
+        "LE Sedan 4-Door",
+        "2.5L 2487CC l4 GAS DOHC Naturally Aspirated",
+    ],
+    [
+        "Toyota",
+        "Corolla",
+        "2018",
+        "LE Sedan 4-Door",
+        "1.8L 1798CC l4 GAS DOHC Naturally Aspirated",
+    ],
+    [
+        "Honda",
+        "Civic",
+        "2018",
+        "EX Sedan 4-Door",
+        "2.0L 1996CC l4 GAS DOHC Naturally Aspirated",
+    ],
+    [
+        "Honda",
+        "Accord",
+        "2019",
+        "Sport Sedan 4-Door",
+        "1.5L 1498CC l4 GAS DOHC Turbocharged",
+    ],
+    [
+        "Ford",
+        "F-150",
+        "2018",
+        "XLT Crew Cab Pickup 4-Door",
+        "5.0L 4951CC V8 GAS DOHC Naturally Aspirated",
+    ],
+    [
+        "Audi",
+        "A4",
+        "2018",
+        "AWD B9 8W5,8WD",
+        "2.0L 1984CC l4 GAS DOHC Turbocharged",
+    ],
+];
+
+/// The site, tree and category of a compatibility call, or the service's error.
+fn compatibility_request(request: &Request, state: &FakeState) -> Result<u32, Response> {
+    let (_, tree, id) = category_request(request, state)?;
+    if !compatibility_enabled(&tree, id) {
+        return Err(error_response(
+            400,
+            ERROR_NOT_COMPATIBILITY_ENABLED,
+            "This category ID is disabled for parts compatibility.",
+            &[("category_id", &id.to_string())],
+        ));
+    }
+    Ok(id)
+}
+
+fn compatibility_properties(request: &Request, state: &FakeState) -> Response {
+    if let Err(r) = compatibility_request(request, state) {
+        return r;
+    }
+    let list: Vec<Value> = PROPERTIES
+        .iter()
+        .map(|(name, localized)| json!({"name": name, "localizedName": localized}))
+        .collect();
+    Response::json(200, &json!({ "compatibilityProperties": list }))
+}
+
+/// `Year:2018,Make:Toyota`, a comma inside a value escaped as `\,`.
+fn parse_filter(filter: &str) -> Option<Vec<(String, String)>> {
+    let mut pairs = Vec::new();
+    let mut current = String::new();
+    let mut chars = filter.chars();
+    let mut parts = Vec::new();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => current.push(chars.next()?),
+            ',' => parts.push(std::mem::take(&mut current)),
+            c => current.push(c),
+        }
+    }
+    parts.push(current);
+    for part in parts {
+        let (name, value) = part.split_once(':')?;
+        if name.trim().is_empty() {
+            return None;
+        }
+        pairs.push((name.trim().to_owned(), value.to_owned()));
+    }
+    Some(pairs)
+}
+
+fn compatibility_property_values(request: &Request, state: &FakeState) -> Response {
+    if let Err(r) = compatibility_request(request, state) {
+        return r;
+    }
+    let property = request
+        .query_param("compatibility_property")
+        .unwrap_or_default();
+    if property.trim().is_empty() {
+        return error_response(
+            400,
+            ERROR_MISSING_PROPERTY,
+            "Missing compatibility property.",
+            &[],
+        );
+    }
+    let column = |name: &str| PROPERTIES.iter().position(|(n, _)| *n == name);
+    let Some(wanted) = column(&property) else {
+        return error_response(
+            400,
+            ERROR_BAD_PROPERTY,
+            "The compatibility property is invalid.",
+            &[("compatibility_property", &property)],
+        );
+    };
+    let filter = match request.query_param("filter") {
+        None => Vec::new(),
+        Some(f) => match parse_filter(&f) {
+            Some(pairs) => pairs,
+            None => {
+                return error_response(
+                    400,
+                    ERROR_BAD_FILTER,
+                    "The filter format is invalid. For more information, see the API call reference documentation.",
+                    &[("filter", &f)],
+                );
+            }
+        },
+    };
+    let mut conditions = Vec::new();
+    for (name, value) in &filter {
+        let Some(k) = column(name) else {
+            return error_response(
+                400,
+                ERROR_BAD_PROPERTY,
+                "The compatibility property is invalid.",
+                &[("filter", name)],
+            );
+        };
+        conditions.push((k, value.as_str()));
+    }
+    let mut values: Vec<&str> = VEHICLES
+        .iter()
+        .filter(|v| conditions.iter().all(|(k, value)| v[*k] == *value))
+        .map(|v| v[wanted])
+        .collect();
+    values.sort_unstable();
+    values.dedup();
+    if values.is_empty() {
+        return Response::new(204, Vec::new());
+    }
+    let list: Vec<Value> = values.iter().map(|v| json!({ "value": v })).collect();
+    Response::json(200, &json!({ "compatibilityPropertyValues": list }))
 }

@@ -1,7 +1,8 @@
 //! `cargo run --bin snapshot`: make, check and refresh the committed category-tree snapshots.
 //!
 //! ```text
-//! snapshot refresh [--sites EBAY_US,…] [--language TAG] [--base-url URL] [--check] [--dry-run]
+//! snapshot refresh [--sites EBAY_US,…] [--language TAG] [--base-url URL]
+//!                  [--tree-path path|query|auto] [--check] [--dry-run]
 //! snapshot import FILE… [--taken-at DATE] [--source TEXT] [--note TEXT] [--language TAG]
 //! snapshot verify
 //! ```
@@ -45,10 +46,12 @@ enum Command {
         /// production or sandbox host per MARKETPLACE_ENV).
         #[arg(long)]
         base_url: Option<String>,
-        /// Ask for the tree with the documented path form `/category_tree/{id}` instead of
-        /// the seed's `/category_tree/get?category_tree_id={id}`.
-        #[arg(long)]
-        documented_path: bool,
+        /// The getCategoryTree path form: `path` (`/category_tree/{id}`, eBay's documented
+        /// form), `query` (`/category_tree/get?category_tree_id={id}`) or `auto` (the path
+        /// form, then the query form on a 404). Default: MARKETPLACE_TREE_PATH, else `path`
+        /// on eBay's hosts and `auto` on any other.
+        #[arg(long, value_parser = parse_tree_path)]
+        tree_path: Option<marketplace_client::taxonomy::TreePath>,
         /// Write nothing; exit 1 when a snapshot is stale (for CI).
         #[arg(long)]
         check: bool,
@@ -81,6 +84,11 @@ enum Command {
     Verify,
 }
 
+fn parse_tree_path(text: &str) -> Result<marketplace_client::taxonomy::TreePath, String> {
+    marketplace_client::taxonomy::TreePath::parse(text)
+        .ok_or_else(|| format!("{text:?} is not a tree path form; use path, query or auto"))
+}
+
 fn default_dir() -> &'static str {
     concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots")
 }
@@ -102,7 +110,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             sites,
             language,
             base_url,
-            documented_path,
+            tree_path,
             check,
             dry_run,
         } => live::refresh(
@@ -110,7 +118,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             &sites,
             language.as_deref(),
             base_url.as_deref(),
-            documented_path,
+            tree_path,
             check,
             dry_run,
         ),
@@ -247,7 +255,7 @@ mod live {
         site_names: &[String],
         language: Option<&str>,
         base_url: Option<&str>,
-        documented_path: bool,
+        tree_path: Option<TreePath>,
         check: bool,
         dry_run: bool,
     ) -> Result<ExitCode, String> {
@@ -275,9 +283,11 @@ mod live {
         let tokens = oauth
             .application_token_source()
             .map_err(|e| format!("{e}\nTo refresh from the live service, {CREDENTIALS_HINT}."))?;
-        let mut config = TaxonomyConfig::from_oauth_config(&oauth);
-        if documented_path {
-            config = config.with_tree_path(TreePath::Documented);
+        let mut config = TaxonomyConfig::from_oauth_config(&oauth)
+            .with_env(|name| std::env::var(name).ok())
+            .map_err(|e| e.to_string())?;
+        if let Some(form) = tree_path {
+            config = config.with_tree_path(form);
         }
         let client = TaxonomyClient::new(config, tokens).map_err(|e| e.to_string())?;
 

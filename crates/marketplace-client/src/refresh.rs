@@ -2,7 +2,7 @@
 //! pipeline (decode, validate, compare) without writing: `snapshot refresh` commits the result
 //! when every site succeeded, and the build script uses the trees directly.
 //!
-//! Each full tree takes 2 to 5 seconds (seed 8), so the sites are fetched concurrently, one
+//! Each full tree (getCategoryTree) takes 2 to 5 seconds, so the sites are fetched concurrently, one
 //! thread each, with one shared client and token source.
 
 use std::path::Path;

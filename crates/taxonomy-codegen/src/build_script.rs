@@ -23,7 +23,7 @@ pub const SNAPSHOTS_DIR_ENV: &str = "TAXONOMY_SNAPSHOTS_DIR";
 pub const OFFLINE_ENV: &str = "TAXONOMY_OFFLINE";
 
 /// Every variable that decides whether and what the build downloads.
-pub const LIVE_ENV: [&str; 9] = [
+pub const LIVE_ENV: [&str; 11] = [
     OFFLINE_ENV,
     "DOCS_RS",
     "MARKETPLACE_ENV",
@@ -33,6 +33,8 @@ pub const LIVE_ENV: [&str; 9] = [
     "MARKETPLACE_CLIENT_SECRET",
     "MARKETPLACE_CONFIG",
     "MARKETPLACE_ACCESS_TOKEN",
+    "MARKETPLACE_SCOPE",
+    "MARKETPLACE_TREE_PATH",
 ];
 
 /// Whether the build downloads the trees, decided from the environment.
@@ -330,7 +332,10 @@ mod live {
     ) -> Result<Results, String> {
         let oauth = OAuthConfig::from_env().map_err(|e| e.to_string())?;
         // A build must not hang on the network: short time-outs, one retry, short waits.
+        // getCategoryTree's documented path on eBay's hosts; MARKETPLACE_TREE_PATH overrides.
         let config = TaxonomyConfig::from_oauth_config(&oauth)
+            .with_env(|name| std::env::var(name).ok())
+            .map_err(|e| e.to_string())?
             .with_connect_timeout(Duration::from_secs(10))
             .with_timeout(Duration::from_secs(60))
             .with_max_retries(1)

@@ -1,21 +1,25 @@
-//! Decoding the get-category-tree response (seed 4.5) into a [`CategoryTree`].
+//! Decoding the getCategoryTree response into a [`CategoryTree`], and the getCategorySubtree
+//! response into a [`CategorySubtree`], with one node decoder for both.
 //!
 //! Two node shapes are accepted, and may be mixed:
-//! - the service's documented shape: `{category: {categoryId, categoryName},
+//! - eBay's documented `CategoryTreeNode`: `{category: {categoryId, categoryName},
 //!   categoryTreeNodeLevel, childCategoryTreeNodes, leafCategoryTreeNode (only when true),
 //!   parentCategoryTreeNodeHref}`;
-//! - the seed's field names on the node itself: `categoryId`, `categoryName`,
-//!   `childCategoryIds`, `leafCategory`, with the children nested in `childCategoryTreeNodes`.
+//! - the field names of the API contract this project started from, on the node itself:
+//!   `categoryId`, `categoryName`, `childCategoryIds`, `leafCategory`, with the children
+//!   nested in `childCategoryTreeNodes`.
 //!
-//! Unknown fields are ignored. Ids are decimal strings on the wire; anything else is an error
-//! that says where in the tree it was found. The result is validated before it is returned.
+//! Unknown fields are ignored. Ids are decimal strings on the wire; anything else (a JSON
+//! number included) is an error that says where it was found. The result is validated before
+//! it is returned: the whole tree by [`CategoryTree::validate`], a subtree by the same rules
+//! applied below the category asked for.
 
 use std::fmt;
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 
-use crate::tree::{Category, CategoryTree, ROOT_ID, TreeError, TreeMeta};
+use crate::tree::{Category, CategoryTree, MAX_LEVEL, ROOT_ID, TreeError, TreeMeta};
 
 /// What the caller knows about a response that the response itself does not say.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -192,7 +196,13 @@ pub fn decode_tree(body: &[u8], provenance: &Provenance) -> Result<CategoryTree,
         .ok_or_else(|| field("the response", "rootCategoryNode", "missing".into()))?;
 
     let mut categories = Vec::new();
-    flatten(root, None, 0, &mut Vec::new(), &mut categories)?;
+    let mut walk = Walk {
+        start: "rootCategoryNode",
+        base_level: 0,
+        ancestors: Vec::new(),
+        out: &mut categories,
+    };
+    walk.flatten(root, None, 0)?;
     if categories[0].id != ROOT_ID {
         return Err(field(
             "rootCategoryNode",
@@ -230,9 +240,9 @@ fn field(at: &str, field: &'static str, problem: String) -> DecodeError {
 
 /// Where a node sits, for an error: `rootCategoryNode > 0 (Root) > 1 (Collectibles) > …`.
 /// Built only when there is an error; `ancestors` are positions in `out`, root first.
-fn place(out: &[Category], ancestors: &[usize], here: Option<(u32, &str)>) -> String {
+fn place(start: &str, out: &[Category], ancestors: &[usize], here: Option<(u32, &str)>) -> String {
     use std::fmt::Write as _;
-    let mut at = String::from("rootCategoryNode");
+    let mut at = String::from(start);
     for &i in ancestors {
         let _ = write!(at, " > {} ({})", out[i].id, out[i].name);
     }
@@ -242,98 +252,329 @@ fn place(out: &[Category], ancestors: &[usize], here: Option<(u32, &str)>) -> St
     at
 }
 
-fn flatten(
-    node: WireNode,
-    parent: Option<u32>,
-    depth: u32,
-    ancestors: &mut Vec<usize>,
-    out: &mut Vec<Category>,
-) -> Result<(), DecodeError> {
-    let at = |out: &[Category]| place(out, ancestors, None);
-    let (wire_id, wire_name) = match node.category {
-        Some(c) => (
-            c.category_id.or(node.category_id),
-            c.category_name.or(node.category_name),
-        ),
-        None => (node.category_id, node.category_name),
-    };
-    let id = match wire_id {
-        Some(WireId::Ok(id)) => id,
-        Some(WireId::Bad(problem)) => return Err(field(&at(out), "categoryId", problem)),
-        None => return Err(field(&at(out), "categoryId", "missing or null".into())),
-    };
-    let name = wire_name.ok_or_else(|| field(&at(out), "categoryName", "missing".into()))?;
-    let here = |out: &[Category]| place(out, ancestors, Some((id, &name)));
-    if let Some(level) = node.category_tree_node_level
-        && level != depth
-    {
-        return Err(field(
-            &here(out),
-            "categoryTreeNodeLevel",
-            format!("is {level} but the node is at depth {depth}"),
-        ));
+/// The walk over nested nodes that flattens them into `out`, depth first.
+struct Walk<'a> {
+    /// How the place of the first node is named in errors.
+    start: &'static str,
+    /// `categoryTreeNodeLevel` of the first node.
+    base_level: u32,
+    /// Positions in `out` of the nodes above the current one.
+    ancestors: Vec<usize>,
+    out: &'a mut Vec<Category>,
+}
+
+impl Walk<'_> {
+    fn place(&self, here: Option<(u32, &str)>) -> String {
+        place(self.start, self.out, &self.ancestors, here)
     }
-    let leaf = match (node.leaf_category_tree_node, node.leaf_category) {
-        (Some(a), Some(b)) if a != b => {
+
+    fn flatten(
+        &mut self,
+        node: WireNode,
+        parent: Option<u32>,
+        depth: u32,
+    ) -> Result<(), DecodeError> {
+        let (wire_id, wire_name) = match node.category {
+            Some(c) => (
+                c.category_id.or(node.category_id),
+                c.category_name.or(node.category_name),
+            ),
+            None => (node.category_id, node.category_name),
+        };
+        let id = match wire_id {
+            Some(WireId::Ok(id)) => id,
+            Some(WireId::Bad(problem)) => {
+                return Err(field(&self.place(None), "categoryId", problem));
+            }
+            None => {
+                return Err(field(
+                    &self.place(None),
+                    "categoryId",
+                    "missing or null".into(),
+                ));
+            }
+        };
+        let name =
+            wire_name.ok_or_else(|| field(&self.place(None), "categoryName", "missing".into()))?;
+        let level = self.base_level + depth;
+        if let Some(sent) = node.category_tree_node_level
+            && sent != level
+        {
             return Err(field(
-                &here(out),
-                "leafCategory",
-                format!("is {b} but leafCategoryTreeNode is {a}"),
+                &self.place(Some((id, &name))),
+                "categoryTreeNodeLevel",
+                format!("is {sent} but the node is at depth {level}"),
             ));
         }
-        (a, b) => a.or(b).unwrap_or(false),
-    };
-    let nested = node.child_category_tree_nodes.unwrap_or_default();
-    let mut children = Vec::with_capacity(nested.len());
-    for child in &nested {
-        let child_id = match child.category.as_ref().and_then(|c| c.category_id.as_ref()) {
-            Some(id) => Some(id),
-            None => child.category_id.as_ref(),
-        };
-        if let Some(WireId::Ok(cid)) = child_id {
-            children.push(*cid);
+        if level as usize > MAX_LEVEL {
+            return Err(DecodeError::Tree(TreeError::TooDeep {
+                id,
+                level: level as usize,
+            }));
         }
-        // A bad or missing child id is reported when the child itself is flattened.
-    }
-    if let Some(listed) = node.child_category_ids {
-        let mut ids = Vec::with_capacity(listed.len());
-        for wire in listed {
-            match wire {
-                WireId::Ok(id) => ids.push(id),
-                WireId::Bad(problem) => {
-                    return Err(field(&here(out), "childCategoryIds", problem));
+        let leaf = match (node.leaf_category_tree_node, node.leaf_category) {
+            (Some(a), Some(b)) if a != b => {
+                return Err(field(
+                    &self.place(Some((id, &name))),
+                    "leafCategory",
+                    format!("is {b} but leafCategoryTreeNode is {a}"),
+                ));
+            }
+            (a, b) => a.or(b).unwrap_or(false),
+        };
+        let nested = node.child_category_tree_nodes.unwrap_or_default();
+        let mut children = Vec::with_capacity(nested.len());
+        for child in &nested {
+            let child_id = match child.category.as_ref().and_then(|c| c.category_id.as_ref()) {
+                Some(id) => Some(id),
+                None => child.category_id.as_ref(),
+            };
+            if let Some(WireId::Ok(cid)) = child_id {
+                children.push(*cid);
+            }
+            // A bad or missing child id is reported when the child itself is flattened.
+        }
+        if let Some(listed) = node.child_category_ids {
+            let mut ids = Vec::with_capacity(listed.len());
+            for wire in listed {
+                match wire {
+                    WireId::Ok(id) => ids.push(id),
+                    WireId::Bad(problem) => {
+                        return Err(field(
+                            &self.place(Some((id, &name))),
+                            "childCategoryIds",
+                            problem,
+                        ));
+                    }
+                }
+            }
+            if !nested.is_empty() || !ids.is_empty() {
+                let mut a = ids.clone();
+                let mut b = children.clone();
+                a.sort_unstable();
+                b.sort_unstable();
+                if a != b || nested.len() != children.len() {
+                    return Err(field(
+                        &self.place(Some((id, &name))),
+                        "childCategoryIds",
+                        format!(
+                            "lists {} ids that disagree with the {} nested childCategoryTreeNodes",
+                            ids.len(),
+                            nested.len()
+                        ),
+                    ));
                 }
             }
         }
-        if !nested.is_empty() || !ids.is_empty() {
-            let mut a = ids.clone();
-            let mut b = children.clone();
-            a.sort_unstable();
-            b.sort_unstable();
-            if a != b || nested.len() != children.len() {
-                return Err(field(
-                    &here(out),
-                    "childCategoryIds",
-                    format!(
-                        "lists {} ids that disagree with the {} nested childCategoryTreeNodes",
-                        ids.len(),
-                        nested.len()
-                    ),
-                ));
-            }
+        self.out.push(Category {
+            id,
+            name,
+            parent,
+            leaf: leaf && parent.is_some(),
+            children,
+        });
+        self.ancestors.push(self.out.len() - 1);
+        for child in nested {
+            self.flatten(child, Some(id), depth + 1)?;
+        }
+        self.ancestors.pop();
+        Ok(())
+    }
+}
+
+/// The answer of getCategorySubtree: a category and everything below it, flat.
+///
+/// `categories[0]` is the category asked for; the others follow depth first in the
+/// service's order. `parent` of the first is read from its `parentCategoryTreeNodeHref`
+/// (`None` when absent); `parent` of the others is within the subtree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CategorySubtree {
+    /// `categoryTreeId`.
+    pub tree_id: u32,
+    /// `categoryTreeVersion`.
+    pub tree_version: String,
+    /// The level of the subtree's root in the full tree (`categoryTreeNodeLevel`).
+    pub level: u32,
+    /// The categories, the subtree's root first.
+    pub categories: Vec<Category>,
+}
+
+impl CategorySubtree {
+    /// The category asked for.
+    pub fn root(&self) -> &Category {
+        &self.categories[0]
+    }
+
+    /// The category with this id, if it is in the subtree.
+    pub fn get(&self, id: u32) -> Option<&Category> {
+        self.categories.iter().find(|c| c.id == id)
+    }
+
+    /// The leaf categories (those that accept listings).
+    pub fn leaves(&self) -> impl Iterator<Item = &Category> {
+        self.categories.iter().filter(|c| c.leaf)
+    }
+
+    /// How many categories, the root included.
+    pub fn len(&self) -> usize {
+        self.categories.len()
+    }
+
+    /// Always false: a subtree holds at least its root.
+    pub fn is_empty(&self) -> bool {
+        self.categories.is_empty()
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WireSubtreeResponse {
+    category_tree_id: Option<WireId>,
+    category_tree_version: Option<String>,
+    category_subtree_node: Option<WireSubtreeNode>,
+}
+
+/// The subtree's first node: a [`WireNode`] plus the link to its parent.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WireSubtreeNode {
+    #[serde(flatten)]
+    node: WireNode,
+    parent_category_tree_node_href: Option<String>,
+}
+
+/// Decodes and validates a getCategorySubtree response for `category_id`.
+///
+/// The nodes go through the same decoder as [`decode_tree`] (decimal-string ids, levels that
+/// follow the nesting, leaf flags, the contract's field names), and the result is held to the
+/// tree's structural rules below the category asked for: the first node is `category_id`
+/// (never the root, 0), ids are unique, names are non-empty and free of `>`, a leaf has no
+/// children and a non-leaf has some, and no node is deeper than
+/// [`MAX_LEVEL`](crate::tree::MAX_LEVEL).
+///
+/// ```
+/// use taxonomy_tree::decode::decode_subtree;
+/// let body = br#"{"categoryTreeId":"0","categoryTreeVersion":"134",
+///   "categorySubtreeNode":{"category":{"categoryId":"15032","categoryName":"Phones"},
+///     "categoryTreeNodeLevel":1,
+///     "parentCategoryTreeNodeHref":"https://api.ebay.com/commerce/taxonomy/v1/category_tree/0/get_category_subtree?category_id=0",
+///     "childCategoryTreeNodes":[{"category":{"categoryId":"9355","categoryName":"Smartphones"},
+///       "categoryTreeNodeLevel":2,"leafCategoryTreeNode":true}]}}"#;
+/// let subtree = decode_subtree(body, 15032).unwrap();
+/// assert_eq!(subtree.root().parent, Some(0));
+/// assert_eq!(subtree.leaves().map(|c| c.id).collect::<Vec<_>>(), [9355]);
+/// assert!(decode_subtree(body, 9355).is_err()); // not the category asked for
+/// ```
+pub fn decode_subtree(body: &[u8], category_id: u32) -> Result<CategorySubtree, DecodeError> {
+    let wire: WireSubtreeResponse = serde_json::from_slice(body)?;
+    let tree_id = match wire.category_tree_id {
+        Some(WireId::Ok(id)) => id,
+        Some(WireId::Bad(problem)) => return Err(field("the response", "categoryTreeId", problem)),
+        None => return Err(field("the response", "categoryTreeId", "missing".into())),
+    };
+    let tree_version = wire
+        .category_tree_version
+        .ok_or_else(|| field("the response", "categoryTreeVersion", "missing".into()))?;
+    let first = wire
+        .category_subtree_node
+        .ok_or_else(|| field("the response", "categorySubtreeNode", "missing".into()))?;
+    let level = first.node.category_tree_node_level.unwrap_or(0);
+    let parent = match first.parent_category_tree_node_href.as_deref() {
+        None => None,
+        Some(href) => Some(parent_from_href(href).ok_or_else(|| {
+            field(
+                "categorySubtreeNode",
+                "parentCategoryTreeNodeHref",
+                format!("{href:?} has no decimal category_id"),
+            )
+        })?),
+    };
+    let mut categories = Vec::new();
+    let mut walk = Walk {
+        start: "categorySubtreeNode",
+        base_level: level,
+        ancestors: Vec::new(),
+        out: &mut categories,
+    };
+    // A parent placeholder keeps the first node's `leaf` (the walk clears it on a root).
+    walk.flatten(first.node, Some(parent.unwrap_or(u32::MAX)), 0)?;
+    categories[0].parent = parent;
+    let first_id = categories[0].id;
+    if first_id != category_id {
+        return Err(field(
+            "categorySubtreeNode",
+            "categoryId",
+            format!("is \"{first_id}\" but category \"{category_id}\" was asked for"),
+        ));
+    }
+    if first_id == ROOT_ID {
+        return Err(DecodeError::Tree(TreeError::BadRoot {
+            id: first_id,
+            problem: "is the root id but heads a subtree",
+        }));
+    }
+    validate_subtree(&categories)?;
+    Ok(CategorySubtree {
+        tree_id,
+        tree_version,
+        level,
+        categories,
+    })
+}
+
+/// The tree's rules that a nested subtree can break (parents and children agree by
+/// construction, and nesting cannot form a cycle).
+fn validate_subtree(categories: &[Category]) -> Result<(), TreeError> {
+    let mut seen = std::collections::HashSet::with_capacity(categories.len());
+    for c in categories {
+        if c.id == u32::MAX {
+            return Err(TreeError::IdOutOfRange { id: c.id });
+        }
+        if c.id == ROOT_ID {
+            return Err(TreeError::BadRoot {
+                id: c.id,
+                problem: "is the root id but sits inside a subtree",
+            });
+        }
+        if !seen.insert(c.id) {
+            return Err(TreeError::DuplicateId { id: c.id });
+        }
+        if c.name.trim().is_empty() {
+            return Err(TreeError::BadName {
+                id: c.id,
+                name: c.name.clone(),
+                problem: "is empty",
+            });
+        }
+        if c.name.contains('>') {
+            return Err(TreeError::BadName {
+                id: c.id,
+                name: c.name.clone(),
+                problem: "contains the path separator `>`",
+            });
+        }
+        if c.leaf && !c.children.is_empty() {
+            return Err(TreeError::LeafWithChildren {
+                id: c.id,
+                children: c.children.len(),
+            });
+        }
+        if !c.leaf && c.children.is_empty() {
+            return Err(TreeError::NonLeafWithoutChildren { id: c.id });
         }
     }
-    out.push(Category {
-        id,
-        name,
-        parent,
-        leaf: leaf && parent.is_some(),
-        children,
-    });
-    ancestors.push(out.len() - 1);
-    for child in nested {
-        flatten(child, Some(id), depth + 1, ancestors, out)?;
-    }
-    ancestors.pop();
     Ok(())
+}
+
+/// The `category_id` of a getCategorySubtree href (`…/get_category_subtree?category_id=N`).
+fn parent_from_href(href: &str) -> Option<u32> {
+    let query = href.split_once('?')?.1;
+    let query = query.split('#').next().unwrap_or(query);
+    query.split('&').find_map(|pair| {
+        let value = pair.strip_prefix("category_id=")?;
+        match parse_id(value) {
+            WireId::Ok(id) => Some(id),
+            WireId::Bad(_) => None,
+        }
+    })
 }

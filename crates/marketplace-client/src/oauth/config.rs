@@ -36,6 +36,13 @@ pub const ENV_REDIRECT_URI: &str = "MARKETPLACE_REDIRECT_URI";
 pub const ENV_CONFIG_FILE: &str = "MARKETPLACE_CONFIG";
 /// A ready application token.
 pub const ENV_ACCESS_TOKEN: &str = "MARKETPLACE_ACCESS_TOKEN";
+/// The scopes of application tokens (space-separated), instead of [`Endpoints::default_scope`].
+pub const ENV_SCOPE: &str = "MARKETPLACE_SCOPE";
+
+/// The public-data scope of application tokens on eBay's production *and* sandbox hosts: the
+/// sandbox's own OAuth clients ask for it too, and refuse `https://api.sandbox.ebay.com/…`
+/// scopes with `invalid_scope`.
+pub const PRODUCTION_SCOPE: &str = "https://api.ebay.com/oauth/api_scope";
 
 /// Which service the endpoints point at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -56,15 +63,18 @@ pub enum Environment {
 /// let e = Endpoints::sandbox();
 /// assert_eq!(e.token_url().as_str(), "https://api.sandbox.ebay.com/identity/v1/oauth2/token");
 /// assert_eq!(e.authorize_url().as_str(), "https://auth.sandbox.ebay.com/oauth2/authorize");
-/// assert_eq!(e.default_scope(), "https://api.sandbox.ebay.com/oauth/api_scope");
+/// assert_eq!(e.default_scope(), "https://api.ebay.com/oauth/api_scope"); // as in production
 /// let local = Endpoints::custom("http://127.0.0.1:8080", "http://127.0.0.1:8080").unwrap();
 /// assert_eq!(local.base_url().as_str(), "http://127.0.0.1:8080/");
+/// assert_eq!(local.default_scope(), "http://127.0.0.1:8080/oauth/api_scope");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Endpoints {
     environment: Environment,
     base_url: Url,
     auth_url: Url,
+    /// Replaces the default scope ([`ENV_SCOPE`], or the SDK file's scope list).
+    scope: Option<String>,
 }
 
 impl Endpoints {
@@ -89,6 +99,7 @@ impl Endpoints {
                 environment,
                 base_url,
                 auth_url,
+                scope: None,
             },
             _ => unreachable!("preset URLs are valid"),
         }
@@ -101,6 +112,7 @@ impl Endpoints {
             environment: Environment::Custom,
             base_url: parse_base("base_url", base_url)?,
             auth_url: parse_base("auth_url", auth_url)?,
+            scope: None,
         })
     }
 
@@ -129,9 +141,33 @@ impl Endpoints {
         join(&self.auth_url, "oauth2/authorize")
     }
 
-    /// `{base_url}/oauth/api_scope`: the scope of an application token when none is asked for.
+    /// The scope of an application token when none is asked for: the one set with
+    /// [`with_default_scope`](Self::with_default_scope), else [`PRODUCTION_SCOPE`] for
+    /// production and the sandbox alike, else `{base_url}/oauth/api_scope`.
     pub fn default_scope(&self) -> String {
-        join(&self.base_url, "oauth/api_scope").into()
+        match (&self.scope, self.environment) {
+            (Some(scope), _) => scope.clone(),
+            (None, Environment::Production | Environment::Sandbox) => PRODUCTION_SCOPE.into(),
+            (None, Environment::Custom) => join(&self.base_url, "oauth/api_scope").into(),
+        }
+    }
+
+    /// Replaces the default scope (several scopes space-separated); a blank value restores
+    /// the environment's default.
+    ///
+    /// ```
+    /// use marketplace_client::oauth::Endpoints;
+    /// let e = Endpoints::sandbox().with_default_scope(" https://api.ebay.com/oauth/api_scope/metadata.insights ");
+    /// assert_eq!(e.default_scope(), "https://api.ebay.com/oauth/api_scope/metadata.insights");
+    /// ```
+    pub fn with_default_scope(mut self, scope: impl Into<String>) -> Self {
+        let scope = scope
+            .into()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        self.scope = (!scope.is_empty()).then_some(scope);
+        self
     }
 
     /// The host (with its port, if any) that keys this environment in an SDK configuration file.
@@ -244,6 +280,7 @@ impl Credentials {
 /// | `MARKETPLACE_REDIRECT_URI` | the redirect URI of the consent flow: the RuName, or a URL |
 /// | `MARKETPLACE_CONFIG` | path of an SDK configuration file (YAML or JSON) |
 /// | `MARKETPLACE_ACCESS_TOKEN` | a ready application token, used as is instead of requesting one |
+/// | `MARKETPLACE_SCOPE` | the scopes of application tokens, space-separated (default: `https://api.ebay.com/oauth/api_scope` for production and the sandbox, `{base_url}/oauth/api_scope` for other hosts) |
 ///
 /// Variables win over the file; empty variables count as unset.
 ///
@@ -377,6 +414,9 @@ impl OAuthConfig {
         if let Some(v) = get(ENV_ACCESS_TOKEN) {
             config.access_token = Some(AccessToken::new(v.trim()));
         }
+        if let Some(v) = get(ENV_SCOPE) {
+            config.endpoints = config.endpoints.clone().with_default_scope(v);
+        }
         Ok(config)
     }
 
@@ -437,6 +477,12 @@ impl OAuthConfig {
             })?
         {
             self.redirect_uri = Some(v);
+        }
+        if let Some(scopes) = section.scopes().map_err(|k| ConfigError::Invalid {
+            name: field(k),
+            reason: "must be a string or a list of strings".into(),
+        })? {
+            self.endpoints = self.endpoints.clone().with_default_scope(scopes);
         }
         self.config_file = Some(path.to_owned());
         Ok(())
@@ -513,6 +559,26 @@ impl Section {
                     _ => Err(key),
                 };
             }
+        }
+        Ok(None)
+    }
+
+    /// `scope` or `scopes`: a space-separated string or a list of strings.
+    fn scopes(&self) -> Result<Option<String>, &'static str> {
+        for key in ["scopes", "scope"] {
+            let Some((_, v)) = self.map.iter().find(|(k, _)| k.eq_ignore_ascii_case(key)) else {
+                continue;
+            };
+            return match v {
+                serde_json::Value::String(s) => Ok(Some(s.clone())),
+                serde_json::Value::Array(items) => items
+                    .iter()
+                    .map(|i| i.as_str().ok_or(key))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map(|list| Some(list.join(" "))),
+                serde_json::Value::Null => Ok(None),
+                _ => Err(key),
+            };
         }
         Ok(None)
     }
@@ -679,6 +745,53 @@ mod tests {
         .unwrap();
         assert_eq!(c.client_id.unwrap().as_str(), "ENV-APP");
         assert_eq!(c.client_secret.unwrap().secret(), "PRD-CERT");
+    }
+
+    #[test]
+    fn application_scope_defaults_and_overrides() {
+        // eBay's sandbox uses the production scope URL; the sandbox-host one is refused.
+        for env in ["production", "sandbox"] {
+            let c = OAuthConfig::from_lookup(lookup(&[("MARKETPLACE_ENV", env)])).unwrap();
+            assert_eq!(c.endpoints.default_scope(), PRODUCTION_SCOPE, "{env}");
+        }
+        let c = OAuthConfig::from_lookup(lookup(&[
+            ("MARKETPLACE_BASE_URL", "http://127.0.0.1:9"),
+            ("MARKETPLACE_AUTH_URL", "http://127.0.0.1:9"),
+        ]))
+        .unwrap();
+        assert_eq!(
+            c.endpoints.default_scope(),
+            "http://127.0.0.1:9/oauth/api_scope"
+        );
+
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ebay.yaml");
+        std::fs::write(
+            &path,
+            "api.sandbox.ebay.com:\n  appid: A\n  certid: C\n  scopes:\n    - https://api.ebay.com/oauth/api_scope\n    - https://api.ebay.com/oauth/api_scope/metadata.insights\n",
+        )
+        .unwrap();
+        let p = path.to_str().unwrap();
+        let c = OAuthConfig::from_lookup(lookup(&[
+            ("MARKETPLACE_ENV", "sandbox"),
+            ("MARKETPLACE_CONFIG", p),
+        ]))
+        .unwrap();
+        assert_eq!(
+            c.endpoints.default_scope(),
+            "https://api.ebay.com/oauth/api_scope https://api.ebay.com/oauth/api_scope/metadata.insights"
+        );
+        // The variable wins over the file.
+        let c = OAuthConfig::from_lookup(lookup(&[
+            ("MARKETPLACE_ENV", "sandbox"),
+            ("MARKETPLACE_CONFIG", p),
+            ("MARKETPLACE_SCOPE", "https://api.ebay.com/oauth/api_scope"),
+        ]))
+        .unwrap();
+        assert_eq!(c.endpoints.default_scope(), PRODUCTION_SCOPE);
+        std::fs::write(&path, "api.ebay.com:\n  scope: 5\n").unwrap();
+        let e = OAuthConfig::from_lookup(lookup(&[("MARKETPLACE_CONFIG", p)])).unwrap_err();
+        assert!(e.to_string().contains("scope"), "{e}");
     }
 
     #[test]

@@ -97,8 +97,9 @@ pub use client::{
 pub(crate) use config::is_loopback;
 pub use config::{
     Credentials, ENV_ACCESS_TOKEN, ENV_AUTH_URL, ENV_BASE_URL, ENV_CLIENT_ID, ENV_CLIENT_SECRET,
-    ENV_CONFIG_FILE, ENV_ENVIRONMENT, ENV_REDIRECT_URI, Endpoints, Environment, OAuthConfig,
-    PRODUCTION_AUTH_URL, PRODUCTION_BASE_URL, SANDBOX_AUTH_URL, SANDBOX_BASE_URL,
+    ENV_CONFIG_FILE, ENV_ENVIRONMENT, ENV_REDIRECT_URI, ENV_SCOPE, Endpoints, Environment,
+    OAuthConfig, PRODUCTION_AUTH_URL, PRODUCTION_BASE_URL, PRODUCTION_SCOPE, SANDBOX_AUTH_URL,
+    SANDBOX_BASE_URL,
 };
 pub use consent::{
     AuthorizationResponse, ConsentOptions, ConsentRequest, consent_url, parse_redirect,

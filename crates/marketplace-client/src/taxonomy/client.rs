@@ -3,31 +3,37 @@
 
 use std::io::Read as _;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::time::Duration;
 
 use reqwest::header::{ACCEPT, ACCEPT_ENCODING, ACCEPT_LANGUAGE, AUTHORIZATION, HeaderValue};
 use serde::de::DeserializeOwned;
 use url::Url;
 
-use super::config::{MARKETPLACE_HEADER, TaxonomyConfig};
+use super::aspects_file::{Download, DownloadProgress, ItemAspectsFile};
+use super::config::{MARKETPLACE_HEADER, TaxonomyConfig, TreePath};
 use super::error::{TaxonomyError, parse_error_body_redacted};
 use super::retry::{Sleeper, ThreadSleeper, backoff_ceiling, full_jitter};
 use super::types::{
-    CategorySubtree, CategorySuggestions, DefaultTreeId, ItemAspects, TreeBody, WireAspects,
-    WireDefaultTreeId, WireSubtree, WireSuggestions, aspects_from_wire, default_tree_id_from_wire,
-    subtree_from_wire, suggestions_from_wire,
+    CategorySuggestions, CompatibilityProperties, CompatibilityPropertyValues, DefaultTreeId,
+    ExpiredCategories, ItemAspects, TreeBody, WireAspects, WireCompatibilityProperties,
+    WireCompatibilityValues, WireDefaultTreeId, WireExpiredCategories, WireSuggestions,
+    aspects_from_wire, compatibility_properties_from_wire, compatibility_values_from_wire,
+    default_tree_id_from_wire, expired_from_wire, suggestions_from_wire,
 };
 use crate::oauth::client::error_chain;
 use crate::oauth::is_loopback;
 use crate::oauth::redact::Redactor;
 use crate::oauth::{AccessToken, AccessTokenSource, OAuthConfig};
 use marketplaces::SiteId;
-use taxonomy_tree::decode::{Provenance, decode_tree};
+use taxonomy_tree::decode::{CategorySubtree, Provenance, decode_subtree, decode_tree};
 use taxonomy_tree::tree::CategoryTree;
 
 /// At most this much of an error answer's body is read (only its start is kept anyway).
 const MAX_ERROR_BODY: u64 = 1024 * 1024;
 
-/// A client of the taxonomy API (seed 4.5 to 4.7).
+/// A client of eBay's Commerce Taxonomy API (v1): getCategoryTree, getCategorySuggestions,
+/// getCategorySubtree, getItemAspectsForCategory, getDefaultCategoryTreeId and the others.
 ///
 /// Every call sends `Authorization: Bearer …` from the token source, the marketplace header
 /// [`MARKETPLACE_HEADER`] with the site's marketplace id, `Accept-Language` (the language
@@ -64,7 +70,13 @@ pub struct TaxonomyClient {
     tokens: Arc<dyn AccessTokenSource>,
     http: reqwest::blocking::Client,
     sleeper: Arc<dyn Sleeper>,
+    /// With [`TreePath::Auto`]: the form that worked (`FORM_*`).
+    tree_form: AtomicU8,
 }
+
+const FORM_UNKNOWN: u8 = 0;
+const FORM_PATH: u8 = 1;
+const FORM_QUERY: u8 = 2;
 
 impl std::fmt::Debug for TaxonomyClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -78,6 +90,15 @@ const _: () = {
     const fn send_sync<T: Send + Sync>() {}
     send_sync::<TaxonomyClient>();
 };
+
+/// One request's settings.
+struct Call<'a> {
+    url: &'a Url,
+    marketplace_id: &'a str,
+    language: &'a str,
+    accept: &'static str,
+    timeout: Duration,
+}
 
 /// One successful exchange.
 struct Fetched {
@@ -114,16 +135,20 @@ impl TaxonomyClient {
             tokens,
             http,
             sleeper: Arc::new(ThreadSleeper),
+            tree_form: AtomicU8::new(FORM_UNKNOWN),
         })
     }
 
     /// A client configured from the environment: [`OAuthConfig::from_env`] for the host and
     /// the credentials (an application token source, or `MARKETPLACE_ACCESS_TOKEN`), and the
-    /// default [`TaxonomyConfig`] for that host.
+    /// default [`TaxonomyConfig`] for that host with the environment's settings
+    /// ([`TaxonomyConfig::with_env`]: `MARKETPLACE_TREE_PATH`).
     pub fn from_env() -> Result<Self, TaxonomyError> {
         let oauth = OAuthConfig::from_env().map_err(crate::oauth::OAuthError::from)?;
         let tokens = oauth.application_token_source()?;
-        Self::new(TaxonomyConfig::from_oauth_config(&oauth), tokens)
+        let config =
+            TaxonomyConfig::from_oauth_config(&oauth).with_env(|name| std::env::var(name).ok())?;
+        Self::new(config, tokens)
     }
 
     /// Replaces the way the client waits between attempts (tests pass a
@@ -138,6 +163,19 @@ impl TaxonomyClient {
         &self.config
     }
 
+    /// The getCategoryTree path form this client uses: the configured one, or with
+    /// [`TreePath::Auto`] the form that worked (`Auto` until a tree was fetched).
+    pub fn tree_path_in_use(&self) -> TreePath {
+        match (
+            self.config.tree_path,
+            self.tree_form.load(Ordering::Acquire),
+        ) {
+            (TreePath::Auto, FORM_PATH) => TreePath::Path,
+            (TreePath::Auto, FORM_QUERY) => TreePath::Query,
+            (form, _) => form,
+        }
+    }
+
     /// The `Accept-Language` a call for `site` sends: `language`, else the configured
     /// language, else the site's language.
     pub fn language_for(&self, site: SiteId, language: Option<&str>) -> String {
@@ -148,16 +186,48 @@ impl TaxonomyClient {
             .to_owned()
     }
 
-    /// Fetches the full category tree of `site` (seed 4.5) and returns the body unparsed, with
-    /// the URL and language it was fetched with. `language` overrides `Accept-Language`.
+    /// Fetches the full category tree of `site` (getCategoryTree) and returns the body
+    /// unparsed, with the URL and language it was fetched with. `language` overrides
+    /// `Accept-Language`.
+    ///
+    /// The path form is [`TaxonomyConfig::tree_path`]. With [`TreePath::Auto`] the path form
+    /// is tried first; when it is answered with a 404 or the service's "tree not found"
+    /// (errorId 62004), the query form is tried once; the form that worked is kept for every
+    /// later call of this client (see [`tree_path_in_use`](Self::tree_path_in_use)).
     pub fn fetch_tree_body(
         &self,
         site: SiteId,
         language: Option<&str>,
     ) -> Result<TreeBody, TaxonomyError> {
         let language = self.language_for(site, language);
-        let url = self.config.tree_url(site.tree_id());
-        let fetched = self.execute(url, site.marketplace_id(), &language)?;
+        let tree_id = site.tree_id();
+        let fetch = |form: TreePath| {
+            self.execute(
+                self.config.tree_url_in(tree_id, form),
+                site.marketplace_id(),
+                &language,
+            )
+        };
+        let fetched = match self.tree_path_in_use() {
+            TreePath::Auto => match fetch(TreePath::Path) {
+                Ok(fetched) => {
+                    self.tree_form.store(FORM_PATH, Ordering::Release);
+                    fetched
+                }
+                Err(first) if is_tree_not_found(&first) => match fetch(TreePath::Query) {
+                    Ok(fetched) => {
+                        self.tree_form.store(FORM_QUERY, Ordering::Release);
+                        fetched
+                    }
+                    // Both forms say "not found": the tree id is unknown; the first answer
+                    // (of the documented form) says so.
+                    Err(second) if is_tree_not_found(&second) => return Err(first),
+                    Err(second) => return Err(second),
+                },
+                Err(first) => return Err(first),
+            },
+            form => fetch(form)?,
+        };
         Ok(TreeBody {
             site,
             url: fetched.url,
@@ -205,7 +275,7 @@ impl TaxonomyClient {
         Ok(tree)
     }
 
-    /// Categories matching a keyword (seed 4.6):
+    /// Categories matching a keyword (getCategorySuggestions):
     /// `GET …/category_tree/{id}/get_category_suggestions?q=…` (`q` form-encoded by the `url`
     /// crate). No match (an empty list, or `204 No Content`) is an empty
     /// [`CategorySuggestions::suggestions`].
@@ -216,7 +286,7 @@ impl TaxonomyClient {
     ) -> Result<CategorySuggestions, TaxonomyError> {
         let url = self.config.suggestions_url(site.tree_id(), q);
         let fetched = self.execute(url, site.marketplace_id(), &self.language_for(site, None))?;
-        if fetched.status == 204 || fetched.bytes.iter().all(u8::is_ascii_whitespace) {
+        if is_empty(&fetched) {
             // The service documents 204 No Content when nothing matches.
             return Ok(CategorySuggestions {
                 tree_id: site.tree_id(),
@@ -228,8 +298,11 @@ impl TaxonomyClient {
         suggestions_from_wire(wire).map_err(|reason| unexpected(&fetched, reason))
     }
 
-    /// One category and everything below it (seed 4.7, get-one-category):
-    /// `GET …/category_tree/{id}/get_category_subtree?category_id=…`.
+    /// One category and everything below it (getCategorySubtree):
+    /// `GET …/category_tree/{id}/get_category_subtree?category_id=…`. The answer goes through
+    /// the tree's node decoder and structural rules
+    /// ([`decode_subtree`](taxonomy_tree::decode::decode_subtree)); a failure is
+    /// [`TaxonomyError::Decode`].
     pub fn category_subtree(
         &self,
         site: SiteId,
@@ -237,11 +310,13 @@ impl TaxonomyClient {
     ) -> Result<CategorySubtree, TaxonomyError> {
         let url = self.config.subtree_url(site.tree_id(), category_id);
         let fetched = self.execute(url, site.marketplace_id(), &self.language_for(site, None))?;
-        let wire: WireSubtree = parse_json(&fetched)?;
-        subtree_from_wire(wire).map_err(|reason| unexpected(&fetched, reason))
+        decode_subtree(&fetched.bytes, category_id).map_err(|source| TaxonomyError::Decode {
+            url: fetched.url.to_string(),
+            source,
+        })
     }
 
-    /// The aspects a listing in a leaf category fills in (seed 4.7, get-category-attributes):
+    /// The aspects a listing in a leaf category fills in (getItemAspectsForCategory):
     /// `GET …/category_tree/{id}/get_item_aspects_for_category?category_id=…`.
     pub fn item_aspects(
         &self,
@@ -254,7 +329,7 @@ impl TaxonomyClient {
         Ok(aspects_from_wire(category_id, wire))
     }
 
-    /// The default category tree id of a marketplace:
+    /// The default category tree id of a marketplace (getDefaultCategoryTreeId):
     /// `GET …/get_default_category_tree_id?marketplace_id=…`. The marketplace header carries
     /// the same id, and `Accept-Language` the site's language when the marketplace is known.
     pub fn default_tree_id(&self, marketplace_id: &str) -> Result<DefaultTreeId, TaxonomyError> {
@@ -272,6 +347,120 @@ impl TaxonomyClient {
         default_tree_id_from_wire(wire).map_err(|reason| unexpected(&fetched, reason))
     }
 
+    /// The expired leaf categories of `site`'s tree mapped to the active leaf categories that
+    /// replaced them (getExpiredCategories):
+    /// `GET …/category_tree/{id}/get_expired_categories`. A tree with none (an empty list, or
+    /// `204 No Content`) gives empty [`ExpiredCategories::mappings`].
+    pub fn expired_categories(&self, site: SiteId) -> Result<ExpiredCategories, TaxonomyError> {
+        let url = self.config.expired_categories_url(site.tree_id());
+        let fetched = self.execute(url, site.marketplace_id(), &self.language_for(site, None))?;
+        if is_empty(&fetched) {
+            return Ok(ExpiredCategories {
+                tree_id: site.tree_id(),
+                mappings: Vec::new(),
+            });
+        }
+        let wire: WireExpiredCategories = parse_json(&fetched)?;
+        expired_from_wire(site.tree_id(), wire).map_err(|reason| unexpected(&fetched, reason))
+    }
+
+    /// The parts-compatibility properties of a category, e.g. `Make`, `Model`, `Year`
+    /// (getCompatibilityProperties):
+    /// `GET …/category_tree/{id}/get_compatibility_properties?category_id=…`. `204 No Content`
+    /// gives an empty list.
+    pub fn compatibility_properties(
+        &self,
+        site: SiteId,
+        category_id: u32,
+    ) -> Result<CompatibilityProperties, TaxonomyError> {
+        let url = self
+            .config
+            .compatibility_properties_url(site.tree_id(), category_id);
+        let fetched = self.execute(url, site.marketplace_id(), &self.language_for(site, None))?;
+        if is_empty(&fetched) {
+            return Ok(CompatibilityProperties {
+                category_id,
+                properties: Vec::new(),
+            });
+        }
+        let wire: WireCompatibilityProperties = parse_json(&fetched)?;
+        compatibility_properties_from_wire(category_id, wire)
+            .map_err(|reason| unexpected(&fetched, reason))
+    }
+
+    /// The values of one compatibility property, narrowed by `filter` (`name:value` pairs of
+    /// other properties, e.g. `[("Year", "2018"), ("Make", "Toyota")]`)
+    /// (getCompatibilityPropertyValues):
+    /// `GET …/get_compatibility_property_values?category_id=…&compatibility_property=…&filter=…`.
+    /// `204 No Content` gives an empty list.
+    pub fn compatibility_property_values(
+        &self,
+        site: SiteId,
+        category_id: u32,
+        property: &str,
+        filter: &[(&str, &str)],
+    ) -> Result<CompatibilityPropertyValues, TaxonomyError> {
+        let url = self.config.compatibility_property_values_url(
+            site.tree_id(),
+            category_id,
+            property,
+            filter,
+        );
+        let fetched = self.execute(url, site.marketplace_id(), &self.language_for(site, None))?;
+        if is_empty(&fetched) {
+            return Ok(CompatibilityPropertyValues {
+                category_id,
+                property: property.to_owned(),
+                values: Vec::new(),
+            });
+        }
+        let wire: WireCompatibilityValues = parse_json(&fetched)?;
+        compatibility_values_from_wire(category_id, property, wire)
+            .map_err(|reason| unexpected(&fetched, reason))
+    }
+
+    /// Downloads the aspects of every leaf category of `site` (fetchItemAspects:
+    /// `GET …/category_tree/{id}/fetch_item_aspects`) to `dest`, a gzipped JSON file that can
+    /// pass 100 MB.
+    ///
+    /// The answer streams to a temporary file beside `dest` (never whole into memory) while
+    /// its gzip stream is checked; only a complete, intact file is renamed over `dest`, so a
+    /// failed or cut-off download leaves `dest` as it was and no temporary file behind. A
+    /// server that sent the JSON transport-compressed instead gets it stored gzipped all the
+    /// same. `on_progress` is called as bytes arrive (an `indicatif` bar can follow it). The
+    /// call has its own time-out and size limit ([`TaxonomyConfig::download_timeout`],
+    /// [`TaxonomyConfig::max_download_bytes`]); a connection that breaks is retried like any
+    /// other call, from the start. Read the file with [`ItemAspectsFile::reader`].
+    pub fn fetch_item_aspects(
+        &self,
+        site: SiteId,
+        dest: &std::path::Path,
+        on_progress: &mut dyn FnMut(DownloadProgress),
+    ) -> Result<ItemAspectsFile, TaxonomyError> {
+        let url = self.config.item_aspects_file_url(site.tree_id());
+        let language = self.language_for(site, None);
+        let call = Call {
+            url: &url,
+            marketplace_id: site.marketplace_id(),
+            language: &language,
+            accept: "application/octet-stream, application/json",
+            timeout: self.config.download_timeout,
+        };
+        let limit = self.config.max_download_bytes;
+        self.send(&call, &mut |response, at, _| {
+            let total = response.content_length();
+            Download {
+                dest,
+                url: at,
+                limit,
+                on_progress: &mut *on_progress,
+            }
+            .run(response, total, site.tree_id(), &|e, received| {
+                read_error(&e, at, received)
+            })
+        })
+    }
+
     /// Sends the request with renewal on 401 and retries; returns the success body.
     fn execute(
         &self,
@@ -279,14 +468,45 @@ impl TaxonomyClient {
         marketplace_id: &str,
         language: &str,
     ) -> Result<Fetched, TaxonomyError> {
-        let marketplace = header_value("marketplace id", marketplace_id)?;
-        let language = header_value("Accept-Language", language)?;
+        let limit = self.config.max_body_bytes;
+        let call = Call {
+            url: &url,
+            marketplace_id,
+            language,
+            accept: "application/json",
+            timeout: self.config.timeout,
+        };
+        self.send(&call, &mut |response, at, redactor| {
+            let status = response.status().as_u16();
+            let bytes = read_limited(response, limit, at)?;
+            Ok(Fetched {
+                url: url.clone(),
+                status,
+                bytes,
+                redactor: redactor.clone(),
+            })
+        })
+    }
+
+    /// Sends `call` with renewal on 401 and retries; `read` consumes each success answer
+    /// (a retry after a failed read calls it again with the new answer).
+    fn send<T>(
+        &self,
+        call: &Call<'_>,
+        read: &mut dyn FnMut(
+            &mut reqwest::blocking::Response,
+            &str,
+            &Redactor,
+        ) -> Result<T, TaxonomyError>,
+    ) -> Result<T, TaxonomyError> {
+        let marketplace = header_value("marketplace id", call.marketplace_id)?;
+        let language = header_value("Accept-Language", call.language)?;
         let mut token = self.tokens.access_token()?;
         let mut renewed = false;
         let mut retry = 0u32;
         loop {
-            let error = match self.attempt(&url, &token, &marketplace, &language) {
-                Ok(fetched) => return Ok(fetched),
+            let error = match self.attempt(call, &token, &marketplace, &language, read) {
+                Ok(done) => return Ok(done),
                 Err(e) => e,
             };
             if error.status() == Some(401) && !renewed {
@@ -313,13 +533,18 @@ impl TaxonomyClient {
     }
 
     /// One request.
-    fn attempt(
+    fn attempt<T>(
         &self,
-        url: &Url,
+        call: &Call<'_>,
         token: &AccessToken,
         marketplace: &HeaderValue,
         language: &HeaderValue,
-    ) -> Result<Fetched, TaxonomyError> {
+        read: &mut dyn FnMut(
+            &mut reqwest::blocking::Response,
+            &str,
+            &Redactor,
+        ) -> Result<T, TaxonomyError>,
+    ) -> Result<T, TaxonomyError> {
         let mut authorization = HeaderValue::from_str(&format!("Bearer {}", token.secret()))
             .map_err(|_| {
                 TaxonomyError::Invalid(
@@ -327,16 +552,16 @@ impl TaxonomyClient {
                 )
             })?;
         authorization.set_sensitive(true);
-        let at = url.to_string();
+        let at = call.url.to_string();
         let mut response = self
             .http
-            .get(url.clone())
+            .get(call.url.clone())
             .header(AUTHORIZATION, authorization)
             .header(MARKETPLACE_HEADER, marketplace.clone())
             .header(ACCEPT_LANGUAGE, language.clone())
-            .header(ACCEPT, "application/json")
+            .header(ACCEPT, call.accept)
             .header(ACCEPT_ENCODING, "gzip")
-            .timeout(self.config.timeout)
+            .timeout(call.timeout)
             .send()
             .map_err(|e| {
                 if e.is_timeout() {
@@ -356,13 +581,7 @@ impl TaxonomyClient {
         let redactor = Redactor::new().with(token.secret());
 
         if (200..300).contains(&status) {
-            let bytes = read_limited(&mut response, self.config.max_body_bytes, &at)?;
-            return Ok(Fetched {
-                url: url.clone(),
-                status,
-                bytes,
-                redactor,
-            });
+            return read(&mut response, &at, &redactor);
         }
         // An error answer: its start is enough, and a broken error body is no reason to fail
         // differently.
@@ -390,6 +609,11 @@ impl TaxonomyClient {
             },
         })
     }
+}
+
+/// A 404, or the service's "category tree not found" (errorId 62004) whatever its status.
+fn is_tree_not_found(error: &TaxonomyError) -> bool {
+    error.status() == Some(404) || error.error_id() == Some(62004)
 }
 
 fn header_value(what: &str, value: &str) -> Result<HeaderValue, TaxonomyError> {
@@ -422,21 +646,24 @@ fn read_limited(
                 bytes.extend_from_slice(&chunk[..n]);
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => {
-                let message = error_chain(&e);
-                return Err(if io_is_timeout(&e) {
-                    TaxonomyError::Timeout {
-                        url: url.to_owned(),
-                        message,
-                    }
-                } else {
-                    TaxonomyError::Truncated {
-                        url: url.to_owned(),
-                        received: bytes.len() as u64,
-                        message,
-                    }
-                });
-            }
+            Err(e) => return Err(read_error(&e, url, bytes.len() as u64)),
+        }
+    }
+}
+
+/// A failed body read: a time-out, or a cut-off body (retried).
+fn read_error(e: &std::io::Error, url: &str, received: u64) -> TaxonomyError {
+    let message = error_chain(e);
+    if io_is_timeout(e) {
+        TaxonomyError::Timeout {
+            url: url.to_owned(),
+            message,
+        }
+    } else {
+        TaxonomyError::Truncated {
+            url: url.to_owned(),
+            received,
+            message,
         }
     }
 }
@@ -460,6 +687,11 @@ fn io_is_timeout(e: &std::io::Error) -> bool {
         source = s.source();
     }
     false
+}
+
+/// `204 No Content`, or a success with an empty body.
+fn is_empty(fetched: &Fetched) -> bool {
+    fetched.status == 204 || fetched.bytes.iter().all(u8::is_ascii_whitespace)
 }
 
 fn parse_json<T: DeserializeOwned>(fetched: &Fetched) -> Result<T, TaxonomyError> {

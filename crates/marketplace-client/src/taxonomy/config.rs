@@ -8,17 +8,16 @@ use url::Url;
 use super::error::TaxonomyError;
 use crate::oauth::{Endpoints, OAuthConfig};
 
-/// The marketplace header sent on every call (seed 4.5, with the brand name in place of
-/// `SERVICE`).
+/// The marketplace header sent on every call of the taxonomy API.
 pub const MARKETPLACE_HEADER: &str = "X-EBAY-C-MARKETPLACE-ID";
 
-/// The path prefix of version 1 of the taxonomy API (seed 9).
+/// The path prefix of version 1 of the taxonomy API.
 pub const TAXONOMY_PREFIX: &str = "commerce/taxonomy/v1";
 
 /// Default connect time-out.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-/// Default total time-out of one request, body included. A full tree takes 2 to 5 seconds
-/// (seed 8) and is tens of megabytes uncompressed, so this is generous.
+/// Default total time-out of one request, body included. A full tree (getCategoryTree) takes
+/// 2 to 5 seconds and is tens of megabytes uncompressed, so this is generous.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 /// Default limit on a (decompressed) response body: 64 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: u64 = 64 * 1024 * 1024;
@@ -33,26 +32,74 @@ pub const DEFAULT_BACKOFF_CAP: Duration = Duration::from_secs(30);
 /// ([`crate::oauth::MAX_RETRY_AFTER`]).
 pub const DEFAULT_MAX_RETRY_AFTER: Duration = crate::oauth::MAX_RETRY_AFTER;
 
-/// Which path the get-category-tree call uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+/// The environment variable that picks the get-category-tree path form
+/// (`path`, `query` or `auto`, see [`TreePath`]).
+pub const ENV_TREE_PATH: &str = "MARKETPLACE_TREE_PATH";
+
+/// Default total time-out of a file download (fetchItemAspects: over 100 MB compressed).
+pub const DEFAULT_DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+/// Default limit on a downloaded file (fetchItemAspects), as received: 4 GiB.
+pub const DEFAULT_MAX_DOWNLOAD_BYTES: u64 = 4 * 1024 * 1024 * 1024;
+
+/// Which path the get-category-tree call (getCategoryTree) uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TreePath {
-    /// `GET {base_url}/commerce/taxonomy/v1/category_tree/get?category_tree_id=N`, exactly as
-    /// the seed (4.5) states it. The default.
-    #[default]
-    SeedQuery,
-    /// `GET {base_url}/commerce/taxonomy/v1/category_tree/N`: the path form of the production
-    /// service's documentation.
-    Documented,
+    /// `GET {base_url}/commerce/taxonomy/v1/category_tree/N`: the form eBay documents for
+    /// getCategoryTree. The default of the production and sandbox hosts.
+    Path,
+    /// `GET {base_url}/commerce/taxonomy/v1/category_tree/get?category_tree_id=N`: the tree id
+    /// as a query parameter, as the API contract this project started from states it.
+    Query,
+    /// Try [`Path`](TreePath::Path) first; on a 404 or the service's "tree not found" answer
+    /// (errorId 62004) try [`Query`](TreePath::Query) once, and remember the form that worked
+    /// for the rest of the client's life. The default of any other host.
+    Auto,
 }
 
 impl TreePath {
-    /// Parses `seed` / `seed-query` or `documented` / `path` (ASCII case ignored).
+    /// Parses `path`, `query` or `auto` (ASCII case and surrounding blanks ignored).
+    ///
+    /// ```
+    /// use marketplace_client::taxonomy::TreePath;
+    /// assert_eq!(TreePath::parse(" Query "), Some(TreePath::Query));
+    /// assert_eq!(TreePath::parse("documented"), None);
+    /// ```
     pub fn parse(text: &str) -> Option<TreePath> {
         match text.trim().to_ascii_lowercase().as_str() {
-            "seed" | "seed-query" | "seedquery" | "query" => Some(TreePath::SeedQuery),
-            "documented" | "path" => Some(TreePath::Documented),
+            "path" => Some(TreePath::Path),
+            "query" => Some(TreePath::Query),
+            "auto" => Some(TreePath::Auto),
             _ => None,
         }
+    }
+
+    /// `path`, `query` or `auto`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TreePath::Path => "path",
+            TreePath::Query => "query",
+            TreePath::Auto => "auto",
+        }
+    }
+
+    /// The default for `base_url`: [`Path`](TreePath::Path) on eBay's production and sandbox
+    /// hosts, [`Auto`](TreePath::Auto) anywhere else.
+    pub fn default_for(base_url: &Url) -> TreePath {
+        match base_url.host_str() {
+            Some(host)
+                if host.eq_ignore_ascii_case("api.ebay.com")
+                    || host.eq_ignore_ascii_case("api.sandbox.ebay.com") =>
+            {
+                TreePath::Path
+            }
+            _ => TreePath::Auto,
+        }
+    }
+}
+
+impl std::fmt::Display for TreePath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -63,7 +110,7 @@ impl TreePath {
 /// use marketplace_client::taxonomy::{TaxonomyConfig, TreePath};
 /// let config = TaxonomyConfig::for_base_url("http://127.0.0.1:8080")
 ///     .unwrap()
-///     .with_tree_path(TreePath::Documented)
+///     .with_tree_path(TreePath::Path)
 ///     .with_language("de-DE")
 ///     .with_max_retries(5)
 ///     .with_backoff(Duration::from_millis(1), Duration::from_millis(10));
@@ -73,7 +120,14 @@ impl TreePath {
 /// );
 /// assert_eq!(
 ///     TaxonomyConfig::production().tree_url(0).as_str(),
-///     "https://api.ebay.com/commerce/taxonomy/v1/category_tree/get?category_tree_id=0"
+///     "https://api.ebay.com/commerce/taxonomy/v1/category_tree/0"
+/// );
+/// assert_eq!(TaxonomyConfig::sandbox().tree_path, TreePath::Path);
+/// let local = TaxonomyConfig::for_base_url("http://127.0.0.1:8080").unwrap();
+/// assert_eq!(local.tree_path, TreePath::Auto);
+/// assert_eq!(
+///     local.tree_url_in(0, TreePath::Query).as_str(),
+///     "http://127.0.0.1:8080/commerce/taxonomy/v1/category_tree/get?category_tree_id=0"
 /// );
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,7 +135,7 @@ impl TreePath {
 pub struct TaxonomyConfig {
     /// The API host, ending with `/`.
     pub base_url: Url,
-    /// The form of the get-category-tree path.
+    /// The form of the get-category-tree path (default: [`TreePath::default_for`] the host).
     pub tree_path: TreePath,
     /// `Accept-Language` for every call; `None`: the site's language ([`marketplaces::SiteId::language`]).
     pub language: Option<String>,
@@ -100,6 +154,12 @@ pub struct TaxonomyConfig {
     pub backoff_cap: Duration,
     /// The longest `Retry-After` waited for.
     pub max_retry_after: Duration,
+    /// Total time allowed for a file download (fetchItemAspects), from sending to the last
+    /// byte; replaces [`timeout`](Self::timeout) for that call.
+    pub download_timeout: Duration,
+    /// Largest downloaded file accepted (fetchItemAspects), as received; replaces
+    /// [`max_body_bytes`](Self::max_body_bytes) for that call.
+    pub max_download_bytes: u64,
 }
 
 impl TaxonomyConfig {
@@ -110,8 +170,8 @@ impl TaxonomyConfig {
             base_url.set_path(&path);
         }
         Self {
+            tree_path: TreePath::default_for(&base_url),
             base_url,
-            tree_path: TreePath::default(),
             language: None,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             timeout: DEFAULT_REQUEST_TIMEOUT,
@@ -120,6 +180,8 @@ impl TaxonomyConfig {
             backoff_base: DEFAULT_BACKOFF_BASE,
             backoff_cap: DEFAULT_BACKOFF_CAP,
             max_retry_after: DEFAULT_MAX_RETRY_AFTER,
+            download_timeout: DEFAULT_DOWNLOAD_TIMEOUT,
+            max_download_bytes: DEFAULT_MAX_DOWNLOAD_BYTES,
         }
     }
 
@@ -154,6 +216,32 @@ impl TaxonomyConfig {
     pub fn with_tree_path(mut self, tree_path: TreePath) -> Self {
         self.tree_path = tree_path;
         self
+    }
+
+    /// Applies the settings of the environment, read through `lookup` (a variable name to its
+    /// value): [`ENV_TREE_PATH`] (`path`, `query` or `auto`). Unset or empty variables change
+    /// nothing; a value that is not one of those is an error that names the variable.
+    ///
+    /// ```
+    /// use marketplace_client::taxonomy::{TaxonomyConfig, TreePath};
+    /// let config = TaxonomyConfig::production()
+    ///     .with_env(|name| (name == "MARKETPLACE_TREE_PATH").then(|| "query".to_string()))
+    ///     .unwrap();
+    /// assert_eq!(config.tree_path, TreePath::Query);
+    /// assert!(TaxonomyConfig::production().with_env(|_| Some("sideways".into())).is_err());
+    /// ```
+    pub fn with_env(
+        mut self,
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Result<Self, TaxonomyError> {
+        if let Some(value) = lookup(ENV_TREE_PATH).filter(|v| !v.trim().is_empty()) {
+            self.tree_path = TreePath::parse(&value).ok_or_else(|| {
+                TaxonomyError::Invalid(format!(
+                    "{ENV_TREE_PATH}={value:?} is not a tree path form; use path, query or auto"
+                ))
+            })?;
+        }
+        Ok(self)
     }
 
     /// Sends `language` as `Accept-Language` on every call instead of the site's language.
@@ -200,6 +288,18 @@ impl TaxonomyConfig {
         self
     }
 
+    /// Sets the total time-out of a file download (fetchItemAspects).
+    pub fn with_download_timeout(mut self, timeout: Duration) -> Self {
+        self.download_timeout = timeout;
+        self
+    }
+
+    /// Sets the size limit of a downloaded file (fetchItemAspects).
+    pub fn with_max_download_bytes(mut self, limit: u64) -> Self {
+        self.max_download_bytes = limit;
+        self
+    }
+
     /// `{base_url}/commerce/taxonomy/v1/{rest}`.
     fn api_url(&self, rest: &str) -> Url {
         let mut url = self.base_url.clone();
@@ -208,27 +308,34 @@ impl TaxonomyConfig {
         url
     }
 
-    /// The get-category-tree URL of `tree_id` in the configured [`TreePath`] form.
+    /// The getCategoryTree URL of `tree_id` in the configured [`TreePath`] form (the path
+    /// form for [`TreePath::Auto`], which tries it first).
     pub fn tree_url(&self, tree_id: u32) -> Url {
-        match self.tree_path {
-            TreePath::SeedQuery => {
+        self.tree_url_in(tree_id, self.tree_path)
+    }
+
+    /// The getCategoryTree URL of `tree_id` in the form `form` ([`TreePath::Auto`]: the path
+    /// form).
+    pub fn tree_url_in(&self, tree_id: u32, form: TreePath) -> Url {
+        match form {
+            TreePath::Query => {
                 let mut url = self.api_url("category_tree/get");
                 url.query_pairs_mut()
                     .append_pair("category_tree_id", &tree_id.to_string());
                 url
             }
-            TreePath::Documented => self.api_url(&format!("category_tree/{tree_id}")),
+            TreePath::Path | TreePath::Auto => self.api_url(&format!("category_tree/{tree_id}")),
         }
     }
 
-    /// `…/category_tree/{tree_id}/get_category_suggestions?q=…` (seed 4.6).
+    /// `…/category_tree/{tree_id}/get_category_suggestions?q=…` (getCategorySuggestions).
     pub fn suggestions_url(&self, tree_id: u32, q: &str) -> Url {
         let mut url = self.api_url(&format!("category_tree/{tree_id}/get_category_suggestions"));
         url.query_pairs_mut().append_pair("q", q);
         url
     }
 
-    /// `…/category_tree/{tree_id}/get_category_subtree?category_id=…`.
+    /// `…/category_tree/{tree_id}/get_category_subtree?category_id=…` (getCategorySubtree).
     pub fn subtree_url(&self, tree_id: u32, category_id: u32) -> Url {
         let mut url = self.api_url(&format!("category_tree/{tree_id}/get_category_subtree"));
         url.query_pairs_mut()
@@ -236,7 +343,8 @@ impl TaxonomyConfig {
         url
     }
 
-    /// `…/category_tree/{tree_id}/get_item_aspects_for_category?category_id=…`.
+    /// `…/category_tree/{tree_id}/get_item_aspects_for_category?category_id=…`
+    /// (getItemAspectsForCategory).
     pub fn aspects_url(&self, tree_id: u32, category_id: u32) -> Url {
         let mut url = self.api_url(&format!(
             "category_tree/{tree_id}/get_item_aspects_for_category"
@@ -246,11 +354,67 @@ impl TaxonomyConfig {
         url
     }
 
-    /// `…/get_default_category_tree_id?marketplace_id=…`.
+    /// `…/get_default_category_tree_id?marketplace_id=…` (getDefaultCategoryTreeId).
     pub fn default_tree_id_url(&self, marketplace_id: &str) -> Url {
         let mut url = self.api_url("get_default_category_tree_id");
         url.query_pairs_mut()
             .append_pair("marketplace_id", marketplace_id);
+        url
+    }
+
+    /// `…/category_tree/{tree_id}/get_expired_categories` (getExpiredCategories).
+    pub fn expired_categories_url(&self, tree_id: u32) -> Url {
+        self.api_url(&format!("category_tree/{tree_id}/get_expired_categories"))
+    }
+
+    /// `…/category_tree/{tree_id}/fetch_item_aspects` (fetchItemAspects).
+    pub fn item_aspects_file_url(&self, tree_id: u32) -> Url {
+        self.api_url(&format!("category_tree/{tree_id}/fetch_item_aspects"))
+    }
+
+    /// `…/category_tree/{tree_id}/get_compatibility_properties?category_id=…`
+    /// (getCompatibilityProperties).
+    pub fn compatibility_properties_url(&self, tree_id: u32, category_id: u32) -> Url {
+        let mut url = self.api_url(&format!(
+            "category_tree/{tree_id}/get_compatibility_properties"
+        ));
+        url.query_pairs_mut()
+            .append_pair("category_id", &category_id.to_string());
+        url
+    }
+
+    /// `…/category_tree/{tree_id}/get_compatibility_property_values?category_id=…&compatibility_property=…[&filter=…]`
+    /// (getCompatibilityPropertyValues). `filter` holds `name:value` pairs; they are joined
+    /// with commas, a comma inside a value escaped as `\,` as eBay documents.
+    ///
+    /// ```
+    /// use marketplace_client::taxonomy::TaxonomyConfig;
+    /// let url = TaxonomyConfig::production().compatibility_property_values_url(
+    ///     100, 6016, "Model", &[("Year", "2018"), ("Make", "Toyota")]);
+    /// assert_eq!(url.query(), Some("category_id=6016&compatibility_property=Model&filter=Year%3A2018%2CMake%3AToyota"));
+    /// ```
+    pub fn compatibility_property_values_url(
+        &self,
+        tree_id: u32,
+        category_id: u32,
+        property: &str,
+        filter: &[(&str, &str)],
+    ) -> Url {
+        let mut url = self.api_url(&format!(
+            "category_tree/{tree_id}/get_compatibility_property_values"
+        ));
+        {
+            let mut query = url.query_pairs_mut();
+            query.append_pair("category_id", &category_id.to_string());
+            query.append_pair("compatibility_property", property);
+            if !filter.is_empty() {
+                let joined: Vec<String> = filter
+                    .iter()
+                    .map(|(name, value)| format!("{name}:{}", value.replace(',', "\\,")))
+                    .collect();
+                query.append_pair("filter", &joined.join(","));
+            }
+        }
         url
     }
 }

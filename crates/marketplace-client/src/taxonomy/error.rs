@@ -249,6 +249,14 @@ pub enum TaxonomyError {
         #[source]
         source: DecodeError,
     },
+    /// A downloaded file (fetchItemAspects) could not be written to disk.
+    #[error("cannot write the download to {path}: {message}")]
+    File {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The I/O error.
+        message: String,
+    },
     /// An argument or setting cannot be used (for example a language tag that is not a valid
     /// header value).
     #[error("invalid taxonomy request: {0}")]

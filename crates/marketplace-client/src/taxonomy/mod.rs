@@ -1,6 +1,8 @@
-//! The taxonomy API client (seed 4.5 to 4.7): the full category tree of a site, category
-//! suggestions for a keyword, one category's subtree, the aspects of a leaf category and the
-//! default tree id of a marketplace.
+//! The client of eBay's Commerce Taxonomy API (v1): the full category tree of a site
+//! (getCategoryTree), category suggestions for a keyword (getCategorySuggestions), one
+//! category's subtree (getCategorySubtree), the aspects of a leaf category
+//! (getItemAspectsForCategory) and the default tree id of a marketplace
+//! (getDefaultCategoryTreeId).
 //!
 //! [`TaxonomyClient`] is blocking (reqwest), `Send + Sync`, and takes its bearer tokens from
 //! any [`AccessTokenSource`](crate::oauth::AccessTokenSource). Its settings live in
@@ -15,34 +17,41 @@
 //!
 //! # fn main() -> Result<(), marketplace_client::taxonomy::TaxonomyError> {
 //! let tokens = Arc::new(StaticTokenSource::new(AccessToken::new("v^1.1#i^1#…")));
-//! let config = TaxonomyConfig::production().with_tree_path(TreePath::Documented);
+//! let config = TaxonomyConfig::production().with_tree_path(TreePath::Path); // the default
 //! let client = TaxonomyClient::new(config, tokens)?;
 //! let aspects = client.item_aspects(SiteId::Us, 9355)?;
 //! for aspect in aspects.required() {
-//!     println!("{} ({}): {:?}", aspect.name, aspect.mode, aspect.values);
+//!     println!("{} ({:?}): {:?}", aspect.name, aspect.mode, aspect.value_names().collect::<Vec<_>>());
 //! }
 //! # Ok(()) }
 //! ```
 //!
 //! See `docs/taxonomy.md` for the configuration, the errors and the retry policy.
 
+mod aspects_file;
 mod client;
 mod config;
 mod error;
 mod retry;
 mod types;
 
+pub use aspects_file::{AspectsFileError, DownloadProgress, ItemAspectsFile, ItemAspectsReader};
 pub use client::TaxonomyClient;
 pub use config::{
-    DEFAULT_BACKOFF_BASE, DEFAULT_BACKOFF_CAP, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_BODY_BYTES,
-    DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER, DEFAULT_REQUEST_TIMEOUT, MARKETPLACE_HEADER,
+    DEFAULT_BACKOFF_BASE, DEFAULT_BACKOFF_CAP, DEFAULT_CONNECT_TIMEOUT, DEFAULT_DOWNLOAD_TIMEOUT,
+    DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DOWNLOAD_BYTES, DEFAULT_MAX_RETRIES,
+    DEFAULT_MAX_RETRY_AFTER, DEFAULT_REQUEST_TIMEOUT, ENV_TREE_PATH, MARKETPLACE_HEADER,
     TAXONOMY_PREFIX, TaxonomyConfig, TreePath,
 };
 pub use error::{ErrorParameter, ServiceError, TaxonomyError, parse_error_body};
 pub use retry::{RecordingSleeper, Sleeper, ThreadSleeper, backoff_ceiling, full_jitter};
+pub use taxonomy_tree::decode::CategorySubtree;
 pub use types::{
-    Ancestor, Aspect, AspectCardinality, AspectDataType, AspectMode, AspectUsage, CategoryRef,
-    CategorySubtree, CategorySuggestion, CategorySuggestions, DefaultTreeId, ItemAspects, TreeBody,
+    Ancestor, Aspect, AspectAdvancedDataType, AspectApplicableTo, AspectCardinality,
+    AspectDataType, AspectMode, AspectUsage, AspectValue, CategoryAspects, CategoryRef,
+    CategorySuggestion, CategorySuggestions, CompatibilityProperties, CompatibilityProperty,
+    CompatibilityPropertyValues, DefaultTreeId, ExpiredCategories, ExpiredCategory, ItemAspects,
+    RelevanceIndicator, TreeBody, ValueConstraint,
 };
 
 /// The guide of `docs/taxonomy.md` (merged into the README), compiled here so its examples are

@@ -4,9 +4,8 @@ use serde::Deserialize;
 use url::Url;
 
 use marketplaces::SiteId;
-use taxonomy_tree::tree::Category;
 
-/// The raw body of a get-category-tree answer and where it came from.
+/// The raw body of a getCategoryTree answer and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TreeBody {
     /// The site asked for.
@@ -41,7 +40,7 @@ pub struct Ancestor {
     pub subtree_href: Option<String>,
 }
 
-/// One suggested category (seed 4.6).
+/// One suggested category (getCategorySuggestions).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CategorySuggestion {
     /// The suggested (leaf) category.
@@ -70,7 +69,7 @@ impl CategorySuggestion {
     }
 }
 
-/// The answer of get-category-suggestions: the suggestions, most relevant first.
+/// The answer of getCategorySuggestions: the suggestions, most relevant first.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CategorySuggestions {
     /// `categoryTreeId`.
@@ -82,51 +81,7 @@ pub struct CategorySuggestions {
     pub suggestions: Vec<CategorySuggestion>,
 }
 
-/// The answer of get-category-subtree: a category and everything below it, flat.
-///
-/// `categories[0]` is the category asked for; the others follow depth first in the
-/// service's order. `parent` of the first is taken from its `parentCategoryTreeNodeHref`
-/// (`None` when absent); `parent` of the others is within the subtree.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CategorySubtree {
-    /// `categoryTreeId`.
-    pub tree_id: u32,
-    /// `categoryTreeVersion`.
-    pub tree_version: String,
-    /// The level of the subtree's root in the full tree.
-    pub level: u32,
-    /// The categories, the subtree's root first.
-    pub categories: Vec<Category>,
-}
-
-impl CategorySubtree {
-    /// The category asked for.
-    pub fn root(&self) -> &Category {
-        &self.categories[0]
-    }
-
-    /// The category with this id, if it is in the subtree.
-    pub fn get(&self, id: u32) -> Option<&Category> {
-        self.categories.iter().find(|c| c.id == id)
-    }
-
-    /// The leaf categories (those that accept listings).
-    pub fn leaves(&self) -> impl Iterator<Item = &Category> {
-        self.categories.iter().filter(|c| c.leaf)
-    }
-
-    /// How many categories, the root included.
-    pub fn len(&self) -> usize {
-        self.categories.len()
-    }
-
-    /// Always false: a subtree holds at least its root.
-    pub fn is_empty(&self) -> bool {
-        self.categories.is_empty()
-    }
-}
-
-/// The answer of get-default-category-tree-id.
+/// The answer of getDefaultCategoryTreeId.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DefaultTreeId {
     /// `categoryTreeId`.
@@ -141,16 +96,16 @@ macro_rules! wire_enum {
         #[derive(Debug, Clone, PartialEq, Eq, Hash)]
         pub enum $name {
             $($(#[$vmeta])* $variant,)*
-            /// A value this crate does not know, as sent.
-            Other(String),
+            /// A value this crate does not know, kept as sent.
+            Unknown(String),
         }
 
         impl $name {
-            /// Maps the wire value; unknown values become `Other`.
+            /// Maps the wire value; a value this crate does not know becomes `Unknown`, as sent.
             pub fn from_wire(s: &str) -> Self {
                 match s {
                     $($wire => Self::$variant,)*
-                    other => Self::Other(other.to_owned()),
+                    other => Self::Unknown(other.to_owned()),
                 }
             }
 
@@ -158,7 +113,7 @@ macro_rules! wire_enum {
             pub fn as_str(&self) -> &str {
                 match self {
                     $(Self::$variant => $wire,)*
-                    Self::Other(s) => s,
+                    Self::Unknown(s) => s,
                 }
             }
         }
@@ -222,33 +177,97 @@ wire_enum! {
     }
 }
 
-/// One aspect (item specific) of a category: what a listing fills in.
+wire_enum! {
+    /// `aspectApplicableTo`: whether an aspect describes the catalog product or the item.
+    AspectApplicableTo {
+        /// `ITEM`: an item (instance) aspect; its value varies per item.
+        Item = "ITEM",
+        /// `PRODUCT`: a catalog product aspect.
+        Product = "PRODUCT",
+    }
+}
+
+wire_enum! {
+    /// `aspectAdvancedDataType`: a further requirement on the values' format.
+    AspectAdvancedDataType {
+        /// `NUMERIC_RANGE`: the value is a numeric range.
+        NumericRange = "NUMERIC_RANGE",
+    }
+}
+
+/// One aspect (item specific) of a category: what a listing fills in (eBay's `Aspect`).
+///
+/// Every documented field is kept. A field the answer leaves out is `None` (or empty, or
+/// `false` for the flags), never a made-up default, and an enum value this crate does not
+/// know is kept as `Unknown(value)`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Aspect {
     /// `localizedAspectName`, e.g. `Brand`.
     pub name: String,
-    /// `aspectDataType`.
-    pub data_type: AspectDataType,
-    /// `aspectRequired`: a listing must give it.
+    /// `aspectConstraint.aspectDataType`.
+    pub data_type: Option<AspectDataType>,
+    /// `aspectConstraint.aspectAdvancedDataType`, if sent (e.g. `NUMERIC_RANGE`).
+    pub advanced_data_type: Option<AspectAdvancedDataType>,
+    /// `aspectConstraint.aspectRequired`: a listing must give it.
     pub required: bool,
-    /// `aspectMode`.
-    pub mode: AspectMode,
-    /// `itemToAspectCardinality`.
-    pub cardinality: AspectCardinality,
-    /// `aspectUsage`, if sent.
+    /// `aspectConstraint.aspectMode`.
+    pub mode: Option<AspectMode>,
+    /// `aspectConstraint.itemToAspectCardinality`.
+    pub cardinality: Option<AspectCardinality>,
+    /// `aspectConstraint.aspectUsage`.
     pub usage: Option<AspectUsage>,
-    /// `aspectEnabledForVariations`.
+    /// `aspectConstraint.aspectApplicableTo` (product aspect, item aspect, or both).
+    pub applicable_to: Vec<AspectApplicableTo>,
+    /// `aspectConstraint.aspectEnabledForVariations`.
     pub enabled_for_variations: bool,
-    /// `aspectMaxLength`, if sent.
+    /// `aspectConstraint.aspectMaxLength`, if sent (item aspects).
     pub max_length: Option<u32>,
-    /// `aspectFormat`, if sent (e.g. `int32`, `YYYYMMDD`).
+    /// `aspectConstraint.aspectFormat`, if sent (e.g. `int32`, `YYYYMMDD`).
     pub format: Option<String>,
-    /// The values (`aspectValues[].localizedValue`): allowed values for
-    /// [`AspectMode::SelectionOnly`], suggestions otherwise.
-    pub values: Vec<String>,
+    /// `aspectConstraint.expectedRequiredByDate`, as sent: the approximate date from which
+    /// the aspect will be required.
+    pub expected_required_by_date: Option<String>,
+    /// `aspectValues`: allowed values for [`AspectMode::SelectionOnly`], suggestions
+    /// otherwise, each with its `valueConstraints`.
+    pub values: Vec<AspectValue>,
+    /// `relevanceIndicator`, if sent (it needs the metadata.insights scope).
+    pub relevance: Option<RelevanceIndicator>,
 }
 
-/// The answer of get-item-aspects-for-category.
+impl Aspect {
+    /// The values' text (`aspectValues[].localizedValue`), in the service's order.
+    pub fn value_names(&self) -> impl Iterator<Item = &str> {
+        self.values.iter().map(|v| v.value.as_str())
+    }
+}
+
+/// One value of an aspect (eBay's `AspectValue`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AspectValue {
+    /// `localizedValue`.
+    pub value: String,
+    /// `valueConstraints`: when the value may be chosen (empty: always).
+    pub constraints: Vec<ValueConstraint>,
+}
+
+/// When an aspect value may be chosen: only when another aspect (the control aspect) has
+/// one of the listed values (eBay's `ValueConstraint`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValueConstraint {
+    /// `applicableForLocalizedAspectName`: the control aspect.
+    pub aspect_name: Option<String>,
+    /// `applicableForLocalizedAspectValues`: its values that allow this one.
+    pub aspect_values: Vec<String>,
+}
+
+/// How often buyers searched with an aspect (eBay's `RelevanceIndicator`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RelevanceIndicator {
+    /// `searchCount`: searches over the last 30 days, if sent.
+    pub search_count: Option<u64>,
+}
+
+/// The answer of getItemAspectsForCategory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ItemAspects {
     /// The category asked for.
@@ -271,18 +290,88 @@ impl ItemAspects {
     }
 }
 
+/// One entry of getExpiredCategories: an expired leaf category and the active leaf category
+/// that replaced it (eBay's `ExpiredCategory`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ExpiredCategory {
+    /// `fromCategoryId`: the expired leaf category.
+    pub from: u32,
+    /// `toCategoryId`: the active leaf category that replaced it.
+    pub to: u32,
+}
+
+/// The answer of getExpiredCategories: the expired leaf categories of a tree that were
+/// mapped to active ones (several may map to one).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExpiredCategories {
+    /// The tree asked for.
+    pub tree_id: u32,
+    /// The mappings in the service's order (empty when the tree has none, or on `204`).
+    pub mappings: Vec<ExpiredCategory>,
+}
+
+impl ExpiredCategories {
+    /// The active category that replaced `id`, if `id` expired and was mapped.
+    pub fn replacement(&self, id: u32) -> Option<u32> {
+        self.mappings.iter().find(|m| m.from == id).map(|m| m.to)
+    }
+}
+
+/// A parts-compatibility property of a category, e.g. `Make` (eBay's `CompatibilityProperty`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompatibilityProperty {
+    /// `name`: what getCompatibilityPropertyValues takes as `compatibility_property` and in
+    /// its filter.
+    pub name: String,
+    /// `localizedName`: the name to show, in the marketplace's language.
+    pub localized_name: Option<String>,
+}
+
+/// The answer of getCompatibilityProperties (empty on `204`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompatibilityProperties {
+    /// The category asked for.
+    pub category_id: u32,
+    /// The properties, in the service's order.
+    pub properties: Vec<CompatibilityProperty>,
+}
+
+/// The answer of getCompatibilityPropertyValues (empty on `204`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompatibilityPropertyValues {
+    /// The category asked for.
+    pub category_id: u32,
+    /// The property asked for.
+    pub property: String,
+    /// `compatibilityPropertyValues[].value`, in the service's order.
+    pub values: Vec<String>,
+}
+
+/// One entry of a fetchItemAspects file: a leaf category and its aspects (eBay's
+/// `CategoryAspect`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CategoryAspects {
+    /// The leaf category.
+    pub category: CategoryRef,
+    /// Its aspects, as in [`ItemAspects::aspects`].
+    pub aspects: Vec<Aspect>,
+}
+
 // ---- wire shapes ----
 
-/// Turns a wire id (a decimal string, or a number) into a u32.
+/// Turns a wire id into a u32: a decimal string, as eBay documents every id (the same rule as
+/// the tree decoder's; a JSON number is refused there and here).
 pub(crate) fn parse_id(field: &str, value: &serde_json::Value) -> Result<u32, String> {
     match value {
-        serde_json::Value::String(s) => s
+        serde_json::Value::String(s) if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => s
             .parse::<u32>()
-            .map_err(|_| format!("{field} {s:?} is not a decimal category id")),
-        serde_json::Value::Number(n) => n
-            .as_u64()
-            .and_then(|n| u32::try_from(n).ok())
-            .ok_or_else(|| format!("{field} {n} is not a category id")),
+            .ok()
+            .filter(|&n| n < u32::MAX)
+            .ok_or_else(|| format!("{field} {s:?} is out of range")),
+        serde_json::Value::String(s) => Err(format!("{field} {s:?} is not a decimal string")),
+        serde_json::Value::Number(n) => Err(format!(
+            "{field} {n} is a number, expected a decimal string like \"{n}\""
+        )),
         serde_json::Value::Null => Err(format!("{field} is missing")),
         other => Err(format!("{field} is {other}, expected a decimal string")),
     }
@@ -376,109 +465,27 @@ pub(crate) fn suggestions_from_wire(w: WireSuggestions) -> Result<CategorySugges
     })
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct WireNode {
-    #[serde(default)]
-    pub category: Option<WireCategory>,
-    #[serde(default)]
-    pub category_tree_node_level: Option<u32>,
-    #[serde(default)]
-    pub child_category_tree_nodes: Vec<WireNode>,
-    #[serde(default)]
-    pub leaf_category_tree_node: Option<bool>,
-    #[serde(default)]
-    pub parent_category_tree_node_href: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct WireSubtree {
-    pub category_subtree_node: WireNode,
-    #[serde(default)]
-    pub category_tree_id: serde_json::Value,
-    #[serde(default)]
-    pub category_tree_version: Option<String>,
-}
-
-fn parent_from_href(href: &str) -> Option<u32> {
-    let url = Url::parse(href).ok()?;
-    let value = url
-        .query_pairs()
-        .find(|(k, _)| k == "category_id")
-        .map(|(_, v)| v.into_owned())?;
-    value.parse().ok()
-}
-
-fn flatten(node: WireNode, parent: Option<u32>, out: &mut Vec<Category>) -> Result<(), String> {
-    let category = node
-        .category
-        .ok_or_else(|| "a node has no category".to_owned())?;
-    let id = parse_id("categoryId", &category.category_id)?;
-    let children: Vec<u32> = node
-        .child_category_tree_nodes
-        .iter()
-        .map(|c| {
-            c.category
-                .as_ref()
-                .map_or(Err("a node has no category".to_owned()), |c| {
-                    parse_id("categoryId", &c.category_id)
-                })
-        })
-        .collect::<Result<_, _>>()?;
-    out.push(Category {
-        id,
-        name: category.category_name.unwrap_or_default(),
-        parent,
-        leaf: node.leaf_category_tree_node.unwrap_or(false),
-        children,
-    });
-    for child in node.child_category_tree_nodes {
-        flatten(child, Some(id), out)?;
-    }
-    Ok(())
-}
-
-pub(crate) fn subtree_from_wire(w: WireSubtree) -> Result<CategorySubtree, String> {
-    let tree_id = parse_id("categoryTreeId", &w.category_tree_id)?;
-    let level = w
-        .category_subtree_node
-        .category_tree_node_level
-        .unwrap_or(0);
-    let parent = w
-        .category_subtree_node
-        .parent_category_tree_node_href
-        .as_deref()
-        .and_then(parent_from_href);
-    let mut categories = Vec::new();
-    flatten(w.category_subtree_node, parent, &mut categories)?;
-    Ok(CategorySubtree {
-        tree_id,
-        tree_version: w.category_tree_version.unwrap_or_default(),
-        level,
-        categories,
-    })
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
 pub(crate) struct WireConstraint {
-    #[serde(default)]
     pub aspect_data_type: Option<AspectDataType>,
-    #[serde(default)]
+    pub aspect_advanced_data_type: Option<AspectAdvancedDataType>,
     pub aspect_required: Option<bool>,
-    #[serde(default)]
     pub aspect_mode: Option<AspectMode>,
-    #[serde(default)]
     pub item_to_aspect_cardinality: Option<AspectCardinality>,
-    #[serde(default)]
     pub aspect_usage: Option<AspectUsage>,
-    #[serde(default)]
+    pub aspect_applicable_to: Vec<AspectApplicableTo>,
     pub aspect_enabled_for_variations: Option<bool>,
-    #[serde(default)]
     pub aspect_max_length: Option<u32>,
-    #[serde(default)]
     pub aspect_format: Option<String>,
+    pub expected_required_by_date: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub(crate) struct WireValueConstraint {
+    pub applicable_for_localized_aspect_name: Option<String>,
+    pub applicable_for_localized_aspect_values: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -486,6 +493,15 @@ pub(crate) struct WireConstraint {
 pub(crate) struct WireAspectValue {
     #[serde(default)]
     pub localized_value: String,
+    #[serde(default)]
+    pub value_constraints: Vec<WireValueConstraint>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct WireRelevance {
+    #[serde(default)]
+    pub search_count: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -496,6 +512,46 @@ pub(crate) struct WireAspect {
     pub aspect_constraint: Option<WireConstraint>,
     #[serde(default)]
     pub aspect_values: Vec<WireAspectValue>,
+    #[serde(default)]
+    pub relevance_indicator: Option<WireRelevance>,
+}
+
+impl WireAspect {
+    pub(crate) fn into_aspect(self) -> Aspect {
+        let c = self.aspect_constraint.unwrap_or_default();
+        Aspect {
+            name: self.localized_aspect_name,
+            data_type: c.aspect_data_type,
+            advanced_data_type: c.aspect_advanced_data_type,
+            required: c.aspect_required.unwrap_or(false),
+            mode: c.aspect_mode,
+            cardinality: c.item_to_aspect_cardinality,
+            usage: c.aspect_usage,
+            applicable_to: c.aspect_applicable_to,
+            enabled_for_variations: c.aspect_enabled_for_variations.unwrap_or(false),
+            max_length: c.aspect_max_length,
+            format: c.aspect_format,
+            expected_required_by_date: c.expected_required_by_date,
+            values: self
+                .aspect_values
+                .into_iter()
+                .map(|v| AspectValue {
+                    value: v.localized_value,
+                    constraints: v
+                        .value_constraints
+                        .into_iter()
+                        .map(|k| ValueConstraint {
+                            aspect_name: k.applicable_for_localized_aspect_name,
+                            aspect_values: k.applicable_for_localized_aspect_values,
+                        })
+                        .collect(),
+                })
+                .collect(),
+            relevance: self.relevance_indicator.map(|r| RelevanceIndicator {
+                search_count: r.search_count,
+            }),
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -506,44 +562,144 @@ pub(crate) struct WireAspects {
 }
 
 pub(crate) fn aspects_from_wire(category_id: u32, w: WireAspects) -> ItemAspects {
-    let aspects = w
-        .aspects
-        .into_iter()
-        .map(|a| {
-            let c = a.aspect_constraint.unwrap_or(WireConstraint {
-                aspect_data_type: None,
-                aspect_required: None,
-                aspect_mode: None,
-                item_to_aspect_cardinality: None,
-                aspect_usage: None,
-                aspect_enabled_for_variations: None,
-                aspect_max_length: None,
-                aspect_format: None,
-            });
-            Aspect {
-                name: a.localized_aspect_name,
-                data_type: c.aspect_data_type.unwrap_or(AspectDataType::String),
-                required: c.aspect_required.unwrap_or(false),
-                mode: c.aspect_mode.unwrap_or(AspectMode::FreeText),
-                cardinality: c
-                    .item_to_aspect_cardinality
-                    .unwrap_or(AspectCardinality::Single),
-                usage: c.aspect_usage,
-                enabled_for_variations: c.aspect_enabled_for_variations.unwrap_or(false),
-                max_length: c.aspect_max_length,
-                format: c.aspect_format,
-                values: a
-                    .aspect_values
-                    .into_iter()
-                    .map(|v| v.localized_value)
-                    .collect(),
-            }
-        })
-        .collect();
     ItemAspects {
         category_id,
-        aspects,
+        aspects: w.aspects.into_iter().map(WireAspect::into_aspect).collect(),
     }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct WireCategoryAspect {
+    #[serde(default)]
+    pub category: Option<WireCategory>,
+    #[serde(default)]
+    pub aspects: Vec<WireAspect>,
+}
+
+/// One fetchItemAspects entry; `index` names it in errors.
+pub(crate) fn category_aspects_from_wire(
+    index: usize,
+    w: WireCategoryAspect,
+) -> Result<CategoryAspects, String> {
+    let category = w
+        .category
+        .ok_or_else(|| format!("categoryAspects[{index}].category is missing"))?;
+    let id = parse_id(
+        &format!("categoryAspects[{index}].category.categoryId"),
+        &category.category_id,
+    )?;
+    Ok(CategoryAspects {
+        category: CategoryRef {
+            id,
+            name: category.category_name.unwrap_or_default(),
+        },
+        aspects: w.aspects.into_iter().map(WireAspect::into_aspect).collect(),
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct WireExpiredCategory {
+    #[serde(default)]
+    pub from_category_id: serde_json::Value,
+    #[serde(default)]
+    pub to_category_id: serde_json::Value,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct WireExpiredCategories {
+    #[serde(default)]
+    pub expired_categories: Vec<WireExpiredCategory>,
+}
+
+pub(crate) fn expired_from_wire(
+    tree_id: u32,
+    w: WireExpiredCategories,
+) -> Result<ExpiredCategories, String> {
+    let mut mappings = Vec::with_capacity(w.expired_categories.len());
+    for (i, e) in w.expired_categories.into_iter().enumerate() {
+        mappings.push(ExpiredCategory {
+            from: parse_id(
+                &format!("expiredCategories[{i}].fromCategoryId"),
+                &e.from_category_id,
+            )?,
+            to: parse_id(
+                &format!("expiredCategories[{i}].toCategoryId"),
+                &e.to_category_id,
+            )?,
+        });
+    }
+    Ok(ExpiredCategories { tree_id, mappings })
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct WireCompatibilityProperty {
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub localized_name: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct WireCompatibilityProperties {
+    #[serde(default)]
+    pub compatibility_properties: Vec<WireCompatibilityProperty>,
+}
+
+pub(crate) fn compatibility_properties_from_wire(
+    category_id: u32,
+    w: WireCompatibilityProperties,
+) -> Result<CompatibilityProperties, String> {
+    let mut properties = Vec::with_capacity(w.compatibility_properties.len());
+    for (i, p) in w.compatibility_properties.into_iter().enumerate() {
+        properties.push(CompatibilityProperty {
+            name: p
+                .name
+                .ok_or_else(|| format!("compatibilityProperties[{i}].name is missing"))?,
+            localized_name: p.localized_name,
+        });
+    }
+    Ok(CompatibilityProperties {
+        category_id,
+        properties,
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct WireCompatibilityValue {
+    #[serde(default)]
+    pub value: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct WireCompatibilityValues {
+    #[serde(default)]
+    pub compatibility_property_values: Vec<WireCompatibilityValue>,
+}
+
+pub(crate) fn compatibility_values_from_wire(
+    category_id: u32,
+    property: &str,
+    w: WireCompatibilityValues,
+) -> Result<CompatibilityPropertyValues, String> {
+    let mut values = Vec::with_capacity(w.compatibility_property_values.len());
+    for (i, v) in w.compatibility_property_values.into_iter().enumerate() {
+        values.push(
+            v.value
+                .ok_or_else(|| format!("compatibilityPropertyValues[{i}].value is missing"))?,
+        );
+    }
+    Ok(CompatibilityPropertyValues {
+        category_id,
+        property: property.to_owned(),
+        values,
+    })
 }
 
 #[derive(Deserialize)]

@@ -1,0 +1,689 @@
+//! The taxonomy operations beyond the tree, against the fake marketplace over loopback:
+//! getExpiredCategories, fetchItemAspects (streamed to disk, read entry by entry),
+//! getCompatibilityProperties, getCompatibilityPropertyValues, every documented field of
+//! getItemAspectsForCategory, and getCategorySubtree held to the tree's rules. Each with the
+//! exact request, the typed answer and the error paths.
+
+#[path = "common/taxonomy.rs"]
+mod support;
+
+use std::io::Write as _;
+use std::path::Path;
+
+use fake_marketplace::taxonomy::{
+    ERROR_BAD_FILTER, ERROR_BAD_PROPERTY, ERROR_CATEGORY_NOT_IN_TREE,
+    ERROR_NOT_COMPATIBILITY_ENABLED, ERROR_TREE_NOT_FOUND, aspects_file_path,
+    compatibility_properties_path, compatibility_values_path, expired_path,
+};
+use fake_marketplace::{FakeConfig, FakeMarketplace, Fault, Request, Response};
+use marketplace_client::taxonomy::{
+    AspectAdvancedDataType, AspectApplicableTo, AspectCardinality, AspectDataType, AspectMode,
+    AspectUsage, AspectsFileError, DownloadProgress, ExpiredCategory, ItemAspectsReader,
+    MARKETPLACE_HEADER, TaxonomyError,
+};
+use marketplaces::SiteId;
+use support::*;
+
+/// The request carries a bearer token the fake issued, the marketplace header, the language
+/// and `Accept-Encoding: gzip`, and is a GET.
+fn assert_headers(fake: &FakeMarketplace, r: &Request, site: SiteId) {
+    let token = r
+        .header("Authorization")
+        .and_then(|b| b.strip_prefix("Bearer "))
+        .expect("Bearer token");
+    assert!(
+        fake.issued_token(token).is_some(),
+        "a token the fake issued"
+    );
+    assert_eq!(
+        r.headers_named(MARKETPLACE_HEADER),
+        vec![site.marketplace_id()]
+    );
+    assert_eq!(r.headers_named("Accept-Language"), vec![site.language()]);
+    assert_eq!(r.headers_named("Accept-Encoding"), vec!["gzip"]);
+    assert_eq!(r.method, "GET");
+}
+
+fn only_request(fake: &FakeMarketplace, path: &str) -> Request {
+    let mut requests = fake.requests_to(path);
+    assert_eq!(requests.len(), 1, "requests to {path}");
+    requests.remove(0)
+}
+
+fn not_found_body() -> String {
+    r#"{"errors":[{"errorId":62004,"domain":"API_TAXONOMY","category":"REQUEST","message":"The specified category tree ID was not found.","parameters":[{"name":"category_tree_id","value":"0"}]}]}"#.into()
+}
+
+/// The files in `dir`.
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+// ---- getExpiredCategories ----
+
+#[test]
+fn expired_categories_exact_request_and_typed_answer() {
+    let fake = FakeMarketplace::start(FakeConfig {
+        expired_categories: vec![(SiteId::Us, vec![(853, 852), (1000, 852)])],
+        ..FakeConfig::default()
+    })
+    .unwrap();
+    let (client, _) = client(&fake);
+    let got = client.expired_categories(SiteId::Us).unwrap();
+    let r = only_request(&fake, &expired_path(0));
+    assert_eq!(r.query, None);
+    assert_headers(&fake, &r, SiteId::Us);
+    assert_eq!(got.tree_id, 0);
+    assert_eq!(
+        got.mappings,
+        vec![
+            ExpiredCategory { from: 853, to: 852 },
+            ExpiredCategory {
+                from: 1000,
+                to: 852
+            }
+        ]
+    );
+    assert_eq!(got.replacement(1000), Some(852));
+    assert_eq!(got.replacement(852), None);
+
+    // A tree with none: 204 No Content, an empty list.
+    let de = client.expired_categories(SiteId::De).unwrap();
+    assert_eq!(de.tree_id, 77);
+    assert!(de.mappings.is_empty());
+    // The setter changes the mapping of a running fake.
+    fake.set_expired_categories(SiteId::De, vec![(5, 6)]);
+    let de = client.expired_categories(SiteId::De).unwrap();
+    assert_eq!(de.mappings, vec![ExpiredCategory { from: 5, to: 6 }]);
+}
+
+#[test]
+fn expired_categories_error_paths() {
+    let fake = fake();
+    let (client, _) = client(&fake);
+    fake.fail_next(
+        &expired_path(3),
+        Fault::Status {
+            status: 404,
+            body: not_found_body(),
+            headers: vec![],
+        },
+    );
+    let err = client.expired_categories(SiteId::Gb).unwrap_err();
+    assert_eq!(err.status(), Some(404));
+    assert_eq!(err.error_id(), Some(ERROR_TREE_NOT_FOUND));
+    assert!(
+        err.to_string().contains("category tree ID was not found"),
+        "{err}"
+    );
+
+    // Ids are decimal strings; a number is refused with the field's place.
+    fake.route(
+        "GET",
+        "/commerce/taxonomy/v1/category_tree/{id}/get_expired_categories",
+        |_, _| {
+            Response::json(
+                200,
+                &serde_json::json!({"expiredCategories": [
+                    {"fromCategoryId": "1", "toCategoryId": "2"},
+                    {"fromCategoryId": 3, "toCategoryId": "4"}]}),
+            )
+        },
+    );
+    let err = client.expired_categories(SiteId::Gb).unwrap_err();
+    let TaxonomyError::UnexpectedBody { reason, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert!(
+        reason.contains("expiredCategories[1].fromCategoryId 3 is a number"),
+        "{reason}"
+    );
+}
+
+// ---- getCompatibilityProperties / getCompatibilityPropertyValues ----
+
+/// Brake Pads, a leaf below "Bicycle Components & Parts": compatibility-enabled in the fake.
+const BRAKE_PADS: u32 = 177806;
+
+#[test]
+fn compatibility_properties_exact_request_and_typed_answer() {
+    let fake = fake();
+    let (client, _) = client(&fake);
+    let got = client
+        .compatibility_properties(SiteId::Us, BRAKE_PADS)
+        .unwrap();
+    let r = only_request(&fake, &compatibility_properties_path(0));
+    assert_eq!(r.query.as_deref(), Some("category_id=177806"));
+    assert_headers(&fake, &r, SiteId::Us);
+    assert_eq!(got.category_id, BRAKE_PADS);
+    let names: Vec<&str> = got.properties.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["Make", "Model", "Year", "Trim", "Engine"]);
+    assert_eq!(got.properties[0].localized_name.as_deref(), Some("Make"));
+
+    // A category without parts compatibility, and one that is not in the tree.
+    let err = client
+        .compatibility_properties(SiteId::Us, 9355)
+        .unwrap_err();
+    assert_eq!(err.status(), Some(400));
+    assert_eq!(err.error_id(), Some(ERROR_NOT_COMPATIBILITY_ENABLED));
+    let err = client
+        .compatibility_properties(SiteId::Us, 4_000_000)
+        .unwrap_err();
+    assert_eq!(err.error_id(), Some(ERROR_CATEGORY_NOT_IN_TREE));
+}
+
+#[test]
+fn compatibility_property_values_exact_request_filter_and_typed_answer() {
+    let fake = fake();
+    let (client, _) = client(&fake);
+    let got = client
+        .compatibility_property_values(
+            SiteId::Us,
+            BRAKE_PADS,
+            "Model",
+            &[("Year", "2018"), ("Make", "Toyota")],
+        )
+        .unwrap();
+    let r = only_request(&fake, &compatibility_values_path(0));
+    assert_eq!(
+        r.query.as_deref(),
+        Some("category_id=177806&compatibility_property=Model&filter=Year%3A2018%2CMake%3AToyota")
+    );
+    assert_headers(&fake, &r, SiteId::Us);
+    assert_eq!(got.property, "Model");
+    assert_eq!(got.category_id, BRAKE_PADS);
+    assert_eq!(got.values, ["Camry", "Corolla"]);
+
+    // A comma inside a value is escaped (`\,`), so the value arrives whole.
+    let audi = client
+        .compatibility_property_values(
+            SiteId::Us,
+            BRAKE_PADS,
+            "Make",
+            &[("Trim", "AWD B9 8W5,8WD")],
+        )
+        .unwrap();
+    assert_eq!(audi.values, ["Audi"]);
+    let r = fake
+        .requests_to(&compatibility_values_path(0))
+        .pop()
+        .unwrap();
+    assert_eq!(
+        r.query_param("filter").as_deref(),
+        Some("Trim:AWD B9 8W5\\,8WD")
+    );
+
+    // No filter: every value. No match: 204, an empty list.
+    let makes = client
+        .compatibility_property_values(SiteId::Us, BRAKE_PADS, "Make", &[])
+        .unwrap();
+    assert_eq!(makes.values, ["Audi", "Ford", "Honda", "Toyota"]);
+    assert!(
+        !fake
+            .requests_to(&compatibility_values_path(0))
+            .last()
+            .unwrap()
+            .query
+            .as_deref()
+            .unwrap()
+            .contains("filter")
+    );
+    let none = client
+        .compatibility_property_values(SiteId::Us, BRAKE_PADS, "Model", &[("Year", "1901")])
+        .unwrap();
+    assert!(none.values.is_empty());
+
+    // Error paths: the service's error bodies, typed.
+    let err = client
+        .compatibility_property_values(SiteId::Us, BRAKE_PADS, "Colour", &[])
+        .unwrap_err();
+    assert_eq!(err.error_id(), Some(ERROR_BAD_PROPERTY));
+    let err = client
+        .compatibility_property_values(
+            SiteId::Us,
+            BRAKE_PADS,
+            "Model",
+            &[("Year", "2018"), ("", "x")],
+        )
+        .unwrap_err();
+    assert_eq!(err.error_id(), Some(ERROR_BAD_FILTER));
+    let err = client
+        .compatibility_property_values(SiteId::Us, 9355, "Make", &[])
+        .unwrap_err();
+    assert_eq!(err.error_id(), Some(ERROR_NOT_COMPATIBILITY_ENABLED));
+}
+
+// ---- getItemAspectsForCategory: every documented field ----
+
+#[test]
+fn item_aspects_keep_every_documented_field_and_unknown_enum_values() {
+    let fake = fake();
+    fake.route(
+        "GET",
+        "/commerce/taxonomy/v1/category_tree/{id}/get_item_aspects_for_category",
+        |_, _| {
+            Response::json(
+                200,
+                &serde_json::json!({"aspects": [
+                    {
+                        "localizedAspectName": "Voltage",
+                        "aspectConstraint": {
+                            "aspectApplicableTo": ["PRODUCT", "ITEM", "BUNDLE"],
+                            "aspectDataType": "NUMBER",
+                            "aspectAdvancedDataType": "NUMERIC_RANGE",
+                            "aspectEnabledForVariations": true,
+                            "aspectFormat": "double",
+                            "aspectMaxLength": 30,
+                            "aspectMode": "FREE_TEXT",
+                            "aspectRequired": true,
+                            "aspectUsage": "RECOMMENDED",
+                            "expectedRequiredByDate": "2026-09-30T00:00:00.000Z",
+                            "itemToAspectCardinality": "MULTI"
+                        },
+                        "aspectValues": [
+                            {"localizedValue": "12 V"},
+                            {"localizedValue": "24 V", "valueConstraints": [
+                                {"applicableForLocalizedAspectName": "Type",
+                                 "applicableForLocalizedAspectValues": ["Truck", "Bus"]}]}
+                        ],
+                        "relevanceIndicator": {"searchCount": 1234}
+                    },
+                    {
+                        "localizedAspectName": "Size",
+                        "aspectConstraint": {"aspectDataType": "RANGE",
+                            "aspectAdvancedDataType": "DATE_RANGE", "aspectMode": "GUIDED",
+                            "itemToAspectCardinality": "FEW", "aspectUsage": "SOMETIMES"}
+                    },
+                    {"localizedAspectName": "Bare"}
+                ]}),
+            )
+        },
+    );
+    let (client, _) = client(&fake);
+    let got = client.item_aspects(SiteId::Us, 9355).unwrap();
+    let v = &got.aspects[0];
+    assert_eq!(v.name, "Voltage");
+    assert_eq!(
+        v.applicable_to,
+        [
+            AspectApplicableTo::Product,
+            AspectApplicableTo::Item,
+            AspectApplicableTo::Unknown("BUNDLE".into())
+        ]
+    );
+    assert_eq!(v.data_type, Some(AspectDataType::Number));
+    assert_eq!(
+        v.advanced_data_type,
+        Some(AspectAdvancedDataType::NumericRange)
+    );
+    assert!(v.enabled_for_variations);
+    assert_eq!(v.format.as_deref(), Some("double"));
+    assert_eq!(v.max_length, Some(30));
+    assert_eq!(v.mode, Some(AspectMode::FreeText));
+    assert!(v.required);
+    assert_eq!(v.usage, Some(AspectUsage::Recommended));
+    assert_eq!(
+        v.expected_required_by_date.as_deref(),
+        Some("2026-09-30T00:00:00.000Z")
+    );
+    assert_eq!(v.cardinality, Some(AspectCardinality::Multi));
+    assert_eq!(v.values[0].value, "12 V");
+    assert!(v.values[0].constraints.is_empty());
+    let constraint = &v.values[1].constraints[0];
+    assert_eq!(constraint.aspect_name.as_deref(), Some("Type"));
+    assert_eq!(constraint.aspect_values, ["Truck", "Bus"]);
+    assert_eq!(v.relevance.unwrap().search_count, Some(1234));
+
+    // Values the client does not know are kept as sent, never replaced by a default.
+    let size = &got.aspects[1];
+    assert_eq!(
+        size.data_type,
+        Some(AspectDataType::Unknown("RANGE".into()))
+    );
+    assert_eq!(
+        size.advanced_data_type,
+        Some(AspectAdvancedDataType::Unknown("DATE_RANGE".into()))
+    );
+    assert_eq!(size.mode, Some(AspectMode::Unknown("GUIDED".into())));
+    assert_eq!(
+        size.cardinality,
+        Some(AspectCardinality::Unknown("FEW".into()))
+    );
+    assert_eq!(size.usage, Some(AspectUsage::Unknown("SOMETIMES".into())));
+    assert_eq!(size.data_type.as_ref().unwrap().as_str(), "RANGE");
+    // Fields the answer leaves out stay absent.
+    let bare = &got.aspects[2];
+    assert_eq!(
+        (
+            bare.data_type.clone(),
+            bare.mode.clone(),
+            bare.usage.clone()
+        ),
+        (None, None, None)
+    );
+    assert!(bare.values.is_empty() && bare.applicable_to.is_empty() && bare.relevance.is_none());
+}
+
+// ---- fetchItemAspects ----
+
+#[test]
+fn fetch_item_aspects_streams_to_disk_and_reads_entry_by_entry() {
+    let fake = fake();
+    let (client, _) = client(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let dest = dir.path().join("EBAY_US.aspects.json.gz");
+    let mut progress: Vec<DownloadProgress> = Vec::new();
+    let file = client
+        .fetch_item_aspects(SiteId::Us, &dest, &mut |p| progress.push(p))
+        .unwrap();
+
+    let r = only_request(&fake, &aspects_file_path(0));
+    assert_eq!(r.query, None);
+    assert_headers(&fake, &r, SiteId::Us);
+
+    // The file on disk is the gzip file the service sent, byte for byte; nothing else is left.
+    let served = fake.item_aspects_file(SiteId::Us);
+    assert_eq!(std::fs::read(&dest).unwrap(), served);
+    assert_eq!(files_in(dir.path()), ["EBAY_US.aspects.json.gz"]);
+    assert_eq!(file.path, dest);
+    assert_eq!(file.tree_id, 0);
+    assert_eq!(file.compressed_bytes, served.len() as u64);
+    assert!(
+        file.json_bytes > 4_000_000,
+        "several MB of JSON: {}",
+        file.json_bytes
+    );
+
+    // Progress: from 0 to the whole body, never backwards, with the announced size.
+    assert!(progress.len() > 2, "{progress:?}");
+    assert_eq!(progress[0].received, 0);
+    assert!(progress.windows(2).all(|w| w[0].received <= w[1].received));
+    let last = progress.last().unwrap();
+    assert_eq!(last.received, served.len() as u64);
+    assert_eq!(last.total, Some(served.len() as u64));
+
+    // The reader yields the entries one at a time, in the file's order: one per leaf.
+    let tree = fake.tree(SiteId::Us);
+    let leaves: Vec<u32> = tree.listable().filter(|c| c.leaf).map(|c| c.id).collect();
+    let mut reader = file.reader().unwrap();
+    let first = reader.next().unwrap().unwrap();
+    assert_eq!(reader.entries_read(), 1);
+    assert_eq!(reader.tree_id(), Some(0));
+    assert_eq!(reader.tree_version(), Some(tree.meta.version.as_str()));
+    assert_eq!(first.category.id, leaves[0]);
+    assert_eq!(first.category.name, tree.get(leaves[0]).unwrap().name);
+    let mut ids = vec![first.category.id];
+    for entry in reader {
+        let entry = entry.unwrap();
+        if entry.category.id == 9355 {
+            assert_eq!(entry.aspects.len(), 5);
+            assert!(entry.aspects[0].required);
+        }
+        ids.push(entry.category.id);
+    }
+    assert_eq!(ids, leaves);
+}
+
+#[test]
+fn fetch_item_aspects_truncated_gzip_is_a_clear_error_and_leaves_no_file() {
+    let fake = fake();
+    let whole = fake.item_aspects_file(SiteId::Gb);
+    let cut = whole[..whole.len() / 2].to_vec();
+    // A complete HTTP answer whose gzip stream stops half-way.
+    fake.route(
+        "GET",
+        "/commerce/taxonomy/v1/category_tree/{id}/fetch_item_aspects",
+        move |_, _| {
+            Response::new(200, cut.clone()).with_header("Content-Type", "application/octet-stream")
+        },
+    );
+    let (client, sleeper) = client(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let dest = dir.path().join("aspects.json.gz");
+    let err = client
+        .fetch_item_aspects(SiteId::Gb, &dest, &mut |_| {})
+        .unwrap_err();
+    let TaxonomyError::UnexpectedBody { reason, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert!(reason.contains("gzip file ends before its end"), "{reason}");
+    assert!(!dest.exists());
+    assert!(
+        files_in(dir.path()).is_empty(),
+        "{:?}",
+        files_in(dir.path())
+    );
+    assert!(sleeper.delays().is_empty(), "a broken file is not retried");
+
+    // An older file at the destination is left as it was.
+    std::fs::write(&dest, b"old").unwrap();
+    client
+        .fetch_item_aspects(SiteId::Gb, &dest, &mut |_| {})
+        .unwrap_err();
+    assert_eq!(std::fs::read(&dest).unwrap(), b"old");
+    assert_eq!(files_in(dir.path()), ["aspects.json.gz"]);
+}
+
+#[test]
+fn fetch_item_aspects_cut_off_connection_is_retried_from_the_start() {
+    let fake = fake();
+    let dir = tempfile::tempdir().unwrap();
+    let dest = dir.path().join("au.json.gz");
+    let (client, _) = client_with(&fake, config(&fake).with_max_retries(0));
+    fake.fail_next(&aspects_file_path(15), Fault::CutOffBody);
+    let err = client
+        .fetch_item_aspects(SiteId::Au, &dest, &mut |_| {})
+        .unwrap_err();
+    assert!(matches!(err, TaxonomyError::Truncated { .. }), "{err:?}");
+    assert!(files_in(dir.path()).is_empty());
+
+    let (client, sleeper) = support::client(&fake);
+    fake.fail_next(&aspects_file_path(15), Fault::CutOffBody);
+    let file = client
+        .fetch_item_aspects(SiteId::Au, &dest, &mut |_| {})
+        .unwrap();
+    assert_eq!(sleeper.delays().len(), 1);
+    assert_eq!(
+        std::fs::read(&file.path).unwrap(),
+        fake.item_aspects_file(SiteId::Au)
+    );
+    assert_eq!(files_in(dir.path()), ["au.json.gz"]);
+}
+
+#[test]
+fn fetch_item_aspects_limit_and_error_answers() {
+    let fake = fake();
+    let dir = tempfile::tempdir().unwrap();
+    let dest = dir.path().join("de.json.gz");
+    let (client, _) = client_with(&fake, config(&fake).with_max_download_bytes(10_000));
+    let err = client
+        .fetch_item_aspects(SiteId::De, &dest, &mut |_| {})
+        .unwrap_err();
+    assert!(
+        matches!(err, TaxonomyError::BodyTooLarge { limit: 10_000, .. }),
+        "{err:?}"
+    );
+    assert!(files_in(dir.path()).is_empty());
+
+    let (client, _) = support::client(&fake);
+    fake.fail_next(
+        &aspects_file_path(77),
+        Fault::Status {
+            status: 404,
+            body: not_found_body(),
+            headers: vec![],
+        },
+    );
+    let err = client
+        .fetch_item_aspects(SiteId::De, &dest, &mut |_| {})
+        .unwrap_err();
+    assert_eq!(err.error_id(), Some(ERROR_TREE_NOT_FOUND));
+    assert!(files_in(dir.path()).is_empty());
+
+    // A destination that cannot be written is named.
+    let err = client
+        .fetch_item_aspects(
+            SiteId::De,
+            &dir.path().join("missing/dir/x.gz"),
+            &mut |_| {},
+        )
+        .unwrap_err();
+    let TaxonomyError::File { path, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert!(path.starts_with(dir.path().join("missing")), "{path:?}");
+}
+
+#[test]
+fn fetch_item_aspects_transport_compressed_json_is_stored_gzipped() {
+    let fake = fake();
+    let gz = fake.item_aspects_file(SiteId::Au);
+    // A server that sends the JSON with Content-Encoding: gzip instead of a gzip file: the
+    // HTTP client decompresses it, the download compresses it again.
+    fake.route(
+        "GET",
+        "/commerce/taxonomy/v1/category_tree/{id}/fetch_item_aspects",
+        move |_, _| {
+            Response::new(200, gz.clone())
+                .with_header("Content-Type", "application/json")
+                .with_header("Content-Encoding", "gzip")
+        },
+    );
+    let (client, _) = client(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let file = client
+        .fetch_item_aspects(SiteId::Au, &dir.path().join("au.gz"), &mut |_| {})
+        .unwrap();
+    let entries: Vec<_> = file.reader().unwrap().collect::<Result<_, _>>().unwrap();
+    assert_eq!(entries.len(), fake.tree(SiteId::Au).leaf_count());
+}
+
+#[test]
+fn reader_reports_a_truncated_file_after_the_entries_before_the_cut() {
+    let fake = fake();
+    let whole = fake.item_aspects_file(SiteId::Us);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cut.json.gz");
+    std::fs::write(&path, &whole[..whole.len() / 2]).unwrap();
+    let mut ok = 0;
+    let mut error = None;
+    for entry in ItemAspectsReader::open(&path).unwrap() {
+        match entry {
+            Ok(_) => ok += 1,
+            Err(e) => error = Some(e),
+        }
+    }
+    assert!(ok > 100, "entries before the cut: {ok}");
+    let Some(AspectsFileError::Io {
+        path: named,
+        message,
+    }) = error
+    else {
+        panic!("{error:?}")
+    };
+    assert_eq!(named, path);
+    assert!(message.contains("gzip stream is cut off"), "{message}");
+    assert!(ItemAspectsReader::open(&dir.path().join("none.gz")).is_err());
+}
+
+#[test]
+fn reader_names_the_place_of_bad_json_and_bad_entries() {
+    let gzip = |json: &str| {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(json.as_bytes()).unwrap();
+        gz.finish().unwrap()
+    };
+    // Keys in any order, unknown keys skipped, strings with escaped quotes and brackets.
+    let body = gzip(
+        r#"{"note":{"a":["]\"}"]},"categoryAspects":[{"category":{"categoryId":"1","categoryName":"A \"}\" B"},"aspects":[]}],"categoryTreeVersion":"9","categoryTreeId":"3"}"#,
+    );
+    let mut reader = ItemAspectsReader::from_gzip(&body[..]);
+    assert_eq!(reader.next().unwrap().unwrap().category.name, "A \"}\" B");
+    assert!(reader.next().is_none());
+    assert_eq!(
+        (reader.tree_id(), reader.tree_version()),
+        (Some(3), Some("9"))
+    );
+
+    let body = gzip(r#"{"categoryAspects":[{"category":{"categoryId":"1"}} {"x":1}]}"#);
+    let mut reader = ItemAspectsReader::from_gzip(&body[..]);
+    assert!(reader.next().unwrap().is_ok());
+    let err = reader.next().unwrap().unwrap_err();
+    assert!(
+        matches!(err, AspectsFileError::Syntax { offset: 53, .. }),
+        "{err:?}"
+    );
+    assert!(reader.next().is_none(), "the iterator ends after an error");
+
+    let body = gzip(
+        r#"{"categoryAspects":[{"category":{"categoryId":"1"}},{"category":{"categoryId":2}}]}"#,
+    );
+    let errors: Vec<String> = ItemAspectsReader::from_gzip(&body[..])
+        .filter_map(Result::err)
+        .map(|e| e.to_string())
+        .collect();
+    assert_eq!(errors.len(), 1);
+    assert!(
+        errors[0].contains("categoryAspects[1]") && errors[0].contains("is a number"),
+        "{errors:?}"
+    );
+}
+
+// ---- getCategorySubtree: the tree's node decoder and rules ----
+
+#[test]
+fn subtree_answers_are_held_to_the_tree_rules() {
+    let fake = fake();
+    let (client, _) = client(&fake);
+    let cases: [(serde_json::Value, &str); 4] = [
+        (
+            serde_json::json!({"categoryTreeId": "0", "categoryTreeVersion": "1",
+                "categorySubtreeNode": {"category": {"categoryId": "15032", "categoryName": "Phones"},
+                    "categoryTreeNodeLevel": 1,
+                    "childCategoryTreeNodes": [{"category": {"categoryId": 9355, "categoryName": "Smart"},
+                        "categoryTreeNodeLevel": 2, "leafCategoryTreeNode": true}]}}),
+            "categoryId at categorySubtreeNode > 15032 (Phones): 9355 is a number",
+        ),
+        (
+            serde_json::json!({"categoryTreeId": "0", "categoryTreeVersion": "1",
+                "categorySubtreeNode": {"category": {"categoryId": "9355", "categoryName": "Smart"},
+                    "categoryTreeNodeLevel": 2, "leafCategoryTreeNode": true}}),
+            "is \"9355\" but category \"15032\" was asked for",
+        ),
+        (
+            serde_json::json!({"categoryTreeId": "0", "categoryTreeVersion": "1",
+                "categorySubtreeNode": {"category": {"categoryId": "15032", "categoryName": "Phones"},
+                    "categoryTreeNodeLevel": 1,
+                    "childCategoryTreeNodes": [{"category": {"categoryId": "9355", "categoryName": "Smart"},
+                        "categoryTreeNodeLevel": 3, "leafCategoryTreeNode": true}]}}),
+            "categoryTreeNodeLevel at categorySubtreeNode > 15032 (Phones) > 9355 (Smart): is 3",
+        ),
+        (
+            serde_json::json!({"categoryTreeId": "0", "categoryTreeVersion": "1",
+                "categorySubtreeNode": {"category": {"categoryId": "15032", "categoryName": "Phones"},
+                    "categoryTreeNodeLevel": 1,
+                    "childCategoryTreeNodes": [{"category": {"categoryId": "9355", "categoryName": "Smart"},
+                        "categoryTreeNodeLevel": 2}]}}),
+            "category 9355",
+        ),
+    ];
+    for (body, expected) in cases {
+        fake.route(
+            "GET",
+            "/commerce/taxonomy/v1/category_tree/{id}/get_category_subtree",
+            move |_, _| Response::json(200, &body),
+        );
+        let err = client.category_subtree(SiteId::Us, 15032).unwrap_err();
+        assert!(matches!(err, TaxonomyError::Decode { .. }), "{err:?}");
+        let message = err.to_string();
+        assert!(
+            message.contains(expected),
+            "{message}\nexpected: {expected}"
+        );
+    }
+}
