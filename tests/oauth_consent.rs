@@ -11,7 +11,7 @@ use support::*;
 
 #[test]
 fn consent_url_carries_every_parameter_encoded() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let client = client(&fake);
     let scopes = ScopeSet::new([fake.scope(""), fake.scope("/sell.inventory")]);
     let options = ConsentOptions {
@@ -57,7 +57,7 @@ fn consent_url_carries_every_parameter_encoded() {
 
 #[test]
 fn consent_grant_round_trip() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let client = client(&fake);
     let request = client
         .consent_request(
@@ -88,7 +88,7 @@ fn consent_grant_round_trip() {
 
 #[test]
 fn state_mismatch_is_rejected() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let client = client(&fake);
     let scopes = ScopeSet::new([fake.scope("")]);
     let mine = client
@@ -150,7 +150,7 @@ fn refused_consent_is_reported() {
 
 #[test]
 fn scopes_the_user_cannot_grant_come_back_as_an_error() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let client = client(&fake);
     let request = client
         .consent_request(
@@ -192,7 +192,7 @@ fn malformed_redirects_are_errors_not_panics() {
 
 #[test]
 fn consent_needs_a_redirect_uri() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let client = marketplace_client::oauth::OAuthClient::new(
         endpoints(&fake),
         marketplace_client::oauth::Credentials::new(fake.client_id(), fake.client_secret()),

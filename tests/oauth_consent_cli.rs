@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 
-use fake_marketplace::{FakeConfig, FakeMarketplace};
+use fake_marketplace::FakeMarketplace;
 use support::*;
 
 const VARS: &[&str] = &[
@@ -77,7 +77,7 @@ fn stored_refresh_token(path: &Path) -> String {
 
 #[test]
 fn consent_with_pasted_redirect_then_status_and_token() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let home = tempfile::tempdir().unwrap();
     let store = home.path().join("tokens/refresh.json");
 
@@ -176,7 +176,7 @@ fn consent_with_pasted_redirect_then_status_and_token() {
 
 #[test]
 fn consent_with_loopback_listener() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let home = tempfile::tempdir().unwrap();
     let port = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -209,7 +209,7 @@ fn consent_with_loopback_listener() {
 
 #[test]
 fn consent_rejects_a_redirect_with_another_state() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let home = tempfile::tempdir().unwrap();
     let store = home.path().join("refresh.json");
     let mut child = consent(&fake, home.path(), RU_NAME)
@@ -240,7 +240,7 @@ fn consent_rejects_a_redirect_with_another_state() {
 
 #[test]
 fn status_refuses_a_readable_store() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let home = tempfile::tempdir().unwrap();
     let store = home.path().join("refresh.json");
     std::fs::write(
@@ -267,7 +267,7 @@ fn status_refuses_a_readable_store() {
 
 #[test]
 fn missing_settings_are_named() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let home = tempfile::tempdir().unwrap();
     let output = consent(&fake, home.path(), RU_NAME)
         .env_remove("MARKETPLACE_CLIENT_SECRET")
@@ -316,7 +316,7 @@ fn wait_for_listener(port: u16) {
 
 #[test]
 fn listener_ignores_stray_and_forged_redirects_and_completes() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let home = tempfile::tempdir().unwrap();
     let port = free_port();
     let redirect_uri = format!("http://127.0.0.1:{port}/callback");
@@ -359,7 +359,7 @@ fn listener_ignores_stray_and_forged_redirects_and_completes() {
 
 #[test]
 fn a_slow_drip_connection_does_not_hold_the_listener_past_wait() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let home = tempfile::tempdir().unwrap();
     let port = free_port();
     let redirect_uri = format!("http://127.0.0.1:{port}/callback");
@@ -397,7 +397,7 @@ fn a_slow_drip_connection_does_not_hold_the_listener_past_wait() {
 
 #[test]
 fn a_refusal_description_is_printed_without_control_characters() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let home = tempfile::tempdir().unwrap();
     let port = free_port();
     let redirect_uri = format!("http://127.0.0.1:{port}/callback");

@@ -40,7 +40,7 @@ fn base64_of(s: &str) -> String {
 
 #[test]
 fn client_credentials_request_is_exact() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let client = client(&fake);
     let scopes = ScopeSet::new([fake.scope("/buy.item.feed"), fake.scope("")]);
     let token = client.client_credentials(&scopes).unwrap();
@@ -78,7 +78,7 @@ fn client_credentials_request_is_exact() {
 
 #[test]
 fn empty_scope_set_asks_for_the_base_scope() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     client(&fake)
         .client_credentials(&ScopeSet::default())
         .unwrap();
@@ -107,7 +107,7 @@ fn expires_in_as_a_string_is_accepted() {
 
 #[test]
 fn code_exchange_request_is_exact_and_keeps_special_characters() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let client = client(&fake);
     let scopes = ScopeSet::new([fake.scope("/sell.inventory"), fake.scope("/sell.account")]);
     let consent = client
@@ -153,7 +153,7 @@ fn code_exchange_request_is_exact_and_keeps_special_characters() {
 
 #[test]
 fn refresh_request_is_exact() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let client = client(&fake);
     let scopes = ScopeSet::new([fake.scope(""), fake.scope("/sell.inventory")]);
     let consent = client
@@ -220,7 +220,7 @@ fn refresh_request_is_exact() {
 
 #[test]
 fn wrong_credentials_are_invalid_client() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let client = marketplace_client::oauth::OAuthClient::new(
         endpoints(&fake),
         marketplace_client::oauth::Credentials::new(fake.client_id(), "wrong"),
@@ -243,7 +243,7 @@ fn wrong_credentials_are_invalid_client() {
 
 #[test]
 fn unknown_scope_is_invalid_scope() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let err = client(&fake)
         .client_credentials(&ScopeSet::new([fake.scope("/sell.inventory")]))
         .unwrap_err();
@@ -253,7 +253,7 @@ fn unknown_scope_is_invalid_scope() {
 
 #[test]
 fn every_oauth_error_code_is_mapped_with_its_description() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let client = client(&fake);
     let cases = [
         ("invalid_client", OAuthErrorCode::InvalidClient, 401),
@@ -315,7 +315,7 @@ fn every_oauth_error_code_is_mapped_with_its_description() {
 
 #[test]
 fn rate_limit_and_server_errors_are_typed() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let client = client(&fake);
 
     fake.fail_next(
@@ -371,7 +371,7 @@ fn rate_limit_and_server_errors_are_typed() {
 
 #[test]
 fn time_out_is_reported() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let client = client_with_timeout(&fake, Duration::from_millis(300));
     fake.fail_next(TOKEN_PATH, Fault::Delay(Duration::from_secs(2)));
     let err = client.client_credentials(&ScopeSet::default()).unwrap_err();
@@ -381,7 +381,7 @@ fn time_out_is_reported() {
 
 #[test]
 fn cut_off_body_and_closed_connection_are_transport_errors() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let client = client(&fake);
     fake.fail_next(TOKEN_PATH, Fault::CutOffBody);
     let err = client.client_credentials(&ScopeSet::default()).unwrap_err();
@@ -411,7 +411,7 @@ fn connection_refused_is_a_transport_error() {
 
 #[test]
 fn unexpected_bodies_are_kept_truncated() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let client = client(&fake);
 
     let html = format!("<html><body>{}</body></html>", "maintenance ".repeat(100));
@@ -495,7 +495,7 @@ fn a_refresh_token_is_never_sent_unencoded() {
     // A refresh token with every awkward character still reaches the fake intact
     // (the fake decodes strictly and rejects unknown tokens with invalid_grant, not
     // invalid_request, which it would answer for a malformed body).
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let err = client(&fake)
         .refresh(
             &RefreshToken::new("v^1.1#i^1 %+&=/x"),
@@ -513,7 +513,7 @@ fn a_refresh_token_is_never_sent_unencoded() {
 #[test]
 fn a_huge_token_answer_is_refused_at_the_size_limit() {
     use marketplace_client::oauth::MAX_TOKEN_ANSWER;
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let client = client_with_timeout(&fake, Duration::from_secs(10));
     for announce_length in [true, false] {
         // 1 GiB, as fast as the fake can send it.
@@ -544,7 +544,7 @@ fn a_huge_token_answer_is_refused_at_the_size_limit() {
 
 #[test]
 fn a_slow_drip_answer_is_cut_at_the_time_out() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let timeout = Duration::from_secs(1);
     let client = client_with_timeout(&fake, timeout);
     // 2 KiB at one byte per 20 ms: about 40 s in all, each byte well within any per-read

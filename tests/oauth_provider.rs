@@ -26,7 +26,7 @@ fn clock() -> Arc<ManualClock> {
 
 #[test]
 fn caches_and_refreshes_five_minutes_before_expiry() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let clock = clock();
     let provider = app_provider(&fake, &clock);
 
@@ -56,7 +56,7 @@ fn caches_and_refreshes_five_minutes_before_expiry() {
 
 #[test]
 fn thirty_two_threads_make_one_request() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let clock = clock();
     let provider = Arc::new(app_provider(&fake, &clock));
     // A slow answer keeps the request in flight while every thread arrives.
@@ -100,7 +100,7 @@ fn thirty_two_threads_make_one_request() {
 
 #[test]
 fn thirty_two_threads_on_an_expired_cache_make_one_request() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let clock = clock();
     let provider = Arc::new(app_provider(&fake, &clock));
     provider.access_token().unwrap();
@@ -123,7 +123,7 @@ fn thirty_two_threads_on_an_expired_cache_make_one_request() {
 
 #[test]
 fn cache_is_keyed_by_scope_set() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let clock = clock();
     let provider = app_provider(&fake, &clock);
     let a = ScopeSet::new([fake.scope("")]);
@@ -151,7 +151,7 @@ fn cache_is_keyed_by_scope_set() {
 
 #[test]
 fn failed_renewal_keeps_the_valid_token_and_reports() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let clock = clock();
     let reported = Arc::new(AtomicUsize::new(0));
     let seen = reported.clone();
@@ -200,7 +200,7 @@ fn failed_renewal_keeps_the_valid_token_and_reports() {
 
 #[test]
 fn failed_request_without_a_valid_token_is_an_error() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let clock = clock();
     let provider = app_provider(&fake, &clock);
     fake.fail_next(
@@ -264,7 +264,7 @@ fn short_lived_tokens_are_cached_until_half_way() {
 
 #[test]
 fn rate_limit_is_honoured_before_asking_again() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let clock = clock();
     let provider = app_provider(&fake, &clock);
     fake.fail_next(
@@ -289,7 +289,7 @@ fn rate_limit_is_honoured_before_asking_again() {
 
 #[test]
 fn a_huge_retry_after_is_capped_and_invalidate_clears_the_back_off() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let clock = clock();
     let provider = app_provider(&fake, &clock);
     fake.fail_next(
@@ -329,7 +329,7 @@ fn a_huge_retry_after_is_capped_and_invalidate_clears_the_back_off() {
 
 #[test]
 fn invalidate_forces_a_new_token_once() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let clock = clock();
     let provider = app_provider(&fake, &clock);
     let first = provider.access_token().unwrap();
@@ -345,7 +345,7 @@ fn invalidate_forces_a_new_token_once() {
 
 #[test]
 fn token_source_from_config() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let base = fake.base_url();
     let vars = [
         ("MARKETPLACE_BASE_URL", base.clone()),
@@ -400,7 +400,7 @@ fn consented_user<S: RefreshTokenStore + 'static>(
 
 #[test]
 fn user_tokens_refresh_from_the_store() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let clock = clock();
     let store = Arc::new(MemoryStore::new());
     let scopes = ScopeSet::new([fake.scope(""), fake.scope("/sell.inventory")]);
@@ -439,7 +439,7 @@ fn user_tokens_refresh_from_the_store() {
 
 #[test]
 fn user_token_refresh_can_ask_for_a_subset() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let clock = clock();
     let store = Arc::new(MemoryStore::new());
     let scopes = ScopeSet::new([fake.scope(""), fake.scope("/sell.inventory")]);
@@ -488,7 +488,7 @@ fn rotated_refresh_tokens_are_kept() {
 
 #[test]
 fn revoked_consent_and_missing_tokens_say_to_run_consent() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let clock = clock();
     let store = Arc::new(MemoryStore::new());
     let provider = consented_user(
@@ -522,7 +522,7 @@ fn revoked_consent_and_missing_tokens_say_to_run_consent() {
 
 #[test]
 fn absurd_lifetimes_from_the_server_do_not_panic() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     fake.route("POST", TOKEN_PATH, |_, _| {
         fake_marketplace::Response::json(
             200,
@@ -543,7 +543,7 @@ fn absurd_lifetimes_from_the_server_do_not_panic() {
     assert_eq!(fake.token_requests().len(), 1);
 
     // A 429 with an absurd Retry-After on a renewal is capped too.
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let clock = Arc::new(ManualClock::new(SystemTime::now()));
     let provider = app_provider(&fake, &clock);
     provider.access_token().unwrap();

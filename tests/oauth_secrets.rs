@@ -343,7 +343,7 @@ fn every_other_error_prints_no_secret() {
 
 #[test]
 fn a_successful_answer_with_a_token_under_an_unknown_key_is_withheld() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     fake.route("POST", TOKEN_PATH, |_, _| {
         Response::json(
             200,
@@ -466,7 +466,7 @@ fn oauth_errors_sanitize_every_server_text_with_every_request_secret() {
 fn taxonomy_errors_never_hold_the_bearer_token() {
     use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig, TaxonomyError};
     let token = "v^1.1#i^1#f^0#BEARER/SECRET%+x==";
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let path = "/commerce/taxonomy/v1/get_default_category_tree_id";
     let config = TaxonomyConfig::for_base_url(&fake.base_url())
         .unwrap()

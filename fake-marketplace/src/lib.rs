@@ -8,7 +8,7 @@
 //!
 //! ```
 //! use fake_marketplace::{FakeConfig, FakeMarketplace};
-//! let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+//! let fake = FakeMarketplace::new();
 //! assert!(fake.base_url().starts_with("http://127.0.0.1:"));
 //! assert!(fake.requests().is_empty());
 //! ```
@@ -22,7 +22,7 @@
 //!
 //! ```
 //! use fake_marketplace::{FakeConfig, FakeMarketplace, Response};
-//! let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+//! let fake = FakeMarketplace::new();
 //! fake.route("GET", "/commerce/taxonomy/v1/category_tree/{id}", |req, state| {
 //!     if let Err(denied) = state.check_bearer(req) {
 //!         return denied; // 401 with the service's error body
@@ -44,7 +44,7 @@
 //!
 //! ```
 //! use fake_marketplace::{Fault, FakeConfig, FakeMarketplace, TOKEN_PATH};
-//! let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+//! let fake = FakeMarketplace::new();
 //! fake.fail_next(TOKEN_PATH, Fault::TooManyRequests { retry_after_secs: 60 });
 //! ```
 //!
@@ -489,6 +489,19 @@ impl std::fmt::Debug for FakeMarketplace {
 }
 
 impl FakeMarketplace {
+    /// Starts with the default configuration on `127.0.0.1` with an ephemeral port: what
+    /// most tests want.
+    ///
+    /// # Panics
+    ///
+    /// When no loopback port can be bound (this is test infrastructure: a test cannot go on
+    /// without its fake).
+    // No `Default`: starting a server with a thread and a socket is not a default value.
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        Self::start(FakeConfig::default()).expect("the fake marketplace binds a loopback port")
+    }
+
     /// Starts on `127.0.0.1` with an ephemeral port.
     pub fn start(config: FakeConfig) -> io::Result<Self> {
         Self::start_on(0, config)

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use fake_marketplace::{FakeConfig, FakeMarketplace};
+use fake_marketplace::FakeMarketplace;
 use marketplace_client::oauth::{
     AccessTokenSource, ApplicationTokenProvider, Credentials, Endpoints, OAuthClient,
 };
@@ -14,7 +14,7 @@ use taxonomy_tree::tree::{Category, CategoryTree, TreeMeta};
 
 /// A fake with the default configuration (no tree delay).
 pub fn fake() -> FakeMarketplace {
-    FakeMarketplace::start(FakeConfig::default()).expect("fake starts")
+    FakeMarketplace::new()
 }
 
 /// A token provider that asks the fake's token endpoint (so token requests can be counted).
