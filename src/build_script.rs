@@ -122,6 +122,9 @@ pub enum BuildError {
         "{0}\nThe committed snapshots are regenerated with `cargo run --bin snapshot -- refresh` (or `import`)."
     )]
     Snapshot(#[from] snapshot::SnapshotError),
+    /// The tables could not be generated.
+    #[error(transparent)]
+    Generate(#[from] codegen::GenerateError),
     /// A snapshot holds another site's tree.
     #[error("{path}: holds category tree {found}, expected {expected} ({site})")]
     WrongTree {
@@ -202,11 +205,11 @@ pub fn obtain_trees(
 /// from the committed snapshots.
 pub fn generate_for(selected: &[SiteId], snapshots_dir: &Path) -> Result<String, BuildError> {
     let trees = obtain_trees(selected, snapshots_dir, Vec::new())?;
-    Ok(generate_trees(&trees))
+    generate_trees(&trees)
 }
 
 /// Generates the source of the tables from trees in [`SiteId::ALL`] order.
-pub fn generate_trees(trees: &[(SiteId, Option<CategoryTree>)]) -> String {
+pub fn generate_trees(trees: &[(SiteId, Option<CategoryTree>)]) -> Result<String, BuildError> {
     let data: Vec<SiteData<'_>> = trees
         .iter()
         .map(|(site, tree)| SiteData {
@@ -214,7 +217,7 @@ pub fn generate_trees(trees: &[(SiteId, Option<CategoryTree>)]) -> String {
             tree: tree.as_ref(),
         })
         .collect();
-    codegen::generate(&data)
+    Ok(codegen::generate(&data)?)
 }
 
 /// The whole build script: reads the environment cargo gives it, writes
@@ -253,7 +256,7 @@ pub fn run() -> Result<(), BuildError> {
         }
     };
     let trees = obtain_trees(&selected, &snapshots_dir, live)?;
-    let code = generate_trees(&trees);
+    let code = generate_trees(&trees)?;
     let out = out_dir.join("taxonomy.rs");
     crate::atomic::write_atomic(&out, code.as_bytes(), None).map_err(|source| {
         BuildError::Snapshot(snapshot::SnapshotError::Io { path: out, source })
