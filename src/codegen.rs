@@ -67,6 +67,11 @@ pub struct GenerateError {
 pub fn generate(sites: &[SiteData<'_>]) -> Result<String, GenerateError> {
     let mut out = String::with_capacity(4 << 20);
     out.push_str(HEADER);
+    let _ = writeln!(
+        out,
+        "\n/// The deepest level a category may have (`marketplace_toolkit::tree::MAX_LEVEL`, which\n/// validation enforces on every tree generated here).\npub(crate) const MAX_LEVEL: usize = {};",
+        crate::tree::MAX_LEVEL
+    );
     let mut names = String::new();
     for data in sites {
         write_site(&mut out, &mut names, data)?;
