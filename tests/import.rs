@@ -156,3 +156,39 @@ fn two_files_of_one_site_are_refused() {
     std::fs::remove_file(&b).unwrap();
     assert!(common::dir_bytes(dir.path()) == before);
 }
+
+#[test]
+fn a_failed_rename_half_way_through_an_import_changes_no_snapshot() {
+    let dir = common::copy_of_snapshots();
+    let before = common::dir_bytes(dir.path());
+    let us = common::without(common::committed(SiteId::Us), 853);
+    let gb = common::without(common::committed(SiteId::Gb), 9355);
+    let provenance = common::provenance_of(&us);
+    let prepared: Vec<_> = [us, gb]
+        .iter()
+        .map(|tree| {
+            pipeline::prepare(
+                &encode_response(tree, "http://127.0.0.1:1"),
+                "test",
+                &provenance,
+                dir.path(),
+            )
+            .unwrap()
+        })
+        .collect();
+    // EBAY_GB.json, written second, becomes a non-empty directory: its rename fails (for
+    // root too) after EBAY_US.json was replaced.
+    let gb_path = dir.path().join("EBAY_GB.json");
+    let gb_bytes = std::fs::read(&gb_path).unwrap();
+    std::fs::remove_file(&gb_path).unwrap();
+    std::fs::create_dir(&gb_path).unwrap();
+    std::fs::write(gb_path.join("keep"), b"x").unwrap();
+    let err = pipeline::commit_all(&prepared, pipeline::WriteWhen::AnyChange).unwrap_err();
+    assert!(err.to_string().contains("EBAY_GB.json"), "{err}");
+    std::fs::remove_dir_all(&gb_path).unwrap();
+    std::fs::write(&gb_path, gb_bytes).unwrap();
+    assert!(
+        common::dir_bytes(dir.path()) == before,
+        "EBAY_US.json was left replaced"
+    );
+}
