@@ -125,18 +125,6 @@ pub enum BuildError {
     /// The tables could not be generated.
     #[error(transparent)]
     Generate(#[from] codegen::GenerateError),
-    /// A snapshot holds another site's tree.
-    #[error("{path}: holds category tree {found}, expected {expected} ({site})")]
-    WrongTree {
-        /// The snapshot file.
-        path: PathBuf,
-        /// The site the file is named after.
-        site: SiteId,
-        /// That site's tree id.
-        expected: u32,
-        /// The tree id in the file.
-        found: u32,
-    },
 }
 
 /// Parses the value of `TAXONOMY_SITES`. An empty or blank value means every site.
@@ -165,19 +153,10 @@ pub fn parse_site_filter(value: &str) -> Result<Vec<SiteId>, BuildError> {
     Ok(sites)
 }
 
-/// The tree of one site, from the committed snapshot in `snapshots_dir`.
+/// The tree of one site, from the committed snapshot in `snapshots_dir`, with every check
+/// of [`snapshot::read_site`] (the same checks `snapshot verify` makes).
 pub fn snapshot_tree(site: SiteId, snapshots_dir: &Path) -> Result<CategoryTree, BuildError> {
-    let path = snapshots_dir.join(site.snapshot_file_name());
-    let tree = snapshot::read(&path)?;
-    if tree.meta.tree_id != site.tree_id() {
-        return Err(BuildError::WrongTree {
-            path,
-            site,
-            expected: site.tree_id(),
-            found: tree.meta.tree_id,
-        });
-    }
-    Ok(tree)
+    Ok(snapshot::read_site(site, snapshots_dir)?)
 }
 
 /// The trees of the selected sites: live ones where `live` has them, the committed snapshots

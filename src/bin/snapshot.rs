@@ -14,6 +14,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use marketplace_toolkit::clock::today_utc;
+use marketplace_toolkit::codegen::{self, SiteData};
 use marketplace_toolkit::decode::{Provenance, decode_tree};
 use marketplace_toolkit::pipeline::{self, Prepared};
 use marketplace_toolkit::site::SiteId;
@@ -78,7 +79,8 @@ enum Command {
         #[arg(long)]
         dry_run: bool,
     },
-    /// Load and validate every committed snapshot.
+    /// Load and check every committed snapshot as the build does: its structure, that it is
+    /// the tree of the site it is named after, and that its tables can be generated.
     Verify,
 }
 
@@ -175,8 +177,19 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Verify => {
             let mut failed = false;
             for site in SiteId::ALL {
-                let path = cli.dir.join(site.snapshot_file_name());
-                match snapshot::read(&path) {
+                // The build's own checks: `snapshot::read_site` is what it loads snapshots
+                // with, and `codegen::generate` what it turns them into tables with.
+                let checked = snapshot::read_site(site, &cli.dir)
+                    .map_err(|e| e.to_string())
+                    .and_then(|tree| {
+                        codegen::generate(&[SiteData {
+                            site,
+                            tree: Some(&tree),
+                        }])
+                        .map(|_| tree)
+                        .map_err(|e| e.to_string())
+                    });
+                match checked {
                     Ok(tree) => println!(
                         "{site}: {} categories, {} leaves, version {}, taken {}",
                         tree.len(),
