@@ -74,7 +74,7 @@ fn ids_agreeing_in_their_low_bits_are_placed() {
 
 #[test]
 fn progressions_with_every_power_of_two_step() {
-    let mut rng = Rng(0x5EED_0F_1D5);
+    let mut rng = Rng(0x0005_EED0_F1D5);
     for k in 0..32 {
         let step = 1_u64 << k;
         for len in [2, 3, 17, 64, 1_000, 100_000] {
