@@ -63,6 +63,7 @@ fn us_tree(c: &mut Criterion) {
                 site: SiteId::Us,
                 tree: Some(&tree),
             }])
+            .unwrap()
         })
     });
     g.finish();

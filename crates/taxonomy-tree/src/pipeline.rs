@@ -170,7 +170,8 @@ pub fn commit(prepared: &Prepared, when: WriteWhen) -> Result<bool, PipelineErro
 
 /// Replaces every snapshot of `prepared` that `when` says changed, all or nothing: every new
 /// file is first written and flushed beside its target, and only when all of them are staged
-/// are they renamed into place. Returns the paths written.
+/// are they renamed into place; a failed rename puts back the files already replaced (see
+/// [`crate::atomic::commit_all`]). Returns the paths written.
 pub fn commit_all(prepared: &[Prepared], when: WriteWhen) -> Result<Vec<PathBuf>, PipelineError> {
     let mut staged = Vec::new();
     for p in prepared {
@@ -189,14 +190,10 @@ pub fn commit_all(prepared: &[Prepared], when: WriteWhen) -> Result<Vec<PathBuf>
             staged.push(s);
         }
     }
-    let mut written = Vec::new();
-    for s in staged {
-        let path = s.path().to_path_buf();
-        s.commit().map_err(|source| SnapshotError::Io {
-            path: path.clone(),
-            source,
-        })?;
-        written.push(path);
-    }
+    let written: Vec<PathBuf> = staged.iter().map(|s| s.path().to_path_buf()).collect();
+    crate::atomic::commit_all(staged).map_err(|e| SnapshotError::Io {
+        path: e.path,
+        source: e.source,
+    })?;
     Ok(written)
 }
