@@ -7,7 +7,7 @@
 //! category's name in an index built once per process and site. Names are compared without
 //! regard to case or runs of white space.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
 use taxonomy_data::{Category, Site};
@@ -153,15 +153,52 @@ fn descends_from(category: Category, ancestor: Option<Category>) -> bool {
     false
 }
 
-/// Buckets of a name's characters, for a cheap lower bound of the edit distance.
-type Histogram = [u8; 32];
+/// A cheap summary of a name for ruling out candidates before computing an edit distance:
+/// how many characters it has besides white space, and how many fall in each of 32 buckets.
+/// Characters are taken by their first UTF-8 byte, ASCII letters lower-cased (the first byte
+/// of a Latin letter is the same in both cases), white space skipped. One edit (insertion,
+/// deletion, substitution, swap) changes `letters` by at most one and the histograms' L1
+/// distance by at most two, so both give lower bounds of the edit distance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Key {
+    letters: u16,
+    histogram: [u8; 32],
+}
 
-/// A name as compared: lower case, single spaces, with its length and character histogram.
+impl Key {
+    fn of(raw: &str) -> Key {
+        let mut key = Key {
+            letters: 0,
+            histogram: [0; 32],
+        };
+        for &b in raw.as_bytes() {
+            // Skip white space and UTF-8 continuation bytes.
+            if b.is_ascii_whitespace() || b & 0xC0 == 0x80 {
+                continue;
+            }
+            let bucket = &mut key.histogram[usize::from(b.to_ascii_lowercase() & 31)];
+            *bucket = bucket.saturating_add(1);
+            key.letters = key.letters.saturating_add(1);
+        }
+        key
+    }
+
+    /// A lower bound of the edit distance between the names of `self` and `other`.
+    fn min_distance(&self, other: &Key) -> usize {
+        let mut l1 = 0usize;
+        for i in 0..32 {
+            l1 += usize::from(self.histogram[i].abs_diff(other.histogram[i]));
+        }
+        usize::from(self.letters.abs_diff(other.letters)).max(l1.div_ceil(2))
+    }
+}
+
+/// A name as compared: lower case, single spaces, with its length and [`Key`].
 #[derive(Debug)]
 struct Name {
     text: String,
     chars: usize,
-    histogram: Histogram,
+    key: Key,
 }
 
 impl Name {
@@ -173,17 +210,10 @@ impl Name {
             }
             text.extend(word.chars().flat_map(char::to_lowercase));
         }
-        let mut histogram = [0u8; 32];
-        let mut chars = 0;
-        for c in text.chars() {
-            let bucket = &mut histogram[(c as usize) & 31];
-            *bucket = bucket.saturating_add(1);
-            chars += 1;
-        }
         Name {
+            chars: text.chars().count(),
             text,
-            chars,
-            histogram,
+            key: Key::of(raw),
         }
     }
 
@@ -207,23 +237,18 @@ impl Name {
         (self.chars.min(other.chars) / 4).max(1)
     }
 
+    /// The most edits a typo of this name may have, whatever the other name.
+    fn max_budget(&self) -> usize {
+        (self.chars / 4).max(1)
+    }
+
     /// The edit distance (optimal string alignment) to `other`, when within the budget.
     fn typo_distance(&self, other: &Name) -> Option<usize> {
         if self.text == other.text {
             return Some(0);
         }
         let budget = self.budget(other);
-        if self.chars.abs_diff(other.chars) > budget {
-            return None;
-        }
-        // An edit changes the histogram's L1 distance by at most two.
-        let l1: usize = self
-            .histogram
-            .iter()
-            .zip(&other.histogram)
-            .map(|(&a, &b)| usize::from(a.abs_diff(b)))
-            .sum();
-        if l1.div_ceil(2) > budget {
+        if self.key.min_distance(&other.key) > budget {
             return None;
         }
         let distance = strsim::osa_distance(&self.text, &other.text);
@@ -250,43 +275,41 @@ impl Name {
     }
 }
 
-/// Every distinct name of a site's categories, built once per process.
+/// The [`Key`] of every category of a site, built once per process: a few milliseconds
+/// without optimisation, no string copied.
 struct SiteIndex {
-    names: Vec<(Name, Vec<Category>)>,
-    by_name: HashMap<String, usize>,
+    keys: Vec<(Key, Category)>,
 }
 
 impl SiteIndex {
     fn build(site: Site) -> SiteIndex {
-        let mut names: Vec<(Name, Vec<Category>)> = Vec::new();
-        let mut by_name: HashMap<String, usize> = HashMap::new();
-        for category in site.categories() {
-            let name = Name::new(category.name());
-            match by_name.get(&name.text) {
-                Some(&i) => names[i].1.push(category),
-                None => {
-                    by_name.insert(name.text.clone(), names.len());
-                    names.push((name, vec![category]));
-                }
-            }
+        SiteIndex {
+            keys: site.categories().map(|c| (Key::of(c.name()), c)).collect(),
         }
-        SiteIndex { names, by_name }
     }
 
     /// The categories named `wanted`, or when there are none, those with a name a typo away,
     /// with the distance.
     fn named_like(&self, wanted: &Name) -> Vec<(usize, Category)> {
-        if let Some(&i) = self.by_name.get(&wanted.text) {
-            return self.names[i].1.iter().map(|&c| (0, c)).collect();
+        let limit = wanted.max_budget();
+        let mut same = Vec::new();
+        let mut close = Vec::new();
+        for (key, category) in &self.keys {
+            let bound = wanted.key.min_distance(key);
+            if bound > limit {
+                continue;
+            }
+            if bound == 0 && wanted.is(category.name()) {
+                same.push((0, *category));
+            } else if same.is_empty()
+                && let Some(distance) = wanted.typo_distance(&Name::new(category.name()))
+            {
+                close.push((distance, *category));
+            }
         }
-        self.names
-            .iter()
-            .filter_map(|(name, categories)| Some((wanted.typo_distance(name)?, categories)))
-            .flat_map(|(distance, categories)| categories.iter().map(move |&c| (distance, c)))
-            .collect()
+        if same.is_empty() { close } else { same }
     }
 }
-
 fn index(site: Site) -> &'static SiteIndex {
     static INDEXES: [OnceLock<SiteIndex>; 4] = [const { OnceLock::new() }; 4];
     let slot = match site {
@@ -430,8 +453,31 @@ mod tests {
     #[test]
     fn the_index_holds_every_category_once() {
         let index = index(Site::Au);
-        let total: usize = index.names.iter().map(|(_, c)| c.len()).sum();
-        assert_eq!(total, Site::Au.category_count());
-        assert_eq!(index.by_name.len(), index.names.len());
+        assert_eq!(index.keys.len(), Site::Au.category_count());
+        let ids: BTreeSet<u32> = index.keys.iter().map(|(_, c)| c.id()).collect();
+        assert_eq!(ids.len(), Site::Au.category_count());
+    }
+
+    #[test]
+    fn keys_bound_the_edit_distance_from_below() {
+        let names = [
+            "Cell Phones & Smartphones",
+            "cell  phone & SMARTPHONES",
+            "Handys & Kommunikation",
+            "HANDYS & KOMMUNIKATIÖN",
+            "Smartwatch-Zubehör",
+            "Action Figures & Accessories",
+            "",
+        ];
+        for a in names {
+            for b in names {
+                let (a, b) = (Name::new(a), Name::new(b));
+                let distance = strsim::osa_distance(&a.text, &b.text);
+                assert!(a.key.min_distance(&b.key) <= distance, "{a:?} {b:?}");
+            }
+        }
+        // Case and white space do not change the key.
+        assert_eq!(Key::of("Smartwatch-Zubehör"), Key::of("SMARTWATCH-ZUBEHÖR"));
+        assert_eq!(Key::of("A  b"), Key::of("a b"));
     }
 }
