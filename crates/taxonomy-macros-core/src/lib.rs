@@ -1,0 +1,291 @@
+//! # taxonomy-macros-core
+//!
+//! The logic behind `taxonomy_macros::category!`, as a plain library so that it can be unit
+//! tested and benchmarked: parsing the macro's input, resolving the id or path against
+//! `taxonomy-data`'s tables, the suggestions and error messages, and the expansion.
+//! `taxonomy-macros` is a thin shim over [`expand`].
+//!
+//! ```
+//! let tokens = taxonomy_macros_core::expand(quote::quote!(EBAY_DE, "9355"));
+//! assert!(tokens.to_string().contains("__checked_by_macro"));
+//!
+//! let error = taxonomy_macros_core::expand(quote::quote!("15032"));
+//! assert!(error.to_string().contains("is not a leaf"));
+//! ```
+
+mod input;
+mod suggest;
+
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+use syn::Ident;
+use taxonomy_data::{Category, Site};
+
+use crate::input::{Input, Literal, classify};
+
+/// Expands `category!(…)`: `input` is what the macro was given (`"9355"`, `EBAY_DE, "9355"`
+/// or `"Parent > Leaf"`).
+///
+/// The result is a constant expression of type `taxonomy_data::LeafCategory`. A mistake
+/// expands to a `compile_error!` pointing at the literal; when the input parsed, it comes with
+/// a placeholder expression of the right type, so the rest of the code still type-checks.
+pub fn expand(input: TokenStream) -> TokenStream {
+    let input = match syn::parse2::<Input>(input) {
+        Ok(input) => input,
+        Err(error) => return error.to_compile_error(),
+    };
+    match expand_input(&input) {
+        Ok(tokens) => tokens,
+        Err(error) => {
+            let error = error.to_compile_error();
+            // Keep the expression typed so the rest of the code still checks (and IDEs cope).
+            quote!({
+                #error;
+                ::core::unreachable!() as ::taxonomy_data::LeafCategory
+            })
+        }
+    }
+}
+
+const ACCEPTED_SITES: &str = "EBAY_US (the default), EBAY_GB, EBAY_DE or EBAY_AU";
+const ACCEPTED_LITERALS: &str = "a decimal category id like \"9355\" or a full path like \"Cell Phones & Accessories > Cell Phones & Smartphones\"";
+const REFRESH_HINT: &str =
+    "if the category is new, refresh the snapshots with `cargo run --bin snapshot -- refresh`";
+
+/// How many choices an error lists.
+const SHOWN: usize = 5;
+
+fn expand_input(input: &Input) -> syn::Result<TokenStream> {
+    let site = match &input.site {
+        None => Site::Us,
+        Some(ident) => Site::from_marketplace_id(&ident.to_string()).ok_or_else(|| {
+            syn::Error::new(
+                ident.span(),
+                format!("unknown site `{ident}`: expected {ACCEPTED_SITES}"),
+            )
+        })?,
+    };
+    let span = input.literal.span();
+    let category = resolve(site, &input.literal.value()).map_err(|m| syn::Error::new(span, m))?;
+    let variant = Ident::new(variant_name(site), Span::call_site());
+    let id = category.id();
+    let fingerprint = site.fingerprint();
+    Ok(quote! {
+        {
+            const __TAXONOMY_LEAF: ::taxonomy_data::LeafCategory =
+                ::taxonomy_data::LeafCategory::__checked_by_macro(
+                    ::taxonomy_data::Site::#variant,
+                    #id,
+                    #fingerprint,
+                );
+            __TAXONOMY_LEAF
+        }
+    })
+}
+
+/// The leaf category `text` names on `site`, or the message that says what is wrong.
+fn resolve(site: Site, text: &str) -> Result<Category, String> {
+    if !site.is_compiled_in() {
+        return Err(format!(
+            "{site} is not compiled into this build of taxonomy-data: add it to TAXONOMY_SITES, or unset TAXONOMY_SITES to compile in every site"
+        ));
+    }
+    let category = match classify(text) {
+        Literal::Empty => return Err(format!("empty category: expected {ACCEPTED_LITERALS}")),
+        Literal::Malformed(why) => {
+            return Err(format!(
+                "malformed category {text:?}: {why}; expected {ACCEPTED_LITERALS}"
+            ));
+        }
+        Literal::Id(id) => site
+            .category(id)
+            .ok_or_else(|| unknown_id_message(site, id))?,
+        Literal::Path => site
+            .category_by_path(text)
+            .ok_or_else(|| unknown_path_message(site, text))?,
+    };
+    if !category.is_leaf() {
+        return Err(not_leaf_message(category));
+    }
+    Ok(category)
+}
+
+fn variant_name(site: Site) -> &'static str {
+    match site {
+        Site::Us => "Us",
+        Site::Gb => "Gb",
+        Site::De => "De",
+        Site::Au => "Au",
+    }
+}
+
+fn not_leaf_message(category: Category) -> String {
+    let site = category.site();
+    let leaves: Vec<String> = category
+        .leaves()
+        .take(SHOWN)
+        .map(|leaf| format!("\n  {} ({})", leaf.id(), leaf.path()))
+        .collect();
+    let total = category.leaves().count();
+    format!(
+        "{site} category {} \"{}\" is not a leaf: only leaf categories accept listings.\nPick one of its {total} leaf categories, for example:{}{}",
+        category.id(),
+        category.path(),
+        leaves.concat(),
+        if total > SHOWN { "\n  …" } else { "" },
+    )
+}
+
+fn not_a_leaf_mark(category: Category) -> &'static str {
+    if category.is_leaf() {
+        ""
+    } else {
+        " [not a leaf]"
+    }
+}
+
+fn unknown_id_message(site: Site, id: u32) -> String {
+    let mut message = format!(
+        "{site} has no category {id} (tree version {}, taken {})",
+        site.tree_version(),
+        site.taken_at()
+    );
+    let close = suggest::close_ids(site, id);
+    if !close.is_empty() {
+        message.push_str("\nDid you mean:");
+        for &c in close.iter().take(SHOWN) {
+            message.push_str(&format!(
+                "\n  {} ({}){}",
+                c.id(),
+                c.path(),
+                not_a_leaf_mark(c)
+            ));
+        }
+    }
+    let elsewhere: Vec<(Site, Category)> = Site::compiled_in()
+        .filter(|&other| other != site)
+        .filter_map(|other| Some((other, other.category(id)?)))
+        .collect();
+    if let Some(&(first, _)) = elsewhere.first() {
+        let sites: Vec<String> = elsewhere
+            .iter()
+            .map(|(other, c)| format!("{other} ({})", c.name()))
+            .collect();
+        message.push_str(&format!(
+            "\nThis id exists on {}: name the site, e.g. `category!({first}, \"{id}\")`",
+            sites.join(", "),
+        ));
+    }
+    message.push_str(&format!("\nCheck the id; {REFRESH_HINT}"));
+    message
+}
+
+fn unknown_path_message(site: Site, text: &str) -> String {
+    let mut message = format!(
+        "{site} has no category at the path {text:?} (tree version {}, taken {}); a path names every category from the top level down, separated by `>`",
+        site.tree_version(),
+        site.taken_at()
+    );
+    let suggestions = suggest::path_suggestions(site, text);
+    if suggestions.is_empty() {
+        message.push_str(&format!("\n{REFRESH_HINT}"));
+    } else {
+        message.push_str("\nDid you mean:");
+        for &c in suggestions.iter().take(SHOWN) {
+            message.push_str(&format!(
+                "\n  \"{}\" ({}){}",
+                c.path(),
+                c.id(),
+                not_a_leaf_mark(c)
+            ));
+        }
+    }
+    message
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_leaf_by_id_or_path_resolves() {
+        assert_eq!(resolve(Site::Us, "9355").map(|c| c.id()), Ok(9355));
+        let by_path = resolve(
+            Site::Us,
+            "Cell Phones & Accessories > Cell Phones & Smartphones",
+        );
+        assert_eq!(by_path.map(|c| c.id()), Ok(9355));
+        assert_eq!(
+            resolve(Site::De, "Handys & Kommunikation > Handys & Smartphones").map(|c| c.id()),
+            Ok(9355)
+        );
+    }
+
+    #[test]
+    fn a_parent_is_refused_with_some_of_its_leaves() {
+        let message = resolve(Site::Us, "15032").unwrap_err();
+        assert!(
+            message
+                .starts_with("EBAY_US category 15032 \"Cell Phones & Accessories\" is not a leaf"),
+            "{message}"
+        );
+        assert!(
+            message.contains("\n  9355 (Cell Phones & Accessories > Cell Phones & Smartphones)"),
+            "{message}"
+        );
+        assert!(message.ends_with("\n  …"), "{message}");
+    }
+
+    #[test]
+    fn an_unknown_id_names_close_ids_and_other_sites() {
+        let message = resolve(Site::Au, "157119").unwrap_err();
+        assert!(
+            message.contains("\n  159119 (Sporting Goods > Gridiron > Training Aids)"),
+            "{message}"
+        );
+        assert!(message.contains("This id exists on EBAY_DE (Flaschen & Gefäße): name the site, e.g. `category!(EBAY_DE, \"157119\")`"), "{message}");
+        assert!(message.ends_with(REFRESH_HINT), "{message}");
+    }
+
+    #[test]
+    fn an_unknown_path_lists_suggestions_marking_parents() {
+        let message =
+            resolve(Site::Us, "Toys & Hobbies > Action Figures > Fantasy Figure").unwrap_err();
+        assert!(message.contains("Did you mean:\n  \"Toys & Hobbies > Action Figures & Accessories\" (246) [not a leaf]"), "{message}");
+        let message = resolve(Site::Us, "Qwxz > Zzyzx").unwrap_err();
+        assert!(!message.contains("Did you mean"), "{message}");
+        assert!(message.ends_with(REFRESH_HINT), "{message}");
+    }
+
+    #[test]
+    fn malformed_and_empty_literals_say_what_is_expected() {
+        assert!(
+            resolve(Site::Us, "")
+                .unwrap_err()
+                .starts_with("empty category")
+        );
+        assert!(
+            resolve(Site::Us, "93a55")
+                .unwrap_err()
+                .contains("an id has decimal digits only")
+        );
+    }
+
+    #[test]
+    fn the_expansion_is_a_checked_constant_or_an_error_with_a_placeholder() {
+        let ok = expand(quote!(EBAY_GB, "9355")).to_string();
+        assert!(ok.contains(":: taxonomy_data :: Site :: Gb"), "{ok}");
+        assert!(ok.contains("9355u32"), "{ok}");
+        let error = expand(quote!("15032")).to_string();
+        assert!(error.contains("compile_error"), "{error}");
+        assert!(error.contains("unreachable"), "{error}");
+        let error = expand(quote!(EBAY_FR, "9355")).to_string();
+        assert!(error.contains("unknown site `EBAY_FR`"), "{error}");
+        // A parse error is the error alone.
+        let error = expand(quote!(9355)).to_string();
+        assert!(
+            error.contains("compile_error") && !error.contains("unreachable"),
+            "{error}"
+        );
+    }
+}

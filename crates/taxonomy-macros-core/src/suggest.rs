@@ -1,0 +1,483 @@
+//! What to suggest for an unknown id or path.
+//!
+//! Nothing here scans a whole tree per call. An unknown id is answered by looking up every id
+//! one edit away in the perfect hash (about a hundred lookups). An unknown path is walked from
+//! the top level as far as it exists, and only the children of the deepest match are compared
+//! with the next name; when that finds nothing, the last name is looked up among every
+//! category's name in an index built once per process and site. Names are compared without
+//! regard to case or runs of white space.
+
+use std::collections::BTreeSet;
+use std::sync::OnceLock;
+
+use taxonomy_data::{Category, Site};
+
+/// The ids one edit away from `id` (a digit inserted, removed, replaced, or two neighbours
+/// swapped) that are categories of `site`: leaves first, then by id.
+pub(crate) fn close_ids(site: Site, id: u32) -> Vec<Category> {
+    let digits = id.to_string().into_bytes();
+    let mut found = BTreeSet::new();
+    let mut consider = |candidate: &[u8]| {
+        // Ids are written without leading zeros, so such a string is no category's id.
+        if candidate.first().is_none_or(|&b| b == b'0') {
+            return;
+        }
+        let Ok(text) = std::str::from_utf8(candidate) else {
+            return;
+        };
+        if let Some(category) = text.parse::<u32>().ok().and_then(|n| site.category(n)) {
+            found.insert((!category.is_leaf(), category.id()));
+        }
+    };
+    let mut buffer = Vec::with_capacity(digits.len() + 1);
+    for i in 0..digits.len() {
+        buffer.clear();
+        buffer.extend_from_slice(&digits[..i]);
+        buffer.extend_from_slice(&digits[i + 1..]);
+        consider(&buffer);
+        for digit in b'0'..=b'9' {
+            if digit != digits[i] {
+                buffer.clear();
+                buffer.extend_from_slice(&digits);
+                buffer[i] = digit;
+                consider(&buffer);
+            }
+        }
+        if i + 1 < digits.len() && digits[i] != digits[i + 1] {
+            buffer.clear();
+            buffer.extend_from_slice(&digits);
+            buffer.swap(i, i + 1);
+            consider(&buffer);
+        }
+    }
+    for i in 0..=digits.len() {
+        for digit in b'0'..=b'9' {
+            buffer.clear();
+            buffer.extend_from_slice(&digits[..i]);
+            buffer.push(digit);
+            buffer.extend_from_slice(&digits[i..]);
+            consider(&buffer);
+        }
+    }
+    found
+        .into_iter()
+        .filter_map(|(_, id)| site.category(id))
+        .collect()
+}
+
+/// The categories to suggest for a path that `site` does not have, best first.
+pub(crate) fn path_suggestions(site: Site, path: &str) -> Vec<Category> {
+    let wanted: Vec<Name> = path.split('>').map(Name::new).collect();
+    // The longest prefix that exists.
+    let mut at: Option<Category> = None;
+    let mut matched = 0;
+    while let Some(name) = wanted.get(matched) {
+        match children_of(site, at).find(|c| name.is(c.name())) {
+            Some(child) => {
+                at = Some(child);
+                matched += 1;
+            }
+            None => break,
+        }
+    }
+    if matched == wanted.len() {
+        // Every name exists, spelt in another case.
+        return at.into_iter().collect();
+    }
+
+    // The next name among the children of the deepest match, each followed down as far as the
+    // rest of the path leads.
+    let mut found: Vec<(usize, usize, Category)> = children_of(site, at)
+        .filter_map(|child| {
+            let score = wanted[matched].closeness(&Name::new(child.name()))?;
+            let (end, unresolved) = follow(child, &wanted[matched + 1..]);
+            Some((score, unresolved, end))
+        })
+        .collect();
+    if !found.is_empty() {
+        found.sort_by_key(|&(score, unresolved, c)| (score, unresolved, !c.is_leaf(), c.id()));
+        let mut seen = BTreeSet::new();
+        return found
+            .into_iter()
+            .map(|(_, _, c)| c)
+            .filter(|c| seen.insert(c.id()))
+            .collect();
+    }
+
+    // Categories anywhere with the same last name (or, failing that, a close one); those below
+    // the deepest match first.
+    let last = wanted.last().unwrap_or(&wanted[matched]);
+    let mut found: Vec<(bool, usize, bool, u32, Category)> = index(site)
+        .named_like(last)
+        .into_iter()
+        .map(|(score, c)| (!descends_from(c, at), score, !c.is_leaf(), c.id(), c))
+        .collect();
+    found.sort_by_key(|&(below, score, not_leaf, id, _)| (below, score, not_leaf, id));
+    found.into_iter().map(|(.., c)| c).collect()
+}
+
+/// Follows `rest` down from `at`, each name to its exact or closest child; returns where it
+/// stopped and how many names were left.
+fn follow(mut at: Category, rest: &[Name]) -> (Category, usize) {
+    for (i, name) in rest.iter().enumerate() {
+        let best = at
+            .children()
+            .filter_map(|c| Some((name.closeness(&Name::new(c.name()))?, c.id(), c)))
+            .min_by_key(|&(score, id, _)| (score, id));
+        match best {
+            Some((.., child)) => at = child,
+            None => return (at, rest.len() - i),
+        }
+    }
+    (at, 0)
+}
+
+fn children_of(site: Site, parent: Option<Category>) -> taxonomy_data::Children {
+    match parent {
+        Some(c) => c.children(),
+        None => site.top_level(),
+    }
+}
+
+fn descends_from(category: Category, ancestor: Option<Category>) -> bool {
+    let Some(ancestor) = ancestor else {
+        return true;
+    };
+    let mut at = Some(category);
+    while let Some(c) = at {
+        if c == ancestor {
+            return true;
+        }
+        at = c.parent();
+    }
+    false
+}
+
+/// A cheap summary of a name for ruling out candidates before computing an edit distance:
+/// how many characters it has besides white space, and how many fall in each of 32 buckets.
+/// Characters are taken by their first UTF-8 byte, ASCII letters lower-cased (the first byte
+/// of a Latin letter is the same in both cases), white space skipped. One edit (insertion,
+/// deletion, substitution, swap) changes `letters` by at most one and the histograms' L1
+/// distance by at most two, so both give lower bounds of the edit distance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Key {
+    letters: u16,
+    histogram: [u8; 32],
+}
+
+impl Key {
+    fn of(raw: &str) -> Key {
+        let mut key = Key {
+            letters: 0,
+            histogram: [0; 32],
+        };
+        for &b in raw.as_bytes() {
+            // Skip white space and UTF-8 continuation bytes.
+            if b.is_ascii_whitespace() || b & 0xC0 == 0x80 {
+                continue;
+            }
+            let bucket = &mut key.histogram[usize::from(b.to_ascii_lowercase() & 31)];
+            *bucket = bucket.saturating_add(1);
+            key.letters = key.letters.saturating_add(1);
+        }
+        key
+    }
+
+    /// A lower bound of the edit distance between the names of `self` and `other`.
+    fn min_distance(&self, other: &Key) -> usize {
+        let mut l1 = 0usize;
+        for i in 0..32 {
+            l1 += usize::from(self.histogram[i].abs_diff(other.histogram[i]));
+        }
+        usize::from(self.letters.abs_diff(other.letters)).max(l1.div_ceil(2))
+    }
+}
+
+/// A name as compared: lower case, single spaces, with its length and [`Key`].
+#[derive(Debug)]
+struct Name {
+    text: String,
+    chars: usize,
+    key: Key,
+}
+
+impl Name {
+    fn new(raw: &str) -> Name {
+        let mut text = String::with_capacity(raw.len());
+        for word in raw.split_whitespace() {
+            if !text.is_empty() {
+                text.push(' ');
+            }
+            text.extend(word.chars().flat_map(char::to_lowercase));
+        }
+        Name {
+            chars: text.chars().count(),
+            text,
+            key: Key::of(raw),
+        }
+    }
+
+    /// Whether `raw` is this name, ignoring case and runs of white space.
+    fn is(&self, raw: &str) -> bool {
+        let mut mine = self.text.split(' ');
+        let mut theirs = raw.split_whitespace();
+        loop {
+            match (mine.next(), theirs.next()) {
+                (None, None) => return true,
+                (Some(a), Some(b))
+                    if a == b || a.chars().eq(b.chars().flat_map(char::to_lowercase)) => {}
+                _ => return false,
+            }
+        }
+    }
+
+    /// How many edits a typo may have: one per four characters of the shorter name, at least
+    /// one.
+    fn budget(&self, other: &Name) -> usize {
+        (self.chars.min(other.chars) / 4).max(1)
+    }
+
+    /// The most edits a typo of this name may have, whatever the other name.
+    fn max_budget(&self) -> usize {
+        (self.chars / 4).max(1)
+    }
+
+    /// The edit distance (optimal string alignment) to `other`, when within the budget.
+    fn typo_distance(&self, other: &Name) -> Option<usize> {
+        if self.text == other.text {
+            return Some(0);
+        }
+        let budget = self.budget(other);
+        if self.key.min_distance(&other.key) > budget {
+            return None;
+        }
+        let distance = strsim::osa_distance(&self.text, &other.text);
+        (distance <= budget).then_some(distance)
+    }
+
+    /// How close `other` is to this name (lower is closer), or `None` when it is not close: a
+    /// typo within the budget, or every word of one name among the other's words ("Action
+    /// Figures" and "Action Figures & Accessories"), ranked after the typos.
+    fn closeness(&self, other: &Name) -> Option<usize> {
+        if let Some(distance) = self.typo_distance(other) {
+            return Some(distance);
+        }
+        let mine: Vec<&str> = self.text.split(' ').collect();
+        let theirs: Vec<&str> = other.text.split(' ').collect();
+        let (short, long) = if mine.len() <= theirs.len() {
+            (mine, theirs)
+        } else {
+            (theirs, mine)
+        };
+        let contained =
+            short.iter().any(|w| w.chars().count() >= 3) && short.iter().all(|w| long.contains(w));
+        contained.then(|| self.budget(other) + 1 + (long.len() - short.len()))
+    }
+}
+
+/// The [`Key`] of every category of a site, built once per process: a few milliseconds
+/// without optimisation, no string copied.
+struct SiteIndex {
+    keys: Vec<(Key, Category)>,
+}
+
+impl SiteIndex {
+    fn build(site: Site) -> SiteIndex {
+        SiteIndex {
+            keys: site.categories().map(|c| (Key::of(c.name()), c)).collect(),
+        }
+    }
+
+    /// The categories named `wanted`, or when there are none, those with a name a typo away,
+    /// with the distance.
+    fn named_like(&self, wanted: &Name) -> Vec<(usize, Category)> {
+        let limit = wanted.max_budget();
+        let mut same = Vec::new();
+        let mut close = Vec::new();
+        for (key, category) in &self.keys {
+            let bound = wanted.key.min_distance(key);
+            if bound > limit {
+                continue;
+            }
+            if bound == 0 && wanted.is(category.name()) {
+                same.push((0, *category));
+            } else if same.is_empty()
+                && let Some(distance) = wanted.typo_distance(&Name::new(category.name()))
+            {
+                close.push((distance, *category));
+            }
+        }
+        if same.is_empty() { close } else { same }
+    }
+}
+fn index(site: Site) -> &'static SiteIndex {
+    static INDEXES: [OnceLock<SiteIndex>; 4] = [const { OnceLock::new() }; 4];
+    let slot = match site {
+        Site::Us => &INDEXES[0],
+        Site::Gb => &INDEXES[1],
+        Site::De => &INDEXES[2],
+        Site::Au => &INDEXES[3],
+    };
+    slot.get_or_init(|| SiteIndex::build(site))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(categories: &[Category]) -> Vec<u32> {
+        categories.iter().map(|c| c.id()).collect()
+    }
+
+    #[test]
+    fn close_ids_are_one_edit_away_leaves_first() {
+        // 93555: delete a 5 -> 9355 (leaf); replace the 9 -> 13555 (leaf).
+        assert_eq!(ids(&close_ids(Site::Us, 93555)), [9355, 13555]);
+        // A swap of two digits: 9535 -> 9355.
+        assert!(ids(&close_ids(Site::Us, 9535)).contains(&9355));
+        // An insertion: 935 -> 9355.
+        assert!(ids(&close_ids(Site::Us, 935)).contains(&9355));
+        // Every suggestion exists and is one edit away.
+        for c in close_ids(Site::Us, 15033) {
+            assert_eq!(strsim::damerau_levenshtein("15033", &c.id().to_string()), 1);
+        }
+    }
+
+    #[test]
+    fn close_ids_match_a_full_scan() {
+        for id in [93555, 157119, 1, 12, 99999, 261_999] {
+            for site in [Site::Us, Site::Au] {
+                let wanted = id.to_string();
+                let mut scan: Vec<(bool, u32)> = site
+                    .categories()
+                    .filter(|c| strsim::damerau_levenshtein(&wanted, &c.id().to_string()) == 1)
+                    .map(|c| (!c.is_leaf(), c.id()))
+                    .collect();
+                scan.sort();
+                let fast: Vec<(bool, u32)> = close_ids(site, id)
+                    .iter()
+                    .map(|c| (!c.is_leaf(), c.id()))
+                    .collect();
+                assert_eq!(fast, scan, "{site} {id}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_typo_in_the_last_name_is_found_among_the_siblings() {
+        let s = path_suggestions(
+            Site::Us,
+            "Cell Phones & Accessories > Cell Phone & Smartphones",
+        );
+        assert_eq!(ids(&s), [9355, 43304]);
+    }
+
+    #[test]
+    fn a_shortened_name_is_completed_and_followed_down() {
+        // "Action Figures" is the start of "Action Figures & Accessories"; there is no
+        // "Fantasy Figure" below it, so the walk stops there.
+        let s = path_suggestions(Site::Us, "Toys & Hobbies > Action Figures > Fantasy Figure");
+        assert_eq!(ids(&s)[0], 246);
+        let s = path_suggestions(Site::Us, "Toys & Hobbies > Action Figures > Action Figure");
+        assert_eq!(ids(&s)[0], 261068);
+    }
+
+    #[test]
+    fn a_typo_high_up_is_followed_by_the_rest_of_the_path() {
+        let s = path_suggestions(
+            Site::Us,
+            "Cellphones & Accesories > Cell Phones & Smartphones",
+        );
+        assert_eq!(ids(&s)[0], 9355);
+        let s = path_suggestions(Site::Us, "Collectibles > Advertsing > Soda > Fountain");
+        assert_eq!(ids(&s)[0], 852);
+    }
+
+    #[test]
+    fn case_and_white_space_do_not_matter() {
+        let s = path_suggestions(
+            Site::Us,
+            "cell phones &  ACCESSORIES>cell phones & smartphones",
+        );
+        assert_eq!(ids(&s), [9355]);
+        let s = path_suggestions(Site::De, "handys & kommunikation > handys & smartphones");
+        assert_eq!(ids(&s), [9355]);
+    }
+
+    #[test]
+    fn a_leaf_name_alone_gives_the_categories_of_that_name() {
+        let s = path_suggestions(Site::Us, "Cell Phones & Smartphones");
+        assert_eq!(ids(&s), [9355]);
+        // With a typo, still found (anywhere in the tree).
+        let s = path_suggestions(Site::Us, "Cell Phones & Smartphons");
+        assert_eq!(ids(&s)[0], 9355);
+    }
+
+    #[test]
+    fn a_missing_level_is_found_by_the_last_name_below_the_deepest_match() {
+        let s = path_suggestions(
+            Site::Us,
+            "Cell Phones & Accessories > Cases, Covers & Skins",
+        );
+        assert_eq!(ids(&s)[0], 20349);
+        assert!(s[0].path().to_string().contains("Cell Phone Accessories"));
+    }
+
+    #[test]
+    fn nothing_close_gives_nothing() {
+        assert!(path_suggestions(Site::Us, "Qwxz > Zzyzx Plorp").is_empty());
+        assert!(path_suggestions(Site::Us, "Cell Phones & Accessories > Qwxzv").is_empty());
+    }
+
+    #[test]
+    fn names_compare_by_words_and_case() {
+        let name = Name::new("  Cell   Phones & SMARTPHONES ");
+        assert_eq!(name.text, "cell phones & smartphones");
+        assert!(name.is("Cell Phones &  Smartphones"));
+        assert!(!name.is("Cell Phones & Smartphone"));
+        assert!(Name::new("Handys & Kommunikation").is("HANDYS & kommunikation"));
+        assert_eq!(
+            name.typo_distance(&Name::new("Cell Phone & Smartphones")),
+            Some(1)
+        );
+        assert_eq!(name.typo_distance(&Name::new("Video Games")), None);
+        let short = Name::new("Action Figures");
+        assert!(
+            short
+                .closeness(&Name::new("Action Figures & Accessories"))
+                .is_some()
+        );
+        assert!(short.closeness(&Name::new("Fantasy")).is_none());
+    }
+
+    #[test]
+    fn the_index_holds_every_category_once() {
+        let index = index(Site::Au);
+        assert_eq!(index.keys.len(), Site::Au.category_count());
+        let ids: BTreeSet<u32> = index.keys.iter().map(|(_, c)| c.id()).collect();
+        assert_eq!(ids.len(), Site::Au.category_count());
+    }
+
+    #[test]
+    fn keys_bound_the_edit_distance_from_below() {
+        let names = [
+            "Cell Phones & Smartphones",
+            "cell  phone & SMARTPHONES",
+            "Handys & Kommunikation",
+            "HANDYS & KOMMUNIKATIÖN",
+            "Smartwatch-Zubehör",
+            "Action Figures & Accessories",
+            "",
+        ];
+        for a in names {
+            for b in names {
+                let (a, b) = (Name::new(a), Name::new(b));
+                let distance = strsim::osa_distance(&a.text, &b.text);
+                assert!(a.key.min_distance(&b.key) <= distance, "{a:?} {b:?}");
+            }
+        }
+        // Case and white space do not change the key.
+        assert_eq!(Key::of("Smartwatch-Zubehör"), Key::of("SMARTWATCH-ZUBEHÖR"));
+        assert_eq!(Key::of("A  b"), Key::of("a b"));
+    }
+}
