@@ -19,7 +19,7 @@ use fake_marketplace::{FakeConfig, FakeMarketplace};
 use marketplace_client::oauth::{ApplicationTokenProvider, Credentials, Endpoints, OAuthClient};
 use marketplace_client::refresh;
 use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig};
-use marketplaces::SiteId;
+use marketplaces::Marketplace;
 use taxonomy_codegen::codegen::{self, SiteData};
 use taxonomy_tree::decode::{Provenance, decode_tree};
 
@@ -60,7 +60,7 @@ fn us_tree(c: &mut Criterion) {
         b.iter(|| {
             let tree = decode_tree(black_box(&body), &provenance()).unwrap();
             codegen::generate(&[SiteData {
-                site: SiteId::Us,
+                site: Marketplace::Us,
                 tree: Some(&tree),
             }])
             .unwrap()
@@ -88,15 +88,15 @@ fn refresh_four_sites(c: &mut Criterion) {
     g.bench_function("slowest_single_fetch_5s", |b| {
         fake.set_tree_delay(Some((Duration::from_secs(5), Duration::from_secs(5))));
         b.iter(|| {
-            let body = client.fetch_tree_body(SiteId::Us, None).unwrap();
+            let body = client.fetch_tree_body(Marketplace::Us, None).unwrap();
             decode_tree(&body.bytes, &provenance()).unwrap()
         })
     });
+    let sites = taxonomy_tree::snapshot::sites_in(&snapshots);
     g.bench_function("four_sites_concurrently_2_to_5s", |b| {
         fake.set_tree_delay(Some((Duration::from_secs(2), Duration::from_secs(5))));
         b.iter(|| {
-            let results =
-                refresh::fetch_and_prepare(&client, &SiteId::ALL, None, &snapshots, &|_, _| {});
+            let results = refresh::fetch_and_prepare(&client, &sites, None, &snapshots, &|_, _| {});
             assert!(results.iter().all(Result::is_ok));
             results
         })

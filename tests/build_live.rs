@@ -17,7 +17,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use fake_marketplace::{FakeConfig, FakeMarketplace};
-use marketplaces::SiteId;
+use marketplaces::Marketplace;
 use taxonomy_tree::tree::Category;
 
 const NEW_LEAF: u32 = 999_001;
@@ -110,7 +110,7 @@ fn run_probe() -> String {
 #[test]
 fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
     let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
-    let mut tree = common::committed(SiteId::Us);
+    let mut tree = common::committed(Marketplace::Us);
     tree.categories.push(Category {
         id: NEW_LEAF,
         name: "Foldable Phones".into(),
@@ -125,7 +125,7 @@ fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
         }
     }
     tree.meta.version = "135-live".into();
-    fake.set_tree(SiteId::Us, tree);
+    fake.set_tree(Marketplace::Us, tree);
 
     let probe = tempfile::tempdir().unwrap();
     write_probe(probe.path());
@@ -206,7 +206,7 @@ fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
     // (the failure is recorded for the other build), the others are live, the build succeeds.
     let half = FakeMarketplace::start(FakeConfig::default()).unwrap();
     half.set_tree_body(
-        SiteId::Us,
+        Marketplace::Us,
         b"{\"categoryTreeId\": \"0\", \"rootCat".to_vec(),
     );
     let out = cargo_build(probe.path(), &half.base_url(), &half, &[], &["macros_live"]);

@@ -3,7 +3,7 @@
 
 mod common;
 
-use marketplaces::SiteId;
+use marketplaces::Marketplace;
 use taxonomy_tree::decode::{DecodeError, Provenance, decode_tree};
 use taxonomy_tree::encode::encode_response;
 
@@ -29,7 +29,7 @@ const HEAD: &str =
 
 #[test]
 fn saved_responses_decode_to_the_committed_snapshots() {
-    for site in SiteId::ALL {
+    for site in common::snapshot_sites() {
         let committed = common::committed(site);
         let tree = decode_tree(
             &common::saved_response(site),
@@ -45,7 +45,7 @@ fn saved_responses_decode_to_the_committed_snapshots() {
 
 #[test]
 fn encoding_then_decoding_gives_the_same_tree() {
-    for site in SiteId::ALL {
+    for site in common::snapshot_sites() {
         let tree = common::committed(site);
         let body = encode_response(&tree, "http://127.0.0.1:1");
         let back = decode_tree(&body, &common::provenance_of(&tree)).unwrap();
@@ -185,7 +185,7 @@ fn missing_top_level_fields_are_named() {
 
 #[test]
 fn malformed_and_truncated_json_is_an_error_with_a_position() {
-    let body = common::saved_response(SiteId::Au);
+    let body = common::saved_response(Marketplace::Au);
     let err = decode_tree(&body[..body.len() / 3], &provenance()).unwrap_err();
     assert!(matches!(err, DecodeError::Json(_)));
     assert!(err.to_string().contains("line 1 column"), "{err}");

@@ -5,7 +5,7 @@ mod common;
 
 use std::process::Command;
 
-use marketplaces::SiteId;
+use marketplaces::Marketplace;
 use taxonomy_tree::encode::encode_response;
 use taxonomy_tree::pipeline;
 
@@ -15,7 +15,7 @@ fn snapshot_bin() -> Command {
 
 #[test]
 fn importing_the_saved_responses_reproduces_the_committed_snapshots_byte_for_byte() {
-    for site in SiteId::ALL {
+    for site in common::snapshot_sites() {
         let committed = common::committed(site);
         let prepared = pipeline::prepare(
             &common::saved_response(site),
@@ -36,7 +36,7 @@ fn importing_the_saved_responses_reproduces_the_committed_snapshots_byte_for_byt
 fn import_writes_a_snapshot_and_reports_a_removed_category() {
     let dir = common::copy_of_snapshots();
     // Leaf 853 removed from its parent 36.
-    let tree = common::without(common::committed(SiteId::Us), 853);
+    let tree = common::without(common::committed(Marketplace::Us), 853);
     let response = dir.path().join("us.json");
     std::fs::write(&response, encode_response(&tree, "http://127.0.0.1:1")).unwrap();
     let out = snapshot_bin()
@@ -69,10 +69,10 @@ fn import_writes_a_snapshot_and_reports_a_removed_category() {
 fn a_bad_file_among_good_ones_changes_nothing() {
     let dir = common::copy_of_snapshots();
     let before = common::dir_bytes(dir.path());
-    let good = common::without(common::committed(SiteId::Gb), 9355);
+    let good = common::without(common::committed(Marketplace::Gb), 9355);
     let good_path = dir.path().join("gb.json");
     std::fs::write(&good_path, encode_response(&good, "http://127.0.0.1:1")).unwrap();
-    let body = common::saved_response(SiteId::Au);
+    let body = common::saved_response(Marketplace::Au);
     let bad_path = dir.path().join("au-truncated.json");
     std::fs::write(&bad_path, &body[..body.len() - 100]).unwrap();
     let out = snapshot_bin()
@@ -98,7 +98,7 @@ fn a_bad_file_among_good_ones_changes_nothing() {
 #[test]
 fn a_tree_of_an_unknown_site_is_refused() {
     let dir = common::copy_of_snapshots();
-    let mut tree = common::committed(SiteId::Au);
+    let mut tree = common::committed(Marketplace::Au);
     tree.meta.tree_id = 101;
     let path = dir.path().join("it.json");
     std::fs::write(&path, encode_response(&tree, "http://127.0.0.1:1")).unwrap();
@@ -136,7 +136,7 @@ fn verify_checks_every_committed_snapshot() {
 fn two_files_of_one_site_are_refused() {
     let dir = common::copy_of_snapshots();
     let before = common::dir_bytes(dir.path());
-    let tree = common::committed(SiteId::Au);
+    let tree = common::committed(Marketplace::Au);
     let a = dir.path().join("a.json");
     let b = dir.path().join("b.json");
     std::fs::write(&a, encode_response(&tree, "http://127.0.0.1:1")).unwrap();
@@ -181,7 +181,7 @@ fn verify_refuses_what_the_build_refuses() {
         dir.path().join("EBAY_US.json"),
     )
     .unwrap();
-    let build = generate_for(&[SiteId::Us], dir.path())
+    let build = generate_for(&[Marketplace::Us], dir.path())
         .unwrap_err()
         .to_string();
     let (ok, stderr) = verify(dir.path());
@@ -201,7 +201,7 @@ fn verify_refuses_what_the_build_refuses() {
     let us = dir.path().join("EBAY_US.json");
     let text = std::fs::read_to_string(&us).unwrap();
     std::fs::write(&us, text.replacen("\"EBAY_US\"", "\"EBAY_GB\"", 1)).unwrap();
-    let build = generate_for(&[SiteId::Us], dir.path())
+    let build = generate_for(&[Marketplace::Us], dir.path())
         .unwrap_err()
         .to_string();
     let (ok, stderr) = verify(dir.path());
@@ -220,8 +220,8 @@ fn verify_refuses_what_the_build_refuses() {
 fn a_failed_rename_half_way_through_an_import_changes_no_snapshot() {
     let dir = common::copy_of_snapshots();
     let before = common::dir_bytes(dir.path());
-    let us = common::without(common::committed(SiteId::Us), 853);
-    let gb = common::without(common::committed(SiteId::Gb), 9355);
+    let us = common::without(common::committed(Marketplace::Us), 853);
+    let gb = common::without(common::committed(Marketplace::Gb), 9355);
     let provenance = common::provenance_of(&us);
     let prepared: Vec<_> = [us, gb]
         .iter()

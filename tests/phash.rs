@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 
-use marketplaces::SiteId;
+use marketplaces::Marketplace;
 use taxonomy_codegen::codegen::{SiteData, generate};
 use taxonomy_codegen::phash::PerfectHash;
 use taxonomy_tree::tree::{Category, CategoryTree, TreeMeta};
@@ -198,7 +198,7 @@ fn a_valid_tree_with_ids_agreeing_in_their_low_bits_generates() {
     };
     tree.validate().unwrap();
     let code = generate(&[SiteData {
-        site: SiteId::Us,
+        site: Marketplace::Us,
         tree: Some(&tree),
     }])
     .unwrap();

@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 
 use fake_marketplace::taxonomy::{TREE_GET_PATH, tree_path};
 use fake_marketplace::{FakeConfig, FakeMarketplace, Fault, TreeRoutes};
-use marketplaces::SiteId;
+use marketplaces::Marketplace;
 use taxonomy_tree::snapshot;
 
 fn fake() -> FakeMarketplace {
@@ -44,7 +44,7 @@ fn text(output: &Output) -> (String, String) {
 
 /// The US tree without leaf 853 ("Canada Dry") and with 852 renamed.
 fn changed_us_tree() -> taxonomy_tree::tree::CategoryTree {
-    let mut tree = common::without(common::committed(SiteId::Us), 853);
+    let mut tree = common::without(common::committed(Marketplace::Us), 853);
     for c in &mut tree.categories {
         if c.id == 852 {
             c.name = "Fountain Drinks".into();
@@ -57,9 +57,9 @@ fn changed_us_tree() -> taxonomy_tree::tree::CategoryTree {
 #[test]
 fn refresh_rewrites_the_changed_snapshot_and_reports_the_changes() {
     let fake = fake();
-    fake.set_tree(SiteId::Us, changed_us_tree());
+    fake.set_tree(Marketplace::Us, changed_us_tree());
     // The UK answers the real saved response, byte for byte, not one the fake rendered.
-    fake.set_tree_body(SiteId::Gb, common::saved_response(SiteId::Gb));
+    fake.set_tree_body(Marketplace::Gb, common::saved_response(Marketplace::Gb));
     let dir = common::copy_of_snapshots();
     let before = common::dir_bytes(dir.path());
     let out = refresh(&fake, dir.path(), &[]);
@@ -85,7 +85,7 @@ fn refresh_rewrites_the_changed_snapshot_and_reports_the_changes() {
     // One application token for the whole refresh, one getCategoryTree request per site, in
     // eBay's documented path form.
     assert_eq!(fake.token_requests().len(), 1);
-    for site in SiteId::ALL {
+    for site in common::snapshot_sites() {
         assert_eq!(fake.requests_to(&tree_path(site.tree_id())).len(), 1);
     }
     assert!(fake.requests_to(TREE_GET_PATH).is_empty());
@@ -148,10 +148,11 @@ fn tree_path_option_picks_the_form() {
 #[test]
 fn a_failed_site_leaves_every_snapshot_untouched() {
     let fake = fake();
-    fake.set_tree(SiteId::Us, changed_us_tree());
+    fake.set_tree(Marketplace::Us, changed_us_tree());
     // Germany answers a tree cut in the middle (decoding fails).
-    let body = taxonomy_tree::encode::encode_response(&fake.tree(SiteId::De), &fake.base_url());
-    fake.set_tree_body(SiteId::De, body[..body.len() / 2].to_vec());
+    let body =
+        taxonomy_tree::encode::encode_response(&fake.tree(Marketplace::De), &fake.base_url());
+    fake.set_tree_body(Marketplace::De, body[..body.len() / 2].to_vec());
     let dir = common::copy_of_snapshots();
     let before = common::dir_bytes(dir.path());
     let out = refresh(&fake, dir.path(), &[]);
@@ -168,7 +169,7 @@ fn a_failed_site_leaves_every_snapshot_untouched() {
 #[test]
 fn a_server_error_on_one_site_leaves_every_snapshot_untouched() {
     let fake = fake();
-    fake.set_tree(SiteId::Us, changed_us_tree());
+    fake.set_tree(Marketplace::Us, changed_us_tree());
     // In the path form each site has its own path: fail Australia's every time.
     fake.fail_times(
         &tree_path(15),
@@ -203,7 +204,7 @@ fn check_fails_on_a_stale_snapshot_and_passes_on_a_fresh_one() {
     assert!(out.status.success(), "{stdout}\n{stderr}");
     assert!(stdout.contains("up to date"), "{stdout}");
 
-    fake.set_tree(SiteId::Us, changed_us_tree());
+    fake.set_tree(Marketplace::Us, changed_us_tree());
     let out = refresh(&fake, dir.path(), &["--check", "--sites", "EBAY_US"]);
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");

@@ -17,12 +17,12 @@ use marketplace_client::taxonomy::{
     AspectCardinality, AspectDataType, AspectMode, AspectUsage, MARKETPLACE_HEADER, TaxonomyError,
     TreePath,
 };
-use marketplaces::SiteId;
+use marketplaces::Marketplace;
 use support::*;
 use taxonomy_tree::decode::Provenance;
 use taxonomy_tree::tree::Category;
 
-fn snapshot(site: SiteId) -> taxonomy_tree::tree::CategoryTree {
+fn snapshot(site: Marketplace) -> taxonomy_tree::tree::CategoryTree {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("snapshots")
         .join(site.snapshot_file_name());
@@ -40,7 +40,12 @@ fn provenance_of(tree: &taxonomy_tree::tree::CategoryTree) -> Provenance {
 
 /// The request carries a bearer token the fake issued, the marketplace header, the language
 /// and `Accept-Encoding: gzip`.
-fn assert_headers(fake: &fake_marketplace::FakeMarketplace, r: &Request, site: SiteId, lang: &str) {
+fn assert_headers(
+    fake: &fake_marketplace::FakeMarketplace,
+    r: &Request,
+    site: Marketplace,
+    lang: &str,
+) {
     let bearer = r.header("Authorization").expect("Authorization");
     let token = bearer.strip_prefix("Bearer ").expect("Bearer scheme");
     assert!(
@@ -62,13 +67,13 @@ fn path_form_by_default_exact_request_and_body_decodes_to_the_snapshot() {
     let (client, _) = client(&fake);
     // A custom host: `auto`, which tries eBay's documented getCategoryTree path first.
     assert_eq!(client.config().tree_path, TreePath::Auto);
-    let body = client.fetch_tree_body(SiteId::Us, None).unwrap();
+    let body = client.fetch_tree_body(Marketplace::Us, None).unwrap();
 
     let requests = fake.requests_to(&tree_path(0));
     assert_eq!(requests.len(), 1);
     let r = &requests[0];
     assert_eq!(r.query, None);
-    assert_headers(&fake, r, SiteId::Us, "en-US");
+    assert_headers(&fake, r, Marketplace::Us, "en-US");
     assert!(fake.requests_to(TREE_GET_PATH).is_empty());
     assert_eq!(
         body.url.as_str(),
@@ -76,11 +81,11 @@ fn path_form_by_default_exact_request_and_body_decodes_to_the_snapshot() {
     );
     assert_eq!(client.tree_path_in_use(), TreePath::Path);
     assert_eq!(body.language, "en-US");
-    assert_eq!(body.site, SiteId::Us);
+    assert_eq!(body.site, Marketplace::Us);
     // The fake answered gzip (the request accepted it); the client hands back the JSON.
     assert_eq!(body.bytes.first(), Some(&b'{'));
 
-    let expected = snapshot(SiteId::Us);
+    let expected = snapshot(Marketplace::Us);
     let tree = taxonomy_tree::decode::decode_tree(&body.bytes, &provenance_of(&expected))
         .expect("decodes");
     assert_eq!(tree, expected);
@@ -92,20 +97,22 @@ fn query_form_when_configured_with_language_override_decodes_to_the_snapshot() {
     fake.set_tree_routes(TreeRoutes::Query);
     let config = config(&fake).with_tree_path(TreePath::Query);
     let (client, _) = client_with(&fake, config);
-    let expected = snapshot(SiteId::Au);
+    let expected = snapshot(Marketplace::Au);
     let tree = client
-        .fetch_tree(SiteId::Au, &provenance_of(&expected))
+        .fetch_tree(Marketplace::Au, &provenance_of(&expected))
         .unwrap();
     assert_eq!(tree, expected);
 
-    let body = client.fetch_tree_body(SiteId::De, Some("en-GB")).unwrap();
+    let body = client
+        .fetch_tree_body(Marketplace::De, Some("en-GB"))
+        .unwrap();
     assert_eq!(body.language, "en-GB");
     let requests = fake.requests_to(TREE_GET_PATH);
     assert_eq!(requests.len(), 2);
     assert_eq!(requests[0].query.as_deref(), Some("category_tree_id=15"));
     assert_eq!(requests[1].query.as_deref(), Some("category_tree_id=77"));
-    assert_headers(&fake, &requests[0], SiteId::Au, "en-AU");
-    assert_headers(&fake, &requests[1], SiteId::De, "en-GB");
+    assert_headers(&fake, &requests[0], Marketplace::Au, "en-AU");
+    assert_headers(&fake, &requests[1], Marketplace::De, "en-GB");
     assert!(fake.requests_to(&tree_path(77)).is_empty());
 }
 
@@ -115,20 +122,20 @@ fn auto_falls_back_to_the_query_form_once_and_remembers_it() {
     fake.set_tree_routes(TreeRoutes::Query);
     let (client, _) = client(&fake);
     assert_eq!(client.tree_path_in_use(), TreePath::Auto);
-    client.fetch_tree_body(SiteId::Us, None).unwrap();
+    client.fetch_tree_body(Marketplace::Us, None).unwrap();
     // The path form was refused with a 404, the query form answered.
     assert_eq!(fake.requests_to(&tree_path(0)).len(), 1);
     assert_eq!(fake.requests_to(TREE_GET_PATH).len(), 1);
     assert_eq!(client.tree_path_in_use(), TreePath::Query);
     // Remembered: the next tree goes straight to the query form, from any thread.
     std::thread::scope(|s| {
-        s.spawn(|| client.fetch_tree_body(SiteId::Gb, None).unwrap());
+        s.spawn(|| client.fetch_tree_body(Marketplace::Gb, None).unwrap());
     });
     assert!(fake.requests_to(&tree_path(3)).is_empty());
     assert_eq!(fake.requests_to(TREE_GET_PATH).len(), 2);
     // Another client starts again from the path form.
     let (other, _) = support::client(&fake);
-    other.fetch_tree_body(SiteId::Gb, None).unwrap();
+    other.fetch_tree_body(Marketplace::Gb, None).unwrap();
     assert_eq!(fake.requests_to(&tree_path(3)).len(), 1);
 }
 
@@ -144,7 +151,7 @@ fn auto_reports_the_first_answer_when_both_forms_say_not_found_and_remembers_not
             headers: vec![],
         },
     );
-    let err = client.fetch_tree_body(SiteId::Us, None).unwrap_err();
+    let err = client.fetch_tree_body(Marketplace::Us, None).unwrap_err();
     assert_eq!(err.error_id(), Some(ERROR_TREE_NOT_FOUND));
     assert!(err.to_string().contains(&tree_path(0)), "{err}");
     // The query form was tried once (the fake reads `get` as a tree id, as eBay does).
@@ -161,13 +168,13 @@ fn auto_reports_the_first_answer_when_both_forms_say_not_found_and_remembers_not
     );
     assert_eq!(
         client
-            .fetch_tree_body(SiteId::Us, None)
+            .fetch_tree_body(Marketplace::Us, None)
             .unwrap_err()
             .status(),
         Some(400)
     );
     assert_eq!(fake.requests_to(TREE_GET_PATH).len(), 1);
-    client.fetch_tree_body(SiteId::Us, None).unwrap();
+    client.fetch_tree_body(Marketplace::Us, None).unwrap();
     assert_eq!(client.tree_path_in_use(), TreePath::Path);
 }
 
@@ -176,12 +183,12 @@ fn explicit_forms_never_fall_back() {
     let fake = fake();
     fake.set_tree_routes(TreeRoutes::Query);
     let (client, _) = client_with(&fake, config(&fake).with_tree_path(TreePath::Path));
-    let err = client.fetch_tree_body(SiteId::Us, None).unwrap_err();
+    let err = client.fetch_tree_body(Marketplace::Us, None).unwrap_err();
     assert_eq!(err.status(), Some(404));
     assert!(fake.requests_to(TREE_GET_PATH).is_empty());
     fake.set_tree_routes(TreeRoutes::Path);
     let (client, _) = client_with(&fake, config(&fake).with_tree_path(TreePath::Query));
-    let err = client.fetch_tree_body(SiteId::Us, None).unwrap_err();
+    let err = client.fetch_tree_body(Marketplace::Us, None).unwrap_err();
     assert_eq!(err.error_id(), Some(ERROR_TREE_NOT_FOUND));
     assert_eq!(
         fake.requests_to(&tree_path(0)).len(),
@@ -241,16 +248,20 @@ fn presets_use_the_documented_path_and_the_production_scope() {
 fn configured_language_applies_to_every_call() {
     let fake = fake();
     let (client, _) = client_with(&fake, config(&fake).with_language("de-DE"));
-    client.category_suggestions(SiteId::Us, "phones").unwrap();
-    client.item_aspects(SiteId::Us, 9355).unwrap();
+    client
+        .category_suggestions(Marketplace::Us, "phones")
+        .unwrap();
+    client.item_aspects(Marketplace::Us, 9355).unwrap();
     for r in fake.requests() {
         if r.path.starts_with("/commerce/") {
             assert_eq!(r.header("Accept-Language"), Some("de-DE"), "{}", r.path);
         }
     }
     // An explicit argument still wins for the tree.
-    fake.set_tree(SiteId::Us, small_tree(SiteId::Us));
-    let body = client.fetch_tree_body(SiteId::Us, Some("es-US")).unwrap();
+    fake.set_tree(Marketplace::Us, small_tree(Marketplace::Us));
+    let body = client
+        .fetch_tree_body(Marketplace::Us, Some("es-US"))
+        .unwrap();
     assert_eq!(body.language, "es-US");
 }
 
@@ -258,15 +269,15 @@ fn configured_language_applies_to_every_call() {
 fn fetch_tree_fills_empty_provenance_and_follows_a_replaced_tree() {
     let fake = fake();
     let (client, _) = client(&fake);
-    let mut tree = small_tree(SiteId::Gb);
-    fake.set_tree(SiteId::Gb, tree.clone());
+    let mut tree = small_tree(Marketplace::Gb);
+    fake.set_tree(Marketplace::Gb, tree.clone());
     let empty = Provenance {
         language: String::new(),
         taken_at: "2026-02-03".into(),
         source: String::new(),
         note: None,
     };
-    let got = client.fetch_tree(SiteId::Gb, &empty).unwrap();
+    let got = client.fetch_tree(Marketplace::Gb, &empty).unwrap();
     assert_eq!(got.categories, tree.categories);
     assert_eq!(got.meta.language, "en-GB");
     assert!(
@@ -289,8 +300,8 @@ fn fetch_tree_fills_empty_provenance_and_follows_a_replaced_tree() {
         children: vec![],
     });
     tree.categories.sort_by_key(|c| c.id);
-    fake.set_tree(SiteId::Gb, tree.clone());
-    let got = client.fetch_tree(SiteId::Gb, &empty).unwrap();
+    fake.set_tree(Marketplace::Gb, tree.clone());
+    let got = client.fetch_tree(Marketplace::Gb, &empty).unwrap();
     assert!(got.get(20).is_none());
     assert_eq!(got.get(13).unwrap().name, "Phone Chargers");
 }
@@ -300,15 +311,18 @@ fn invalid_tree_body_is_a_decode_error_and_raw_bytes_are_returned_as_is() {
     let fake = fake();
     let (client, _) = client(&fake);
     let bad = br#"{"categoryTreeId":"15","categoryTreeVersion":"1","applicableMarketplaceIds":["EBAY_AU"],"rootCategoryNode":{"category":{"categoryId":"0","categoryName":"Root"},"childCategoryTreeNodes":[{"category":{"categoryId":17,"categoryName":"X"}}]}}"#;
-    fake.set_tree_body(SiteId::Au, bad.to_vec());
-    let body = client.fetch_tree_body(SiteId::Au, None).unwrap();
+    fake.set_tree_body(Marketplace::Au, bad.to_vec());
+    let body = client.fetch_tree_body(Marketplace::Au, None).unwrap();
     assert_eq!(body.bytes, bad.to_vec());
     let err = client
-        .fetch_tree(SiteId::Au, &provenance_of(&small_tree(SiteId::Au)))
+        .fetch_tree(
+            Marketplace::Au,
+            &provenance_of(&small_tree(Marketplace::Au)),
+        )
         .unwrap_err();
     assert!(matches!(err, TaxonomyError::Decode { .. }), "{err:?}");
     assert!(err.to_string().contains("categoryId"), "{err}");
-    fake.reset_tree(SiteId::Au);
+    fake.reset_tree(Marketplace::Au);
 }
 
 #[test]
@@ -316,7 +330,7 @@ fn suggestions_exact_request_and_typed_answer() {
     let fake = fake();
     let (client, _) = client(&fake);
     let q = "Cell Phones & Smartphones";
-    let got = client.category_suggestions(SiteId::Us, q).unwrap();
+    let got = client.category_suggestions(Marketplace::Us, q).unwrap();
 
     let requests = fake.requests_to(&suggestions_path(0));
     assert_eq!(requests.len(), 1);
@@ -325,10 +339,10 @@ fn suggestions_exact_request_and_typed_answer() {
         Some("q=Cell+Phones+%26+Smartphones")
     );
     assert_eq!(requests[0].query_param("q").as_deref(), Some(q));
-    assert_headers(&fake, &requests[0], SiteId::Us, "en-US");
+    assert_headers(&fake, &requests[0], Marketplace::Us, "en-US");
 
     assert_eq!(got.tree_id, 0);
-    assert_eq!(got.tree_version, snapshot(SiteId::Us).meta.version);
+    assert_eq!(got.tree_version, snapshot(Marketplace::Us).meta.version);
     let first = &got.suggestions[0];
     assert_eq!(first.category.id, 9355);
     assert_eq!(first.category.name, "Cell Phones & Smartphones");
@@ -347,7 +361,7 @@ fn suggestions_exact_request_and_typed_answer() {
     );
 
     let none = client
-        .category_suggestions(SiteId::Us, "zzzz-no-such-thing")
+        .category_suggestions(Marketplace::Us, "zzzz-no-such-thing")
         .unwrap();
     assert!(none.suggestions.is_empty());
 }
@@ -356,12 +370,12 @@ fn suggestions_exact_request_and_typed_answer() {
 fn subtree_is_typed_and_flat() {
     let fake = fake();
     let (client, _) = client(&fake);
-    let sub = client.category_subtree(SiteId::Us, 15032).unwrap();
+    let sub = client.category_subtree(Marketplace::Us, 15032).unwrap();
     let r = &fake.requests_to(&subtree_path(0))[0];
     assert_eq!(r.query.as_deref(), Some("category_id=15032"));
-    assert_headers(&fake, r, SiteId::Us, "en-US");
+    assert_headers(&fake, r, Marketplace::Us, "en-US");
 
-    let full = snapshot(SiteId::Us);
+    let full = snapshot(Marketplace::Us);
     assert_eq!(sub.tree_id, 0);
     assert_eq!(sub.level, 1);
     assert_eq!(sub.root().id, 15032);
@@ -380,10 +394,10 @@ fn subtree_is_typed_and_flat() {
 fn aspects_are_typed() {
     let fake = fake();
     let (client, _) = client(&fake);
-    let got = client.item_aspects(SiteId::Us, 9355).unwrap();
+    let got = client.item_aspects(Marketplace::Us, 9355).unwrap();
     let r = &fake.requests_to(&aspects_path(0))[0];
     assert_eq!(r.query.as_deref(), Some("category_id=9355"));
-    assert_headers(&fake, r, SiteId::Us, "en-US");
+    assert_headers(&fake, r, Marketplace::Us, "en-US");
 
     assert_eq!(got.category_id, 9355);
     let brand = got.get("brand").unwrap();
@@ -403,12 +417,12 @@ fn aspects_are_typed() {
     assert_eq!(required, vec!["Brand", "Model"]);
 
     // Another leaf: Brand and Condition.
-    let other = client.item_aspects(SiteId::Us, 12).unwrap();
+    let other = client.item_aspects(Marketplace::Us, 12).unwrap();
     let names: Vec<&str> = other.aspects.iter().map(|a| a.name.as_str()).collect();
     assert_eq!(names, vec!["Brand", "Condition"]);
 
     // Not a leaf: the service's error body, typed.
-    let err = client.item_aspects(SiteId::Us, 15032).unwrap_err();
+    let err = client.item_aspects(Marketplace::Us, 15032).unwrap_err();
     assert_eq!(err.status(), Some(400));
     assert_eq!(err.error_id(), Some(ERROR_NOT_LEAF));
     assert!(err.to_string().contains("must be a leaf category"), "{err}");
@@ -434,7 +448,7 @@ fn unknown_enum_values_are_kept() {
         },
     );
     let (client, _) = client(&fake);
-    let got = client.item_aspects(SiteId::Us, 9355).unwrap();
+    let got = client.item_aspects(Marketplace::Us, 9355).unwrap();
     let size = &got.aspects[0];
     assert_eq!(
         size.data_type,
@@ -457,10 +471,10 @@ fn default_tree_id_of_a_marketplace() {
     let (client, _) = client(&fake);
     let got = client.default_tree_id("EBAY_DE").unwrap();
     assert_eq!(got.tree_id, 77);
-    assert_eq!(got.tree_version, snapshot(SiteId::De).meta.version);
+    assert_eq!(got.tree_version, snapshot(Marketplace::De).meta.version);
     let r = &fake.requests_to(DEFAULT_TREE_ID_PATH)[0];
     assert_eq!(r.query.as_deref(), Some("marketplace_id=EBAY_DE"));
-    assert_headers(&fake, r, SiteId::De, "de-DE");
+    assert_headers(&fake, r, Marketplace::De, "de-DE");
 
     let err = client.default_tree_id("EBAY_XX").unwrap_err();
     assert_eq!(err.status(), Some(400));
@@ -475,7 +489,7 @@ fn error_body_is_typed_with_message_in_display() {
     let fake = fake();
     let (client, sleeper) = client(&fake);
     let err = client
-        .category_subtree(SiteId::Us, 999_999_999)
+        .category_subtree(Marketplace::Us, 999_999_999)
         .unwrap_err();
     let TaxonomyError::Service { status, errors, .. } = &err else {
         panic!("{err:?}")
@@ -501,7 +515,7 @@ fn error_body_is_typed_with_message_in_display() {
 fn unauthorized_once_renews_the_token_and_retries() {
     let fake = fake();
     let (client, sleeper) = client(&fake);
-    fake.set_tree(SiteId::Us, small_tree(SiteId::Us));
+    fake.set_tree(Marketplace::Us, small_tree(Marketplace::Us));
     fake.fail_next(
         &tree_path(0),
         Fault::Status {
@@ -510,7 +524,7 @@ fn unauthorized_once_renews_the_token_and_retries() {
             headers: vec![],
         },
     );
-    client.fetch_tree_body(SiteId::Us, None).unwrap();
+    client.fetch_tree_body(Marketplace::Us, None).unwrap();
     let trees = fake.requests_to(&tree_path(0));
     assert_eq!(trees.len(), 2);
     assert_eq!(fake.token_requests().len(), 2);
@@ -536,7 +550,7 @@ fn unauthorized_twice_is_an_error_without_the_token() {
         5,
     );
     let err = client
-        .category_suggestions(SiteId::Us, "phone")
+        .category_suggestions(Marketplace::Us, "phone")
         .unwrap_err();
     assert_eq!(err.status(), Some(401));
     assert_eq!(err.error_id(), Some(1001));
@@ -562,7 +576,9 @@ fn rate_limited_waits_retry_after_then_succeeds() {
             retry_after_secs: 7,
         },
     );
-    client.category_suggestions(SiteId::Us, "phone").unwrap();
+    client
+        .category_suggestions(Marketplace::Us, "phone")
+        .unwrap();
     assert_eq!(fake.requests_to(&suggestions_path(0)).len(), 2);
     assert_eq!(sleeper.delays(), vec![Duration::from_secs(7)]);
 }
@@ -570,7 +586,7 @@ fn rate_limited_waits_retry_after_then_succeeds() {
 #[test]
 fn rate_limited_with_real_sleep_of_one_second() {
     let fake = fake();
-    fake.set_tree(SiteId::Gb, small_tree(SiteId::Gb));
+    fake.set_tree(Marketplace::Gb, small_tree(Marketplace::Gb));
     let client =
         marketplace_client::taxonomy::TaxonomyClient::new(config(&fake), tokens(&fake)).unwrap();
     fake.fail_next(
@@ -580,7 +596,7 @@ fn rate_limited_with_real_sleep_of_one_second() {
         },
     );
     let start = Instant::now();
-    client.fetch_tree_body(SiteId::Gb, None).unwrap();
+    client.fetch_tree_body(Marketplace::Gb, None).unwrap();
     assert!(start.elapsed() >= Duration::from_secs(1));
     assert_eq!(fake.requests_to(&tree_path(3)).len(), 2);
 }
@@ -595,7 +611,7 @@ fn rate_limited_beyond_the_longest_wait_gives_up_at_once() {
             retry_after_secs: 3600,
         },
     );
-    let err = client.item_aspects(SiteId::Us, 9355).unwrap_err();
+    let err = client.item_aspects(Marketplace::Us, 9355).unwrap_err();
     assert!(matches!(err, TaxonomyError::RateLimited { .. }), "{err:?}");
     assert_eq!(err.retry_after(), Some(Duration::from_secs(3600)));
     assert_eq!(err.error_id(), Some(2001));
@@ -616,7 +632,7 @@ fn server_errors_are_retried_then_given_up_with_exact_attempts() {
         },
         10,
     );
-    let err = client.category_subtree(SiteId::Us, 15032).unwrap_err();
+    let err = client.category_subtree(Marketplace::Us, 15032).unwrap_err();
     let TaxonomyError::Http { status, body, .. } = &err else {
         panic!("{err:?}")
     };
@@ -639,7 +655,7 @@ fn server_errors_are_retried_then_given_up_with_exact_attempts() {
             headers: vec![],
         },
     );
-    client.category_subtree(SiteId::Us, 15032).unwrap();
+    client.category_subtree(Marketplace::Us, 15032).unwrap();
     assert_eq!(fake.requests_to(&subtree_path(0)).len(), 6);
 }
 
@@ -673,7 +689,7 @@ fn timeout_is_reported_and_not_retried() {
     fake.fail_next(&suggestions_path(0), Fault::Delay(Duration::from_secs(2)));
     let start = Instant::now();
     let err = client
-        .category_suggestions(SiteId::Us, "phone")
+        .category_suggestions(Marketplace::Us, "phone")
         .unwrap_err();
     assert!(matches!(err, TaxonomyError::Timeout { .. }), "{err:?}");
     assert!(start.elapsed() < Duration::from_secs(2));
@@ -684,31 +700,31 @@ fn timeout_is_reported_and_not_retried() {
 #[test]
 fn slow_tree_within_the_timeout_is_fine() {
     let fake = fake();
-    fake.set_tree(SiteId::Us, small_tree(SiteId::Us));
+    fake.set_tree(Marketplace::Us, small_tree(Marketplace::Us));
     fake.set_tree_delay(Some((
         Duration::from_millis(50),
         Duration::from_millis(100),
     )));
     let (client, _) = client(&fake);
     let start = Instant::now();
-    client.fetch_tree_body(SiteId::Us, None).unwrap();
+    client.fetch_tree_body(Marketplace::Us, None).unwrap();
     assert!(start.elapsed() >= Duration::from_millis(50));
 }
 
 #[test]
 fn cut_off_body_is_truncated_and_retried() {
     let fake = fake();
-    fake.set_tree(SiteId::De, small_tree(SiteId::De));
+    fake.set_tree(Marketplace::De, small_tree(Marketplace::De));
     let (client, sleeper) = client_with(&fake, config(&fake).with_max_retries(0));
     fake.fail_next(&tree_path(77), Fault::CutOffBody);
-    let err = client.fetch_tree_body(SiteId::De, None).unwrap_err();
+    let err = client.fetch_tree_body(Marketplace::De, None).unwrap_err();
     assert!(matches!(err, TaxonomyError::Truncated { .. }), "{err:?}");
     assert!(sleeper.delays().is_empty());
 
     // With retries, the next attempt gets the whole body.
     let (client, sleeper) = support::client(&fake);
     fake.fail_next(&tree_path(77), Fault::CutOffBody);
-    let body = client.fetch_tree_body(SiteId::De, None).unwrap();
+    let body = client.fetch_tree_body(Marketplace::De, None).unwrap();
     assert!(body.bytes.starts_with(b"{"));
     assert_eq!(sleeper.delays().len(), 1);
     assert_eq!(fake.requests_to(&tree_path(77)).len(), 3);
@@ -718,7 +734,7 @@ fn cut_off_body_is_truncated_and_retried() {
 fn oversize_body_stops_at_the_limit() {
     let fake = fake();
     let (client, sleeper) = client_with(&fake, config(&fake).with_max_body_bytes(10_000));
-    let err = client.fetch_tree_body(SiteId::Us, None).unwrap_err();
+    let err = client.fetch_tree_body(Marketplace::Us, None).unwrap_err();
     let TaxonomyError::BodyTooLarge { limit, .. } = err else {
         panic!("{err:?}")
     };
@@ -726,7 +742,7 @@ fn oversize_body_stops_at_the_limit() {
     assert_eq!(fake.requests_to(&tree_path(0)).len(), 1);
     assert!(sleeper.delays().is_empty());
     // The same limit is fine for a small answer.
-    client.item_aspects(SiteId::Us, 9355).unwrap();
+    client.item_aspects(Marketplace::Us, 9355).unwrap();
 }
 
 #[test]
@@ -743,7 +759,7 @@ fn unexpected_body_is_reported_with_its_start() {
         },
     );
     let err = client
-        .category_suggestions(SiteId::Us, "phone")
+        .category_suggestions(Marketplace::Us, "phone")
         .unwrap_err();
     let TaxonomyError::UnexpectedBody {
         status,
@@ -804,13 +820,13 @@ fn connection_refused_is_retried_then_transport() {
 #[test]
 fn four_sites_concurrently_with_one_client() {
     let fake = fake();
-    for site in SiteId::ALL {
+    for site in Marketplace::ALL {
         fake.set_tree(site, small_tree(site));
     }
     let (client, _) = client(&fake);
     let client = &client;
     let results: Vec<_> = std::thread::scope(|s| {
-        let handles: Vec<_> = SiteId::ALL
+        let handles: Vec<_> = Marketplace::ALL
             .into_iter()
             .map(|site| {
                 s.spawn(move || {
@@ -830,9 +846,9 @@ fn four_sites_concurrently_with_one_client() {
         let tree = tree.unwrap();
         assert_eq!(tree.meta.tree_id, site.tree_id());
         assert_eq!(tree.meta.marketplace_id, site.marketplace_id());
-        assert_eq!(tree.meta.language, site.language());
+        assert_eq!(tree.meta.language, site.default_language());
     }
-    for site in SiteId::ALL {
+    for site in Marketplace::ALL {
         assert_eq!(fake.requests_to(&tree_path(site.tree_id())).len(), 1);
     }
 }

@@ -21,12 +21,12 @@ use marketplace_client::taxonomy::{
     AspectUsage, AspectsFileError, DownloadProgress, ExpiredCategory, ItemAspectsReader,
     MARKETPLACE_HEADER, TaxonomyError,
 };
-use marketplaces::SiteId;
+use marketplaces::Marketplace;
 use support::*;
 
 /// The request carries a bearer token the fake issued, the marketplace header, the language
 /// and `Accept-Encoding: gzip`, and is a GET.
-fn assert_headers(fake: &FakeMarketplace, r: &Request, site: SiteId) {
+fn assert_headers(fake: &FakeMarketplace, r: &Request, site: Marketplace) {
     let token = r
         .header("Authorization")
         .and_then(|b| b.strip_prefix("Bearer "))
@@ -39,7 +39,10 @@ fn assert_headers(fake: &FakeMarketplace, r: &Request, site: SiteId) {
         r.headers_named(MARKETPLACE_HEADER),
         vec![site.marketplace_id()]
     );
-    assert_eq!(r.headers_named("Accept-Language"), vec![site.language()]);
+    assert_eq!(
+        r.headers_named("Accept-Language"),
+        vec![site.default_language()]
+    );
     assert_eq!(r.headers_named("Accept-Encoding"), vec!["gzip"]);
     assert_eq!(r.method, "GET");
 }
@@ -69,15 +72,15 @@ fn files_in(dir: &Path) -> Vec<String> {
 #[test]
 fn expired_categories_exact_request_and_typed_answer() {
     let fake = FakeMarketplace::start(FakeConfig {
-        expired_categories: vec![(SiteId::Us, vec![(853, 852), (1000, 852)])],
+        expired_categories: vec![(Marketplace::Us, vec![(853, 852), (1000, 852)])],
         ..FakeConfig::default()
     })
     .unwrap();
     let (client, _) = client(&fake);
-    let got = client.expired_categories(SiteId::Us).unwrap();
+    let got = client.expired_categories(Marketplace::Us).unwrap();
     let r = only_request(&fake, &expired_path(0));
     assert_eq!(r.query, None);
-    assert_headers(&fake, &r, SiteId::Us);
+    assert_headers(&fake, &r, Marketplace::Us);
     assert_eq!(got.tree_id, 0);
     assert_eq!(
         got.mappings,
@@ -93,12 +96,12 @@ fn expired_categories_exact_request_and_typed_answer() {
     assert_eq!(got.replacement(852), None);
 
     // A tree with none: 204 No Content, an empty list.
-    let de = client.expired_categories(SiteId::De).unwrap();
+    let de = client.expired_categories(Marketplace::De).unwrap();
     assert_eq!(de.tree_id, 77);
     assert!(de.mappings.is_empty());
     // The setter changes the mapping of a running fake.
-    fake.set_expired_categories(SiteId::De, vec![(5, 6)]);
-    let de = client.expired_categories(SiteId::De).unwrap();
+    fake.set_expired_categories(Marketplace::De, vec![(5, 6)]);
+    let de = client.expired_categories(Marketplace::De).unwrap();
     assert_eq!(de.mappings, vec![ExpiredCategory { from: 5, to: 6 }]);
 }
 
@@ -114,7 +117,7 @@ fn expired_categories_error_paths() {
             headers: vec![],
         },
     );
-    let err = client.expired_categories(SiteId::Gb).unwrap_err();
+    let err = client.expired_categories(Marketplace::Gb).unwrap_err();
     assert_eq!(err.status(), Some(404));
     assert_eq!(err.error_id(), Some(ERROR_TREE_NOT_FOUND));
     assert!(
@@ -135,7 +138,7 @@ fn expired_categories_error_paths() {
             )
         },
     );
-    let err = client.expired_categories(SiteId::Gb).unwrap_err();
+    let err = client.expired_categories(Marketplace::Gb).unwrap_err();
     let TaxonomyError::UnexpectedBody { reason, .. } = &err else {
         panic!("{err:?}")
     };
@@ -155,11 +158,11 @@ fn compatibility_properties_exact_request_and_typed_answer() {
     let fake = fake();
     let (client, _) = client(&fake);
     let got = client
-        .compatibility_properties(SiteId::Us, BRAKE_PADS)
+        .compatibility_properties(Marketplace::Us, BRAKE_PADS)
         .unwrap();
     let r = only_request(&fake, &compatibility_properties_path(0));
     assert_eq!(r.query.as_deref(), Some("category_id=177806"));
-    assert_headers(&fake, &r, SiteId::Us);
+    assert_headers(&fake, &r, Marketplace::Us);
     assert_eq!(got.category_id, BRAKE_PADS);
     let names: Vec<&str> = got.properties.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["Make", "Model", "Year", "Trim", "Engine"]);
@@ -167,12 +170,12 @@ fn compatibility_properties_exact_request_and_typed_answer() {
 
     // A category without parts compatibility, and one that is not in the tree.
     let err = client
-        .compatibility_properties(SiteId::Us, 9355)
+        .compatibility_properties(Marketplace::Us, 9355)
         .unwrap_err();
     assert_eq!(err.status(), Some(400));
     assert_eq!(err.error_id(), Some(ERROR_NOT_COMPATIBILITY_ENABLED));
     let err = client
-        .compatibility_properties(SiteId::Us, 4_000_000)
+        .compatibility_properties(Marketplace::Us, 4_000_000)
         .unwrap_err();
     assert_eq!(err.error_id(), Some(ERROR_CATEGORY_NOT_IN_TREE));
 }
@@ -183,7 +186,7 @@ fn compatibility_property_values_exact_request_filter_and_typed_answer() {
     let (client, _) = client(&fake);
     let got = client
         .compatibility_property_values(
-            SiteId::Us,
+            Marketplace::Us,
             BRAKE_PADS,
             "Model",
             &[("Year", "2018"), ("Make", "Toyota")],
@@ -194,7 +197,7 @@ fn compatibility_property_values_exact_request_filter_and_typed_answer() {
         r.query.as_deref(),
         Some("category_id=177806&compatibility_property=Model&filter=Year%3A2018%2CMake%3AToyota")
     );
-    assert_headers(&fake, &r, SiteId::Us);
+    assert_headers(&fake, &r, Marketplace::Us);
     assert_eq!(got.property, "Model");
     assert_eq!(got.category_id, BRAKE_PADS);
     assert_eq!(got.values, ["Camry", "Corolla"]);
@@ -202,7 +205,7 @@ fn compatibility_property_values_exact_request_filter_and_typed_answer() {
     // A comma inside a value is escaped (`\,`), so the value arrives whole.
     let audi = client
         .compatibility_property_values(
-            SiteId::Us,
+            Marketplace::Us,
             BRAKE_PADS,
             "Make",
             &[("Trim", "AWD B9 8W5,8WD")],
@@ -220,7 +223,7 @@ fn compatibility_property_values_exact_request_filter_and_typed_answer() {
 
     // No filter: every value. No match: 204, an empty list.
     let makes = client
-        .compatibility_property_values(SiteId::Us, BRAKE_PADS, "Make", &[])
+        .compatibility_property_values(Marketplace::Us, BRAKE_PADS, "Make", &[])
         .unwrap();
     assert_eq!(makes.values, ["Audi", "Ford", "Honda", "Toyota"]);
     assert!(
@@ -234,18 +237,18 @@ fn compatibility_property_values_exact_request_filter_and_typed_answer() {
             .contains("filter")
     );
     let none = client
-        .compatibility_property_values(SiteId::Us, BRAKE_PADS, "Model", &[("Year", "1901")])
+        .compatibility_property_values(Marketplace::Us, BRAKE_PADS, "Model", &[("Year", "1901")])
         .unwrap();
     assert!(none.values.is_empty());
 
     // Error paths: the service's error bodies, typed.
     let err = client
-        .compatibility_property_values(SiteId::Us, BRAKE_PADS, "Colour", &[])
+        .compatibility_property_values(Marketplace::Us, BRAKE_PADS, "Colour", &[])
         .unwrap_err();
     assert_eq!(err.error_id(), Some(ERROR_BAD_PROPERTY));
     let err = client
         .compatibility_property_values(
-            SiteId::Us,
+            Marketplace::Us,
             BRAKE_PADS,
             "Model",
             &[("Year", "2018"), ("", "x")],
@@ -253,7 +256,7 @@ fn compatibility_property_values_exact_request_filter_and_typed_answer() {
         .unwrap_err();
     assert_eq!(err.error_id(), Some(ERROR_BAD_FILTER));
     let err = client
-        .compatibility_property_values(SiteId::Us, 9355, "Make", &[])
+        .compatibility_property_values(Marketplace::Us, 9355, "Make", &[])
         .unwrap_err();
     assert_eq!(err.error_id(), Some(ERROR_NOT_COMPATIBILITY_ENABLED));
 }
@@ -305,7 +308,7 @@ fn item_aspects_keep_every_documented_field_and_unknown_enum_values() {
         },
     );
     let (client, _) = client(&fake);
-    let got = client.item_aspects(SiteId::Us, 9355).unwrap();
+    let got = client.item_aspects(Marketplace::Us, 9355).unwrap();
     let v = &got.aspects[0];
     assert_eq!(v.name, "Voltage");
     assert_eq!(
@@ -379,15 +382,15 @@ fn fetch_item_aspects_streams_to_disk_and_reads_entry_by_entry() {
     let dest = dir.path().join("EBAY_US.aspects.json.gz");
     let mut progress: Vec<DownloadProgress> = Vec::new();
     let file = client
-        .fetch_item_aspects(SiteId::Us, &dest, &mut |p| progress.push(p))
+        .fetch_item_aspects(Marketplace::Us, &dest, &mut |p| progress.push(p))
         .unwrap();
 
     let r = only_request(&fake, &aspects_file_path(0));
     assert_eq!(r.query, None);
-    assert_headers(&fake, &r, SiteId::Us);
+    assert_headers(&fake, &r, Marketplace::Us);
 
     // The file on disk is the gzip file the service sent, byte for byte; nothing else is left.
-    let served = fake.item_aspects_file(SiteId::Us);
+    let served = fake.item_aspects_file(Marketplace::Us);
     assert_eq!(std::fs::read(&dest).unwrap(), served);
     assert_eq!(files_in(dir.path()), ["EBAY_US.aspects.json.gz"]);
     assert_eq!(file.path, dest);
@@ -408,7 +411,7 @@ fn fetch_item_aspects_streams_to_disk_and_reads_entry_by_entry() {
     assert_eq!(last.total, Some(served.len() as u64));
 
     // The reader yields the entries one at a time, in the file's order: one per leaf.
-    let tree = fake.tree(SiteId::Us);
+    let tree = fake.tree(Marketplace::Us);
     let leaves: Vec<u32> = tree.listable().filter(|c| c.leaf).map(|c| c.id).collect();
     let mut reader = file.reader().unwrap();
     let first = reader.next().unwrap().unwrap();
@@ -432,7 +435,7 @@ fn fetch_item_aspects_streams_to_disk_and_reads_entry_by_entry() {
 #[test]
 fn fetch_item_aspects_truncated_gzip_is_a_clear_error_and_leaves_no_file() {
     let fake = fake();
-    let whole = fake.item_aspects_file(SiteId::Gb);
+    let whole = fake.item_aspects_file(Marketplace::Gb);
     let cut = whole[..whole.len() / 2].to_vec();
     // A complete HTTP answer whose gzip stream stops half-way.
     fake.route(
@@ -446,7 +449,7 @@ fn fetch_item_aspects_truncated_gzip_is_a_clear_error_and_leaves_no_file() {
     let dir = tempfile::tempdir().unwrap();
     let dest = dir.path().join("aspects.json.gz");
     let err = client
-        .fetch_item_aspects(SiteId::Gb, &dest, &mut |_| {})
+        .fetch_item_aspects(Marketplace::Gb, &dest, &mut |_| {})
         .unwrap_err();
     let TaxonomyError::UnexpectedBody { reason, .. } = &err else {
         panic!("{err:?}")
@@ -463,7 +466,7 @@ fn fetch_item_aspects_truncated_gzip_is_a_clear_error_and_leaves_no_file() {
     // An older file at the destination is left as it was.
     std::fs::write(&dest, b"old").unwrap();
     client
-        .fetch_item_aspects(SiteId::Gb, &dest, &mut |_| {})
+        .fetch_item_aspects(Marketplace::Gb, &dest, &mut |_| {})
         .unwrap_err();
     assert_eq!(std::fs::read(&dest).unwrap(), b"old");
     assert_eq!(files_in(dir.path()), ["aspects.json.gz"]);
@@ -477,7 +480,7 @@ fn fetch_item_aspects_cut_off_connection_is_retried_from_the_start() {
     let (client, _) = client_with(&fake, config(&fake).with_max_retries(0));
     fake.fail_next(&aspects_file_path(15), Fault::CutOffBody);
     let err = client
-        .fetch_item_aspects(SiteId::Au, &dest, &mut |_| {})
+        .fetch_item_aspects(Marketplace::Au, &dest, &mut |_| {})
         .unwrap_err();
     assert!(matches!(err, TaxonomyError::Truncated { .. }), "{err:?}");
     assert!(files_in(dir.path()).is_empty());
@@ -485,12 +488,12 @@ fn fetch_item_aspects_cut_off_connection_is_retried_from_the_start() {
     let (client, sleeper) = support::client(&fake);
     fake.fail_next(&aspects_file_path(15), Fault::CutOffBody);
     let file = client
-        .fetch_item_aspects(SiteId::Au, &dest, &mut |_| {})
+        .fetch_item_aspects(Marketplace::Au, &dest, &mut |_| {})
         .unwrap();
     assert_eq!(sleeper.delays().len(), 1);
     assert_eq!(
         std::fs::read(&file.path).unwrap(),
-        fake.item_aspects_file(SiteId::Au)
+        fake.item_aspects_file(Marketplace::Au)
     );
     assert_eq!(files_in(dir.path()), ["au.json.gz"]);
 }
@@ -502,7 +505,7 @@ fn fetch_item_aspects_limit_and_error_answers() {
     let dest = dir.path().join("de.json.gz");
     let (client, _) = client_with(&fake, config(&fake).with_max_download_bytes(10_000));
     let err = client
-        .fetch_item_aspects(SiteId::De, &dest, &mut |_| {})
+        .fetch_item_aspects(Marketplace::De, &dest, &mut |_| {})
         .unwrap_err();
     assert!(
         matches!(err, TaxonomyError::BodyTooLarge { limit: 10_000, .. }),
@@ -520,7 +523,7 @@ fn fetch_item_aspects_limit_and_error_answers() {
         },
     );
     let err = client
-        .fetch_item_aspects(SiteId::De, &dest, &mut |_| {})
+        .fetch_item_aspects(Marketplace::De, &dest, &mut |_| {})
         .unwrap_err();
     assert_eq!(err.error_id(), Some(ERROR_TREE_NOT_FOUND));
     assert!(files_in(dir.path()).is_empty());
@@ -528,7 +531,7 @@ fn fetch_item_aspects_limit_and_error_answers() {
     // A destination that cannot be written is named.
     let err = client
         .fetch_item_aspects(
-            SiteId::De,
+            Marketplace::De,
             &dir.path().join("missing/dir/x.gz"),
             &mut |_| {},
         )
@@ -542,7 +545,7 @@ fn fetch_item_aspects_limit_and_error_answers() {
 #[test]
 fn fetch_item_aspects_transport_compressed_json_is_stored_gzipped() {
     let fake = fake();
-    let gz = fake.item_aspects_file(SiteId::Au);
+    let gz = fake.item_aspects_file(Marketplace::Au);
     // A server that sends the JSON with Content-Encoding: gzip instead of a gzip file: the
     // HTTP client decompresses it, the download compresses it again.
     fake.route(
@@ -557,16 +560,16 @@ fn fetch_item_aspects_transport_compressed_json_is_stored_gzipped() {
     let (client, _) = client(&fake);
     let dir = tempfile::tempdir().unwrap();
     let file = client
-        .fetch_item_aspects(SiteId::Au, &dir.path().join("au.gz"), &mut |_| {})
+        .fetch_item_aspects(Marketplace::Au, &dir.path().join("au.gz"), &mut |_| {})
         .unwrap();
     let entries: Vec<_> = file.reader().unwrap().collect::<Result<_, _>>().unwrap();
-    assert_eq!(entries.len(), fake.tree(SiteId::Au).leaf_count());
+    assert_eq!(entries.len(), fake.tree(Marketplace::Au).leaf_count());
 }
 
 #[test]
 fn reader_reports_a_truncated_file_after_the_entries_before_the_cut() {
     let fake = fake();
-    let whole = fake.item_aspects_file(SiteId::Us);
+    let whole = fake.item_aspects_file(Marketplace::Us);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("cut.json.gz");
     std::fs::write(&path, &whole[..whole.len() / 2]).unwrap();
@@ -678,7 +681,7 @@ fn subtree_answers_are_held_to_the_tree_rules() {
             "/commerce/taxonomy/v1/category_tree/{id}/get_category_subtree",
             move |_, _| Response::json(200, &body),
         );
-        let err = client.category_subtree(SiteId::Us, 15032).unwrap_err();
+        let err = client.category_subtree(Marketplace::Us, 15032).unwrap_err();
         assert!(matches!(err, TaxonomyError::Decode { .. }), "{err:?}");
         let message = err.to_string();
         assert!(

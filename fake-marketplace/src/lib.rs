@@ -220,7 +220,7 @@ pub struct FakeConfig {
     /// getExpiredCategories: per site, the expired leaf categories and their replacements
     /// (`(from, to)`); a site not listed has none (answered `204 No Content`). Also set with
     /// [`FakeMarketplace::set_expired_categories`].
-    pub expired_categories: Vec<(marketplaces::SiteId, Vec<(u32, u32)>)>,
+    pub expired_categories: Vec<(marketplaces::Marketplace, Vec<(u32, u32)>)>,
 }
 
 impl Default for FakeConfig {

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use marketplaces::SiteId;
+use marketplaces::Marketplace;
 use serde_json::{Value, json};
 use taxonomy_tree::tree::{CategoryTree, ROOT_ID};
 
@@ -124,14 +124,14 @@ pub(crate) struct TaxonomyState {
     snapshots_dir: PathBuf,
     delay: Mutex<Option<(Duration, Duration)>>,
     routes: Mutex<TreeRoutes>,
-    expired: Mutex<HashMap<SiteId, Vec<(u32, u32)>>>,
-    sites: Mutex<HashMap<SiteId, SiteData>>,
+    expired: Mutex<HashMap<Marketplace, Vec<(u32, u32)>>>,
+    sites: Mutex<HashMap<Marketplace, SiteData>>,
 }
 
-type SnapshotCache = Mutex<HashMap<(PathBuf, SiteId), Arc<CategoryTree>>>;
+type SnapshotCache = Mutex<HashMap<(PathBuf, Marketplace), Arc<CategoryTree>>>;
 
 /// Snapshots parsed once per process (they are megabytes; many fakes start per test run).
-fn snapshot(dir: &Path, site: SiteId) -> Result<Arc<CategoryTree>, String> {
+fn snapshot(dir: &Path, site: Marketplace) -> Result<Arc<CategoryTree>, String> {
     static CACHE: OnceLock<SnapshotCache> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     let key = (dir.to_path_buf(), site);
@@ -150,7 +150,7 @@ impl TaxonomyState {
         snapshots_dir: PathBuf,
         delay: Option<(Duration, Duration)>,
         routes: TreeRoutes,
-        expired: &[(SiteId, Vec<(u32, u32)>)],
+        expired: &[(Marketplace, Vec<(u32, u32)>)],
     ) -> Self {
         Self {
             snapshots_dir,
@@ -161,7 +161,7 @@ impl TaxonomyState {
         }
     }
 
-    pub(crate) fn tree(&self, site: SiteId) -> Result<Arc<CategoryTree>, String> {
+    pub(crate) fn tree(&self, site: Marketplace) -> Result<Arc<CategoryTree>, String> {
         if let Some(tree) = lock(&self.sites).get(&site).and_then(|d| d.tree.clone()) {
             return Ok(tree);
         }
@@ -170,7 +170,7 @@ impl TaxonomyState {
         Ok(tree)
     }
 
-    pub(crate) fn set_tree(&self, site: SiteId, tree: CategoryTree) {
+    pub(crate) fn set_tree(&self, site: Marketplace, tree: CategoryTree) {
         let mut sites = lock(&self.sites);
         let data = sites.entry(site).or_default();
         data.tree = Some(Arc::new(tree));
@@ -179,11 +179,11 @@ impl TaxonomyState {
         data.aspects_file = None;
     }
 
-    pub(crate) fn set_tree_body(&self, site: SiteId, body: Vec<u8>) {
+    pub(crate) fn set_tree_body(&self, site: Marketplace, body: Vec<u8>) {
         lock(&self.sites).entry(site).or_default().raw = Some(Arc::new(body));
     }
 
-    pub(crate) fn reset(&self, site: SiteId) {
+    pub(crate) fn reset(&self, site: Marketplace) {
         lock(&self.sites).remove(&site);
     }
 
@@ -192,7 +192,7 @@ impl TaxonomyState {
     }
 
     /// The tree body, plain or gzip-compressed.
-    fn body(&self, site: SiteId, base_url: &str, gzip: bool) -> Result<Arc<Vec<u8>>, String> {
+    fn body(&self, site: Marketplace, base_url: &str, gzip: bool) -> Result<Arc<Vec<u8>>, String> {
         let raw = lock(&self.sites).get(&site).and_then(|d| d.raw.clone());
         if let Some(raw) = raw {
             return Ok(if gzip {
@@ -224,7 +224,7 @@ impl TaxonomyState {
 
 impl TaxonomyState {
     /// The fetchItemAspects file of `site`: every leaf with [`aspects_of`], gzipped.
-    fn aspects_file(&self, site: SiteId) -> Result<Arc<Vec<u8>>, String> {
+    fn aspects_file(&self, site: Marketplace) -> Result<Arc<Vec<u8>>, String> {
         if let Some(file) = lock(&self.sites)
             .get(&site)
             .and_then(|d| d.aspects_file.clone())
@@ -275,18 +275,18 @@ impl FakeMarketplace {
     /// Serves `tree` as the category tree of `site` (replacing the snapshot, and any body set
     /// with [`set_tree_body`](Self::set_tree_body)); suggestions, subtrees, aspects and the
     /// default tree id follow it.
-    pub fn set_tree(&self, site: SiteId, tree: CategoryTree) {
+    pub fn set_tree(&self, site: Marketplace, tree: CategoryTree) {
         self.state().taxonomy.set_tree(site, tree);
     }
 
     /// Serves `body` as is for the full tree of `site` (for example JSON that is not a valid
     /// tree). The other endpoints keep using the tree.
-    pub fn set_tree_body(&self, site: SiteId, body: impl Into<Vec<u8>>) {
+    pub fn set_tree_body(&self, site: Marketplace, body: impl Into<Vec<u8>>) {
         self.state().taxonomy.set_tree_body(site, body.into());
     }
 
     /// Goes back to the committed snapshot of `site`.
-    pub fn reset_tree(&self, site: SiteId) {
+    pub fn reset_tree(&self, site: Marketplace) {
         self.state().taxonomy.reset(site);
     }
 
@@ -295,7 +295,7 @@ impl FakeMarketplace {
     /// # Panics
     ///
     /// When the snapshot of `site` cannot be read.
-    pub fn tree(&self, site: SiteId) -> CategoryTree {
+    pub fn tree(&self, site: Marketplace) -> CategoryTree {
         match self.state().taxonomy.tree(site) {
             Ok(tree) => (*tree).clone(),
             Err(e) => panic!("the fake has no tree for {site}: {e}"),
@@ -309,7 +309,7 @@ impl FakeMarketplace {
 
     /// Sets the expired categories of `site` (getExpiredCategories): `(from, to)` pairs, an
     /// expired leaf and the active leaf that replaced it; empty: none (`204 No Content`).
-    pub fn set_expired_categories(&self, site: SiteId, mappings: Vec<(u32, u32)>) {
+    pub fn set_expired_categories(&self, site: Marketplace, mappings: Vec<(u32, u32)>) {
         lock(&self.state().taxonomy.expired).insert(site, mappings);
     }
 
@@ -319,7 +319,7 @@ impl FakeMarketplace {
     /// # Panics
     ///
     /// When the snapshot of `site` cannot be read.
-    pub fn item_aspects_file(&self, site: SiteId) -> Vec<u8> {
+    pub fn item_aspects_file(&self, site: Marketplace) -> Vec<u8> {
         match self.state().taxonomy.aspects_file(site) {
             Ok(file) => file.to_vec(),
             Err(e) => panic!("the fake has no tree for {site}: {e}"),
@@ -399,10 +399,18 @@ pub fn error_response(
 }
 
 /// Bearer, tree id, Accept-Language, marketplace header; the site on success.
-fn guard(request: &Request, state: &FakeState, tree_id: Option<&str>) -> Result<SiteId, Response> {
+fn guard(
+    request: &Request,
+    state: &FakeState,
+    tree_id: Option<&str>,
+) -> Result<Marketplace, Response> {
     state.check_bearer(request)?;
     let tree_id = tree_id.unwrap_or_default();
-    let Some(site) = tree_id.parse::<u32>().ok().and_then(SiteId::from_tree_id) else {
+    let Some(site) = tree_id
+        .parse::<u32>()
+        .ok()
+        .and_then(Marketplace::from_tree_id)
+    else {
         return Err(error_response(
             404,
             ERROR_TREE_NOT_FOUND,
@@ -486,7 +494,7 @@ fn tree(request: &Request, state: &FakeState) -> Response {
         Ok(body) => {
             let mut r = Response::new(200, body.to_vec())
                 .with_header("Content-Type", "application/json")
-                .with_header("Content-Language", site.language());
+                .with_header("Content-Language", site.default_language());
             if gzip {
                 r = r.with_header("Content-Encoding", "gzip");
             }
@@ -496,7 +504,7 @@ fn tree(request: &Request, state: &FakeState) -> Response {
     }
 }
 
-fn site_tree(state: &FakeState, site: SiteId) -> Result<Arc<CategoryTree>, Response> {
+fn site_tree(state: &FakeState, site: Marketplace) -> Result<Arc<CategoryTree>, Response> {
     state.taxonomy.tree(site).map_err(|e| internal(&e))
 }
 
@@ -638,7 +646,7 @@ fn category_param(request: &Request, tree: &CategoryTree) -> Result<u32, Respons
 fn category_request(
     request: &Request,
     state: &FakeState,
-) -> Result<(SiteId, Arc<CategoryTree>, u32), Response> {
+) -> Result<(Marketplace, Arc<CategoryTree>, u32), Response> {
     let site = guard(request, state, request.param("id"))?;
     let tree = site_tree(state, site)?;
     let id = category_param(request, &tree)?;
@@ -781,7 +789,7 @@ fn default_tree_id(request: &Request, state: &FakeState) -> Response {
         return denied;
     }
     let marketplace = request.query_param("marketplace_id").unwrap_or_default();
-    let Some(site) = SiteId::from_marketplace_id(&marketplace) else {
+    let Some(site) = Marketplace::from_marketplace_id(&marketplace) else {
         return error_response(
             400,
             ERROR_UNKNOWN_MARKETPLACE,

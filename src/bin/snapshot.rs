@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use marketplaces::SiteId;
+use marketplaces::Marketplace;
 use taxonomy_codegen::codegen::{self, SiteData};
 use taxonomy_tree::clock::today_utc;
 use taxonomy_tree::decode::{Provenance, decode_tree};
@@ -156,8 +156,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 })?;
                 // The language defaults to the site's.
                 if tree.meta.language.is_empty() {
-                    tree.meta.language = SiteId::from_tree_id(tree.meta.tree_id)
-                        .map_or("en-US", SiteId::language)
+                    tree.meta.language = Marketplace::from_tree_id(tree.meta.tree_id)
+                        .map_or("en-US", Marketplace::default_language)
                         .to_string();
                 }
                 let p =
@@ -182,7 +182,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         }
         Command::Verify => {
             let mut failed = false;
-            for site in SiteId::ALL {
+            for site in snapshot::sites_in(&cli.dir) {
                 // The build's own checks: `snapshot::read_site` is what it loads snapshots
                 // with, and `codegen::generate` what it turns them into tables with.
                 let checked = snapshot::read_site(site, &cli.dir)
@@ -258,8 +258,10 @@ mod live {
     use marketplace_client::oauth::{ENV_AUTH_URL, ENV_BASE_URL, OAuthConfig};
     use marketplace_client::refresh::{self, Progress};
     use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig, TreePath};
-    use marketplaces::SiteId;
+    use marketplaces::Marketplace;
+    use taxonomy_codegen::build_script::parse_site_filter;
     use taxonomy_tree::pipeline::{self, WriteWhen};
+    use taxonomy_tree::snapshot;
 
     const CREDENTIALS_HINT: &str = "set MARKETPLACE_CLIENT_ID and MARKETPLACE_CLIENT_SECRET (the application id and certificate id), or MARKETPLACE_CONFIG (the SDKs' configuration file), or a ready MARKETPLACE_ACCESS_TOKEN; MARKETPLACE_ENV=sandbox for the sandbox. See the README, \"Refreshing the snapshots\"";
 
@@ -272,17 +274,18 @@ mod live {
         check: bool,
         dry_run: bool,
     ) -> Result<ExitCode, String> {
-        let mut sites = Vec::new();
-        for name in site_names {
-            let site = SiteId::parse(name).ok_or_else(|| {
-                format!("--sites: {name:?} is not a site; use EBAY_US, EBAY_GB, EBAY_DE, EBAY_AU")
-            })?;
-            if !sites.contains(&site) {
-                sites.push(site);
-            }
-        }
+        // The sites named (any marketplace, as TAXONOMY_SITES takes them), else those with a
+        // snapshot in the directory.
+        let sites = if site_names.is_empty() {
+            snapshot::sites_in(dir)
+        } else {
+            parse_site_filter(&site_names.join(",")).map_err(|e| format!("--sites: {e}"))?
+        };
         if sites.is_empty() {
-            sites = SiteId::ALL.to_vec();
+            return Err(format!(
+                "{} holds no snapshot: name the sites to fetch with --sites (e.g. --sites EBAY_US)",
+                dir.display()
+            ));
         }
         // --base-url stands in for MARKETPLACE_BASE_URL (and the consent host, unused here).
         let oauth = OAuthConfig::from_lookup(|name| match (name, base_url) {
@@ -307,7 +310,7 @@ mod live {
         let bars = MultiProgress::new();
         let style = ProgressStyle::with_template("{spinner} {prefix:8} {msg} ({elapsed})")
             .unwrap_or_else(|_| ProgressStyle::default_spinner());
-        let by_site: Vec<(SiteId, ProgressBar)> = sites
+        let by_site: Vec<(Marketplace, ProgressBar)> = sites
             .iter()
             .map(|&site| {
                 let bar = bars.add(ProgressBar::new_spinner());
@@ -320,7 +323,7 @@ mod live {
         let by_site = Arc::new(by_site);
         let on_progress = {
             let by_site = Arc::clone(&by_site);
-            move |site: SiteId, progress: Progress| {
+            move |site: Marketplace, progress: Progress| {
                 if let Some((_, bar)) = by_site.iter().find(|(s, _)| *s == site) {
                     match progress {
                         Progress::Fetching => bar.set_message("fetching the tree…"),

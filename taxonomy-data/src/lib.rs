@@ -46,43 +46,26 @@ use core::iter::FusedIterator;
 
 use taxonomy_hash as hash;
 
-/// The generated tables (`OUT_DIR/taxonomy.rs`).
+/// The generated tables (`OUT_DIR/taxonomy.rs`): every site's tables, the [`Site`] enum
+/// (one variant per marketplace of `marketplaces::Marketplace`) and the [`versions`]
+/// constants.
 mod generated {
-    use super::{Site, SiteTables};
+    use super::SiteTables;
     include!(concat!(env!("OUT_DIR"), "/taxonomy.rs"));
 }
 
-/// The version and date of each compiled-in tree, as constants (empty for a site left out).
-///
-/// ```
-/// assert_eq!(taxonomy_data::versions::EBAY_US_TREE_VERSION, "134");
-/// assert_eq!(taxonomy_data::versions::EBAY_US_TAKEN_AT, "2026-01-02");
-/// ```
-pub mod versions {
-    use super::Site;
+#[cfg(feature = "serde")]
+mod serde_impls;
 
-    /// `categoryTreeVersion` of the US tree.
-    pub const EBAY_US_TREE_VERSION: &str = Site::Us.tree_version();
-    /// When the US tree was taken.
-    pub const EBAY_US_TAKEN_AT: &str = Site::Us.taken_at();
-    /// `categoryTreeVersion` of the UK tree.
-    pub const EBAY_GB_TREE_VERSION: &str = Site::Gb.tree_version();
-    /// When the UK tree was taken.
-    pub const EBAY_GB_TAKEN_AT: &str = Site::Gb.taken_at();
-    /// `categoryTreeVersion` of the German tree.
-    pub const EBAY_DE_TREE_VERSION: &str = Site::De.tree_version();
-    /// When the German tree was taken.
-    pub const EBAY_DE_TAKEN_AT: &str = Site::De.taken_at();
-    /// `categoryTreeVersion` of the Australian tree.
-    pub const EBAY_AU_TREE_VERSION: &str = Site::Au.tree_version();
-    /// When the Australian tree was taken.
-    pub const EBAY_AU_TAKEN_AT: &str = Site::Au.taken_at();
-}
+pub use generated::{Site, versions};
+pub use marketplaces::{Marketplace, UnknownMarketplace};
 
 /// The tables of one site, as the build script generates them.
 #[doc(hidden)]
 pub struct SiteTables {
     compiled_in: bool,
+    /// The id of the compiled-in tree (the marketplace's default tree when none is).
+    tree_id: u32,
     version: &'static str,
     taken_at: &'static str,
     source: &'static str,
@@ -124,77 +107,45 @@ impl SiteTables {
     }
 }
 
-/// A marketplace site with its own category tree.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Site {
-    /// United States: category tree 0, marketplace `EBAY_US`. The default site of
-    /// `category!`.
-    Us,
-    /// United Kingdom: category tree 3, marketplace `EBAY_GB`.
-    Gb,
-    /// Germany: category tree 77, marketplace `EBAY_DE`.
-    De,
-    /// Australia: category tree 15, marketplace `EBAY_AU`.
-    Au,
-}
-
 impl Site {
-    /// Every site, compiled in or not.
-    pub const ALL: [Site; 4] = [Site::Us, Site::Gb, Site::De, Site::Au];
-
-    #[inline]
-    const fn tables(self) -> &'static SiteTables {
-        match self {
-            Site::Us => &generated::US,
-            Site::Gb => &generated::GB,
-            Site::De => &generated::DE,
-            Site::Au => &generated::AU,
-        }
-    }
-
-    /// The site of a marketplace id such as `EBAY_US` (exact, upper case).
+    /// The site of a marketplace id such as `EBAY_US` (ASCII case ignored).
     ///
     /// ```
     /// # use taxonomy_data::Site;
     /// assert_eq!(Site::from_marketplace_id("EBAY_GB"), Some(Site::Gb));
-    /// assert_eq!(Site::from_marketplace_id("EBAY_FR"), None);
+    /// assert_eq!(Site::from_marketplace_id("ebay_fr"), Some(Site::Fr));
+    /// assert_eq!(Site::from_marketplace_id("EBAY_XX"), None);
     /// ```
     pub fn from_marketplace_id(marketplace_id: &str) -> Option<Site> {
-        generated::MARKETPLACES.get(marketplace_id).copied()
-    }
-
-    /// The site of a category tree id (0, 3, 77, 15).
-    pub const fn from_tree_id(tree_id: u32) -> Option<Site> {
-        match tree_id {
-            0 => Some(Site::Us),
-            3 => Some(Site::Gb),
-            77 => Some(Site::De),
-            15 => Some(Site::Au),
-            _ => None,
+        let mut upper = [0_u8; 32];
+        let bytes = marketplace_id.trim().as_bytes();
+        let upper = upper.get_mut(..bytes.len())?;
+        for (u, b) in upper.iter_mut().zip(bytes) {
+            *u = b.to_ascii_uppercase();
         }
+        let key = core::str::from_utf8(upper).ok()?;
+        generated::MARKETPLACES.get(key).copied()
     }
 
-    /// The category tree id.
+    /// The site one of whose trees has this id: a marketplace's default tree (0, 3, 77, 15,
+    /// …) or its tree in another language (210: Canada in French).
+    pub fn from_tree_id(tree_id: u32) -> Option<Site> {
+        Marketplace::from_tree_id(tree_id).map(Site::from_marketplace)
+    }
+
+    /// The id of the compiled-in tree; the marketplace's default tree when none is compiled in.
     pub const fn tree_id(self) -> u32 {
-        match self {
-            Site::Us => 0,
-            Site::Gb => 3,
-            Site::De => 77,
-            Site::Au => 15,
-        }
+        self.tables().tree_id
     }
 
     /// The marketplace id, e.g. `EBAY_DE`.
     pub const fn marketplace_id(self) -> &'static str {
-        match self {
-            Site::Us => "EBAY_US",
-            Site::Gb => "EBAY_GB",
-            Site::De => "EBAY_DE",
-            Site::Au => "EBAY_AU",
-        }
+        self.marketplace().marketplace_id()
     }
 
-    /// The language of the category names, e.g. `de-DE`.
+    /// The language of the compiled-in category names, e.g. `de-DE` (the marketplace's
+    /// default language when no tree is compiled in). The marketplace's own default is
+    /// [`Marketplace::default_language`].
     pub const fn language(self) -> &'static str {
         self.tables().language
     }
@@ -205,7 +156,7 @@ impl Site {
     }
 
     /// The sites compiled into this build.
-    pub fn compiled_in() -> impl Iterator<Item = Site> {
+    pub fn compiled_in() -> impl Iterator<Item = Site> + Clone {
         Site::ALL.into_iter().filter(|s| s.is_compiled_in())
     }
 
@@ -323,6 +274,27 @@ impl Site {
 impl fmt::Display for Site {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.marketplace_id())
+    }
+}
+
+/// Parses a marketplace id such as `EBAY_DE` (ASCII case ignored).
+impl core::str::FromStr for Site {
+    type Err = UnknownMarketplace;
+
+    fn from_str(s: &str) -> Result<Site, UnknownMarketplace> {
+        Site::from_marketplace_id(s).ok_or(UnknownMarketplace)
+    }
+}
+
+impl From<Marketplace> for Site {
+    fn from(marketplace: Marketplace) -> Site {
+        Site::from_marketplace(marketplace)
+    }
+}
+
+impl From<Site> for Marketplace {
+    fn from(site: Site) -> Marketplace {
+        site.marketplace()
     }
 }
 
@@ -751,7 +723,7 @@ impl fmt::Display for LeafError {
             }
             LeafError::SiteNotCompiledIn { site } => write!(
                 f,
-                "{site} is not compiled into this build: add it to TAXONOMY_SITES or unset it"
+                "{site} is not compiled into this build: it has no snapshot (`cargo run --bin snapshot -- refresh --sites {site}` makes one) or TAXONOMY_SITES leaves it out"
             ),
         }
     }

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use marketplaces::SiteId;
+use marketplaces::Marketplace;
 use taxonomy_codegen::build_script::generate_for;
 use taxonomy_codegen::codegen::HEADER;
 
@@ -14,7 +14,7 @@ fn regenerating_gives_the_compiled_bytes() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("snapshots");
     let sites = match std::env::var("TAXONOMY_SITES") {
         Ok(v) => taxonomy_codegen::build_script::parse_site_filter(&v).unwrap(),
-        Err(_) => SiteId::ALL.to_vec(),
+        Err(_) => Marketplace::ALL.to_vec(),
     };
     let first = generate_for(&sites, &dir).unwrap();
     let second = generate_for(&sites, &dir).unwrap();

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use marketplaces::SiteId;
+use marketplaces::Marketplace;
 use taxonomy_data::{LeafCategory, LeafError, Site};
 use taxonomy_tree::snapshot;
 use taxonomy_tree::tree::CategoryTree;
@@ -14,17 +14,41 @@ fn snapshots_dir() -> PathBuf {
 }
 
 fn load(site: Site) -> CategoryTree {
-    let id = SiteId::from_tree_id(site.tree_id()).unwrap();
-    snapshot::read(&snapshots_dir().join(id.snapshot_file_name())).unwrap()
+    snapshot::read_site(site.marketplace(), &snapshots_dir()).unwrap()
+}
+
+/// The sites with a committed snapshot: compiled in by default.
+fn with_snapshots() -> Vec<Site> {
+    snapshot::sites_in(&snapshots_dir())
+        .into_iter()
+        .map(Site::from)
+        .collect()
+}
+
+#[test]
+fn every_site_with_a_snapshot_is_compiled_in_and_no_other() {
+    let expected = with_snapshots();
+    assert_eq!(expected, [Site::Us, Site::Gb, Site::Au, Site::De]);
+    assert_eq!(Site::compiled_in().collect::<Vec<_>>(), expected);
+    assert_eq!(Site::ALL.len(), Marketplace::ALL.len());
+    for site in Site::ALL {
+        assert_eq!(site.marketplace().variant(), format!("{site:?}"));
+        if !expected.contains(&site) {
+            assert_eq!(site.category_count(), 0, "{site}");
+            assert_eq!(site.category(9355), None, "{site}");
+            assert_eq!(
+                LeafCategory::new(site, 9355),
+                Err(LeafError::SiteNotCompiledIn { site })
+            );
+            assert_eq!(site.language(), site.marketplace().default_language());
+            assert_eq!(taxonomy_data::versions::EBAY_FR_TREE_VERSION, "");
+        }
+    }
 }
 
 #[test]
 fn every_category_of_every_site_matches_its_snapshot() {
-    for site in Site::ALL {
-        assert!(
-            site.is_compiled_in(),
-            "{site} should be compiled in by default"
-        );
+    for site in with_snapshots() {
         let tree = load(site);
         assert_eq!(site.category_count(), tree.len(), "{site}");
         assert_eq!(site.leaf_count(), tree.leaf_count(), "{site}");
@@ -72,7 +96,7 @@ fn every_category_of_every_site_matches_its_snapshot() {
 
 #[test]
 fn ids_that_are_not_categories_are_missed() {
-    for site in Site::ALL {
+    for site in with_snapshots() {
         let tree = load(site);
         let max = tree.categories.last().unwrap().id;
         let mut misses = 0;
@@ -121,9 +145,16 @@ fn sites_by_marketplace_and_tree_id() {
         assert_eq!(Site::from_tree_id(site.tree_id()), Some(site));
         assert_eq!(site.to_string(), site.marketplace_id());
     }
-    assert_eq!(Site::from_marketplace_id("EBAY_FR"), None);
+    assert_eq!(Site::from_marketplace_id("ebay_fr"), Some(Site::Fr));
+    assert_eq!("EBAY_MOTORS_US".parse::<Site>(), Ok(Site::MotorsUs));
+    assert!("EBAY_XX".parse::<Site>().is_err());
     assert_eq!(Site::from_marketplace_id(""), None);
+    assert_eq!(
+        Site::from_marketplace_id("EBAY_US_AND_SOME_MUCH_LONGER_TEXT"),
+        None
+    );
     assert_eq!(Site::from_tree_id(1), None);
+    assert_eq!(Site::from_tree_id(210), Some(Site::Ca));
 }
 
 #[test]

@@ -5,7 +5,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use marketplaces::SiteId;
+use marketplaces::Marketplace;
 use taxonomy_tree::decode::Provenance;
 use taxonomy_tree::snapshot;
 use taxonomy_tree::tree::CategoryTree;
@@ -15,18 +15,23 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The marketplaces with a committed snapshot.
+pub fn snapshot_sites() -> Vec<Marketplace> {
+    snapshot::sites_in(&snapshots_dir())
+}
+
 /// The committed snapshots directory.
 pub fn snapshots_dir() -> PathBuf {
     root().join("snapshots")
 }
 
 /// The committed snapshot of a site.
-pub fn committed(site: SiteId) -> CategoryTree {
+pub fn committed(site: Marketplace) -> CategoryTree {
     snapshot::read(&snapshots_dir().join(site.snapshot_file_name())).unwrap()
 }
 
 /// The saved get-category-tree response of a site (`tests/fixtures/trees/N.json.gz`).
-pub fn saved_response(site: SiteId) -> Vec<u8> {
+pub fn saved_response(site: Marketplace) -> Vec<u8> {
     let path = root().join(format!("tests/fixtures/trees/{}.json.gz", site.tree_id()));
     let file = std::fs::File::open(&path).unwrap();
     let mut body = Vec::new();
@@ -49,9 +54,9 @@ pub fn provenance_of(tree: &CategoryTree) -> Provenance {
 /// A fresh temporary directory holding a copy of the committed snapshots.
 pub fn copy_of_snapshots() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    for site in SiteId::ALL {
+    for site in snapshot_sites() {
         let name = site.snapshot_file_name();
-        std::fs::copy(snapshots_dir().join(&name), dir.path().join(&name)).unwrap();
+        std::fs::copy(snapshots_dir().join(name), dir.path().join(name)).unwrap();
     }
     dir
 }

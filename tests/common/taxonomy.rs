@@ -9,7 +9,7 @@ use marketplace_client::oauth::{
     AccessTokenSource, ApplicationTokenProvider, Credentials, Endpoints, OAuthClient,
 };
 use marketplace_client::taxonomy::{RecordingSleeper, TaxonomyClient, TaxonomyConfig};
-use marketplaces::SiteId;
+use marketplaces::Marketplace;
 use taxonomy_tree::tree::{Category, CategoryTree, TreeMeta};
 
 /// A fake with the default configuration (no tree delay).
@@ -53,7 +53,7 @@ pub fn client(fake: &FakeMarketplace) -> (TaxonomyClient, Arc<RecordingSleeper>)
 }
 
 /// A small valid tree for `site`: Root > {Phones > {Smartphones, Cases}, Books}.
-pub fn small_tree(site: SiteId) -> CategoryTree {
+pub fn small_tree(site: Marketplace) -> CategoryTree {
     let cat = |id, name: &str, parent, children: Vec<u32>| Category {
         id,
         name: name.into(),
@@ -65,7 +65,7 @@ pub fn small_tree(site: SiteId) -> CategoryTree {
         meta: TreeMeta {
             tree_id: site.tree_id(),
             marketplace_id: site.marketplace_id().into(),
-            language: site.language().into(),
+            language: site.default_language().into(),
             version: "7".into(),
             taken_at: "2026-01-01".into(),
             source: "test".into(),

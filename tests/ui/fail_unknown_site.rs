@@ -1,6 +1,6 @@
-// A marketplace without a category tree here.
+// A marketplace id that is not in the table.
 use taxonomy_macros::category;
 
 fn main() {
-    let _ = category!(EBAY_FR, "9355");
+    let _ = category!(EBAY_XX, "9355");
 }

@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use crate::taxonomy::{TaxonomyClient, TaxonomyError};
-use marketplaces::SiteId;
+use marketplaces::Marketplace;
 use taxonomy_tree::clock::today_utc;
 use taxonomy_tree::decode::Provenance;
 use taxonomy_tree::pipeline::{self, PipelineError, Prepared};
@@ -33,7 +33,7 @@ pub enum RefreshError {
     #[error("{site}: download failed: {source}")]
     Fetch {
         /// The site.
-        site: SiteId,
+        site: Marketplace,
         /// The client's error.
         source: TaxonomyError,
     },
@@ -41,7 +41,7 @@ pub enum RefreshError {
     #[error("{site}: {source}")]
     Pipeline {
         /// The site.
-        site: SiteId,
+        site: Marketplace,
         /// What was wrong.
         source: PipelineError,
     },
@@ -49,7 +49,7 @@ pub enum RefreshError {
     #[error("{site}: the fetch panicked")]
     Panicked {
         /// The site.
-        site: SiteId,
+        site: Marketplace,
     },
 }
 
@@ -57,10 +57,10 @@ pub enum RefreshError {
 /// in `snapshots_dir`. Nothing is written. `on_progress` is called from the fetching threads.
 pub fn fetch_and_prepare(
     client: &TaxonomyClient,
-    sites: &[SiteId],
+    sites: &[Marketplace],
     language: Option<&str>,
     snapshots_dir: &Path,
-    on_progress: &(dyn Fn(SiteId, Progress) + Sync),
+    on_progress: &(dyn Fn(Marketplace, Progress) + Sync),
 ) -> Vec<Result<Prepared, RefreshError>> {
     let taken_at = today_utc();
     std::thread::scope(|scope| {
@@ -100,11 +100,11 @@ pub fn fetch_and_prepare(
 
 fn fetch_one(
     client: &TaxonomyClient,
-    site: SiteId,
+    site: Marketplace,
     language: Option<&str>,
     taken_at: &str,
     snapshots_dir: &Path,
-    on_progress: &(dyn Fn(SiteId, Progress) + Sync),
+    on_progress: &(dyn Fn(Marketplace, Progress) + Sync),
 ) -> Result<Prepared, RefreshError> {
     let body = client
         .fetch_tree_body(site, language)

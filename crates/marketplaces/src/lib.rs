@@ -1,125 +1,282 @@
-//! The marketplace sites this toolkit knows: their category tree ids, marketplace ids and
-//! languages (seed section 2.5).
+//! # marketplaces
 //!
-//! `taxonomy-data` has its own run-time `Site` enum; this table is what the build script and the
-//! snapshot tool use to name files, pick the default language and map ids to sites.
+//! Every marketplace of the service that has a default category tree, in one table: its
+//! marketplace id, its default category tree id, the language of that tree, its name, and
+//! the tree of its other language where it has one. Everything else in the workspace derives
+//! from this table: `taxonomy-data` generates its `Site` enum from it (as chrono-tz generates
+//! `Tz`), the snapshot files are named after it, the clients send its ids and languages.
+//!
+//! ```
+//! use marketplaces::Marketplace;
+//!
+//! let de: Marketplace = "EBAY_DE".parse().unwrap();
+//! assert_eq!(de, Marketplace::De);
+//! assert_eq!(de.tree_id(), 77);
+//! assert_eq!(de.default_language(), "de-DE");
+//! assert_eq!(Marketplace::from_tree_id(210), Some(Marketplace::Ca)); // Canada in French
+//! assert_eq!(Marketplace::Ca.tree_for_language("fr-CA"), 210);
+//! assert_eq!(Marketplace::ALL.len(), 20);
+//! ```
+//!
+//! ## Where the facts come from
+//!
+//! - The marketplace ids: eBay's Taxonomy API reference, "Marketplaces with Default Category
+//!   Trees" (<https://developer.ebay.com/api-docs/commerce/taxonomy/static/supportedmarketplaces.html>),
+//!   the ids getDefaultCategoryTreeId accepts. EBAY_IN is kept although that page no longer
+//!   lists it (the MarketplaceIdEnum page says eBay India "is no longer a functioning eBay
+//!   marketplace"); EBAY_RU is listed there but no tree id for it is published, so it is left
+//!   out.
+//! - The tree ids: the Taxonomy API's own list in the `category_tree_id` parameter of
+//!   getCompatibilityProperties (US 0, Motors 100, Canada 2, UK 3, Germany 77, Australia 15,
+//!   France 71, Italy 101, Spain 186), and for the others the migration guide's rule that "the
+//!   category_tree_id … is the same value as the CategorySiteID used in the GetCategories
+//!   call", with the site ids of eBay's "Global ID Values" and "eBay sites" tables
+//!   (<https://developer.ebay.com/api-docs/user-guides/static/trading-user-guide/global-sites.html>).
+//! - The languages: the Language column of the "Global ID Values" table
+//!   (<https://developer.ebay.com/devzone/merchandising/docs/CallRef/Enums/GlobalIdList.html>),
+//!   as BCP 47 tags for `Accept-Language`; and MarketplaceIdEnum's notes that Canada's French
+//!   locale is asked with `Accept-Language: fr-CA` and Belgium's other locale with its own tag.
+//!   Two entries depart from that column: Germany, which it gives as `en-DE` (the German
+//!   site's names are German: `de-DE`), and Hong Kong, which it gives as `zh-Hant`
+//!   (`zh-HK`, the locale eBay's MIP locale list gives for the Hong Kong site, names the
+//!   region as well as the script).
+//! - Belgium: the sites table gives 23 for French Belgium and 123 for Dutch Belgium; eBay's
+//!   newer REST pages call EBAY_BE "eBay Belgium (Dutch)" while older ones call its default
+//!   French. Which tree getDefaultCategoryTreeId answers for EBAY_BE is not documented; the
+//!   table keeps site id 23 as the default and 123 as the `nl-BE` tree, and `snapshot refresh`
+//!   asks the service (getDefaultCategoryTreeId) rather than trusting the table.
 
-use std::fmt;
+#![no_std]
 
-/// A marketplace site with a category tree of its own.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum SiteId {
-    /// United States, category tree 0, `EBAY_US`.
-    Us,
-    /// United Kingdom, category tree 3, `EBAY_GB`.
-    Gb,
-    /// Germany, category tree 77, `EBAY_DE`.
-    De,
-    /// Australia, category tree 15, `EBAY_AU`.
-    Au,
+use core::fmt;
+use core::str::FromStr;
+
+/// Defines [`Marketplace`] and its facts from one table, a row per marketplace.
+macro_rules! marketplace_table {
+    ($(
+        $variant:ident: $id:literal, tree $tree:literal, $language:literal, $name:literal
+        $(, also $other_language:literal tree $other_tree:literal)?;
+    )*) => {
+        /// A marketplace of the service with a default category tree.
+        ///
+        /// The variants, their ids, trees and languages all come from one table in this
+        /// crate's source (see the crate documentation for where each fact comes from).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Marketplace {
+            $(
+                #[doc = concat!($name, ": marketplace `", $id, "`, category tree ", stringify!($tree), " (", $language, ")",
+                    $(", and tree ", stringify!($other_tree), " in ", $other_language,)? ".")]
+                $variant,
+            )*
+        }
+
+        impl Marketplace {
+            /// Every marketplace, in the table's order.
+            pub const ALL: [Marketplace; [$(stringify!($variant)),*].len()] = [$(Marketplace::$variant),*];
+
+            const fn facts(self) -> &'static Facts {
+                match self {
+                    $(Marketplace::$variant => &Facts {
+                        id: $id,
+                        variant: stringify!($variant),
+                        tree_id: $tree,
+                        language: $language,
+                        name: $name,
+                        snapshot_file_name: concat!($id, ".json"),
+                        other_tree: marketplace_table!(@other $($other_language, $other_tree)?),
+                    },)*
+                }
+            }
+        }
+    };
+    (@other $language:literal, $tree:literal) => { Some(($language, $tree)) };
+    (@other) => { None };
 }
 
-impl SiteId {
-    /// Every known site, in the order the seed lists them.
-    pub const ALL: [SiteId; 4] = [SiteId::Us, SiteId::Gb, SiteId::De, SiteId::Au];
+/// The facts of one row of the table.
+struct Facts {
+    id: &'static str,
+    variant: &'static str,
+    tree_id: u32,
+    language: &'static str,
+    name: &'static str,
+    snapshot_file_name: &'static str,
+    other_tree: Option<(&'static str, u32)>,
+}
 
-    /// The category tree id (the `category_tree_id` query parameter).
-    pub const fn tree_id(self) -> u32 {
-        match self {
-            SiteId::Us => 0,
-            SiteId::Gb => 3,
-            SiteId::De => 77,
-            SiteId::Au => 15,
-        }
-    }
+marketplace_table! {
+    Us: "EBAY_US", tree 0, "en-US", "United States";
+    MotorsUs: "EBAY_MOTORS_US", tree 100, "en-US", "eBay Motors (United States)";
+    Ca: "EBAY_CA", tree 2, "en-CA", "Canada", also "fr-CA" tree 210;
+    Gb: "EBAY_GB", tree 3, "en-GB", "United Kingdom";
+    Au: "EBAY_AU", tree 15, "en-AU", "Australia";
+    At: "EBAY_AT", tree 16, "de-AT", "Austria";
+    Be: "EBAY_BE", tree 23, "fr-BE", "Belgium", also "nl-BE" tree 123;
+    Fr: "EBAY_FR", tree 71, "fr-FR", "France";
+    De: "EBAY_DE", tree 77, "de-DE", "Germany";
+    It: "EBAY_IT", tree 101, "it-IT", "Italy";
+    Nl: "EBAY_NL", tree 146, "nl-NL", "Netherlands";
+    Es: "EBAY_ES", tree 186, "es-ES", "Spain";
+    Ch: "EBAY_CH", tree 193, "de-CH", "Switzerland";
+    Hk: "EBAY_HK", tree 201, "zh-HK", "Hong Kong";
+    In: "EBAY_IN", tree 203, "en-IN", "India";
+    Ie: "EBAY_IE", tree 205, "en-IE", "Ireland";
+    My: "EBAY_MY", tree 207, "en-MY", "Malaysia";
+    Ph: "EBAY_PH", tree 211, "en-PH", "Philippines";
+    Pl: "EBAY_PL", tree 212, "pl-PL", "Poland";
+    Sg: "EBAY_SG", tree 216, "en-SG", "Singapore";
+}
 
-    /// The marketplace id sent in the marketplace header, e.g. `EBAY_US`.
+impl Marketplace {
+    /// The marketplace id, as sent in the marketplace header, e.g. `EBAY_DE`.
     pub const fn marketplace_id(self) -> &'static str {
-        match self {
-            SiteId::Us => "EBAY_US",
-            SiteId::Gb => "EBAY_GB",
-            SiteId::De => "EBAY_DE",
-            SiteId::Au => "EBAY_AU",
-        }
+        self.facts().id
     }
 
-    /// The site's default language tag, sent as `Accept-Language`.
-    pub const fn language(self) -> &'static str {
-        match self {
-            SiteId::Us => "en-US",
-            SiteId::Gb => "en-GB",
-            SiteId::De => "de-DE",
-            SiteId::Au => "en-AU",
-        }
+    /// The id of the marketplace's default category tree (getDefaultCategoryTreeId's answer
+    /// without `Accept-Language`).
+    pub const fn tree_id(self) -> u32 {
+        self.facts().tree_id
     }
 
-    /// The site's country, in English.
-    pub const fn country(self) -> &'static str {
-        match self {
-            SiteId::Us => "United States",
-            SiteId::Gb => "United Kingdom",
-            SiteId::De => "Germany",
-            SiteId::Au => "Australia",
-        }
+    /// The language of the default tree, sent as `Accept-Language`, e.g. `de-DE`.
+    pub const fn default_language(self) -> &'static str {
+        self.facts().language
     }
 
-    /// The Rust variant name used in generated code (`Us`, `Gb`, `De`, `Au`).
+    /// The marketplace's name, in English.
+    pub const fn name(self) -> &'static str {
+        self.facts().name
+    }
+
+    /// The Rust name of the variant (`Us`, `MotorsUs`, …), for generated code.
     pub const fn variant(self) -> &'static str {
-        match self {
-            SiteId::Us => "Us",
-            SiteId::Gb => "Gb",
-            SiteId::De => "De",
-            SiteId::Au => "Au",
+        self.facts().variant
+    }
+
+    /// The marketplace's tree in another language, where it has one: `("fr-CA", 210)` for
+    /// Canada.
+    pub const fn other_tree(self) -> Option<(&'static str, u32)> {
+        self.facts().other_tree
+    }
+
+    /// The tree whose names are in `language`: the other tree when `language` is its
+    /// language (ASCII case ignored), the default tree otherwise.
+    pub fn tree_for_language(self, language: &str) -> u32 {
+        match self.other_tree() {
+            Some((other, tree)) if other.eq_ignore_ascii_case(language.trim()) => tree,
+            _ => self.tree_id(),
         }
     }
 
-    /// The file name of the site's committed snapshot, e.g. `EBAY_US.json`.
-    pub fn snapshot_file_name(self) -> String {
-        format!("{}.json", self.marketplace_id())
+    /// The file name of the marketplace's committed snapshot, e.g. `EBAY_US.json`.
+    pub const fn snapshot_file_name(self) -> &'static str {
+        self.facts().snapshot_file_name
     }
 
-    /// The site with this category tree id.
-    pub fn from_tree_id(tree_id: u32) -> Option<SiteId> {
-        SiteId::ALL.into_iter().find(|s| s.tree_id() == tree_id)
-    }
-
-    /// The site with this marketplace id (`EBAY_DE`), ignoring ASCII case.
-    pub fn from_marketplace_id(id: &str) -> Option<SiteId> {
-        SiteId::ALL
+    /// The marketplace with this marketplace id (`EBAY_DE`; ASCII case ignored).
+    pub fn from_marketplace_id(id: &str) -> Option<Marketplace> {
+        let id = id.trim();
+        Marketplace::ALL
             .into_iter()
-            .find(|s| s.marketplace_id().eq_ignore_ascii_case(id))
+            .find(|m| m.marketplace_id().eq_ignore_ascii_case(id))
     }
 
-    /// Parses a site as a user types it: a marketplace id (`EBAY_DE`), a tree id (`77`) or a
-    /// short code (`de`, `us`, `gb`/`uk`, `au`).
+    /// The marketplace one of whose trees (the default or the other language's) has this id.
+    pub fn from_tree_id(tree_id: u32) -> Option<Marketplace> {
+        Marketplace::ALL
+            .into_iter()
+            .find(|m| m.tree_id() == tree_id || m.other_tree().is_some_and(|(_, t)| t == tree_id))
+    }
+
+    /// Parses a marketplace as a person types it: a marketplace id (`EBAY_DE`), a tree id
+    /// (`77`), or the id without its `EBAY_` prefix (`de`, `motors_us`); ASCII case ignored.
     ///
     /// ```
-    /// use marketplaces::SiteId;
-    /// assert_eq!(SiteId::parse("EBAY_DE"), Some(SiteId::De));
-    /// assert_eq!(SiteId::parse("77"), Some(SiteId::De));
-    /// assert_eq!(SiteId::parse("uk"), Some(SiteId::Gb));
-    /// assert_eq!(SiteId::parse("EBAY_FR"), None);
+    /// use marketplaces::Marketplace;
+    /// assert_eq!(Marketplace::parse("EBAY_DE"), Some(Marketplace::De));
+    /// assert_eq!(Marketplace::parse("77"), Some(Marketplace::De));
+    /// assert_eq!(Marketplace::parse("fr"), Some(Marketplace::Fr));
+    /// assert_eq!(Marketplace::parse("EBAY_XX"), None);
     /// ```
-    pub fn parse(text: &str) -> Option<SiteId> {
+    pub fn parse(text: &str) -> Option<Marketplace> {
         let text = text.trim();
-        if let Some(site) = SiteId::from_marketplace_id(text) {
-            return Some(site);
+        if let Some(m) = Marketplace::from_marketplace_id(text) {
+            return Some(m);
         }
         if let Ok(tree_id) = text.parse::<u32>() {
-            return SiteId::from_tree_id(tree_id);
+            return Marketplace::from_tree_id(tree_id);
         }
-        match text.to_ascii_lowercase().as_str() {
-            "us" => Some(SiteId::Us),
-            "gb" | "uk" => Some(SiteId::Gb),
-            "de" => Some(SiteId::De),
-            "au" => Some(SiteId::Au),
-            _ => None,
-        }
+        Marketplace::ALL
+            .into_iter()
+            .find(|m| m.marketplace_id()["EBAY_".len()..].eq_ignore_ascii_case(text))
     }
 }
 
-impl fmt::Display for SiteId {
+impl fmt::Display for Marketplace {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.marketplace_id())
+    }
+}
+
+/// A marketplace id that is not in the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnknownMarketplace;
+
+impl fmt::Display for UnknownMarketplace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("not a known marketplace id (expected one of ")?;
+        for (i, m) in Marketplace::ALL.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            f.write_str(m.marketplace_id())?;
+        }
+        f.write_str(")")
+    }
+}
+
+impl core::error::Error for UnknownMarketplace {}
+
+/// Parses a marketplace id such as `EBAY_DE` (ASCII case ignored); see
+/// [`Marketplace::parse`] for the forms a person types.
+impl FromStr for Marketplace {
+    type Err = UnknownMarketplace;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Marketplace::from_marketplace_id(s).ok_or(UnknownMarketplace)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_and_trees_are_unique() {
+        for (i, a) in Marketplace::ALL.iter().enumerate() {
+            for b in &Marketplace::ALL[i + 1..] {
+                assert_ne!(a.marketplace_id(), b.marketplace_id());
+                assert_ne!(a.variant(), b.variant());
+                assert_ne!(a.tree_id(), b.tree_id());
+                assert_ne!(Some(a.tree_id()), b.other_tree().map(|t| t.1));
+                assert_ne!(Some(b.tree_id()), a.other_tree().map(|t| t.1));
+            }
+        }
+    }
+
+    #[test]
+    fn every_marketplace_round_trips_through_its_ids() {
+        for m in Marketplace::ALL {
+            assert_eq!(m.marketplace_id().parse(), Ok(m));
+            assert_eq!(m.marketplace_id().to_ascii_lowercase().parse(), Ok(m));
+            assert_eq!(Marketplace::from_tree_id(m.tree_id()), Some(m));
+            assert_eq!(Marketplace::parse(&m.marketplace_id()[5..]), Some(m));
+            assert!(m.marketplace_id().starts_with("EBAY_"));
+            assert_eq!(m.tree_for_language(m.default_language()), m.tree_id());
+        }
+        assert_eq!("EBAY_XX".parse::<Marketplace>(), Err(UnknownMarketplace));
+        assert_eq!(Marketplace::from_tree_id(123), Some(Marketplace::Be));
+        assert_eq!(Marketplace::Be.tree_for_language("nl-be"), 123);
     }
 }

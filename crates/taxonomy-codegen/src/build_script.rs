@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::codegen::{self, SiteData};
-use marketplaces::SiteId;
+use marketplaces::Marketplace;
 use taxonomy_tree::snapshot;
 use taxonomy_tree::tree::CategoryTree;
 
@@ -133,18 +133,19 @@ pub enum BuildError {
 ///
 /// ```
 /// use taxonomy_codegen::build_script::parse_site_filter;
-/// use marketplaces::SiteId;
-/// assert_eq!(parse_site_filter("EBAY_DE, us").unwrap(), vec![SiteId::Us, SiteId::De]);
-/// assert_eq!(parse_site_filter("").unwrap(), SiteId::ALL.to_vec());
-/// assert!(parse_site_filter("EBAY_FR").is_err());
+/// use marketplaces::Marketplace;
+/// assert_eq!(parse_site_filter("EBAY_DE, us").unwrap(), vec![Marketplace::Us, Marketplace::De]);
+/// assert_eq!(parse_site_filter("").unwrap(), Marketplace::ALL.to_vec());
+/// assert_eq!(parse_site_filter("EBAY_FR").unwrap(), vec![Marketplace::Fr]);
+/// assert!(parse_site_filter("EBAY_XX").is_err());
 /// ```
-pub fn parse_site_filter(value: &str) -> Result<Vec<SiteId>, BuildError> {
+pub fn parse_site_filter(value: &str) -> Result<Vec<Marketplace>, BuildError> {
     if value.trim().is_empty() {
-        return Ok(SiteId::ALL.to_vec());
+        return Ok(Marketplace::ALL.to_vec());
     }
     let mut sites = Vec::new();
     for entry in value.split(',').map(str::trim).filter(|e| !e.is_empty()) {
-        let site = SiteId::parse(entry).ok_or_else(|| BuildError::BadSiteFilter {
+        let site = Marketplace::parse(entry).ok_or_else(|| BuildError::BadSiteFilter {
             value: value.to_string(),
             entry: entry.to_string(),
         })?;
@@ -157,23 +158,26 @@ pub fn parse_site_filter(value: &str) -> Result<Vec<SiteId>, BuildError> {
 
 /// The tree of one site, from the committed snapshot in `snapshots_dir`, with every check
 /// of [`snapshot::read_site`] (the same checks `snapshot verify` makes).
-pub fn snapshot_tree(site: SiteId, snapshots_dir: &Path) -> Result<CategoryTree, BuildError> {
+pub fn snapshot_tree(site: Marketplace, snapshots_dir: &Path) -> Result<CategoryTree, BuildError> {
     Ok(snapshot::read_site(site, snapshots_dir)?)
 }
 
 /// The trees of the selected sites: live ones where `live` has them, the committed snapshots
-/// for the rest. Returns them in [`SiteId::ALL`] order, `None` for sites not selected.
+/// for the rest. Returns them in [`Marketplace::ALL`] order, `None` for sites not selected
+/// and for sites without a snapshot (they compile in empty).
 pub fn obtain_trees(
-    selected: &[SiteId],
+    selected: &[Marketplace],
     snapshots_dir: &Path,
-    mut live: Vec<(SiteId, CategoryTree)>,
-) -> Result<Vec<(SiteId, Option<CategoryTree>)>, BuildError> {
+    mut live: Vec<(Marketplace, CategoryTree)>,
+) -> Result<Vec<(Marketplace, Option<CategoryTree>)>, BuildError> {
     let mut trees = Vec::new();
-    for site in SiteId::ALL {
+    for site in Marketplace::ALL {
         let tree = if !selected.contains(&site) {
             None
         } else if let Some(i) = live.iter().position(|(s, _)| *s == site) {
             Some(live.swap_remove(i).1)
+        } else if !has_snapshot(site, snapshots_dir) {
+            None
         } else {
             Some(snapshot_tree(site, snapshots_dir)?)
         };
@@ -182,15 +186,20 @@ pub fn obtain_trees(
     Ok(trees)
 }
 
+/// Whether `snapshots_dir` holds a snapshot of `site`.
+pub fn has_snapshot(site: Marketplace, snapshots_dir: &Path) -> bool {
+    snapshots_dir.join(site.snapshot_file_name()).is_file()
+}
+
 /// Generates the source of the tables for the selected sites (the others compile in empty),
 /// from the committed snapshots.
-pub fn generate_for(selected: &[SiteId], snapshots_dir: &Path) -> Result<String, BuildError> {
+pub fn generate_for(selected: &[Marketplace], snapshots_dir: &Path) -> Result<String, BuildError> {
     let trees = obtain_trees(selected, snapshots_dir, Vec::new())?;
     generate_trees(&trees)
 }
 
-/// Generates the source of the tables from trees in [`SiteId::ALL`] order.
-pub fn generate_trees(trees: &[(SiteId, Option<CategoryTree>)]) -> Result<String, BuildError> {
+/// Generates the source of the tables from trees in [`Marketplace::ALL`] order.
+pub fn generate_trees(trees: &[(Marketplace, Option<CategoryTree>)]) -> Result<String, BuildError> {
     let data: Vec<SiteData<'_>> = trees
         .iter()
         .map(|(site, tree)| SiteData {
@@ -219,14 +228,26 @@ pub fn run() -> Result<(), BuildError> {
         _ => manifest_dir.join("snapshots"),
     };
     println!("cargo:rerun-if-changed={}", snapshots_dir.display());
-    for site in SiteId::ALL {
+    for site in Marketplace::ALL {
         println!(
             "cargo:rerun-if-changed={}",
             snapshots_dir.join(site.snapshot_file_name()).display()
         );
     }
     let filter = std::env::var(SITES_ENV).unwrap_or_default();
-    let selected = parse_site_filter(&filter)?;
+    let mut selected = parse_site_filter(&filter)?;
+    // Only sites with a snapshot are compiled in (and downloaded); a site named in the
+    // filter without one is worth a word.
+    selected.retain(|&site| {
+        let has = has_snapshot(site, &snapshots_dir);
+        if !has && !filter.trim().is_empty() {
+            self::warn(&format!(
+                "{SITES_ENV} names {site}, which has no snapshot in {}; it is not compiled in. `cargo run --bin snapshot -- refresh --sites {site}` makes one.",
+                snapshots_dir.display()
+            ));
+        }
+        has
+    });
     let live = match live_decision(|name| std::env::var(name).ok(), cfg!(feature = "live")) {
         LiveDecision::Live => live_trees(&selected, &snapshots_dir, &out_dir),
         LiveDecision::Offline { reason, warn } => {
@@ -249,10 +270,10 @@ pub fn run() -> Result<(), BuildError> {
 /// fails is left out, with a `cargo:warning`, so the build falls back to its snapshot.
 #[cfg(feature = "live")]
 fn live_trees(
-    selected: &[SiteId],
+    selected: &[Marketplace],
     snapshots_dir: &Path,
     out_dir: &Path,
-) -> Vec<(SiteId, CategoryTree)> {
+) -> Vec<(Marketplace, CategoryTree)> {
     match live::fetch(selected, snapshots_dir, out_dir) {
         Ok(results) => results
             .into_iter()
@@ -276,7 +297,7 @@ fn live_trees(
 }
 
 #[cfg(not(feature = "live"))]
-fn live_trees(_: &[SiteId], _: &Path, _: &Path) -> Vec<(SiteId, CategoryTree)> {
+fn live_trees(_: &[Marketplace], _: &Path, _: &Path) -> Vec<(Marketplace, CategoryTree)> {
     Vec::new()
 }
 
@@ -297,18 +318,18 @@ mod live {
     use marketplace_client::oauth::OAuthConfig;
     use marketplace_client::refresh;
     use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig};
-    use marketplaces::SiteId;
+    use marketplaces::Marketplace;
     use taxonomy_tree::snapshot;
     use taxonomy_tree::tree::CategoryTree;
 
-    type Results = Vec<(SiteId, Result<CategoryTree, String>)>;
+    type Results = Vec<(Marketplace, Result<CategoryTree, String>)>;
 
     /// How long a failed download is remembered: long enough for the other build of
     /// taxonomy-data to fall back the same way, short enough that a later build tries again.
     const FAILURE_MEMORY: Duration = Duration::from_secs(15 * 60);
 
     pub(super) fn fetch(
-        selected: &[SiteId],
+        selected: &[Marketplace],
         snapshots_dir: &Path,
         out_dir: &Path,
     ) -> Result<Results, String> {
@@ -396,7 +417,7 @@ mod live {
     }
 
     /// A cached tree of `site`, if there is one and it is that site's.
-    fn cached_tree(cache: &Path, site: SiteId) -> Option<CategoryTree> {
+    fn cached_tree(cache: &Path, site: Marketplace) -> Option<CategoryTree> {
         super::snapshot_tree(site, cache).ok()
     }
 

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use crate::phash::{PerfectHash, PerfectHashError};
-use marketplaces::SiteId;
+use marketplaces::Marketplace;
 use taxonomy_tree::snapshot;
 use taxonomy_tree::tree::CategoryTree;
 
@@ -24,7 +24,7 @@ pub const HEADER: &str = "\
 #[derive(Debug, Clone, Copy)]
 pub struct SiteData<'a> {
     /// The site.
-    pub site: SiteId,
+    pub site: Marketplace,
     /// Its validated tree, or `None` to compile the site in empty.
     pub tree: Option<&'a CategoryTree>,
 }
@@ -50,19 +50,23 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 #[error("{site}: cannot build the id lookup table: {source}")]
 pub struct GenerateError {
     /// The site.
-    pub site: SiteId,
+    pub site: Marketplace,
     /// Why its perfect hash could not be built.
     pub source: PerfectHashError,
 }
 
-/// Generates the tables of every site in `sites` (which must list each site once).
+/// Generates the tables of every marketplace: the trees in `sites` (each site at most
+/// once; a marketplace not listed is generated empty, "not compiled in"), and the `Site`
+/// enum, one variant per marketplace of [`Marketplace::ALL`], with its lookups.
 ///
 /// ```
 /// use taxonomy_codegen::codegen::{generate, SiteData, HEADER};
-/// use marketplaces::SiteId;
-/// let code = generate(&[SiteData { site: SiteId::Us, tree: None }]).unwrap();
+/// use marketplaces::Marketplace;
+/// let code = generate(&[SiteData { site: Marketplace::Us, tree: None }]).unwrap();
 /// assert!(code.starts_with(HEADER));
 /// assert!(code.contains("pub(crate) static US: SiteTables"));
+/// assert!(code.contains("pub enum Site {"));
+/// assert!(code.contains("    MotorsUs,"));
 /// ```
 pub fn generate(sites: &[SiteData<'_>]) -> Result<String, GenerateError> {
     let mut out = String::with_capacity(4 << 20);
@@ -72,8 +76,16 @@ pub fn generate(sites: &[SiteData<'_>]) -> Result<String, GenerateError> {
         "\n/// The deepest level a category may have (`taxonomy_tree::tree::MAX_LEVEL`, which\n/// validation enforces on every tree generated here).\npub(crate) const MAX_LEVEL: usize = {};",
         taxonomy_tree::tree::MAX_LEVEL
     );
+    let all: Vec<SiteData<'_>> = Marketplace::ALL
+        .into_iter()
+        .map(|site| SiteData {
+            site,
+            tree: sites.iter().find(|d| d.site == site).and_then(|d| d.tree),
+        })
+        .collect();
+    write_site_enum(&mut out, &all);
     let mut names = String::new();
-    for data in sites {
+    for data in &all {
         write_site(&mut out, &mut names, data)?;
     }
     let _ = writeln!(
@@ -81,7 +93,7 @@ pub fn generate(sites: &[SiteData<'_>]) -> Result<String, GenerateError> {
         "\n/// The names of every compiled-in category, one string table for all sites.\npub(crate) static NAMES: &str = {names:?};"
     );
     let mut map = phf_codegen::Map::new();
-    for data in sites {
+    for data in &all {
         map.entry(
             data.site.marketplace_id(),
             format!("Site::{}", data.site.variant()),
@@ -89,10 +101,87 @@ pub fn generate(sites: &[SiteData<'_>]) -> Result<String, GenerateError> {
     }
     let _ = writeln!(
         out,
-        "\n/// Marketplace id to site.\npub(crate) static MARKETPLACES: ::phf::Map<&'static str, Site> = {};",
+        "\n/// Marketplace id (upper case) to site.\npub(crate) static MARKETPLACES: ::phf::Map<&'static str, Site> = {};",
         map.build()
     );
     Ok(out)
+}
+
+/// The `Site` enum: a variant per marketplace, in the table's order, documented with what
+/// this build compiled in, and the matches that tie each variant to its tables and its
+/// marketplace.
+fn write_site_enum(out: &mut String, all: &[SiteData<'_>]) {
+    out.push_str(
+        "\n/// A marketplace of the service, with the category tree this build compiled in (if any).\n///\n/// One variant per marketplace of `marketplaces::Marketplace`, generated from its table.\n#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]\npub enum Site {\n",
+    );
+    for data in all {
+        let m = data.site;
+        let _ = write!(
+            out,
+            "    /// {}: marketplace `{}`, category tree {} ({}).",
+            m.name(),
+            m.marketplace_id(),
+            m.tree_id(),
+            m.default_language()
+        );
+        match data.tree {
+            Some(tree) => {
+                let _ = writeln!(
+                    out,
+                    " Compiled in: {} categories, tree version {}, taken {}.",
+                    tree.len().saturating_sub(1),
+                    tree.meta.version,
+                    tree.meta.taken_at
+                );
+            }
+            None => out.push_str(" Not compiled into this build (no snapshot, or left out).\n"),
+        }
+        let _ = writeln!(out, "    {},", m.variant());
+    }
+    out.push_str("}\n\nimpl Site {\n");
+    let _ = writeln!(
+        out,
+        "    /// Every site, compiled in or not, in the order of the marketplace table.\n    pub const ALL: [Site; {}] = [{}];",
+        all.len(),
+        all.iter()
+            .map(|d| format!("Site::{}", d.site.variant()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    out.push_str("\n    /// The tables of this site.\n    #[inline]\n    pub(crate) const fn tables(self) -> &'static SiteTables {\n        match self {\n");
+    for d in all {
+        let v = d.site.variant();
+        let _ = writeln!(out, "            Site::{v} => &{},", v.to_ascii_uppercase());
+    }
+    out.push_str("        }\n    }\n\n    /// The marketplace of this site: its ids, trees and languages.\n    pub const fn marketplace(self) -> ::marketplaces::Marketplace {\n        match self {\n");
+    for d in all {
+        let v = d.site.variant();
+        let _ = writeln!(
+            out,
+            "            Site::{v} => ::marketplaces::Marketplace::{v},"
+        );
+    }
+    out.push_str("        }\n    }\n\n    /// The site of a marketplace.\n    pub const fn from_marketplace(marketplace: ::marketplaces::Marketplace) -> Site {\n        match marketplace {\n");
+    for d in all {
+        let v = d.site.variant();
+        let _ = writeln!(
+            out,
+            "            ::marketplaces::Marketplace::{v} => Site::{v},"
+        );
+    }
+    out.push_str("        }\n    }\n}\n");
+    out.push_str("\n/// The version and date of each site's compiled-in tree, as constants (empty for a site\n/// that is not compiled in).\npub mod versions {\n    use super::Site;\n");
+    for d in all {
+        let m = d.site;
+        let id = m.marketplace_id();
+        let _ = writeln!(
+            out,
+            "\n    /// `categoryTreeVersion` of the {name} tree.\n    pub const {id}_TREE_VERSION: &str = Site::{v}.tree_version();\n    /// When the {name} tree was taken.\n    pub const {id}_TAKEN_AT: &str = Site::{v}.taken_at();",
+            name = m.name(),
+            v = m.variant()
+        );
+    }
+    out.push_str("}\n");
 }
 
 fn write_site(
@@ -102,13 +191,14 @@ fn write_site(
 ) -> Result<(), GenerateError> {
     let site = data.site;
     let ident = site.variant().to_ascii_uppercase();
-    let _ = writeln!(out, "\n/// The tables of {site} ({}).", site.country());
+    let _ = writeln!(out, "\n/// The tables of {site} ({}).", site.name());
     let _ = writeln!(out, "pub(crate) static {ident}: SiteTables = SiteTables {{");
     let Some(tree) = data.tree else {
         let _ = writeln!(
             out,
-            "    compiled_in: false,\n    version: \"\",\n    taken_at: \"\",\n    source: \"\",\n    note: None,\n    language: {:?},\n    fingerprint: 0,\n    leaf_count: 0,\n    ids: &[],\n    parents: &[],\n    levels: &[],\n    name_offsets: &[0, 0],\n    child_offsets: &[0, 0],\n    children: &[],\n    seed: 0,\n    bucket_shift: 63,\n    pilots: &[0, 0],\n    slots: &[0],\n}};",
-            site.language()
+            "    compiled_in: false,\n    tree_id: {},\n    version: \"\",\n    taken_at: \"\",\n    source: \"\",\n    note: None,\n    language: {:?},\n    fingerprint: 0,\n    leaf_count: 0,\n    ids: &[],\n    parents: &[],\n    levels: &[],\n    name_offsets: &[0, 0],\n    child_offsets: &[0, 0],\n    children: &[],\n    seed: 0,\n    bucket_shift: 63,\n    pilots: &[0, 0],\n    slots: &[0],\n}};",
+            site.tree_id(),
+            site.default_language()
         );
         return Ok(());
     };
@@ -130,6 +220,7 @@ fn write_site(
     }
     let m = &tree.meta;
     let _ = writeln!(out, "    compiled_in: true,");
+    let _ = writeln!(out, "    tree_id: {},", m.tree_id);
     let _ = writeln!(out, "    version: {:?},", m.version);
     let _ = writeln!(out, "    taken_at: {:?},", m.taken_at);
     let _ = writeln!(out, "    source: {:?},", m.source);

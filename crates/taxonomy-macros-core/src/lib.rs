@@ -47,7 +47,6 @@ pub fn expand(input: TokenStream) -> TokenStream {
     }
 }
 
-const ACCEPTED_SITES: &str = "EBAY_US (the default), EBAY_GB, EBAY_DE or EBAY_AU";
 const ACCEPTED_LITERALS: &str = "a decimal category id like \"9355\" or a full path like \"Cell Phones & Accessories > Cell Phones & Smartphones\"";
 const REFRESH_HINT: &str =
     "if the category is new, refresh the snapshots with `cargo run --bin snapshot -- refresh`";
@@ -61,13 +60,13 @@ fn expand_input(input: &Input) -> syn::Result<TokenStream> {
         Some(ident) => Site::from_marketplace_id(&ident.to_string()).ok_or_else(|| {
             syn::Error::new(
                 ident.span(),
-                format!("unknown site `{ident}`: expected {ACCEPTED_SITES}"),
+                format!("unknown site `{ident}`: expected {}", accepted_sites()),
             )
         })?,
     };
     let span = input.literal.span();
     let category = resolve(site, &input.literal.value()).map_err(|m| syn::Error::new(span, m))?;
-    let variant = Ident::new(variant_name(site), Span::call_site());
+    let variant = Ident::new(site.marketplace().variant(), Span::call_site());
     let id = category.id();
     let fingerprint = site.fingerprint();
     Ok(quote! {
@@ -87,7 +86,7 @@ fn expand_input(input: &Input) -> syn::Result<TokenStream> {
 fn resolve(site: Site, text: &str) -> Result<Category, String> {
     if !site.is_compiled_in() {
         return Err(format!(
-            "{site} is not compiled into this build of taxonomy-data: add it to TAXONOMY_SITES, or unset TAXONOMY_SITES to compile in every site"
+            "{site} is not compiled into this build of taxonomy-data: it has no snapshot (`cargo run --bin snapshot -- refresh --sites {site}` makes one), or TAXONOMY_SITES leaves it out (unset it to compile in every site with a snapshot)"
         ));
     }
     let category = match classify(text) {
@@ -110,13 +109,21 @@ fn resolve(site: Site, text: &str) -> Result<Category, String> {
     Ok(category)
 }
 
-fn variant_name(site: Site) -> &'static str {
-    match site {
-        Site::Us => "Us",
-        Site::Gb => "Gb",
-        Site::De => "De",
-        Site::Au => "Au",
+/// The sites `category!` accepts, for messages: every marketplace, the compiled-in ones
+/// first.
+fn accepted_sites() -> String {
+    let compiled: Vec<&str> = Site::compiled_in().map(Site::marketplace_id).collect();
+    let others = Site::ALL.len() - compiled.len();
+    let mut text = format!(
+        "a marketplace id: {} (EBAY_US is the default)",
+        compiled.join(", ")
+    );
+    if others > 0 {
+        text.push_str(&format!(
+            ", or one of the {others} other marketplaces once it has a snapshot"
+        ));
     }
+    text
 }
 
 fn not_leaf_message(category: Category) -> String {
@@ -279,8 +286,15 @@ mod tests {
         let error = expand(quote!("15032")).to_string();
         assert!(error.contains("compile_error"), "{error}");
         assert!(error.contains("unreachable"), "{error}");
+        let error = expand(quote!(EBAY_XX, "9355")).to_string();
+        assert!(error.contains("unknown site `EBAY_XX`"), "{error}");
+        // A marketplace without a snapshot is a site, with nothing compiled in.
         let error = expand(quote!(EBAY_FR, "9355")).to_string();
-        assert!(error.contains("unknown site `EBAY_FR`"), "{error}");
+        assert!(
+            error.contains("EBAY_FR is not compiled into this build")
+                && error.contains("refresh --sites EBAY_FR"),
+            "{error}"
+        );
         // A parse error is the error alone.
         let error = expand(quote!(9355)).to_string();
         assert!(

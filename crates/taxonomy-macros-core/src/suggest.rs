@@ -311,13 +311,13 @@ impl SiteIndex {
     }
 }
 fn index(site: Site) -> &'static SiteIndex {
-    static INDEXES: [OnceLock<SiteIndex>; 4] = [const { OnceLock::new() }; 4];
-    let slot = match site {
-        Site::Us => &INDEXES[0],
-        Site::Gb => &INDEXES[1],
-        Site::De => &INDEXES[2],
-        Site::Au => &INDEXES[3],
-    };
+    const SITES: usize = Site::ALL.len();
+    static INDEXES: [OnceLock<SiteIndex>; SITES] = [const { OnceLock::new() }; SITES];
+    // `Site::ALL` lists every variant once, so the position is the index.
+    let slot = Site::ALL
+        .iter()
+        .position(|&s| s == site)
+        .map_or(&INDEXES[0], |i| &INDEXES[i]);
     slot.get_or_init(|| SiteIndex::build(site))
 }
 

@@ -176,7 +176,7 @@ pub fn decode_tree(body: &[u8], provenance: &Provenance) -> Result<CategoryTree,
         .category_tree_version
         .ok_or_else(|| field("the response", "categoryTreeVersion", "missing".into()))?;
     // A tree may serve several marketplaces: prefer the one of the tree's own site.
-    let own = marketplaces::SiteId::from_tree_id(tree_id).map(|s| s.marketplace_id());
+    let own = marketplaces::Marketplace::from_tree_id(tree_id).map(|s| s.marketplace_id());
     let marketplace_id = match own {
         Some(own) if wire.applicable_marketplace_ids.iter().any(|m| m == own) => own.to_string(),
         _ => wire

@@ -12,7 +12,7 @@ use crate::decode::{DecodeError, Provenance, decode_tree};
 use crate::diff::TreeDiff;
 use crate::snapshot::{self, SnapshotError};
 use crate::tree::CategoryTree;
-use marketplaces::SiteId;
+use marketplaces::Marketplace;
 
 /// Why a response could not become a snapshot.
 #[derive(Debug, thiserror::Error)]
@@ -27,7 +27,8 @@ pub enum PipelineError {
     },
     /// The tree id is not one of the known sites.
     #[error(
-        "{origin}: category tree {tree_id} is not a known site (known: 0 EBAY_US, 3 EBAY_GB, 77 EBAY_DE, 15 EBAY_AU)"
+        "{origin}: category tree {tree_id} is not the tree of a known marketplace (known: {})",
+        known_trees()
     )]
     UnknownSite {
         /// Where the response came from.
@@ -45,7 +46,7 @@ pub enum PipelineError {
         /// The tree id.
         tree_id: u32,
         /// The marketplace of that tree.
-        expected: SiteId,
+        expected: Marketplace,
         /// The marketplace the response names.
         found: String,
     },
@@ -54,11 +55,23 @@ pub enum PipelineError {
     Snapshot(#[from] SnapshotError),
 }
 
+/// The tree ids of every marketplace, for messages: `0 EBAY_US, 100 EBAY_MOTORS_US, …`.
+fn known_trees() -> String {
+    let mut known = Vec::new();
+    for m in Marketplace::ALL {
+        known.push(format!("{} {m}", m.tree_id()));
+        if let Some((language, tree)) = m.other_tree() {
+            known.push(format!("{tree} {m} ({language})"));
+        }
+    }
+    known.join(", ")
+}
+
 /// A decoded, validated tree ready to replace a site's snapshot.
 #[derive(Debug, Clone)]
 pub struct Prepared {
     /// The site.
-    pub site: SiteId,
+    pub site: Marketplace,
     /// The new tree.
     pub tree: CategoryTree,
     /// The snapshot file it will replace.
@@ -100,7 +113,7 @@ pub fn prepare_tree(
     snapshots_dir: &Path,
 ) -> Result<Prepared, PipelineError> {
     let tree_id = tree.meta.tree_id;
-    let site = SiteId::from_tree_id(tree_id).ok_or_else(|| PipelineError::UnknownSite {
+    let site = Marketplace::from_tree_id(tree_id).ok_or_else(|| PipelineError::UnknownSite {
         origin: origin.to_string(),
         tree_id,
     })?;

@@ -31,7 +31,7 @@ use serde::Deserialize;
 
 use crate::atomic::write_atomic;
 use crate::tree::{Category, CategoryTree, TreeError, TreeMeta};
-use marketplaces::SiteId;
+use marketplaces::Marketplace;
 
 /// The format number written in every snapshot.
 pub const FORMAT: u32 = 1;
@@ -74,7 +74,7 @@ pub enum SnapshotError {
         /// The snapshot file.
         path: PathBuf,
         /// The site the file is named after.
-        site: SiteId,
+        site: Marketplace,
         /// `categoryTreeId` or `marketplaceId`.
         field: &'static str,
         /// That site's value.
@@ -241,12 +241,21 @@ pub fn read(path: &Path) -> Result<CategoryTree, SnapshotError> {
     parse(&text, path)
 }
 
+/// The marketplaces that have a snapshot file in `dir` (`EBAY_US.json` …), in the order of
+/// [`Marketplace::ALL`]. A directory that cannot be read has none.
+pub fn sites_in(dir: &Path) -> Vec<Marketplace> {
+    Marketplace::ALL
+        .into_iter()
+        .filter(|site| dir.join(site.snapshot_file_name()).is_file())
+        .collect()
+}
+
 /// Reads and validates the committed snapshot of `site` in `dir` (`EBAY_US.json` …) and checks
 /// that it is that site's tree: its category tree id and marketplace id are the site's.
 ///
 /// This is every check a snapshot gets when it is loaded: the build (`taxonomy-data`'s build
 /// script) and `snapshot verify` both call it, so verify passes exactly what the build accepts.
-pub fn read_site(site: SiteId, dir: &Path) -> Result<CategoryTree, SnapshotError> {
+pub fn read_site(site: Marketplace, dir: &Path) -> Result<CategoryTree, SnapshotError> {
     let path = dir.join(site.snapshot_file_name());
     let tree = read(&path)?;
     let wrong = |field, expected: String, found: String| SnapshotError::WrongSite {
@@ -256,10 +265,15 @@ pub fn read_site(site: SiteId, dir: &Path) -> Result<CategoryTree, SnapshotError
         expected,
         found,
     };
-    if tree.meta.tree_id != site.tree_id() {
+    // The site's default tree, or its tree in its other language (Canada's French tree).
+    if Marketplace::from_tree_id(tree.meta.tree_id) != Some(site) {
+        let expected = match site.other_tree() {
+            Some((language, other)) => format!("{} (or {other} in {language})", site.tree_id()),
+            None => site.tree_id().to_string(),
+        };
         return Err(wrong(
             "categoryTreeId",
-            site.tree_id().to_string(),
+            expected,
             tree.meta.tree_id.to_string(),
         ));
     }

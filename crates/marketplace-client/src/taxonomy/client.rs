@@ -25,7 +25,7 @@ use crate::oauth::client::error_chain;
 use crate::oauth::is_loopback;
 use crate::oauth::redact::Redactor;
 use crate::oauth::{AccessToken, AccessTokenSource, OAuthConfig};
-use marketplaces::SiteId;
+use marketplaces::Marketplace;
 use taxonomy_tree::decode::{CategorySubtree, Provenance, decode_subtree, decode_tree};
 use taxonomy_tree::tree::CategoryTree;
 
@@ -52,15 +52,15 @@ const MAX_ERROR_BODY: u64 = 1024 * 1024;
 /// The client is `Send + Sync`: one client can serve many threads.
 ///
 /// ```no_run
-/// use marketplaces::SiteId;
+/// use marketplaces::Marketplace;
 /// use marketplace_client::taxonomy::TaxonomyClient;
 /// # fn main() -> Result<(), marketplace_client::taxonomy::TaxonomyError> {
 /// // MARKETPLACE_CLIENT_ID / MARKETPLACE_CLIENT_SECRET (or MARKETPLACE_ACCESS_TOKEN), and
 /// // MARKETPLACE_BASE_URL + MARKETPLACE_AUTH_URL for another host.
 /// let client = TaxonomyClient::from_env()?;
-/// let body = client.fetch_tree_body(SiteId::De, None)?; // Accept-Language: de-DE
+/// let body = client.fetch_tree_body(Marketplace::De, None)?; // Accept-Language: de-DE
 /// println!("{} bytes from {}", body.bytes.len(), body.url);
-/// for s in client.category_suggestions(SiteId::Us, "iphone 15")?.suggestions {
+/// for s in client.category_suggestions(Marketplace::Us, "iphone 15")?.suggestions {
 ///     println!("{} {}", s.category.id, s.path());
 /// }
 /// # Ok(()) }
@@ -176,13 +176,20 @@ impl TaxonomyClient {
         }
     }
 
+    /// The tree a call for `site` addresses: the site's tree in the configured language
+    /// ([`Marketplace::tree_for_language`]: Canada's French tree with `fr-CA`), else its
+    /// default tree.
+    fn tree_id_for(&self, site: Marketplace) -> u32 {
+        site.tree_for_language(&self.language_for(site, None))
+    }
+
     /// The `Accept-Language` a call for `site` sends: `language`, else the configured
     /// language, else the site's language.
-    pub fn language_for(&self, site: SiteId, language: Option<&str>) -> String {
+    pub fn language_for(&self, site: Marketplace, language: Option<&str>) -> String {
         language
             .filter(|l| !l.trim().is_empty())
             .or(self.config.language.as_deref())
-            .unwrap_or(site.language())
+            .unwrap_or(site.default_language())
             .to_owned()
     }
 
@@ -196,11 +203,11 @@ impl TaxonomyClient {
     /// later call of this client (see [`tree_path_in_use`](Self::tree_path_in_use)).
     pub fn fetch_tree_body(
         &self,
-        site: SiteId,
+        site: Marketplace,
         language: Option<&str>,
     ) -> Result<TreeBody, TaxonomyError> {
         let language = self.language_for(site, language);
-        let tree_id = site.tree_id();
+        let tree_id = site.tree_for_language(&language);
         let fetch = |form: TreePath| {
             self.execute(
                 self.config.tree_url_in(tree_id, form),
@@ -230,6 +237,7 @@ impl TaxonomyClient {
         };
         Ok(TreeBody {
             site,
+            tree_id,
             url: fetched.url,
             language,
             bytes: fetched.bytes,
@@ -244,7 +252,7 @@ impl TaxonomyClient {
     /// `provenance.source` is filled with the language sent and the URL.
     pub fn fetch_tree(
         &self,
-        site: SiteId,
+        site: Marketplace,
         provenance: &Provenance,
     ) -> Result<CategoryTree, TaxonomyError> {
         let body = self.fetch_tree_body(site, Some(provenance.language.as_str()))?;
@@ -260,14 +268,13 @@ impl TaxonomyClient {
                 url: body.url.to_string(),
                 source,
             })?;
-        if tree.meta.tree_id != site.tree_id() {
+        if tree.meta.tree_id != body.tree_id {
             return Err(TaxonomyError::UnexpectedBody {
                 url: body.url.to_string(),
                 status: 200,
                 reason: format!(
                     "categoryTreeId is {} but tree {} was asked for",
-                    tree.meta.tree_id,
-                    site.tree_id()
+                    tree.meta.tree_id, body.tree_id
                 ),
                 body: String::new(),
             });
@@ -281,15 +288,15 @@ impl TaxonomyClient {
     /// [`CategorySuggestions::suggestions`].
     pub fn category_suggestions(
         &self,
-        site: SiteId,
+        site: Marketplace,
         q: &str,
     ) -> Result<CategorySuggestions, TaxonomyError> {
-        let url = self.config.suggestions_url(site.tree_id(), q);
+        let url = self.config.suggestions_url(self.tree_id_for(site), q);
         let fetched = self.execute(url, site.marketplace_id(), &self.language_for(site, None))?;
         if is_empty(&fetched) {
             // The service documents 204 No Content when nothing matches.
             return Ok(CategorySuggestions {
-                tree_id: site.tree_id(),
+                tree_id: self.tree_id_for(site),
                 tree_version: String::new(),
                 suggestions: Vec::new(),
             });
@@ -305,10 +312,10 @@ impl TaxonomyClient {
     /// [`TaxonomyError::Decode`].
     pub fn category_subtree(
         &self,
-        site: SiteId,
+        site: Marketplace,
         category_id: u32,
     ) -> Result<CategorySubtree, TaxonomyError> {
-        let url = self.config.subtree_url(site.tree_id(), category_id);
+        let url = self.config.subtree_url(self.tree_id_for(site), category_id);
         let fetched = self.execute(url, site.marketplace_id(), &self.language_for(site, None))?;
         decode_subtree(&fetched.bytes, category_id).map_err(|source| TaxonomyError::Decode {
             url: fetched.url.to_string(),
@@ -320,10 +327,10 @@ impl TaxonomyClient {
     /// `GET …/category_tree/{id}/get_item_aspects_for_category?category_id=…`.
     pub fn item_aspects(
         &self,
-        site: SiteId,
+        site: Marketplace,
         category_id: u32,
     ) -> Result<ItemAspects, TaxonomyError> {
-        let url = self.config.aspects_url(site.tree_id(), category_id);
+        let url = self.config.aspects_url(self.tree_id_for(site), category_id);
         let fetched = self.execute(url, site.marketplace_id(), &self.language_for(site, None))?;
         let wire: WireAspects = parse_json(&fetched)?;
         Ok(aspects_from_wire(category_id, wire))
@@ -333,7 +340,7 @@ impl TaxonomyClient {
     /// `GET …/get_default_category_tree_id?marketplace_id=…`. The marketplace header carries
     /// the same id, and `Accept-Language` the site's language when the marketplace is known.
     pub fn default_tree_id(&self, marketplace_id: &str) -> Result<DefaultTreeId, TaxonomyError> {
-        let language = match SiteId::from_marketplace_id(marketplace_id) {
+        let language = match Marketplace::from_marketplace_id(marketplace_id) {
             Some(site) => self.language_for(site, None),
             None => self
                 .config
@@ -351,17 +358,21 @@ impl TaxonomyClient {
     /// replaced them (getExpiredCategories):
     /// `GET …/category_tree/{id}/get_expired_categories`. A tree with none (an empty list, or
     /// `204 No Content`) gives empty [`ExpiredCategories::mappings`].
-    pub fn expired_categories(&self, site: SiteId) -> Result<ExpiredCategories, TaxonomyError> {
-        let url = self.config.expired_categories_url(site.tree_id());
+    pub fn expired_categories(
+        &self,
+        site: Marketplace,
+    ) -> Result<ExpiredCategories, TaxonomyError> {
+        let url = self.config.expired_categories_url(self.tree_id_for(site));
         let fetched = self.execute(url, site.marketplace_id(), &self.language_for(site, None))?;
         if is_empty(&fetched) {
             return Ok(ExpiredCategories {
-                tree_id: site.tree_id(),
+                tree_id: self.tree_id_for(site),
                 mappings: Vec::new(),
             });
         }
         let wire: WireExpiredCategories = parse_json(&fetched)?;
-        expired_from_wire(site.tree_id(), wire).map_err(|reason| unexpected(&fetched, reason))
+        expired_from_wire(self.tree_id_for(site), wire)
+            .map_err(|reason| unexpected(&fetched, reason))
     }
 
     /// The parts-compatibility properties of a category, e.g. `Make`, `Model`, `Year`
@@ -370,12 +381,12 @@ impl TaxonomyClient {
     /// gives an empty list.
     pub fn compatibility_properties(
         &self,
-        site: SiteId,
+        site: Marketplace,
         category_id: u32,
     ) -> Result<CompatibilityProperties, TaxonomyError> {
         let url = self
             .config
-            .compatibility_properties_url(site.tree_id(), category_id);
+            .compatibility_properties_url(self.tree_id_for(site), category_id);
         let fetched = self.execute(url, site.marketplace_id(), &self.language_for(site, None))?;
         if is_empty(&fetched) {
             return Ok(CompatibilityProperties {
@@ -395,13 +406,13 @@ impl TaxonomyClient {
     /// `204 No Content` gives an empty list.
     pub fn compatibility_property_values(
         &self,
-        site: SiteId,
+        site: Marketplace,
         category_id: u32,
         property: &str,
         filter: &[(&str, &str)],
     ) -> Result<CompatibilityPropertyValues, TaxonomyError> {
         let url = self.config.compatibility_property_values_url(
-            site.tree_id(),
+            self.tree_id_for(site),
             category_id,
             property,
             filter,
@@ -433,11 +444,11 @@ impl TaxonomyClient {
     /// other call, from the start. Read the file with [`ItemAspectsFile::reader`].
     pub fn fetch_item_aspects(
         &self,
-        site: SiteId,
+        site: Marketplace,
         dest: &std::path::Path,
         on_progress: &mut dyn FnMut(DownloadProgress),
     ) -> Result<ItemAspectsFile, TaxonomyError> {
-        let url = self.config.item_aspects_file_url(site.tree_id());
+        let url = self.config.item_aspects_file_url(self.tree_id_for(site));
         let language = self.language_for(site, None);
         let call = Call {
             url: &url,
@@ -455,7 +466,7 @@ impl TaxonomyClient {
                 limit,
                 on_progress: &mut *on_progress,
             }
-            .run(response, total, site.tree_id(), &|e, received| {
+            .run(response, total, self.tree_id_for(site), &|e, received| {
                 read_error(&e, at, received)
             })
         })

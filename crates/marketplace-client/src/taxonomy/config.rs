@@ -137,7 +137,7 @@ pub struct TaxonomyConfig {
     pub base_url: Url,
     /// The form of the get-category-tree path (default: [`TreePath::default_for`] the host).
     pub tree_path: TreePath,
-    /// `Accept-Language` for every call; `None`: the site's language ([`marketplaces::SiteId::language`]).
+    /// `Accept-Language` for every call; `None`: the site's language ([`marketplaces::Marketplace::default_language`]).
     pub language: Option<String>,
     /// Time allowed to open a connection.
     pub connect_timeout: Duration,
