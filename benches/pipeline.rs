@@ -62,6 +62,7 @@ fn us_tree(c: &mut Criterion) {
             codegen::generate(&[SiteData {
                 site: SiteId::Us,
                 tree: Some(&tree),
+                expired: &[],
             }])
         })
     });

@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 
 use crate::phash::PerfectHash;
 use marketplaces::SiteId;
+use taxonomy_tree::expired::ExpiredMapping;
 use taxonomy_tree::snapshot;
 use taxonomy_tree::tree::CategoryTree;
 
@@ -27,6 +28,9 @@ pub struct SiteData<'a> {
     pub site: SiteId,
     /// Its validated tree, or `None` to compile the site in empty.
     pub tree: Option<&'a CategoryTree>,
+    /// Its expired leaves and their replacements (getExpiredCategories), sorted by the
+    /// expired id and checked against `tree` (`taxonomy_tree::expired::check`).
+    pub expired: &'a [ExpiredMapping],
 }
 
 /// A stable 64-bit fingerprint of a tree: FNV-1a over its snapshot rendering.
@@ -50,7 +54,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 /// ```
 /// use taxonomy_codegen::codegen::{generate, SiteData, HEADER};
 /// use marketplaces::SiteId;
-/// let code = generate(&[SiteData { site: SiteId::Us, tree: None }]);
+/// let code = generate(&[SiteData { site: SiteId::Us, tree: None, expired: &[] }]);
 /// assert!(code.starts_with(HEADER));
 /// assert!(code.contains("pub(crate) static US: SiteTables"));
 /// ```
@@ -88,7 +92,7 @@ fn write_site(out: &mut String, names: &mut String, data: &SiteData<'_>) {
     let Some(tree) = data.tree else {
         let _ = writeln!(
             out,
-            "    compiled_in: false,\n    version: \"\",\n    taken_at: \"\",\n    source: \"\",\n    note: None,\n    language: {:?},\n    fingerprint: 0,\n    leaf_count: 0,\n    ids: &[],\n    parents: &[],\n    levels: &[],\n    name_offsets: &[0, 0],\n    child_offsets: &[0, 0],\n    children: &[],\n    seed: 0,\n    bucket_shift: 63,\n    pilots: &[0, 0],\n    slots: &[0],\n}};",
+            "    compiled_in: false,\n    version: \"\",\n    taken_at: \"\",\n    source: \"\",\n    note: None,\n    language: {:?},\n    fingerprint: 0,\n    leaf_count: 0,\n    ids: &[],\n    parents: &[],\n    levels: &[],\n    name_offsets: &[0, 0],\n    child_offsets: &[0, 0],\n    children: &[],\n    seed: 0,\n    bucket_shift: 63,\n    pilots: &[0, 0],\n    slots: &[0],\n    expired: &[],\n}};",
             site.language()
         );
         return;
@@ -158,6 +162,15 @@ fn write_site(out: &mut String, names: &mut String, data: &SiteData<'_>) {
     let _ = writeln!(out, "    bucket_shift: {},", ph.bucket_shift);
     write_array(out, "pilots", ph.pilots.iter().copied());
     write_array(out, "slots", ph.slots.iter().map(|&s| format!("{s:#x}")));
+    // `(expired id, replacement id)`, sorted by the expired id for a binary search.
+    debug_assert!(data.expired.windows(2).all(|w| w[0].from < w[1].from));
+    write_array(
+        out,
+        "expired",
+        data.expired
+            .iter()
+            .map(|m| format!("({}, {})", m.from, m.to)),
+    );
     out.push_str("};\n");
 }
 
