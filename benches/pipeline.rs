@@ -64,6 +64,7 @@ fn us_tree(c: &mut Criterion) {
                 tree: Some(&tree),
                 expired: &[],
             }])
+            .unwrap()
         })
     });
     g.finish();

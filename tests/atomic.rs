@@ -1,7 +1,10 @@
-//! Atomic file replacement: staged files touch nothing until committed, and concurrent
-//! writers to one path never trip over each other's temporary files.
+//! Atomic file replacement: staged files touch nothing until committed, a set of files is
+//! replaced all or nothing, concurrent writers to one path never trip over each other's
+//! temporary files, and a crashed run's leftovers neither block nor stay.
 
-use taxonomy_tree::atomic::{stage, write_atomic};
+use std::time::{Duration, SystemTime};
+
+use taxonomy_tree::atomic::{STALE_AFTER, commit_all, stage, write_atomic};
 
 fn names(dir: &std::path::Path) -> Vec<String> {
     let mut n: Vec<String> = std::fs::read_dir(dir)
@@ -70,4 +73,94 @@ fn concurrent_writers_to_one_path_all_succeed() {
 fn a_path_without_a_file_name_is_an_error_not_a_panic() {
     let err = write_atomic(std::path::Path::new("/"), b"x", None).unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+}
+
+#[test]
+fn a_rename_failing_half_way_puts_back_the_files_already_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.json");
+    let b = dir.path().join("b.json");
+    let c = dir.path().join("c.json");
+    write_atomic(&a, b"old a", None).unwrap();
+    // `b` did not exist before; `c`'s target is a non-empty directory, which no file can
+    // replace (whoever runs the test, root included).
+    std::fs::create_dir(&c).unwrap();
+    std::fs::write(c.join("inside"), b"x").unwrap();
+    let before = names(dir.path());
+    let staged = vec![
+        stage(&a, b"new a", None).unwrap(),
+        stage(&b, b"new b", None).unwrap(),
+        stage(&c, b"new c", None).unwrap(),
+    ];
+    let err = commit_all(staged).unwrap_err();
+    assert_eq!(err.path, c, "{err}");
+    assert_eq!(std::fs::read(&a).unwrap(), b"old a");
+    assert!(!b.exists(), "a file that did not exist is removed again");
+    assert_eq!(
+        names(dir.path()),
+        before,
+        "no temporary or kept file is left"
+    );
+    assert_eq!(std::fs::read(c.join("inside")).unwrap(), b"x");
+}
+
+#[test]
+fn committing_a_set_replaces_every_file_and_leaves_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.json");
+    let b = dir.path().join("b.json");
+    write_atomic(&a, b"old a", None).unwrap();
+    let staged = vec![
+        stage(&a, b"new a", None).unwrap(),
+        stage(&b, b"new b", None).unwrap(),
+    ];
+    commit_all(staged).unwrap();
+    assert_eq!(std::fs::read(&a).unwrap(), b"new a");
+    assert_eq!(std::fs::read(&b).unwrap(), b"new b");
+    assert_eq!(names(dir.path()), vec!["a.json", "b.json"]);
+}
+
+/// Sets a file's modification time `age` into the past.
+fn age(path: &std::path::Path, age: Duration) {
+    let file = std::fs::File::options().write(true).open(path).unwrap();
+    file.set_modified(SystemTime::now() - age).unwrap();
+}
+
+#[test]
+fn leftover_temporary_files_neither_block_a_write_nor_stay() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store.json");
+    // What a crashed earlier run with this process id left (in a container the id repeats):
+    // every name the old `.NAME.tmp.{pid}.{n}` scheme would have tried.
+    let pid = std::process::id();
+    for n in 0..1_000 {
+        let leftover = dir.path().join(format!(".store.json.tmp.{pid}.{n}"));
+        std::fs::write(&leftover, b"torn").unwrap();
+        age(&leftover, STALE_AFTER + Duration::from_secs(60));
+    }
+    // A concurrent writer's live temporary file (fresh) and another target's old one.
+    let live = dir.path().join(".store.json.tmp.live");
+    std::fs::write(&live, b"being written").unwrap();
+    let other = dir.path().join(".other.json.tmp.1.0");
+    std::fs::write(&other, b"not ours").unwrap();
+    age(&other, STALE_AFTER * 10);
+
+    write_atomic(&path, b"new", None).unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), b"new");
+    assert_eq!(
+        names(dir.path()),
+        vec![".other.json.tmp.1.0", ".store.json.tmp.live", "store.json"],
+        "stale leftovers of this target are removed, a live one and other targets' are kept"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn the_mode_applies_to_the_new_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("secret.json");
+    write_atomic(&path, b"{}", Some(0o600)).unwrap();
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
 }

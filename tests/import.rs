@@ -156,3 +156,98 @@ fn two_files_of_one_site_are_refused() {
     std::fs::remove_file(&b).unwrap();
     assert!(common::dir_bytes(dir.path()) == before);
 }
+
+/// Runs `snapshot verify` on `dir`; returns (success, stderr).
+fn verify(dir: &std::path::Path) -> (bool, String) {
+    let out = snapshot_bin()
+        .arg("verify")
+        .arg("--dir")
+        .arg(dir)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn verify_refuses_what_the_build_refuses() {
+    use taxonomy_codegen::build_script::generate_for;
+    // The GB tree saved as EBAY_US.json: valid in itself, but not the US tree.
+    let dir = common::copy_of_snapshots();
+    std::fs::copy(
+        dir.path().join("EBAY_GB.json"),
+        dir.path().join("EBAY_US.json"),
+    )
+    .unwrap();
+    let build = generate_for(&[SiteId::Us], dir.path())
+        .unwrap_err()
+        .to_string();
+    let (ok, stderr) = verify(dir.path());
+    assert!(!ok, "verify passed a snapshot the build refuses: {build}");
+    assert!(
+        stderr.contains("EBAY_US.json: holds categoryTreeId 3"),
+        "{stderr}"
+    );
+    let first_line = build.lines().next().unwrap();
+    assert!(
+        stderr.contains(first_line),
+        "verify: {stderr}\nbuild: {build}"
+    );
+
+    // The US tree with another marketplace id.
+    let dir = common::copy_of_snapshots();
+    let us = dir.path().join("EBAY_US.json");
+    let text = std::fs::read_to_string(&us).unwrap();
+    std::fs::write(&us, text.replacen("\"EBAY_US\"", "\"EBAY_GB\"", 1)).unwrap();
+    let build = generate_for(&[SiteId::Us], dir.path())
+        .unwrap_err()
+        .to_string();
+    let (ok, stderr) = verify(dir.path());
+    assert!(!ok, "verify passed a snapshot the build refuses: {build}");
+    assert!(
+        stderr.contains("holds marketplaceId \"EBAY_GB\""),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(build.lines().next().unwrap()),
+        "{stderr}\n{build}"
+    );
+}
+
+#[test]
+fn a_failed_rename_half_way_through_an_import_changes_no_snapshot() {
+    let dir = common::copy_of_snapshots();
+    let before = common::dir_bytes(dir.path());
+    let us = common::without(common::committed(SiteId::Us), 853);
+    let gb = common::without(common::committed(SiteId::Gb), 9355);
+    let provenance = common::provenance_of(&us);
+    let prepared: Vec<_> = [us, gb]
+        .iter()
+        .map(|tree| {
+            pipeline::prepare(
+                &encode_response(tree, "http://127.0.0.1:1"),
+                "test",
+                &provenance,
+                dir.path(),
+            )
+            .unwrap()
+        })
+        .collect();
+    // EBAY_GB.json, written second, becomes a non-empty directory: its rename fails (for
+    // root too) after EBAY_US.json was replaced.
+    let gb_path = dir.path().join("EBAY_GB.json");
+    let gb_bytes = std::fs::read(&gb_path).unwrap();
+    std::fs::remove_file(&gb_path).unwrap();
+    std::fs::create_dir(&gb_path).unwrap();
+    std::fs::write(gb_path.join("keep"), b"x").unwrap();
+    let err = pipeline::commit_all(&prepared, pipeline::WriteWhen::AnyChange).unwrap_err();
+    assert!(err.to_string().contains("EBAY_GB.json"), "{err}");
+    std::fs::remove_dir_all(&gb_path).unwrap();
+    std::fs::write(&gb_path, gb_bytes).unwrap();
+    assert!(
+        common::dir_bytes(dir.path()) == before,
+        "EBAY_US.json was left replaced"
+    );
+}

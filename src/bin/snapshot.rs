@@ -15,6 +15,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use marketplaces::SiteId;
+use taxonomy_codegen::codegen::{self, SiteData};
 use taxonomy_tree::clock::today_utc;
 use taxonomy_tree::decode::{Provenance, decode_tree};
 use taxonomy_tree::pipeline::{self, Prepared};
@@ -80,7 +81,8 @@ enum Command {
         #[arg(long)]
         dry_run: bool,
     },
-    /// Load and validate every committed snapshot.
+    /// Load and check every committed snapshot as the build does: its structure, that it is
+    /// the tree of the site it is named after, and that its tables can be generated.
     Verify,
 }
 
@@ -181,8 +183,27 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Verify => {
             let mut failed = false;
             for site in SiteId::ALL {
-                let path = cli.dir.join(site.snapshot_file_name());
-                match snapshot::read(&path) {
+                // The build's own checks: `snapshot::read_site` is what it loads snapshots
+                // with, and `codegen::generate` what it turns them into tables with.
+                let checked = snapshot::read_site(site, &cli.dir)
+                    .map_err(|e| e.to_string())
+                    .and_then(|tree| {
+                        // The expired-category mapping beside it, checked against the tree.
+                        let expired = taxonomy_tree::expired::read_beside(
+                            &cli.dir.join(site.snapshot_file_name()),
+                            &tree,
+                        )
+                        .map_err(|e| e.to_string())?
+                        .map_or_else(Vec::new, |f| f.mappings);
+                        codegen::generate(&[SiteData {
+                            site,
+                            tree: Some(&tree),
+                            expired: &expired,
+                        }])
+                        .map(|_| tree)
+                        .map_err(|e| e.to_string())
+                    });
+                match checked {
                     Ok(tree) => println!(
                         "{site}: {} categories, {} leaves, version {}, taken {}",
                         tree.len(),

@@ -497,9 +497,9 @@ impl fmt::Display for Category {
     }
 }
 
-/// The deepest tree the depth-first walk supports (the toolkit's validation refuses deeper
-/// trees); real trees are at most 6 deep.
-const MAX_DEPTH: usize = 33;
+/// The depth-first walk's stack: one entry per level it can hold open, levels 0 through
+/// `MAX_LEVEL`, the deepest the toolkit's validation accepts (real trees are at most 6 deep).
+const MAX_DEPTH: usize = generated::MAX_LEVEL + 1;
 
 struct Descendants {
     site: Site,

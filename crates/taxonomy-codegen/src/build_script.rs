@@ -130,18 +130,9 @@ pub enum BuildError {
         "{0}\nThe expired-category files are written by `cargo run --bin snapshot -- refresh` (getExpiredCategories)."
     )]
     Expired(#[from] ExpiredError),
-    /// A snapshot holds another site's tree.
-    #[error("{path}: holds category tree {found}, expected {expected} ({site})")]
-    WrongTree {
-        /// The snapshot file.
-        path: PathBuf,
-        /// The site the file is named after.
-        site: SiteId,
-        /// That site's tree id.
-        expected: u32,
-        /// The tree id in the file.
-        found: u32,
-    },
+    /// The tables could not be generated.
+    #[error(transparent)]
+    Generate(#[from] codegen::GenerateError),
 }
 
 /// Parses the value of `TAXONOMY_SITES`. An empty or blank value means every site.
@@ -170,19 +161,10 @@ pub fn parse_site_filter(value: &str) -> Result<Vec<SiteId>, BuildError> {
     Ok(sites)
 }
 
-/// The tree of one site, from the committed snapshot in `snapshots_dir`.
+/// The tree of one site, from the committed snapshot in `snapshots_dir`, with every check
+/// of [`snapshot::read_site`] (the same checks `snapshot verify` makes).
 pub fn snapshot_tree(site: SiteId, snapshots_dir: &Path) -> Result<CategoryTree, BuildError> {
-    let path = snapshots_dir.join(site.snapshot_file_name());
-    let tree = snapshot::read(&path)?;
-    if tree.meta.tree_id != site.tree_id() {
-        return Err(BuildError::WrongTree {
-            path,
-            site,
-            expected: site.tree_id(),
-            found: tree.meta.tree_id,
-        });
-    }
-    Ok(tree)
+    Ok(snapshot::read_site(site, snapshots_dir)?)
 }
 
 /// A site's tree and its expired-category mapping, as the generator takes them.
@@ -228,11 +210,11 @@ pub fn obtain_trees(
 /// from the committed snapshots.
 pub fn generate_for(selected: &[SiteId], snapshots_dir: &Path) -> Result<String, BuildError> {
     let trees = obtain_trees(selected, snapshots_dir, Vec::new())?;
-    Ok(generate_trees(&trees))
+    generate_trees(&trees)
 }
 
 /// Generates the source of the tables from trees in [`SiteId::ALL`] order.
-pub fn generate_trees(trees: &[(SiteId, Option<SiteTree>)]) -> String {
+pub fn generate_trees(trees: &[(SiteId, Option<SiteTree>)]) -> Result<String, BuildError> {
     let data: Vec<SiteData<'_>> = trees
         .iter()
         .map(|(site, tree)| SiteData {
@@ -241,7 +223,7 @@ pub fn generate_trees(trees: &[(SiteId, Option<SiteTree>)]) -> String {
             expired: tree.as_ref().map_or(&[], |t| &t.expired),
         })
         .collect();
-    codegen::generate(&data)
+    Ok(codegen::generate(&data)?)
 }
 
 /// The whole build script: reads the environment cargo gives it, writes
@@ -284,7 +266,7 @@ pub fn run() -> Result<(), BuildError> {
         }
     };
     let trees = obtain_trees(&selected, &snapshots_dir, live)?;
-    let code = generate_trees(&trees);
+    let code = generate_trees(&trees)?;
     let out = out_dir.join("taxonomy.rs");
     taxonomy_tree::atomic::write_atomic(&out, code.as_bytes(), None).map_err(|source| {
         BuildError::Snapshot(snapshot::SnapshotError::Io { path: out, source })

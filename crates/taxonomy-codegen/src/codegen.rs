@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use crate::phash::PerfectHash;
+use crate::phash::{PerfectHash, PerfectHashError};
 use marketplaces::SiteId;
 use taxonomy_tree::expired::ExpiredMapping;
 use taxonomy_tree::snapshot;
@@ -49,21 +49,36 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     h
 }
 
+/// Why the tables of a site could not be generated.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{site}: cannot build the id lookup table: {source}")]
+pub struct GenerateError {
+    /// The site.
+    pub site: SiteId,
+    /// Why its perfect hash could not be built.
+    pub source: PerfectHashError,
+}
+
 /// Generates the tables of every site in `sites` (which must list each site once).
 ///
 /// ```
 /// use taxonomy_codegen::codegen::{generate, SiteData, HEADER};
 /// use marketplaces::SiteId;
-/// let code = generate(&[SiteData { site: SiteId::Us, tree: None, expired: &[] }]);
+/// let code = generate(&[SiteData { site: SiteId::Us, tree: None, expired: &[] }]).unwrap();
 /// assert!(code.starts_with(HEADER));
 /// assert!(code.contains("pub(crate) static US: SiteTables"));
 /// ```
-pub fn generate(sites: &[SiteData<'_>]) -> String {
+pub fn generate(sites: &[SiteData<'_>]) -> Result<String, GenerateError> {
     let mut out = String::with_capacity(4 << 20);
     out.push_str(HEADER);
+    let _ = writeln!(
+        out,
+        "\n/// The deepest level a category may have (`taxonomy_tree::tree::MAX_LEVEL`, which\n/// validation enforces on every tree generated here).\npub(crate) const MAX_LEVEL: usize = {};",
+        taxonomy_tree::tree::MAX_LEVEL
+    );
     let mut names = String::new();
     for data in sites {
-        write_site(&mut out, &mut names, data);
+        write_site(&mut out, &mut names, data)?;
     }
     let _ = writeln!(
         out,
@@ -81,10 +96,14 @@ pub fn generate(sites: &[SiteData<'_>]) -> String {
         "\n/// Marketplace id to site.\npub(crate) static MARKETPLACES: ::phf::Map<&'static str, Site> = {};",
         map.build()
     );
-    out
+    Ok(out)
 }
 
-fn write_site(out: &mut String, names: &mut String, data: &SiteData<'_>) {
+fn write_site(
+    out: &mut String,
+    names: &mut String,
+    data: &SiteData<'_>,
+) -> Result<(), GenerateError> {
     let site = data.site;
     let ident = site.variant().to_ascii_uppercase();
     let _ = writeln!(out, "\n/// The tables of {site} ({}).", site.country());
@@ -95,7 +114,7 @@ fn write_site(out: &mut String, names: &mut String, data: &SiteData<'_>) {
             "    compiled_in: false,\n    version: \"\",\n    taken_at: \"\",\n    source: \"\",\n    note: None,\n    language: {:?},\n    fingerprint: 0,\n    leaf_count: 0,\n    ids: &[],\n    parents: &[],\n    levels: &[],\n    name_offsets: &[0, 0],\n    child_offsets: &[0, 0],\n    children: &[],\n    seed: 0,\n    bucket_shift: 63,\n    pilots: &[0, 0],\n    slots: &[0],\n    expired: &[],\n}};",
             site.language()
         );
-        return;
+        return Ok(());
     };
     let cats = &tree.categories;
     let index: HashMap<u32, u32> = cats
@@ -157,7 +176,7 @@ fn write_site(out: &mut String, names: &mut String, data: &SiteData<'_>) {
         .skip(1)
         .map(|(i, c)| (c.id, i as u32))
         .collect();
-    let ph = PerfectHash::build(&entries).expect("validated ids are distinct and below u32::MAX");
+    let ph = PerfectHash::build(&entries).map_err(|source| GenerateError { site, source })?;
     let _ = writeln!(out, "    seed: {:#018x},", ph.seed);
     let _ = writeln!(out, "    bucket_shift: {},", ph.bucket_shift);
     write_array(out, "pilots", ph.pilots.iter().copied());
@@ -172,6 +191,7 @@ fn write_site(out: &mut String, names: &mut String, data: &SiteData<'_>) {
             .map(|m| format!("({}, {})", m.from, m.to)),
     );
     out.push_str("};\n");
+    Ok(())
 }
 
 fn write_array<T: std::fmt::Display>(

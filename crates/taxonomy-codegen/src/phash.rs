@@ -1,12 +1,18 @@
-//! A perfect hash for category ids: a pilot (displacement) table over a one-multiplication
-//! integer hash.
+//! A perfect hash for category ids: a pilot (displacement) table over a 64-bit integer mixer.
 //!
 //! phf's SipHash costs more per lookup than std's `HashMap`; category ids are small integers
-//! that need no cryptographic mixing. Each key hashes to a bucket (top bits); each bucket has
-//! a 16-bit pilot, chosen at build time, that is XORed into the key's slot bits so that all
-//! its keys land in free slots of a power-of-two table (the search places the largest
-//! buckets first, as PTHash does). A slot stores the key and its position, so a lookup is one
-//! multiplication, two loads and one comparison, all in a `const fn`.
+//! that need no cryptographic mixing. Each key is mixed with a seed (two multiply-xorshift
+//! rounds); the top bits of the hash pick a bucket, and each bucket has a 16-bit pilot,
+//! chosen at build time, that is XORed into the key's slot bits so that all its keys land in
+//! free slots of a power-of-two table (the search places the largest buckets first, as
+//! PTHash does). A slot stores the key and its position, so a lookup is the mixer, two loads
+//! and one comparison, all in a `const fn`.
+//!
+//! Building succeeds for every set of distinct ids below `u32::MAX`: the mixer makes which
+//! keys collide a matter of the seed, not of the ids, so a seed fails only by chance (two
+//! keys of one bucket on the same slot bits, which no pilot can separate; about one seed in
+//! two for large sets) and the search tries the next one, growing the table after every
+//! [`SEEDS_PER_SIZE`] seeds. Failure is still a typed error, never a panic.
 //!
 //! The hash functions live in the `taxonomy-hash` crate, which both this generator and the
 //! run-time lookups depend on, so the two cannot disagree.
@@ -15,6 +21,12 @@ pub use taxonomy_hash::{bucket_of, entry_position, key_hash, slot_entry, slot_of
 
 /// The seed the search starts from; fixed, so the same keys always give the same tables.
 pub const INITIAL_SEED: u64 = 0x7A11_0C47_E6A1_D5E9;
+
+/// How many seeds are tried at one table size before the table doubles.
+pub const SEEDS_PER_SIZE: u64 = 64;
+
+/// How many table sizes are tried (each twice the previous).
+const TABLE_GROWTHS: u32 = 4;
 
 /// A perfect hash over a set of distinct non-zero `u32` keys.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,7 +50,8 @@ pub enum PerfectHashError {
     /// `u32::MAX` cannot be stored (slots hold the key plus one).
     #[error("key {} cannot be stored", u32::MAX)]
     KeyTooLarge,
-    /// No seed worked (practically impossible for distinct keys).
+    /// No seed worked (for distinct keys, a run of improbable failures: each seed fails by
+    /// chance, independently).
     #[error("no perfect hash found for {0} keys")]
     NotFound(usize),
 }
@@ -65,13 +78,17 @@ impl PerfectHash {
             return Err(PerfectHashError::KeyTooLarge);
         }
         let n = entries.len().max(1);
-        // About two keys per bucket, and slots at a load factor between 0.5 and 1.
-        let bucket_bits = (n.div_ceil(2)).next_power_of_two().trailing_zeros().max(1);
-        let slot_bits = n.next_power_of_two().trailing_zeros().max(1);
-        for attempt in 0..256_u64 {
-            let seed = INITIAL_SEED.wrapping_add(attempt.wrapping_mul(0xD1B5_4A32_D192_ED03));
-            if let Some(ph) = Self::try_seed(entries, seed, bucket_bits, slot_bits) {
-                return Ok(ph);
+        // About two keys per bucket, and slots at a load factor of at most 8/9.
+        let bucket_bits = n.div_ceil(2).next_power_of_two().trailing_zeros().max(1);
+        let first_slot_bits = (n + n / 8).next_power_of_two().trailing_zeros().max(1);
+        let mut attempt = 0_u64;
+        for slot_bits in first_slot_bits..first_slot_bits + TABLE_GROWTHS {
+            for _ in 0..SEEDS_PER_SIZE {
+                let seed = INITIAL_SEED.wrapping_add(attempt.wrapping_mul(0xD1B5_4A32_D192_ED03));
+                attempt += 1;
+                if let Some(ph) = Self::try_seed(entries, seed, bucket_bits, slot_bits) {
+                    return Ok(ph);
+                }
             }
         }
         Err(PerfectHashError::NotFound(entries.len()))
@@ -93,6 +110,19 @@ impl PerfectHash {
         let mut order: Vec<usize> = (0..members.len()).collect();
         // Largest buckets first; ties by bucket number, so the result is deterministic.
         order.sort_by(|&a, &b| members[b].len().cmp(&members[a].len()).then(a.cmp(&b)));
+        let mask = slot_count - 1;
+        // Keys of one bucket that agree on their slot bits collide under every pilot (the
+        // pilot moves them together): this seed cannot work.
+        for m in members.iter().filter(|m| m.len() > 1) {
+            for (j, &a) in m.iter().enumerate() {
+                if m[j + 1..]
+                    .iter()
+                    .any(|&b| (hashes[a] ^ hashes[b]) as usize & mask == 0)
+                {
+                    return None;
+                }
+            }
+        }
         let mut pilots = vec![0_u16; members.len()];
         let mut slots = vec![0_u64; slot_count];
         let mut taken: Vec<usize> = Vec::with_capacity(16);

@@ -3,32 +3,47 @@
 //! them), so the two cannot disagree. Only `const fn`s over integers; `no_std`, no
 //! dependencies.
 //!
-//! Scheme: one multiplication hashes the key; its top bits pick a bucket, and bits 20.. XORed
-//! with the bucket's pilot pick a slot in a power-of-two table. The slot holds the key (plus
-//! one, so that 0 means empty) and its position, so a lookup is one multiplication, two loads
-//! and a comparison. Indexes are masked with the table length minus one (tables are powers of
-//! two), which also lets the compiler drop the bounds checks.
+//! Scheme: a 64-bit mixer (two multiply-xorshift rounds) hashes the key with the table's
+//! seed; the top bits of the hash pick a bucket, and the low bits XORed with the bucket's
+//! pilot pick a slot in a power-of-two table. The slot holds the key (plus one, so that 0
+//! means empty) and its position, so a lookup is the mixer, two loads and a comparison.
+//! Indexes are masked with the table length minus one (tables are powers of two), which also
+//! lets the compiler drop the bounds checks.
+//!
+//! Why a full mixer: with one multiplication, bit i of the hash depends only on bits 0..=i of
+//! the key, so ids that agree in their low bits (1, 1 + 2^22, 1 + 2^23) got the same slot
+//! bits for every seed and no pilot could separate them. The mixer is a bijection of
+//! `key ^ seed` whose every output bit depends on every input bit, so which keys share a
+//! bucket or a slot changes with the seed, whatever the ids.
 
 #![no_std]
 
-/// Hashes a category id with the table's seed: one multiplication.
+/// The multiplier of both mixing rounds (from the "moremur" variant of SplitMix64's finaliser).
+const MIX: u64 = 0x3C79_AC49_2BA7_B653;
+
+/// Hashes a category id with the table's seed: two multiply-xorshift rounds over 64 bits.
 #[inline(always)]
 pub const fn key_hash(key: u32, seed: u64) -> u64 {
-    (key as u64 ^ seed).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    let mut x = key as u64 ^ seed;
+    x ^= x >> 27;
+    x = x.wrapping_mul(MIX);
+    x ^= x >> 33;
+    x = x.wrapping_mul(MIX);
+    x ^ (x >> 27)
 }
 
 /// The bucket of a key hash among `buckets` buckets (a power of two, `1 << (64 -
-/// bucket_shift)`).
+/// bucket_shift)`): the hash's top bits.
 #[inline(always)]
 pub const fn bucket_of(hash: u64, bucket_shift: u32, buckets: usize) -> usize {
     (hash >> bucket_shift) as usize & buckets.wrapping_sub(1)
 }
 
 /// The slot of a key hash displaced by its bucket's pilot, among `slots` slots (a power of
-/// two).
+/// two): the hash's low bits XOR the pilot.
 #[inline(always)]
 pub const fn slot_of(hash: u64, pilot: u16, slots: usize) -> usize {
-    ((hash >> 20) as usize ^ pilot as usize) & slots.wrapping_sub(1)
+    (hash as usize ^ pilot as usize) & slots.wrapping_sub(1)
 }
 
 /// A slot's content: the key plus one in the high half, its position in the low half; 0 is

@@ -3,11 +3,31 @@
 //! A snapshot or a stored refresh token is either the old file or the new one, never a torn
 //! mixture: the bytes go to a temporary file in the same directory, are flushed to disk, and the
 //! temporary file is renamed over the target. A crash or an error at any step leaves the target
-//! untouched.
+//! untouched. A set of files is replaced all or nothing with [`commit_all`].
+//!
+//! Temporary files are named `.NAME.tmp.` plus random characters (from the `tempfile` crate,
+//! created exclusively, retried on a clash), so a file left by a crashed run never blocks a
+//! later write, whatever its process id. Such leftovers are removed by the next write of the
+//! same target once they are older than [`STALE_AFTER`]; see there why that cannot remove a
+//! concurrent writer's live file.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use tempfile::TempPath;
+
+/// How old a leftover temporary file of a target must be before a write of that target
+/// removes it.
+///
+/// A live temporary file exists only between staging and committing, which no caller spreads
+/// over more than seconds (everything slow, such as downloads and validation, happens before
+/// staging), and its modification time is that of its last write. Ten minutes is far beyond
+/// that, so only leftovers of crashed or killed runs qualify. Were a writer ever stalled that
+/// long (a stopped process), removing its file makes its own rename fail with an error: the
+/// target is never torn, it keeps its previous content.
+pub const STALE_AFTER: Duration = Duration::from_secs(10 * 60);
 
 /// Replaces `path` with `bytes` atomically (temporary file, fsync, rename, fsync of the directory).
 ///
@@ -27,14 +47,49 @@ pub fn write_atomic(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<
 
 /// New content for a file, written and flushed to a temporary file beside it, not yet in
 /// place. [`Staged::commit`] renames it over the target; dropping it removes the temporary
-/// file and leaves the target as it was. Staging several files and committing them only when
-/// all were staged keeps a set of files all old or (barring a failed rename) all new.
+/// file and leaves the target as it was. [`commit_all`] commits several, all or nothing.
 #[derive(Debug)]
 pub struct Staged {
-    tmp: PathBuf,
+    tmp: TempPath,
     path: PathBuf,
     dir: PathBuf,
-    committed: bool,
+}
+
+/// The prefix of every temporary file of the target named `file_name`: `.NAME.tmp.`.
+fn temp_prefix(file_name: &std::ffi::OsStr) -> std::ffi::OsString {
+    let mut prefix = std::ffi::OsString::from(".");
+    prefix.push(file_name);
+    prefix.push(".tmp.");
+    prefix
+}
+
+/// Removes the temporary files of the target named `file_name` in `dir` that are older than
+/// [`STALE_AFTER`]: leftovers of crashed runs. Best effort: a file that cannot be inspected
+/// or removed is left alone.
+fn remove_stale(dir: &Path, file_name: &std::ffi::OsStr) {
+    let prefix = temp_prefix(file_name);
+    let Some(prefix) = prefix.to_str() else {
+        return;
+    };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if !name.to_str().is_some_and(|n| n.starts_with(prefix)) {
+            continue;
+        }
+        let stale = entry
+            .metadata()
+            .ok()
+            .filter(fs::Metadata::is_file)
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > STALE_AFTER);
+        if stale {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// Writes `bytes` to a temporary file next to `path` and flushes it to disk.
@@ -46,34 +101,27 @@ pub fn stage(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<Staged>
     let file_name = path
         .file_name()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no file name"))?;
-    // Unique per process, thread and call, so concurrent writers never share a temporary file.
-    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(file_name);
-    tmp_name.push(format!(".tmp.{}.{call}", std::process::id()));
-    let tmp = dir.join(tmp_name);
-
-    let mut options = OpenOptions::new();
-    options.write(true).create_new(true);
+    remove_stale(&dir, file_name);
+    let prefix = temp_prefix(file_name);
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).rand_bytes(12);
     #[cfg(unix)]
-    if let Some(mode) = mode {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(mode);
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // 0o666 is what `File::create` asks for; the umask applies to both.
+        builder.permissions(fs::Permissions::from_mode(mode.unwrap_or(0o666)));
     }
     #[cfg(not(unix))]
     let _ = mode;
-    let mut file = options.open(&tmp)?;
-    // From here on the temporary file is ours: `Staged`'s drop removes it on any error.
-    let staged = Staged {
-        tmp,
+    // From here on the temporary file is ours: `TempPath`'s drop removes it on any error.
+    let mut file = builder.tempfile_in(&dir)?;
+    file.write_all(bytes)?;
+    file.as_file().sync_all()?;
+    Ok(Staged {
+        tmp: file.into_temp_path(),
         path: path.to_path_buf(),
         dir,
-        committed: false,
-    };
-    file.write_all(bytes)?;
-    file.sync_all()?;
-    Ok(staged)
+    })
 }
 
 impl Staged {
@@ -83,20 +131,120 @@ impl Staged {
     }
 
     /// Renames the temporary file over the target and makes the rename durable.
-    pub fn commit(mut self) -> io::Result<()> {
-        fs::rename(&self.tmp, &self.path)?;
-        self.committed = true;
-        if let Ok(d) = File::open(&self.dir) {
-            let _ = d.sync_all();
-        }
-        Ok(())
+    pub fn commit(self) -> io::Result<()> {
+        commit_all(vec![self]).map_err(|e| e.source)
     }
 }
 
-impl Drop for Staged {
-    fn drop(&mut self) {
-        if !self.committed {
-            let _ = fs::remove_file(&self.tmp);
+/// Why [`commit_all`] failed; every target is back to its previous content.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {source}", path.display())]
+pub struct CommitError {
+    /// The target that could not be replaced.
+    pub path: PathBuf,
+    /// The I/O error.
+    pub source: io::Error,
+}
+
+/// What a target held before [`commit_all`] replaced it, until every target is replaced.
+enum Previous {
+    /// The target did not exist: rolling back removes the new file.
+    Absent,
+    /// A second name (hard link or copy) of the previous file: rolling back renames it back.
+    Kept(TempPath),
+}
+
+/// Keeps the previous content of `target` under a temporary name beside it, without
+/// touching the target itself: a hard link, or a flushed copy where links are not supported.
+fn keep_previous(staged: &Staged) -> io::Result<Previous> {
+    match fs::symlink_metadata(&staged.path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Previous::Absent),
+        Err(e) => return Err(e),
+        Ok(_) => {}
+    }
+    let file_name = staged.path.file_name().unwrap_or_default();
+    let mut prefix = temp_prefix(file_name);
+    prefix.push("old.");
+    let kept = tempfile::Builder::new()
+        .prefix(&prefix)
+        .rand_bytes(12)
+        .make_in(&staged.dir, |backup| {
+            fs::hard_link(&staged.path, backup).or_else(|link_error| {
+                if link_error.kind() == io::ErrorKind::AlreadyExists {
+                    return Err(link_error);
+                }
+                fs::copy(&staged.path, backup)?;
+                File::open(backup)?.sync_all()
+            })
+        })?;
+    Ok(Previous::Kept(kept.into_temp_path()))
+}
+
+/// Renames every staged file over its target, all or nothing: before a target is replaced,
+/// its previous file is kept under a second name, and when a later rename fails, every target
+/// already replaced gets its previous file back (or is removed, if it did not exist) before
+/// the error is returned. The kept files are removed once every rename succeeded. (The last
+/// target needs none: a failed last rename changed nothing.)
+///
+/// A crash in the middle can still leave some targets new and some old (each one whole); the
+/// kept files are then removed by a later write, after [`STALE_AFTER`].
+pub fn commit_all(staged: Vec<Staged>) -> Result<(), CommitError> {
+    let mut done: Vec<(PathBuf, PathBuf, Previous)> = Vec::with_capacity(staged.len());
+    let mut failure = None;
+    let count = staged.len();
+    for (i, s) in staged.into_iter().enumerate() {
+        // The last rename needs no way back: if it fails, it changed nothing.
+        let previous = if i + 1 == count {
+            Ok(Previous::Absent)
+        } else {
+            keep_previous(&s)
+        };
+        let previous = match previous {
+            Ok(p) => p,
+            Err(source) => {
+                failure = Some(CommitError {
+                    path: s.path.clone(),
+                    source,
+                });
+                break;
+            }
+        };
+        let Staged { tmp, path, dir } = s;
+        match tmp.persist(&path) {
+            Ok(()) => done.push((path, dir, previous)),
+            Err(e) => {
+                failure = Some(CommitError {
+                    path,
+                    source: e.error,
+                });
+                break;
+            }
         }
+    }
+    if failure.is_some() {
+        for (path, _, previous) in done.iter_mut().rev() {
+            // Best effort: a failure here has no better remedy than the error returned below.
+            match std::mem::replace(previous, Previous::Absent) {
+                Previous::Absent => {
+                    let _ = fs::remove_file(path);
+                }
+                Previous::Kept(kept) => {
+                    let _ = kept.persist(path);
+                }
+            }
+        }
+    }
+    let mut dirs: Vec<&PathBuf> = done.iter().map(|(_, dir, _)| dir).collect();
+    dirs.sort();
+    dirs.dedup();
+    for dir in dirs {
+        if let Ok(d) = File::open(dir) {
+            let _ = d.sync_all();
+        }
+    }
+    match failure {
+        Some(e) => Err(e),
+        // Dropping `done` removes the kept previous files.
+        None => Ok(()),
     }
 }

@@ -251,8 +251,9 @@ pub fn commit(prepared: &Prepared, when: WriteWhen) -> Result<bool, PipelineErro
 
 /// Replaces every snapshot of `prepared` that `when` says changed, all or nothing: every new
 /// file is first written and flushed beside its target, and only when all of them are staged
-/// are they renamed into place. Returns the paths written. Each site's expired-category file
-/// (see [`with_expired`]) is part of the same commit.
+/// are they renamed into place; a failed rename puts back the files already replaced (see
+/// [`crate::atomic::commit_all`]). Returns the paths written. Each site's expired-category
+/// file (see [`with_expired`]) is part of the same commit.
 pub fn commit_all(prepared: &[Prepared], when: WriteWhen) -> Result<Vec<PathBuf>, PipelineError> {
     // The committed expired mappings must hold against the trees that replace theirs.
     if let Some(problem) = prepared.iter().find_map(|p| p.expired_problem.clone()) {
@@ -287,14 +288,10 @@ pub fn commit_all(prepared: &[Prepared], when: WriteWhen) -> Result<Vec<PathBuf>
             staged.push(s);
         }
     }
-    let mut written = Vec::new();
-    for s in staged {
-        let path = s.path().to_path_buf();
-        s.commit().map_err(|source| SnapshotError::Io {
-            path: path.clone(),
-            source,
-        })?;
-        written.push(path);
-    }
+    let written: Vec<PathBuf> = staged.iter().map(|s| s.path().to_path_buf()).collect();
+    crate::atomic::commit_all(staged).map_err(|e| SnapshotError::Io {
+        path: e.path,
+        source: e.source,
+    })?;
     Ok(written)
 }

@@ -31,6 +31,7 @@ use serde::Deserialize;
 
 use crate::atomic::write_atomic;
 use crate::tree::{Category, CategoryTree, TreeError, TreeMeta};
+use marketplaces::SiteId;
 
 /// The format number written in every snapshot.
 pub const FORMAT: u32 = 1;
@@ -63,6 +64,23 @@ pub enum SnapshotError {
         line: usize,
         /// The broken rule.
         source: TreeError,
+    },
+    /// The file named after one site holds another site's tree (its category tree id or
+    /// marketplace id is another site's).
+    #[error(
+        "{path}: holds {field} {found}, but the file of {site} must hold {expected} (each site's tree is in the file named after its marketplace id)"
+    )]
+    WrongSite {
+        /// The snapshot file.
+        path: PathBuf,
+        /// The site the file is named after.
+        site: SiteId,
+        /// `categoryTreeId` or `marketplaceId`.
+        field: &'static str,
+        /// That site's value.
+        expected: String,
+        /// The file's value.
+        found: String,
     },
     /// The header's counts disagree with the categories.
     #[error("{path}: header says {field} is {stated} but the categories give {actual}")]
@@ -221,6 +239,43 @@ pub fn read(path: &Path) -> Result<CategoryTree, SnapshotError> {
         source,
     })?;
     parse(&text, path)
+}
+
+/// Reads and validates the committed snapshot of `site` in `dir` (`EBAY_US.json` …) and checks
+/// that it is that site's tree: its category tree id and marketplace id are the site's.
+///
+/// This is every check a snapshot gets when it is loaded: the build (`taxonomy-data`'s build
+/// script) and `snapshot verify` both call it, so verify passes exactly what the build accepts.
+pub fn read_site(site: SiteId, dir: &Path) -> Result<CategoryTree, SnapshotError> {
+    let path = dir.join(site.snapshot_file_name());
+    let tree = read(&path)?;
+    let wrong = |field, expected: String, found: String| SnapshotError::WrongSite {
+        path: path.clone(),
+        site,
+        field,
+        expected,
+        found,
+    };
+    if tree.meta.tree_id != site.tree_id() {
+        return Err(wrong(
+            "categoryTreeId",
+            site.tree_id().to_string(),
+            tree.meta.tree_id.to_string(),
+        ));
+    }
+    // As the import pipeline compares them (`pipeline::prepare_tree`).
+    if !tree
+        .meta
+        .marketplace_id
+        .eq_ignore_ascii_case(site.marketplace_id())
+    {
+        return Err(wrong(
+            "marketplaceId",
+            format!("{:?}", site.marketplace_id()),
+            format!("{:?}", tree.meta.marketplace_id),
+        ));
+    }
+    Ok(tree)
 }
 
 /// Validates `tree` and replaces the snapshot at `path` atomically. On any error the file on

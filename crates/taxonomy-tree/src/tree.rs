@@ -4,14 +4,15 @@
 //! Every path into this crate (a saved response, a live download, a committed snapshot) ends in
 //! [`CategoryTree::validate`], so nothing downstream has to re-check the structure.
 
-use std::collections::HashMap;
 use std::fmt;
 
 /// Id of the tree's root node. The root is not a listable category.
 pub const ROOT_ID: u32 = 0;
 
-/// The deepest level a category may have (real trees are at most 6 deep); the generated
-/// tables and their iterators rely on it.
+/// The deepest level a category may have (the root is level 0, top-level categories level
+/// 1; real trees are at most 6 deep). Validation refuses deeper trees, and the code generator
+/// passes this constant to `taxonomy-data`, whose depth-first walk keeps one stack entry per
+/// level, `MAX_LEVEL + 1` in all (levels 0 through `MAX_LEVEL`).
 pub const MAX_LEVEL: usize = 32;
 
 /// One category of a flat tree.
@@ -142,8 +143,8 @@ pub enum TreeError {
     Cycle {
         /// A category on the cycle.
         id: u32,
-        /// The cycle, as `a → b → a`.
-        chain: String,
+        /// The cycle, shown as `a → b → a`: its first categories and a count of the rest.
+        chain: CycleChain,
     },
     /// A category is deeper than [`MAX_LEVEL`].
     #[error(
@@ -175,7 +176,8 @@ pub enum TreeError {
     },
     /// A name is empty or would make paths ambiguous.
     #[error(
-        "category {id}: name {name:?} {problem} (rule: names are non-empty and contain no `>`)"
+        "category {id}: name {} {problem} (rule: names are non-empty and contain no `>`)",
+        shown_name(name)
     )]
     BadName {
         /// The category.
@@ -210,6 +212,54 @@ impl TreeError {
     }
 }
 
+/// How many categories of a cycle an error names before counting the rest.
+const CYCLE_SHOWN: usize = 6;
+
+/// How many characters of a name an error shows.
+const NAME_SHOWN: usize = 80;
+
+/// A name as shown in an error: quoted, and cut after [`NAME_SHOWN`] characters.
+fn shown_name(name: &str) -> String {
+    match name.char_indices().nth(NAME_SHOWN) {
+        Some((cut, _)) => format!("{:?}… ({} characters)", &name[..cut], name.chars().count()),
+        None => format!("{name:?}"),
+    }
+}
+
+/// A cycle of parents as shown in an error: at most its first few categories, then how many
+/// more there are, so the message stays short however long the cycle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CycleChain {
+    /// The first categories of the cycle, in walking order (each one's parent is the next).
+    pub first: Vec<u32>,
+    /// How many categories the cycle has in all.
+    pub len: usize,
+}
+
+impl CycleChain {
+    fn of(cycle: &[u32]) -> CycleChain {
+        CycleChain {
+            first: cycle.iter().take(CYCLE_SHOWN).copied().collect(),
+            len: cycle.len(),
+        }
+    }
+}
+
+impl fmt::Display for CycleChain {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for id in &self.first {
+            write!(f, "{id} → ")?;
+        }
+        if self.len > self.first.len() {
+            write!(f, "… {} more → ", self.len - self.first.len())?;
+        }
+        match self.first.first() {
+            Some(id) => write!(f, "{id}"),
+            None => Ok(()),
+        }
+    }
+}
+
 /// A parent id as shown in an error: a number or `none`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ParentName(pub Option<u32>);
@@ -224,33 +274,75 @@ impl fmt::Display for ParentName {
 }
 
 impl CategoryTree {
-    /// Checks every structural rule: ids unique and sorted, exactly one root (id 0), every
-    /// parent and child exists, parent and child agree, no cycles, leaf exactly when there are
-    /// no children, at most [`MAX_LEVEL`] levels, names non-empty and free of the path
-    /// separator `>`.
+    /// Checks every structural rule, one step per rule, in this order:
     ///
-    /// The first violation found is returned; it names the category and the rule.
+    /// 1. [ids are below `u32::MAX`, unique and sorted](Self::check_ids);
+    /// 2. [exactly one root, id 0, without a parent](Self::check_root);
+    /// 3. [names are non-empty and contain no `>`](Self::check_names);
+    /// 4. [every parent exists](Self::check_parents_exist);
+    /// 5. [every child exists](Self::check_children_exist);
+    /// 6. [no category lists a child twice](Self::check_no_repeated_child);
+    /// 7. [every category is listed by its parent](Self::check_listed_by_parent);
+    /// 8. [every listed child names its lister as parent](Self::check_children_name_parent);
+    /// 9. [leaf exactly when no children](Self::check_leaf_flags);
+    /// 10. [every category is reached from the root: no cycles, at most
+    ///     `MAX_LEVEL` levels](Self::check_reachable).
+    ///
+    /// The first violation found is returned; it names the category and the rule, and its
+    /// message is bounded whatever the size of the tree. Each step assumes the earlier ones
+    /// passed. The whole check is O(n log n) in the number of categories and children.
     pub fn validate(&self) -> Result<(), TreeError> {
-        let cats = &self.categories;
-        let mut index: HashMap<u32, usize> = HashMap::with_capacity(cats.len());
-        for (i, c) in cats.iter().enumerate() {
+        self.check_ids()?;
+        self.check_root()?;
+        self.check_names()?;
+        self.check_parents_exist()?;
+        self.check_children_exist()?;
+        self.check_no_repeated_child()?;
+        self.check_listed_by_parent()?;
+        self.check_children_name_parent()?;
+        self.check_leaf_flags()?;
+        self.check_reachable()
+    }
+
+    /// The position of category `id` (binary search: valid once [`Self::check_ids`] passed).
+    fn position(&self, id: u32) -> Option<usize> {
+        self.categories.binary_search_by_key(&id, |c| c.id).ok()
+    }
+
+    /// The position of category `id`, which an earlier step showed to exist.
+    fn position_of_existing(&self, id: u32) -> usize {
+        self.position(id).unwrap_or_default()
+    }
+
+    /// Rule 1: every id is below `u32::MAX` (the tables store the id plus one), and the ids
+    /// are strictly ascending, so they are unique and the tree can be searched by id.
+    fn check_ids(&self) -> Result<(), TreeError> {
+        let mut previous: Option<u32> = None;
+        for c in &self.categories {
             if c.id == u32::MAX {
                 return Err(TreeError::IdOutOfRange { id: c.id });
             }
-            if index.insert(c.id, i).is_some() {
-                return Err(TreeError::DuplicateId { id: c.id });
+            match previous {
+                Some(p) if p == c.id => return Err(TreeError::DuplicateId { id: c.id }),
+                Some(p) if p > c.id => {
+                    return Err(TreeError::NotSorted {
+                        id: c.id,
+                        previous: p,
+                    });
+                }
+                _ => {}
             }
-            if i > 0 && cats[i - 1].id > c.id {
-                return Err(TreeError::NotSorted {
-                    id: c.id,
-                    previous: cats[i - 1].id,
-                });
-            }
+            previous = Some(c.id);
         }
-        let mut root = None;
-        for c in cats {
+        Ok(())
+    }
+
+    /// Rule 2: the root, id [`ROOT_ID`], exists and is the only category without a parent.
+    fn check_root(&self) -> Result<(), TreeError> {
+        let mut root = false;
+        for c in &self.categories {
             match (c.id == ROOT_ID, c.parent) {
-                (true, None) => root = Some(c.id),
+                (true, None) => root = true,
                 (true, Some(_)) => {
                     return Err(TreeError::BadRoot {
                         id: c.id,
@@ -266,67 +358,134 @@ impl CategoryTree {
                 (false, Some(_)) => {}
             }
         }
-        if root.is_none() {
-            return Err(TreeError::NoRoot);
+        if root { Ok(()) } else { Err(TreeError::NoRoot) }
+    }
+
+    /// Rule 3: every category but the root has a name that is not blank and does not contain
+    /// the path separator `>` (paths are shown and parsed as `A > B > C`).
+    fn check_names(&self) -> Result<(), TreeError> {
+        for c in self.listable() {
+            let problem = if c.name.trim().is_empty() {
+                "is empty"
+            } else if c.name.contains('>') {
+                "contains the path separator `>`"
+            } else {
+                continue;
+            };
+            return Err(TreeError::BadName {
+                id: c.id,
+                name: c.name.clone(),
+                problem,
+            });
         }
-        for c in cats {
-            if c.id != ROOT_ID {
-                if c.name.trim().is_empty() {
-                    return Err(TreeError::BadName {
-                        id: c.id,
-                        name: c.name.clone(),
-                        problem: "is empty",
-                    });
-                }
-                if c.name.contains('>') {
-                    return Err(TreeError::BadName {
-                        id: c.id,
-                        name: c.name.clone(),
-                        problem: "contains the path separator `>`",
-                    });
-                }
+        Ok(())
+    }
+
+    /// Rule 4: every parent id names a category.
+    fn check_parents_exist(&self) -> Result<(), TreeError> {
+        for c in &self.categories {
+            if let Some(parent) = c.parent
+                && self.position(parent).is_none()
+            {
+                return Err(TreeError::MissingParent { id: c.id, parent });
             }
-            if let Some(parent) = c.parent {
-                let Some(&p) = index.get(&parent) else {
-                    return Err(TreeError::MissingParent { id: c.id, parent });
-                };
-                if !cats[p].children.contains(&c.id) {
-                    return Err(TreeError::NotListedByParent { id: c.id, parent });
-                }
+        }
+        Ok(())
+    }
+
+    /// Rule 5: every child id names a category.
+    fn check_children_exist(&self) -> Result<(), TreeError> {
+        for c in &self.categories {
+            if let Some(&child) = c.children.iter().find(|&&k| self.position(k).is_none()) {
+                return Err(TreeError::MissingChild { id: c.id, child });
             }
-            let mut seen = std::collections::HashSet::with_capacity(c.children.len());
+        }
+        Ok(())
+    }
+
+    /// Rule 6: no category lists the same child twice. (One stamp per category, set to the
+    /// lister's position: linear, however many children one category has.)
+    fn check_no_repeated_child(&self) -> Result<(), TreeError> {
+        let mut stamp = vec![usize::MAX; self.categories.len()];
+        for (i, c) in self.categories.iter().enumerate() {
             for &child in &c.children {
-                let Some(&k) = index.get(&child) else {
-                    return Err(TreeError::MissingChild { id: c.id, child });
-                };
-                if cats[k].parent != Some(c.id) {
+                let k = self.position_of_existing(child);
+                if stamp[k] == i {
+                    return Err(TreeError::RepeatedChild { id: c.id, child });
+                }
+                stamp[k] = i;
+            }
+        }
+        Ok(())
+    }
+
+    /// Rule 7: every category with a parent is among that parent's children.
+    fn check_listed_by_parent(&self) -> Result<(), TreeError> {
+        let mut listed = vec![false; self.categories.len()];
+        for c in &self.categories {
+            for &child in &c.children {
+                let k = self.position_of_existing(child);
+                if self.categories[k].parent == Some(c.id) {
+                    listed[k] = true;
+                }
+            }
+        }
+        for (c, listed) in self.categories.iter().zip(listed) {
+            if let Some(parent) = c.parent
+                && !listed
+            {
+                return Err(TreeError::NotListedByParent { id: c.id, parent });
+            }
+        }
+        Ok(())
+    }
+
+    /// Rule 8: every child a category lists names that category as its parent.
+    fn check_children_name_parent(&self) -> Result<(), TreeError> {
+        for c in &self.categories {
+            for &child in &c.children {
+                let child_parent = self.categories[self.position_of_existing(child)].parent;
+                if child_parent != Some(c.id) {
                     return Err(TreeError::ChildDisagrees {
                         id: c.id,
                         child,
-                        child_parent: ParentName(cats[k].parent),
+                        child_parent: ParentName(child_parent),
                     });
-                }
-                if !seen.insert(child) {
-                    return Err(TreeError::RepeatedChild { id: c.id, child });
-                }
-            }
-            if c.id != ROOT_ID {
-                if c.leaf && !c.children.is_empty() {
-                    return Err(TreeError::LeafWithChildren {
-                        id: c.id,
-                        children: c.children.len(),
-                    });
-                }
-                if !c.leaf && c.children.is_empty() {
-                    return Err(TreeError::NonLeafWithoutChildren { id: c.id });
                 }
             }
         }
-        // Parents and children agree and every non-root has a parent, so a category that the
-        // root does not reach sits on (or hangs below) a cycle of parents.
+        Ok(())
+    }
+
+    /// Rule 9: a category (the root aside) is flagged leaf exactly when it has no children:
+    /// only leaves accept listings.
+    fn check_leaf_flags(&self) -> Result<(), TreeError> {
+        for c in self.listable() {
+            if c.leaf && !c.children.is_empty() {
+                return Err(TreeError::LeafWithChildren {
+                    id: c.id,
+                    children: c.children.len(),
+                });
+            }
+            if !c.leaf && c.children.is_empty() {
+                return Err(TreeError::NonLeafWithoutChildren { id: c.id });
+            }
+        }
+        Ok(())
+    }
+
+    /// Rule 10: a walk down from the root reaches every category within [`MAX_LEVEL`]
+    /// levels. Parents and children agree (rules 7 and 8) and only the root lacks a parent
+    /// (rule 2), so a category the walk misses sits on, or hangs below, a cycle of parents;
+    /// the error names that cycle.
+    fn check_reachable(&self) -> Result<(), TreeError> {
+        let cats = &self.categories;
+        let Some(root) = self.position(ROOT_ID) else {
+            return Err(TreeError::NoRoot);
+        };
         let mut reached = vec![false; cats.len()];
-        let mut stack = vec![(index[&ROOT_ID], 0_usize)];
-        reached[index[&ROOT_ID]] = true;
+        reached[root] = true;
+        let mut stack = vec![(root, 0_usize)];
         while let Some((i, level)) = stack.pop() {
             if level > MAX_LEVEL {
                 return Err(TreeError::TooDeep {
@@ -334,42 +493,42 @@ impl CategoryTree {
                     level,
                 });
             }
-            for child in &cats[i].children {
-                let k = index[child];
+            for &child in &cats[i].children {
+                let k = self.position_of_existing(child);
                 if !reached[k] {
                     reached[k] = true;
                     stack.push((k, level + 1));
                 }
             }
         }
-        if let Some(first) = reached.iter().position(|r| !r) {
-            let mut chain = vec![cats[first].id];
-            let mut at = first;
-            loop {
-                let parent = cats[at]
-                    .parent
-                    .expect("checked: only the root lacks a parent");
-                at = index[&parent];
-                let id = cats[at].id;
-                let repeat = chain.contains(&id);
-                chain.push(id);
-                if repeat {
-                    break;
-                }
-            }
-            let start = chain
-                .iter()
-                .position(|&x| x == *chain.last().unwrap())
-                .unwrap();
-            let cycle: Vec<String> = chain[start..].iter().map(u32::to_string).collect();
-            return Err(TreeError::Cycle {
-                id: chain[start],
-                chain: cycle.join(" → "),
-            });
+        match reached.iter().position(|r| !r) {
+            Some(first) => Err(self.cycle_above(first)),
+            None => Ok(()),
         }
-        Ok(())
     }
 
+    /// The cycle found by following parents up from the category at position `start`,
+    /// which the root does not reach. Linear in the length of the walk: each position
+    /// remembers the step at which the walk passed it.
+    fn cycle_above(&self, start: usize) -> TreeError {
+        let cats = &self.categories;
+        let mut step_at = vec![usize::MAX; cats.len()];
+        let mut walk = Vec::new();
+        let mut at = start;
+        while step_at[at] == usize::MAX {
+            step_at[at] = walk.len();
+            walk.push(cats[at].id);
+            // Rules 2 and 4: every category but the (reached) root has an existing parent.
+            at = cats[at]
+                .parent
+                .map_or(at, |parent| self.position_of_existing(parent));
+        }
+        let cycle = &walk[step_at[at]..];
+        TreeError::Cycle {
+            id: cycle[0],
+            chain: CycleChain::of(cycle),
+        }
+    }
     /// The categories without the root.
     pub fn listable(&self) -> impl Iterator<Item = &Category> {
         self.categories.iter().filter(|c| c.id != ROOT_ID)
