@@ -139,9 +139,30 @@ fn expand(input: &Input) -> syn::Result<proc_macro2::TokenStream> {
                 format!("malformed category {text:?}: {why}; expected {ACCEPTED_LITERALS}"),
             ));
         }
-        Literal::Id(id) => site
-            .category(id)
-            .ok_or_else(|| syn::Error::new(span, unknown_id_message(site, id)))?,
+        Literal::Id(id) => match (site.category(id), site.replacement(id)) {
+            (Some(category), _) => category,
+            // Retired by the service and mapped to a replacement (getExpiredCategories): the
+            // same message as `LeafError::Expired` at run time.
+            (None, Some(replacement)) => {
+                let error = taxonomy_data::LeafError::Expired {
+                    site,
+                    id,
+                    replacement,
+                };
+                return Err(syn::Error::new(
+                    span,
+                    format!(
+                        "{error}\nThe service retired this category (getExpiredCategories); write category!({}\"{}\") instead",
+                        input
+                            .site
+                            .as_ref()
+                            .map_or(String::new(), |s| format!("{s}, ")),
+                        replacement.id()
+                    ),
+                ));
+            }
+            (None, None) => return Err(syn::Error::new(span, unknown_id_message(site, id))),
+        },
         Literal::Path => site
             .category_by_path(&text)
             .ok_or_else(|| syn::Error::new(span, unknown_path_message(site, &text)))?,
