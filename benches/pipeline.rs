@@ -62,6 +62,7 @@ fn us_tree(c: &mut Criterion) {
             codegen::generate(&[SiteData {
                 site: Marketplace::Us,
                 tree: Some(&tree),
+                expired: &[],
             }])
             .unwrap()
         })

@@ -150,9 +150,21 @@ fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
     let tree_requests = fake
         .requests()
         .iter()
-        .filter(|r| r.path.contains("category_tree"))
+        .filter(|r| {
+            r.path.contains("category_tree") && !r.path.ends_with("/get_expired_categories")
+        })
         .count();
     assert_eq!(tree_requests, 4, "one tree request per site");
+    // And one getExpiredCategories request per site, the mapping compiled in with the tree.
+    let expired_requests = fake
+        .requests()
+        .iter()
+        .filter(|r| r.path.ends_with("/get_expired_categories"))
+        .count();
+    assert_eq!(
+        expired_requests, 4,
+        "one expired-categories request per site"
+    );
 
     // `live` on the data only: both builds still use the (cached) live tree.
     let out = cargo_build(probe.path(), &fake.base_url(), &fake, &[], &["new_leaf"]);

@@ -200,6 +200,7 @@ fn a_valid_tree_with_ids_agreeing_in_their_low_bits_generates() {
     let code = generate(&[SiteData {
         site: Marketplace::Us,
         tree: Some(&tree),
+        expired: &[],
     }])
     .unwrap();
     assert!(code.contains("8388609,"), "the ids are in the tables");

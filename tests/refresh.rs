@@ -233,3 +233,163 @@ fn without_credentials_it_says_what_to_set() {
     assert!(stderr.contains("MARKETPLACE_CLIENT_ID"), "{stderr}");
     assert!(stderr.contains("MARKETPLACE_CLIENT_SECRET"), "{stderr}");
 }
+
+/// The committed files plus the expired-category file of `site`, if any.
+fn expired_file(dir: &std::path::Path, site: Marketplace) -> std::path::PathBuf {
+    taxonomy_tree::expired::path_beside(&dir.join(site.snapshot_file_name()))
+}
+
+#[test]
+fn refresh_commits_the_expired_categories_and_lists_the_new_ones() {
+    let fake = fake();
+    // 853 ("Canada Dry") is retired and mapped to 852 (getExpiredCategories).
+    fake.set_tree(Marketplace::Us, changed_us_tree());
+    fake.set_expired_categories(Marketplace::Us, vec![(853, 852)]);
+    let dir = common::copy_of_snapshots();
+    let before = common::dir_bytes(dir.path());
+    let out = refresh(&fake, dir.path(), &[]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("expired: 853 → 852 (Collectibles > Advertising > Soda > Fountain Drinks)"),
+        "{stdout}"
+    );
+    let path = expired_file(dir.path(), Marketplace::Us);
+    assert!(
+        stdout.contains(&format!("wrote {}", path.display())),
+        "{stdout}"
+    );
+    // One line per mapping, reviewable as a diff, and valid against the written tree.
+    let written = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        written.contains("\n    {\"from\":853,\"to\":852}\n"),
+        "{written}"
+    );
+    let tree = snapshot::read(&dir.path().join("EBAY_US.json")).unwrap();
+    let file = taxonomy_tree::expired::read_beside(&dir.path().join("EBAY_US.json"), &tree)
+        .unwrap()
+        .unwrap();
+    assert_eq!(file.version, "135");
+    assert_eq!(
+        file.mappings,
+        [taxonomy_tree::expired::ExpiredMapping { from: 853, to: 852 }]
+    );
+    // The sites without expired categories get no file; their snapshots keep their bytes.
+    let after = common::dir_bytes(dir.path());
+    let names: Vec<&str> = after.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "EBAY_AU.json",
+            "EBAY_DE.json",
+            "EBAY_GB.json",
+            "EBAY_US.expired.json",
+            "EBAY_US.json"
+        ]
+    );
+    for (name, old) in &before {
+        let new = &after.iter().find(|(n, _)| n == name).unwrap().1;
+        assert_eq!(old == new, name != "EBAY_US.json", "{name}");
+    }
+    for site in common::snapshot_sites() {
+        assert_eq!(
+            fake.requests_to(&fake_marketplace::taxonomy::expired_path(site.tree_id()))
+                .len(),
+            1
+        );
+    }
+
+    // Again, with one more expired leaf: only the new one is listed; the file is a one-line diff.
+    fake.set_expired_categories(Marketplace::Us, vec![(853, 852), (700_001, 855)]);
+    let out = refresh(&fake, dir.path(), &["--sites", "EBAY_US"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(!stdout.contains("expired: 853"), "{stdout}");
+    assert!(
+        stdout.contains("expired: 700001 → 855 (Collectibles > Advertising > Soda > "),
+        "{stdout}"
+    );
+    let rewritten = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        rewritten.contains("\n    {\"from\":853,\"to\":852},\n    {\"from\":700001,\"to\":855}\n"),
+        "{rewritten}"
+    );
+    // Nothing new: nothing listed, nothing written.
+    let before = common::dir_bytes(dir.path());
+    let out = refresh(&fake, dir.path(), &["--check"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(!stdout.contains("expired:"), "{stdout}");
+    assert!(common::dir_bytes(dir.path()) == before);
+}
+
+#[test]
+fn a_new_expired_category_makes_check_fail() {
+    let fake = fake();
+    // The tree is unchanged; only the mapping is new (8 is not a US category, 852 a leaf).
+    fake.set_expired_categories(Marketplace::Us, vec![(8, 852)]);
+    let dir = common::copy_of_snapshots();
+    let before = common::dir_bytes(dir.path());
+    let out = refresh(&fake, dir.path(), &["--check"]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(stdout.contains("expired: 8 → 852"), "{stdout}");
+    assert!(stderr.contains("stale"), "{stderr}");
+    assert!(common::dir_bytes(dir.path()) == before, "--check wrote");
+}
+
+#[test]
+fn a_failed_expired_categories_call_leaves_every_file_untouched() {
+    let fake = fake();
+    fake.set_tree(Marketplace::Us, changed_us_tree());
+    fake.set_expired_categories(Marketplace::Us, vec![(853, 852)]);
+    fake.fail_times(
+        &fake_marketplace::taxonomy::expired_path(77),
+        Fault::Status {
+            status: 503,
+            body: r#"{"errors":[{"errorId":2003,"domain":"ACCESS","category":"APPLICATION","message":"Internal error"}]}"#.into(),
+            headers: vec![],
+        },
+        100,
+    );
+    let dir = common::copy_of_snapshots();
+    let before = common::dir_bytes(dir.path());
+    let out = refresh(&fake, dir.path(), &[]);
+    let (stdout, stderr) = text(&out);
+    assert!(!out.status.success(), "{stdout}\n{stderr}");
+    assert!(stderr.contains("EBAY_DE: download failed"), "{stderr}");
+    assert!(stderr.contains("nothing was written"), "{stderr}");
+    assert!(
+        common::dir_bytes(dir.path()) == before,
+        "a file changed or appeared"
+    );
+}
+
+#[test]
+fn a_mapping_that_breaks_the_rule_is_refused_with_its_line() {
+    let fake = fake();
+    // 15032 ("Cell Phones & Accessories") has subcategories: not a replacement.
+    fake.set_expired_categories(Marketplace::Us, vec![(8, 852), (9, 15032)]);
+    let dir = common::copy_of_snapshots();
+    let before = common::dir_bytes(dir.path());
+    let out = refresh(&fake, dir.path(), &[]);
+    let (stdout, stderr) = text(&out);
+    assert!(!out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains(
+            "EBAY_US.expired.json:10: expired category 9 is mapped to 15032, which is not a leaf"
+        ),
+        "{stderr}"
+    );
+    assert!(common::dir_bytes(dir.path()) == before);
+    // An expired id that is still a category of the tree.
+    fake.set_expired_categories(Marketplace::Us, vec![(853, 852)]);
+    let out = refresh(&fake, dir.path(), &["--sites", "EBAY_US"]);
+    let (_, stderr) = text(&out);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("category 853 (mapped to 852) is still a category of the tree"),
+        "{stderr}"
+    );
+    assert!(common::dir_bytes(dir.path()) == before);
+}

@@ -1,9 +1,60 @@
 //! Compile-time behaviour of `category!`: every accepted form compiles and gives the right
 //! value, every mistake fails with the message in `tests/ui/*.stderr`.
 //! Refresh the expected output with `TRYBUILD=overwrite cargo test --test ui`, then review it.
+//!
+//! The cases build against a snapshots directory this test writes (the build script reads
+//! `TAXONOMY_SNAPSHOTS_DIR` instead of `snapshots/`): the committed snapshots, byte for byte,
+//! plus `EBAY_US.expired.json` mapping the expired id 700001 (in no committed tree) to leaf
+//! 9355, for `fail_expired.rs`. The committed snapshots carry no expired-category mapping (we
+//! have no real data and invent none), and every tree is the committed one, so the other
+//! cases see exactly what a plain build sees.
+
+mod common;
+
+use marketplaces::Marketplace;
+use taxonomy_tree::expired::{self, ExpiredMapping};
+
+/// Writes `bytes` to `path` unless it already holds them (so cargo sees no change).
+fn write_if_changed(path: &std::path::Path, bytes: &[u8]) {
+    if std::fs::read(path).ok().as_deref() != Some(bytes) {
+        std::fs::write(path, bytes).unwrap();
+    }
+}
+
+/// The snapshots directory of the cases, at a stable path so later runs rebuild nothing.
+fn snapshots_with_an_expired_category() -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("ui-snapshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    for site in common::snapshot_sites() {
+        let name = site.snapshot_file_name();
+        let bytes = std::fs::read(common::snapshots_dir().join(name)).unwrap();
+        write_if_changed(&dir.join(name), &bytes);
+    }
+    let us = dir.join(Marketplace::Us.snapshot_file_name());
+    let file = expired::from_answer(
+        [ExpiredMapping {
+            from: 700_001,
+            to: 9355,
+        }],
+        &common::committed(Marketplace::Us),
+        "written by tests/ui.rs",
+        &expired::path_beside(&us),
+    )
+    .unwrap();
+    write_if_changed(
+        &expired::path_beside(&us),
+        expired::to_string(&file).as_bytes(),
+    );
+    dir
+}
 
 #[test]
+#[allow(unsafe_code)]
 fn category_macro_ui() {
+    let dir = snapshots_with_an_expired_category();
+    // SAFETY: this binary has this one test, so no other thread reads the environment while
+    // it is set; trybuild's cargo inherits it.
+    unsafe { std::env::set_var("TAXONOMY_SNAPSHOTS_DIR", &dir) };
     let cases = trybuild::TestCases::new();
     cases.pass("tests/ui/pass_*.rs");
     cases.compile_fail("tests/ui/fail_*.rs");

@@ -188,9 +188,17 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 let checked = snapshot::read_site(site, &cli.dir)
                     .map_err(|e| e.to_string())
                     .and_then(|tree| {
+                        // The expired-category mapping beside it, checked against the tree.
+                        let expired = taxonomy_tree::expired::read_beside(
+                            &cli.dir.join(site.snapshot_file_name()),
+                            &tree,
+                        )
+                        .map_err(|e| e.to_string())?
+                        .map_or_else(Vec::new, |f| f.mappings);
                         codegen::generate(&[SiteData {
                             site,
                             tree: Some(&tree),
+                            expired: &expired,
                         }])
                         .map(|_| tree)
                         .map_err(|e| e.to_string())
@@ -245,6 +253,33 @@ fn report(p: &Prepared, when: pipeline::WriteWhen) {
             }
         }
         (None, true) => println!("  new snapshot"),
+    }
+    report_expired(p);
+}
+
+/// The leaves that expired since the last snapshot, with their replacements
+/// (getExpiredCategories), or why the committed mapping no longer holds.
+fn report_expired(p: &Prepared) {
+    const SHOWN: usize = 20;
+    if let Some(problem) = &p.expired_problem {
+        println!("  {problem}");
+        println!("  (the expired-category mapping no longer fits the tree; `refresh` fetches it)");
+    }
+    let new: Vec<_> = p.newly_expired().collect();
+    for m in new.iter().take(SHOWN) {
+        println!(
+            "  expired: {} → {} ({})",
+            m.from,
+            m.to,
+            taxonomy_tree::expired::path_of(&p.tree, m.to)
+        );
+    }
+    if new.len() > SHOWN {
+        println!(
+            "  … and {} more expired categories in {}",
+            new.len() - SHOWN,
+            p.expired_path.display()
+        );
     }
 }
 
@@ -362,7 +397,7 @@ mod live {
         let mut stale = false;
         for p in &prepared {
             super::report(p, WriteWhen::TreeChanged);
-            stale |= p.content_changed;
+            stale |= p.content_changed || p.expired_text.is_some();
         }
         if check {
             return Ok(if stale {

@@ -89,6 +89,9 @@ pub struct SiteTables {
     pilots: &'static [u16],
     /// `(id + 1) << 32 | position` of the category that owns each slot, or 0.
     slots: &'static [u64],
+    /// `(expired id, replacement id)` from getExpiredCategories, sorted by the expired id; no
+    /// expired id is a category, every replacement is a leaf (checked by the build).
+    expired: &'static [(u32, u32)],
 }
 
 impl SiteTables {
@@ -104,6 +107,25 @@ impl SiteTables {
     const fn is_leaf(&self, pos: u32) -> bool {
         let i = pos as usize;
         pos != 0 && self.child_offsets[i] == self.child_offsets[i + 1]
+    }
+
+    /// The replacement id of an expired id (binary search of `expired`).
+    const fn replacement(&self, id: u32) -> Option<u32> {
+        let table = self.expired;
+        let (mut lo, mut hi) = (0, table.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let (from, to) = table[mid];
+            if from == id {
+                return Some(to);
+            }
+            if from < id {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        None
     }
 }
 
@@ -196,7 +218,7 @@ impl Site {
     }
 
     /// Bytes of static data this site compiles in: the id, parent, level, name-offset and
-    /// child tables, the perfect hash, and its names.
+    /// child tables, the perfect hash, the expired-category table, and its names.
     pub fn table_bytes(self) -> usize {
         let t = self.tables();
         let names = match (t.name_offsets.first(), t.name_offsets.last()) {
@@ -209,6 +231,7 @@ impl Site {
             + t.child_offsets.len()
             + t.children.len())
             + 8 * t.slots.len()
+            + 8 * t.expired.len()
             + t.levels.len()
             + 2 * t.pilots.len()
             + names
@@ -249,6 +272,31 @@ impl Site {
             at = Some(candidates.find(|c| same_words(c.name(), segment))?);
         }
         at
+    }
+
+    /// The leaf that replaced an expired category of this site (getExpiredCategories), or
+    /// `None` when `expired_id` is not an expired category of the compiled-in mapping (a live
+    /// category, an unknown id, or an expired one the service mapped to nothing).
+    ///
+    /// It returns a [`LeafCategory`], not a [`Category`]: the service maps expired leaves to
+    /// active leaves, and the build checks that every replacement is a leaf of the compiled-in
+    /// tree, so the answer can be listed in directly. [`LeafCategory::new`] on an expired id
+    /// fails with [`LeafError::Expired`], which carries the same replacement.
+    ///
+    /// ```
+    /// # use taxonomy_data::Site;
+    /// // The committed snapshots carry no expired-category mapping yet.
+    /// assert!(Site::Us.replacement(9355).is_none()); // a live leaf is not expired
+    /// ```
+    pub const fn replacement(self, expired_id: u32) -> Option<LeafCategory> {
+        let t = self.tables();
+        let Some(to) = t.replacement(expired_id) else {
+            return None;
+        };
+        match t.position(to) {
+            Some(pos) if t.is_leaf(pos) => Some(LeafCategory { site: self, pos }),
+            _ => None,
+        }
     }
 
     /// The top-level categories (the children of the root).
@@ -599,13 +647,22 @@ pub struct LeafCategory {
 }
 
 impl LeafCategory {
-    /// Checks at run time that `id` is a leaf category of `site`.
+    /// Checks at run time that `id` is a leaf category of `site`. An id the service retired
+    /// and mapped to a replacement (getExpiredCategories) fails with [`LeafError::Expired`],
+    /// which names the replacement.
     pub const fn new(site: Site, id: u32) -> Result<LeafCategory, LeafError> {
         if !site.is_compiled_in() {
             return Err(LeafError::SiteNotCompiledIn { site });
         }
         match site.tables().position(id) {
-            None => Err(LeafError::UnknownCategory { site, id }),
+            None => match site.replacement(id) {
+                Some(replacement) => Err(LeafError::Expired {
+                    site,
+                    id,
+                    replacement,
+                }),
+                None => Err(LeafError::UnknownCategory { site, id }),
+            },
             Some(pos) if !site.tables().is_leaf(pos) => Err(LeafError::NotALeaf { site, id }),
             Some(pos) => Ok(LeafCategory { site, pos }),
         }
@@ -699,6 +756,16 @@ pub enum LeafError {
         /// The id.
         id: u32,
     },
+    /// The category expired: the service retired it and maps it to `replacement`
+    /// (getExpiredCategories). Listings must use the replacement.
+    Expired {
+        /// The site.
+        site: Site,
+        /// The expired id.
+        id: u32,
+        /// The active leaf that replaced it.
+        replacement: LeafCategory,
+    },
     /// The site was left out of this build (`TAXONOMY_SITES`).
     SiteNotCompiledIn {
         /// The site.
@@ -721,6 +788,16 @@ impl fmt::Display for LeafError {
                     "{site} category {id} ({name}) is not a leaf: only leaf categories accept listings; pick one of its subcategories"
                 )
             }
+            LeafError::Expired {
+                site,
+                id,
+                replacement,
+            } => write!(
+                f,
+                "{site} category {id} expired; use {} ({})",
+                replacement.id(),
+                replacement.path()
+            ),
             LeafError::SiteNotCompiledIn { site } => write!(
                 f,
                 "{site} is not compiled into this build: it has no snapshot (`cargo run --bin snapshot -- refresh --sites {site}` makes one) or TAXONOMY_SITES leaves it out"

@@ -1,5 +1,5 @@
-//! Fetching the trees of several sites from the live service at once, each through the
-//! pipeline (decode, validate, compare) without writing: `snapshot refresh` commits the result
+//! Fetching the trees of several sites from the live service at once (getCategoryTree, then
+//! getExpiredCategories), each through the pipeline (decode, validate, compare) without writing: `snapshot refresh` commits the result
 //! when every site succeeded, and the build script uses the trees directly.
 //!
 //! Each full tree (getCategoryTree) takes 2 to 5 seconds, so the sites are fetched concurrently, one
@@ -11,6 +11,7 @@ use crate::taxonomy::{TaxonomyClient, TaxonomyError};
 use marketplaces::Marketplace;
 use taxonomy_tree::clock::today_utc;
 use taxonomy_tree::decode::Provenance;
+use taxonomy_tree::expired::ExpiredMapping;
 use taxonomy_tree::pipeline::{self, PipelineError, Prepared};
 
 /// What happens to one site during a refresh, for a progress display.
@@ -129,5 +130,19 @@ fn fetch_one(
             },
         });
     }
-    Ok(prepared)
+    // The expired leaves and their replacements (getExpiredCategories), checked against the
+    // new tree and committed with it.
+    let expired = client
+        .expired_categories(site)
+        .map_err(|source| RefreshError::Fetch { site, source })?;
+    let source = client.config().expired_categories_url(site.tree_id());
+    pipeline::with_expired(
+        prepared,
+        expired.mappings.iter().map(|m| ExpiredMapping {
+            from: m.from,
+            to: m.to,
+        }),
+        source.as_str(),
+    )
+    .map_err(|source| RefreshError::Pipeline { site, source })
 }

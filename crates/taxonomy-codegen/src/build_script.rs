@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use crate::codegen::{self, SiteData};
 use marketplaces::Marketplace;
+use taxonomy_tree::expired::{self, ExpiredError, ExpiredMapping};
 use taxonomy_tree::snapshot;
 use taxonomy_tree::tree::CategoryTree;
 
@@ -124,6 +125,11 @@ pub enum BuildError {
         "{0}\nThe committed snapshots are regenerated with `cargo run --bin snapshot -- refresh` (or `import`)."
     )]
     Snapshot(#[from] snapshot::SnapshotError),
+    /// The expired-category file beside a snapshot is invalid or breaks the rule.
+    #[error(
+        "{0}\nThe expired-category files are written by `cargo run --bin snapshot -- refresh` (getExpiredCategories)."
+    )]
+    Expired(#[from] ExpiredError),
     /// The tables could not be generated.
     #[error(transparent)]
     Generate(#[from] codegen::GenerateError),
@@ -162,14 +168,32 @@ pub fn snapshot_tree(site: Marketplace, snapshots_dir: &Path) -> Result<Category
     Ok(snapshot::read_site(site, snapshots_dir)?)
 }
 
+/// A site's tree and its expired-category mapping, as the generator takes them.
+#[derive(Debug, Clone)]
+pub struct SiteTree {
+    /// The validated tree.
+    pub tree: CategoryTree,
+    /// The expired leaves and their replacements, checked against `tree`.
+    pub expired: Vec<ExpiredMapping>,
+}
+
+/// The tree of one site and the expired-category file beside it (none: no mapping), from
+/// `snapshots_dir`.
+pub fn snapshot_site(site: Marketplace, snapshots_dir: &Path) -> Result<SiteTree, BuildError> {
+    let tree = snapshot_tree(site, snapshots_dir)?;
+    let path = snapshots_dir.join(site.snapshot_file_name());
+    let expired = expired::read_beside(&path, &tree)?.map_or_else(Vec::new, |f| f.mappings);
+    Ok(SiteTree { tree, expired })
+}
+
 /// The trees of the selected sites: live ones where `live` has them, the committed snapshots
 /// for the rest. Returns them in [`Marketplace::ALL`] order, `None` for sites not selected
 /// and for sites without a snapshot (they compile in empty).
 pub fn obtain_trees(
     selected: &[Marketplace],
     snapshots_dir: &Path,
-    mut live: Vec<(Marketplace, CategoryTree)>,
-) -> Result<Vec<(Marketplace, Option<CategoryTree>)>, BuildError> {
+    mut live: Vec<(Marketplace, SiteTree)>,
+) -> Result<Vec<(Marketplace, Option<SiteTree>)>, BuildError> {
     let mut trees = Vec::new();
     for site in Marketplace::ALL {
         let tree = if !selected.contains(&site) {
@@ -179,7 +203,7 @@ pub fn obtain_trees(
         } else if !has_snapshot(site, snapshots_dir) {
             None
         } else {
-            Some(snapshot_tree(site, snapshots_dir)?)
+            Some(snapshot_site(site, snapshots_dir)?)
         };
         trees.push((site, tree));
     }
@@ -199,12 +223,13 @@ pub fn generate_for(selected: &[Marketplace], snapshots_dir: &Path) -> Result<St
 }
 
 /// Generates the source of the tables from trees in [`Marketplace::ALL`] order.
-pub fn generate_trees(trees: &[(Marketplace, Option<CategoryTree>)]) -> Result<String, BuildError> {
+pub fn generate_trees(trees: &[(Marketplace, Option<SiteTree>)]) -> Result<String, BuildError> {
     let data: Vec<SiteData<'_>> = trees
         .iter()
         .map(|(site, tree)| SiteData {
             site: *site,
-            tree: tree.as_ref(),
+            tree: tree.as_ref().map(|t| &t.tree),
+            expired: tree.as_ref().map_or(&[], |t| &t.expired),
         })
         .collect();
     Ok(codegen::generate(&data)?)
@@ -229,10 +254,14 @@ pub fn run() -> Result<(), BuildError> {
     };
     println!("cargo:rerun-if-changed={}", snapshots_dir.display());
     for site in Marketplace::ALL {
-        println!(
-            "cargo:rerun-if-changed={}",
-            snapshots_dir.join(site.snapshot_file_name()).display()
-        );
+        let snapshot = snapshots_dir.join(site.snapshot_file_name());
+        println!("cargo:rerun-if-changed={}", snapshot.display());
+        // Only an existing file: a missing one would rerun every build (the directory's line
+        // above notices one being added).
+        let expired = expired::path_beside(&snapshot);
+        if expired.exists() {
+            println!("cargo:rerun-if-changed={}", expired.display());
+        }
     }
     let filter = std::env::var(SITES_ENV).unwrap_or_default();
     let mut selected = parse_site_filter(&filter)?;
@@ -273,7 +302,7 @@ fn live_trees(
     selected: &[Marketplace],
     snapshots_dir: &Path,
     out_dir: &Path,
-) -> Vec<(Marketplace, CategoryTree)> {
+) -> Vec<(Marketplace, SiteTree)> {
     match live::fetch(selected, snapshots_dir, out_dir) {
         Ok(results) => results
             .into_iter()
@@ -297,7 +326,7 @@ fn live_trees(
 }
 
 #[cfg(not(feature = "live"))]
-fn live_trees(_: &[Marketplace], _: &Path, _: &Path) -> Vec<(Marketplace, CategoryTree)> {
+fn live_trees(_: &[Marketplace], _: &Path, _: &Path) -> Vec<(Marketplace, SiteTree)> {
     Vec::new()
 }
 
@@ -319,10 +348,12 @@ mod live {
     use marketplace_client::refresh;
     use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig};
     use marketplaces::Marketplace;
+    use taxonomy_tree::expired::{self, ExpiredFile};
     use taxonomy_tree::snapshot;
-    use taxonomy_tree::tree::CategoryTree;
 
-    type Results = Vec<(Marketplace, Result<CategoryTree, String>)>;
+    use super::SiteTree;
+
+    type Results = Vec<(Marketplace, Result<SiteTree, String>)>;
 
     /// How long a failed download is remembered: long enough for the other build of
     /// taxonomy-data to fall back the same way, short enough that a later build tries again.
@@ -398,8 +429,24 @@ mod live {
                             diff.to_string().trim()
                         ));
                     }
-                    let _ = snapshot::write(&cache.join(site.snapshot_file_name()), &prepared.tree);
-                    results.push((site, Ok(prepared.tree)));
+                    let path = cache.join(site.snapshot_file_name());
+                    let _ = snapshot::write(&path, &prepared.tree);
+                    // Written even when empty, so a cached tree always has its mapping.
+                    let file = ExpiredFile {
+                        tree_id: prepared.tree.meta.tree_id,
+                        marketplace_id: prepared.tree.meta.marketplace_id.clone(),
+                        version: prepared.tree.meta.version.clone(),
+                        source: String::new(),
+                        mappings: prepared.expired.clone(),
+                    };
+                    let _ = expired::write_beside(&path, &file, &prepared.tree);
+                    results.push((
+                        site,
+                        Ok(SiteTree {
+                            tree: prepared.tree,
+                            expired: prepared.expired,
+                        }),
+                    ));
                 }
                 Err(reason) => {
                     // Recorded, so the other build of taxonomy-data falls back the same way.
@@ -416,9 +463,14 @@ mod live {
         Ok(results)
     }
 
-    /// A cached tree of `site`, if there is one and it is that site's.
-    fn cached_tree(cache: &Path, site: Marketplace) -> Option<CategoryTree> {
-        super::snapshot_tree(site, cache).ok()
+    /// A cached tree of `site` with its expired mapping, if there is one and it is that
+    /// site's.
+    fn cached_tree(cache: &Path, site: Marketplace) -> Option<SiteTree> {
+        let path = cache.join(site.snapshot_file_name());
+        if !expired::path_beside(&path).exists() {
+            return None;
+        }
+        super::snapshot_site(site, cache).ok()
     }
 
     /// FNV-1a over everything that selects what is downloaded (never the secret itself).

@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 
 use crate::phash::{PerfectHash, PerfectHashError};
 use marketplaces::Marketplace;
+use taxonomy_tree::expired::ExpiredMapping;
 use taxonomy_tree::snapshot;
 use taxonomy_tree::tree::CategoryTree;
 
@@ -27,6 +28,9 @@ pub struct SiteData<'a> {
     pub site: Marketplace,
     /// Its validated tree, or `None` to compile the site in empty.
     pub tree: Option<&'a CategoryTree>,
+    /// Its expired leaves and their replacements (getExpiredCategories), sorted by the
+    /// expired id and checked against `tree` (`taxonomy_tree::expired::check`).
+    pub expired: &'a [ExpiredMapping],
 }
 
 /// A stable 64-bit fingerprint of a tree: FNV-1a over its snapshot rendering.
@@ -62,7 +66,7 @@ pub struct GenerateError {
 /// ```
 /// use taxonomy_codegen::codegen::{generate, SiteData, HEADER};
 /// use marketplaces::Marketplace;
-/// let code = generate(&[SiteData { site: Marketplace::Us, tree: None }]).unwrap();
+/// let code = generate(&[SiteData { site: Marketplace::Us, tree: None, expired: &[] }]).unwrap();
 /// assert!(code.starts_with(HEADER));
 /// assert!(code.contains("pub(crate) static US: SiteTables"));
 /// assert!(code.contains("pub enum Site {"));
@@ -78,9 +82,13 @@ pub fn generate(sites: &[SiteData<'_>]) -> Result<String, GenerateError> {
     );
     let all: Vec<SiteData<'_>> = Marketplace::ALL
         .into_iter()
-        .map(|site| SiteData {
-            site,
-            tree: sites.iter().find(|d| d.site == site).and_then(|d| d.tree),
+        .map(|site| match sites.iter().find(|d| d.site == site) {
+            Some(data) => *data,
+            None => SiteData {
+                site,
+                tree: None,
+                expired: &[],
+            },
         })
         .collect();
     write_site_enum(&mut out, &all);
@@ -196,7 +204,7 @@ fn write_site(
     let Some(tree) = data.tree else {
         let _ = writeln!(
             out,
-            "    compiled_in: false,\n    tree_id: {},\n    version: \"\",\n    taken_at: \"\",\n    source: \"\",\n    note: None,\n    language: {:?},\n    fingerprint: 0,\n    leaf_count: 0,\n    ids: &[],\n    parents: &[],\n    levels: &[],\n    name_offsets: &[0, 0],\n    child_offsets: &[0, 0],\n    children: &[],\n    seed: 0,\n    bucket_shift: 63,\n    pilots: &[0, 0],\n    slots: &[0],\n}};",
+            "    compiled_in: false,\n    tree_id: {},\n    version: \"\",\n    taken_at: \"\",\n    source: \"\",\n    note: None,\n    language: {:?},\n    fingerprint: 0,\n    leaf_count: 0,\n    ids: &[],\n    parents: &[],\n    levels: &[],\n    name_offsets: &[0, 0],\n    child_offsets: &[0, 0],\n    children: &[],\n    seed: 0,\n    bucket_shift: 63,\n    pilots: &[0, 0],\n    slots: &[0],\n    expired: &[],\n}};",
             site.tree_id(),
             site.default_language()
         );
@@ -268,6 +276,15 @@ fn write_site(
     let _ = writeln!(out, "    bucket_shift: {},", ph.bucket_shift);
     write_array(out, "pilots", ph.pilots.iter().copied());
     write_array(out, "slots", ph.slots.iter().map(|&s| format!("{s:#x}")));
+    // `(expired id, replacement id)`, sorted by the expired id for a binary search.
+    debug_assert!(data.expired.windows(2).all(|w| w[0].from < w[1].from));
+    write_array(
+        out,
+        "expired",
+        data.expired
+            .iter()
+            .map(|m| format!("({}, {})", m.from, m.to)),
+    );
     out.push_str("};\n");
     Ok(())
 }

@@ -96,9 +96,13 @@ fn resolve(site: Site, text: &str) -> Result<Category, String> {
                 "malformed category {text:?}: {why}; expected {ACCEPTED_LITERALS}"
             ));
         }
-        Literal::Id(id) => site
-            .category(id)
-            .ok_or_else(|| unknown_id_message(site, id))?,
+        Literal::Id(id) => match (site.category(id), site.replacement(id)) {
+            (Some(category), _) => category,
+            // Retired by the service and mapped to a replacement (getExpiredCategories): the
+            // same message as `LeafError::Expired` at run time, and what to write instead.
+            (None, Some(replacement)) => return Err(expired_message(site, id, replacement)),
+            (None, None) => return Err(unknown_id_message(site, id)),
+        },
         Literal::Path => site
             .category_by_path(text)
             .ok_or_else(|| unknown_path_message(site, text))?,
@@ -124,6 +128,24 @@ fn accepted_sites() -> String {
         ));
     }
     text
+}
+
+fn expired_message(site: Site, id: u32, replacement: taxonomy_data::LeafCategory) -> String {
+    let error = taxonomy_data::LeafError::Expired {
+        site,
+        id,
+        replacement,
+    };
+    // The default site is written without its name, as `category!` allows.
+    let site_arg = if site == Site::Us {
+        String::new()
+    } else {
+        format!("{site}, ")
+    };
+    format!(
+        "{error}\nThe service retired this category (getExpiredCategories); write category!({site_arg}\"{}\") instead",
+        replacement.id()
+    )
 }
 
 fn not_leaf_message(category: Category) -> String {

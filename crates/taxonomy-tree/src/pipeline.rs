@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use crate::decode::{DecodeError, Provenance, decode_tree};
 use crate::diff::TreeDiff;
+use crate::expired::{self, ExpiredError, ExpiredMapping};
 use crate::snapshot::{self, SnapshotError};
 use crate::tree::CategoryTree;
 use marketplaces::Marketplace;
@@ -53,6 +54,10 @@ pub enum PipelineError {
     /// Writing the snapshot failed; the old file is intact.
     #[error(transparent)]
     Snapshot(#[from] SnapshotError),
+    /// The expired-category mapping does not hold against the new tree (see
+    /// [`expired`](crate::expired) for the rule), or its file could not be read or written.
+    #[error(transparent)]
+    Expired(#[from] ExpiredError),
 }
 
 /// The tree ids of every marketplace, for messages: `0 EBAY_US, 100 EBAY_MOTORS_US, …`.
@@ -89,6 +94,30 @@ pub struct Prepared {
     /// tree id, marketplace or language (not when only the date or source differs). This is
     /// what makes a snapshot stale.
     pub content_changed: bool,
+    /// The expired-category file beside the snapshot (`EBAY_US.expired.json`).
+    pub expired_path: PathBuf,
+    /// The expired-category mapping that goes with `tree`: the committed one while it holds
+    /// against the new tree, or the service's answer once [`with_expired`] set it.
+    pub expired: Vec<ExpiredMapping>,
+    /// The committed mapping (empty when there is no file).
+    pub previous_expired: Vec<ExpiredMapping>,
+    /// The new expired-category file, when it differs from the committed one (`None`: the file
+    /// is left as it is).
+    pub expired_text: Option<String>,
+    /// Why the committed mapping cannot go with the new tree; [`commit_all`] refuses to
+    /// write while it is set (a refresh replaces the mapping with [`with_expired`]).
+    pub expired_problem: Option<ExpiredError>,
+}
+
+impl Prepared {
+    /// The mappings that are new since the committed file (or whose replacement changed): the
+    /// leaves that expired since the last snapshot.
+    pub fn newly_expired(&self) -> impl Iterator<Item = ExpiredMapping> + '_ {
+        self.expired
+            .iter()
+            .filter(|m| !self.previous_expired.contains(m))
+            .copied()
+    }
 }
 
 /// Decodes and validates `body`, and compares it with the committed snapshot in
@@ -154,6 +183,25 @@ pub fn prepare_tree(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => (None, None, true, true),
         Err(e) => (None, Some(format!("{}: {e}", path.display())), true, true),
     };
+    // The committed mapping stays while it holds against the new tree.
+    let expired_path = expired::path_beside(&path);
+    let (previous_expired, expired_problem) = match std::fs::read_to_string(&expired_path) {
+        Ok(text) => match expired::parse_unchecked(&text, &expired_path) {
+            Ok(file) => {
+                let problem = expired::parse(&text, &expired_path, &tree).err();
+                (file.mappings, problem)
+            }
+            Err(e) => (Vec::new(), Some(e)),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Vec::new(), None),
+        Err(e) => (
+            Vec::new(),
+            Some(ExpiredError::Io {
+                path: expired_path.clone(),
+                source: std::sync::Arc::new(e),
+            }),
+        ),
+    };
     Ok(Prepared {
         site,
         tree,
@@ -163,7 +211,40 @@ pub fn prepare_tree(
         text,
         changed,
         content_changed,
+        expired_path,
+        expired: previous_expired.clone(),
+        previous_expired,
+        expired_text: None,
+        expired_problem,
     })
+}
+
+/// Sets the tree's expired-category mapping from the service's answer (getExpiredCategories),
+/// checked against the new tree (see [`expired`](crate::expired) for the rule). The file is
+/// rewritten when the mappings or the tree's version changed; an empty answer creates no file.
+pub fn with_expired(
+    mut prepared: Prepared,
+    mappings: impl IntoIterator<Item = ExpiredMapping>,
+    source: &str,
+) -> Result<Prepared, PipelineError> {
+    let file = expired::from_answer(mappings, &prepared.tree, source, &prepared.expired_path)?;
+    let committed = std::fs::read_to_string(&prepared.expired_path)
+        .ok()
+        .and_then(|text| expired::parse_unchecked(&text, &prepared.expired_path).ok());
+    let same = match &committed {
+        Some(old) => {
+            old.mappings == file.mappings
+                && old.tree_id == file.tree_id
+                && old.version == file.version
+                && old.marketplace_id == file.marketplace_id
+        }
+        // Absent and empty are the same: no new file for nothing.
+        None => file.mappings.is_empty() && !prepared.expired_path.exists(),
+    };
+    prepared.expired_text = (!same).then(|| expired::to_string(&file));
+    prepared.expired = file.mappings;
+    prepared.expired_problem = None;
+    Ok(prepared)
 }
 
 /// When [`commit`] replaces a snapshot.
@@ -184,8 +265,13 @@ pub fn commit(prepared: &Prepared, when: WriteWhen) -> Result<bool, PipelineErro
 /// Replaces every snapshot of `prepared` that `when` says changed, all or nothing: every new
 /// file is first written and flushed beside its target, and only when all of them are staged
 /// are they renamed into place; a failed rename puts back the files already replaced (see
-/// [`crate::atomic::commit_all`]). Returns the paths written.
+/// [`crate::atomic::commit_all`]). Returns the paths written. Each site's expired-category
+/// file (see [`with_expired`]) is part of the same commit.
 pub fn commit_all(prepared: &[Prepared], when: WriteWhen) -> Result<Vec<PathBuf>, PipelineError> {
+    // The committed expired mappings must hold against the trees that replace theirs.
+    if let Some(problem) = prepared.iter().find_map(|p| p.expired_problem.clone()) {
+        return Err(problem.into());
+    }
     let mut staged = Vec::new();
     for p in prepared {
         let write = match when {
@@ -200,6 +286,18 @@ pub fn commit_all(prepared: &[Prepared], when: WriteWhen) -> Result<Vec<PathBuf>
                     source,
                 }
             })?;
+            staged.push(s);
+        }
+        // The expired mapping goes in the same commit as the snapshots (its text was
+        // checked against `p.tree` in `with_expired`).
+        if let Some(text) = &p.expired_text {
+            let s =
+                crate::atomic::stage(&p.expired_path, text.as_bytes(), None).map_err(|source| {
+                    ExpiredError::Io {
+                        path: p.expired_path.clone(),
+                        source: std::sync::Arc::new(source),
+                    }
+                })?;
             staged.push(s);
         }
     }
