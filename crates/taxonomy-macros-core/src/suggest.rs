@@ -154,42 +154,62 @@ fn descends_from(category: Category, ancestor: Option<Category>) -> bool {
 }
 
 /// A cheap summary of a name for ruling out candidates before computing an edit distance:
-/// how many characters it has besides white space, and how many fall in each of 32 buckets.
-/// Characters are taken by their first UTF-8 byte, ASCII letters lower-cased (the first byte
-/// of a Latin letter is the same in both cases), white space skipped. One edit (insertion,
-/// deletion, substitution, swap) changes `letters` by at most one and the histograms' L1
-/// distance by at most two, so both give lower bounds of the edit distance.
+/// its length as compared (lower case, single spaces), which of 32 buckets its characters
+/// fall in, and how many in each. Characters are taken by their first UTF-8 byte, ASCII
+/// letters lower-cased (the first byte of a Latin letter is the same in both cases), white
+/// space skipped. One edit (insertion, deletion, substitution, swap) changes the length by at
+/// most one, the buckets present by at most two and the histograms' L1 distance by at most
+/// two, so each gives a lower bound of the edit distance, from the cheapest up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Key {
-    letters: u16,
+    chars: u16,
+    present: u32,
     histogram: [u8; 32],
 }
 
 impl Key {
     fn of(raw: &str) -> Key {
         let mut key = Key {
-            letters: 0,
+            chars: 0,
+            present: 0,
             histogram: [0; 32],
         };
+        let mut in_word = false;
         for &b in raw.as_bytes() {
-            // Skip white space and UTF-8 continuation bytes.
-            if b.is_ascii_whitespace() || b & 0xC0 == 0x80 {
+            if b.is_ascii_whitespace() {
+                in_word = false;
                 continue;
             }
-            let bucket = &mut key.histogram[usize::from(b.to_ascii_lowercase() & 31)];
-            *bucket = bucket.saturating_add(1);
-            key.letters = key.letters.saturating_add(1);
+            if !in_word && key.chars > 0 {
+                key.chars = key.chars.saturating_add(1); // the single space before this word
+            }
+            in_word = true;
+            // UTF-8 continuation bytes belong to the character already counted.
+            if b & 0xC0 == 0x80 {
+                continue;
+            }
+            let bucket = usize::from(b.to_ascii_lowercase() & 31);
+            key.histogram[bucket] = key.histogram[bucket].saturating_add(1);
+            key.present |= 1 << bucket;
+            key.chars = key.chars.saturating_add(1);
         }
         key
     }
 
-    /// A lower bound of the edit distance between the names of `self` and `other`.
-    fn min_distance(&self, other: &Key) -> usize {
-        let mut l1 = 0usize;
-        for i in 0..32 {
-            l1 += usize::from(self.histogram[i].abs_diff(other.histogram[i]));
+    /// Whether the names of `self` and `other` may be at most `limit` edits apart (`false`
+    /// means they certainly are not).
+    fn within(&self, other: &Key, limit: usize) -> bool {
+        if usize::from(self.chars.abs_diff(other.chars)) > limit {
+            return false;
         }
-        usize::from(self.letters.abs_diff(other.letters)).max(l1.div_ceil(2))
+        if ((self.present ^ other.present).count_ones() as usize).div_ceil(2) > limit {
+            return false;
+        }
+        let mut l1 = 0usize;
+        for (a, b) in self.histogram.iter().zip(&other.histogram) {
+            l1 += usize::from(a.abs_diff(*b));
+        }
+        l1.div_ceil(2) <= limit
     }
 }
 
@@ -208,7 +228,11 @@ impl Name {
             if !text.is_empty() {
                 text.push(' ');
             }
-            text.extend(word.chars().flat_map(char::to_lowercase));
+            if word.is_ascii() {
+                text.extend(word.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+            } else {
+                text.extend(word.chars().flat_map(char::to_lowercase));
+            }
         }
         Name {
             chars: text.chars().count(),
@@ -237,18 +261,13 @@ impl Name {
         (self.chars.min(other.chars) / 4).max(1)
     }
 
-    /// The most edits a typo of this name may have, whatever the other name.
-    fn max_budget(&self) -> usize {
-        (self.chars / 4).max(1)
-    }
-
     /// The edit distance (optimal string alignment) to `other`, when within the budget.
     fn typo_distance(&self, other: &Name) -> Option<usize> {
         if self.text == other.text {
             return Some(0);
         }
         let budget = self.budget(other);
-        if self.key.min_distance(&other.key) > budget {
+        if !self.key.within(&other.key, budget) {
             return None;
         }
         let distance = strsim::osa_distance(&self.text, &other.text);
@@ -291,15 +310,15 @@ impl SiteIndex {
     /// The categories named `wanted`, or when there are none, those with a name a typo away,
     /// with the distance.
     fn named_like(&self, wanted: &Name) -> Vec<(usize, Category)> {
-        let limit = wanted.max_budget();
         let mut same = Vec::new();
         let mut close = Vec::new();
         for (key, category) in &self.keys {
-            let bound = wanted.key.min_distance(key);
-            if bound > limit {
+            // The budget of the shorter name (`Name::budget`), from the key alone.
+            let limit = (usize::from(key.chars).min(wanted.chars) / 4).max(1);
+            if !wanted.key.within(key, limit) {
                 continue;
             }
-            if bound == 0 && wanted.is(category.name()) {
+            if *key == wanted.key && wanted.is(category.name()) {
                 same.push((0, *category));
             } else if same.is_empty()
                 && let Some(distance) = wanted.typo_distance(&Name::new(category.name()))
@@ -473,7 +492,8 @@ mod tests {
             for b in names {
                 let (a, b) = (Name::new(a), Name::new(b));
                 let distance = strsim::osa_distance(&a.text, &b.text);
-                assert!(a.key.min_distance(&b.key) <= distance, "{a:?} {b:?}");
+                assert!(a.key.within(&b.key, distance), "{a:?} {b:?}");
+                assert_eq!(usize::from(a.key.chars), a.text.chars().count(), "{a:?}");
             }
         }
         // Case and white space do not change the key.
