@@ -61,14 +61,14 @@ fn root() -> PathBuf {
 fn write_snapshots(dir: &Path) {
     let committed = root().join("snapshots");
     let gb = Marketplace::Gb.snapshot_file_name();
-    write_if_changed(&dir.join(&gb), &std::fs::read(committed.join(&gb)).unwrap());
+    write_if_changed(&dir.join(gb), &std::fs::read(committed.join(gb)).unwrap());
     let us = Marketplace::Us.snapshot_file_name();
-    let mut tree = snapshot::read(&committed.join(&us)).unwrap();
+    let mut tree = snapshot::read(&committed.join(us)).unwrap();
     tree.categories.retain(|c| c.id != 853);
     for c in &mut tree.categories {
         c.children.retain(|&k| k != 853);
     }
-    write_if_changed(&dir.join(&us), snapshot::to_string(&tree).as_bytes());
+    write_if_changed(&dir.join(us), snapshot::to_string(&tree).as_bytes());
     let file = expired::from_answer(
         [
             ExpiredMapping { from: 853, to: 852 },
@@ -79,11 +79,11 @@ fn write_snapshots(dir: &Path) {
         ],
         &tree,
         "written by taxonomy-data/tests/expired.rs",
-        &expired::path_beside(&dir.join(&us)),
+        &expired::path_beside(&dir.join(us)),
     )
     .unwrap();
     write_if_changed(
-        &expired::path_beside(&dir.join(&us)),
+        &expired::path_beside(&dir.join(us)),
         expired::to_string(&file).as_bytes(),
     );
 }
