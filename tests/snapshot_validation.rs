@@ -337,6 +337,7 @@ fn a_tree_deeper_than_the_limit() {
             taken_at: "2026-01-01".into(),
             source: "test".into(),
             note: None,
+            complete: true,
         },
         categories,
     };
