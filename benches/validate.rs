@@ -44,6 +44,7 @@ fn tree(parent: impl Fn(u32) -> u32) -> CategoryTree {
             taken_at: "2026-01-01".into(),
             source: "bench".into(),
             note: None,
+            complete: true,
         },
         categories,
     };

@@ -8,15 +8,24 @@
 //! - `live` on taxonomy-data only: the macro's build of taxonomy-data follows (build
 //!   dependencies share features), so the new leaf still compiles from the cached download.
 //!
+//! - the cache: no secret anywhere in the target directory, every file 0600 and directory 0700,
+//!   server text on one warning line, a hand-edited cached tree refused, the "differs from
+//!   the snapshot" warning on every build, versions re-checked (getDefaultCategoryTreeId) and
+//!   only changed trees downloaded.
+//!
 //! What happens when the two builds do see different trees is pinned by the trybuild case
 //! `tests/ui/fail_fingerprint_mismatch.rs`.
 
 mod common;
+#[path = "common/oauth.rs"]
+mod oauth_common;
 
 use std::path::Path;
 use std::process::{Command, Output};
 
+use fake_marketplace::taxonomy::{DEFAULT_TREE_ID_PATH, tree_path};
 use fake_marketplace::{FakeConfig, FakeMarketplace};
+use marketplace_client::oauth::ScopeSet;
 use marketplaces::Marketplace;
 use taxonomy_tree::tree::Category;
 
@@ -284,4 +293,225 @@ fn the_site_filter_leaves_sites_out_and_refuses_unknown_ones() {
         fake.token_requests().is_empty(),
         "offline builds ask nothing"
     );
+}
+
+/// The US tree with [`NEW_LEAF`] under 15032, at `version`.
+fn us_with_new_leaf(version: &str) -> taxonomy_tree::tree::CategoryTree {
+    let mut tree = common::committed(Marketplace::Us);
+    tree.categories.push(Category {
+        id: NEW_LEAF,
+        name: "Foldable Phones".into(),
+        parent: Some(15032),
+        leaf: true,
+        children: vec![],
+    });
+    tree.categories.sort_by_key(|c| c.id);
+    for c in &mut tree.categories {
+        if c.id == 15032 {
+            c.children.push(NEW_LEAF);
+        }
+    }
+    tree.meta.version = version.into();
+    tree
+}
+
+fn tree_downloads(fake: &FakeMarketplace) -> usize {
+    Marketplace::ALL
+        .iter()
+        .map(|s| fake.requests_to(&tree_path(s.tree_id())).len())
+        .sum()
+}
+
+/// Every file under `dir` whose bytes contain one of `needles`.
+fn files_containing(dir: &Path, needles: &[&str]) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                stack.push(path);
+            } else if kind.is_file()
+                && let Ok(bytes) = std::fs::read(&path)
+            {
+                for needle in needles {
+                    if bytes.windows(needle.len()).any(|w| w == needle.as_bytes()) {
+                        found.push(path.display().to_string());
+                    }
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_build_cache_keeps_no_secret_checks_versions_and_refuses_edited_trees() {
+    let started = std::time::SystemTime::now();
+    let nanos = started
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    // A secret no earlier run can have left in the shared target directory.
+    let secret = format!("PRD-{nanos:x}-s3cr3t+{}", std::process::id());
+    let fake = FakeMarketplace::start(FakeConfig {
+        client_secret: secret.clone(),
+        ..FakeConfig::default()
+    })
+    .unwrap();
+    // A version with a newline and a directive after it: server text that must stay on its
+    // warning line.
+    fake.set_tree(
+        Marketplace::Us,
+        us_with_new_leaf("135-live\ncargo:rustc-env=INJECTED=1"),
+    );
+    let probe = tempfile::tempdir().unwrap();
+    write_probe(probe.path());
+    let target = common::root().join("target/live-build-probe");
+
+    // 1. First build: every tree downloaded, no version asked.
+    let out = cargo_build(probe.path(), &fake.base_url(), &fake, &[], &["macros_live"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(tree_downloads(&fake), 4);
+    assert!(fake.requests_to(DEFAULT_TREE_ID_PATH).is_empty());
+    let injected: Vec<&str> = stderr.lines().filter(|l| l.contains("INJECTED")).collect();
+    assert!(!injected.is_empty(), "{stderr}");
+    for line in &injected {
+        assert!(
+            line.contains("EBAY_US: using the live tree, which differs"),
+            "server text split the warning: {line}"
+        );
+    }
+    // The cache of this run: every directory 0700, every file 0600.
+    let root = target.join("taxonomy-live");
+    let cache = std::fs::read_dir(&root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|d| {
+            std::fs::metadata(d.join("stamp"))
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t >= started)
+        })
+        .expect("this run's cache entry");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&root), 0o700, "{}", root.display());
+        assert_eq!(mode(&cache), 0o700, "{}", cache.display());
+        let files: Vec<_> = std::fs::read_dir(&cache).unwrap().flatten().collect();
+        assert!(files.len() >= 9, "4 trees, 4 checks, stamp, lock");
+        for f in files {
+            assert_eq!(mode(&f.path()), 0o600, "{}", f.path().display());
+        }
+    }
+    for site in Marketplace::ALL {
+        let check = std::fs::read_to_string(cache.join(format!("{}.check", site.marketplace_id())))
+            .unwrap();
+        assert!(
+            check.contains("version=") && check.contains("checked=") && check.contains("sha256="),
+            "{check}"
+        );
+    }
+
+    // 2. A rebuild that uses the cached trees still says the US tree differs from the
+    //    snapshot, here a newer one (another snapshots directory reruns the build script); a
+    //    bad TTL is named and the default used (no version check within it).
+    let snapshots = common::copy_of_snapshots();
+    let us = snapshots.path().join("EBAY_US.json");
+    let text = std::fs::read_to_string(&us).unwrap();
+    std::fs::write(
+        &us,
+        text.replace(
+            "\"categoryTreeVersion\": \"134\"",
+            "\"categoryTreeVersion\": \"136\"",
+        ),
+    )
+    .unwrap();
+    let snapshots_dir = snapshots.path().display().to_string();
+    let out = cargo_build(
+        probe.path(),
+        &fake.base_url(),
+        &fake,
+        &[
+            ("TAXONOMY_SNAPSHOTS_DIR", snapshots_dir.as_str()),
+            ("TAXONOMY_LIVE_TTL", "soon"),
+        ],
+        &["macros_live"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("TAXONOMY_LIVE_TTL=\"soon\" is not a duration"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("EBAY_US: using the live tree, which differs from the committed snapshot (version 136 → 135-live"),
+        "{stderr}"
+    );
+    assert_eq!(tree_downloads(&fake), 4, "the cache is used");
+    assert!(fake.requests_to(DEFAULT_TREE_ID_PATH).is_empty());
+
+    // 3. The TTL ran out (1 s), with a ready access token: one version check a site for both
+    //    builds, and only the tree whose version changed (GB) is downloaded.
+    let token = oauth_common::client(&fake)
+        .client_credentials(&ScopeSet::default())
+        .unwrap()
+        .access_token
+        .secret()
+        .to_string();
+    let mut gb = common::committed(Marketplace::Gb);
+    gb.meta.version = "92".into();
+    fake.set_tree(Marketplace::Gb, gb);
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let out = cargo_build(
+        probe.path(),
+        &fake.base_url(),
+        &fake,
+        &[
+            ("TAXONOMY_LIVE_TTL", "1"),
+            ("MARKETPLACE_ACCESS_TOKEN", token.as_str()),
+        ],
+        &["macros_live"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(fake.requests_to(DEFAULT_TREE_ID_PATH).len(), 4, "{stderr}");
+    assert_eq!(fake.requests_to(&tree_path(3)).len(), 2, "GB again");
+    assert_eq!(tree_downloads(&fake), 5, "no unchanged tree downloaded");
+    assert!(
+        stderr.contains("EBAY_GB: the cached live tree is out of date (version 91 → 92)"),
+        "{stderr}"
+    );
+
+    // 4. A cached tree edited by hand is refused: a warning, and the snapshot.
+    let cached_us = cache.join("EBAY_US.json");
+    let text = std::fs::read_to_string(&cached_us).unwrap();
+    std::fs::write(
+        &cached_us,
+        text.replace("Foldable Phones", "Foldable Phonez"),
+    )
+    .unwrap();
+    let out = cargo_build(probe.path(), &fake.base_url(), &fake, &[], &["macros_live"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("does not match its checksum"), "{stderr}");
+    assert!(stderr.contains("using the committed snapshot"), "{stderr}");
+    assert!(
+        run_probe().trim().ends_with("| 134"),
+        "US from the snapshot"
+    );
+    assert_eq!(tree_downloads(&fake), 5);
+
+    // Neither secret is anywhere in the target directory (cargo's fingerprints included).
+    let leaks = files_containing(&target, &[&secret, &token]);
+    assert!(leaks.is_empty(), "secrets written to {leaks:?}");
 }

@@ -193,6 +193,7 @@ fn a_valid_tree_with_ids_agreeing_in_their_low_bits_generates() {
             taken_at: "2026-01-01".into(),
             source: "test".into(),
             note: None,
+            complete: true,
         },
         categories,
     };

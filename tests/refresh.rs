@@ -1,12 +1,14 @@
 //! `cargo run --bin snapshot -- refresh` against the fake marketplace over loopback: the
 //! snapshots are rewritten with a change summary, a fault in one site leaves every file
-//! untouched byte for byte, and `--check` tells stale from fresh.
+//! untouched byte for byte, and `--check` tells stale from fresh. A tree is downloaded only when
+//! getDefaultCategoryTreeId reports another version than the snapshot's (or the snapshot is
+//! partial, or in another language); `--force` downloads every tree.
 
 mod common;
 
 use std::process::{Command, Output};
 
-use fake_marketplace::taxonomy::{TREE_GET_PATH, tree_path};
+use fake_marketplace::taxonomy::{DEFAULT_TREE_ID_PATH, TREE_GET_PATH, tree_path};
 use fake_marketplace::{FakeConfig, FakeMarketplace, Fault, TreeRoutes};
 use marketplaces::Marketplace;
 use taxonomy_tree::snapshot;
@@ -62,7 +64,7 @@ fn refresh_rewrites_the_changed_snapshot_and_reports_the_changes() {
     fake.set_tree_body(Marketplace::Gb, common::saved_response(Marketplace::Gb));
     let dir = common::copy_of_snapshots();
     let before = common::dir_bytes(dir.path());
-    let out = refresh(&fake, dir.path(), &[]);
+    let out = refresh(&fake, dir.path(), &["--force"]);
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}\n{stderr}");
     assert!(stdout.contains("version 134 → 135"), "{stdout}");
@@ -83,8 +85,9 @@ fn refresh_rewrites_the_changed_snapshot_and_reports_the_changes() {
         assert_eq!(old == new, name != "EBAY_US.json", "{name}");
     }
     // One application token for the whole refresh, one getCategoryTree request per site, in
-    // eBay's documented path form.
+    // eBay's documented path form; --force asks no version.
     assert_eq!(fake.token_requests().len(), 1);
+    assert!(fake.requests_to(DEFAULT_TREE_ID_PATH).is_empty());
     for site in common::snapshot_sites() {
         assert_eq!(fake.requests_to(&tree_path(site.tree_id())).len(), 1);
     }
@@ -101,14 +104,18 @@ fn tree_path_option_picks_the_form() {
     let out = refresh(
         &fake,
         dir.path(),
-        &["--tree-path", "path", "--sites", "EBAY_US"],
+        &["--tree-path", "path", "--sites", "EBAY_US", "--force"],
     );
     let (stdout, stderr) = text(&out);
     assert!(!out.status.success(), "{stdout}\n{stderr}");
     assert!(stderr.contains("HTTP 404"), "{stderr}");
     assert!(common::dir_bytes(dir.path()) == before);
     // `query` asks for /category_tree/get?category_tree_id=N.
-    let out = refresh(&fake, dir.path(), &["--tree-path", "query", "--check"]);
+    let out = refresh(
+        &fake,
+        dir.path(),
+        &["--tree-path", "query", "--check", "--force"],
+    );
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}\n{stderr}");
     let queries: Vec<_> = fake
@@ -121,7 +128,7 @@ fn tree_path_option_picks_the_form() {
     // The default for the fake's custom host is `auto`: the path form, then the query form
     // once per client (one client serves all four sites).
     fake.clear_requests();
-    let out = refresh(&fake, dir.path(), &["--check"]);
+    let out = refresh(&fake, dir.path(), &["--check", "--force"]);
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}\n{stderr}");
     assert_eq!(fake.requests_to(TREE_GET_PATH).len(), 4);
@@ -155,7 +162,8 @@ fn a_failed_site_leaves_every_snapshot_untouched() {
     fake.set_tree_body(Marketplace::De, body[..body.len() / 2].to_vec());
     let dir = common::copy_of_snapshots();
     let before = common::dir_bytes(dir.path());
-    let out = refresh(&fake, dir.path(), &[]);
+    // --force: Germany's version did not change, so it would not be downloaded otherwise.
+    let out = refresh(&fake, dir.path(), &["--force"]);
     let (stdout, stderr) = text(&out);
     assert!(!out.status.success(), "{stdout}\n{stderr}");
     assert!(stderr.contains("EBAY_DE"), "{stderr}");
@@ -392,4 +400,110 @@ fn a_mapping_that_breaks_the_rule_is_refused_with_its_line() {
         "{stderr}"
     );
     assert!(common::dir_bytes(dir.path()) == before);
+}
+
+#[test]
+fn only_trees_whose_version_changed_are_downloaded() {
+    let fake = fake();
+    fake.set_tree(Marketplace::Us, changed_us_tree());
+    let dir = common::copy_of_snapshots();
+    let out = refresh(&fake, dir.path(), &[]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    // One getDefaultCategoryTreeId a site, then a tree only where it is needed.
+    assert_eq!(fake.requests_to(DEFAULT_TREE_ID_PATH).len(), 4);
+    assert!(
+        stdout.contains("EBAY_GB: unchanged (version 91)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("EBAY_DE: unchanged (version DE_New_Structure_Oct2019)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("EBAY_US: to download (version 134 → 135)"),
+        "{stdout}"
+    );
+    assert_eq!(fake.requests_to(&tree_path(0)).len(), 1, "US changed");
+    assert!(fake.requests_to(&tree_path(3)).is_empty(), "GB unchanged");
+    assert!(fake.requests_to(&tree_path(77)).is_empty(), "DE unchanged");
+    // The AU snapshot says it is partial ("complete": false): never current, even at the
+    // same version.
+    assert!(
+        stdout.contains("EBAY_AU: to download (the held copy is partial)"),
+        "{stdout}"
+    );
+    assert_eq!(fake.requests_to(&tree_path(15)).len(), 1);
+    assert_eq!(
+        snapshot::read(&dir.path().join("EBAY_US.json"))
+            .unwrap()
+            .meta
+            .version,
+        "135"
+    );
+
+    // Now everything but AU is current: --check downloads only AU and passes.
+    fake.clear_requests();
+    let out = refresh(&fake, dir.path(), &["--check"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("EBAY_US: unchanged (version 135)"),
+        "{stdout}"
+    );
+    let trees: usize = common::snapshot_sites()
+        .iter()
+        .map(|s| fake.requests_to(&tree_path(s.tree_id())).len())
+        .sum();
+    assert_eq!(trees, 1, "only the partial AU tree");
+
+    // A snapshot in another language than the one asked for is not current.
+    fake.clear_requests();
+    let out = refresh(
+        &fake,
+        dir.path(),
+        &["--check", "--sites", "EBAY_GB", "--language", "de-DE"],
+    );
+    let (stdout, stderr) = text(&out);
+    assert!(
+        stdout.contains("EBAY_GB: to download (held in en-GB, asked for de-DE)"),
+        "{stdout}\n{stderr}"
+    );
+    assert_eq!(fake.requests_to(&tree_path(3)).len(), 1);
+
+    // --force downloads every tree and asks no version.
+    fake.clear_requests();
+    let out = refresh(&fake, dir.path(), &["--check", "--force"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    assert!(fake.requests_to(DEFAULT_TREE_ID_PATH).is_empty());
+    for site in common::snapshot_sites() {
+        assert_eq!(fake.requests_to(&tree_path(site.tree_id())).len(), 1);
+    }
+}
+
+#[test]
+fn a_failed_version_check_writes_nothing() {
+    let fake = fake();
+    fake.set_tree(Marketplace::Us, changed_us_tree());
+    fake.fail_times(
+        DEFAULT_TREE_ID_PATH,
+        Fault::Status {
+            status: 400,
+            body: r#"{"errors":[{"errorId":62003,"domain":"API_TAXONOMY","category":"REQUEST","message":"The specified marketplace ID was not found."}]}"#.into(),
+            headers: vec![],
+        },
+        100,
+    );
+    let dir = common::copy_of_snapshots();
+    let before = common::dir_bytes(dir.path());
+    let out = refresh(&fake, dir.path(), &[]);
+    let (stdout, stderr) = text(&out);
+    assert!(!out.status.success(), "{stdout}\n{stderr}");
+    assert!(stderr.contains("getDefaultCategoryTreeId"), "{stderr}");
+    assert!(common::dir_bytes(dir.path()) == before);
+    let trees: usize = common::snapshot_sites()
+        .iter()
+        .map(|s| fake.requests_to(&tree_path(s.tree_id())).len())
+        .sum();
+    assert_eq!(trees, 0);
 }

@@ -39,6 +39,7 @@ fn meta() -> TreeMeta {
         taken_at: "2026-01-01".into(),
         source: "test".into(),
         note: None,
+        complete: true,
     }
 }
 

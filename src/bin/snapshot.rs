@@ -2,8 +2,9 @@
 //!
 //! ```text
 //! snapshot refresh [--sites EBAY_US,…] [--language TAG] [--base-url URL]
-//!                  [--tree-path path|query|auto] [--check] [--dry-run]
+//!                  [--tree-path path|query|auto] [--check] [--dry-run] [--force]
 //! snapshot import FILE… [--taken-at DATE] [--source TEXT] [--note TEXT] [--language TAG]
+//!                 [--partial]
 //! snapshot verify
 //! ```
 //!
@@ -36,6 +37,9 @@ struct Cli {
 enum Command {
     /// Download the trees from the live service and replace the snapshots that changed
     /// (all sites fetched concurrently; nothing is written unless every site succeeded).
+    /// First asks each site's current version (getDefaultCategoryTreeId) and downloads only
+    /// the trees whose version differs from the snapshot's (or whose snapshot is partial or in
+    /// another language).
     Refresh {
         /// The sites, comma-separated (EBAY_US, EBAY_GB, EBAY_DE, EBAY_AU; default: all).
         #[arg(long, value_delimiter = ',')]
@@ -59,6 +63,9 @@ enum Command {
         /// Show the changes but write nothing.
         #[arg(long)]
         dry_run: bool,
+        /// Download every tree, even those whose version is the snapshot's.
+        #[arg(long)]
+        force: bool,
     },
     /// Turn saved get-category-tree responses into snapshots (decode, validate, atomic write).
     Import {
@@ -77,6 +84,10 @@ enum Command {
         /// The language of the names (default: the site's language).
         #[arg(long)]
         language: Option<String>,
+        /// The file is not a complete copy of its version (e.g. cut to a depth): the snapshot
+        /// says so (`"complete": false`) and `refresh` always downloads it again.
+        #[arg(long)]
+        partial: bool,
         /// Validate and show the changes, but write nothing.
         #[arg(long)]
         dry_run: bool,
@@ -115,14 +126,18 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             tree_path,
             check,
             dry_run,
+            force,
         } => live::refresh(
             &cli.dir,
             &sites,
             language.as_deref(),
             base_url.as_deref(),
             tree_path,
-            check,
-            dry_run,
+            live::Mode {
+                check,
+                dry_run,
+                force,
+            },
         ),
         Command::Import {
             files,
@@ -130,6 +145,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             source,
             note,
             language,
+            partial,
             dry_run,
         } => {
             let mut prepared = Vec::new();
@@ -160,6 +176,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                         .map_or("en-US", Marketplace::default_language)
                         .to_string();
                 }
+                tree.meta.complete = !partial;
                 let p =
                     pipeline::prepare_tree(tree, &origin, &cli.dir).map_err(|e| e.to_string())?;
                 if let Some(other) = prepared.iter().find(|q: &&Prepared| q.site == p.site) {
@@ -298,6 +315,16 @@ mod live {
     use taxonomy_tree::pipeline::{self, WriteWhen};
     use taxonomy_tree::snapshot;
 
+    /// What `refresh` does with what it downloads.
+    pub struct Mode {
+        /// Write nothing; fail when a snapshot is stale.
+        pub check: bool,
+        /// Write nothing.
+        pub dry_run: bool,
+        /// Download every tree, without asking the versions first.
+        pub force: bool,
+    }
+
     const CREDENTIALS_HINT: &str = "set MARKETPLACE_CLIENT_ID and MARKETPLACE_CLIENT_SECRET (the application id and certificate id), or MARKETPLACE_CONFIG (the SDKs' configuration file), or a ready MARKETPLACE_ACCESS_TOKEN; MARKETPLACE_ENV=sandbox for the sandbox. See the README, \"Refreshing the snapshots\"";
 
     pub fn refresh(
@@ -306,12 +333,16 @@ mod live {
         language: Option<&str>,
         base_url: Option<&str>,
         tree_path: Option<TreePath>,
-        check: bool,
-        dry_run: bool,
+        mode: Mode,
     ) -> Result<ExitCode, String> {
+        let Mode {
+            check,
+            dry_run,
+            force,
+        } = mode;
         // The sites named (any marketplace, as TAXONOMY_SITES takes them), else those with a
         // snapshot in the directory.
-        let sites = if site_names.is_empty() {
+        let mut sites = if site_names.is_empty() {
             snapshot::sites_in(dir)
         } else {
             parse_site_filter(&site_names.join(",")).map_err(|e| format!("--sites: {e}"))?
@@ -341,6 +372,45 @@ mod live {
             config = config.with_tree_path(form);
         }
         let client = TaxonomyClient::new(config, tokens).map_err(|e| e.to_string())?;
+
+        // Ask the versions first (a few hundred bytes a site); download only what changed.
+        if !force {
+            let held: Vec<_> = sites
+                .iter()
+                .map(|&site| {
+                    let path = dir.join(site.snapshot_file_name());
+                    (site, snapshot::read(&path).ok().map(|tree| tree.meta))
+                })
+                .collect();
+            let mut to_fetch = Vec::new();
+            let mut failed = false;
+            for result in refresh::check_versions(&client, &held, language) {
+                match result {
+                    Ok(c) => match &c.stale {
+                        None => println!(
+                            "{}: unchanged (version {})",
+                            c.site,
+                            refresh::server_text(&c.current.tree_version)
+                        ),
+                        Some(why) => {
+                            println!("{}: to download ({why})", c.site);
+                            to_fetch.push(c.site);
+                        }
+                    },
+                    Err(e) => {
+                        failed = true;
+                        eprintln!("error: {e}");
+                    }
+                }
+            }
+            if failed {
+                eprintln!(
+                    "error: nothing was written: every site's version must be known first (--force downloads without asking)"
+                );
+                return Ok(ExitCode::FAILURE);
+            }
+            sites = to_fetch;
+        }
 
         let bars = MultiProgress::new();
         let style = ProgressStyle::with_template("{spinner} {prefix:8} {msg} ({elapsed})")

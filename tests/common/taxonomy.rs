@@ -70,6 +70,7 @@ pub fn small_tree(site: Marketplace) -> CategoryTree {
             taken_at: "2026-01-01".into(),
             source: "test".into(),
             note: None,
+            complete: true,
         },
         categories: vec![
             cat(0, "Root", None, vec![10, 20]),

@@ -4,15 +4,21 @@
 //!
 //! Each full tree (getCategoryTree) takes 2 to 5 seconds, so the sites are fetched concurrently, one
 //! thread each, with one shared client and token source.
+//!
+//! Before downloading a tree again, ask whether it changed: the service advises comparing
+//! `categoryTreeVersion` with the one held. [`check_versions`] asks getDefaultCategoryTreeId (a
+//! few hundred bytes) for each site and says, with [`Staleness`], which held trees must be
+//! downloaded again; `snapshot refresh` and the build script download only those.
 
 use std::path::Path;
 
-use crate::taxonomy::{TaxonomyClient, TaxonomyError};
+use crate::taxonomy::{DefaultTreeId, TaxonomyClient, TaxonomyError};
 use marketplaces::Marketplace;
 use taxonomy_tree::clock::today_utc;
 use taxonomy_tree::decode::Provenance;
 use taxonomy_tree::expired::ExpiredMapping;
 use taxonomy_tree::pipeline::{self, PipelineError, Prepared};
+use taxonomy_tree::tree::TreeMeta;
 
 /// What happens to one site during a refresh, for a progress display.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,6 +51,14 @@ pub enum RefreshError {
         site: Marketplace,
         /// What was wrong.
         source: PipelineError,
+    },
+    /// getDefaultCategoryTreeId failed, so whether the tree changed is unknown.
+    #[error("{site}: the version check (getDefaultCategoryTreeId) failed: {source}")]
+    VersionCheck {
+        /// The site.
+        site: Marketplace,
+        /// The client's error.
+        source: TaxonomyError,
     },
     /// The fetching thread panicked (a bug).
     #[error("{site}: the fetch panicked")]
@@ -145,4 +159,170 @@ fn fetch_one(
         source.as_str(),
     )
     .map_err(|source| RefreshError::Pipeline { site, source })
+}
+
+/// Why a held tree must be downloaded again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Staleness {
+    /// No tree is held (or it could not be read).
+    Missing,
+    /// The service has another `categoryTreeVersion`.
+    NewVersion {
+        /// The version held.
+        held: String,
+        /// The version getDefaultCategoryTreeId reports.
+        current: String,
+    },
+    /// The held copy is not complete (`"complete": false` in the snapshot).
+    Partial,
+    /// The held copy's names are in another language than the one asked for.
+    Language {
+        /// The language held.
+        held: String,
+        /// The language asked for.
+        asked: String,
+    },
+    /// getDefaultCategoryTreeId names another tree for the marketplace.
+    OtherTree {
+        /// The tree id held.
+        held: u32,
+        /// The tree id reported.
+        current: u32,
+    },
+}
+
+impl std::fmt::Display for Staleness {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Missing => f.write_str("no tree held"),
+            Self::NewVersion { held, current } => {
+                write!(
+                    f,
+                    "version {} → {}",
+                    server_text(held),
+                    server_text(current)
+                )
+            }
+            Self::Partial => f.write_str("the held copy is partial"),
+            Self::Language { held, asked } => write!(f, "held in {held}, asked for {asked}"),
+            Self::OtherTree { held, current } => {
+                write!(
+                    f,
+                    "the marketplace's default tree is now {current} (held: {held})"
+                )
+            }
+        }
+    }
+}
+
+/// Whether `held` is a current copy of the tree getDefaultCategoryTreeId reported in `answer`,
+/// in `language`: `None` when it is, else why not. A partial copy, or one in another language,
+/// is never current.
+///
+/// ```
+/// use marketplace_client::refresh::{staleness, Staleness};
+/// use marketplace_client::taxonomy::DefaultTreeId;
+/// use taxonomy_tree::tree::TreeMeta;
+/// let held = TreeMeta { tree_id: 0, marketplace_id: "EBAY_US".into(), language: "en-US".into(),
+///     version: "134".into(), taken_at: "2026-01-02".into(), source: "doc".into(), note: None,
+///     complete: true };
+/// let answer = DefaultTreeId { tree_id: 0, tree_version: "134".into() };
+/// assert_eq!(staleness(Some(&held), &answer, "en-US"), None);
+/// assert_eq!(staleness(Some(&held), &answer, "es-US"),
+///     Some(Staleness::Language { held: "en-US".into(), asked: "es-US".into() }));
+/// let partial = TreeMeta { complete: false, ..held.clone() };
+/// assert_eq!(staleness(Some(&partial), &answer, "en-US"), Some(Staleness::Partial));
+/// let newer = DefaultTreeId { tree_id: 0, tree_version: "135".into() };
+/// assert!(matches!(staleness(Some(&held), &newer, "en-US"), Some(Staleness::NewVersion { .. })));
+/// assert_eq!(staleness(None, &answer, "en-US"), Some(Staleness::Missing));
+/// ```
+pub fn staleness(
+    held: Option<&TreeMeta>,
+    answer: &DefaultTreeId,
+    language: &str,
+) -> Option<Staleness> {
+    let Some(held) = held else {
+        return Some(Staleness::Missing);
+    };
+    if held.tree_id != answer.tree_id {
+        return Some(Staleness::OtherTree {
+            held: held.tree_id,
+            current: answer.tree_id,
+        });
+    }
+    // An empty version tells nothing: download.
+    if answer.tree_version.is_empty() || held.version != answer.tree_version {
+        return Some(Staleness::NewVersion {
+            held: held.version.clone(),
+            current: answer.tree_version.clone(),
+        });
+    }
+    if !held.language.eq_ignore_ascii_case(language.trim()) {
+        return Some(Staleness::Language {
+            held: held.language.clone(),
+            asked: language.trim().to_owned(),
+        });
+    }
+    if !held.complete {
+        return Some(Staleness::Partial);
+    }
+    None
+}
+
+/// What getDefaultCategoryTreeId said of one site, compared with the tree held.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VersionCheck {
+    /// The site.
+    pub site: Marketplace,
+    /// The answer.
+    pub current: DefaultTreeId,
+    /// `None` when the held tree is current, else why it must be downloaded again.
+    pub stale: Option<Staleness>,
+}
+
+/// Asks getDefaultCategoryTreeId for every site in `held` concurrently and compares each
+/// answer with the tree held (`None`: none) in the language the tree would be downloaded in
+/// (`language`, else the client's, else the site's; see [`TaxonomyClient::language_for`]).
+pub fn check_versions(
+    client: &TaxonomyClient,
+    held: &[(Marketplace, Option<TreeMeta>)],
+    language: Option<&str>,
+) -> Vec<Result<VersionCheck, RefreshError>> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = held
+            .iter()
+            .map(|(site, meta)| {
+                let site = *site;
+                let handle = scope.spawn(move || {
+                    let current = client
+                        .default_tree_id(site.marketplace_id())
+                        .map_err(|source| RefreshError::VersionCheck { site, source })?;
+                    let asked = client.language_for(site, language);
+                    let stale = staleness(meta.as_ref(), &current, &asked);
+                    Ok(VersionCheck {
+                        site,
+                        current,
+                        stale,
+                    })
+                });
+                (site, handle)
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|(site, handle)| {
+                handle
+                    .join()
+                    .unwrap_or(Err(RefreshError::Panicked { site }))
+            })
+            .collect()
+    })
+}
+
+/// Text that came from the server (a version, a category name, an error), made safe to print
+/// in a `cargo:warning` or keep in a file: known secrets and token-like values removed, control
+/// characters escaped (so it cannot start a line of its own), cut to a bounded length. The same
+/// sanitizer the clients' errors go through.
+pub fn server_text(text: &str) -> String {
+    crate::oauth::redact::Redactor::new().text(text)
 }

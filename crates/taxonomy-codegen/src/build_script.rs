@@ -23,20 +23,64 @@ pub const SNAPSHOTS_DIR_ENV: &str = "TAXONOMY_SNAPSHOTS_DIR";
 /// Environment variable: when set (to anything but `0` or `false`), never download.
 pub const OFFLINE_ENV: &str = "TAXONOMY_OFFLINE";
 
-/// Every variable that decides whether and what the build downloads.
-pub const LIVE_ENV: [&str; 11] = [
+/// Environment variable: how long a live tree's version check stays valid (default 24 h;
+/// `30m`, `24h`, `2d` or a number of seconds). See [`parse_ttl`].
+pub const TTL_ENV: &str = "TAXONOMY_LIVE_TTL";
+
+/// The default of [`TTL_ENV`].
+pub const DEFAULT_TTL: std::time::Duration = std::time::Duration::from_secs(24 * 60 * 60);
+
+/// Every variable that decides whether and what the build downloads, except the secrets:
+/// cargo watches these (`cargo:rerun-if-env-changed`).
+pub const LIVE_ENV: [&str; 10] = [
     OFFLINE_ENV,
     "DOCS_RS",
     "MARKETPLACE_ENV",
     "MARKETPLACE_BASE_URL",
     "MARKETPLACE_AUTH_URL",
     "MARKETPLACE_CLIENT_ID",
-    "MARKETPLACE_CLIENT_SECRET",
     "MARKETPLACE_CONFIG",
-    "MARKETPLACE_ACCESS_TOKEN",
     "MARKETPLACE_SCOPE",
     "MARKETPLACE_TREE_PATH",
+    TTL_ENV,
 ];
+
+/// The secret variables the build reads. They are never named to cargo: cargo writes the value
+/// of every variable named in `cargo:rerun-if-env-changed` into its fingerprint files under
+/// `target/`, in plain text. A change of a secret alone therefore does not rerun the build
+/// script; it takes effect at the next version check (see [`TTL_ENV`]) or when
+/// `target/taxonomy-live` is deleted.
+pub const SECRET_ENV: [&str; 2] = ["MARKETPLACE_CLIENT_SECRET", "MARKETPLACE_ACCESS_TOKEN"];
+
+/// Parses a [`TTL_ENV`] value: a number of seconds (`3600`), or a number with a unit `s`, `m`,
+/// `h` or `d` (`30m`, `24h`). `None` when it is not one.
+///
+/// ```
+/// use std::time::Duration;
+/// use taxonomy_codegen::build_script::parse_ttl;
+/// assert_eq!(parse_ttl("3600"), Some(Duration::from_secs(3600)));
+/// assert_eq!(parse_ttl("30m"), Some(Duration::from_secs(1800)));
+/// assert_eq!(parse_ttl(" 24h "), Some(Duration::from_secs(86400)));
+/// assert_eq!(parse_ttl("2d"), Some(Duration::from_secs(172800)));
+/// assert_eq!(parse_ttl("soon"), None);
+/// assert_eq!(parse_ttl("-5m"), None);
+/// ```
+pub fn parse_ttl(text: &str) -> Option<std::time::Duration> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let number: u64 = number.parse().ok()?;
+    let unit = match unit.trim() {
+        "" | "s" => 1,
+        "m" => 60,
+        "h" => 60 * 60,
+        "d" => 24 * 60 * 60,
+        _ => return None,
+    };
+    Some(std::time::Duration::from_secs(number.checked_mul(unit)?))
+}
 
 /// Whether the build downloads the trees, decided from the environment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -242,6 +286,7 @@ pub fn run() -> Result<(), BuildError> {
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default());
     println!("cargo:rerun-if-env-changed={SITES_ENV}");
     println!("cargo:rerun-if-env-changed={SNAPSHOTS_DIR_ENV}");
+    // Never the secrets (SECRET_ENV): cargo would store their values under target/.
     for name in LIVE_ENV {
         println!("cargo:rerun-if-env-changed={name}");
     }
@@ -296,30 +341,53 @@ pub fn run() -> Result<(), BuildError> {
 }
 
 /// Downloads the selected sites' trees (or reads them from the build cache). A site that
-/// fails is left out, with a `cargo:warning`, so the build falls back to its snapshot.
+/// fails is left out, with a `cargo:warning`, so the build falls back to its snapshot. Every
+/// build that uses a live tree which differs from the committed snapshot says so.
 #[cfg(feature = "live")]
 fn live_trees(
     selected: &[Marketplace],
     snapshots_dir: &Path,
     out_dir: &Path,
 ) -> Vec<(Marketplace, SiteTree)> {
+    use marketplace_client::refresh::server_text;
     match live::fetch(selected, snapshots_dir, out_dir) {
         Ok(results) => results
             .into_iter()
             .filter_map(|(site, result)| match result {
-                Ok(tree) => Some((site, tree)),
+                Ok(tree) => {
+                    if let Ok(snapshot) = snapshot_tree(site, snapshots_dir) {
+                        let diff = taxonomy_tree::diff::TreeDiff::between(&snapshot, &tree);
+                        if !diff.is_empty() {
+                            warn(&server_text(&format!(
+                                "{site}: using the live tree, which differs from the committed snapshot ({}); refresh it with `cargo run --bin snapshot -- refresh`",
+                                diff.to_string().trim().replace('\n', "; ")
+                            )));
+                        }
+                    }
+                    // The build-time download caches trees only: the expired-category
+                    // mapping is the committed one, when it still fits the live tree.
+                    let expired = expired::read_beside(
+                        &snapshots_dir.join(site.snapshot_file_name()),
+                        &tree,
+                    )
+                    .ok()
+                    .flatten()
+                    .map(|file| file.mappings)
+                    .unwrap_or_default();
+                    Some((site, SiteTree { tree, expired }))
+                }
                 Err(reason) => {
-                    warn(&format!(
+                    warn(&server_text(&format!(
                         "{site}: the live tree could not be used ({reason}); using the committed snapshot"
-                    ));
+                    )));
                     None
                 }
             })
             .collect(),
         Err(reason) => {
-            warn(&format!(
+            warn(&server_text(&format!(
                 "the live trees could not be downloaded ({reason}); using the committed snapshots"
-            ));
+            )));
             Vec::new()
         }
     }
@@ -334,36 +402,61 @@ fn live_trees(_: &[Marketplace], _: &Path, _: &Path) -> Vec<(Marketplace, SiteTr
 mod live {
     //! The download, and its cache in the target directory.
     //!
+    //! `target/taxonomy-live/<key>/` (0700; every file 0600) holds, per site, the tree
+    //! (`EBAY_US.json`, in the snapshot format) and beside it `EBAY_US.check`: its version, the
+    //! time of the last version check and the SHA-256 of the tree file. A tree whose checksum
+    //! does not match (edited by hand, corrupted) is refused: the build falls back to the
+    //! snapshot with a warning until the next check downloads it again.
+    //!
     //! Both builds of taxonomy-data (the macro's and the program's) run this with the same
-    //! settings, so they share one cache entry: the first takes an OS file lock, downloads,
-    //! and records for every site either its tree or why it failed; the other waits for the
-    //! lock and reads the record. So the two builds always use the same trees, even when the
-    //! network fails half-way.
+    //! settings, so they share one cache entry: the first takes an OS file lock, checks or
+    //! downloads, and records for every site either its tree or why it failed; the other
+    //! waits for the lock and reads the record. So the two builds use the same trees, even
+    //! when the network fails half-way.
+    //!
+    //! When cargo reruns the script: it watches `stamp` and the cached tree files. The stamp
+    //! is rewritten whenever a build changes what the cache holds, so every build of
+    //! taxonomy-data sharing the target directory runs again and uses the same trees; a
+    //! hand-edited tree reruns the script, which refuses it. Cargo has no timer: the versions
+    //! are re-checked (getDefaultCategoryTreeId, at most once per `TAXONOMY_LIVE_TTL`) when the
+    //! script runs. Deleting `stamp` makes the next build run it and re-check at once; deleting
+    //! the whole directory downloads again. A path that never exists would make cargo run the
+    //! script on every build, and then recompile taxonomy-data and everything that uses it
+    //! (about 10 s a build): too dear for every build, so it is not done.
 
-    use std::fs::File;
+    use std::fs::{File, OpenOptions};
     use std::path::{Path, PathBuf};
-    use std::time::Duration;
+    use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
     use marketplace_client::oauth::OAuthConfig;
-    use marketplace_client::refresh;
+    use marketplace_client::refresh::{self, server_text};
     use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig};
     use marketplaces::Marketplace;
-    use taxonomy_tree::expired::{self, ExpiredFile};
     use taxonomy_tree::snapshot;
+    use taxonomy_tree::tree::CategoryTree;
 
-    use super::SiteTree;
-
-    type Results = Vec<(Marketplace, Result<SiteTree, String>)>;
+    type Results = Vec<(Marketplace, Result<CategoryTree, String>)>;
 
     /// How long a failed download is remembered: long enough for the other build of
     /// taxonomy-data to fall back the same way, short enough that a later build tries again.
     const FAILURE_MEMORY: Duration = Duration::from_secs(15 * 60);
+
+    /// The file cargo watches; rewritten when the cache changes, its absence asks for a check.
+    const STAMP: &str = "stamp";
+
+    /// A cached tree and what its sidecar says.
+    struct Cached {
+        tree: CategoryTree,
+        checked: SystemTime,
+    }
 
     pub(super) fn fetch(
         selected: &[Marketplace],
         snapshots_dir: &Path,
         out_dir: &Path,
     ) -> Result<Results, String> {
+        let started = SystemTime::now();
+        let ttl = ttl_from_env();
         let oauth = OAuthConfig::from_env().map_err(|e| e.to_string())?;
         // A build must not hang on the network: short time-outs, one retry, short waits.
         // getCategoryTree's documented path on eBay's hosts; MARKETPLACE_TREE_PATH overrides.
@@ -376,15 +469,31 @@ mod live {
             .with_backoff(Duration::from_millis(500), Duration::from_secs(2))
             .with_max_retry_after(Duration::from_secs(10));
         let key = cache_key(config.base_url.as_ref());
-        let cache = cache_dir(out_dir).join(format!("{key:016x}"));
-        std::fs::create_dir_all(&cache).map_err(|e| format!("{}: {e}", cache.display()))?;
+        let root = cache_dir(out_dir);
+        let cache = root.join(format!("{key:016x}"));
+        private_dir(&root)?;
+        private_dir(&cache)?;
         // Held until the end of this function; the OS releases it if the build dies.
-        let lock =
-            File::create(cache.join("lock")).map_err(|e| format!("{}: {e}", cache.display()))?;
+        let lock = private_file(&cache.join("lock"), false)
+            .map_err(|e| format!("{}: {e}", cache.display()))?;
         lock.lock()
             .map_err(|e| format!("{}: {e}", cache.display()))?;
 
+        let stamp = cache.join(STAMP);
+        // No stamp: first build, or the user deleted it to ask for a check now.
+        let check_now = !stamp.exists();
+        // A check made after this script started is the other build's, of this same cargo
+        // run: reused, so both builds see the same trees.
+        let due = |checked: SystemTime| {
+            check_now
+                || (checked < started
+                    && SystemTime::now()
+                        .duration_since(checked)
+                        .is_ok_and(|age| age >= ttl))
+        };
+
         let mut results = Vec::new();
+        let mut to_check: Vec<(Marketplace, Cached)> = Vec::new();
         let mut missing = Vec::new();
         for &site in selected {
             let failed = cache.join(format!("{}.failed", site.marketplace_id()));
@@ -394,90 +503,296 @@ mod live {
                 .and_then(|t| t.elapsed().ok())
                 .is_some_and(|age| age < FAILURE_MEMORY);
             if recent && let Ok(reason) = std::fs::read_to_string(&failed) {
-                results.push((site, Err(reason)));
+                results.push((site, Err(server_text(&reason))));
                 continue;
             }
             let _ = std::fs::remove_file(&failed);
-            match cached_tree(&cache, site) {
-                Some(tree) => results.push((site, Ok(tree))),
-                None => missing.push(site),
+            match read_cached(&cache, site) {
+                Ok(Some(cached)) if due(cached.checked) => to_check.push((site, cached)),
+                Ok(Some(cached)) => results.push((site, Ok(cached.tree))),
+                Ok(None) => missing.push(site),
+                Err((reason, checked)) if checked.is_some_and(due) => {
+                    super::warn(&format!("{site}: {reason}; downloading it again"));
+                    missing.push(site);
+                }
+                Err((reason, _)) => results.push((
+                    site,
+                    Err(format!(
+                        "{reason}; it is downloaded again at the next version check (delete {} to do it now)",
+                        cache.join(STAMP).display()
+                    )),
+                )),
             }
         }
-        if missing.is_empty() {
-            return Ok(results);
-        }
-        let fetched = match oauth.application_token_source() {
-            Ok(tokens) => match TaxonomyClient::new(config, tokens) {
+
+        let mut cache_changed = false;
+        if !to_check.is_empty() || !missing.is_empty() {
+            let client = oauth
+                .application_token_source()
+                .map_err(|e| e.to_string())
+                .and_then(|tokens| TaxonomyClient::new(config, tokens).map_err(|e| e.to_string()));
+            // Trees held, kept when the check or the download fails.
+            let mut held: Vec<(Marketplace, CategoryTree)> = Vec::new();
+            match &client {
                 Ok(client) => {
-                    refresh::fetch_and_prepare(&client, &missing, None, snapshots_dir, &|_, _| {})
+                    let metas: Vec<_> = to_check
+                        .iter()
+                        .map(|(site, c)| (*site, Some(c.tree.meta.clone())))
+                        .collect();
+                    let checks = refresh::check_versions(client, &metas, None);
+                    for ((site, cached), check) in to_check.into_iter().zip(checks) {
+                        match check {
+                            Ok(c) if c.stale.is_none() => {
+                                write_check(&cache, site, &cached.tree);
+                                results.push((site, Ok(cached.tree)));
+                            }
+                            Ok(c) => {
+                                if let Some(why) = &c.stale {
+                                    super::warn(&server_text(&format!(
+                                        "{site}: the cached live tree is out of date ({why}); downloading it again"
+                                    )));
+                                }
+                                held.push((site, cached.tree));
+                                missing.push(site);
+                            }
+                            Err(e) => {
+                                super::warn(&server_text(&format!(
+                                    "{site}: {e}; using the cached live tree (version {}) until the next check",
+                                    cached.tree.meta.version
+                                )));
+                                write_check(&cache, site, &cached.tree);
+                                results.push((site, Ok(cached.tree)));
+                            }
+                        }
+                    }
+                }
+                Err(e) => {
+                    for (site, cached) in to_check {
+                        super::warn(&server_text(&format!(
+                            "{site}: the versions could not be checked ({e}); using the cached live tree until the next check"
+                        )));
+                        write_check(&cache, site, &cached.tree);
+                        results.push((site, Ok(cached.tree)));
+                    }
+                }
+            }
+            let fetched: Vec<Result<_, String>> = match &client {
+                Ok(client) if !missing.is_empty() => {
+                    refresh::fetch_and_prepare(client, &missing, None, snapshots_dir, &|_, _| {})
                         .into_iter()
                         .map(|r| r.map_err(|e| e.to_string()))
                         .collect()
                 }
-                Err(e) => vec![Err(e.to_string()); missing.len()],
-            },
-            Err(e) => vec![Err(e.to_string()); missing.len()],
-        };
-        for (site, result) in missing.iter().copied().zip(fetched) {
-            match result {
-                Ok(prepared) => {
-                    if prepared.content_changed
-                        && let Some(diff) = &prepared.diff
-                    {
-                        super::warn(&format!(
-                            "{site}: using the live tree, which differs from the committed snapshot ({}); refresh it with `cargo run --bin snapshot -- refresh`",
-                            diff.to_string().trim()
-                        ));
+                Ok(_) => Vec::new(),
+                Err(e) => vec![Err(e.clone()); missing.len()],
+            };
+            for (site, result) in missing.iter().copied().zip(fetched) {
+                let kept = held
+                    .iter()
+                    .position(|(s, _)| *s == site)
+                    .map(|i| held.swap_remove(i).1);
+                match (result, kept) {
+                    (Ok(prepared), _) => {
+                        let path = cache.join(site.snapshot_file_name());
+                        let text = snapshot::to_string(&prepared.tree);
+                        match write_private(&path, text.as_bytes()) {
+                            Ok(()) => write_check(&cache, site, &prepared.tree),
+                            Err(e) => super::warn(&format!(
+                                "{site}: the live tree could not be cached ({}: {e})",
+                                path.display()
+                            )),
+                        }
+                        cache_changed = true;
+                        results.push((site, Ok(prepared.tree)));
                     }
-                    let path = cache.join(site.snapshot_file_name());
-                    let _ = snapshot::write(&path, &prepared.tree);
-                    // Written even when empty, so a cached tree always has its mapping.
-                    let file = ExpiredFile {
-                        tree_id: prepared.tree.meta.tree_id,
-                        marketplace_id: prepared.tree.meta.marketplace_id.clone(),
-                        version: prepared.tree.meta.version.clone(),
-                        source: String::new(),
-                        mappings: prepared.expired.clone(),
-                    };
-                    let _ = expired::write_beside(&path, &file, &prepared.tree);
-                    results.push((
-                        site,
-                        Ok(SiteTree {
-                            tree: prepared.tree,
-                            expired: prepared.expired,
-                        }),
-                    ));
-                }
-                Err(reason) => {
-                    // Recorded, so the other build of taxonomy-data falls back the same way.
-                    let _ = taxonomy_tree::atomic::write_atomic(
-                        &cache.join(format!("{}.failed", site.marketplace_id())),
-                        reason.as_bytes(),
-                        None,
-                    );
-                    results.push((site, Err(reason)));
+                    (Err(reason), Some(tree)) => {
+                        super::warn(&server_text(&format!(
+                            "{site}: the new version could not be downloaded ({reason}); using the cached live tree (version {}) until the next check",
+                            tree.meta.version
+                        )));
+                        write_check(&cache, site, &tree);
+                        results.push((site, Ok(tree)));
+                    }
+                    (Err(reason), None) => {
+                        let reason = server_text(&reason);
+                        // Recorded, so the other build of taxonomy-data falls back the same way.
+                        let _ = write_private(
+                            &cache.join(format!("{}.failed", site.marketplace_id())),
+                            reason.as_bytes(),
+                        );
+                        cache_changed = true;
+                        results.push((site, Err(reason)));
+                    }
                 }
             }
         }
+        if cache_changed || check_now {
+            let _ = write_private(
+                &stamp,
+                format!("{}\n", unix_secs(SystemTime::now())).as_bytes(),
+            );
+        }
+        // What cargo watches: the stamp, and each cached tree (a hand edit reruns the script).
+        println!("cargo:rerun-if-changed={}", stamp.display());
+        for &site in selected {
+            let path = cache.join(site.snapshot_file_name());
+            if path.is_file() {
+                println!("cargo:rerun-if-changed={}", path.display());
+            }
+        }
         drop(lock);
+        results.sort_by_key(|(site, _)| *site);
         Ok(results)
     }
 
-    /// A cached tree of `site` with its expired mapping, if there is one and it is that
-    /// site's.
-    fn cached_tree(cache: &Path, site: Marketplace) -> Option<SiteTree> {
-        let path = cache.join(site.snapshot_file_name());
-        if !expired::path_beside(&path).exists() {
-            return None;
+    /// `TAXONOMY_LIVE_TTL`, or the default with a warning naming a bad value.
+    fn ttl_from_env() -> Duration {
+        match std::env::var(super::TTL_ENV) {
+            Ok(value) if !value.trim().is_empty() => match super::parse_ttl(&value) {
+                Some(ttl) => ttl,
+                None => {
+                    super::warn(&format!(
+                        "{}={:?} is not a duration (e.g. 30m, 24h, 2d or 3600 for seconds); using the default, 24h",
+                        super::TTL_ENV,
+                        value.chars().take(40).collect::<String>()
+                    ));
+                    super::DEFAULT_TTL
+                }
+            },
+            _ => super::DEFAULT_TTL,
         }
-        super::snapshot_site(site, cache).ok()
     }
 
-    /// FNV-1a over everything that selects what is downloaded (never the secret itself).
+    /// The cached tree of `site`: `Ok(None)` when there is none (or no sidecar, as an older
+    /// cache left), `Err((why, checked))` when it is refused.
+    fn read_cached(
+        cache: &Path,
+        site: Marketplace,
+    ) -> Result<Option<Cached>, (String, Option<SystemTime>)> {
+        let path = cache.join(site.snapshot_file_name());
+        let Ok(bytes) = std::fs::read(&path) else {
+            return Ok(None);
+        };
+        let Ok(sidecar) = std::fs::read_to_string(check_path(cache, site)) else {
+            return Ok(None);
+        };
+        let field = |name: &str| {
+            sidecar
+                .lines()
+                .find_map(|l| l.strip_prefix(name)?.strip_prefix('='))
+                .map(str::trim)
+        };
+        let checked = field("checked")
+            .and_then(|t| t.parse::<u64>().ok())
+            .map(|secs| UNIX_EPOCH + Duration::from_secs(secs));
+        if field("sha256") != Some(sha256_hex(&bytes).as_str()) {
+            return Err((
+                format!(
+                    "the cached live tree {} does not match its checksum (edited or corrupted); it is not used",
+                    path.display()
+                ),
+                checked,
+            ));
+        }
+        let tree = std::str::from_utf8(&bytes)
+            .map_err(|e| e.to_string())
+            .and_then(|text| snapshot::parse(text, &path).map_err(|e| e.to_string()))
+            .map_err(|e| (format!("the cached live tree is unreadable: {e}"), checked))?;
+        if tree.meta.tree_id != site.tree_id() {
+            return Err((
+                format!("{}: holds another site's tree", path.display()),
+                checked,
+            ));
+        }
+        Ok(Some(Cached {
+            tree,
+            checked: checked.unwrap_or(UNIX_EPOCH),
+        }))
+    }
+
+    fn check_path(cache: &Path, site: Marketplace) -> PathBuf {
+        cache.join(format!("{}.check", site.marketplace_id()))
+    }
+
+    /// Writes the sidecar of `site`'s cached tree: its version, the time of this check, and
+    /// the SHA-256 of the tree file as it is on disk.
+    fn write_check(cache: &Path, site: Marketplace, tree: &CategoryTree) {
+        let path = cache.join(site.snapshot_file_name());
+        let Ok(bytes) = std::fs::read(&path) else {
+            return;
+        };
+        let text = format!(
+            "version={}\nchecked={}\nsha256={}\n",
+            server_text(&tree.meta.version),
+            unix_secs(SystemTime::now()),
+            sha256_hex(&bytes)
+        );
+        if let Err(e) = write_private(&check_path(cache, site), text.as_bytes()) {
+            super::warn(&format!(
+                "{site}: the version check could not be recorded: {e}"
+            ));
+        }
+    }
+
+    fn unix_secs(t: SystemTime) -> u64 {
+        t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+    }
+
+    /// SHA-256, against corruption and hand edits: not an authentication (whoever can edit the
+    /// tree can edit its sidecar), but no edit goes unnoticed by chance. aws-lc-rs is already
+    /// compiled in with `live` (the TLS stack's provider), so it costs no new crate.
+    fn sha256_hex(bytes: &[u8]) -> String {
+        let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, bytes);
+        digest.as_ref().iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// Creates `dir` (0700) if needed, and makes an existing one 0700.
+    fn private_dir(dir: &Path) -> Result<(), String> {
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::{DirBuilderExt as _, PermissionsExt as _};
+            builder.mode(0o700);
+            builder
+                .create(dir)
+                .map_err(|e| format!("{}: {e}", dir.display()))?;
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+                .map_err(|e| format!("{}: {e}", dir.display()))
+        }
+        #[cfg(not(unix))]
+        builder
+            .create(dir)
+            .map_err(|e| format!("{}: {e}", dir.display()))
+    }
+
+    /// Opens `path` for writing, created 0600 (an existing file is made 0600).
+    fn private_file(path: &Path, truncate: bool) -> std::io::Result<File> {
+        let mut options = OpenOptions::new();
+        options.create(true).write(true).truncate(truncate);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
+            options.mode(0o600);
+            let file = options.open(path)?;
+            file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+            Ok(file)
+        }
+        #[cfg(not(unix))]
+        options.open(path)
+    }
+
+    /// Replaces `path` with `bytes` atomically, the file 0600.
+    fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+        taxonomy_tree::atomic::write_atomic(path, bytes, Some(0o600))
+    }
+
+    /// FNV-1a over the settings that select what is downloaded: never a secret, so a changed
+    /// secret keeps the cache (it takes effect at the next version check).
     fn cache_key(base_url: &str) -> u64 {
         let mut text = String::from(base_url);
         for name in super::LIVE_ENV {
-            if name != "MARKETPLACE_CLIENT_SECRET" && name != "MARKETPLACE_ACCESS_TOKEN" {
+            if name != super::TTL_ENV {
                 text.push('\0');
                 text.push_str(&std::env::var(name).unwrap_or_default());
             }
@@ -503,13 +818,18 @@ mod live {
     }
 }
 
-/// Prints a `cargo:warning`, on one line: text from a server must not end the warning and
-/// start a `cargo:` directive of its own.
+/// Prints a `cargo:warning`, on one line: a control character (a newline from a server's
+/// text) is escaped, so it can neither end the warning and start a `cargo:` directive of its
+/// own nor drive the terminal. In a live build, text from the server has already been through
+/// the clients' sanitizer (`marketplace_client::refresh::server_text`).
 fn warn(message: &str) {
-    let one_line: String = message
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .take(1000)
-        .collect();
+    let mut one_line = String::with_capacity(message.len().min(1000));
+    for c in message.chars().take(1000) {
+        if c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') {
+            one_line.extend(c.escape_unicode());
+        } else {
+            one_line.push(c);
+        }
+    }
     println!("cargo:warning=taxonomy-data: {one_line}");
 }

@@ -223,6 +223,7 @@ pub fn decode_tree(body: &[u8], provenance: &Provenance) -> Result<CategoryTree,
             taken_at: provenance.taken_at.clone(),
             source: provenance.source.clone(),
             note: provenance.note.clone(),
+            complete: true,
         },
         categories,
     };

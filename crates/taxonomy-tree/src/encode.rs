@@ -15,7 +15,8 @@ use crate::tree::{CategoryTree, ROOT_ID};
 /// use taxonomy_tree::{decode, encode, tree::*};
 /// let tree = CategoryTree {
 ///     meta: TreeMeta { tree_id: 0, marketplace_id: "EBAY_US".into(), language: "en-US".into(),
-///         version: "1".into(), taken_at: "2026-01-01".into(), source: "doc".into(), note: None },
+///         version: "1".into(), taken_at: "2026-01-01".into(), source: "doc".into(), note: None,
+///         complete: true },
 ///     categories: vec![
 ///         Category { id: 0, name: "Root".into(), parent: None, leaf: false, children: vec![7] },
 ///         Category { id: 7, name: "Seven".into(), parent: Some(0), leaf: true, children: vec![] },

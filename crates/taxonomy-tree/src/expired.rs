@@ -455,6 +455,7 @@ mod tests {
                 taken_at: "2026-01-02".into(),
                 source: "test".into(),
                 note: None,
+                complete: true,
             },
             categories: vec![
                 c(0, None, vec![1]),

@@ -10,6 +10,7 @@
 //!   "takenAt": "2026-01-02",
 //!   "source": "…",
 //!   "note": null,
+//!   "complete": false,
 //!   "categoryCount": 17104,
 //!   "leafCount": 15111,
 //!   "categories": [
@@ -19,6 +20,12 @@
 //!   ]
 //! }
 //! ```
+//!
+//! `"complete"` says whether the file is a complete copy of its `categoryTreeVersion`
+//! (`snapshot import --partial` writes `false`, e.g. for a tree cut to a depth). It is written
+//! only when `false` and read as `true` when absent, so complete snapshots do not carry it. A
+//! partial copy never counts as current when the service reports the same version
+//! (getDefaultCategoryTreeId), so `snapshot refresh` downloads it again.
 //!
 //! Categories are sorted by id and the root (id 0) is the first line, so a refresh reads as a
 //! line diff. [`to_string`] and [`write()`] are byte-for-byte deterministic; [`read`] validates the whole tree and
@@ -107,9 +114,15 @@ struct FileHeader {
     taken_at: String,
     source: String,
     note: Option<String>,
+    #[serde(default = "complete_when_absent")]
+    complete: bool,
     category_count: usize,
     leaf_count: usize,
     categories: Vec<FileCategory>,
+}
+
+fn complete_when_absent() -> bool {
+    true
 }
 
 #[derive(Deserialize)]
@@ -140,6 +153,9 @@ pub fn to_string(tree: &CategoryTree) -> String {
             let _ = writeln!(out, "  \"note\": {},", q(note));
         }
         None => out.push_str("  \"note\": null,\n"),
+    }
+    if !m.complete {
+        out.push_str("  \"complete\": false,\n");
     }
     let _ = writeln!(out, "  \"categoryCount\": {},", tree.len());
     let _ = writeln!(out, "  \"leafCount\": {},", tree.leaf_count());
@@ -198,6 +214,7 @@ pub fn parse(text: &str, path: &Path) -> Result<CategoryTree, SnapshotError> {
             taken_at: header.taken_at,
             source: header.source,
             note: header.note,
+            complete: header.complete,
         },
         categories: header
             .categories

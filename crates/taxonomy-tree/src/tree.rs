@@ -47,6 +47,9 @@ pub struct TreeMeta {
     pub source: String,
     /// Anything a user of the data should know (staleness, partial coverage).
     pub note: Option<String>,
+    /// `false` when the tree is not a complete copy of its version (e.g. cut to a depth):
+    /// such a copy never counts as current when the service reports the same version.
+    pub complete: bool,
 }
 
 /// A category tree: its metadata and its categories, sorted by id, the root (id 0) first.
