@@ -101,8 +101,8 @@ fn a_bad_file_among_good_ones_changes_nothing() {
 fn a_tree_of_an_unknown_site_is_refused() {
     let dir = common::copy_of_snapshots();
     let mut tree = common::committed(Marketplace::Au);
-    tree.meta.tree_id = 101;
-    let path = dir.path().join("it.json");
+    tree.meta.tree_id = 9;
+    let path = dir.path().join("nine.json");
     std::fs::write(&path, encode_response(&tree, "http://127.0.0.1:1")).unwrap();
     let out = snapshot_bin()
         .arg("import")
@@ -114,7 +114,7 @@ fn a_tree_of_an_unknown_site_is_refused() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
     assert!(
-        stderr.contains("category tree 101 is not a known site"),
+        stderr.contains("category tree 9 is not the tree of a known marketplace"),
         "{stderr}"
     );
 }

@@ -247,6 +247,10 @@ fn expired_file(dir: &std::path::Path, site: Marketplace) -> std::path::PathBuf 
     taxonomy_tree::expired::path_beside(&dir.join(site.snapshot_file_name()))
 }
 
+// The expired-category tests download with `--force`: a refresh asks getExpiredCategories
+// with each tree it downloads, and a category only expires in a new tree version, so a
+// version check that finds a tree unchanged has no new mapping to ask for.
+
 #[test]
 fn refresh_commits_the_expired_categories_and_lists_the_new_ones() {
     let fake = fake();
@@ -255,7 +259,7 @@ fn refresh_commits_the_expired_categories_and_lists_the_new_ones() {
     fake.set_expired_categories(Marketplace::Us, vec![(853, 852)]);
     let dir = common::copy_of_snapshots();
     let before = common::dir_bytes(dir.path());
-    let out = refresh(&fake, dir.path(), &[]);
+    let out = refresh(&fake, dir.path(), &["--force"]);
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}\n{stderr}");
     assert!(
@@ -309,7 +313,7 @@ fn refresh_commits_the_expired_categories_and_lists_the_new_ones() {
 
     // Again, with one more expired leaf: only the new one is listed; the file is a one-line diff.
     fake.set_expired_categories(Marketplace::Us, vec![(853, 852), (700_001, 855)]);
-    let out = refresh(&fake, dir.path(), &["--sites", "EBAY_US"]);
+    let out = refresh(&fake, dir.path(), &["--force", "--sites", "EBAY_US"]);
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}\n{stderr}");
     assert!(!stdout.contains("expired: 853"), "{stdout}");
@@ -324,7 +328,7 @@ fn refresh_commits_the_expired_categories_and_lists_the_new_ones() {
     );
     // Nothing new: nothing listed, nothing written.
     let before = common::dir_bytes(dir.path());
-    let out = refresh(&fake, dir.path(), &["--check"]);
+    let out = refresh(&fake, dir.path(), &["--force", "--check"]);
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}\n{stderr}");
     assert!(!stdout.contains("expired:"), "{stdout}");
@@ -338,7 +342,7 @@ fn a_new_expired_category_makes_check_fail() {
     fake.set_expired_categories(Marketplace::Us, vec![(8, 852)]);
     let dir = common::copy_of_snapshots();
     let before = common::dir_bytes(dir.path());
-    let out = refresh(&fake, dir.path(), &["--check"]);
+    let out = refresh(&fake, dir.path(), &["--force", "--check"]);
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
     assert!(stdout.contains("expired: 8 → 852"), "{stdout}");
@@ -362,7 +366,7 @@ fn a_failed_expired_categories_call_leaves_every_file_untouched() {
     );
     let dir = common::copy_of_snapshots();
     let before = common::dir_bytes(dir.path());
-    let out = refresh(&fake, dir.path(), &[]);
+    let out = refresh(&fake, dir.path(), &["--force"]);
     let (stdout, stderr) = text(&out);
     assert!(!out.status.success(), "{stdout}\n{stderr}");
     assert!(stderr.contains("EBAY_DE: download failed"), "{stderr}");
@@ -380,7 +384,7 @@ fn a_mapping_that_breaks_the_rule_is_refused_with_its_line() {
     fake.set_expired_categories(Marketplace::Us, vec![(8, 852), (9, 15032)]);
     let dir = common::copy_of_snapshots();
     let before = common::dir_bytes(dir.path());
-    let out = refresh(&fake, dir.path(), &[]);
+    let out = refresh(&fake, dir.path(), &["--force"]);
     let (stdout, stderr) = text(&out);
     assert!(!out.status.success(), "{stdout}\n{stderr}");
     assert!(
@@ -392,7 +396,7 @@ fn a_mapping_that_breaks_the_rule_is_refused_with_its_line() {
     assert!(common::dir_bytes(dir.path()) == before);
     // An expired id that is still a category of the tree.
     fake.set_expired_categories(Marketplace::Us, vec![(853, 852)]);
-    let out = refresh(&fake, dir.path(), &["--sites", "EBAY_US"]);
+    let out = refresh(&fake, dir.path(), &["--force", "--sites", "EBAY_US"]);
     let (_, stderr) = text(&out);
     assert!(!out.status.success());
     assert!(
@@ -506,4 +510,47 @@ fn a_failed_version_check_writes_nothing() {
         .map(|s| fake.requests_to(&tree_path(s.tree_id())).len())
         .sum();
     assert_eq!(trees, 0);
+}
+
+/// Any marketplace of the table can be fetched: `--sites EBAY_FR` writes `EBAY_FR.json`, which
+/// passes the build's checks, and the generator compiles France in from it.
+#[test]
+fn a_marketplace_without_a_snapshot_gets_one() {
+    let fake = fake();
+    // France's tree: the UK's structure under France's tree id, marketplace and language.
+    let mut france = common::committed(Marketplace::Gb);
+    france.meta.tree_id = Marketplace::Fr.tree_id();
+    france.meta.marketplace_id = "EBAY_FR".into();
+    france.meta.language = "fr-FR".into();
+    fake.set_tree(Marketplace::Fr, france);
+    let dir = common::copy_of_snapshots();
+    let out = refresh(&fake, dir.path(), &["--sites", "EBAY_FR"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert_eq!(fake.requests_to(&tree_path(71)).len(), 1);
+    let tree = snapshot::read_site(Marketplace::Fr, dir.path()).unwrap();
+    assert_eq!(
+        (tree.meta.tree_id, tree.meta.language.as_str()),
+        (71, "fr-FR")
+    );
+    assert_eq!(
+        snapshot::sites_in(dir.path()),
+        [
+            Marketplace::Us,
+            Marketplace::Gb,
+            Marketplace::Au,
+            Marketplace::Fr,
+            Marketplace::De
+        ]
+    );
+    // What taxonomy-data's build script generates from that directory compiles France in.
+    let code =
+        taxonomy_codegen::build_script::generate_for(&[Marketplace::Fr], dir.path()).unwrap();
+    let france_tables = &code[code.find("pub(crate) static FR: SiteTables").unwrap()..];
+    assert!(
+        france_tables.starts_with("pub(crate) static FR: SiteTables = SiteTables {\n    compiled_in: true,\n    tree_id: 71,"),
+        "{}",
+        &france_tables[..200]
+    );
+    assert!(code.contains("    /// France: marketplace `EBAY_FR`, category tree 71 (fr-FR). Compiled in: 12509 categories"));
 }

@@ -151,12 +151,22 @@ pub fn live_decision(lookup: impl Fn(&str) -> Option<String>, live_compiled: boo
     LiveDecision::Live
 }
 
+/// Every marketplace id, for messages.
+fn marketplace_ids() -> String {
+    let ids: Vec<&str> = Marketplace::ALL
+        .iter()
+        .map(|m| m.marketplace_id())
+        .collect();
+    ids.join(", ")
+}
+
 /// Why the build script cannot generate the tables.
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
     /// `TAXONOMY_SITES` names something that is not a site.
     #[error(
-        "{SITES_ENV}={value:?}: {entry:?} is not a known site. Accepted: a comma-separated list of EBAY_US, EBAY_GB, EBAY_DE, EBAY_AU (or us, gb, de, au, or the tree ids 0, 3, 77, 15); unset it to compile in every site"
+        "{SITES_ENV}={value:?}: {entry:?} is not a known site. Accepted: a comma-separated list of marketplace ids ({}), the same without `EBAY_` (us, de, …), or tree ids (0, 77, …); unset it to compile in every site with a snapshot",
+        marketplace_ids()
     )]
     BadSiteFilter {
         /// The variable's value.

@@ -137,9 +137,10 @@ fn write_site_enum(out: &mut String, all: &[SiteData<'_>]) {
                 let _ = writeln!(
                     out,
                     " Compiled in: {} categories, tree version {}, taken {}.",
-                    tree.len().saturating_sub(1),
-                    tree.meta.version,
-                    tree.meta.taken_at
+                    tree.len(),
+                    // Text from the service: escaped, so it cannot end the comment's line.
+                    tree.meta.version.escape_debug(),
+                    tree.meta.taken_at.escape_debug()
                 );
             }
             None => out.push_str(" Not compiled into this build (no snapshot, or left out).\n"),
