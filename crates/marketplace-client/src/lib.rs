@@ -11,6 +11,7 @@
 //!
 //! See the repository's `ARCHITECTURE.md` for where this crate sits.
 
+mod http;
 pub mod oauth;
 pub mod refresh;
 pub mod taxonomy;

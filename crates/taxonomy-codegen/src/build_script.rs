@@ -809,12 +809,7 @@ mod live {
         }
         text.push('\0');
         text.push_str(&std::env::var(super::SITES_ENV).unwrap_or_default());
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in text.bytes() {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-        h
+        crate::codegen::fnv1a(text.as_bytes())
     }
 
     /// `<target dir>/taxonomy-live`: the target directory is the nearest ancestor of `OUT_DIR`

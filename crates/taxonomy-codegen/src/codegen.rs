@@ -40,7 +40,8 @@ pub fn fingerprint(tree: &CategoryTree) -> u64 {
     fnv1a(snapshot::to_string(tree).as_bytes())
 }
 
-fn fnv1a(bytes: &[u8]) -> u64 {
+/// FNV-1a, 64 bits: a stable hash of bytes (not a defence against tampering).
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in bytes {
         h ^= u64::from(b);

@@ -15,7 +15,7 @@ use serde::Deserialize;
 use url::form_urlencoded;
 use zeroize::Zeroizing;
 
-use super::config::{Credentials, Endpoints, is_loopback, require_redirect_uri};
+use super::config::{Credentials, Endpoints, require_redirect_uri};
 use super::error::{ConfigError, Grant, OAuthError, OAuthErrorCode};
 use super::redact::Redactor;
 use super::scope::ScopeSet;
@@ -88,16 +88,13 @@ impl OAuthClient {
         credentials: Credentials,
         timeout: Duration,
     ) -> Result<Self, OAuthError> {
-        let mut builder = reqwest::blocking::Client::builder()
-            .timeout(timeout)
-            .connect_timeout(timeout.min(Duration::from_secs(10)))
-            // A token request carries credentials: never follow a redirect with them.
-            .redirect(reqwest::redirect::Policy::none())
-            .user_agent(concat!("marketplace-toolkit/", env!("CARGO_PKG_VERSION")));
-        if is_loopback(endpoints.base_url()) {
-            builder = builder.no_proxy();
-        }
-        let http = builder.build().map_err(|e| transport_error(&e))?;
+        // A token request carries credentials: the client never follows a redirect with them.
+        let http = crate::http::client(
+            endpoints.base_url(),
+            timeout.min(Duration::from_secs(10)),
+            timeout,
+        )
+        .map_err(|e| transport_error(&e))?;
         let mut client = Self::with_http_client(endpoints, credentials, http);
         client.timeout = timeout;
         Ok(client)
@@ -533,17 +530,4 @@ pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
 /// months): a larger `expires_in` is taken as this.
 pub const MAX_LIFETIME: Duration = Duration::from_secs(10 * 365 * 86_400);
 
-/// An error and its sources on one line, without repeating a source its parent already quotes.
-pub(crate) fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut message = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !message.contains(&text) {
-            message.push_str(": ");
-            message.push_str(&text);
-        }
-        source = s.source();
-    }
-    message
-}
+use crate::http::error_chain;

@@ -21,8 +21,7 @@ use super::types::{
     aspects_from_wire, compatibility_properties_from_wire, compatibility_values_from_wire,
     default_tree_id_from_wire, expired_from_wire, suggestions_from_wire,
 };
-use crate::oauth::client::error_chain;
-use crate::oauth::is_loopback;
+use crate::http::error_chain;
 use crate::oauth::redact::Redactor;
 use crate::oauth::{AccessToken, AccessTokenSource, OAuthConfig};
 use marketplaces::Marketplace;
@@ -117,19 +116,12 @@ impl TaxonomyClient {
         config: TaxonomyConfig,
         tokens: Arc<dyn AccessTokenSource>,
     ) -> Result<Self, TaxonomyError> {
-        let mut builder = reqwest::blocking::Client::builder()
-            .connect_timeout(config.connect_timeout)
-            .timeout(config.timeout)
-            // The request carries a bearer token: never follow a redirect with it.
-            .redirect(reqwest::redirect::Policy::none())
-            .user_agent(concat!("marketplace-toolkit/", env!("CARGO_PKG_VERSION")));
-        if is_loopback(&config.base_url) {
-            builder = builder.no_proxy();
-        }
-        let http = builder.build().map_err(|e| TaxonomyError::Transport {
-            url: config.base_url.to_string(),
-            message: error_chain(&e),
-        })?;
+        // The requests carry a bearer token: the client never follows a redirect with it.
+        let http = crate::http::client(&config.base_url, config.connect_timeout, config.timeout)
+            .map_err(|e| TaxonomyError::Transport {
+                url: config.base_url.to_string(),
+                message: error_chain(&e),
+            })?;
         Ok(Self {
             config,
             tokens,
