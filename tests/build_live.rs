@@ -82,7 +82,7 @@ fn cargo_build(
     extra: &[(&str, &str)],
     features: &[&str],
 ) -> Output {
-    let mut command = Command::new(env!("CARGO"));
+    let mut command = common::clean_command(env!("CARGO"));
     command
         .current_dir(dir)
         .args(["build", "--offline"])
@@ -92,13 +92,6 @@ fn cargo_build(
             "CARGO_TARGET_DIR",
             common::root().join("target/live-build-probe"),
         )
-        .env_remove("TAXONOMY_OFFLINE")
-        .env_remove("TAXONOMY_SITES")
-        .env_remove("TAXONOMY_SNAPSHOTS_DIR")
-        .env_remove("MARKETPLACE_ACCESS_TOKEN")
-        .env_remove("MARKETPLACE_CONFIG")
-        .env_remove("MARKETPLACE_ENV")
-        .env_remove("RUSTFLAGS")
         .env("MARKETPLACE_BASE_URL", base_url)
         .env("MARKETPLACE_AUTH_URL", base_url)
         .env("MARKETPLACE_CLIENT_ID", fake.client_id())
@@ -118,7 +111,7 @@ fn run_probe() -> String {
 
 #[test]
 fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let mut tree = common::committed(Marketplace::Us);
     tree.categories.push(Category {
         id: NEW_LEAF,
@@ -207,7 +200,7 @@ fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
 
     // The service down: the build succeeds from the snapshot, with a warning.
     let down = {
-        let gone = FakeMarketplace::start(FakeConfig::default()).unwrap();
+        let gone = FakeMarketplace::new();
         gone.base_url()
     };
     let out = cargo_build(probe.path(), &down, &fake, &[], &["macros_live"]);
@@ -225,7 +218,7 @@ fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
 
     // One site broken on the service: that site falls back for both builds of taxonomy-data
     // (the failure is recorded for the other build), the others are live, the build succeeds.
-    let half = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let half = FakeMarketplace::new();
     half.set_tree_body(
         Marketplace::Us,
         b"{\"categoryTreeId\": \"0\", \"rootCat".to_vec(),
@@ -250,7 +243,7 @@ fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
 
 #[test]
 fn the_site_filter_leaves_sites_out_and_refuses_unknown_ones() {
-    let fake = FakeMarketplace::start(FakeConfig::default()).unwrap();
+    let fake = FakeMarketplace::new();
     let probe = tempfile::tempdir().unwrap();
     write_probe(probe.path());
     let offline_us = [("TAXONOMY_OFFLINE", "1"), ("TAXONOMY_SITES", "EBAY_US")];

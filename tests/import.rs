@@ -183,7 +183,7 @@ fn verify_refuses_what_the_build_refuses() {
         dir.path().join("EBAY_US.json"),
     )
     .unwrap();
-    let build = generate_for(&[Marketplace::Us], dir.path())
+    let build = generate_for(&[Marketplace::Us], dir.path(), Vec::new())
         .unwrap_err()
         .to_string();
     let (ok, stderr) = verify(dir.path());
@@ -203,7 +203,7 @@ fn verify_refuses_what_the_build_refuses() {
     let us = dir.path().join("EBAY_US.json");
     let text = std::fs::read_to_string(&us).unwrap();
     std::fs::write(&us, text.replacen("\"EBAY_US\"", "\"EBAY_GB\"", 1)).unwrap();
-    let build = generate_for(&[Marketplace::Us], dir.path())
+    let build = generate_for(&[Marketplace::Us], dir.path(), Vec::new())
         .unwrap_err()
         .to_string();
     let (ok, stderr) = verify(dir.path());

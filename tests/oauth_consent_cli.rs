@@ -1,6 +1,7 @@
 //! The `consent` command end to end against the fake: the pasted redirect on standard input,
 //! the one-shot loopback listener, the stored token and later silent refreshes.
 
+mod common;
 #[path = "common/oauth.rs"]
 mod support;
 
@@ -11,23 +12,8 @@ use std::process::{Child, Command, Output, Stdio};
 use fake_marketplace::FakeMarketplace;
 use support::*;
 
-const VARS: &[&str] = &[
-    "MARKETPLACE_ENV",
-    "MARKETPLACE_BASE_URL",
-    "MARKETPLACE_AUTH_URL",
-    "MARKETPLACE_CLIENT_ID",
-    "MARKETPLACE_CLIENT_SECRET",
-    "MARKETPLACE_REDIRECT_URI",
-    "MARKETPLACE_CONFIG",
-    "MARKETPLACE_ACCESS_TOKEN",
-    "MARKETPLACE_TOKEN_STORE",
-];
-
 fn consent(fake: &FakeMarketplace, home: &Path, redirect_uri: &str) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_consent"));
-    for var in VARS {
-        cmd.env_remove(var);
-    }
+    let mut cmd = common::clean_command(env!("CARGO_BIN_EXE_consent"));
     cmd.env("HOME", home)
         .env("XDG_CONFIG_HOME", home.join("config"))
         .env("MARKETPLACE_BASE_URL", fake.base_url())

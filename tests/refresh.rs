@@ -9,27 +9,22 @@ mod common;
 use std::process::{Command, Output};
 
 use fake_marketplace::taxonomy::{DEFAULT_TREE_ID_PATH, TREE_GET_PATH, tree_path};
-use fake_marketplace::{FakeConfig, FakeMarketplace, Fault, TreeRoutes};
+use fake_marketplace::{FakeMarketplace, Fault, TreeRoutes};
 use marketplaces::Marketplace;
 use taxonomy_tree::snapshot;
 
 fn fake() -> FakeMarketplace {
-    FakeMarketplace::start(FakeConfig::default()).unwrap()
+    FakeMarketplace::new()
 }
 
 /// Runs `snapshot refresh ARGS --dir DIR` with credentials pointing at the fake.
 fn refresh(fake: &FakeMarketplace, dir: &std::path::Path, args: &[&str]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_snapshot"));
+    let mut command = common::clean_command(env!("CARGO_BIN_EXE_snapshot"));
     command
         .arg("refresh")
         .args(args)
         .arg("--dir")
         .arg(dir)
-        .env_remove("MARKETPLACE_ACCESS_TOKEN")
-        .env_remove("MARKETPLACE_CONFIG")
-        .env_remove("MARKETPLACE_ENV")
-        .env_remove("MARKETPLACE_TREE_PATH")
-        .env_remove("MARKETPLACE_SCOPE")
         .env("MARKETPLACE_BASE_URL", fake.base_url())
         .env("MARKETPLACE_AUTH_URL", fake.auth_url())
         .env("MARKETPLACE_CLIENT_ID", fake.client_id())
@@ -224,16 +219,9 @@ fn check_fails_on_a_stale_snapshot_and_passes_on_a_fresh_one() {
 #[test]
 fn without_credentials_it_says_what_to_set() {
     let dir = common::copy_of_snapshots();
-    let out = Command::new(env!("CARGO_BIN_EXE_snapshot"))
+    let out = common::clean_command(env!("CARGO_BIN_EXE_snapshot"))
         .args(["refresh", "--dir"])
         .arg(dir.path())
-        .env_remove("MARKETPLACE_CLIENT_ID")
-        .env_remove("MARKETPLACE_CLIENT_SECRET")
-        .env_remove("MARKETPLACE_ACCESS_TOKEN")
-        .env_remove("MARKETPLACE_CONFIG")
-        .env_remove("MARKETPLACE_BASE_URL")
-        .env_remove("MARKETPLACE_AUTH_URL")
-        .env_remove("MARKETPLACE_ENV")
         .output()
         .unwrap();
     let (_, stderr) = text(&out);
@@ -545,7 +533,8 @@ fn a_marketplace_without_a_snapshot_gets_one() {
     );
     // What taxonomy-data's build script generates from that directory compiles France in.
     let code =
-        taxonomy_codegen::build_script::generate_for(&[Marketplace::Fr], dir.path()).unwrap();
+        taxonomy_codegen::build_script::generate_for(&[Marketplace::Fr], dir.path(), Vec::new())
+            .unwrap();
     let france_tables = &code[code.find("pub(crate) static FR: SiteTables").unwrap()..];
     assert!(
         france_tables.starts_with("pub(crate) static FR: SiteTables = SiteTables {\n    compiled_in: true,\n    tree_id: 71,"),

@@ -16,8 +16,8 @@ fn regenerating_gives_the_compiled_bytes() {
         Ok(v) => taxonomy_codegen::build_script::parse_site_filter(&v).unwrap(),
         Err(_) => Marketplace::ALL.to_vec(),
     };
-    let first = generate_for(&sites, &dir).unwrap();
-    let second = generate_for(&sites, &dir).unwrap();
+    let first = generate_for(&sites, &dir, Vec::new()).unwrap();
+    let second = generate_for(&sites, &dir, Vec::new()).unwrap();
     assert!(
         first == second,
         "two generations from the same snapshots differ"

@@ -176,7 +176,8 @@ fn the_build_compiles_the_mapping_in_and_refuses_one_that_breaks_the_rule() {
     let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join("expired-codegen");
     let good = base.join("good");
     write_snapshots(&good);
-    let code = taxonomy_codegen::build_script::generate_for(&[Marketplace::Us], &good).unwrap();
+    let code = taxonomy_codegen::build_script::generate_for(&[Marketplace::Us], &good, Vec::new())
+        .unwrap();
     assert!(
         code.contains("    expired: &[\n        (853, 852),(700001, 9355),\n    ],"),
         "the US table lacks its mapping"
@@ -192,7 +193,8 @@ fn the_build_compiles_the_mapping_in_and_refuses_one_that_breaks_the_rule() {
         "{\"from\":700001,\"to\":15032}",
     );
     std::fs::write(&path, text).unwrap();
-    let e = taxonomy_codegen::build_script::generate_for(&[Marketplace::Us], &bad).unwrap_err();
+    let e = taxonomy_codegen::build_script::generate_for(&[Marketplace::Us], &bad, Vec::new())
+        .unwrap_err();
     let message = e.to_string();
     assert!(
         message.starts_with(&format!(

@@ -10,6 +10,20 @@ use taxonomy_tree::decode::Provenance;
 use taxonomy_tree::snapshot;
 use taxonomy_tree::tree::CategoryTree;
 
+/// A command for `program` that sees none of the caller's `MARKETPLACE_*` or `TAXONOMY_*`
+/// settings (nor `RUSTFLAGS`): a test gives it exactly the environment it means to.
+pub fn clean_command(program: impl AsRef<std::ffi::OsStr>) -> std::process::Command {
+    let mut command = std::process::Command::new(program);
+    for (name, _) in std::env::vars_os() {
+        let text = name.to_string_lossy();
+        if text.starts_with("MARKETPLACE_") || text.starts_with("TAXONOMY_") || text == "RUSTFLAGS"
+        {
+            command.env_remove(&name);
+        }
+    }
+    command
+}
+
 /// The repository root.
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -243,7 +243,7 @@ pub fn snapshot_site(site: Marketplace, snapshots_dir: &Path) -> Result<SiteTree
 /// The trees of the selected sites: live ones where `live` has them, the committed snapshots
 /// for the rest. Returns them in [`Marketplace::ALL`] order, `None` for sites not selected
 /// and for sites without a snapshot (they compile in empty).
-pub fn obtain_trees(
+fn obtain_trees(
     selected: &[Marketplace],
     snapshots_dir: &Path,
     mut live: Vec<(Marketplace, SiteTree)>,
@@ -269,15 +269,20 @@ pub fn has_snapshot(site: Marketplace, snapshots_dir: &Path) -> bool {
     snapshots_dir.join(site.snapshot_file_name()).is_file()
 }
 
-/// Generates the source of the tables for the selected sites (the others compile in empty),
-/// from the committed snapshots.
-pub fn generate_for(selected: &[Marketplace], snapshots_dir: &Path) -> Result<String, BuildError> {
-    let trees = obtain_trees(selected, snapshots_dir, Vec::new())?;
+/// Generates the source of the tables for the selected sites (the others compile in empty):
+/// the `live` trees where there are some, the snapshots in `snapshots_dir` for the rest. This
+/// is what the build script writes to `OUT_DIR/taxonomy.rs` (tests pass no live trees).
+pub fn generate_for(
+    selected: &[Marketplace],
+    snapshots_dir: &Path,
+    live: Vec<(Marketplace, SiteTree)>,
+) -> Result<String, BuildError> {
+    let trees = obtain_trees(selected, snapshots_dir, live)?;
     generate_trees(&trees)
 }
 
 /// Generates the source of the tables from trees in [`Marketplace::ALL`] order.
-pub fn generate_trees(trees: &[(Marketplace, Option<SiteTree>)]) -> Result<String, BuildError> {
+fn generate_trees(trees: &[(Marketplace, Option<SiteTree>)]) -> Result<String, BuildError> {
     let data: Vec<SiteData<'_>> = trees
         .iter()
         .map(|(site, tree)| SiteData {
@@ -341,8 +346,7 @@ pub fn run() -> Result<(), BuildError> {
             Vec::new()
         }
     };
-    let trees = obtain_trees(&selected, &snapshots_dir, live)?;
-    let code = generate_trees(&trees)?;
+    let code = generate_for(&selected, &snapshots_dir, live)?;
     let out = out_dir.join("taxonomy.rs");
     taxonomy_tree::atomic::write_atomic(&out, code.as_bytes(), None).map_err(|source| {
         BuildError::Snapshot(snapshot::SnapshotError::Io { path: out, source })

@@ -2,7 +2,7 @@
 //! decode → validate → compare → atomic write.
 //!
 //! `snapshot import` (saved responses) and `snapshot refresh` (live downloads) both go through
-//! [`prepare`] and [`commit`]; nothing else writes into `snapshots/`. Preparing never touches
+//! [`prepare`] and [`commit_all`]; nothing else writes into `snapshots/`. Preparing never touches
 //! the disk, so a caller handling several sites can prepare them all and commit only when every
 //! one succeeded.
 
@@ -247,7 +247,7 @@ pub fn with_expired(
     Ok(prepared)
 }
 
-/// When [`commit`] replaces a snapshot.
+/// When [`commit_all`] replaces a snapshot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WriteWhen {
     /// When any byte would change, provenance included (`import`: the caller states it).
@@ -255,11 +255,6 @@ pub enum WriteWhen {
     /// Only when the tree changed (`refresh`: an unchanged tree keeps its recorded date, so
     /// refreshing does not churn the files).
     TreeChanged,
-}
-
-/// Replaces the snapshot atomically when it changed. Returns whether the file was written.
-pub fn commit(prepared: &Prepared, when: WriteWhen) -> Result<bool, PipelineError> {
-    Ok(!commit_all(std::slice::from_ref(prepared), when)?.is_empty())
 }
 
 /// Replaces every snapshot of `prepared` that `when` says changed, all or nothing: every new
