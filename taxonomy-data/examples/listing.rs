@@ -72,7 +72,7 @@ fn main() {
     }
 
     println!("\nLookups by id at run time (no allocation, no parsing):");
-    for site in Site::ALL {
+    for site in Site::compiled_in() {
         match site.category(15032) {
             Some(c) => println!(
                 "  {site} 15032 {:?}: leaf {}, level {}, {} children, e.g. {}",

@@ -9,7 +9,7 @@
 //! and one comparison, all in a `const fn`.
 //!
 //! Building succeeds for every set of distinct ids below `u32::MAX`: the mixer makes which
-//! keys collide a matter of the seed, not of the ids, so a seed fails only by chance (two
+//! keys collide a matter of the hash seed, not of the ids, so a seed fails only by chance (two
 //! keys of one bucket on the same slot bits, which no pilot can separate; about one seed in
 //! two for large sets) and the search tries the next one, growing the table after every
 //! [`SEEDS_PER_SIZE`] seeds. Failure is still a typed error, never a panic.

@@ -14,7 +14,7 @@
 //! the key, so ids that agree in their low bits (1, 1 + 2^22, 1 + 2^23) got the same slot
 //! bits for every seed and no pilot could separate them. The mixer is a bijection of
 //! `key ^ seed` whose every output bit depends on every input bit, so which keys share a
-//! bucket or a slot changes with the seed, whatever the ids.
+//! bucket or a slot changes with the hash seed, whatever the ids.
 
 #![no_std]
 
