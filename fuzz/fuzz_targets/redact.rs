@@ -29,12 +29,13 @@ use marketplace_client::oauth::MAX_BODY_IN_ERROR;
 
 const HEADER: usize = 96;
 
-/// A known gap, reported and left to the redactor's owners: each layer of `redact.rs` undoes
-/// percent and JSON escapes at once, so a secret that itself holds a `%XX` sequence is missed
-/// when its bytes are not all under the same number of layers, e.g. `ab%41cd/x` written in JSON
-/// as `"ab%41cd\/x"` (layer 0 has `\/`, layer 1 has turned `%41` into `A`). Until that is
-/// fixed, such secrets are planted but not checked, so the target keeps looking for other
-/// failures. Set this to `false` to reproduce the gap.
+/// A known gap. The case this target first found (`ab%41cd/x` written in JSON as
+/// `"ab%41cd\/x"`: one kind of escape undone without the other) is fixed: each layer of
+/// `redact.rs` now tries percent escapes alone, JSON escapes alone and both. What remains is a
+/// secret that itself holds a `%XX` sequence whose bytes sit under different numbers of layers
+/// of the *same* kind of escape: a uniform pass over the text cannot undo one without breaking
+/// the other. Such secrets are planted but not checked, so the target keeps looking for other
+/// failures; set this to `false` to reproduce the gap.
 const SKIP_SECRETS_WITH_PERCENT_ESCAPES: bool = true;
 
 fn holds_percent_escape(secret: &str) -> bool {

@@ -93,18 +93,33 @@ impl Redactor {
             return text.to_owned();
         }
         let mut ranges: Vec<(usize, usize)> = Vec::new();
-        let mut layer = Layer::identity(text.as_bytes());
+        // Every mix of decodings up to DECODE_LAYERS deep: percent escapes alone, JSON escapes
+        // alone, or both at once, at each layer. A secret that itself holds a `%XX` or a `\`
+        // is then found however its echo mixed the two kinds of escape.
+        let mut frontier = vec![Layer::identity(text.as_bytes())];
         for depth in 0..=DECODE_LAYERS {
-            for secret in &self.secrets {
-                layer.find_all(secret, &mut ranges);
+            for layer in &frontier {
+                for secret in &self.secrets {
+                    layer.find_all(secret, &mut ranges);
+                }
             }
             if depth == DECODE_LAYERS {
                 break;
             }
-            match layer.decoded() {
-                Some(next) => layer = next,
-                None => break,
+            let mut next: Vec<Layer> = Vec::new();
+            for layer in &frontier {
+                for escapes in [Escapes::Percent, Escapes::Json, Escapes::Both] {
+                    if let Some(decoded) = layer.decoded(escapes)
+                        && !next.iter().any(|l| l.bytes == decoded.bytes)
+                    {
+                        next.push(decoded);
+                    }
+                }
             }
+            if next.is_empty() {
+                break;
+            }
+            frontier = next;
         }
         if ranges.is_empty() {
             return text.to_owned();
@@ -126,6 +141,17 @@ impl Redactor {
         out.extend_from_slice(&bytes[at..]);
         String::from_utf8_lossy(&out).into_owned()
     }
+}
+
+/// Which escapes one layer of decoding undoes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Escapes {
+    /// `%XX` only.
+    Percent,
+    /// JSON's `\/`, `\\`, `\"` and `\uXXXX` only.
+    Json,
+    /// Both kinds in one pass.
+    Both,
 }
 
 /// A text after some layers of decoding, each byte remembering the range of the original text
@@ -163,9 +189,11 @@ impl Layer {
         }
     }
 
-    /// One layer of percent and JSON-escape decoding; `None` when nothing changed. (A `+` is
-    /// left as it is: [`find_all`](Self::find_all) lets it stand for a space of the secret.)
-    fn decoded(&self) -> Option<Layer> {
+    /// One layer of percent and/or JSON-escape decoding; `None` when nothing changed. (A `+`
+    /// is left as it is: [`find_all`](Self::find_all) lets it stand for a space of the secret.)
+    fn decoded(&self, escapes: Escapes) -> Option<Layer> {
+        let percent = escapes != Escapes::Json;
+        let json = escapes != Escapes::Percent;
         let b = &self.bytes;
         let mut bytes = Vec::with_capacity(b.len());
         let mut origin = Vec::with_capacity(b.len());
@@ -173,10 +201,10 @@ impl Layer {
         let mut i = 0;
         while i < b.len() {
             let (decoded, used): (Vec<u8>, usize) = match b[i] {
-                b'%' if i + 2 < b.len() && hex_pair(b[i + 1], b[i + 2]).is_some() => {
+                b'%' if percent && i + 2 < b.len() && hex_pair(b[i + 1], b[i + 2]).is_some() => {
                     (vec![hex_pair(b[i + 1], b[i + 2]).unwrap_or(0)], 3)
                 }
-                b'\\' if i + 1 < b.len() => match b[i + 1] {
+                b'\\' if json && i + 1 < b.len() => match b[i + 1] {
                     b'/' | b'\\' | b'"' => (vec![b[i + 1]], 2),
                     b'u' if i + 5 < b.len() => match json_unicode(&b[i + 2..i + 6]) {
                         Some(c) => {
@@ -393,6 +421,25 @@ mod tests {
                 s, "the server said: [redacted] (twice: [redacted])",
                 "{form}"
             );
+        }
+    }
+
+    /// A secret that itself holds a `%XX` (found by the `redact` fuzz target): its echo can mix
+    /// the kinds of escape, so no single pass that undoes both kinds ever shows it as written.
+    #[test]
+    fn finds_a_secret_holding_a_percent_escape_under_mixed_escapes() {
+        let secret = "ab%41cd/x";
+        let forms = [
+            r"ab%41cd\/x",       // JSON-escaped slash, literal %41
+            "ab%2541cd%2Fx",     // form encoded
+            r"ab\u002541cd%2Fx", // form encoded, one % then JSON-escaped
+            r"ab%2541cd\/x",     // percent on the %, JSON on the /
+        ];
+        for form in forms {
+            let text = format!("{{\"echo\":\"{form}\"}}");
+            let s = Redactor::new().with(secret).text(&text);
+            assert!(!s.contains("41cd"), "{form}: {s}");
+            assert!(s.contains("[redacted]"), "{form}: {s}");
         }
     }
 
