@@ -78,29 +78,34 @@ pub fn fetch_and_prepare(
     on_progress: &(dyn Fn(Marketplace, Progress) + Sync),
 ) -> Vec<Result<Prepared, RefreshError>> {
     let taken_at = today_utc();
+    per_site_concurrently(sites.iter().copied(), |site| {
+        on_progress(site, Progress::Fetching);
+        let result = fetch_one(
+            client,
+            site,
+            language,
+            &taken_at,
+            snapshots_dir,
+            on_progress,
+        );
+        match &result {
+            Ok(_) => on_progress(site, Progress::Done),
+            Err(e) => on_progress(site, Progress::Failed(e.to_string())),
+        }
+        result
+    })
+}
+
+/// Runs `work` for every site on a thread of its own and returns the results in the order of
+/// `sites`; a thread that panicked gives [`RefreshError::Panicked`].
+fn per_site_concurrently<T: Send>(
+    sites: impl Iterator<Item = Marketplace>,
+    work: impl Fn(Marketplace) -> Result<T, RefreshError> + Sync,
+) -> Vec<Result<T, RefreshError>> {
+    let work = &work;
     std::thread::scope(|scope| {
         let handles: Vec<_> = sites
-            .iter()
-            .map(|&site| {
-                let taken_at = taken_at.clone();
-                let handle = scope.spawn(move || {
-                    on_progress(site, Progress::Fetching);
-                    let result = fetch_one(
-                        client,
-                        site,
-                        language,
-                        &taken_at,
-                        snapshots_dir,
-                        on_progress,
-                    );
-                    match &result {
-                        Ok(_) => on_progress(site, Progress::Done),
-                        Err(e) => on_progress(site, Progress::Failed(e.to_string())),
-                    }
-                    result
-                });
-                (site, handle)
-            })
+            .map(|site| (site, scope.spawn(move || work(site))))
             .collect();
         handles
             .into_iter()
@@ -288,34 +293,21 @@ pub fn check_versions(
     held: &[(Marketplace, Option<TreeMeta>)],
     language: Option<&str>,
 ) -> Vec<Result<VersionCheck, RefreshError>> {
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = held
+    per_site_concurrently(held.iter().map(|(site, _)| *site), |site| {
+        let meta = held
             .iter()
-            .map(|(site, meta)| {
-                let site = *site;
-                let handle = scope.spawn(move || {
-                    let current = client
-                        .default_tree_id(site.marketplace_id())
-                        .map_err(|source| RefreshError::VersionCheck { site, source })?;
-                    let asked = client.language_for(site, language);
-                    let stale = staleness(meta.as_ref(), &current, &asked);
-                    Ok(VersionCheck {
-                        site,
-                        current,
-                        stale,
-                    })
-                });
-                (site, handle)
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|(site, handle)| {
-                handle
-                    .join()
-                    .unwrap_or(Err(RefreshError::Panicked { site }))
-            })
-            .collect()
+            .find(|(s, _)| *s == site)
+            .and_then(|(_, meta)| meta.as_ref());
+        let current = client
+            .default_tree_id(site.marketplace_id())
+            .map_err(|source| RefreshError::VersionCheck { site, source })?;
+        let asked = client.language_for(site, language);
+        let stale = staleness(meta, &current, &asked);
+        Ok(VersionCheck {
+            site,
+            current,
+            stale,
+        })
     })
 }
 
