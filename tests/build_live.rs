@@ -22,6 +22,7 @@ mod oauth_common;
 
 use std::path::Path;
 use std::process::{Command, Output};
+use std::sync::{Mutex, MutexGuard};
 
 use fake_marketplace::taxonomy::{DEFAULT_TREE_ID_PATH, tree_path};
 use fake_marketplace::{FakeConfig, FakeMarketplace};
@@ -102,6 +103,14 @@ fn cargo_build(
     command.output().unwrap()
 }
 
+/// The tests share one target directory (so the HTTP stack is compiled once), and with it the
+/// build cache and the probe's executable: they take turns, or one test's build would reuse
+/// the tree another test's fake served.
+fn one_build_at_a_time() -> MutexGuard<'static, ()> {
+    static TURN: Mutex<()> = Mutex::new(());
+    TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 fn run_probe() -> String {
     let exe = common::root().join("target/live-build-probe/debug/live-build-probe");
     let out = Command::new(exe).output().unwrap();
@@ -111,6 +120,7 @@ fn run_probe() -> String {
 
 #[test]
 fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
+    let _turn = one_build_at_a_time();
     let fake = FakeMarketplace::new();
     let mut tree = common::committed(Marketplace::Us);
     tree.categories.push(Category {
@@ -243,6 +253,7 @@ fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
 
 #[test]
 fn the_site_filter_leaves_sites_out_and_refuses_unknown_ones() {
+    let _turn = one_build_at_a_time();
     let fake = FakeMarketplace::new();
     let probe = tempfile::tempdir().unwrap();
     write_probe(probe.path());
@@ -346,6 +357,7 @@ fn files_containing(dir: &Path, needles: &[&str]) -> Vec<String> {
 
 #[test]
 fn the_build_cache_keeps_no_secret_checks_versions_and_refuses_edited_trees() {
+    let _turn = one_build_at_a_time();
     let started = std::time::SystemTime::now();
     let nanos = started
         .duration_since(std::time::UNIX_EPOCH)
