@@ -5,18 +5,18 @@
 //! temporary file is renamed over the target. A crash or an error at any step leaves the target
 //! untouched. A set of files is replaced all or nothing with [`commit_all`].
 //!
-//! Temporary files are named `.NAME.tmp.` plus random characters (from the `tempfile` crate,
-//! created exclusively, retried on a clash), so a file left by a crashed run never blocks a
-//! later write, whatever its process id. Such leftovers are removed by the next write of the
+//! Temporary files are named `.NAME.tmp.` plus twelve random characters (created exclusively,
+//! retried on a clash; see [`TempPath`]), so a file left by a crashed run never blocks a later
+//! write, whatever its process id, and no other process can guess the name in advance. Such leftovers are removed by the next write of the
 //! same target once they are older than [`STALE_AFTER`]; see there why that cannot remove a
 //! concurrent writer's live file.
 
-use std::fs::{self, File};
+use std::ffi::{OsStr, OsString};
+use std::fs::{self, File, OpenOptions};
+use std::hash::{BuildHasher, RandomState};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
-
-use tempfile::TempPath;
+use std::time::{Duration, SystemTime};
 
 /// How old a leftover temporary file of a target must be before a write of that target
 /// removes it.
@@ -55,9 +55,99 @@ pub struct Staged {
     dir: PathBuf,
 }
 
+/// A temporary file that is removed when this is dropped, unless [`TempPath::persist`] renamed
+/// it into place first.
+#[derive(Debug)]
+struct TempPath {
+    path: PathBuf,
+    /// Set once the file was renamed into place: nothing left to remove.
+    persisted: bool,
+}
+
+/// How many random names [`TempPath::create`] tries before it gives up.
+const NAME_ATTEMPTS: usize = 64;
+
+/// How many random characters follow a temporary file's prefix: 62^12, about 71 bits.
+const RANDOM_CHARS: usize = 12;
+
+impl TempPath {
+    /// Creates a new file in `dir` named `prefix` plus [`RANDOM_CHARS`] random characters,
+    /// with `create`, which must fail with `AlreadyExists` when the name is taken (as
+    /// `create_new` and `hard_link` do); another name is then tried.
+    fn create<T>(
+        dir: &Path,
+        prefix: &OsStr,
+        mut create: impl FnMut(&Path) -> io::Result<T>,
+    ) -> io::Result<(TempPath, T)> {
+        for _ in 0..NAME_ATTEMPTS {
+            let mut name = prefix.to_os_string();
+            name.push(random_chars());
+            let path = dir.join(name);
+            match create(&path) {
+                Ok(made) => {
+                    let tmp = TempPath {
+                        path,
+                        persisted: false,
+                    };
+                    return Ok((tmp, made));
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!(
+                "no free temporary file name in {} after {NAME_ATTEMPTS} attempts",
+                dir.display()
+            ),
+        ))
+    }
+
+    /// Renames the temporary file to `to` (replacing it); on failure the temporary file stays
+    /// ours and is removed on drop.
+    fn persist(mut self, to: &Path) -> io::Result<()> {
+        fs::rename(&self.path, to)?;
+        self.persisted = true;
+        Ok(())
+    }
+}
+
+impl Drop for TempPath {
+    fn drop(&mut self) {
+        if !self.persisted {
+            // Best effort: a leftover is for `remove_stale` to find later.
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// [`RANDOM_CHARS`] characters from `[0-9A-Za-z]` no other process can predict: std's
+/// `RandomState` is keyed from the operating system's randomness (once per thread, then
+/// stepped per instance), and SipHash of the time and process id under that key.
+fn random_chars() -> String {
+    const ALPHABET: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    let now = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let keyed = RandomState::new();
+    let mut bits = [
+        keyed.hash_one((now, std::process::id(), 0u8)),
+        keyed.hash_one((now, std::process::id(), 1u8)),
+    ];
+    (0..RANDOM_CHARS)
+        .map(|i| {
+            let word = &mut bits[i % 2];
+            let c = ALPHABET[(*word % 62) as usize];
+            *word /= 62;
+            char::from(c)
+        })
+        .collect()
+}
+
 /// The prefix of every temporary file of the target named `file_name`: `.NAME.tmp.`.
-fn temp_prefix(file_name: &std::ffi::OsStr) -> std::ffi::OsString {
-    let mut prefix = std::ffi::OsString::from(".");
+fn temp_prefix(file_name: &OsStr) -> OsString {
+    let mut prefix = OsString::from(".");
     prefix.push(file_name);
     prefix.push(".tmp.");
     prefix
@@ -66,7 +156,7 @@ fn temp_prefix(file_name: &std::ffi::OsStr) -> std::ffi::OsString {
 /// Removes the temporary files of the target named `file_name` in `dir` that are older than
 /// [`STALE_AFTER`]: leftovers of crashed runs. Best effort: a file that cannot be inspected
 /// or removed is left alone.
-fn remove_stale(dir: &Path, file_name: &std::ffi::OsStr) {
+fn remove_stale(dir: &Path, file_name: &OsStr) {
     let prefix = temp_prefix(file_name);
     let Some(prefix) = prefix.to_str() else {
         return;
@@ -102,23 +192,24 @@ pub fn stage(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<Staged>
         .file_name()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no file name"))?;
     remove_stale(&dir, file_name);
-    let prefix = temp_prefix(file_name);
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).rand_bytes(12);
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
     #[cfg(unix)]
     {
-        use std::os::unix::fs::PermissionsExt;
+        use std::os::unix::fs::OpenOptionsExt;
         // 0o666 is what `File::create` asks for; the umask applies to both.
-        builder.permissions(fs::Permissions::from_mode(mode.unwrap_or(0o666)));
+        options.mode(mode.unwrap_or(0o666));
     }
     #[cfg(not(unix))]
     let _ = mode;
     // From here on the temporary file is ours: `TempPath`'s drop removes it on any error.
-    let mut file = builder.tempfile_in(&dir)?;
+    let (tmp, mut file) = TempPath::create(&dir, &temp_prefix(file_name), |candidate| {
+        options.open(candidate)
+    })?;
     file.write_all(bytes)?;
-    file.as_file().sync_all()?;
+    file.sync_all()?;
     Ok(Staged {
-        tmp: file.into_temp_path(),
+        tmp,
         path: path.to_path_buf(),
         dir,
     })
@@ -165,19 +256,16 @@ fn keep_previous(staged: &Staged) -> io::Result<Previous> {
     let file_name = staged.path.file_name().unwrap_or_default();
     let mut prefix = temp_prefix(file_name);
     prefix.push("old.");
-    let kept = tempfile::Builder::new()
-        .prefix(&prefix)
-        .rand_bytes(12)
-        .make_in(&staged.dir, |backup| {
-            fs::hard_link(&staged.path, backup).or_else(|link_error| {
-                if link_error.kind() == io::ErrorKind::AlreadyExists {
-                    return Err(link_error);
-                }
-                fs::copy(&staged.path, backup)?;
-                File::open(backup)?.sync_all()
-            })
-        })?;
-    Ok(Previous::Kept(kept.into_temp_path()))
+    let (kept, ()) = TempPath::create(&staged.dir, &prefix, |backup| {
+        fs::hard_link(&staged.path, backup).or_else(|link_error| {
+            if link_error.kind() == io::ErrorKind::AlreadyExists {
+                return Err(link_error);
+            }
+            fs::copy(&staged.path, backup)?;
+            File::open(backup)?.sync_all()
+        })
+    })?;
+    Ok(Previous::Kept(kept))
 }
 
 /// Renames every staged file over its target, all or nothing: before a target is replaced,
@@ -212,11 +300,8 @@ pub fn commit_all(staged: Vec<Staged>) -> Result<(), CommitError> {
         let Staged { tmp, path, dir } = s;
         match tmp.persist(&path) {
             Ok(()) => done.push((path, dir, previous)),
-            Err(e) => {
-                failure = Some(CommitError {
-                    path,
-                    source: e.error,
-                });
+            Err(source) => {
+                failure = Some(CommitError { path, source });
                 break;
             }
         }
@@ -246,5 +331,57 @@ pub fn commit_all(staged: Vec<Staged>) -> Result<(), CommitError> {
         Some(e) => Err(e),
         // Dropping `done` removes the kept previous files.
         None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temporary_names_are_random_alphanumerics() {
+        let names: std::collections::HashSet<String> = (0..1000).map(|_| random_chars()).collect();
+        assert_eq!(names.len(), 1000, "no two of 1,000 names alike");
+        for name in &names {
+            assert_eq!(name.len(), RANDOM_CHARS);
+            assert!(name.bytes().all(|b| b.is_ascii_alphanumeric()), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_taken_name_is_retried_and_a_dropped_file_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut attempts = 0;
+        let (tmp, ()) = TempPath::create(dir.path(), OsStr::new(".x.tmp."), |path| {
+            attempts += 1;
+            if attempts < 3 {
+                return Err(io::ErrorKind::AlreadyExists.into());
+            }
+            fs::write(path, b"x")
+        })
+        .unwrap();
+        assert_eq!(attempts, 3);
+        let path = tmp.path.clone();
+        assert!(path.exists());
+        drop(tmp);
+        assert!(!path.exists(), "dropping removes the temporary file");
+
+        let taken = TempPath::create(dir.path(), OsStr::new(".x.tmp."), |_| {
+            Err::<(), _>(io::ErrorKind::AlreadyExists.into())
+        })
+        .unwrap_err();
+        assert!(
+            taken.to_string().contains("no free temporary file name"),
+            "{taken}"
+        );
+        let other = TempPath::create(dir.path(), OsStr::new(".x.tmp."), |_| {
+            Err::<(), _>(io::ErrorKind::PermissionDenied.into())
+        })
+        .unwrap_err();
+        assert_eq!(
+            other.kind(),
+            io::ErrorKind::PermissionDenied,
+            "other errors are not retried"
+        );
     }
 }
