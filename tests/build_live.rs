@@ -28,9 +28,6 @@ use fake_marketplace::taxonomy::{DEFAULT_TREE_ID_PATH, tree_path};
 use fake_marketplace::{FakeConfig, FakeMarketplace};
 use marketplace_client::oauth::ScopeSet;
 use marketplaces::Marketplace;
-use taxonomy_tree::tree::Category;
-
-const NEW_LEAF: u32 = 999_001;
 
 const MAIN_RS: &str = r#"
 use taxonomy_macros::category;
@@ -47,33 +44,20 @@ fn main() {
 "#;
 
 fn write_probe(dir: &Path) {
-    let root = common::root();
-    let manifest = format!(
-        r#"[package]
-name = "live-build-probe"
-version = "0.0.0"
-edition = "2024"
-publish = false
-
-[dependencies]
-taxonomy-data = {{ path = {data:?}, features = ["live"] }}
-taxonomy-macros = {{ path = {macros:?} }}
+    common::write_outside_crate(
+        dir,
+        "live-build-probe",
+        r#"[dependencies]
+taxonomy-data = { path = {data}, features = ["live"] }
+taxonomy-macros = { path = {macros} }
 
 [features]
 new_leaf = []
 de_leaf = []
 macros_live = ["taxonomy-macros/live"]
-
-[workspace]
 "#,
-        data = root.join("taxonomy-data").display().to_string(),
-        macros = root.join("taxonomy-macros").display().to_string(),
+        MAIN_RS,
     );
-    std::fs::create_dir_all(dir.join("src")).unwrap();
-    std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
-    std::fs::write(dir.join("src/main.rs"), MAIN_RS).unwrap();
-    // The workspace's lock file pins every version, so the probe builds without the network.
-    std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
 }
 
 fn cargo_build(
@@ -122,22 +106,7 @@ fn run_probe() -> String {
 fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
     let _turn = one_build_at_a_time();
     let fake = FakeMarketplace::new();
-    let mut tree = common::committed(Marketplace::Us);
-    tree.categories.push(Category {
-        id: NEW_LEAF,
-        name: "Foldable Phones".into(),
-        parent: Some(15032),
-        leaf: true,
-        children: vec![],
-    });
-    tree.categories.sort_by_key(|c| c.id);
-    for c in &mut tree.categories {
-        if c.id == 15032 {
-            c.children.push(NEW_LEAF);
-        }
-    }
-    tree.meta.version = "135-live".into();
-    fake.set_tree(Marketplace::Us, tree);
+    fake.set_tree(Marketplace::Us, common::us_with_new_leaf("135-live"));
 
     let probe = tempfile::tempdir().unwrap();
     write_probe(probe.path());
@@ -299,26 +268,6 @@ fn the_site_filter_leaves_sites_out_and_refuses_unknown_ones() {
     );
 }
 
-/// The US tree with [`NEW_LEAF`] under 15032, at `version`.
-fn us_with_new_leaf(version: &str) -> taxonomy_tree::tree::CategoryTree {
-    let mut tree = common::committed(Marketplace::Us);
-    tree.categories.push(Category {
-        id: NEW_LEAF,
-        name: "Foldable Phones".into(),
-        parent: Some(15032),
-        leaf: true,
-        children: vec![],
-    });
-    tree.categories.sort_by_key(|c| c.id);
-    for c in &mut tree.categories {
-        if c.id == 15032 {
-            c.children.push(NEW_LEAF);
-        }
-    }
-    tree.meta.version = version.into();
-    tree
-}
-
 fn tree_downloads(fake: &FakeMarketplace) -> usize {
     Marketplace::ALL
         .iter()
@@ -374,7 +323,7 @@ fn the_build_cache_keeps_no_secret_checks_versions_and_refuses_edited_trees() {
     // warning line.
     fake.set_tree(
         Marketplace::Us,
-        us_with_new_leaf("135-live\ncargo:rustc-env=INJECTED=1"),
+        common::us_with_new_leaf("135-live\ncargo:rustc-env=INJECTED=1"),
     );
     let probe = tempfile::tempdir().unwrap();
     write_probe(probe.path());

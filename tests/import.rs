@@ -10,7 +10,7 @@ use taxonomy_tree::encode::encode_response;
 use taxonomy_tree::pipeline;
 
 fn snapshot_bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_snapshot"))
+    common::clean_command(env!("CARGO_BIN_EXE_snapshot"))
 }
 
 #[test]
@@ -121,9 +121,20 @@ fn a_tree_of_an_unknown_site_is_refused() {
 
 #[test]
 fn verify_checks_every_committed_snapshot() {
-    let out = snapshot_bin().arg("verify").output().unwrap();
+    // Run in the repository root without `--dir`: the default, ./snapshots.
+    let out = snapshot_bin()
+        .current_dir(common::root())
+        .arg("verify")
+        .output()
+        .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stdout}");
+    let used = format!(
+        "snapshots: {} (from the default, ./snapshots)",
+        common::snapshots_dir().display()
+    );
+    assert!(stderr.contains(&used), "{stderr}");
     for line in [
         "EBAY_US: 17104 categories, 15111 leaves",
         "EBAY_GB: 12509 categories, 11171 leaves",
@@ -171,6 +182,20 @@ fn verify(dir: &std::path::Path) -> (bool, String) {
         out.status.success(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+#[test]
+fn verify_of_a_directory_without_snapshots_fails() {
+    let empty = tempfile::tempdir().unwrap();
+    let (ok, stderr) = verify(empty.path());
+    assert!(!ok);
+    assert!(
+        stderr.contains("holds no snapshot (EBAY_*.json) to verify"),
+        "{stderr}"
+    );
+    let (ok, stderr) = verify(&empty.path().join("missing"));
+    assert!(!ok);
+    assert!(stderr.contains("holds no snapshot"), "{stderr}");
 }
 
 #[test]

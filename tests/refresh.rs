@@ -503,6 +503,32 @@ fn a_failed_version_check_writes_nothing() {
 /// Any marketplace of the table can be fetched: `--sites EBAY_FR` writes `EBAY_FR.json`, which
 /// passes the build's checks, and the generator compiles France in from it.
 #[test]
+fn refresh_help_lists_every_marketplace_and_the_settings() {
+    let out = common::clean_command(env!("CARGO_BIN_EXE_snapshot"))
+        .args(["refresh", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{help}");
+    for m in Marketplace::ALL {
+        let entry = format!("{} ({})", m.marketplace_id(), m.tree_id());
+        assert!(help.contains(&entry), "{entry} missing from {help}");
+    }
+    for setting in [
+        "--tree-path",
+        "MARKETPLACE_TREE_PATH",
+        "MARKETPLACE_SCOPE",
+        marketplace_client::oauth::PRODUCTION_SCOPE,
+        "{base_url}/oauth/api_scope",
+        "MARKETPLACE_CLIENT_ID",
+        "MARKETPLACE_ENV",
+        "TAXONOMY_SNAPSHOTS_DIR",
+    ] {
+        assert!(help.contains(setting), "{setting} missing from {help}");
+    }
+}
+
+#[test]
 fn a_marketplace_without_a_snapshot_gets_one() {
     let fake = fake();
     // France's tree: the UK's structure under France's tree id, marketplace and language.

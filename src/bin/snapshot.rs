@@ -11,11 +11,12 @@
 //! `refresh` needs credentials: `MARKETPLACE_CLIENT_ID` and `MARKETPLACE_CLIENT_SECRET` (or
 //! `MARKETPLACE_CONFIG`, or a ready `MARKETPLACE_ACCESS_TOKEN`), see the README.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use marketplaces::Marketplace;
+use taxonomy_codegen::build_script::SNAPSHOTS_DIR_ENV;
 use taxonomy_codegen::codegen::{self, SiteData};
 use taxonomy_tree::clock::today_utc;
 use taxonomy_tree::decode::{Provenance, decode_tree};
@@ -26,9 +27,9 @@ use taxonomy_tree::snapshot;
 #[derive(Parser)]
 #[command(name = "snapshot", version)]
 struct Cli {
-    /// The snapshots directory.
-    #[arg(long, global = true, default_value = default_dir())]
-    dir: PathBuf,
+    /// The snapshots directory (default: TAXONOMY_SNAPSHOTS_DIR, else ./snapshots).
+    #[arg(long, global = true)]
+    dir: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -40,9 +41,9 @@ enum Command {
     /// First asks each site's current version (getDefaultCategoryTreeId) and downloads only
     /// the trees whose version differs from the snapshot's (or whose snapshot is partial or in
     /// another language).
+    #[command(after_help = refresh_settings_help())]
     Refresh {
-        /// The sites, comma-separated (EBAY_US, EBAY_GB, EBAY_DE, EBAY_AU; default: all).
-        #[arg(long, value_delimiter = ',')]
+        #[arg(long, value_delimiter = ',', help = sites_help())]
         sites: Vec<String>,
         /// The language of the names (`Accept-Language`; default: each site's language).
         #[arg(long)]
@@ -97,18 +98,68 @@ enum Command {
     Verify,
 }
 
+/// `refresh --sites`' help: every marketplace and its default tree, from the marketplace table.
+fn sites_help() -> String {
+    let all: Vec<String> = Marketplace::ALL
+        .iter()
+        .map(|m| format!("{} ({})", m.marketplace_id(), m.tree_id()))
+        .collect();
+    format!(
+        "The sites, comma-separated; any of: {}. Default: the sites with a snapshot in the directory",
+        all.join(", ")
+    )
+}
+
+/// `refresh --help`'s closing section: the settings it reads from the environment.
+fn refresh_settings_help() -> String {
+    use marketplace_client::oauth::{
+        ENV_ACCESS_TOKEN, ENV_BASE_URL, ENV_CLIENT_ID, ENV_CLIENT_SECRET, ENV_CONFIG_FILE,
+        ENV_ENVIRONMENT, ENV_SCOPE, PRODUCTION_SCOPE,
+    };
+    use marketplace_client::taxonomy::ENV_TREE_PATH;
+    format!(
+        "Settings (environment variables):
+  {ENV_CLIENT_ID}, {ENV_CLIENT_SECRET}
+      the application's keys (eBay: App ID and Cert ID); or {ENV_CONFIG_FILE}, the SDKs'
+      configuration file; or a ready {ENV_ACCESS_TOKEN}
+  {ENV_ENVIRONMENT}
+      production (default) or sandbox
+  {ENV_BASE_URL}
+      another API host (e.g. a fake on loopback), as --base-url
+  {ENV_SCOPE}
+      the application token's scopes, space-separated. Default: {PRODUCTION_SCOPE}
+      on production and the sandbox alike; {{base_url}}/oauth/api_scope on another host
+  {ENV_TREE_PATH}
+      the getCategoryTree form, as --tree-path: path (default on eBay's hosts), query or
+      auto (default on another host)
+  {SNAPSHOTS_DIR_ENV}
+      the snapshots directory, as --dir (default: ./snapshots)"
+    )
+}
+
 fn parse_tree_path(text: &str) -> Result<marketplace_client::taxonomy::TreePath, String> {
     marketplace_client::taxonomy::TreePath::parse(text)
         .ok_or_else(|| format!("{text:?} is not a tree path form; use path, query or auto"))
 }
 
-fn default_dir() -> &'static str {
-    concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots")
+/// The snapshots directory: `--dir`, else `TAXONOMY_SNAPSHOTS_DIR` (what the build reads, as
+/// a project's `.cargo/config.toml` sets it), else `./snapshots`; and where that came from.
+fn snapshots_dir(flag: Option<PathBuf>) -> (PathBuf, &'static str) {
+    if let Some(dir) = flag {
+        return (dir, "--dir");
+    }
+    match std::env::var_os(SNAPSHOTS_DIR_ENV) {
+        Some(dir) if !dir.is_empty() => (PathBuf::from(dir), SNAPSHOTS_DIR_ENV),
+        _ => (PathBuf::from("snapshots"), "the default, ./snapshots"),
+    }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(cli) {
+    let (dir, from) = snapshots_dir(cli.dir);
+    let shown = std::path::absolute(&dir).unwrap_or_else(|_| dir.clone());
+    eprintln!("snapshots: {} (from {from})", shown.display());
+    match run(cli.command, &dir) {
         Ok(code) => code,
         Err(message) => {
             eprintln!("error: {message}");
@@ -117,8 +168,8 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> Result<ExitCode, String> {
-    match cli.command {
+fn run(command: Command, dir: &Path) -> Result<ExitCode, String> {
+    match command {
         Command::Refresh {
             sites,
             language,
@@ -128,7 +179,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             dry_run,
             force,
         } => live::refresh(
-            &cli.dir,
+            dir,
             &sites,
             language.as_deref(),
             base_url.as_deref(),
@@ -177,8 +228,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                         .to_string();
                 }
                 tree.meta.complete = !partial;
-                let p =
-                    pipeline::prepare_tree(tree, &origin, &cli.dir).map_err(|e| e.to_string())?;
+                let p = pipeline::prepare_tree(tree, &origin, dir).map_err(|e| e.to_string())?;
                 if let Some(other) = prepared.iter().find(|q: &&Prepared| q.site == p.site) {
                     return Err(format!(
                         "{origin} and an earlier file are both trees of {}: import one per site",
@@ -192,22 +242,30 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 report(p, pipeline::WriteWhen::AnyChange);
             }
             if !dry_run {
+                create_dir(dir)?;
                 pipeline::commit_all(&prepared, pipeline::WriteWhen::AnyChange)
                     .map_err(|e| e.to_string())?;
             }
             Ok(ExitCode::SUCCESS)
         }
         Command::Verify => {
+            let sites = snapshot::sites_in(dir);
+            if sites.is_empty() {
+                return Err(format!(
+                    "{} holds no snapshot (EBAY_*.json) to verify",
+                    dir.display()
+                ));
+            }
             let mut failed = false;
-            for site in snapshot::sites_in(&cli.dir) {
+            for site in sites {
                 // The build's own checks: `snapshot::read_site` is what it loads snapshots
                 // with, and `codegen::generate` what it turns them into tables with.
-                let checked = snapshot::read_site(site, &cli.dir)
+                let checked = snapshot::read_site(site, dir)
                     .map_err(|e| e.to_string())
                     .and_then(|tree| {
                         // The expired-category mapping beside it, checked against the tree.
                         let expired = taxonomy_tree::expired::read_beside(
-                            &cli.dir.join(site.snapshot_file_name()),
+                            &dir.join(site.snapshot_file_name()),
                             &tree,
                         )
                         .map_err(|e| e.to_string())?
@@ -241,6 +299,12 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             })
         }
     }
+}
+
+/// Creates the snapshots directory (and its parents) before the first write into it: a new
+/// project's first `refresh --sites …` starts without one.
+fn create_dir(dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))
 }
 
 fn report(p: &Prepared, when: pipeline::WriteWhen) {
@@ -481,6 +545,7 @@ mod live {
             });
         }
         if !dry_run {
+            super::create_dir(dir)?;
             for path in pipeline::commit_all(&prepared, WriteWhen::TreeChanged)
                 .map_err(|e| e.to_string())?
             {

@@ -39,6 +39,55 @@ pub fn snapshots_dir() -> PathBuf {
     root().join("snapshots")
 }
 
+/// A leaf the committed US snapshot lacks: "Foldable Phones", under Cell Phones & Accessories
+/// (15032).
+pub const NEW_LEAF: u32 = 999_001;
+
+/// The committed US tree with [`NEW_LEAF`], at `version`: what the service serves once a
+/// category was added since the snapshot.
+pub fn us_with_new_leaf(version: &str) -> CategoryTree {
+    let mut tree = committed(Marketplace::Us);
+    tree.categories.push(taxonomy_tree::tree::Category {
+        id: NEW_LEAF,
+        name: "Foldable Phones".into(),
+        parent: Some(15032),
+        leaf: true,
+        children: vec![],
+    });
+    tree.categories.sort_by_key(|c| c.id);
+    for c in &mut tree.categories {
+        if c.id == 15032 {
+            c.children.push(NEW_LEAF);
+        }
+    }
+    tree.meta.version = version.into();
+    tree
+}
+
+/// Writes a binary crate outside the workspace at `dir` (a user's project): `Cargo.toml`
+/// with `dependencies` (where `{data}` and `{macros}` stand for the paths of taxonomy-data
+/// and taxonomy-macros) and an empty `[workspace]`, `src/main.rs`, and the workspace's lock
+/// file, so it builds with `--offline`.
+pub fn write_outside_crate(dir: &Path, name: &str, dependencies: &str, main_rs: &str) {
+    let root = root();
+    let dependencies = dependencies
+        .replace(
+            "{data}",
+            &format!("{:?}", root.join("taxonomy-data").display().to_string()),
+        )
+        .replace(
+            "{macros}",
+            &format!("{:?}", root.join("taxonomy-macros").display().to_string()),
+        );
+    let manifest = format!(
+        "[package]\nname = {name:?}\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n{dependencies}\n[workspace]\n"
+    );
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
+    std::fs::write(dir.join("src/main.rs"), main_rs).unwrap();
+    std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+}
+
 /// The committed snapshot of a site.
 pub fn committed(site: Marketplace) -> CategoryTree {
     snapshot::read(&snapshots_dir().join(site.snapshot_file_name())).unwrap()

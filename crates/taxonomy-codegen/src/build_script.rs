@@ -174,6 +174,17 @@ pub enum BuildError {
         /// The entry that is not a site.
         entry: String,
     },
+    /// `TAXONOMY_SNAPSHOTS_DIR` is not an absolute path to a directory.
+    #[error(
+        "{SNAPSHOTS_DIR_ENV}={}: {problem}. Set it to an absolute path, or let cargo make one: in your project's .cargo/config.toml, `[env] {SNAPSHOTS_DIR_ENV} = {{ value = \"snapshots\", relative = true }}`",
+        dir.display()
+    )]
+    SnapshotsDir {
+        /// The variable's value.
+        dir: PathBuf,
+        /// What is wrong with it.
+        problem: &'static str,
+    },
     /// A snapshot is missing or invalid.
     #[error(
         "{0}\nThe committed snapshots are regenerated with `cargo run --bin snapshot -- refresh` (or `import`)."
@@ -294,6 +305,36 @@ fn generate_trees(trees: &[(Marketplace, Option<SiteTree>)]) -> Result<String, B
     Ok(codegen::generate(&data)?)
 }
 
+/// The snapshots directory the build reads: `TAXONOMY_SNAPSHOTS_DIR` (a project's own, which
+/// must be an absolute path to a directory: a build script runs in taxonomy-data's directory,
+/// so a relative path would silently name another place), else taxonomy-data's `snapshots/`.
+///
+/// ```
+/// use std::path::Path;
+/// use taxonomy_codegen::build_script::snapshots_dir;
+/// let data = Path::new("/src/taxonomy-data");
+/// assert_eq!(snapshots_dir(None, data).unwrap(), data.join("snapshots"));
+/// let err = snapshots_dir(Some("snapshots".into()), data).unwrap_err();
+/// assert!(err.to_string().contains("relative = true"));
+/// ```
+pub fn snapshots_dir(
+    value: Option<std::ffi::OsString>,
+    manifest_dir: &Path,
+) -> Result<PathBuf, BuildError> {
+    let dir = match value {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => return Ok(manifest_dir.join("snapshots")),
+    };
+    let problem = if dir.is_relative() {
+        "a relative path, which the build script would resolve against taxonomy-data's own directory"
+    } else if !dir.is_dir() {
+        "no such directory"
+    } else {
+        return Ok(dir);
+    };
+    Err(BuildError::SnapshotsDir { dir, problem })
+}
+
 /// The whole build script: reads the environment cargo gives it, writes
 /// `OUT_DIR/taxonomy.rs`, and prints the `cargo:` lines.
 pub fn run() -> Result<(), BuildError> {
@@ -308,10 +349,7 @@ pub fn run() -> Result<(), BuildError> {
     if let Some(config) = std::env::var_os("MARKETPLACE_CONFIG").filter(|c| !c.is_empty()) {
         println!("cargo:rerun-if-changed={}", PathBuf::from(config).display());
     }
-    let snapshots_dir = match std::env::var_os(SNAPSHOTS_DIR_ENV) {
-        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => manifest_dir.join("snapshots"),
-    };
+    let snapshots_dir = snapshots_dir(std::env::var_os(SNAPSHOTS_DIR_ENV), &manifest_dir)?;
     println!("cargo:rerun-if-changed={}", snapshots_dir.display());
     for site in Marketplace::ALL {
         let snapshot = snapshots_dir.join(site.snapshot_file_name());
@@ -841,4 +879,34 @@ fn warn(message: &str) {
         }
     }
     println!("cargo:warning=taxonomy-data: {one_line}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_snapshots_directory_is_taxonomy_datas_or_an_absolute_existing_one() {
+        let data = Path::new("/src/taxonomy-data");
+        assert_eq!(snapshots_dir(None, data).unwrap(), data.join("snapshots"));
+        assert_eq!(
+            snapshots_dir(Some("".into()), data).unwrap(),
+            data.join("snapshots")
+        );
+        let own = std::env::temp_dir();
+        assert_eq!(snapshots_dir(Some(own.clone().into()), data).unwrap(), own);
+
+        let relative = snapshots_dir(Some("snapshots".into()), data)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            relative.contains("TAXONOMY_SNAPSHOTS_DIR=snapshots: a relative path"),
+            "{relative}"
+        );
+        assert!(relative.contains("relative = true"), "{relative}");
+        let missing = snapshots_dir(Some(own.join("no-such-dir-4242").into()), data)
+            .unwrap_err()
+            .to_string();
+        assert!(missing.contains("no such directory"), "{missing}");
+    }
 }

@@ -1,0 +1,150 @@
+//! A seller's own project, not this repository (the README's "Use it in your project"): its
+//! snapshots live in its own `snapshots/`, which its `.cargo/config.toml` names in `[env]`;
+//! the `snapshot` command, run in the project without `--dir`, refreshes them from the
+//! service; taxonomy-data's build script compiles them in, so a category the committed
+//! snapshots lack is a valid `category!`.
+
+mod common;
+
+use std::path::Path;
+use std::process::Output;
+
+use fake_marketplace::FakeMarketplace;
+use fake_marketplace::taxonomy::tree_path;
+use marketplaces::Marketplace;
+
+const MAIN_RS: &str = r#"
+use taxonomy_data::Site;
+use taxonomy_macros::category;
+
+fn main() {
+    let leaf = category!("999001");
+    println!("{} {} | {}", leaf.id(), leaf.path(), Site::Us.tree_version());
+    let sites: Vec<&str> = Site::compiled_in().map(Site::marketplace_id).collect();
+    println!("compiled in: {}", sites.join(","));
+}
+"#;
+
+const CONFIG_TOML: &str = r#"[env]
+TAXONOMY_SNAPSHOTS_DIR = { value = "snapshots", relative = true }
+"#;
+
+/// Runs the `snapshot` command (what `cargo install` puts on the PATH) in `cwd`, with
+/// credentials pointing at the fake and `env` besides.
+fn snapshot(fake: &FakeMarketplace, cwd: &Path, args: &[&str], env: &[(&str, &Path)]) -> Output {
+    let mut command = common::clean_command(env!("CARGO_BIN_EXE_snapshot"));
+    command
+        .current_dir(cwd)
+        .args(args)
+        .env("MARKETPLACE_BASE_URL", fake.base_url())
+        .env("MARKETPLACE_AUTH_URL", fake.auth_url())
+        .env("MARKETPLACE_CLIENT_ID", fake.client_id())
+        .env("MARKETPLACE_CLIENT_SECRET", fake.client_secret());
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    command.output().unwrap()
+}
+
+fn text(output: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_project_keeps_its_own_snapshots_and_compiles_them_in() {
+    let fake = FakeMarketplace::new();
+    fake.set_tree(Marketplace::Us, common::us_with_new_leaf("135"));
+    let committed_before = common::dir_bytes(&common::snapshots_dir());
+
+    let project = tempfile::tempdir().unwrap();
+    let project = project.path();
+    common::write_outside_crate(
+        project,
+        "own-project",
+        "[dependencies]\ntaxonomy-data = { path = {data} }\ntaxonomy-macros = { path = {macros} }\n",
+        MAIN_RS,
+    );
+    std::fs::create_dir_all(project.join(".cargo")).unwrap();
+    std::fs::write(project.join(".cargo/config.toml"), CONFIG_TOML).unwrap();
+
+    // 1. `snapshot refresh --sites EBAY_US` in the project: ./snapshots, created.
+    let out = snapshot(&fake, project, &["refresh", "--sites", "EBAY_US"], &[]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let own = project.join("snapshots");
+    assert!(
+        stderr.contains(&format!(
+            "snapshots: {} (from the default, ./snapshots)",
+            own.display()
+        )),
+        "{stderr}"
+    );
+    assert!(stdout.contains("EBAY_US: to download"), "{stdout}");
+    assert!(stdout.contains("new snapshot"), "{stdout}");
+    let names: Vec<String> = common::dir_bytes(&own)
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    assert!(names.contains(&"EBAY_US.json".to_string()), "{names:?}");
+
+    // 2. `snapshot refresh --check` (CI), from elsewhere, told the directory by the variable
+    //    the project's builds read: current, so it succeeds and downloads nothing.
+    let downloads = fake.requests_to(&tree_path(0)).len();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = snapshot(
+        &fake,
+        elsewhere.path(),
+        &["refresh", "--check"],
+        &[("TAXONOMY_SNAPSHOTS_DIR", &own)],
+    );
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "snapshots: {} (from TAXONOMY_SNAPSHOTS_DIR)",
+            own.display()
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("EBAY_US: unchanged (version 135)"),
+        "{stdout}"
+    );
+    assert_eq!(
+        fake.requests_to(&tree_path(0)).len(),
+        downloads,
+        "--check of a current snapshot downloads no tree"
+    );
+
+    // 3. The project's build compiles its own snapshot in: the new leaf is a valid
+    //    `category!`, and only the US is compiled in.
+    let target = common::root().join("target/own-project-probe");
+    let out = common::clean_command(env!("CARGO"))
+        .current_dir(project)
+        .args(["build", "--offline"])
+        .env("CARGO_TARGET_DIR", &target)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = std::process::Command::new(target.join("debug/own-project"))
+        .output()
+        .unwrap();
+    assert!(run.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&run.stdout),
+        "999001 Cell Phones & Accessories > Foldable Phones | 135\ncompiled in: EBAY_US\n"
+    );
+
+    // This repository's snapshots were neither read for the project nor written.
+    assert_eq!(
+        common::dir_bytes(&common::snapshots_dir()),
+        committed_before
+    );
+}
