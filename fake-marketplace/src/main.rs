@@ -41,9 +41,10 @@ fn main() {
     println!("{}", fake.base_url());
     eprintln!("fake marketplace on {}", fake.base_url());
     eprintln!(
-        "  taxonomy: {0}/commerce/taxonomy/v1/category_tree/get?category_tree_id=0 (or /category_tree/0), \
-         get_category_suggestions, get_category_subtree, get_item_aspects_for_category, \
-         get_default_category_tree_id; full tree delay: {1}",
+        "  taxonomy: getCategoryTree at {0}/commerce/taxonomy/v1/category_tree/0 (eBay's path \
+         form), getDefaultCategoryTreeId, getCategorySuggestions, getCategorySubtree, \
+         getItemAspectsForCategory, fetchItemAspects, getExpiredCategories, \
+         getCompatibilityProperties and getCompatibilityPropertyValues; full tree delay: {1}",
         fake.base_url(),
         match delay {
             Some(_) => "2-5 s (--no-delay to turn off)",
