@@ -5,6 +5,10 @@
 //! - `refresh`: the four sites fetched concurrently from the fake marketplace, each answering
 //!   after a random 2–5 s as the real service does, against one fetch that takes the slowest
 //!   5 s. Target: at most 1.3× that.
+//! - `refresh_versions_first`: what `snapshot refresh` does (getDefaultCategoryTreeId for
+//!   every site, then download only the trees whose version changed), once with every tree
+//!   changed (all four downloaded, 2–5 s each) and once with none changed (four small
+//!   version answers, nothing downloaded). Target: none changed at most 0.1× all changed.
 //!
 //! Run with `cargo bench --bench pipeline`.
 
@@ -22,6 +26,7 @@ use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig};
 use marketplaces::Marketplace;
 use taxonomy_codegen::codegen::{self, SiteData};
 use taxonomy_tree::decode::{Provenance, decode_tree};
+use taxonomy_tree::tree::TreeMeta;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -105,5 +110,79 @@ fn refresh_four_sites(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, us_tree, refresh_four_sites);
+/// `snapshot refresh`'s two steps: ask every site's version, then download and prepare the
+/// trees that changed. Returns how many trees were downloaded.
+fn refresh_versions_first(
+    client: &TaxonomyClient,
+    held: &[(Marketplace, Option<TreeMeta>)],
+    dir: &std::path::Path,
+) -> usize {
+    let changed: Vec<Marketplace> = refresh::check_versions(client, held, None)
+        .into_iter()
+        .map(Result::unwrap)
+        .filter(|check| check.stale.is_some())
+        .map(|check| check.site)
+        .collect();
+    let prepared = refresh::fetch_and_prepare(client, &changed, None, dir, &|_, _| {});
+    assert!(prepared.iter().all(Result::is_ok));
+    prepared.len()
+}
+
+fn refresh_only_changed_trees(c: &mut Criterion) {
+    let fake = FakeMarketplace::start(FakeConfig {
+        tree_delay: Some((Duration::from_secs(2), Duration::from_secs(5))),
+        ..FakeConfig::default()
+    })
+    .unwrap();
+    let client = client_for(&fake);
+    let snapshots = root().join("snapshots");
+    // The trees held: the committed snapshots' headers, each counted as a complete copy of
+    // its version (the AU file is cut to four levels, which would always count as stale).
+    let current: Vec<(Marketplace, Option<TreeMeta>)> =
+        taxonomy_tree::snapshot::sites_in(&snapshots)
+            .into_iter()
+            .map(|site| {
+                let mut meta = taxonomy_tree::snapshot::read_site(site, &snapshots)
+                    .unwrap()
+                    .meta;
+                meta.complete = true;
+                (site, Some(meta))
+            })
+            .collect();
+    // The same, a version behind the service.
+    let behind: Vec<(Marketplace, Option<TreeMeta>)> = current
+        .iter()
+        .map(|(site, meta)| {
+            let mut meta = meta.clone();
+            if let Some(meta) = &mut meta {
+                meta.version = format!("{}-old", meta.version);
+            }
+            (*site, meta)
+        })
+        .collect();
+    let mut g = c.benchmark_group("refresh_versions_first");
+    g.sample_size(10);
+    g.measurement_time(Duration::from_secs(60));
+    g.warm_up_time(Duration::from_secs(1));
+    g.bench_function("every_tree_changed_2_to_5s", |b| {
+        b.iter(|| {
+            assert_eq!(
+                refresh_versions_first(&client, &behind, &snapshots),
+                behind.len()
+            )
+        })
+    });
+    g.measurement_time(Duration::from_secs(5));
+    g.bench_function("no_tree_changed", |b| {
+        b.iter(|| assert_eq!(refresh_versions_first(&client, &current, &snapshots), 0))
+    });
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    us_tree,
+    refresh_four_sites,
+    refresh_only_changed_trees
+);
 criterion_main!(benches);
