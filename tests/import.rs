@@ -123,7 +123,7 @@ fn a_tree_of_an_unknown_site_is_refused() {
 fn verify_checks_every_committed_snapshot() {
     // Run in the repository root without `--dir`: the default, ./snapshots.
     let out = snapshot_bin()
-        .current_dir(common::root())
+        .current_dir(common::root().canonicalize().unwrap())
         .arg("verify")
         .output()
         .unwrap();
@@ -132,7 +132,7 @@ fn verify_checks_every_committed_snapshot() {
     assert!(out.status.success(), "{stdout}");
     let used = format!(
         "snapshots: {} (from the default, ./snapshots)",
-        common::snapshots_dir().display()
+        common::snapshots_dir().canonicalize().unwrap().display()
     );
     assert!(stderr.contains(&used), "{stderr}");
     for line in [

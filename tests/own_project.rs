@@ -60,7 +60,9 @@ fn a_project_keeps_its_own_snapshots_and_compiles_them_in() {
     let committed_before = common::dir_bytes(&common::snapshots_dir());
 
     let project = tempfile::tempdir().unwrap();
-    let project = project.path();
+    // Resolved, as the command's working directory is (the temporary directory may be behind
+    // a symbolic link, as on macOS).
+    let project = &project.path().canonicalize().unwrap();
     common::write_outside_crate(
         project,
         "own-project",
@@ -141,6 +143,20 @@ fn a_project_keeps_its_own_snapshots_and_compiles_them_in() {
         String::from_utf8_lossy(&run.stdout),
         "999001 Cell Phones & Accessories > Foldable Phones | 135\ncompiled in: EBAY_US\n"
     );
+
+    // Built again with nothing changed, nothing is rebuilt: the build script watches only
+    // snapshots that exist (cargo reruns a script while a path it watches is missing, and
+    // this project has one snapshot of twenty sites).
+    let again = common::clean_command(env!("CARGO"))
+        .current_dir(project)
+        .args(["build", "--offline", "--verbose"])
+        .env("CARGO_TARGET_DIR", &target)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert!(again.status.success(), "{stderr}");
+    assert!(stderr.contains("Fresh taxonomy-data"), "{stderr}");
+    assert!(!stderr.contains("Compiling taxonomy-data"), "{stderr}");
 
     // This repository's snapshots were neither read for the project nor written.
     assert_eq!(

@@ -500,8 +500,8 @@ fn a_failed_version_check_writes_nothing() {
     assert_eq!(trees, 0);
 }
 
-/// Any marketplace of the table can be fetched: `--sites EBAY_FR` writes `EBAY_FR.json`, which
-/// passes the build's checks, and the generator compiles France in from it.
+/// `refresh --help` names every marketplace of the table (with its default tree) and the
+/// settings that matter against the real service: credentials, scope, tree path, directory.
 #[test]
 fn refresh_help_lists_every_marketplace_and_the_settings() {
     let out = common::clean_command(env!("CARGO_BIN_EXE_snapshot"))
@@ -528,6 +528,8 @@ fn refresh_help_lists_every_marketplace_and_the_settings() {
     }
 }
 
+/// Any marketplace of the table can be fetched: `--sites EBAY_FR` writes `EBAY_FR.json`, which
+/// passes the build's checks, and the generator compiles France in from it.
 #[test]
 fn a_marketplace_without_a_snapshot_gets_one() {
     let fake = fake();

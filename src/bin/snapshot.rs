@@ -536,7 +536,7 @@ mod live {
         if check {
             return Ok(if stale {
                 eprintln!(
-                    "error: the snapshots are stale: run `cargo run --bin snapshot -- refresh` and commit the result"
+                    "error: the snapshots are stale: run `snapshot refresh` (`cargo run --bin snapshot -- refresh` in the toolkit's repository) and commit the result"
                 );
                 ExitCode::FAILURE
             } else {

@@ -187,12 +187,12 @@ pub enum BuildError {
     },
     /// A snapshot is missing or invalid.
     #[error(
-        "{0}\nThe committed snapshots are regenerated with `cargo run --bin snapshot -- refresh` (or `import`)."
+        "{0}\nThe committed snapshots are regenerated with `snapshot refresh` (`cargo run --bin snapshot -- refresh` in the toolkit's repository) (or `import`)."
     )]
     Snapshot(#[from] snapshot::SnapshotError),
     /// The expired-category file beside a snapshot is invalid or breaks the rule.
     #[error(
-        "{0}\nThe expired-category files are written by `cargo run --bin snapshot -- refresh` (getExpiredCategories)."
+        "{0}\nThe expired-category files are written by `snapshot refresh` (`cargo run --bin snapshot -- refresh` in the toolkit's repository) (getExpiredCategories)."
     )]
     Expired(#[from] ExpiredError),
     /// The tables could not be generated.
@@ -308,16 +308,7 @@ fn generate_trees(trees: &[(Marketplace, Option<SiteTree>)]) -> Result<String, B
 /// The snapshots directory the build reads: `TAXONOMY_SNAPSHOTS_DIR` (a project's own, which
 /// must be an absolute path to a directory: a build script runs in taxonomy-data's directory,
 /// so a relative path would silently name another place), else taxonomy-data's `snapshots/`.
-///
-/// ```
-/// use std::path::Path;
-/// use taxonomy_codegen::build_script::snapshots_dir;
-/// let data = Path::new("/src/taxonomy-data");
-/// assert_eq!(snapshots_dir(None, data).unwrap(), data.join("snapshots"));
-/// let err = snapshots_dir(Some("snapshots".into()), data).unwrap_err();
-/// assert!(err.to_string().contains("relative = true"));
-/// ```
-pub fn snapshots_dir(
+fn snapshots_dir(
     value: Option<std::ffi::OsString>,
     manifest_dir: &Path,
 ) -> Result<PathBuf, BuildError> {
@@ -351,14 +342,15 @@ pub fn run() -> Result<(), BuildError> {
     }
     let snapshots_dir = snapshots_dir(std::env::var_os(SNAPSHOTS_DIR_ENV), &manifest_dir)?;
     println!("cargo:rerun-if-changed={}", snapshots_dir.display());
+    // Only existing files: cargo reruns a build script on every build while a path it watches
+    // is missing (which recompiled taxonomy-data on every build for each site without a
+    // snapshot). The directory's line above notices a file being added.
     for site in Marketplace::ALL {
         let snapshot = snapshots_dir.join(site.snapshot_file_name());
-        println!("cargo:rerun-if-changed={}", snapshot.display());
-        // Only an existing file: a missing one would rerun every build (the directory's line
-        // above notices one being added).
-        let expired = expired::path_beside(&snapshot);
-        if expired.exists() {
-            println!("cargo:rerun-if-changed={}", expired.display());
+        for path in [expired::path_beside(&snapshot), snapshot] {
+            if path.exists() {
+                println!("cargo:rerun-if-changed={}", path.display());
+            }
         }
     }
     let filter = std::env::var(SITES_ENV).unwrap_or_default();
@@ -369,7 +361,7 @@ pub fn run() -> Result<(), BuildError> {
         let has = has_snapshot(site, &snapshots_dir);
         if !has && !filter.trim().is_empty() {
             self::warn(&format!(
-                "{SITES_ENV} names {site}, which has no snapshot in {}; it is not compiled in. `cargo run --bin snapshot -- refresh --sites {site}` makes one.",
+                "{SITES_ENV} names {site}, which has no snapshot in {}; it is not compiled in. `snapshot refresh --sites {site}` (`cargo run --bin snapshot -- refresh --sites {site}` in the toolkit's repository) makes one.",
                 snapshots_dir.display()
             ));
         }
@@ -411,7 +403,7 @@ fn live_trees(
                         let diff = taxonomy_tree::diff::TreeDiff::between(&snapshot, &tree);
                         if !diff.is_empty() {
                             warn(&server_text(&format!(
-                                "{site}: using the live tree, which differs from the committed snapshot ({}); refresh it with `cargo run --bin snapshot -- refresh`",
+                                "{site}: using the live tree, which differs from the committed snapshot ({}); refresh it with `snapshot refresh` (`cargo run --bin snapshot -- refresh` in the toolkit's repository)",
                                 diff.to_string().trim().replace('\n', "; ")
                             )));
                         }

@@ -48,8 +48,7 @@ pub fn expand(input: TokenStream) -> TokenStream {
 }
 
 const ACCEPTED_LITERALS: &str = "a decimal category id like \"9355\" or a full path like \"Cell Phones & Accessories > Cell Phones & Smartphones\"";
-const REFRESH_HINT: &str =
-    "if the category is new, refresh the snapshots with `cargo run --bin snapshot -- refresh`";
+const REFRESH_HINT: &str = "if the category is new, refresh the snapshots with `snapshot refresh` (`cargo run --bin snapshot -- refresh` in the toolkit's repository)";
 
 /// How many choices an error lists.
 const SHOWN: usize = 5;
@@ -86,7 +85,7 @@ fn expand_input(input: &Input) -> syn::Result<TokenStream> {
 fn resolve(site: Site, text: &str) -> Result<Category, String> {
     if !site.is_compiled_in() {
         return Err(format!(
-            "{site} is not compiled into this build of taxonomy-data: it has no snapshot (`cargo run --bin snapshot -- refresh --sites {site}` makes one), or TAXONOMY_SITES leaves it out (unset it to compile in every site with a snapshot)"
+            "{site} is not compiled into this build of taxonomy-data: it has no snapshot, or TAXONOMY_SITES leaves it out (unset it to compile in every site with a snapshot). `snapshot refresh --sites {site}` makes one (`cargo run --bin snapshot -- refresh --sites {site}` in the toolkit's repository)"
         ));
     }
     let category = match classify(text) {

@@ -5,11 +5,11 @@
 //! temporary file is renamed over the target. A crash or an error at any step leaves the target
 //! untouched. A set of files is replaced all or nothing with [`commit_all`].
 //!
-//! Temporary files are named `.NAME.tmp.` plus twelve random characters (created exclusively,
-//! retried on a clash; see [`TempPath`]), so a file left by a crashed run never blocks a later
-//! write, whatever its process id, and no other process can guess the name in advance. Such leftovers are removed by the next write of the
-//! same target once they are older than [`STALE_AFTER`]; see there why that cannot remove a
-//! concurrent writer's live file.
+//! Temporary files are named `.NAME.tmp.` plus twelve random characters, created exclusively
+//! and retried on a clash, so a file left by a crashed run never blocks a later write,
+//! whatever its process id, and another process cannot practically predict a name. Such
+//! leftovers are removed by the next write of the same target once they are older than
+//! [`STALE_AFTER`]; see there why that cannot remove a concurrent writer's live file.
 
 use std::ffi::{OsStr, OsString};
 use std::fs::{self, File, OpenOptions};
@@ -111,6 +111,12 @@ impl TempPath {
         self.persisted = true;
         Ok(())
     }
+
+    /// Leaves the file on disk for good and returns its path.
+    fn keep(mut self) -> PathBuf {
+        self.persisted = true;
+        std::mem::take(&mut self.path)
+    }
 }
 
 impl Drop for TempPath {
@@ -122,9 +128,11 @@ impl Drop for TempPath {
     }
 }
 
-/// [`RANDOM_CHARS`] characters from `[0-9A-Za-z]` no other process can predict: std's
-/// `RandomState` is keyed from the operating system's randomness (once per thread, then
-/// stepped per instance), and SipHash of the time and process id under that key.
+/// [`RANDOM_CHARS`] characters from `[0-9A-Za-z]` that another process cannot practically
+/// predict: SipHash of the time and process id under the keys of a new std `RandomState`,
+/// which std draws from the operating system's randomness (today: once per thread, then
+/// stepped per instance). Exclusive creation, not the randomness, is what keeps two writers
+/// apart.
 fn random_chars() -> String {
     const ALPHABET: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
     let now = SystemTime::now()
@@ -229,12 +237,39 @@ impl Staged {
 
 /// Why [`commit_all`] failed; every target is back to its previous content.
 #[derive(Debug, thiserror::Error)]
-#[error("{}: {source}", path.display())]
+#[error("{}: {source}{}", path.display(), not_restored_text(not_restored))]
 pub struct CommitError {
     /// The target that could not be replaced.
     pub path: PathBuf,
     /// The I/O error.
     pub source: io::Error,
+    /// Targets already replaced whose previous content could not be put back (rare: the
+    /// rename back failed too), each with the file that still holds that content.
+    pub not_restored: Vec<(PathBuf, PathBuf)>,
+}
+
+impl CommitError {
+    fn new(path: PathBuf, source: io::Error) -> CommitError {
+        CommitError {
+            path,
+            source,
+            not_restored: Vec::new(),
+        }
+    }
+}
+
+/// The part of [`CommitError`]'s message about targets that could not be put back.
+fn not_restored_text(not_restored: &[(PathBuf, PathBuf)]) -> String {
+    not_restored
+        .iter()
+        .map(|(target, kept)| {
+            format!(
+                "; {} could not be put back: its previous content is in {}",
+                target.display(),
+                kept.display()
+            )
+        })
+        .collect()
 }
 
 /// What a target held before [`commit_all`] replaced it, until every target is replaced.
@@ -261,11 +296,27 @@ fn keep_previous(staged: &Staged) -> io::Result<Previous> {
             if link_error.kind() == io::ErrorKind::AlreadyExists {
                 return Err(link_error);
             }
-            fs::copy(&staged.path, backup)?;
-            File::open(backup)?.sync_all()
+            copy_to_new(&staged.path, backup)
         })
     })?;
     Ok(Previous::Kept(kept))
+}
+
+/// Copies `from` to `to`, which must not exist yet (`AlreadyExists` otherwise, so that
+/// [`TempPath::create`] tries another name), with `from`'s permissions, flushed to disk. A
+/// copy that fails half-way is removed.
+fn copy_to_new(from: &Path, to: &Path) -> io::Result<()> {
+    let mut source = File::open(from)?;
+    let mut copy = OpenOptions::new().write(true).create_new(true).open(to)?;
+    let copied = (|| {
+        copy.set_permissions(source.metadata()?.permissions())?;
+        io::copy(&mut source, &mut copy)?;
+        copy.sync_all()
+    })();
+    if copied.is_err() {
+        let _ = fs::remove_file(to);
+    }
+    copied
 }
 
 /// Renames every staged file over its target, all or nothing: before a target is replaced,
@@ -290,10 +341,7 @@ pub fn commit_all(staged: Vec<Staged>) -> Result<(), CommitError> {
         let previous = match previous {
             Ok(p) => p,
             Err(source) => {
-                failure = Some(CommitError {
-                    path: s.path.clone(),
-                    source,
-                });
+                failure = Some(CommitError::new(s.path.clone(), source));
                 break;
             }
         };
@@ -301,20 +349,26 @@ pub fn commit_all(staged: Vec<Staged>) -> Result<(), CommitError> {
         match tmp.persist(&path) {
             Ok(()) => done.push((path, dir, previous)),
             Err(source) => {
-                failure = Some(CommitError { path, source });
+                failure = Some(CommitError::new(path, source));
                 break;
             }
         }
     }
-    if failure.is_some() {
+    if let Some(failure) = &mut failure {
         for (path, _, previous) in done.iter_mut().rev() {
-            // Best effort: a failure here has no better remedy than the error returned below.
             match std::mem::replace(previous, Previous::Absent) {
                 Previous::Absent => {
+                    // Best effort: the new file is whole, and the error says what failed.
                     let _ = fs::remove_file(path);
                 }
                 Previous::Kept(kept) => {
-                    let _ = kept.persist(path);
+                    if fs::rename(&kept.path, &*path).is_ok() {
+                        kept.keep();
+                    } else {
+                        // The only copy of the previous content: it stays, and the error
+                        // says where.
+                        failure.not_restored.push((path.clone(), kept.keep()));
+                    }
                 }
             }
         }
@@ -346,6 +400,42 @@ mod tests {
             assert_eq!(name.len(), RANDOM_CHARS);
             assert!(name.bytes().all(|b| b.is_ascii_alphanumeric()), "{name}");
         }
+    }
+
+    #[test]
+    fn the_copy_of_a_previous_file_is_new_whole_and_keeps_the_permissions() {
+        let dir = tempfile::tempdir().unwrap();
+        let from = dir.path().join("token.json");
+        fs::write(&from, b"secret").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(&from, fs::Permissions::from_mode(0o600)).unwrap();
+        }
+        let to = dir.path().join(".token.json.tmp.old.x");
+        copy_to_new(&from, &to).unwrap();
+        assert_eq!(fs::read(&to).unwrap(), b"secret");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(
+                fs::metadata(&to).unwrap().permissions().mode() & 0o777,
+                0o600
+            );
+        }
+        let taken = copy_to_new(&from, &to).unwrap_err();
+        assert_eq!(
+            taken.kind(),
+            io::ErrorKind::AlreadyExists,
+            "an existing file is not truncated"
+        );
+        assert_eq!(fs::read(&to).unwrap(), b"secret");
+        let missing = dir.path().join("missing");
+        assert!(copy_to_new(&missing, &dir.path().join("y")).is_err());
+        assert!(
+            !dir.path().join("y").exists(),
+            "nothing is left by a failed copy"
+        );
     }
 
     #[test]

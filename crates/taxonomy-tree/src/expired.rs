@@ -314,7 +314,7 @@ pub fn parse_unchecked(text: &str, path: &Path) -> Result<ExpiredFile, ExpiredEr
         return Err(ExpiredError::Syntax {
             path: path.to_path_buf(),
             message: format!(
-                "format {} is not supported (this toolkit reads format {FORMAT}); regenerate it with `cargo run --bin snapshot -- refresh`",
+                "format {} is not supported (this toolkit reads format {FORMAT}); regenerate it with `snapshot refresh` (`cargo run --bin snapshot -- refresh` in the toolkit's repository)",
                 header.format
             ),
         });
