@@ -39,6 +39,21 @@ fn text(output: &Output) -> (String, String) {
     )
 }
 
+/// Runs `snapshot refresh ARGS` on a copy of the committed snapshots; it must fail and leave
+/// every file of the directory byte for byte as it was. Returns what it printed.
+fn refresh_fails_writing_nothing(fake: &FakeMarketplace, args: &[&str]) -> (String, String) {
+    let dir = common::copy_of_snapshots();
+    let before = common::dir_bytes(dir.path());
+    let out = refresh(fake, dir.path(), args);
+    let (stdout, stderr) = text(&out);
+    assert!(!out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        common::dir_bytes(dir.path()) == before,
+        "a file changed or appeared"
+    );
+    (stdout, stderr)
+}
+
 /// The US tree without leaf 853 ("Canada Dry") and with 852 renamed.
 fn changed_us_tree() -> taxonomy_tree::tree::CategoryTree {
     let mut tree = common::without(common::committed(Marketplace::Us), 853);
@@ -155,18 +170,10 @@ fn a_failed_site_leaves_every_snapshot_untouched() {
     let body =
         taxonomy_tree::encode::encode_response(&fake.tree(Marketplace::De), &fake.base_url());
     fake.set_tree_body(Marketplace::De, body[..body.len() / 2].to_vec());
-    let dir = common::copy_of_snapshots();
-    let before = common::dir_bytes(dir.path());
     // --force: Germany's version did not change, so it would not be downloaded otherwise.
-    let out = refresh(&fake, dir.path(), &["--force"]);
-    let (stdout, stderr) = text(&out);
-    assert!(!out.status.success(), "{stdout}\n{stderr}");
+    let (_, stderr) = refresh_fails_writing_nothing(&fake, &["--force"]);
     assert!(stderr.contains("EBAY_DE"), "{stderr}");
     assert!(stderr.contains("nothing was written"), "{stderr}");
-    assert!(
-        common::dir_bytes(dir.path()) == before,
-        "a snapshot changed"
-    );
 }
 
 #[test]
@@ -183,16 +190,8 @@ fn a_server_error_on_one_site_leaves_every_snapshot_untouched() {
         },
         100,
     );
-    let dir = common::copy_of_snapshots();
-    let before = common::dir_bytes(dir.path());
-    let out = refresh(&fake, dir.path(), &["--tree-path", "path"]);
-    let (stdout, stderr) = text(&out);
-    assert!(!out.status.success(), "{stdout}\n{stderr}");
+    let (_, stderr) = refresh_fails_writing_nothing(&fake, &["--tree-path", "path"]);
     assert!(stderr.contains("EBAY_AU: download failed"), "{stderr}");
-    assert!(
-        common::dir_bytes(dir.path()) == before,
-        "a snapshot changed"
-    );
     // The US tree was fetched with the path form.
     assert_eq!(fake.requests_to(&tree_path(0)).len(), 1);
 }
@@ -352,17 +351,9 @@ fn a_failed_expired_categories_call_leaves_every_file_untouched() {
         },
         100,
     );
-    let dir = common::copy_of_snapshots();
-    let before = common::dir_bytes(dir.path());
-    let out = refresh(&fake, dir.path(), &["--force"]);
-    let (stdout, stderr) = text(&out);
-    assert!(!out.status.success(), "{stdout}\n{stderr}");
+    let (_, stderr) = refresh_fails_writing_nothing(&fake, &["--force"]);
     assert!(stderr.contains("EBAY_DE: download failed"), "{stderr}");
     assert!(stderr.contains("nothing was written"), "{stderr}");
-    assert!(
-        common::dir_bytes(dir.path()) == before,
-        "a file changed or appeared"
-    );
 }
 
 #[test]
@@ -486,13 +477,8 @@ fn a_failed_version_check_writes_nothing() {
         },
         100,
     );
-    let dir = common::copy_of_snapshots();
-    let before = common::dir_bytes(dir.path());
-    let out = refresh(&fake, dir.path(), &[]);
-    let (stdout, stderr) = text(&out);
-    assert!(!out.status.success(), "{stdout}\n{stderr}");
+    let (_, stderr) = refresh_fails_writing_nothing(&fake, &[]);
     assert!(stderr.contains("getDefaultCategoryTreeId"), "{stderr}");
-    assert!(common::dir_bytes(dir.path()) == before);
     let trees: usize = common::snapshot_sites()
         .iter()
         .map(|s| fake.requests_to(&tree_path(s.tree_id())).len())
