@@ -2,7 +2,8 @@
 //! snapshots are rewritten with a change summary, a fault in one site leaves every file
 //! untouched byte for byte, and `--check` tells stale from fresh. A tree is downloaded only when
 //! getDefaultCategoryTreeId reports another version than the snapshot's (or the snapshot is
-//! partial, or in another language); `--force` downloads every tree.
+//! partial, or in another language; a downloaded tree is written as complete, so a partial
+//! snapshot is downloaded once); `--force` downloads every tree.
 
 mod common;
 
@@ -89,10 +90,15 @@ fn refresh_rewrites_the_changed_snapshot_and_reports_the_changes() {
         "{}",
         written.meta.source
     );
-    // The other three sites did not change, so their files keep their bytes (and dates).
+    // GB and DE did not change, so their files keep their bytes (and dates); the partial AU
+    // snapshot is now complete.
     let after = common::dir_bytes(dir.path());
     for ((name, old), (_, new)) in before.iter().zip(&after) {
-        assert_eq!(old == new, name != "EBAY_US.json", "{name}");
+        assert_eq!(
+            old == new,
+            !["EBAY_US.json", "EBAY_AU.json"].contains(&name.as_str()),
+            "{name}"
+        );
     }
     // One application token for the whole refresh, one getCategoryTree request per site, in
     // eBay's documented path form; --force asks no version.
@@ -124,7 +130,7 @@ fn tree_path_option_picks_the_form() {
     let out = refresh(
         &fake,
         dir.path(),
-        &["--tree-path", "query", "--check", "--force"],
+        &["--tree-path", "query", "--dry-run", "--force"],
     );
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}\n{stderr}");
@@ -138,7 +144,7 @@ fn tree_path_option_picks_the_form() {
     // The default for the fake's custom host is `auto`: the path form, then the query form
     // once per client (one client serves all four sites).
     fake.clear_requests();
-    let out = refresh(&fake, dir.path(), &["--check", "--force"]);
+    let out = refresh(&fake, dir.path(), &["--dry-run", "--force"]);
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}\n{stderr}");
     assert_eq!(fake.requests_to(TREE_GET_PATH).len(), 4);
@@ -200,6 +206,18 @@ fn a_server_error_on_one_site_leaves_every_snapshot_untouched() {
 fn check_fails_on_a_stale_snapshot_and_passes_on_a_fresh_one() {
     let fake = fake();
     let dir = common::copy_of_snapshots();
+    // The committed AU snapshot is partial: a refresh would write it as complete, so it is
+    // stale even though the service's tree has the same categories.
+    let out = refresh(&fake, dir.path(), &["--check"]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("now complete, no category changed"),
+        "{stdout}"
+    );
+    let out = refresh(&fake, dir.path(), &["--sites", "EBAY_AU"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+
     let before = common::dir_bytes(dir.path());
     let out = refresh(&fake, dir.path(), &["--check"]);
     let (stdout, stderr) = text(&out);
@@ -288,7 +306,12 @@ fn refresh_commits_the_expired_categories_and_lists_the_new_ones() {
     );
     for (name, old) in &before {
         let new = &after.iter().find(|(n, _)| n == name).unwrap().1;
-        assert_eq!(old == new, name != "EBAY_US.json", "{name}");
+        // US changed; the partial AU snapshot is now complete.
+        assert_eq!(
+            old == new,
+            !["EBAY_US.json", "EBAY_AU.json"].contains(&name.as_str()),
+            "{name}"
+        );
     }
     for site in common::snapshot_sites() {
         assert_eq!(
@@ -417,6 +440,20 @@ fn only_trees_whose_version_changed_are_downloaded() {
         "{stdout}"
     );
     assert_eq!(fake.requests_to(&tree_path(15)).len(), 1);
+    // The downloaded AU tree has the partial snapshot's categories; it is written as complete
+    // all the same, so no later refresh downloads it again.
+    let au_line = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("EBAY_AU: 10123 categories"))
+        .nth(1)
+        .unwrap_or_default();
+    assert_eq!(au_line, "  now complete, no category changed", "{stdout}");
+    assert!(
+        snapshot::read(&dir.path().join("EBAY_AU.json"))
+            .unwrap()
+            .meta
+            .complete
+    );
     assert_eq!(
         snapshot::read(&dir.path().join("EBAY_US.json"))
             .unwrap()
@@ -425,20 +462,24 @@ fn only_trees_whose_version_changed_are_downloaded() {
         "135"
     );
 
-    // Now everything but AU is current: --check downloads only AU and passes.
+    // Now everything is current, AU included: a second refresh downloads no tree.
     fake.clear_requests();
-    let out = refresh(&fake, dir.path(), &["--check"]);
+    let out = refresh(&fake, dir.path(), &[]);
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}\n{stderr}");
     assert!(
         stdout.contains("EBAY_US: unchanged (version 135)"),
         "{stdout}"
     );
+    assert!(
+        stdout.contains("EBAY_AU: unchanged (version 122)"),
+        "{stdout}"
+    );
     let trees: usize = common::snapshot_sites()
         .iter()
         .map(|s| fake.requests_to(&tree_path(s.tree_id())).len())
         .sum();
-    assert_eq!(trees, 1, "only the partial AU tree");
+    assert_eq!(trees, 0, "no tree after the partial one was completed");
 
     // A snapshot in another language than the one asked for is not current.
     fake.clear_requests();

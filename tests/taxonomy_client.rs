@@ -9,8 +9,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use fake_marketplace::taxonomy::{
-    DEFAULT_TREE_ID_PATH, ERROR_CATEGORY_NOT_IN_TREE, ERROR_MARKETPLACE_MISMATCH, ERROR_NOT_LEAF,
-    ERROR_TREE_NOT_FOUND, TREE_GET_PATH, aspects_path, subtree_path, suggestions_path, tree_path,
+    DEFAULT_TREE_ID_PATH, ERROR_CATEGORY_NOT_IN_TREE, ERROR_NOT_LEAF, ERROR_TREE_NOT_FOUND,
+    TREE_GET_PATH, aspects_path, subtree_path, suggestions_path, tree_path,
 };
 use fake_marketplace::{Fault, Request, Response, TreeRoutes};
 use marketplace_client::taxonomy::{
@@ -148,7 +148,7 @@ fn auto_reports_the_first_answer_when_both_forms_say_not_found_and_remembers_not
     fake.fail_next(
         &tree_path(0),
         Fault::Status {
-            status: 404,
+            status: 400,
             body: r#"{"errors":[{"errorId":62004,"domain":"API_TAXONOMY","category":"REQUEST","message":"The specified category tree ID was not found.","parameters":[{"name":"category_tree_id","value":"0"}]}]}"#.into(),
             headers: vec![],
         },
@@ -855,10 +855,10 @@ fn four_sites_concurrently_with_one_client() {
     }
 }
 
-/// The fake itself: unknown tree ids and a wrong marketplace header get the service's error
-/// bodies.
+/// The fake itself: unknown tree ids get the service's documented error body (400, errorId
+/// 62004); the query form's `get` is such an id.
 #[test]
-fn fake_rejects_unknown_tree_and_wrong_marketplace() {
+fn fake_rejects_unknown_tree() {
     let fake = fake();
     let token = tokens(&fake).access_token().unwrap();
     let http = reqwest::blocking::Client::builder()
@@ -880,15 +880,11 @@ fn fake_rejects_unknown_tree_and_wrong_marketplace() {
     // The query form is not eBay's: by default the fake reads `get` as a tree id, as eBay does.
     assert_eq!(
         get(&format!("{TREE_GET_PATH}?category_tree_id=0"), "EBAY_US"),
-        (404, u64::from(ERROR_TREE_NOT_FOUND))
+        (400, u64::from(ERROR_TREE_NOT_FOUND))
     );
     assert_eq!(
         get(&tree_path(9), "EBAY_US"),
-        (404, u64::from(ERROR_TREE_NOT_FOUND))
-    );
-    assert_eq!(
-        get(&tree_path(77), "EBAY_US"),
-        (400, u64::from(ERROR_MARKETPLACE_MISMATCH))
+        (400, u64::from(ERROR_TREE_NOT_FOUND))
     );
     let unauthenticated = http
         .get(format!("{}{}", fake.base_url(), tree_path(0)))

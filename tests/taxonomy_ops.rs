@@ -112,13 +112,13 @@ fn expired_categories_error_paths() {
     fake.fail_next(
         &expired_path(3),
         Fault::Status {
-            status: 404,
+            status: 400,
             body: not_found_body(),
             headers: vec![],
         },
     );
     let err = client.expired_categories(Marketplace::Gb).unwrap_err();
-    assert_eq!(err.status(), Some(404));
+    assert_eq!(err.status(), Some(400));
     assert_eq!(err.error_id(), Some(ERROR_TREE_NOT_FOUND));
     assert!(
         err.to_string().contains("category tree ID was not found"),
@@ -517,7 +517,7 @@ fn fetch_item_aspects_limit_and_error_answers() {
     fake.fail_next(
         &aspects_file_path(77),
         Fault::Status {
-            status: 404,
+            status: 400,
             body: not_found_body(),
             headers: vec![],
         },

@@ -156,11 +156,11 @@ pub enum ConsentBehavior {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum TreeRoutes {
     /// Only eBay's documented `/category_tree/N` (the default). A query-form request is
-    /// answered as eBay answers it: tree id `get` is not found (404, errorId 62004).
+    /// answered as eBay answers it: tree id `get` is not found (400, errorId 62004).
     #[default]
     Path,
-    /// Only `/category_tree/get?category_tree_id=N`; `/category_tree/N` is a 404 without the
-    /// taxonomy error body (a server that does not know the documented form).
+    /// Only `/category_tree/get?category_tree_id=N`; `/category_tree/N` is a 404 without a
+    /// body (a server that does not know the documented form).
     Query,
     /// Both forms.
     Both,
@@ -633,6 +633,18 @@ impl FakeMarketplace {
         handler: impl Fn(&Request, &FakeState) -> Response + Send + Sync + 'static,
     ) {
         self.add_route(Route::new(method, pattern, handler));
+    }
+
+    /// The method and path pattern of every route the fake answers (`/a/{name}/b`, a
+    /// captured segment in braces), the ones added by tests included.
+    pub fn route_patterns(&self) -> Vec<(String, String)> {
+        self.state
+            .routes
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .map(|r| (r.method.clone(), format!("/{}", r.segments.join("/"))))
+            .collect()
     }
 
     /// Adds a route value.

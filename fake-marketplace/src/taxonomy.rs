@@ -7,9 +7,11 @@
 //! process) unless a test replaced them with [`FakeMarketplace::set_tree`] or
 //! [`FakeMarketplace::set_tree_body`](crate::FakeMarketplace::set_tree_body).
 //!
-//! Every endpoint checks `Authorization: Bearer …` ([`FakeState::check_bearer`]), the
-//! category tree id (404 with errorId 62004), `Accept-Language` (present) and the marketplace
-//! header (must be the tree's marketplace), in that order.
+//! Every endpoint checks `Authorization: Bearer …` ([`FakeState::check_bearer`]) and the
+//! category tree id (400 with errorId 62004). Every answer is one eBay's OpenAPI description
+//! of the Taxonomy API lists for the operation: its status codes, its error ids with their
+//! domain and category, and `204 No Content` only where it is documented
+//! (`tests/contract.rs` checks this).
 
 use std::collections::HashMap;
 use std::io::Write as _;
@@ -33,7 +35,16 @@ pub const TREE_GET_PATH: &str = "/commerce/taxonomy/v1/category_tree/get";
 /// The default-tree-id path (`marketplace_id` query parameter).
 pub const DEFAULT_TREE_ID_PATH: &str = "/commerce/taxonomy/v1/get_default_category_tree_id";
 
-/// errorId: the category tree id is unknown (HTTP 404).
+// The error ids the service documents for the Taxonomy API (eBay's OpenAPI description,
+// `x-response-codes`), with their HTTP status; every one is domain `API_TAXONOMY`.
+
+/// errorId: an internal failure (HTTP 500, category `APPLICATION`).
+pub const ERROR_INTERNAL: u32 = 62000;
+/// errorId: `marketplace_id` is missing (HTTP 400).
+pub const ERROR_MISSING_MARKETPLACE: u32 = 62002;
+/// errorId: the `marketplace_id` is unknown (HTTP 400).
+pub const ERROR_UNKNOWN_MARKETPLACE: u32 = 62003;
+/// errorId: the category tree id is unknown (HTTP 400).
 pub const ERROR_TREE_NOT_FOUND: u32 = 62004;
 /// errorId: the category id is not in the tree (HTTP 400).
 pub const ERROR_CATEGORY_NOT_IN_TREE: u32 = 62005;
@@ -53,12 +64,6 @@ pub const ERROR_NOT_COMPATIBILITY_ENABLED: u32 = 62101;
 pub const ERROR_BAD_PROPERTY: u32 = 62102;
 /// errorId: `compatibility_property` is missing (HTTP 400).
 pub const ERROR_MISSING_PROPERTY: u32 = 62104;
-/// errorId (the fake's own): the marketplace header is missing or not the tree's (HTTP 400).
-pub const ERROR_MARKETPLACE_MISMATCH: u32 = 62020;
-/// errorId (the fake's own): `Accept-Language` is missing (HTTP 400).
-pub const ERROR_MISSING_LANGUAGE: u32 = 62021;
-/// errorId (the fake's own): the `marketplace_id` is unknown (HTTP 400).
-pub const ERROR_UNKNOWN_MARKETPLACE: u32 = 62022;
 
 /// The documented get-category-tree path of `tree_id`: `/commerce/taxonomy/v1/category_tree/N`.
 pub fn tree_path(tree_id: u32) -> String {
@@ -398,7 +403,8 @@ pub fn error_response(
     Response::json(status, &json!({"errors": [error]}))
 }
 
-/// Bearer, tree id, Accept-Language, marketplace header; the site on success.
+/// Bearer and tree id; the site on success. The service documents no error for the
+/// marketplace or language headers (a client's headers are checked by the contract test).
 fn guard(
     request: &Request,
     state: &FakeState,
@@ -406,47 +412,24 @@ fn guard(
 ) -> Result<Marketplace, Response> {
     state.check_bearer(request)?;
     let tree_id = tree_id.unwrap_or_default();
-    let Some(site) = tree_id
+    tree_id
         .parse::<u32>()
         .ok()
         .and_then(Marketplace::from_tree_id)
-    else {
-        return Err(error_response(
-            404,
-            ERROR_TREE_NOT_FOUND,
-            "The specified category tree ID was not found.",
-            &[("categoryTreeId", tree_id)],
-        ));
-    };
-    if request
-        .header("Accept-Language")
-        .is_none_or(|l| l.trim().is_empty())
-    {
-        return Err(error_response(
-            400,
-            ERROR_MISSING_LANGUAGE,
-            "The Accept-Language header is missing.",
-            &[],
-        ));
-    }
-    let sent = request.header(MARKETPLACE_HEADER).unwrap_or_default();
-    if sent != site.marketplace_id() {
-        return Err(error_response(
-            400,
-            ERROR_MARKETPLACE_MISMATCH,
-            &format!(
-                "The value of the {MARKETPLACE_HEADER} header does not match the category tree."
-            ),
-            &[(MARKETPLACE_HEADER, sent), ("categoryTreeId", tree_id)],
-        ));
-    }
-    Ok(site)
+        .ok_or_else(|| {
+            error_response(
+                400,
+                ERROR_TREE_NOT_FOUND,
+                "The specified category tree ID was not found.",
+                &[("categoryTreeId", tree_id)],
+            )
+        })
 }
 
 fn internal(e: &str) -> Response {
     Response::json(
         500,
-        &json!({"errors": [{"errorId": 62000, "domain": "API_TAXONOMY", "category": "APPLICATION",
+        &json!({"errors": [{"errorId": ERROR_INTERNAL, "domain": "API_TAXONOMY", "category": "APPLICATION",
             "message": "There was a problem with an eBay internal system or process. Contact eBay developer support for assistance.",
             "longMessage": e}]}),
     )
@@ -472,10 +455,8 @@ fn tree(request: &Request, state: &FakeState) -> Response {
         // eBay reads `get` of the query form as a tree id, and does not find it.
         Some(param.to_owned())
     } else {
-        return Response::json(
-            404,
-            &json!({"errors": [{"errorId": 2002, "message": "Resource not found"}]}),
-        );
+        // A server that does not know the documented form: the documented 404, no body.
+        return Response::new(404, Vec::new());
     };
     let site = match guard(request, state, tree_id.as_deref()) {
         Ok(site) => site,
@@ -789,6 +770,14 @@ fn default_tree_id(request: &Request, state: &FakeState) -> Response {
         return denied;
     }
     let marketplace = request.query_param("marketplace_id").unwrap_or_default();
+    if marketplace.trim().is_empty() {
+        return error_response(
+            400,
+            ERROR_MISSING_MARKETPLACE,
+            "Missing marketplace ID.",
+            &[("marketplace_id", &marketplace)],
+        );
+    }
     let Some(site) = Marketplace::from_marketplace_id(&marketplace) else {
         return error_response(
             400,

@@ -327,7 +327,16 @@ fn report(p: &Prepared, when: pipeline::WriteWhen) {
     };
     match (&p.diff, changed) {
         (_, false) => println!("  unchanged"),
+        (Some(d), true) if d.is_empty() && p.now_complete => {
+            println!("  now complete, no category changed")
+        }
         (Some(d), true) if d.is_empty() => println!("  same tree; provenance updated"),
+        (Some(d), true) if p.now_complete => {
+            println!("  now complete (the snapshot was partial)");
+            for line in d.to_string().lines() {
+                println!("  {line}");
+            }
+        }
         (Some(d), true) => {
             for line in d.to_string().lines() {
                 println!("  {line}");

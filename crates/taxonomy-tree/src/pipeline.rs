@@ -91,9 +91,13 @@ pub struct Prepared {
     /// `true` when the rendered snapshot differs from the bytes on disk (provenance included).
     pub changed: bool,
     /// `true` when the tree itself differs from the committed one: its categories, version,
-    /// tree id, marketplace or language (not when only the date or source differs). This is
-    /// what makes a snapshot stale.
+    /// tree id, marketplace, language or completeness (not when only the date or source
+    /// differs). This is what makes a snapshot stale.
     pub content_changed: bool,
+    /// `true` when the committed snapshot was partial (`"complete": false`) and this tree is
+    /// complete: writing it ends the downloads a partial snapshot causes on every refresh,
+    /// even when no category changed.
+    pub now_complete: bool,
     /// The expired-category file beside the snapshot (`EBAY_US.expired.json`).
     pub expired_path: PathBuf,
     /// The expired-category mapping that goes with `tree`: the committed one while it holds
@@ -160,16 +164,19 @@ pub fn prepare_tree(
     }
     let path = snapshots_dir.join(site.snapshot_file_name());
     let text = snapshot::to_string(&tree);
+    let mut now_complete = false;
     let (diff, previous_error, changed, content_changed) = match std::fs::read_to_string(&path) {
         Ok(old_text) => {
             let changed = old_text != text;
             match snapshot::parse(&old_text, &path) {
                 Ok(old) => {
+                    now_complete = !old.meta.complete && tree.meta.complete;
                     let content_changed = old.categories != tree.categories
                         || old.meta.version != tree.meta.version
                         || old.meta.tree_id != tree.meta.tree_id
                         || old.meta.marketplace_id != tree.meta.marketplace_id
-                        || old.meta.language != tree.meta.language;
+                        || old.meta.language != tree.meta.language
+                        || old.meta.complete != tree.meta.complete;
                     (
                         Some(TreeDiff::between(&old, &tree)),
                         None,
@@ -211,6 +218,7 @@ pub fn prepare_tree(
         text,
         changed,
         content_changed,
+        now_complete,
         expired_path,
         expired: previous_expired.clone(),
         previous_expired,

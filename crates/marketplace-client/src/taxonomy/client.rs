@@ -294,7 +294,8 @@ impl TaxonomyClient {
             });
         }
         let wire: WireSuggestions = parse_json(&fetched)?;
-        suggestions_from_wire(wire).map_err(|reason| unexpected(&fetched, reason))
+        suggestions_from_wire(self.tree_id_for(site), wire)
+            .map_err(|reason| unexpected(&fetched, reason))
     }
 
     /// One category and everything below it (getCategorySubtree):
@@ -316,7 +317,11 @@ impl TaxonomyClient {
     }
 
     /// The aspects a listing in a leaf category fills in (getItemAspectsForCategory):
-    /// `GET …/category_tree/{id}/get_item_aspects_for_category?category_id=…`.
+    /// `GET …/category_tree/{id}/get_item_aspects_for_category?category_id=…`. A category
+    /// without aspects (`204 No Content`) gives empty [`ItemAspects::aspects`]. Every
+    /// documented field of an aspect is kept; only an aspect without `localizedAspectName`
+    /// (or a value without `localizedValue`) is refused, as
+    /// [`TaxonomyError::UnexpectedBody`] naming the field.
     pub fn item_aspects(
         &self,
         site: Marketplace,
@@ -324,13 +329,22 @@ impl TaxonomyClient {
     ) -> Result<ItemAspects, TaxonomyError> {
         let url = self.config.aspects_url(self.tree_id_for(site), category_id);
         let fetched = self.execute(url, site.marketplace_id(), &self.language_for(site, None))?;
+        if is_empty(&fetched) {
+            // The service documents 204 No Content for a category without aspects.
+            return Ok(ItemAspects {
+                category_id,
+                aspects: Vec::new(),
+            });
+        }
         let wire: WireAspects = parse_json(&fetched)?;
-        Ok(aspects_from_wire(category_id, wire))
+        aspects_from_wire(category_id, wire).map_err(|reason| unexpected(&fetched, reason))
     }
 
     /// The default category tree id of a marketplace (getDefaultCategoryTreeId):
     /// `GET …/get_default_category_tree_id?marketplace_id=…`. The marketplace header carries
     /// the same id, and `Accept-Language` the site's language when the marketplace is known.
+    /// `204 No Content` (the service has no default tree for it) is
+    /// [`TaxonomyError::NoDefaultTree`].
     pub fn default_tree_id(&self, marketplace_id: &str) -> Result<DefaultTreeId, TaxonomyError> {
         let language = match Marketplace::from_marketplace_id(marketplace_id) {
             Some(site) => self.language_for(site, None),
@@ -342,6 +356,12 @@ impl TaxonomyClient {
         };
         let url = self.config.default_tree_id_url(marketplace_id);
         let fetched = self.execute(url, marketplace_id, &language)?;
+        if is_empty(&fetched) {
+            return Err(TaxonomyError::NoDefaultTree {
+                marketplace_id: marketplace_id.to_owned(),
+                url: fetched.url.to_string(),
+            });
+        }
         let wire: WireDefaultTreeId = parse_json(&fetched)?;
         default_tree_id_from_wire(wire).map_err(|reason| unexpected(&fetched, reason))
     }
@@ -699,16 +719,21 @@ fn is_empty(fetched: &Fetched) -> bool {
 
 fn parse_json<T: DeserializeOwned>(fetched: &Fetched) -> Result<T, TaxonomyError> {
     serde_json::from_slice(&fetched.bytes).map_err(|e| {
-        unexpected(
-            fetched,
-            // serde_json's message may quote the body: keep only where it failed.
-            format!(
-                "not the expected JSON ({:?} error at line {} column {})",
-                e.classify(),
+        let reason = match e.classify() {
+            // "invalid type: string \"…\", expected u32": it names the field's expected type
+            // and may quote the body, so it passes the request's sanitizer.
+            serde_json::error::Category::Data => format!(
+                "not the documented shape: {}",
+                fetched.redactor.text(&e.to_string())
+            ),
+            // Syntax and EOF errors would quote nothing useful: where it failed is enough.
+            category => format!(
+                "not the expected JSON ({category:?} error at line {} column {})",
                 e.line(),
                 e.column()
             ),
-        )
+        };
+        unexpected(fetched, reason)
     })
 }
 

@@ -9,8 +9,9 @@ use crate::oauth::OAuthError;
 use crate::oauth::redact::Redactor;
 use taxonomy_tree::decode::DecodeError;
 
-/// One entry of the service's error body
-/// (`{"errors": [{"errorId", "domain", "category", "message", "longMessage", "parameters"}]}`).
+/// One entry of the service's error body, every field of eBay's documented `Error` object
+/// (`{"errors": [{"errorId", "domain", "subdomain", "category", "message", "longMessage",
+/// "inputRefIds", "outputRefIds", "parameters"}]}`). A field the body leaves out is empty.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ServiceError {
@@ -28,6 +29,8 @@ pub struct ServiceError {
     pub long_message: Option<String>,
     /// The input the error refers to (`inputRefIds`), if sent.
     pub input_ref_ids: Vec<String>,
+    /// The output the error refers to (`outputRefIds`), if sent.
+    pub output_ref_ids: Vec<String>,
     /// Named values of the error.
     pub parameters: Vec<ErrorParameter>,
 }
@@ -110,6 +113,7 @@ impl ServiceError {
         }
         clean(&mut self.message);
         self.input_ref_ids.iter_mut().for_each(clean);
+        self.output_ref_ids.iter_mut().for_each(clean);
         for p in &mut self.parameters {
             clean(&mut p.name);
             clean(&mut p.value);
@@ -226,6 +230,18 @@ pub enum TaxonomyError {
         /// The limit.
         limit: u64,
     },
+    /// getDefaultCategoryTreeId answered `204 No Content`: the service knows no default
+    /// category tree for this marketplace.
+    #[error(
+        "no default category tree for {marketplace_id} (getDefaultCategoryTreeId answered 204 \
+         No Content to {url}); check the marketplace id"
+    )]
+    NoDefaultTree {
+        /// The marketplace asked about.
+        marketplace_id: String,
+        /// The URL requested.
+        url: String,
+    },
     /// A success status with a body that is not the expected JSON.
     #[error(
         "the taxonomy API answered HTTP {status} to {url} with an unexpected body ({reason}); body: {body}"
@@ -271,6 +287,7 @@ impl TaxonomyError {
             | TaxonomyError::Http { status, .. }
             | TaxonomyError::UnexpectedBody { status, .. } => Some(*status),
             TaxonomyError::RateLimited { .. } => Some(429),
+            TaxonomyError::NoDefaultTree { .. } => Some(204),
             _ => None,
         }
     }

@@ -404,7 +404,8 @@ pub(crate) struct WireAncestor {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct WireSuggestion {
-    pub category: WireCategory,
+    #[serde(default)]
+    pub category: Option<WireCategory>,
     #[serde(default)]
     pub category_tree_node_ancestors: Vec<WireAncestor>,
     #[serde(default)]
@@ -424,13 +425,26 @@ pub(crate) struct WireSuggestions {
     pub category_tree_version: Option<String>,
 }
 
-pub(crate) fn suggestions_from_wire(w: WireSuggestions) -> Result<CategorySuggestions, String> {
-    let tree_id = parse_id("categoryTreeId", &w.category_tree_id)?;
+/// Decodes a getCategorySuggestions answer for the tree `asked` (its `categoryTreeId` when
+/// the answer leaves it out). A suggestion without its category (or the category's id) is
+/// refused: it names nothing a listing could use.
+pub(crate) fn suggestions_from_wire(
+    asked: u32,
+    w: WireSuggestions,
+) -> Result<CategorySuggestions, String> {
+    let tree_id = if w.category_tree_id.is_null() {
+        asked
+    } else {
+        parse_id("categoryTreeId", &w.category_tree_id)?
+    };
     let mut suggestions = Vec::with_capacity(w.category_suggestions.len());
     for (i, s) in w.category_suggestions.into_iter().enumerate() {
+        let category = s
+            .category
+            .ok_or_else(|| format!("categorySuggestions[{i}].category is missing"))?;
         let id = parse_id(
             &format!("categorySuggestions[{i}].category.categoryId"),
-            &s.category.category_id,
+            &category.category_id,
         )?;
         let mut ancestors = Vec::with_capacity(s.category_tree_node_ancestors.len());
         let n = s.category_tree_node_ancestors.len();
@@ -450,7 +464,7 @@ pub(crate) fn suggestions_from_wire(w: WireSuggestions) -> Result<CategorySugges
         suggestions.push(CategorySuggestion {
             category: CategoryRef {
                 id,
-                name: s.category.category_name.unwrap_or_default(),
+                name: category.category_name.unwrap_or_default(),
             },
             level: s.category_tree_node_level.unwrap_or(n as u32),
             ancestors,
@@ -494,7 +508,7 @@ pub(crate) struct WireValueConstraint {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct WireAspectValue {
     #[serde(default)]
-    pub localized_value: String,
+    pub localized_value: Option<String>,
     #[serde(default)]
     pub value_constraints: Vec<WireValueConstraint>,
 }
@@ -509,7 +523,8 @@ pub(crate) struct WireRelevance {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct WireAspect {
-    pub localized_aspect_name: String,
+    #[serde(default)]
+    pub localized_aspect_name: Option<String>,
     #[serde(default)]
     pub aspect_constraint: Option<WireConstraint>,
     #[serde(default)]
@@ -519,10 +534,32 @@ pub(crate) struct WireAspect {
 }
 
 impl WireAspect {
-    pub(crate) fn into_aspect(self) -> Aspect {
+    /// The aspect; `at` names it in errors (`aspects[3]`). An aspect is of no use without its
+    /// name, nor a value without its text: both are refused, naming the field. Every other
+    /// field is optional, as the service documents it.
+    pub(crate) fn into_aspect(self, at: &str) -> Result<Aspect, String> {
         let c = self.aspect_constraint.unwrap_or_default();
-        Aspect {
-            name: self.localized_aspect_name,
+        let name = self
+            .localized_aspect_name
+            .ok_or_else(|| format!("{at}.localizedAspectName is missing"))?;
+        let mut values = Vec::with_capacity(self.aspect_values.len());
+        for (k, v) in self.aspect_values.into_iter().enumerate() {
+            values.push(AspectValue {
+                value: v
+                    .localized_value
+                    .ok_or_else(|| format!("{at}.aspectValues[{k}].localizedValue is missing"))?,
+                constraints: v
+                    .value_constraints
+                    .into_iter()
+                    .map(|k| ValueConstraint {
+                        aspect_name: k.applicable_for_localized_aspect_name,
+                        aspect_values: k.applicable_for_localized_aspect_values,
+                    })
+                    .collect(),
+            });
+        }
+        Ok(Aspect {
+            name,
             data_type: c.aspect_data_type,
             advanced_data_type: c.aspect_advanced_data_type,
             required: c.aspect_required.unwrap_or(false),
@@ -534,26 +571,20 @@ impl WireAspect {
             max_length: c.aspect_max_length,
             format: c.aspect_format,
             expected_required_by_date: c.expected_required_by_date,
-            values: self
-                .aspect_values
-                .into_iter()
-                .map(|v| AspectValue {
-                    value: v.localized_value,
-                    constraints: v
-                        .value_constraints
-                        .into_iter()
-                        .map(|k| ValueConstraint {
-                            aspect_name: k.applicable_for_localized_aspect_name,
-                            aspect_values: k.applicable_for_localized_aspect_values,
-                        })
-                        .collect(),
-                })
-                .collect(),
+            values,
             relevance: self.relevance_indicator.map(|r| RelevanceIndicator {
                 search_count: r.search_count,
             }),
-        }
+        })
     }
+}
+
+/// Each aspect of `wire`, named `{prefix}[i]` in errors.
+fn aspects_of(prefix: &str, wire: Vec<WireAspect>) -> Result<Vec<Aspect>, String> {
+    wire.into_iter()
+        .enumerate()
+        .map(|(i, a)| a.into_aspect(&format!("{prefix}[{i}]")))
+        .collect()
 }
 
 #[derive(Deserialize)]
@@ -563,11 +594,11 @@ pub(crate) struct WireAspects {
     pub aspects: Vec<WireAspect>,
 }
 
-pub(crate) fn aspects_from_wire(category_id: u32, w: WireAspects) -> ItemAspects {
-    ItemAspects {
+pub(crate) fn aspects_from_wire(category_id: u32, w: WireAspects) -> Result<ItemAspects, String> {
+    Ok(ItemAspects {
         category_id,
-        aspects: w.aspects.into_iter().map(WireAspect::into_aspect).collect(),
-    }
+        aspects: aspects_of("aspects", w.aspects)?,
+    })
 }
 
 #[derive(Deserialize)]
@@ -596,7 +627,7 @@ pub(crate) fn category_aspects_from_wire(
             id,
             name: category.category_name.unwrap_or_default(),
         },
-        aspects: w.aspects.into_iter().map(WireAspect::into_aspect).collect(),
+        aspects: aspects_of(&format!("categoryAspects[{index}].aspects"), w.aspects)?,
     })
 }
 
