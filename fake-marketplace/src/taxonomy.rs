@@ -678,9 +678,42 @@ fn aspect(
     })
 }
 
-/// The fixed aspects: a realistic set for Cell Phones & Smartphones (9355), Brand and
-/// Condition for any other leaf.
+/// Real answers of getItemAspectsForCategory, in the service's exact shape: category 27386
+/// (Graphics/Video Cards) as the production service answered it, and category 852
+/// (Fountain) from the fetchItemAspects sample of eBay's taxonomy-sdk (see
+/// `tests/fixtures/aspects/PROVENANCE.md`).
+fn recorded_aspects(category_id: u32) -> Option<Value> {
+    static RECORDED: OnceLock<HashMap<u32, Value>> = OnceLock::new();
+    let recorded = RECORDED.get_or_init(|| {
+        let mut map = HashMap::new();
+        let graphics: Value = serde_json::from_str(include_str!(
+            "../../tests/fixtures/aspects/ebay-us-27386-graphics-cards.json"
+        ))
+        .unwrap_or(Value::Null);
+        map.insert(27386, graphics);
+        let sample: Value = serde_json::from_str(include_str!(
+            "../../tests/fixtures/aspects/taxonomy-sdk/fetch_item_aspects-current.json"
+        ))
+        .unwrap_or(Value::Null);
+        for entry in sample["categoryAspects"].as_array().into_iter().flatten() {
+            if let Some(id) = entry["category"]["categoryId"]
+                .as_str()
+                .and_then(|i| i.parse().ok())
+            {
+                map.insert(id, json!({ "aspects": entry["aspects"] }));
+            }
+        }
+        map
+    });
+    recorded.get(&category_id).cloned()
+}
+
+/// The aspects of a leaf: a recorded real answer for 27386 and 852, a realistic set for Cell
+/// Phones & Smartphones (9355), Brand and Condition for any other leaf.
 pub fn aspects_of(category_id: u32) -> Value {
+    if let Some(recorded) = recorded_aspects(category_id) {
+        return recorded;
+    }
     let aspects = if category_id == 9355 {
         vec![
             aspect(

@@ -6,6 +6,9 @@
 //! snapshot import FILE… [--taken-at DATE] [--source TEXT] [--note TEXT] [--language TAG]
 //!                 [--partial]
 //! snapshot verify
+//! snapshot aspects refresh [--sites …] [--aspects-dir DIR] [--force]
+//! snapshot aspects check --site EBAY_US --category ID [--offline] LISTING…
+//! snapshot aspects diff OLD NEW [--json] [--category ID --listing FILE…]
 //! ```
 //!
 //! `refresh` needs credentials: `MARKETPLACE_CLIENT_ID` and `MARKETPLACE_CLIENT_SECRET` (or
@@ -15,6 +18,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+#[path = "snapshot/aspects.rs"]
+mod aspects;
 use marketplaces::Marketplace;
 use taxonomy_codegen::build_script::SNAPSHOTS_DIR_ENV;
 use taxonomy_codegen::codegen::{self, SiteData};
@@ -96,6 +102,12 @@ enum Command {
     /// Load and check every committed snapshot as the build does: its structure, that it is
     /// the tree of the site it is named after, and that its tables can be generated.
     Verify,
+    /// Item aspects: download each site's fetchItemAspects file, check listings' aspects
+    /// before they go out, compare two versions.
+    Aspects {
+        #[command(subcommand)]
+        command: aspects::AspectsCommand,
+    },
 }
 
 /// `refresh --sites`' help: every marketplace and its default tree, from the marketplace table.
@@ -248,6 +260,7 @@ fn run(command: Command, dir: &Path) -> Result<ExitCode, String> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Command::Aspects { command } => aspects::run(command, dir),
         Command::Verify => {
             let sites = snapshot::sites_in(dir);
             if sites.is_empty() {
@@ -400,6 +413,35 @@ mod live {
 
     const CREDENTIALS_HINT: &str = "set MARKETPLACE_CLIENT_ID and MARKETPLACE_CLIENT_SECRET (the application id and certificate id), or MARKETPLACE_CONFIG (the SDKs' configuration file), or a ready MARKETPLACE_ACCESS_TOKEN; MARKETPLACE_ENV=sandbox for the sandbox. See the README, \"Refreshing the snapshots\"";
 
+    /// A Taxonomy API client from the environment's credentials and settings; `base_url`
+    /// (`--base-url`) stands in for MARKETPLACE_BASE_URL and `tree_path` for
+    /// MARKETPLACE_TREE_PATH.
+    pub fn client(
+        base_url: Option<&str>,
+        tree_path: Option<TreePath>,
+    ) -> Result<TaxonomyClient, String> {
+        // --base-url stands in for MARKETPLACE_BASE_URL (and the consent host, unused here).
+        let oauth = OAuthConfig::from_lookup(|name| match (name, base_url) {
+            (n, Some(url)) if n == ENV_BASE_URL => Some(url.to_string()),
+            (n, Some(url)) if n == ENV_AUTH_URL => {
+                std::env::var(ENV_AUTH_URL).ok().or(Some(url.to_string()))
+            }
+            _ => std::env::var(name).ok(),
+        })
+        .map_err(|e| format!("{e}\nTo use the live service, {CREDENTIALS_HINT}."))?;
+        let tokens = oauth
+            .application_token_source()
+            .map_err(|e| format!("{e}\nTo use the live service, {CREDENTIALS_HINT}."))?;
+        let mut config = TaxonomyConfig::from_oauth_config(&oauth)
+            .with_env(|name| std::env::var(name).ok())
+            .map_err(|e| e.to_string())?;
+        if let Some(form) = tree_path {
+            config = config.with_tree_path(form);
+        }
+        let client = TaxonomyClient::new(config, tokens).map_err(|e| e.to_string())?;
+        Ok(client)
+    }
+
     pub fn refresh(
         dir: &Path,
         site_names: &[String],
@@ -426,25 +468,7 @@ mod live {
                 dir.display()
             ));
         }
-        // --base-url stands in for MARKETPLACE_BASE_URL (and the consent host, unused here).
-        let oauth = OAuthConfig::from_lookup(|name| match (name, base_url) {
-            (n, Some(url)) if n == ENV_BASE_URL => Some(url.to_string()),
-            (n, Some(url)) if n == ENV_AUTH_URL => {
-                std::env::var(ENV_AUTH_URL).ok().or(Some(url.to_string()))
-            }
-            _ => std::env::var(name).ok(),
-        })
-        .map_err(|e| format!("{e}\nTo refresh from the live service, {CREDENTIALS_HINT}."))?;
-        let tokens = oauth
-            .application_token_source()
-            .map_err(|e| format!("{e}\nTo refresh from the live service, {CREDENTIALS_HINT}."))?;
-        let mut config = TaxonomyConfig::from_oauth_config(&oauth)
-            .with_env(|name| std::env::var(name).ok())
-            .map_err(|e| e.to_string())?;
-        if let Some(form) = tree_path {
-            config = config.with_tree_path(form);
-        }
-        let client = TaxonomyClient::new(config, tokens).map_err(|e| e.to_string())?;
+        let client = client(base_url, tree_path)?;
 
         // Ask the versions first (a few hundred bytes a site); download only what changed.
         if !force {

@@ -6,11 +6,14 @@
 //!   cached providers, the consent flow, refresh-token stores;
 //! - [`taxonomy`]: the Taxonomy API (getCategoryTree, getCategorySuggestions, …), typed
 //!   answers and errors, token renewal and back-off;
+//! - [`aspects`]: a listing's aspects checked against a category's rules before it goes out,
+//!   and what changed between two fetchItemAspects files;
 //! - [`refresh`]: several sites' trees fetched concurrently and prepared as snapshots (the
 //!   `snapshot refresh` command and the build-time download use it).
 //!
 //! See the repository's `ARCHITECTURE.md` for where this crate sits.
 
+pub mod aspects;
 mod http;
 pub mod oauth;
 pub mod refresh;

@@ -1,0 +1,350 @@
+//! `snapshot aspects refresh|check|diff`: each site's fetchItemAspects file kept beside the
+//! snapshots, listings checked against a category's aspect rules (live or from that file),
+//! and what changed between two files (with the listings a change breaks).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Subcommand;
+use indicatif::{ProgressBar, ProgressStyle};
+use marketplace_client::aspects::{
+    AspectRules, AspectsDiff, ListingAspects, Problem, rules_from_aspects_file,
+};
+use marketplaces::Marketplace;
+use taxonomy_codegen::build_script::parse_site_filter;
+
+/// `snapshot aspects …`.
+#[derive(Subcommand)]
+pub enum AspectsCommand {
+    /// Download each site's fetchItemAspects file (the aspects of every leaf category, one
+    /// gzipped file) into the aspects directory, only when the site's tree version changed
+    /// since the last download (getDefaultCategoryTreeId).
+    Refresh {
+        /// The sites, comma-separated (default: the sites with a snapshot).
+        #[arg(long, value_delimiter = ',')]
+        sites: Vec<String>,
+        /// Where the files go (default: the snapshots directory's `aspects/`).
+        #[arg(long)]
+        aspects_dir: Option<PathBuf>,
+        /// The API host (default: MARKETPLACE_BASE_URL, or eBay's per MARKETPLACE_ENV).
+        #[arg(long)]
+        base_url: Option<String>,
+        /// Download even when the tree version is the one already downloaded.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Check listings' aspects against a leaf category's rules; one line per problem, exit 1
+    /// when there is an error (0 with warnings only). The rules come from
+    /// getItemAspectsForCategory (credentials as for `refresh`), or with `--offline` from the
+    /// downloaded fetchItemAspects file.
+    Check {
+        /// The marketplace, e.g. EBAY_US.
+        #[arg(long)]
+        site: String,
+        /// The leaf category the listings are in.
+        #[arg(long)]
+        category: u32,
+        /// Read the rules from the downloaded file (`snapshot aspects refresh`), not the
+        /// service.
+        #[arg(long)]
+        offline: bool,
+        /// Where the downloaded files are (default: the snapshots directory's `aspects/`).
+        #[arg(long)]
+        aspects_dir: Option<PathBuf>,
+        /// The API host (default: MARKETPLACE_BASE_URL, or eBay's per MARKETPLACE_ENV).
+        #[arg(long)]
+        base_url: Option<String>,
+        /// Listing files: `{"Brand": ["Dell"], …}` or an inventory item (`product.aspects`);
+        /// a `.jsonl` file holds one listing a line.
+        #[arg(required = true)]
+        listings: Vec<PathBuf>,
+    },
+    /// Compare two fetchItemAspects files (gzipped or plain JSON): categories added and
+    /// removed, aspects added, removed, now required or optional, values added to or removed
+    /// from their lists; with `--category` and listings, the listings the change breaks.
+    Diff {
+        /// The older file.
+        old: PathBuf,
+        /// The newer file.
+        new: PathBuf,
+        /// Print the differences as JSON, in the shape eBay's taxonomy-sdk writes them.
+        #[arg(long)]
+        json: bool,
+        /// The category of the listings given with `--listing`.
+        #[arg(long, requires = "listings")]
+        category: Option<u32>,
+        /// A listing file to check against both versions (repeatable; `.jsonl`: one a line).
+        #[arg(long = "listing", requires = "category")]
+        listings: Vec<PathBuf>,
+    },
+}
+
+/// The file of `site`'s fetchItemAspects download, and the note of the tree version it
+/// belongs to.
+fn files_of(dir: &Path, site: Marketplace) -> (PathBuf, PathBuf) {
+    (
+        dir.join(format!("{}.json.gz", site.marketplace_id())),
+        dir.join(format!("{}.version", site.marketplace_id())),
+    )
+}
+
+pub fn run(command: AspectsCommand, snapshots: &Path) -> Result<ExitCode, String> {
+    let default_dir = || snapshots.join("aspects");
+    match command {
+        AspectsCommand::Refresh {
+            sites,
+            aspects_dir,
+            base_url,
+            force,
+        } => refresh(
+            snapshots,
+            &aspects_dir.unwrap_or_else(default_dir),
+            &sites,
+            base_url.as_deref(),
+            force,
+        ),
+        AspectsCommand::Check {
+            site,
+            category,
+            offline,
+            aspects_dir,
+            base_url,
+            listings,
+        } => {
+            let site = Marketplace::from_marketplace_id(&site)
+                .ok_or_else(|| format!("--site {site:?} is not a marketplace id (e.g. EBAY_US)"))?;
+            let rules = if offline {
+                let (file, _) = files_of(&aspects_dir.unwrap_or_else(default_dir), site);
+                if !file.exists() {
+                    return Err(format!(
+                        "{} does not exist: run `snapshot aspects refresh --sites {}` first, or check online without --offline",
+                        file.display(),
+                        site.marketplace_id()
+                    ));
+                }
+                let mut found =
+                    rules_from_aspects_file(&file, &[category]).map_err(|e| e.to_string())?;
+                let rules = found.remove(&category).ok_or_else(|| {
+                    format!(
+                        "category {category} is not in {} (not a leaf of {}'s tree, or the file is older than the category)",
+                        file.display(),
+                        site.marketplace_id()
+                    )
+                })?;
+                eprintln!("rules: category {category} from {}", file.display());
+                rules
+            } else {
+                let client = super::live::client(base_url.as_deref(), None).map_err(|e| {
+                    format!("{e}\nOr check against the downloaded file with --offline.")
+                })?;
+                let answer = client
+                    .item_aspects(site, category)
+                    .map_err(|e| e.to_string())?;
+                eprintln!("rules: category {category} from getItemAspectsForCategory");
+                AspectRules::from(&answer)
+            };
+            check(&rules, &listings)
+        }
+        AspectsCommand::Diff {
+            old,
+            new,
+            json,
+            category,
+            listings,
+        } => {
+            let diff = AspectsDiff::between_files(&old, &new).map_err(|e| e.to_string())?;
+            if json {
+                let text =
+                    serde_json::to_string_pretty(&diff.to_json()).map_err(|e| e.to_string())?;
+                println!("{text}");
+            } else if diff.is_empty() {
+                println!("no difference");
+            } else {
+                print!("{diff}");
+            }
+            if let Some(category) = category {
+                broken_listings(&old, &new, category, &listings)?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// Each listing of `paths`, named for messages: a file, or `file:line` in a `.jsonl` file.
+fn read_listings(paths: &[PathBuf]) -> Result<Vec<(String, ListingAspects)>, String> {
+    let mut out = Vec::new();
+    for path in paths {
+        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let lines = matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("jsonl" | "ndjson")
+        );
+        if lines {
+            for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
+                if line.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                let name = format!("{}:{}", path.display(), n + 1);
+                let listing =
+                    ListingAspects::from_json(line).map_err(|e| format!("{name}: {e}"))?;
+                out.push((name, listing));
+            }
+        } else {
+            let name = path.display().to_string();
+            let listing = ListingAspects::from_json(&bytes).map_err(|e| format!("{name}: {e}"))?;
+            out.push((name, listing));
+        }
+    }
+    Ok(out)
+}
+
+/// Checks every listing against `rules` (read once); prints one line a problem.
+fn check(rules: &AspectRules, paths: &[PathBuf]) -> Result<ExitCode, String> {
+    let listings = read_listings(paths)?;
+    let (mut errors, mut warnings) = (0, 0);
+    for (name, listing) in &listings {
+        for problem in rules.check(listing) {
+            if problem.is_error() {
+                errors += 1;
+            } else {
+                warnings += 1;
+            }
+            println!("{name}: {problem}");
+        }
+    }
+    eprintln!(
+        "{} listing(s) checked against category {}: {errors} error(s), {warnings} warning(s)",
+        listings.len(),
+        rules.category_id()
+    );
+    Ok(if errors > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The listings that follow the older file's rules of `category` and break the newer's.
+fn broken_listings(old: &Path, new: &Path, category: u32, paths: &[PathBuf]) -> Result<(), String> {
+    let rules = |path: &Path| {
+        rules_from_aspects_file(path, &[category])
+            .map_err(|e| e.to_string())
+            .map(|mut found| found.remove(&category))
+    };
+    let (before, after) = (rules(old)?, rules(new)?);
+    let Some(after) = after else {
+        println!(
+            "category {category} is not in {}: every listing in it breaks",
+            new.display()
+        );
+        return Ok(());
+    };
+    for (name, listing) in read_listings(paths)? {
+        let errors_before = before.as_ref().map_or(0, |r| {
+            r.check(&listing).iter().filter(|p| p.is_error()).count()
+        });
+        let now: Vec<Problem> = after
+            .check(&listing)
+            .into_iter()
+            .filter(Problem::is_error)
+            .collect();
+        if errors_before == 0 && !now.is_empty() {
+            println!("breaks {name}:");
+            for p in now {
+                println!("  {p}");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `snapshot aspects refresh`.
+fn refresh(
+    snapshots: &Path,
+    dir: &Path,
+    site_names: &[String],
+    base_url: Option<&str>,
+    force: bool,
+) -> Result<ExitCode, String> {
+    let sites = if site_names.is_empty() {
+        taxonomy_tree::snapshot::sites_in(snapshots)
+    } else {
+        parse_site_filter(&site_names.join(",")).map_err(|e| format!("--sites: {e}"))?
+    };
+    if sites.is_empty() {
+        return Err(format!(
+            "{} holds no snapshot: name the sites with --sites (e.g. --sites EBAY_US)",
+            snapshots.display()
+        ));
+    }
+    let client = super::live::client(base_url, None)?;
+    create_aspects_dir(dir)?;
+    let mut failed = false;
+    for site in sites {
+        let (file, note) = files_of(dir, site);
+        let current = match client.default_tree_id(site.marketplace_id()) {
+            Ok(answer) => answer,
+            Err(e) => {
+                failed = true;
+                eprintln!("error: {site}: {e}");
+                continue;
+            }
+        };
+        let version = marketplace_client::refresh::server_text(&current.tree_version);
+        let held = std::fs::read_to_string(&note).ok();
+        let note_text = format!("{} {}\n", current.tree_id, current.tree_version);
+        if !force && file.exists() && held.as_deref() == Some(note_text.as_str()) {
+            println!("{site}: unchanged (tree version {version})");
+            continue;
+        }
+        let bar = ProgressBar::new(0);
+        bar.set_style(
+            ProgressStyle::with_template("{prefix:8} {bar:30} {bytes}/{total_bytes} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar.set_prefix(site.marketplace_id());
+        bar.enable_steady_tick(Duration::from_millis(200));
+        let downloaded = client.fetch_item_aspects(site, &file, &mut |p| {
+            if let Some(total) = p.total {
+                bar.set_length(total);
+            }
+            bar.set_position(p.received);
+        });
+        match downloaded {
+            Ok(done) => {
+                bar.finish_and_clear();
+                // The note goes last: a download without it is downloaded again.
+                taxonomy_tree::atomic::write_atomic(&note, note_text.as_bytes(), None)
+                    .map_err(|e| format!("{}: {e}", note.display()))?;
+                println!(
+                    "{site}: downloaded {} ({:.1} MB gzipped, tree version {version})",
+                    done.path.display(),
+                    done.compressed_bytes as f64 / 1e6
+                );
+            }
+            Err(e) => {
+                bar.abandon();
+                failed = true;
+                eprintln!("error: {site}: {e}");
+            }
+        }
+    }
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Creates the aspects directory with a `.gitignore` that keeps its files out of git (they
+/// are large and re-downloaded on demand); delete it to commit them.
+fn create_aspects_dir(dir: &Path) -> Result<(), String> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let ignore = "# fetchItemAspects downloads (`snapshot aspects refresh`): large, and downloaded\n# again when the tree version changes. Delete this file to commit them.\n*\n";
+    std::fs::write(dir.join(".gitignore"), ignore)
+        .map_err(|e| format!("{}: {e}", dir.join(".gitignore").display()))
+}
