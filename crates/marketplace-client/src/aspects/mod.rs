@@ -25,9 +25,10 @@
 //!
 //! let listing = ListingAspects::from_json(br#"{"Type": ["Desktops"]}"#).unwrap();
 //! let problems = rules.check(&listing);
-//! assert!(matches!(&problems[0], Problem::MissingRequired { aspect } if aspect == "Brand"));
-//! assert!(matches!(&problems[1], Problem::NotAllowed { suggestion: Some(s), .. } if s == "Desktop"));
-//! println!("{}", problems[1]); // "Type" = "Desktops" is not an allowed value …
+//! // The listing's aspects first, then what it lacks.
+//! assert!(matches!(&problems[0], Problem::NotAllowed { suggestion: Some(s), .. } if s == "Desktop"));
+//! assert!(matches!(&problems[1], Problem::MissingRequired { aspect } if aspect == "Brand"));
+//! println!("{}", problems[0]); // "Type" = "Desktops" is not an allowed value …
 //! ```
 
 mod diff;
