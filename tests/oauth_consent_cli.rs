@@ -27,6 +27,19 @@ fn consent(fake: &FakeMarketplace, home: &Path, redirect_uri: &str) -> Command {
     cmd
 }
 
+/// `consent --store STORE authorize --input stdin`.
+fn authorize_from_stdin(fake: &FakeMarketplace, home: &Path, store: &Path) -> Command {
+    let mut cmd = consent(fake, home, RU_NAME);
+    cmd.args([
+        "--store",
+        store.to_str().unwrap(),
+        "authorize",
+        "--input",
+        "stdin",
+    ]);
+    cmd
+}
+
 /// Reads the consent URL the command prints first.
 fn read_url(child: &mut Child) -> (String, BufReader<std::process::ChildStdout>) {
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
@@ -67,14 +80,7 @@ fn consent_with_pasted_redirect_then_status_and_token() {
     let home = tempfile::tempdir().unwrap();
     let store = home.path().join("tokens/refresh.json");
 
-    let mut child = consent(&fake, home.path(), RU_NAME)
-        .args([
-            "--store",
-            store.to_str().unwrap(),
-            "authorize",
-            "--input",
-            "stdin",
-        ])
+    let mut child = authorize_from_stdin(&fake, home.path(), &store)
         .args([
             "--scope",
             &fake.scope(""),
@@ -198,14 +204,7 @@ fn consent_rejects_a_redirect_with_another_state() {
     let fake = FakeMarketplace::new();
     let home = tempfile::tempdir().unwrap();
     let store = home.path().join("refresh.json");
-    let mut child = consent(&fake, home.path(), RU_NAME)
-        .args([
-            "--store",
-            store.to_str().unwrap(),
-            "authorize",
-            "--input",
-            "stdin",
-        ])
+    let mut child = authorize_from_stdin(&fake, home.path(), &store)
         .spawn()
         .unwrap();
     let (url, stdout) = read_url(&mut child);
@@ -417,4 +416,146 @@ fn a_refusal_description_is_printed_without_control_characters() {
         "{stderr:?}"
     );
     assert!(stderr.contains("no\\u{1b}[2J"), "{stderr:?}");
+}
+
+/// Runs `command` to its end, failing the test if it takes more than 20 s (a command that
+/// opens a named pipe to read waits for a writer forever).
+fn output_within_20_s(command: &mut Command) -> Output {
+    let mut child = command.stdin(Stdio::null()).spawn().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the command still runs after 20 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[cfg(unix)]
+#[test]
+fn authorize_checks_the_store_before_the_seller_consents() {
+    use std::os::unix::fs::PermissionsExt;
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let valid = r#"{"format":"marketplace-toolkit refresh tokens","version":1,"accounts":{}}"#;
+
+    let readable = home.path().join("readable.json");
+    std::fs::write(&readable, valid).unwrap();
+    std::fs::set_permissions(&readable, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let garbage = home.path().join("garbage.json");
+    std::fs::write(&garbage, "garbage").unwrap();
+    std::fs::set_permissions(&garbage, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let directory = home.path().join("directory.json");
+    std::fs::create_dir(&directory).unwrap();
+    let slash = format!("{}/", home.path().join("slash.json").display());
+
+    for (store, says) in [
+        (readable.display().to_string(), "chmod 600"),
+        (garbage.display().to_string(), "is not valid"),
+        (directory.display().to_string(), "is a directory"),
+        (slash, "ends in a slash"),
+    ] {
+        let output = output_within_20_s(&mut authorize_from_stdin(
+            &fake,
+            home.path(),
+            Path::new(&store),
+        ));
+        let stderr = text(&output.stderr);
+        assert!(!output.status.success(), "{store}: {stderr}");
+        // Refused before the consent URL: the seller is never sent to consent, so no code
+        // is spent on a store that cannot keep its refresh token.
+        assert!(
+            output.stdout.is_empty(),
+            "{store}: the consent URL was printed: {}",
+            text(&output.stdout)
+        );
+        assert!(stderr.contains(says), "{store}: {stderr}");
+        assert!(stderr.contains("Nothing was sent"), "{store}: {stderr}");
+    }
+    assert!(fake.token_requests().is_empty());
+    assert_eq!(std::fs::read_to_string(&readable).unwrap(), valid);
+}
+
+#[test]
+fn a_store_that_fails_after_consent_keeps_the_token_recoverable() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("tokens/refresh.json");
+    let mut child = authorize_from_stdin(&fake, home.path(), &store)
+        .spawn()
+        .unwrap();
+    let (url, stdout) = read_url(&mut child);
+    let landed = visit_consent(&url);
+    // While the seller consents, the store goes bad (here: something writes garbage to it).
+    std::fs::write(&store, "garbage").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&store, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    writeln!(child.stdin.as_mut().unwrap(), "{landed}").unwrap();
+    let output = finish(child, stdout);
+    let stderr = text(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert_eq!(fake.token_requests().len(), 1, "the code was exchanged");
+    assert_eq!(std::fs::read_to_string(&store).unwrap(), "garbage");
+
+    // The refresh token is in a store file of its own beside the store, and the message
+    // says where, never what.
+    let rescued: Vec<_> = std::fs::read_dir(store.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            name.starts_with("refresh-token-rescued-") && name.ends_with(".json")
+        })
+        .collect();
+    assert_eq!(rescued.len(), 1, "{stderr}");
+    let rescued = &rescued[0];
+    assert!(stderr.contains(&rescued.display().to_string()), "{stderr}");
+    let refresh = stored_refresh_token(rescued);
+    assert!(fake.live_refresh_tokens().contains(&refresh));
+    assert!(!stderr.contains(&refresh) && !text(&output.stdout).contains(&refresh));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            std::fs::metadata(rescued).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+    }
+
+    // The rescued file works as a store as it is.
+    let output = consent(&fake, home.path(), RU_NAME)
+        .args(["--store", rescued.to_str().unwrap(), "status"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("access token: refreshed"));
+}
+
+#[cfg(unix)]
+#[test]
+fn status_names_a_directory_or_a_pipe_at_the_store_path_and_does_not_hang() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let directory = home.path().join("directory.json");
+    std::fs::create_dir(&directory).unwrap();
+    let pipe = home.path().join("pipe.json");
+    let made = Command::new("mkfifo").arg(&pipe).status().unwrap();
+    assert!(made.success());
+    for (store, says) in [(&directory, "is a directory"), (&pipe, "is a named pipe")] {
+        let output = output_within_20_s(consent(&fake, home.path(), RU_NAME).args([
+            "--store",
+            store.to_str().unwrap(),
+            "status",
+        ]));
+        let stderr = text(&output.stderr);
+        assert!(!output.status.success());
+        assert!(stderr.contains(says), "{stderr}");
+        assert!(!stderr.contains("chmod"), "{stderr}");
+    }
 }

@@ -380,6 +380,19 @@ fn time_out_is_reported() {
 }
 
 #[test]
+fn an_endless_time_out_does_not_panic() {
+    // Duration::MAX: `Instant::now() + timeout` overflowed in every grant. It is taken as no
+    // deadline of the client's own, and the requests still work.
+    let fake = FakeMarketplace::new();
+    let client = client_with_timeout(&fake, Duration::MAX);
+    let token = client.client_credentials(&ScopeSet::default()).unwrap();
+    assert!(fake.issued_token(token.access_token.secret()).is_some());
+    // The jitter of the taxonomy client's back-off, with the largest ceiling there is.
+    let jitter = marketplace_client::taxonomy::full_jitter(Duration::MAX);
+    assert!(jitter <= Duration::from_nanos(u64::MAX));
+}
+
+#[test]
 fn cut_off_body_and_closed_connection_are_transport_errors() {
     let fake = FakeMarketplace::new();
     let client = client(&fake);

@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime};
 
 use fake_marketplace::{FakeConfig, FakeMarketplace, Fault, TOKEN_PATH};
 use marketplace_client::oauth::{
-    AccessTokenSource, ApplicationTokenProvider, ConsentOptions, DEFAULT_RETRY_BACKOFF,
+    AccessTokenSource, ApplicationTokenProvider, Clock, ConsentOptions, DEFAULT_RETRY_BACKOFF,
     MAX_RETRY_AFTER, ManualClock, MemoryStore, OAuthConfig, OAuthError, OAuthErrorCode,
     RefreshTokenStore, ScopeSet, UserTokenProvider,
 };
@@ -22,6 +22,15 @@ fn app_provider(fake: &FakeMarketplace, clock: &Arc<ManualClock>) -> Application
 
 fn clock() -> Arc<ManualClock> {
     Arc::new(ManualClock::new(SystemTime::now()))
+}
+
+/// A 503 with no body: the token endpoint is down.
+fn unavailable() -> Fault {
+    Fault::Status {
+        status: 503,
+        body: String::new(),
+        headers: vec![],
+    }
 }
 
 #[test]
@@ -203,14 +212,7 @@ fn failed_request_without_a_valid_token_is_an_error() {
     let fake = FakeMarketplace::new();
     let clock = clock();
     let provider = app_provider(&fake, &clock);
-    fake.fail_next(
-        TOKEN_PATH,
-        Fault::Status {
-            status: 503,
-            body: String::new(),
-            headers: vec![],
-        },
-    );
+    fake.fail_next(TOKEN_PATH, unavailable());
     assert!(matches!(
         provider.access_token(),
         Err(OAuthError::Http { status: 503, .. })
@@ -249,14 +251,16 @@ fn short_lived_tokens_are_cached_until_half_way() {
         }
         assert_eq!(fake.token_requests().len(), 1, "ttl {ttl}");
         let cached = provider.cached(&ScopeSet::default()).unwrap();
-        clock.set(cached.renew_at - Duration::from_secs(1));
+        // Time passes (advance); a step of the wall clock (set) would move no deadline.
+        let until_renewal = cached.renew_at.duration_since(clock.now()).unwrap();
+        clock.advance(until_renewal - Duration::from_secs(1));
         assert_eq!(provider.access_token().unwrap(), first, "ttl {ttl}");
         assert_eq!(
             cached.expires_at.duration_since(cached.renew_at).unwrap(),
             Duration::from_secs(ttl - renew_after),
             "ttl {ttl}"
         );
-        clock.set(cached.renew_at);
+        clock.advance(Duration::from_secs(1));
         assert_ne!(provider.access_token().unwrap(), first, "ttl {ttl}");
         assert_eq!(fake.token_requests().len(), 2, "ttl {ttl}");
     }
@@ -624,4 +628,204 @@ fn a_rotated_refresh_token_that_cannot_be_saved_is_not_lost() {
     provider.access_token().unwrap();
     let stored = store.load("seller-1").unwrap().unwrap().refresh_token;
     assert_eq!(fake.live_refresh_tokens(), vec![stored.secret().to_owned()]);
+}
+
+/// Waits until the fake has received `n` token requests: a request is recorded before a
+/// `Fault::Delay` holds its answer, so the caller knows that flight is under way.
+fn wait_for_token_requests(fake: &FakeMarketplace, n: usize) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while fake.token_requests().len() < n {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the fake did not receive token request {n}"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Consents again, for `scopes`, on `provider`: the new refresh token and access token.
+fn consent_again(
+    fake: &FakeMarketplace,
+    provider: &UserTokenProvider,
+    scopes: &ScopeSet,
+) -> marketplace_client::oauth::StoredRefreshToken {
+    let consent = client(fake)
+        .consent_request(scopes, &ConsentOptions::default())
+        .unwrap();
+    let code = consent.complete(&consent_redirect(fake, &consent)).unwrap();
+    provider.exchange_code(&code, consent.scopes()).unwrap()
+}
+
+#[test]
+fn a_new_consent_is_not_overwritten_by_an_older_refresh_in_flight() {
+    let fake = FakeMarketplace::start(FakeConfig {
+        rotate_refresh_tokens: true,
+        ..FakeConfig::default()
+    })
+    .unwrap();
+    let clock = clock();
+    let store = Arc::new(MemoryStore::new());
+    let provider = Arc::new(consented_user(
+        &fake,
+        &clock,
+        store.clone(),
+        &ScopeSet::new([fake.scope("")]),
+    ));
+    clock.advance(Duration::from_secs(7200));
+
+    // A refresh with the first consent's token, held by the server (3 s: long enough for
+    // the consent below on a busy machine)…
+    fake.fail_next(TOKEN_PATH, Fault::Delay(Duration::from_secs(3)));
+    let refreshing = {
+        let provider = provider.clone();
+        std::thread::spawn(move || provider.access_token())
+    };
+    wait_for_token_requests(&fake, 2);
+    // …while the seller consents to more scopes.
+    let more = ScopeSet::new([fake.scope(""), fake.scope("/sell.inventory")]);
+    let consent = consent_again(&fake, &provider, &more);
+    let new_token = provider.cached().unwrap().access_token;
+    assert_eq!(
+        fake.issued_token(new_token.secret()).unwrap().scopes.len(),
+        2
+    );
+
+    // The refresh lands: its caller gets the newer token, and nothing of the old grant
+    // replaces the new consent, in the cache or in the store.
+    let from_refresh = refreshing.join().unwrap().unwrap();
+    assert_eq!(fake.token_requests().len(), 3);
+    assert_eq!(
+        from_refresh, new_token,
+        "the older flight's token was handed out"
+    );
+    assert_eq!(provider.access_token().unwrap(), new_token);
+    assert_eq!(provider.cached().unwrap().access_token, new_token);
+    let stored = store.load("seller-1").unwrap().unwrap();
+    assert_eq!(
+        stored.refresh_token, consent.refresh_token,
+        "the rotated token of the old grant overwrote the new consent"
+    );
+    assert_eq!(stored.scopes, more);
+    assert!(
+        fake.live_refresh_tokens()
+            .contains(&stored.refresh_token.secret().to_owned())
+    );
+    assert!(provider.unsaved_refresh_token().is_none());
+    assert!(provider.last_error().is_none());
+
+    // And the next refresh uses the new consent.
+    clock.advance(Duration::from_secs(7200));
+    let next = provider.access_token().unwrap();
+    assert_eq!(fake.issued_token(next.secret()).unwrap().scopes.len(), 2);
+}
+
+#[test]
+fn a_refresh_that_starts_during_a_consent_does_not_undo_it() {
+    let fake = FakeMarketplace::start(FakeConfig {
+        rotate_refresh_tokens: true,
+        ..FakeConfig::default()
+    })
+    .unwrap();
+    let clock = clock();
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(marketplace_client::oauth::FileStore::new(
+        dir.path().join("tokens.json"),
+    ));
+    let provider = Arc::new(consented_user(
+        &fake,
+        &clock,
+        store.clone(),
+        &ScopeSet::new([fake.scope("")]),
+    ));
+    clock.advance(Duration::from_secs(7200));
+
+    // The code exchange of a new consent, held 1 s by the server…
+    let more = ScopeSet::new([fake.scope(""), fake.scope("/sell.account")]);
+    fake.fail_next(TOKEN_PATH, Fault::Delay(Duration::from_secs(1)));
+    fake.fail_next(TOKEN_PATH, Fault::Delay(Duration::from_secs(3)));
+    let consenting = {
+        let provider = provider.clone();
+        let consent = client(&fake)
+            .consent_request(&more, &ConsentOptions::default())
+            .unwrap();
+        let code = consent
+            .complete(&consent_redirect(&fake, &consent))
+            .unwrap();
+        std::thread::spawn(move || provider.exchange_code(&code, consent.scopes()))
+    };
+    wait_for_token_requests(&fake, 2);
+    // …and a refresh that starts meanwhile from the old refresh token, held 3 s: it lands
+    // after the consent.
+    let refreshed = provider.access_token().unwrap();
+    let consent = consenting.join().unwrap().unwrap();
+    assert_eq!(fake.token_requests().len(), 3);
+
+    let new_token = provider.cached().unwrap().access_token;
+    assert_eq!(refreshed, new_token);
+    assert_eq!(
+        fake.issued_token(new_token.secret()).unwrap().scopes.len(),
+        2
+    );
+    let stored = store.load("seller-1").unwrap().unwrap();
+    assert_eq!(stored.refresh_token, consent.refresh_token);
+    assert_eq!(stored.scopes, more);
+}
+
+#[test]
+fn stepping_the_wall_clock_back_does_not_extend_a_back_off() {
+    let fake = FakeMarketplace::new();
+    let clock = clock();
+    let provider = app_provider(&fake, &clock);
+    fake.fail_next(TOKEN_PATH, unavailable());
+    assert!(provider.access_token().is_err());
+    // The wall clock is stepped an hour back (NTP, an administrator, a resumed VM).
+    clock.set(clock.now() - Duration::from_secs(3600));
+    assert!(
+        provider.access_token().is_err(),
+        "still within the back-off"
+    );
+    assert_eq!(fake.token_requests().len(), 1);
+    // The 30 s back-off ends 30 s later all the same, not an hour and 30 s later.
+    clock.advance(DEFAULT_RETRY_BACKOFF);
+    provider.access_token().unwrap();
+    assert_eq!(fake.token_requests().len(), 2);
+}
+
+#[test]
+fn stepping_the_wall_clock_moves_no_token_deadline() {
+    let fake = FakeMarketplace::new();
+    let clock = clock();
+    let provider = app_provider(&fake, &clock);
+    let first = provider.access_token().unwrap();
+
+    // A day forward on the wall: the token has not aged, it is not renewed.
+    clock.set(clock.now() + Duration::from_secs(86_400));
+    assert_eq!(provider.access_token().unwrap(), first);
+    assert_eq!(fake.token_requests().len(), 1);
+
+    // Two days back (a day behind where it started): renewed on time all the same, 5 minutes
+    // before its expiry by the time that passed.
+    clock.set(clock.now() - Duration::from_secs(2 * 86_400));
+    clock.advance(Duration::from_secs(7200 - 301));
+    assert_eq!(provider.access_token().unwrap(), first);
+    clock.advance(Duration::from_secs(2));
+    let second = provider.access_token().unwrap();
+    assert_ne!(second, first, "renewed when 5 minutes were left");
+    assert_eq!(fake.token_requests().len(), 2);
+
+    // While every renewal fails, the token is handed out until it expires, and not after.
+    fake.fail_times(TOKEN_PATH, unavailable(), 100);
+    clock.advance(Duration::from_secs(7200 - 10));
+    assert_eq!(provider.access_token().unwrap(), second, "still valid");
+    clock.advance(Duration::from_secs(11));
+    assert!(
+        matches!(
+            provider.access_token(),
+            Err(OAuthError::Http { status: 503, .. })
+        ),
+        "an expired token was handed out"
+    );
+    let cached = provider.cached(&ScopeSet::default()).unwrap();
+    assert!(cached.expires_at < clock.now());
+    fake.clear_faults();
 }

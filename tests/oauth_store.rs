@@ -238,3 +238,166 @@ fn two_processes_saving_at_once_lose_nothing() {
         assert_eq!(back.refresh_token.secret(), format!("v^1.1#{prefix}-7"));
     }
 }
+
+/// Runs `f` on a thread and fails the test if it has not returned within 10 s (a store call
+/// that opens a named pipe to read blocks until a writer comes: forever).
+fn within_10_s<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(Duration::from_secs(10))
+        .unwrap_or_else(|_| panic!("{what} still hangs after 10 s"))
+}
+
+fn mkfifo(path: &std::path::Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg("-m")
+        .arg("600")
+        .arg(path)
+        .status()
+        .expect("mkfifo");
+    assert!(status.success());
+}
+
+#[test]
+fn a_directory_at_the_store_path_is_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tokens.json");
+    std::fs::create_dir(&path).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let store = FileStore::new(&path);
+    for err in [
+        store.load("a").unwrap_err(),
+        store.save("a", &record("t")).unwrap_err(),
+        store.check().unwrap_err(),
+    ] {
+        let message = err.to_string();
+        assert!(
+            message.contains(&path.display().to_string()) && message.contains("is a directory"),
+            "{message}"
+        );
+        // Not "its mode is 0755, run chmod 600": no chmod makes a directory a store.
+        assert!(
+            !message.contains("chmod") && !message.contains("0755"),
+            "{message}"
+        );
+        assert!(
+            matches!(err, OAuthError::Store(StoreError::NotAFile { .. })),
+            "{err:?}"
+        );
+    }
+}
+
+#[test]
+fn a_named_pipe_at_the_store_path_is_refused_without_hanging() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tokens.json");
+    mkfifo(&path);
+    let store = std::sync::Arc::new(FileStore::new(&path));
+    for call in ["load", "save", "check"] {
+        let store = store.clone();
+        let err = within_10_s(call, move || match call {
+            "load" => store.load("a").map(|_| ()),
+            "save" => store.save("a", &record("t")),
+            _ => store.check(),
+        })
+        .unwrap_err();
+        let message = err.to_string();
+        assert!(message.contains("is a named pipe"), "{call}: {message}");
+        assert!(!message.contains("chmod"), "{call}: {message}");
+    }
+
+    // The lock file beside the store is held to the same rule.
+    let path = dir.path().join("other.json");
+    mkfifo(&dir.path().join("other.json.lock"));
+    let store = FileStore::new(&path);
+    let err = within_10_s("save", move || store.save("a", &record("t"))).unwrap_err();
+    assert!(err.to_string().contains("is a named pipe"), "{err}");
+}
+
+#[test]
+fn check_finds_what_a_save_would_fail_on_and_writes_no_store() {
+    let dir = tempfile::tempdir().unwrap();
+
+    // Nothing there yet: fine, and no store file is created (its directory and lock file are).
+    let path = dir.path().join("new/tokens.json");
+    FileStore::new(&path).check().unwrap();
+    assert!(!path.exists());
+    let mut names: Vec<_> = std::fs::read_dir(dir.path().join("new"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, vec!["tokens.json.lock"], "no temporary file left");
+
+    // A good store: fine, unchanged.
+    let good = dir.path().join("good.json");
+    FileStore::new(&good).save("a", &record("kept")).unwrap();
+    let before = std::fs::read(&good).unwrap();
+    FileStore::new(&good).check().unwrap();
+    assert_eq!(std::fs::read(&good).unwrap(), before);
+
+    // Readable by others, not a store, a directory's name: each refused, saying why.
+    let open = dir.path().join("open.json");
+    FileStore::new(&open).save("a", &record("t")).unwrap();
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let garbage = dir.path().join("garbage.json");
+    std::fs::write(&garbage, "not a store").unwrap();
+    std::fs::set_permissions(&garbage, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let slash = format!("{}/", dir.path().join("slash.json").display());
+    for (path, says) in [
+        (open.clone(), "chmod 600"),
+        (garbage.clone(), "is not valid"),
+        (slash.clone().into(), "ends in a slash"),
+    ] {
+        let err = FileStore::new(&path).check().unwrap_err();
+        assert!(err.to_string().contains(says), "{}: {err}", path.display());
+    }
+    assert!(
+        !dir.path().join("slash.json").exists() && !dir.path().join("slash.json.lock").exists(),
+        "nothing is created for a path that cannot be a file"
+    );
+    // A save to such a path fails the same way, before it writes anything.
+    let err = FileStore::new(&slash).save("a", &record("t")).unwrap_err();
+    assert!(err.to_string().contains("ends in a slash"), "{err}");
+}
+
+#[test]
+fn replace_saves_only_over_the_token_it_started_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = FileStore::new(dir.path().join("tokens.json"));
+    let memory = MemoryStore::new();
+    let stores: [&dyn RefreshTokenStore; 2] = [&file, &memory];
+    for store in stores {
+        store.save("a", &record("first")).unwrap();
+        // Still holding "first": replaced.
+        assert!(
+            store
+                .replace("a", &RefreshToken::new("first"), &record("rotated"))
+                .unwrap()
+        );
+        assert_eq!(
+            store.load("a").unwrap().unwrap().refresh_token.secret(),
+            "rotated"
+        );
+        // A newer token was saved meanwhile (a new consent): left alone.
+        store.save("a", &record("new-consent")).unwrap();
+        assert!(
+            !store
+                .replace("a", &RefreshToken::new("rotated"), &record("stale"))
+                .unwrap()
+        );
+        assert_eq!(
+            store.load("a").unwrap().unwrap().refresh_token.secret(),
+            "new-consent"
+        );
+        // Nothing stored for the account: nothing to replace.
+        assert!(
+            !store
+                .replace("b", &RefreshToken::new("first"), &record("x"))
+                .unwrap()
+        );
+        assert!(store.load("b").unwrap().is_none());
+    }
+}

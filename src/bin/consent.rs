@@ -25,7 +25,7 @@ mod live {
     use marketplace_client::oauth::{
         AccessTokenSource, ConsentOptions, ConsentRequest, ENV_AUTH_URL, ENV_BASE_URL,
         ENV_ENVIRONMENT, ENV_REDIRECT_URI, FileStore, OAuthClient, OAuthConfig, OAuthError,
-        RefreshTokenStore, ScopeSet, UserTokenProvider,
+        RefreshTokenStore, ScopeSet, StoredRefreshToken, UserTokenProvider,
     };
 
     /// The environment variable naming the refresh-token store file.
@@ -196,6 +196,11 @@ mod live {
         args: AuthorizeArgs,
     ) -> Result<(), Box<dyn std::error::Error>> {
         config.require_redirect_uri()?;
+        // The one-time code is spent on the exchange, and the refresh token it brings lives
+        // only in the store: make sure the store can take it before the seller consents.
+        store.check().map_err(|e| {
+            format!("{e}\nNothing was sent yet: fix the store (or pass another --store) and run consent again.")
+        })?;
         let client = Arc::new(config.client()?);
         let scopes = ScopeSet::new(args.scopes);
         let options = ConsentOptions {
@@ -235,7 +240,16 @@ mod live {
             }
         };
         let provider = UserTokenProvider::new(client, store.clone(), account);
-        let record = provider.exchange_code(&code, request.scopes())?;
+        let record = match provider.exchange_code(&code, request.scopes()) {
+            Ok(record) => record,
+            Err(e @ OAuthError::Store(_)) => match provider.unsaved_refresh_token() {
+                // The store failed after the check (a full disk, a file changed meanwhile):
+                // the code is spent, so the token goes to a file of its own.
+                Some(record) => return Err(rescue(&store, account, &record, &e).into()),
+                None => return Err(e.into()),
+            },
+            Err(e) => return Err(e.into()),
+        };
         eprintln!(
             "Stored the refresh token of account {account:?} in {} (mode 0600){}.",
             store.path().display(),
@@ -243,6 +257,56 @@ mod live {
         );
         eprintln!("Scopes: {}", record.scopes);
         Ok(())
+    }
+
+    /// Saves `record`, which `store` failed to take (`error`), in a new store file of its own:
+    /// beside the store, else in the default store's directory, else in the temporary
+    /// directory. Returns the message to print: where the token is and how to use it, never
+    /// the token.
+    fn rescue(
+        store: &FileStore,
+        account: &str,
+        record: &StoredRefreshToken,
+        error: &OAuthError,
+    ) -> String {
+        let stamp = SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let name = format!("refresh-token-rescued-{stamp}-{}.json", std::process::id());
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        if let Some(dir) = store.path().parent() {
+            dirs.push(if dir.as_os_str().is_empty() {
+                PathBuf::from(".")
+            } else {
+                dir.to_owned()
+            });
+        }
+        if let Some(dir) = default_store().ok().as_deref().and_then(|p| p.parent()) {
+            dirs.push(dir.to_owned());
+        }
+        dirs.push(std::env::temp_dir());
+        // Never into a file that is there already (a save would merge into it).
+        let saved_in = dirs
+            .iter()
+            .map(|d| d.join(&name))
+            .find(|path| !path.exists() && FileStore::new(path).save(account, record).is_ok());
+        let store = store.path().display();
+        match saved_in {
+            Some(path) => format!(
+                "the consent went through, but its refresh token could not be stored in \
+                 {store} ({error}).\nThe refresh token was saved instead in {} (mode 0600), \
+                 under account {account:?}: use that file as the store (--store or \
+                 {ENV_TOKEN_STORE}), or move it to {store} once that is fixed, if {store} held \
+                 no other account. There is no need to consent again.",
+                path.display(),
+            ),
+            None => format!(
+                "the consent went through, but its refresh token could not be stored in \
+                 {store} ({error}), nor in a file of its own: it is lost. Revoke this \
+                 application's access in the seller's account settings, fix the store and run \
+                 consent again."
+            ),
+        }
     }
 
     /// The socket address and path to listen on, when the redirect URI is a loopback URL.
@@ -284,7 +348,10 @@ mod live {
         request: &ConsentRequest,
         wait: Duration,
     ) -> Result<marketplace_client::oauth::AuthorizationCode, Box<dyn std::error::Error>> {
-        let deadline = Instant::now() + wait;
+        // --wait beyond what the clock can add is as good as forever.
+        let deadline = Instant::now()
+            .checked_add(wait)
+            .unwrap_or_else(|| Instant::now() + Duration::from_secs(100 * 365 * 86_400));
         listener.set_nonblocking(true)?;
         loop {
             let stream = match listener.accept() {

@@ -82,7 +82,8 @@ impl OAuthClient {
         Self::with_timeout(endpoints, credentials, DEFAULT_TIMEOUT)
     }
 
-    /// A client whose requests give up after `timeout`.
+    /// A client whose requests give up after `timeout`. A time-out too long for the clock
+    /// (up to [`Duration::MAX`]) is taken as no deadline beyond what the HTTP client allows.
     pub fn with_timeout(
         endpoints: Endpoints,
         credentials: Credentials,
@@ -240,7 +241,8 @@ impl OAuthClient {
         authorization: &str,
         body: Zeroizing<String>,
     ) -> Result<Answer, OAuthError> {
-        let deadline = Instant::now() + self.timeout;
+        // A time-out too long to add to the clock (Duration::MAX) means no deadline.
+        let deadline = Instant::now().checked_add(self.timeout);
         let mut auth_value = HeaderValue::from_str(authorization).map_err(|_| {
             OAuthError::Config(ConfigError::Invalid {
                 name: "client credentials".into(),
@@ -274,10 +276,11 @@ impl OAuthClient {
 fn read_answer(
     mut response: reqwest::blocking::Response,
     grant: Grant,
-    deadline: Instant,
+    deadline: Option<Instant>,
     timeout: Duration,
 ) -> Result<Zeroizing<Vec<u8>>, OAuthError> {
     use std::io::Read as _;
+    let past_deadline = || deadline.is_some_and(|d| Instant::now() >= d);
     let too_large = || OAuthError::ResponseTooLarge {
         grant,
         limit: MAX_TOKEN_ANSWER,
@@ -297,7 +300,7 @@ fn read_answer(
     let mut bytes = Zeroizing::new(Vec::new());
     let mut chunk = Zeroizing::new([0u8; 8 * 1024]);
     loop {
-        if Instant::now() >= deadline {
+        if past_deadline() {
             return Err(timed_out());
         }
         match response.read(chunk.as_mut()) {
@@ -309,7 +312,7 @@ fn read_answer(
                 bytes.extend_from_slice(&chunk[..n]);
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) if Instant::now() >= deadline || e.kind() == std::io::ErrorKind::TimedOut => {
+            Err(e) if past_deadline() || e.kind() == std::io::ErrorKind::TimedOut => {
                 return Err(timed_out());
             }
             Err(e) => {

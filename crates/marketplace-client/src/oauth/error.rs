@@ -152,6 +152,19 @@ pub enum StoreError {
         /// Its permission bits.
         mode: u32,
     },
+    /// The path holds something other than a regular file (a directory, a named pipe, a
+    /// device), or names a directory (it ends in a slash): it is not opened to read.
+    #[error(
+        "{} is {what}, where the refresh-token store must be a regular file; give the path of \
+         a file (it is created on the first save)",
+        path.display()
+    )]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+        /// What it is instead (`a directory`, `a named pipe (FIFO)`, …).
+        what: String,
+    },
     /// Reading or writing the file failed.
     #[error("cannot {action} the refresh-token store {}: {source}", path.display())]
     Io {

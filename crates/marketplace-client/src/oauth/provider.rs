@@ -12,18 +12,24 @@
 //!   trying again. Without a usable token a failure is returned, and the same error is
 //!   returned without a request until the back-off has passed (at most one request per
 //!   back-off, however often it is asked).
-//! * Time comes from a [`Clock`], so tests move time with [`ManualClock`] instead of sleeping.
+//! * Deadlines kept in the process (renewal, expiry, back-off) run on the monotonic clock, so
+//!   a step of the wall clock, back or forward, moves none of them; only what is stored (the
+//!   expiry of a refresh token) is wall-clock time. Both come from a [`Clock`], so tests move
+//!   time with [`ManualClock`] instead of sleeping.
+//! * A new consent is never undone by a refresh that was already running (a generation
+//!   counter drops the older flight's result), and a rotated refresh token is saved only over
+//!   the token its refresh started from.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use super::client::{MAX_RETRY_AFTER, OAuthClient, TokenResponse};
 use super::config::OAuthConfig;
 use super::error::OAuthError;
 use super::lock;
 use super::scope::ScopeSet;
-use super::secret::{AccessToken, AuthorizationCode};
+use super::secret::{AccessToken, AuthorizationCode, RefreshToken};
 use super::store::{RefreshTokenStore, StoredRefreshToken};
 
 /// The default refresh margin: renew a token when less than this much of its life is left
@@ -76,9 +82,21 @@ impl AccessTokenSource for StaticTokenSource {
 }
 
 /// Where the providers get the time from.
+///
+/// Two clocks, each for its own job. The wall clock ([`now`](Self::now)) dates what is
+/// stored: the expiry of a refresh token. The monotonic clock ([`instant`](Self::instant))
+/// times every deadline kept in the process: when a cached token is renewed and when it
+/// expires, when a back-off ends. A step of the wall clock (NTP, an administrator, a resumed
+/// virtual machine) therefore neither locks a provider out nor hands out an expired token.
 pub trait Clock: Send + Sync {
-    /// The current time.
+    /// The wall-clock time.
     fn now(&self) -> SystemTime;
+
+    /// The monotonic time, which only moves forward as time passes. The default is
+    /// [`Instant::now`]: a clock that overrides only [`now`](Self::now) moves no deadline.
+    fn instant(&self) -> Instant {
+        Instant::now()
+    }
 }
 
 /// The system clock.
@@ -91,47 +109,99 @@ impl Clock for SystemClock {
     }
 }
 
-/// A clock that moves only when told to, for tests.
+/// A clock that moves only when told to, for tests: a wall clock and a monotonic clock.
+/// [`advance`](Self::advance) lets time pass (both move); [`set`](Self::set) steps the wall
+/// clock only, as NTP or an administrator would, and moves no deadline.
 ///
 /// ```
 /// use marketplace_client::oauth::{Clock, ManualClock};
 /// use std::time::{Duration, UNIX_EPOCH};
-/// let clock = ManualClock::new(UNIX_EPOCH + Duration::from_secs(1_000));
+/// let clock = ManualClock::new(UNIX_EPOCH + Duration::from_secs(10_000));
+/// let start = clock.instant();
 /// clock.advance(Duration::from_secs(5));
-/// assert_eq!(clock.now(), UNIX_EPOCH + Duration::from_secs(1_005));
+/// assert_eq!(clock.now(), UNIX_EPOCH + Duration::from_secs(10_005));
+/// assert_eq!(clock.instant() - start, Duration::from_secs(5));
+/// // An hour back on the wall: the monotonic clock does not move.
+/// clock.set(UNIX_EPOCH + Duration::from_secs(6_405));
+/// assert_eq!(clock.instant() - start, Duration::from_secs(5));
 /// ```
 #[derive(Debug)]
 pub struct ManualClock {
-    now: Mutex<SystemTime>,
+    state: Mutex<ManualState>,
+}
+
+#[derive(Debug)]
+struct ManualState {
+    wall: SystemTime,
+    /// The monotonic clock is `origin + elapsed`.
+    origin: Instant,
+    elapsed: Duration,
 }
 
 impl ManualClock {
-    /// A clock standing at `start`.
+    /// A clock whose wall time stands at `start`.
     pub fn new(start: SystemTime) -> Self {
         Self {
-            now: Mutex::new(start),
+            state: Mutex::new(ManualState {
+                wall: start,
+                origin: Instant::now(),
+                elapsed: Duration::ZERO,
+            }),
         }
     }
 
-    /// Moves the clock forward.
+    /// Lets `by` pass: both clocks move forward.
     pub fn advance(&self, by: Duration) {
-        let mut now = lock(&self.now);
-        *now += by;
+        let mut st = lock(&self.state);
+        st.wall += by;
+        st.elapsed += by;
     }
 
-    /// Sets the clock.
+    /// Steps the wall clock to `to` (back or forward), as NTP or an administrator would. The
+    /// monotonic clock does not move, so no deadline kept in the process moves either: to let
+    /// time pass, use [`advance`](Self::advance).
     pub fn set(&self, to: SystemTime) {
-        *lock(&self.now) = to;
+        lock(&self.state).wall = to;
     }
 }
 
 impl Clock for ManualClock {
     fn now(&self) -> SystemTime {
-        *lock(&self.now)
+        lock(&self.state).wall
+    }
+
+    fn instant(&self) -> Instant {
+        let st = lock(&self.state);
+        later(st.origin, st.elapsed)
     }
 }
 
-/// A token held by a provider.
+/// `t + d`, or the latest time the platform can represent past `t` when that overflows.
+fn later(t: Instant, d: Duration) -> Instant {
+    let mut d = d;
+    loop {
+        match t.checked_add(d) {
+            Some(at) => return at,
+            None => d /= 2,
+        }
+    }
+}
+
+/// The wall-clock reading of the monotonic time `at`, given that `wall` and `mono` are now.
+fn wall_time_of(at: Instant, wall: SystemTime, mono: Instant) -> SystemTime {
+    let shifted = if at >= mono {
+        wall.checked_add(at - mono)
+    } else {
+        wall.checked_sub(mono - at)
+    };
+    shifted.unwrap_or(wall)
+}
+
+/// A token held by a provider, as [`cached`](UserTokenProvider::cached) reports it.
+///
+/// The provider keeps the deadlines on the monotonic clock; the wall-clock times here are
+/// what they come to on the wall clock at the moment of the call, so a step of the wall clock
+/// moves these values, not the deadlines.
 #[derive(Debug, Clone)]
 pub struct CachedToken {
     /// The token.
@@ -145,18 +215,35 @@ pub struct CachedToken {
     pub token_type: String,
 }
 
-impl CachedToken {
-    fn from_response(response: &TokenResponse, requested_at: SystemTime, margin: Duration) -> Self {
+/// A token as a slot holds it, with its deadlines on the monotonic clock.
+#[derive(Clone)]
+struct Held {
+    access_token: AccessToken,
+    token_type: String,
+    renew_at: Instant,
+    expires_at: Instant,
+}
+
+impl Held {
+    fn from_response(response: &TokenResponse, requested_at: Instant, margin: Duration) -> Self {
         let lifetime = response.expires_in;
-        // Lifetimes are capped (MAX_LIFETIME), so these additions cannot overflow.
-        let expires_at = requested_at + lifetime;
-        let half_way = requested_at + lifetime / 2;
-        let margin_before = requested_at + lifetime.saturating_sub(margin);
+        let half_way = later(requested_at, lifetime / 2);
+        let margin_before = later(requested_at, lifetime.saturating_sub(margin));
         Self {
             access_token: response.access_token.clone(),
-            expires_at,
-            renew_at: margin_before.max(half_way),
             token_type: response.token_type.clone(),
+            renew_at: margin_before.max(half_way),
+            expires_at: later(requested_at, lifetime),
+        }
+    }
+
+    fn report(&self, clock: &dyn Clock) -> CachedToken {
+        let (wall, mono) = (clock.now(), clock.instant());
+        CachedToken {
+            access_token: self.access_token.clone(),
+            expires_at: wall_time_of(self.expires_at, wall, mono),
+            renew_at: wall_time_of(self.renew_at, wall, mono),
+            token_type: self.token_type.clone(),
         }
     }
 }
@@ -234,14 +321,29 @@ macro_rules! policy_settings {
 
 #[derive(Default)]
 struct SlotState {
-    token: Option<CachedToken>,
+    token: Option<Held>,
     in_flight: bool,
     /// Counts finished requests, so waiters can tell that theirs has ended.
     flights: u64,
+    /// Counts the tokens installed from outside a flight (a new consent): a flight that
+    /// started before the last of them ended with a result of the grant that consent
+    /// replaced, and that result is dropped.
+    generation: u64,
     /// The error of the last request, while no newer one succeeded.
     failure: Option<OAuthError>,
-    /// No new request before this time (after a failure).
-    retry_not_before: Option<SystemTime>,
+    /// No new request before this moment (after a failure), on the monotonic clock.
+    retry_not_before: Option<Instant>,
+}
+
+/// What a token request is told when it starts.
+#[derive(Debug, Clone, Copy)]
+struct Flight {
+    /// The wall clock (to date what is stored).
+    wall: SystemTime,
+    /// The monotonic clock (for the deadlines of the token).
+    mono: Instant,
+    /// The slot's generation: the flight's result counts only while it is unchanged.
+    generation: u64,
 }
 
 /// One cached token and the single-flight machinery around it.
@@ -275,11 +377,11 @@ impl Slot {
     fn get(
         &self,
         policy: &Policy,
-        fetch: impl FnOnce(SystemTime) -> Result<CachedToken, OAuthError>,
+        fetch: impl Fn(Flight) -> Result<Held, OAuthError>,
     ) -> Result<AccessToken, OAuthError> {
         let mut st = lock(&self.state);
         loop {
-            let now = policy.clock.now();
+            let now = policy.clock.instant();
             let mut still_valid = None;
             if let Some(t) = &st.token {
                 if now < t.renew_at {
@@ -297,14 +399,15 @@ impl Slot {
                     return Ok(token);
                 }
             } else if st.in_flight {
-                let flight = st.flights;
-                while st.in_flight && st.flights == flight {
+                // Wait for the flight to end, or for a new consent to bring a token sooner.
+                let (flight, generation) = (st.flights, st.generation);
+                while st.in_flight && st.flights == flight && st.generation == generation {
                     st = self.done.wait(st).unwrap_or_else(|e| e.into_inner());
                 }
                 let has_valid = st
                     .token
                     .as_ref()
-                    .is_some_and(|t| policy.clock.now() < t.expires_at);
+                    .is_some_and(|t| policy.clock.instant() < t.expires_at);
                 if !has_valid && let Some(e) = &st.failure {
                     return Err(e.clone());
                 }
@@ -314,17 +417,30 @@ impl Slot {
             }
 
             st.in_flight = true;
+            let flight = Flight {
+                wall: policy.clock.now(),
+                mono: now,
+                generation: st.generation,
+            };
             drop(st);
             let mut guard = FlightGuard {
                 slot: self,
                 armed: true,
             };
-            let result = fetch(now);
+            let result = fetch(flight);
             guard.armed = false;
             st = lock(&self.state);
             st.in_flight = false;
             st.flights += 1;
-            let outcome = match result {
+            self.done.notify_all();
+            if st.generation != flight.generation {
+                // A newer token (a new consent) arrived while this request ran: the result of
+                // the older flight never replaces it, and its failure is no one's business.
+                // Round again: the newer token is handed out (or, if it is gone already,
+                // fetched anew from what replaced the old grant).
+                continue;
+            }
+            return match result {
                 Ok(token) => {
                     let access = token.access_token.clone();
                     st.token = Some(token);
@@ -333,7 +449,7 @@ impl Slot {
                     Ok(access)
                 }
                 Err(error) => {
-                    let after = policy.clock.now();
+                    let after = policy.clock.instant();
                     let old = st
                         .token
                         .as_ref()
@@ -344,17 +460,27 @@ impl Slot {
                         .retry_after()
                         .map_or(policy.backoff, |d| d.min(MAX_RETRY_AFTER));
                     // With or without a usable token: no new request before the wait is over.
-                    st.retry_not_before = Some(after + wait);
+                    st.retry_not_before = Some(later(after, wait));
                     st.failure = Some(error.clone());
-                    self.done.notify_all();
                     drop(st);
                     policy.report(&error);
-                    return old.ok_or(error);
+                    old.ok_or(error)
                 }
             };
-            self.done.notify_all();
-            return outcome;
         }
+    }
+
+    /// Installs a token obtained outside a flight (a new consent): it replaces the cached one,
+    /// clears any failure, and makes the result of every flight still running stale. Returns
+    /// the state, still locked, for what must change with it.
+    fn install(&self, token: Held) -> std::sync::MutexGuard<'_, SlotState> {
+        let mut st = lock(&self.state);
+        st.generation += 1;
+        st.token = Some(token);
+        st.failure = None;
+        st.retry_not_before = None;
+        self.done.notify_all();
+        st
     }
 
     /// Drops the cached token if it is `token`, and with it any pending back-off; with no
@@ -372,8 +498,8 @@ impl Slot {
         }
     }
 
-    fn cached(&self) -> Option<CachedToken> {
-        lock(&self.state).token.clone()
+    fn cached(&self, clock: &dyn Clock) -> Option<CachedToken> {
+        lock(&self.state).token.as_ref().map(|t| t.report(clock))
     }
 }
 
@@ -447,11 +573,11 @@ impl ApplicationTokenProvider {
             scopes
         };
         let slot = self.slot(scopes);
-        let result = slot.get(&self.policy, |requested_at| {
+        let result = slot.get(&self.policy, |flight| {
             let response = self.client.client_credentials(scopes)?;
-            Ok(CachedToken::from_response(
+            Ok(Held::from_response(
                 &response,
-                requested_at,
+                flight.mono,
                 self.policy.margin,
             ))
         });
@@ -474,7 +600,8 @@ impl ApplicationTokenProvider {
         } else {
             scopes
         };
-        lock(&self.slots).get(scopes).and_then(|s| s.cached())
+        let slot = lock(&self.slots).get(scopes).cloned();
+        slot.and_then(|s| s.cached(&*self.policy.clock))
     }
 }
 
@@ -494,6 +621,11 @@ impl AccessTokenSource for ApplicationTokenProvider {
 /// User tokens of one account, renewed with the refresh token kept in a
 /// [`RefreshTokenStore`]; a rotated refresh token is saved back.
 ///
+/// A new consent ([`exchange_code`](Self::exchange_code)) always wins over a refresh that was
+/// already running: the refresh's access token is dropped, and a refresh token the server
+/// rotated on it is saved only if the store still holds the token the refresh started from
+/// ([`RefreshTokenStore::replace`]).
+///
 /// ```no_run
 /// use std::sync::Arc;
 /// use marketplace_client::oauth::{AccessTokenSource, FileStore, OAuthConfig, UserTokenProvider};
@@ -511,9 +643,22 @@ pub struct UserTokenProvider {
     scopes: Option<ScopeSet>,
     slot: Slot,
     policy: Policy,
-    /// A rotated refresh token the store failed to save: kept here (it may be the only valid
-    /// one) and saved again on the next refresh.
-    unsaved: Mutex<Option<StoredRefreshToken>>,
+    /// A refresh token the store failed to save (after a consent or a rotation): kept here (it
+    /// may be the only valid one), used, and saved again on the next refresh. Locked after
+    /// `slot.state` when both are held.
+    unsaved: Mutex<Option<Unsaved>>,
+    /// Held through [`exchange_code`](Self::exchange_code): one consent at a time, so the one
+    /// that ends last is the one that stays, in the store and in the cache.
+    consent: Mutex<()>,
+}
+
+/// A refresh token the store has not taken yet.
+#[derive(Clone)]
+struct Unsaved {
+    record: StoredRefreshToken,
+    /// The refresh token the store held when this one was obtained, which it may replace; a
+    /// new consent's (`None`) replaces whatever is stored.
+    replaces: Option<RefreshToken>,
 }
 
 impl std::fmt::Debug for UserTokenProvider {
@@ -541,6 +686,7 @@ impl UserTokenProvider {
             slot: Slot::default(),
             policy: Policy::new(),
             unsaved: Mutex::new(None),
+            consent: Mutex::new(()),
         }
     }
 
@@ -560,56 +706,123 @@ impl UserTokenProvider {
 
     /// The cached access token, if any.
     pub fn cached(&self) -> Option<CachedToken> {
-        self.slot.cached()
+        self.slot.cached(&*self.policy.clock)
     }
 
-    /// Completes consent: exchanges `code` (the authorization-code grant, "Exchanging the authorization code for a user access token"), stores the refresh token with the
-    /// `granted_scopes` (those of the consent URL) and caches the access token.
+    /// The refresh token the store failed to save, if any: the provider keeps it, uses it and
+    /// saves it again on every refresh until the store takes it. A process that is about to
+    /// end can write it somewhere safe (never to a log).
+    pub fn unsaved_refresh_token(&self) -> Option<StoredRefreshToken> {
+        lock(&self.unsaved).as_ref().map(|u| u.record.clone())
+    }
+
+    /// Completes consent: exchanges `code` (the authorization-code grant, "Exchanging the
+    /// authorization code for a user access token"), stores the refresh token with the
+    /// `granted_scopes` (those of the consent URL) and caches the access token. A refresh that
+    /// is running meanwhile cannot undo it (see the type's documentation).
+    ///
+    /// When the store fails to save the refresh token, the store's error is returned, but the
+    /// consent is not lost: the access token is cached, and the refresh token is kept
+    /// ([`unsaved_refresh_token`](Self::unsaved_refresh_token)) and saved again on each
+    /// refresh. Check the store first ([`FileStore::check`](super::FileStore::check)) so that
+    /// a one-time code is not spent on a store that cannot take its token.
     pub fn exchange_code(
         &self,
         code: &AuthorizationCode,
         granted_scopes: &ScopeSet,
     ) -> Result<StoredRefreshToken, OAuthError> {
-        let requested_at = self.policy.clock.now();
+        let _one_consent_at_a_time = lock(&self.consent);
+        let (wall, mono) = (self.policy.clock.now(), self.policy.clock.instant());
         let response = self.client.exchange_code(code)?;
-        let record =
-            StoredRefreshToken::from_response(&response, granted_scopes.clone(), requested_at)
-                .ok_or_else(|| OAuthError::UnexpectedBody {
-                    grant: super::error::Grant::AuthorizationCode,
-                    status: 200,
-                    reason: "the code exchange returned no refresh_token".into(),
-                    body: String::new(),
-                })?;
-        self.store.save(&self.account, &record)?;
-        let mut st = lock(&self.slot.state);
-        st.token = Some(CachedToken::from_response(
-            &response,
-            requested_at,
-            self.policy.margin,
-        ));
-        st.failure = None;
-        st.retry_not_before = None;
+        let record = StoredRefreshToken::from_response(&response, granted_scopes.clone(), wall)
+            .ok_or_else(|| OAuthError::UnexpectedBody {
+                grant: super::error::Grant::AuthorizationCode,
+                status: 200,
+                reason: "the code exchange returned no refresh_token".into(),
+                body: String::new(),
+            })?;
+        // The new consent replaces whatever the store holds; the flights still running see
+        // the generation change and drop their results.
+        let saved = self.store.save(&self.account, &record);
+        {
+            let _st = self
+                .slot
+                .install(Held::from_response(&response, mono, self.policy.margin));
+            *lock(&self.unsaved) = saved.is_err().then(|| Unsaved {
+                record: record.clone(),
+                replaces: None,
+            });
+        }
+        if let Err(e) = saved {
+            self.policy.report(&e);
+            return Err(e);
+        }
         Ok(record)
     }
 
-    fn refresh(&self, requested_at: SystemTime) -> Result<CachedToken, OAuthError> {
+    /// Saves `record` in place of `replaces` (or of anything, for `None`); `Ok(false)` when
+    /// the store holds another token by now.
+    fn save(
+        &self,
+        record: &StoredRefreshToken,
+        replaces: Option<&RefreshToken>,
+    ) -> Result<bool, OAuthError> {
+        match replaces {
+            Some(current) => self.store.replace(&self.account, current, record),
+            None => self.store.save(&self.account, record).map(|()| true),
+        }
+    }
+
+    /// Sets the unsaved token, unless a consent came since the flight `generation` started.
+    fn set_unsaved(&self, generation: u64, unsaved: Option<Unsaved>) {
+        let st = lock(&self.slot.state);
+        if st.generation == generation {
+            *lock(&self.unsaved) = unsaved;
+        }
+    }
+
+    /// Forgets the unsaved token if it is still `token`.
+    fn clear_unsaved(&self, token: &RefreshToken) {
+        let mut unsaved = lock(&self.unsaved);
+        if unsaved
+            .as_ref()
+            .is_some_and(|u| u.record.refresh_token.ct_eq(token))
+        {
+            *unsaved = None;
+        }
+    }
+
+    /// The refresh token to use, and the one the store is known to hold (`None`: unknown, as
+    /// when a consent's token could not be saved).
+    fn current_record(&self) -> Result<(StoredRefreshToken, Option<RefreshToken>), OAuthError> {
         let unsaved = lock(&self.unsaved).clone();
-        let record = match unsaved {
-            Some(record) => {
-                // Try the save that failed last time; the token is used either way.
-                if self.store.save(&self.account, &record).is_ok() {
-                    *lock(&self.unsaved) = None;
+        if let Some(u) = unsaved {
+            // Try the save that failed last time; the token is used either way, unless the
+            // store has taken a newer one meanwhile (another process's consent).
+            match self.save(&u.record, u.replaces.as_ref()) {
+                Ok(true) => {
+                    self.clear_unsaved(&u.record.refresh_token);
+                    let held = u.record.refresh_token.clone();
+                    return Ok((u.record, Some(held)));
                 }
-                record
+                Ok(false) => self.clear_unsaved(&u.record.refresh_token),
+                Err(_) => return Ok((u.record, u.replaces)),
             }
-            None => self
-                .store
-                .load(&self.account)?
-                .ok_or_else(|| OAuthError::NoRefreshToken {
-                    account: self.account.clone(),
-                })?,
-        };
-        if record.is_expired(requested_at) {
+        }
+        let record = self
+            .store
+            .load(&self.account)?
+            .ok_or_else(|| OAuthError::NoRefreshToken {
+                account: self.account.clone(),
+            })?;
+        let held = record.refresh_token.clone();
+        Ok((record, Some(held)))
+    }
+
+    fn refresh(&self, flight: Flight) -> Result<Held, OAuthError> {
+        let (record, stored) = self.current_record()?;
+        // The refresh token's expiry is stored, so it is wall-clock time.
+        if record.is_expired(flight.wall) {
             return Err(OAuthError::RefreshTokenExpired {
                 account: self.account.clone(),
             });
@@ -624,21 +837,30 @@ impl UserTokenProvider {
                 scopes: record.scopes.clone(),
                 expires_at: response
                     .refresh_token_expires_in
-                    .and_then(|d| requested_at.checked_add(d))
+                    .and_then(|d| flight.wall.checked_add(d))
                     .or(record.expires_at),
             };
-            if let Err(e) = self.store.save(&self.account, &updated) {
-                // Do not lose the new refresh token (the old one may be dead): keep it in
-                // memory, report the failure, and hand out the access token anyway.
-                self.policy.report(&e);
-                *lock(&self.unsaved) = Some(updated);
-            } else {
-                *lock(&self.unsaved) = None;
+            // Saved only over the token this refresh started from: if the store took a new
+            // consent meanwhile, the rotated token belongs to the grant it replaced.
+            match self.save(&updated, stored.as_ref()) {
+                Ok(_) => self.set_unsaved(flight.generation, None),
+                Err(e) => {
+                    // Do not lose the new refresh token (the old one may be dead): keep it in
+                    // memory, report the failure, and hand out the access token anyway.
+                    self.policy.report(&e);
+                    self.set_unsaved(
+                        flight.generation,
+                        Some(Unsaved {
+                            record: updated,
+                            replaces: stored,
+                        }),
+                    );
+                }
             }
         }
-        Ok(CachedToken::from_response(
+        Ok(Held::from_response(
             &response,
-            requested_at,
+            flight.mono,
             self.policy.margin,
         ))
     }
@@ -646,8 +868,8 @@ impl UserTokenProvider {
 
 impl AccessTokenSource for UserTokenProvider {
     fn access_token(&self) -> Result<AccessToken, OAuthError> {
-        let result = self.slot.get(&self.policy, |at| self.refresh(at));
-        // A rotated refresh token still waiting to be saved stays reported.
+        let result = self.slot.get(&self.policy, |flight| self.refresh(flight));
+        // A refresh token still waiting to be saved stays reported.
         if result.is_ok()
             && lock(&self.slot.state).failure.is_none()
             && lock(&self.unsaved).is_none()

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
+use subtle::ConstantTimeEq as _;
 use zeroize::{Zeroize, Zeroizing};
 
 use super::client::TokenResponse;
@@ -60,6 +61,29 @@ pub trait RefreshTokenStore: Send + Sync {
     fn save(&self, account: &str, token: &StoredRefreshToken) -> Result<(), OAuthError>;
     /// Forgets the token of `account`.
     fn remove(&self, account: &str) -> Result<(), OAuthError>;
+
+    /// Stores `token` for `account` only if the store still holds `current` there (compare
+    /// and swap); `Ok(false)`, changing nothing, when it holds another token or none. A
+    /// refresh saves a rotated refresh token this way, so it never overwrites a newer consent
+    /// saved while it ran.
+    ///
+    /// The default loads, compares and saves, which is atomic only within one process for a
+    /// store whose `save` is; a store shared between processes implements it under its lock,
+    /// as [`FileStore`] does.
+    fn replace(
+        &self,
+        account: &str,
+        current: &RefreshToken,
+        token: &StoredRefreshToken,
+    ) -> Result<bool, OAuthError> {
+        match self.load(account)? {
+            Some(held) if held.refresh_token.ct_eq(current) => {
+                self.save(account, token)?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
 }
 
 impl<T: RefreshTokenStore + ?Sized> RefreshTokenStore for Arc<T> {
@@ -71,6 +95,14 @@ impl<T: RefreshTokenStore + ?Sized> RefreshTokenStore for Arc<T> {
     }
     fn remove(&self, account: &str) -> Result<(), OAuthError> {
         (**self).remove(account)
+    }
+    fn replace(
+        &self,
+        account: &str,
+        current: &RefreshToken,
+        token: &StoredRefreshToken,
+    ) -> Result<bool, OAuthError> {
+        (**self).replace(account, current, token)
     }
 }
 
@@ -99,6 +131,21 @@ impl RefreshTokenStore for MemoryStore {
         lock(&self.tokens).remove(account);
         Ok(())
     }
+    fn replace(
+        &self,
+        account: &str,
+        current: &RefreshToken,
+        token: &StoredRefreshToken,
+    ) -> Result<bool, OAuthError> {
+        let mut tokens = lock(&self.tokens);
+        match tokens.get_mut(account) {
+            Some(held) if held.refresh_token.ct_eq(current) => {
+                *held = token.clone();
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
 }
 
 /// Refresh tokens in a JSON file that only its owner may read.
@@ -106,9 +153,13 @@ impl RefreshTokenStore for MemoryStore {
 /// Every write replaces the file atomically (temporary file, fsync, rename) with mode `0600`,
 /// so a crash leaves the old file or the new one. Every read-modify-write (`save`, `remove`)
 /// holds an exclusive operating-system lock on a companion file (`<file>.lock`, mode `0600`),
-/// so processes (and `FileStore` values) sharing the file never lose each other's updates. Reading a file whose mode lets group or
-/// others read it fails with [`StoreError::InsecurePermissions`], which names the path and
-/// the mode.
+/// so processes (and `FileStore` values) sharing the file never lose each other's updates;
+/// [`replace`](RefreshTokenStore::replace) compares and saves under that lock. Reading a file
+/// whose mode lets group or others read it fails with [`StoreError::InsecurePermissions`],
+/// which names the path and the mode; a path that holds anything but a regular file (a
+/// directory, a named pipe, a device) fails with [`StoreError::NotAFile`], which says what is
+/// there, and is never opened to read. [`check`](Self::check) tries all of that, and whether
+/// the directory takes a new file, before a token is at stake.
 ///
 /// ```
 /// use marketplace_client::oauth::{FileStore, RefreshToken, RefreshTokenStore, ScopeSet, StoredRefreshToken};
@@ -171,17 +222,73 @@ impl FileStore {
         })
     }
 
+    /// Refuses a path that cannot name the store file: one that ends in a slash (or in `.`
+    /// or `..`), where a save would fail only after the token was obtained.
+    fn check_path(&self) -> Result<(), OAuthError> {
+        let names_a_file = self.path.file_name().is_some_and(|name| {
+            self.path
+                .as_os_str()
+                .as_encoded_bytes()
+                .ends_with(name.as_encoded_bytes())
+        });
+        if names_a_file {
+            return Ok(());
+        }
+        let bytes = self.path.as_os_str().as_encoded_bytes();
+        let what = if bytes
+            .last()
+            .is_some_and(|&b| std::path::is_separator(b as char))
+        {
+            "the name of a directory (it ends in a slash)"
+        } else {
+            "not the name of a file"
+        };
+        Err(OAuthError::Store(StoreError::NotAFile {
+            path: self.path.clone(),
+            what: what.into(),
+        }))
+    }
+
+    /// Opens `path` without blocking and checks that it is a regular file. A named pipe
+    /// opened to read would block until a writer comes, and a directory opens like a file:
+    /// both are refused (before opening when possible, and always on the opened file, in case
+    /// the path changed in between). `Ok(None)`: nothing is there.
+    fn open_regular(
+        &self,
+        path: &Path,
+        options: &mut std::fs::OpenOptions,
+    ) -> Result<Option<(std::fs::File, std::fs::Metadata)>, OAuthError> {
+        match std::fs::metadata(path) {
+            Ok(meta) => require_regular(path, &meta)?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(self.io_error("inspect", e)),
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt as _;
+            options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+        }
+        let file = match options.open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(self.io_error("open", e)),
+        };
+        let meta = file.metadata().map_err(|e| self.io_error("inspect", e))?;
+        require_regular(path, &meta)?;
+        Ok(Some((file, meta)))
+    }
+
     fn read_body(&self) -> Result<FileBody, OAuthError> {
         use std::io::Read as _;
-        let mut file = match std::fs::File::open(&self.path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(FileBody::default()),
-            Err(e) => return Err(self.io_error("open", e)),
+        self.check_path()?;
+        let mut read = std::fs::OpenOptions::new();
+        read.read(true);
+        let Some((mut file, meta)) = self.open_regular(&self.path, &mut read)? else {
+            return Ok(FileBody::default());
         };
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt as _;
-            let meta = file.metadata().map_err(|e| self.io_error("inspect", e))?;
             let mode = meta.permissions().mode() & 0o7777;
             if mode & 0o077 != 0 {
                 return Err(OAuthError::Store(StoreError::InsecurePermissions {
@@ -190,6 +297,8 @@ impl FileStore {
                 }));
             }
         }
+        #[cfg(not(unix))]
+        let _ = meta;
         let mut bytes = Zeroizing::new(Vec::new());
         file.read_to_end(&mut bytes)
             .map_err(|e| self.io_error("read", e))?;
@@ -236,6 +345,7 @@ impl FileStore {
     /// every write replaces the store file: a lock on it would be on the replaced inode. It is
     /// released when the returned file is dropped (or the process ends).
     fn lock_exclusive(&self) -> Result<std::fs::File, OAuthError> {
+        self.check_path()?;
         self.create_dir()?;
         let mut name = self.path.file_name().unwrap_or_default().to_owned();
         name.push(".lock");
@@ -247,11 +357,44 @@ impl FileStore {
             use std::os::unix::fs::OpenOptionsExt as _;
             options.mode(0o600);
         }
-        let file = options
-            .open(&lock_path)
-            .map_err(|e| self.io_error("open the lock file of", e))?;
+        let (file, _) = self
+            .open_regular(&lock_path, &mut options)
+            .map_err(|e| match e {
+                OAuthError::Store(StoreError::Io { source, .. }) => {
+                    OAuthError::Store(StoreError::Io {
+                        action: "open the lock file of",
+                        path: self.path.clone(),
+                        source,
+                    })
+                }
+                other => other,
+            })?
+            .ok_or_else(|| {
+                self.io_error(
+                    "open the lock file of",
+                    std::io::Error::from(std::io::ErrorKind::NotFound),
+                )
+            })?;
         file.lock().map_err(|e| self.io_error("lock", e))?;
         Ok(file)
+    }
+
+    /// Checks that the store can be read and then replaced, changing nothing but creating
+    /// its directory (mode 0700) and lock file: the path names a regular file or nothing yet
+    /// (not a directory, a named pipe, a device, nor a name ending in a slash), the file is
+    /// private and holds a store, and its directory takes a new file (every save writes one
+    /// and renames it into place).
+    ///
+    /// Call it before spending what cannot be had twice, such as a one-time authorization
+    /// code, on a store that could not keep the result; the `consent` command does.
+    pub fn check(&self) -> Result<(), OAuthError> {
+        let _lock = self.lock_exclusive()?;
+        self.read_body()?;
+        // The first half of a save; dropping the staged file removes it.
+        let staged = taxonomy_tree::atomic::stage(&self.path, b"", Some(0o600))
+            .map_err(|e| self.io_error("create a file beside", e))?;
+        drop(staged);
+        Ok(())
     }
 
     fn write_body(&self, body: &FileBody) -> Result<(), OAuthError> {
@@ -270,6 +413,52 @@ impl FileStore {
     pub fn accounts(&self) -> Result<Vec<String>, OAuthError> {
         Ok(self.read_body()?.accounts.keys().cloned().collect())
     }
+}
+
+impl FileBody {
+    /// Sets the record of `account` (and the format, for a new file).
+    fn insert(&mut self, account: &str, token: &StoredRefreshToken) {
+        self.format = FORMAT.into();
+        self.version = 1;
+        self.accounts.insert(
+            account.to_owned(),
+            FileRecord {
+                refresh_token: token.refresh_token.secret().to_owned(),
+                scopes: token.scopes.iter().map(str::to_owned).collect(),
+                expires_at: token.expires_at.map(to_unix),
+            },
+        );
+    }
+}
+
+/// Refuses anything but a regular file at `path`, saying what is there instead.
+fn require_regular(path: &Path, meta: &std::fs::Metadata) -> Result<(), OAuthError> {
+    let kind = meta.file_type();
+    if kind.is_file() {
+        return Ok(());
+    }
+    let mut what = if kind.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        if kind.is_fifo() {
+            what = "a named pipe (FIFO)";
+        } else if kind.is_socket() {
+            what = "a socket";
+        } else if kind.is_block_device() {
+            what = "a block device";
+        } else if kind.is_char_device() {
+            what = "a character device";
+        }
+    }
+    Err(OAuthError::Store(StoreError::NotAFile {
+        path: path.to_owned(),
+        what: what.into(),
+    }))
 }
 
 fn to_unix(t: SystemTime) -> u64 {
@@ -291,16 +480,7 @@ impl RefreshTokenStore for FileStore {
     fn save(&self, account: &str, token: &StoredRefreshToken) -> Result<(), OAuthError> {
         let _lock = self.lock_exclusive()?;
         let mut body = self.read_body()?;
-        body.format = FORMAT.into();
-        body.version = 1;
-        body.accounts.insert(
-            account.to_owned(),
-            FileRecord {
-                refresh_token: token.refresh_token.secret().to_owned(),
-                scopes: token.scopes.iter().map(str::to_owned).collect(),
-                expires_at: token.expires_at.map(to_unix),
-            },
-        );
+        body.insert(account, token);
         self.write_body(&body)
     }
 
@@ -311,5 +491,29 @@ impl RefreshTokenStore for FileStore {
             self.write_body(&body)?;
         }
         Ok(())
+    }
+
+    /// Compares and saves under the store's lock, so no process can write in between.
+    fn replace(
+        &self,
+        account: &str,
+        current: &RefreshToken,
+        token: &StoredRefreshToken,
+    ) -> Result<bool, OAuthError> {
+        let _lock = self.lock_exclusive()?;
+        let mut body = self.read_body()?;
+        let holds_current = body.accounts.get(account).is_some_and(|r| {
+            bool::from(
+                r.refresh_token
+                    .as_bytes()
+                    .ct_eq(current.secret().as_bytes()),
+            )
+        });
+        if !holds_current {
+            return Ok(false);
+        }
+        body.insert(account, token);
+        self.write_body(&body)?;
+        Ok(true)
     }
 }

@@ -61,7 +61,8 @@ pub fn backoff_ceiling(base: Duration, cap: Duration, retry: u32) -> Duration {
     base.checked_mul(factor).unwrap_or(cap).min(cap)
 }
 
-/// A delay drawn uniformly from `[0, ceiling]` ("full jitter").
+/// A delay drawn uniformly from `[0, ceiling]` ("full jitter"). A ceiling beyond `u64::MAX`
+/// nanoseconds (about 584 years, up to [`Duration::MAX`]) is taken as that.
 pub fn full_jitter(ceiling: Duration) -> Duration {
     let nanos = ceiling.as_nanos().min(u128::from(u64::MAX)) as u64;
     if nanos == 0 {
@@ -73,7 +74,9 @@ pub fn full_jitter(ceiling: Duration) -> Duration {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos() as u64)
     });
-    Duration::from_nanos(random % (nanos + 1))
+    // In u128, so that `nanos + 1` cannot overflow (nor wrap to a division by zero).
+    let drawn = u128::from(random) % (u128::from(nanos) + 1);
+    Duration::from_nanos(drawn as u64)
 }
 
 #[cfg(test)]
@@ -97,5 +100,25 @@ mod tests {
             assert!(full_jitter(ceiling) <= ceiling);
         }
         assert_eq!(full_jitter(Duration::ZERO), Duration::ZERO);
+    }
+
+    #[test]
+    fn extreme_durations_do_not_panic() {
+        // Duration::MAX overflowed `nanos + 1` (a division by zero in release builds).
+        for ceiling in [
+            Duration::MAX,
+            Duration::from_nanos(u64::MAX),
+            Duration::from_nanos(u64::MAX - 1),
+        ] {
+            assert!(full_jitter(ceiling) <= Duration::from_nanos(u64::MAX));
+        }
+        assert_eq!(
+            backoff_ceiling(Duration::MAX, Duration::MAX, 40),
+            Duration::MAX
+        );
+        assert_eq!(
+            backoff_ceiling(Duration::MAX, Duration::from_secs(1), 3),
+            Duration::from_secs(1)
+        );
     }
 }
