@@ -452,13 +452,18 @@ impl TaxonomyClient {
     /// pass 100 MB.
     ///
     /// The answer streams to a temporary file beside `dest` (never whole into memory) while
-    /// its gzip stream is checked; only a complete, intact file is renamed over `dest`, so a
-    /// failed or cut-off download leaves `dest` as it was and no temporary file behind. A
-    /// server that sent the JSON transport-compressed instead gets it stored gzipped all the
-    /// same. `on_progress` is called as bytes arrive (an `indicatif` bar can follow it). The
-    /// call has its own time-out and size limit ([`TaxonomyConfig::download_timeout`],
-    /// [`TaxonomyConfig::max_download_bytes`]); a connection that breaks is retried like any
-    /// other call, from the start. Read the file with [`ItemAspectsFile::reader`].
+    /// its gzip stream is decompressed and its JSON followed; only a complete, intact file
+    /// (every gzip member whole, the JSON object ended) is renamed over `dest`, so a failed or
+    /// cut-off download leaves `dest` as it was and no temporary file behind. Temporary files
+    /// get random names ([`taxonomy_tree::atomic::stage_file`]), so downloads in other
+    /// processes or containers never collide, and leftovers of a killed download are removed
+    /// by a later one. A server that sent the JSON transport-compressed instead gets it stored
+    /// gzipped all the same. `on_progress` is called as bytes arrive (an `indicatif` bar can
+    /// follow it). The call has its own time-out and size limits
+    /// ([`TaxonomyConfig::download_timeout`], [`TaxonomyConfig::max_download_bytes`] as
+    /// received, [`TaxonomyConfig::max_decompressed_bytes`] for the JSON inside); a connection
+    /// that breaks is retried like any other call, from the start. Read the file with
+    /// [`ItemAspectsFile::reader`].
     pub fn fetch_item_aspects(
         &self,
         site: Marketplace,
@@ -474,13 +479,13 @@ impl TaxonomyClient {
             accept: "application/octet-stream, application/json",
             timeout: self.config.download_timeout,
         };
-        let limit = self.config.max_download_bytes;
         self.send(&call, &mut |response, at, _| {
             let total = response.content_length();
             Download {
                 dest,
                 url: at,
-                limit,
+                limit: self.config.max_download_bytes,
+                json_limit: self.config.max_decompressed_bytes,
                 on_progress: &mut *on_progress,
             }
             .run(response, total, self.tree_id_for(site), &|e, received| {
