@@ -555,6 +555,54 @@ fn a_huge_token_answer_is_refused_at_the_size_limit() {
     }
 }
 
+/// The token endpoint's error answers go through the same sanitizer as the taxonomy
+/// client's, which reads only their start: the largest answer read (64 KiB) of escapes that
+/// every layer of decoding changes, as a body and as an `error_description`, gives a short,
+/// marked error.
+#[test]
+fn hostile_error_answers_are_cut_before_they_are_sanitized() {
+    use marketplace_client::oauth::{MAX_BODY_IN_ERROR, MAX_TOKEN_ANSWER};
+    let fake = FakeMarketplace::new();
+    let client = client(&fake);
+    let hostile = r"%252525\u0025".repeat(MAX_TOKEN_ANSWER / 13);
+    // JSON doubles the backslashes: still within the limit.
+    let description = hostile[..hostile.len() / 2].to_owned();
+    let faults = [
+        (503, hostile.clone()),
+        (400, hostile.clone()),
+        (
+            400,
+            serde_json::json!({"error": "invalid_request", "error_description": description})
+                .to_string(),
+        ),
+    ];
+    for (status, body) in faults {
+        fake.fail_next(
+            TOKEN_PATH,
+            Fault::Status {
+                status,
+                body,
+                headers: vec![],
+            },
+        );
+        let started = Instant::now();
+        let err = client.client_credentials(&ScopeSet::default()).unwrap_err();
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            started.elapsed()
+        );
+        let kept = match &err {
+            OAuthError::Http { body, .. } => body.clone(),
+            OAuthError::Server { description, .. } => description.clone().unwrap_or_default(),
+            other => panic!("{other:?}"),
+        };
+        assert!(kept.starts_with(r"%252525\u0025"), "{kept}");
+        assert!(kept.ends_with("…[truncated]"), "{kept}");
+        assert!(kept.len() <= MAX_BODY_IN_ERROR + "…[truncated]".len());
+    }
+}
+
 #[test]
 fn a_slow_drip_answer_is_cut_at_the_time_out() {
     let fake = FakeMarketplace::new();

@@ -778,6 +778,84 @@ fn unexpected_body_is_reported_with_its_start() {
     assert!(reason.contains("not the expected JSON"), "{reason}");
 }
 
+/// The issue's hostile answer (60 MB of escapes that every layer of the sanitizer's decoding
+/// changes) to a call that reads up to 64 MiB: one such call took 94 s and 3.9 GB when the
+/// whole body went to the sanitizer. It fails at once with the body's start.
+#[test]
+fn a_huge_hostile_answer_fails_at_once_with_its_start() {
+    let fake = fake();
+    let (client, _) = client(&fake);
+    fake.route(
+        "GET",
+        "/commerce/taxonomy/v1/category_tree/{id}/get_item_aspects_for_category",
+        |_, _| {
+            Response::new(200, br"%252525\u0025".repeat(60_000_000 / 13))
+                .with_header("Content-Type", "application/json")
+        },
+    );
+    let started = Instant::now();
+    let err = client.item_aspects(Marketplace::Us, 9355).unwrap_err();
+    let took = started.elapsed();
+    let TaxonomyError::UnexpectedBody { body, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert!(body.starts_with(r"%252525\u0025%252525"), "{body}");
+    assert!(body.ends_with("…[truncated]"), "{body}");
+    assert!(body.len() < 600, "{}", body.len());
+    assert!(took < Duration::from_secs(10), "{took:?}");
+}
+
+/// getDefaultCategoryTreeId's answer is two short fields: more than 1 MiB of it is not read.
+/// A long string in the answer is not quoted into the error, and a short one that echoes the
+/// token passes the sanitizer.
+#[test]
+fn default_tree_id_answers_are_short() {
+    let fake = fake();
+    let (client, _) = client(&fake);
+    fake.route("GET", DEFAULT_TREE_ID_PATH, |_, _| {
+        Response::new(200, vec![b' '; 2 << 20]).with_header("Content-Type", "application/json")
+    });
+    let err = client.default_tree_id("EBAY_US").unwrap_err();
+    assert!(
+        matches!(err, TaxonomyError::BodyTooLarge { limit, .. } if limit == 1 << 20),
+        "{err:?}"
+    );
+
+    let long = format!(
+        r#"{{"categoryTreeId":"{}","categoryTreeVersion":"1"}}"#,
+        "7a".repeat(400_000)
+    );
+    fake.route("GET", DEFAULT_TREE_ID_PATH, move |_, _| {
+        Response::new(200, long.clone()).with_header("Content-Type", "application/json")
+    });
+    let err = client.default_tree_id("EBAY_US").unwrap_err();
+    let TaxonomyError::UnexpectedBody { reason, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(
+        reason,
+        "categoryTreeId (a string of 800000 bytes) is not a decimal string"
+    );
+
+    fake.route("GET", DEFAULT_TREE_ID_PATH, |req, _| {
+        let token = req.header("Authorization").unwrap_or_default();
+        let token = token.trim_start_matches("Bearer ");
+        Response::json(200, &serde_json::json!({"categoryTreeId": token}))
+    });
+    let err = client.default_tree_id("EBAY_US").unwrap_err();
+    let TaxonomyError::UnexpectedBody { reason, body, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(
+        reason,
+        "categoryTreeId \"[redacted]\" is not a decimal string"
+    );
+    assert!(
+        !body.contains("v^1.1") && body.contains("[redacted]"),
+        "{body}"
+    );
+}
+
 #[test]
 fn oauth_failure_is_an_oauth_error() {
     let fake = fake();

@@ -637,6 +637,310 @@ fn reader_names_the_place_of_bad_json_and_bad_entries() {
     );
 }
 
+// ---- fetchItemAspects against a hostile or broken server ----
+
+const ASPECTS_FILE_ROUTE: &str = "/commerce/taxonomy/v1/category_tree/{id}/fetch_item_aspects";
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(bytes).unwrap();
+    gz.finish().unwrap()
+}
+
+/// A fetchItemAspects file of `n` entries, as JSON.
+fn aspects_json(n: u32) -> String {
+    let entries: Vec<String> = (1..=n)
+        .map(|id| {
+            format!(
+                r#"{{"category":{{"categoryId":"{id}","categoryName":"Category {id}"}},"aspects":[{{"localizedAspectName":"Brand","aspectConstraint":{{"aspectRequired":true}}}}]}}"#
+            )
+        })
+        .collect();
+    format!(
+        r#"{{"categoryTreeId":"0","categoryTreeVersion":"134","categoryAspects":[{}]}}"#,
+        entries.join(",")
+    )
+}
+
+/// Answers fetchItemAspects with `body` as `content_type` (the fake sends a matching
+/// `Content-Length`).
+fn serve_aspects(fake: &FakeMarketplace, body: Vec<u8>, content_type: &'static str) {
+    fake.route("GET", ASPECTS_FILE_ROUTE, move |_, _| {
+        Response::new(200, body.clone()).with_header("Content-Type", content_type)
+    });
+}
+
+/// A gzip file of a few kilobytes that holds megabytes of JSON: refused once the JSON inside
+/// passes the configured limit, as a file (checked while it streams) and as transport-
+/// compressed JSON; the default limit is far above the real files.
+#[test]
+fn fetch_item_aspects_limits_the_decompressed_json() {
+    assert_eq!(
+        marketplace_client::taxonomy::DEFAULT_MAX_DECOMPRESSED_BYTES,
+        16 << 30
+    );
+    let fake = fake();
+    let json = format!(
+        r#"{{"categoryTreeId":"0","categoryAspects":[{{"category":{{"categoryId":"1","categoryName":"{}"}},"aspects":[]}}]}}"#,
+        "x".repeat(8_000_000)
+    );
+    let bomb = gzip(json.as_bytes());
+    assert!(bomb.len() < 100_000, "{}", bomb.len());
+    let dir = tempfile::tempdir().unwrap();
+    let dest = dir.path().join("us.json.gz");
+    let (client, _) = client_with(&fake, config(&fake).with_max_decompressed_bytes(4_000_000));
+    for (body, content_type, encoding) in [
+        (bomb.clone(), "application/octet-stream", None),
+        (bomb.clone(), "application/json", Some("gzip")),
+    ] {
+        fake.route("GET", ASPECTS_FILE_ROUTE, move |_, _| {
+            let answer = Response::new(200, body.clone()).with_header("Content-Type", content_type);
+            match encoding {
+                Some(e) => answer.with_header("Content-Encoding", e),
+                None => answer,
+            }
+        });
+        let err = client
+            .fetch_item_aspects(Marketplace::Us, &dest, &mut |_| {})
+            .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                TaxonomyError::BodyTooLarge {
+                    limit: 4_000_000,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("max_decompressed_bytes"), "{err}");
+        assert!(
+            files_in(dir.path()).is_empty(),
+            "{:?}",
+            files_in(dir.path())
+        );
+    }
+    // Under the limit the same file is taken.
+    let (client, _) = client_with(&fake, config(&fake).with_max_decompressed_bytes(9_000_000));
+    serve_aspects(&fake, bomb, "application/octet-stream");
+    let file = client
+        .fetch_item_aspects(Marketplace::Us, &dest, &mut |_| {})
+        .unwrap();
+    assert_eq!(file.json_bytes, json.len() as u64);
+}
+
+/// The reader holds no value larger than its limit: the issue's file was 2 MB of gzip around
+/// one 2 GiB string (88 s and 6.3 GB to read). Here an entry, a key and a top-level value
+/// each pass the limit; the reader stops there.
+#[test]
+fn reader_bounds_each_value_it_holds() {
+    /// `head`, then `len` bytes of `x`, then `tail`, made as they are read.
+    struct Generated {
+        head: &'static [u8],
+        len: u64,
+        tail: &'static [u8],
+        at: u64,
+    }
+    impl std::io::Read for Generated {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let (head, body) = (self.head.len() as u64, self.len);
+            let mut n = 0;
+            while n < buf.len() {
+                let at = self.at;
+                buf[n] = if at < head {
+                    self.head[at as usize]
+                } else if at < head + body {
+                    b'x'
+                } else if let Some(&b) = self.tail.get((at - head - body) as usize) {
+                    b
+                } else {
+                    break;
+                };
+                self.at += 1;
+                n += 1;
+            }
+            Ok(n)
+        }
+    }
+    let entry = Generated {
+        head: br#"{"categoryTreeId":"0","categoryAspects":[{"category":{"categoryId":"1","categoryName":""#,
+        len: 100 << 20,
+        tail: br#""},"aspects":[]}]}"#,
+        at: 0,
+    };
+    // The default limit (64 MiB) against an entry of 100 MiB.
+    let started = std::time::Instant::now();
+    let mut reader = ItemAspectsReader::new(entry);
+    let err = reader.next().unwrap().unwrap_err();
+    let AspectsFileError::ValueTooLarge { offset, limit } = err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(
+        limit,
+        ItemAspectsReader::<std::fs::File>::DEFAULT_MAX_VALUE_BYTES
+    );
+    assert_eq!(limit, 64 << 20);
+    assert!(offset < (65 << 20), "{offset}");
+    assert!(reader.next().is_none(), "the iteration ends");
+    eprintln!("refused after {:?}", started.elapsed());
+
+    for (head, tail) in [
+        (&br#"{""#[..], &br#"":1}"#[..]),
+        (&br#"{"note":""#[..], &br#""}"#[..]),
+        (&br#"{"categoryTreeVersion":""#[..], &br#""}"#[..]),
+    ] {
+        let source = Generated {
+            head,
+            len: 2 << 30,
+            tail,
+            at: 0,
+        };
+        let mut reader = ItemAspectsReader::new(source).with_max_value_bytes(1 << 20);
+        let err = reader.next().unwrap().unwrap_err();
+        assert!(
+            matches!(err, AspectsFileError::ValueTooLarge { limit, .. } if limit == 1 << 20),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("over 1048576 bytes"), "{err}");
+    }
+}
+
+/// A 50-entry answer cut after 700 bytes, with a `Content-Length` that matches what was sent
+/// (so the transport sees a whole answer), as plain JSON and inside a whole gzip stream: the
+/// good file at the destination stays.
+#[test]
+fn fetch_item_aspects_keeps_the_good_file_when_the_json_is_cut_off() {
+    let fake = fake();
+    let (client, sleeper) = client(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let dest = dir.path().join("us.json.gz");
+    let json = aspects_json(50);
+    serve_aspects(&fake, gzip(json.as_bytes()), "application/octet-stream");
+    client
+        .fetch_item_aspects(Marketplace::Us, &dest, &mut |_| {})
+        .unwrap();
+    let good = std::fs::read(&dest).unwrap();
+
+    let cut = json.as_bytes()[..700].to_vec();
+    for (body, content_type) in [
+        (cut.clone(), "application/json"),
+        (gzip(&cut), "application/octet-stream"),
+        (b"{}  x".to_vec(), "application/json"),
+        (gzip(b"   "), "application/octet-stream"),
+        (Vec::new(), "application/json"),
+    ] {
+        serve_aspects(&fake, body, content_type);
+        let err = client
+            .fetch_item_aspects(Marketplace::Us, &dest, &mut |_| {})
+            .unwrap_err();
+        let TaxonomyError::UnexpectedBody { reason, .. } = &err else {
+            panic!("{err:?}")
+        };
+        assert!(
+            reason.contains("ends before its end")
+                || reason.contains("data after its JSON")
+                || reason.contains("holds no JSON"),
+            "{reason}"
+        );
+        assert_eq!(std::fs::read(&dest).unwrap(), good, "the good file stays");
+        assert_eq!(files_in(dir.path()), ["us.json.gz"]);
+    }
+    assert!(sleeper.delays().is_empty(), "a broken file is not retried");
+}
+
+/// A gzip file of several members (as `cat a.gz b.gz` makes, and `gzip -t` accepts) is taken
+/// whole and read through every member.
+#[test]
+fn fetch_item_aspects_takes_a_multi_member_gzip() {
+    let fake = fake();
+    let (client, _) = client(&fake);
+    let json = aspects_json(50);
+    let (a, b) = json.as_bytes().split_at(json.len() / 3);
+    let (b, c) = b.split_at(b.len() / 2);
+    let mut members = gzip(a);
+    members.extend(gzip(b));
+    members.extend(gzip(c));
+    serve_aspects(&fake, members.clone(), "application/octet-stream");
+    let dir = tempfile::tempdir().unwrap();
+    let dest = dir.path().join("us.json.gz");
+    let file = client
+        .fetch_item_aspects(Marketplace::Us, &dest, &mut |_| {})
+        .unwrap();
+    assert_eq!(std::fs::read(&dest).unwrap(), members);
+    assert_eq!(file.json_bytes, json.len() as u64);
+    let ids: Vec<u32> = file
+        .reader()
+        .unwrap()
+        .map(|e| e.unwrap().category.id)
+        .collect();
+    assert_eq!(ids, (1..=50).collect::<Vec<_>>());
+
+    // A corrupt second member is still refused.
+    let mut broken = gzip(a);
+    broken.extend(b"\x1f\x8bnot a member");
+    serve_aspects(&fake, broken, "application/octet-stream");
+    let err = client
+        .fetch_item_aspects(Marketplace::Us, &dest, &mut |_| {})
+        .unwrap_err();
+    assert!(
+        matches!(err, TaxonomyError::UnexpectedBody { .. }),
+        "{err:?}"
+    );
+    assert_eq!(std::fs::read(&dest).unwrap(), members);
+}
+
+/// Temporary files are named at random, as the snapshot writer's: another process's live
+/// file (in a container every process is pid 1, so the old names by process id collided)
+/// neither blocks a download nor is removed by it, and a leftover of a killed download is
+/// removed once it is stale.
+#[test]
+fn fetch_item_aspects_temporary_files_never_collide_and_leftovers_go() {
+    let fake = fake();
+    let (client, _) = client(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let dest = dir.path().join("gb.json.gz");
+    // Live files of another process with this process's id, named as the old code named
+    // its own (`.NAME.part.PID.N`), and one named as now.
+    let pid = std::process::id();
+    let mut live: Vec<String> = (0..64)
+        .map(|n| format!(".gb.json.gz.part.{pid}.{n}"))
+        .collect();
+    live.push(".gb.json.gz.tmp.AAAAAAAAAAAA".into());
+    for name in &live {
+        std::fs::write(dir.path().join(name), b"another download").unwrap();
+    }
+    // A leftover of a download killed an hour ago.
+    let stale = dir.path().join(".gb.json.gz.tmp.BBBBBBBBBBBB");
+    std::fs::write(&stale, b"killed").unwrap();
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&stale)
+        .unwrap()
+        .set_modified(hour_ago)
+        .unwrap();
+
+    client
+        .fetch_item_aspects(Marketplace::Gb, &dest, &mut |_| {})
+        .unwrap();
+    assert_eq!(
+        std::fs::read(&dest).unwrap(),
+        fake.item_aspects_file(Marketplace::Gb)
+    );
+    assert!(!stale.exists(), "the stale leftover is removed");
+    for name in &live {
+        assert_eq!(
+            std::fs::read(dir.path().join(name)).unwrap(),
+            b"another download",
+            "{name} is left alone"
+        );
+    }
+    let mut expected = live.clone();
+    expected.push("gb.json.gz".into());
+    expected.sort();
+    assert_eq!(files_in(dir.path()), expected);
+}
+
 // ---- getCategorySubtree: the tree's node decoder and rules ----
 
 #[test]

@@ -21,12 +21,13 @@ use std::time::{Duration, SystemTime};
 /// How old a leftover temporary file of a target must be before a write of that target
 /// removes it.
 ///
-/// A live temporary file exists only between staging and committing, which no caller spreads
-/// over more than seconds (everything slow, such as downloads and validation, happens before
-/// staging), and its modification time is that of its last write. Ten minutes is far beyond
-/// that, so only leftovers of crashed or killed runs qualify. Were a writer ever stalled that
-/// long (a stopped process), removing its file makes its own rename fail with an error: the
-/// target is never torn, it keeps its previous content.
+/// A live temporary file exists only between staging and committing, and its modification
+/// time is that of its last write. [`stage`] writes its bytes at once and its callers commit
+/// within seconds; a streaming writer ([`stage_file`], a download) writes as data arrives.
+/// Ten minutes without a write is far beyond either, so only leftovers of crashed or killed
+/// runs qualify. Were a writer ever stalled that long (a stopped process, a download that
+/// received nothing for ten minutes), removing its file makes its own rename fail with an
+/// error: the target is never torn, it keeps its previous content.
 pub const STALE_AFTER: Duration = Duration::from_secs(10 * 60);
 
 /// Replaces `path` with `bytes` atomically (temporary file, fsync, rename, fsync of the directory).
@@ -192,6 +193,29 @@ fn remove_stale(dir: &Path, file_name: &OsStr) {
 
 /// Writes `bytes` to a temporary file next to `path` and flushes it to disk.
 pub fn stage(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<Staged> {
+    let mut staging = stage_file(path, mode)?;
+    staging.write_all(bytes)?;
+    staging.finish()
+}
+
+/// New content for a file that is still being written: a temporary file beside `path`, named
+/// and created as [`stage`]'s are (and old leftovers of `path` removed first), that takes the
+/// bytes through [`Write`] as they come, for content that streams in rather than sits in
+/// memory (a download). [`Staging::finish`] flushes it to disk and gives the [`Staged`] file
+/// to commit; dropping it before that removes the temporary file.
+///
+/// ```
+/// use std::io::Write;
+/// # let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("download.gz");
+/// let mut staging = taxonomy_tree::atomic::stage_file(&path, None).unwrap();
+/// staging.write_all(b"first part, ").unwrap();
+/// staging.write_all(b"second part").unwrap();
+/// assert!(!path.exists(), "nothing in place before the commit");
+/// staging.finish().unwrap().commit().unwrap();
+/// assert_eq!(std::fs::read(&path).unwrap(), b"first part, second part");
+/// ```
+pub fn stage_file(path: &Path, mode: Option<u32>) -> io::Result<Staging> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -211,16 +235,45 @@ pub fn stage(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<Staged>
     #[cfg(not(unix))]
     let _ = mode;
     // From here on the temporary file is ours: `TempPath`'s drop removes it on any error.
-    let (tmp, mut file) = TempPath::create(&dir, &temp_prefix(file_name), |candidate| {
+    let (tmp, file) = TempPath::create(&dir, &temp_prefix(file_name), |candidate| {
         options.open(candidate)
     })?;
-    file.write_all(bytes)?;
-    file.sync_all()?;
-    Ok(Staged {
+    let staged = Staged {
         tmp,
         path: path.to_path_buf(),
         dir,
-    })
+    };
+    Ok(Staging { staged, file })
+}
+
+/// A temporary file being written; see [`stage_file`].
+#[derive(Debug)]
+pub struct Staging {
+    staged: Staged,
+    file: File,
+}
+
+impl Staging {
+    /// How many bytes were written so far.
+    pub fn bytes_written(&self) -> io::Result<u64> {
+        Ok(self.file.metadata()?.len())
+    }
+
+    /// Flushes the content to disk: ready to [`commit`](Staged::commit).
+    pub fn finish(self) -> io::Result<Staged> {
+        self.file.sync_all()?;
+        Ok(self.staged)
+    }
+}
+
+impl Write for Staging {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.file.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
 }
 
 impl Staged {
@@ -436,6 +489,20 @@ mod tests {
             !dir.path().join("y").exists(),
             "nothing is left by a failed copy"
         );
+    }
+
+    #[test]
+    fn a_staging_file_dropped_before_its_commit_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("download.gz");
+        fs::write(&path, b"old").unwrap();
+        let mut staging = stage_file(&path, None).unwrap();
+        staging.write_all(b"half of it").unwrap();
+        assert_eq!(staging.bytes_written().unwrap(), 10);
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2);
+        drop(staging);
+        assert_eq!(fs::read(&path).unwrap(), b"old");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
     #[test]

@@ -13,6 +13,13 @@
 //!   its own; an escape sequence would drive the terminal), and bidirectional overrides;
 //!
 //! and cuts the result to [`MAX_BODY_IN_ERROR`] bytes.
+//!
+//! The cut comes first: only the text's first [`MAX_BODY_IN_ERROR`] bytes can reach the
+//! result, so only they and a margin after them (room for the longest encoded form of a known
+//! secret that starts before the cut) are searched. Whatever the size of a server's answer,
+//! redacting it costs a bounded amount of time and memory (at most [`MAX_MARGIN`] bytes past
+//! the kept part, a few layers of them at once), and a secret that straddles the cut is
+//! still found whole.
 
 use zeroize::Zeroizing;
 
@@ -36,6 +43,16 @@ const MIN_SECRET_LEN: usize = 4;
 /// How many layers of encoding are undone when searching for a known secret (a JSON string
 /// holding a form-encoded value is two).
 const DECODE_LAYERS: usize = 3;
+
+/// The most one layer of encoding can lengthen one byte: a JSON escape `\u00XX` is six.
+const LONGEST_ESCAPE: usize = 6;
+
+/// The largest margin searched past the kept part of a text (1 MiB): it holds every form the
+/// search recognises of a secret of up to 4,854 bytes (an access token is about 2,000), and
+/// one layer of encoding of a secret of up to 174 KiB.
+const MAX_MARGIN: usize = 1024 * 1024;
+
+const TRUNCATED: &str = "…[truncated]";
 
 /// The sanitizer of server text for one request: knows the request's secrets.
 #[derive(Default, Clone)]
@@ -74,59 +91,69 @@ impl Redactor {
 
     /// A server body made safe to keep: see the module documentation.
     pub(crate) fn body(&self, bytes: &[u8]) -> String {
-        self.text(&String::from_utf8_lossy(bytes))
+        let window = &bytes[..bytes.len().min(self.window())];
+        self.clean(&String::from_utf8_lossy(window), window.len() < bytes.len())
     }
 
     /// A short server text (an error code, a description, a message) made safe to keep.
     pub(crate) fn text(&self, text: &str) -> String {
-        let mut text = self.remove_known(text);
+        let window = &text[..floor_char_boundary(text, self.window())];
+        self.clean(window, window.len() < text.len())
+    }
+
+    /// How much of a text is read: the part that can be kept, and the margin after it.
+    fn window(&self) -> usize {
+        MAX_BODY_IN_ERROR + self.margin()
+    }
+
+    /// Room for the longest form of a known secret that the search recognises: each layer of
+    /// decoding undoes escapes of at most [`LONGEST_ESCAPE`] bytes a byte (at most
+    /// [`MAX_MARGIN`]).
+    fn margin(&self) -> usize {
+        let longest = self.secrets.iter().map(|s| s.len()).max().unwrap_or(0);
+        let mut margin = longest;
+        for _ in 0..DECODE_LAYERS {
+            margin = margin.saturating_mul(LONGEST_ESCAPE);
+        }
+        margin.min(MAX_MARGIN)
+    }
+
+    /// Sanitizes `window`, the start of a text (`cut`: there was more): secrets are searched
+    /// in all of it, but only its first [`MAX_BODY_IN_ERROR`] bytes are kept when it was cut.
+    fn clean(&self, window: &str, cut: bool) -> String {
+        let keep = if cut {
+            floor_char_boundary(window, MAX_BODY_IN_ERROR)
+        } else {
+            window.len()
+        };
+        let mut text = self.remove_known(window, keep);
         for key in SECRET_KEYS {
             text = redact_json_values(&text, key);
             text = redact_form_values(&text, key);
         }
-        truncate(strip_controls(&text))
+        truncate(strip_controls(&text), cut)
     }
 
-    /// Replaces every occurrence of a known secret, raw or encoded, by [`REDACTED`].
-    fn remove_known(&self, text: &str) -> String {
+    /// The first `keep` bytes of `text` with every occurrence of a known secret, raw or
+    /// encoded, replaced by [`REDACTED`]; an occurrence that starts in them and ends after
+    /// them is replaced whole (it is found in the rest of `text`).
+    fn remove_known(&self, text: &str, keep: usize) -> String {
         if self.secrets.is_empty() {
-            return text.to_owned();
+            return text[..keep].to_owned();
         }
         let mut ranges: Vec<(usize, usize)> = Vec::new();
-        // Every mix of decodings up to DECODE_LAYERS deep: percent escapes alone, JSON escapes
-        // alone, or both at once, at each layer. A secret that itself holds a `%XX` or a `\`
-        // is then found however its echo mixed the two kinds of escape.
-        let mut frontier = vec![Layer::identity(text.as_bytes())];
-        for depth in 0..=DECODE_LAYERS {
-            for layer in &frontier {
-                for secret in &self.secrets {
-                    layer.find_all(secret, &mut ranges);
-                }
-            }
-            if depth == DECODE_LAYERS {
-                break;
-            }
-            let mut next: Vec<Layer> = Vec::new();
-            for layer in &frontier {
-                for escapes in [Escapes::Percent, Escapes::Json, Escapes::Both] {
-                    if let Some(decoded) = layer.decoded(escapes)
-                        && !next.iter().any(|l| l.bytes == decoded.bytes)
-                    {
-                        next.push(decoded);
-                    }
-                }
-            }
-            if next.is_empty() {
-                break;
-            }
-            frontier = next;
-        }
+        self.search(
+            &Layer::identity(text.as_bytes()),
+            DECODE_LAYERS,
+            &mut ranges,
+        );
+        ranges.retain(|&(start, _)| start < keep);
         if ranges.is_empty() {
-            return text.to_owned();
+            return text[..keep].to_owned();
         }
         ranges.sort_unstable();
         let bytes = text.as_bytes();
-        let mut out = Vec::with_capacity(text.len());
+        let mut out = Vec::with_capacity(keep);
         let mut at = 0;
         for (start, end) in ranges {
             if end <= at {
@@ -138,9 +165,50 @@ impl Redactor {
             }
             at = end;
         }
-        out.extend_from_slice(&bytes[at..]);
+        if at < keep {
+            out.extend_from_slice(&bytes[at..keep]);
+        }
         String::from_utf8_lossy(&out).into_owned()
     }
+
+    /// Adds the ranges of the known secrets in `layer` and in every mix of up to `depth` more
+    /// layers of decoding: percent escapes alone, JSON escapes alone, or both at once, at each
+    /// layer. A secret that itself holds a `%XX` or a `\` is then found however its echo mixed
+    /// the two kinds of escape. Depth first, so that at most one decoded text per layer is in
+    /// memory at a time.
+    fn search(&self, layer: &Layer, depth: usize, ranges: &mut Vec<(usize, usize)>) {
+        for secret in &self.secrets {
+            layer.find_all(secret, ranges);
+        }
+        if depth == 0 {
+            return;
+        }
+        let mut changed = [false; 2];
+        for (i, escapes) in [Escapes::Percent, Escapes::Json].into_iter().enumerate() {
+            if let Some(decoded) = layer.decoded(escapes) {
+                changed[i] = true;
+                self.search(&decoded, depth - 1, ranges);
+            }
+        }
+        // Undoing both kinds at once differs from undoing one only when each kind is there.
+        if changed == [true, true]
+            && let Some(decoded) = layer.decoded(Escapes::Both)
+        {
+            self.search(&decoded, depth - 1, ranges);
+        }
+    }
+}
+
+/// The largest character boundary of `text` at or below `at`.
+fn floor_char_boundary(text: &str, at: usize) -> usize {
+    if at >= text.len() {
+        return text.len();
+    }
+    let mut at = at;
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
 }
 
 /// Which escapes one layer of decoding undoes.
@@ -155,17 +223,18 @@ enum Escapes {
 }
 
 /// A text after some layers of decoding, each byte remembering the range of the original text
-/// it came from.
+/// it came from. (The original is at most a window of [`MAX_MARGIN`] and a little more, so
+/// `u32` offsets hold it.)
 struct Layer {
     bytes: Vec<u8>,
-    origin: Vec<(usize, usize)>,
+    origin: Vec<(u32, u32)>,
 }
 
 impl Layer {
     fn identity(bytes: &[u8]) -> Self {
         Self {
             bytes: bytes.to_vec(),
-            origin: (0..bytes.len()).map(|i| (i, i + 1)).collect(),
+            origin: (0..bytes.len() as u32).map(|i| (i, i + 1)).collect(),
         }
     }
 
@@ -181,7 +250,9 @@ impl Layer {
                 .zip(secret)
                 .all(|(&t, &s)| t == s || (s == b' ' && t == b'+'))
             {
-                ranges.push((self.origin[i].0, self.origin[i + secret.len() - 1].1));
+                let (start, _) = self.origin[i];
+                let (_, end) = self.origin[i + secret.len() - 1];
+                ranges.push((start as usize, end as usize));
                 i += secret.len();
             } else {
                 i += 1;
@@ -200,31 +271,28 @@ impl Layer {
         let mut changed = false;
         let mut i = 0;
         while i < b.len() {
-            let (decoded, used): (Vec<u8>, usize) = match b[i] {
+            let mut buf = [0u8; 4];
+            let (decoded, used): (&[u8], usize) = match b[i] {
                 b'%' if percent && i + 2 < b.len() && hex_pair(b[i + 1], b[i + 2]).is_some() => {
-                    (vec![hex_pair(b[i + 1], b[i + 2]).unwrap_or(0)], 3)
+                    buf[0] = hex_pair(b[i + 1], b[i + 2]).unwrap_or(0);
+                    (&buf[..1], 3)
                 }
                 b'\\' if json && i + 1 < b.len() => match b[i + 1] {
-                    b'/' | b'\\' | b'"' => (vec![b[i + 1]], 2),
+                    b'/' | b'\\' | b'"' => (&b[i + 1..i + 2], 2),
                     b'u' if i + 5 < b.len() => match json_unicode(&b[i + 2..i + 6]) {
-                        Some(c) => {
-                            let mut buf = [0u8; 4];
-                            (c.encode_utf8(&mut buf).as_bytes().to_vec(), 6)
-                        }
-                        None => (vec![b'\\'], 1),
+                        Some(c) => (c.encode_utf8(&mut buf).as_bytes(), 6),
+                        None => (&b[i..i + 1], 1),
                     },
-                    _ => (vec![b'\\'], 1),
+                    _ => (&b[i..i + 1], 1),
                 },
-                other => (vec![other], 1),
+                _ => (&b[i..i + 1], 1),
             };
             if used > 1 || decoded[0] != b[i] {
                 changed = true;
             }
             let range = (self.origin[i].0, self.origin[i + used - 1].1);
-            for byte in decoded {
-                bytes.push(byte);
-                origin.push(range);
-            }
+            bytes.extend_from_slice(decoded);
+            origin.extend(std::iter::repeat_n(range, decoded.len()));
             i += used;
         }
         changed.then_some(Layer { bytes, origin })
@@ -293,14 +361,11 @@ pub(crate) fn url_for_message(value: &str) -> String {
     strip_controls(&out)
 }
 
-fn truncate(mut text: String) -> String {
-    if text.len() > MAX_BODY_IN_ERROR {
-        let mut cut = MAX_BODY_IN_ERROR;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        text.truncate(cut);
-        text.push_str("…[truncated]");
+/// Cuts `text` to [`MAX_BODY_IN_ERROR`] bytes; marks the cut, or the earlier one (`cut`).
+fn truncate(mut text: String, cut: bool) -> String {
+    if cut || text.len() > MAX_BODY_IN_ERROR {
+        text.truncate(floor_char_boundary(&text, MAX_BODY_IN_ERROR));
+        text.push_str(TRUNCATED);
     }
     text
 }
@@ -475,6 +540,73 @@ mod tests {
         let s = Redactor::new().body(body.as_bytes());
         assert!(s.len() <= MAX_BODY_IN_ERROR + "…[truncated]".len());
         assert!(s.ends_with("…[truncated]"));
+    }
+
+    /// An access token's length and alphabet (the service's are about 2,000 characters).
+    fn long_token() -> String {
+        let mut token = String::from("v^1.1#i^1#p^3#r^1#I^3#f^0#t^H4sI");
+        while token.len() < 2_000 {
+            token.push_str("AbC+d/E=fG%h");
+        }
+        token
+    }
+
+    /// The issue's hostile answer: 60 MB of escapes that every layer of decoding changes, so
+    /// that the whole-text search made up to 27 decoded copies (94 s, 3.9 GB). Only the start
+    /// of the text is searched now.
+    #[test]
+    fn a_huge_hostile_text_is_cut_before_it_is_searched() {
+        let unit = r"%252525\u0025";
+        let body = unit.repeat(60_000_000 / unit.len());
+        let redactor = Redactor::new().with(&long_token());
+        let started = std::time::Instant::now();
+        let from_body = redactor.body(body.as_bytes());
+        let from_text = redactor.text(&body);
+        let took = started.elapsed();
+        assert!(took < std::time::Duration::from_secs(5), "{took:?}");
+        for s in [from_body, from_text] {
+            assert!(s.ends_with(TRUNCATED), "{s}");
+            assert_eq!(s.len(), MAX_BODY_IN_ERROR + TRUNCATED.len());
+            assert!(s.starts_with(r"%252525\u0025%252525"), "{s}");
+        }
+    }
+
+    /// A secret that starts before the cut and ends after it, under three layers of encoding,
+    /// is found whole: no prefix of it is kept.
+    #[test]
+    fn a_secret_across_the_cut_is_removed_whole() {
+        let token = long_token();
+        // Form-encoded, inside a JSON string, with its `%` escaped again: three layers.
+        let form: String = url::form_urlencoded::byte_serialize(token.as_bytes()).collect();
+        let encoded = form.replace('%', r"\u0025").replace('/', r"\/");
+        for before in [0, 100, MAX_BODY_IN_ERROR - 20, MAX_BODY_IN_ERROR - 1] {
+            let text = format!(
+                "{}{encoded} and after it {}",
+                "x".repeat(before),
+                "y".repeat(5_000)
+            );
+            for s in [
+                Redactor::new().with(&token).text(&text),
+                Redactor::new().with(&token).body(text.as_bytes()),
+            ] {
+                let kept = format!("{}{REDACTED}", "x".repeat(before));
+                let kept = &kept[..kept.len().min(MAX_BODY_IN_ERROR)];
+                assert!(s.starts_with(kept), "{before}: {s}");
+                assert!(!s.contains("v^1") && !s.contains("v%5E1"), "{before}: {s}");
+                assert!(s.ends_with(TRUNCATED), "{s}");
+            }
+        }
+        // A token-like value cut by the window is removed to the end, as an unterminated one.
+        let text = format!(
+            r#"{{"note":"{}","access_token":"{}"}}"#,
+            "n".repeat(400),
+            "s".repeat(10_000)
+        );
+        let s = Redactor::new().text(&text);
+        assert!(
+            s.contains(r#""access_token":"[redacted]"#) && !s.contains("sss"),
+            "{s}"
+        );
     }
 
     #[test]

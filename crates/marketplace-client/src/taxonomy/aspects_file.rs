@@ -1,16 +1,18 @@
 //! fetchItemAspects: the aspects of every leaf category of a marketplace, as one gzipped JSON
 //! file that can pass 100 MB compressed. The download streams it to disk (a temporary file
-//! beside the destination, renamed into place only once the whole gzip stream arrived and
-//! checked out), and [`ItemAspectsReader`] walks the file's `categoryAspects` entries one at a
-//! time without ever holding the file in memory.
+//! beside the destination, named and cleaned up as the snapshot writer's are, renamed into
+//! place only once every gzip member arrived whole and the JSON inside ended, within its
+//! limits), and [`ItemAspectsReader`] walks the file's `categoryAspects` entries one at a time
+//! without ever holding the file, or more than a bounded part of one entry, in memory.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 use flate2::Compression;
 use flate2::read::MultiGzDecoder;
-use flate2::write::{GzDecoder, GzEncoder};
+use flate2::write::GzEncoder;
+use taxonomy_tree::atomic::{self, Staging};
 
 use super::error::TaxonomyError;
 use super::types::{CategoryAspects, WireCategoryAspect, category_aspects_from_wire, parse_id};
@@ -65,6 +67,18 @@ pub enum AspectsFileError {
         /// What was expected.
         message: String,
     },
+    /// One value of the file (an entry, a key, a top-level value) is larger than the reader
+    /// holds ([`ItemAspectsReader::with_max_value_bytes`]).
+    #[error(
+        "the item aspects file has a value of over {limit} bytes at byte {offset} of its JSON; \
+         a real file has none this large (raise the reader's limit if this one is genuine)"
+    )]
+    ValueTooLarge {
+        /// Offset in the decompressed JSON where the limit was passed.
+        offset: u64,
+        /// The limit.
+        limit: usize,
+    },
     /// One `categoryAspects` entry does not decode.
     #[error("categoryAspects[{index}] cannot be used: {message}")]
     Entry {
@@ -77,27 +91,114 @@ pub enum AspectsFileError {
 
 // ---- the download ----
 
-/// A temporary file beside the destination; removed on drop unless it was put in place.
-struct Partial {
-    tmp: PathBuf,
-    done: bool,
+/// Follows the decompressed JSON as it streams by without keeping it: counts it against the
+/// limit, and tells whether the top-level object ended, with only white space after it.
+/// Only a file whose JSON ended is put in place: a cut-off answer (even one whose
+/// `Content-Length` matched, or whose gzip stream was whole) never replaces a good file.
+struct JsonCheck {
+    bytes: u64,
+    limit: u64,
+    state: JsonState,
+    /// Open objects and arrays.
+    depth: u64,
+    /// Why the check stopped the stream (the limit, or JSON that cannot be this file).
+    failure: Option<CheckFailure>,
 }
 
-impl Drop for Partial {
-    fn drop(&mut self) {
-        if !self.done {
-            let _ = std::fs::remove_file(&self.tmp);
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum JsonState {
+    /// Before the top-level object: white space only.
+    Before,
+    /// Inside it, outside any string.
+    Value,
+    /// Inside a string; `escaped` after a backslash.
+    Text { escaped: bool },
+    /// After the top-level object: white space only.
+    After,
+}
+
+#[derive(Debug, Clone)]
+enum CheckFailure {
+    TooLarge,
+    NotThisJson(String),
+}
+
+impl JsonCheck {
+    fn new(limit: u64) -> Self {
+        Self {
+            bytes: 0,
+            limit,
+            state: JsonState::Before,
+            depth: 0,
+            failure: None,
+        }
+    }
+
+    fn fail(&mut self, failure: CheckFailure) -> io::Error {
+        self.failure = Some(failure);
+        io::Error::other("the item aspects file was refused")
+    }
+
+    /// Why the JSON, complete as it is, is not a whole file.
+    fn unfinished(&self) -> Option<String> {
+        match self.state {
+            JsonState::After => None,
+            JsonState::Before => Some("it holds no JSON".into()),
+            JsonState::Value | JsonState::Text { .. } => Some(format!(
+                "its JSON ends before its end, after {} bytes, {} levels deep{}",
+                self.bytes,
+                self.depth,
+                if matches!(self.state, JsonState::Text { .. }) {
+                    " inside a string"
+                } else {
+                    ""
+                }
+            )),
         }
     }
 }
 
-/// Counts what the gzip check decompresses, and drops it.
-#[derive(Default)]
-struct Count(u64);
-
-impl Write for Count {
+impl Write for JsonCheck {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0 += buf.len() as u64;
+        self.bytes += buf.len() as u64;
+        if self.bytes > self.limit {
+            return Err(self.fail(CheckFailure::TooLarge));
+        }
+        for (i, &b) in buf.iter().enumerate() {
+            self.state = match (self.state, b) {
+                (JsonState::Text { escaped: false }, b'\\') => JsonState::Text { escaped: true },
+                (JsonState::Text { escaped: false }, b'"') => JsonState::Value,
+                (JsonState::Text { .. }, _) => JsonState::Text { escaped: false },
+                (JsonState::Before | JsonState::After, b' ' | b'\n' | b'\r' | b'\t') => self.state,
+                (JsonState::Before, b'{') => {
+                    self.depth = 1;
+                    JsonState::Value
+                }
+                (JsonState::Before, _) => {
+                    let reason = "its JSON is not an object".to_owned();
+                    return Err(self.fail(CheckFailure::NotThisJson(reason)));
+                }
+                (JsonState::After, _) => {
+                    let at = self.bytes - (buf.len() - i) as u64;
+                    let reason = format!("there is data after its JSON object, at byte {at}");
+                    return Err(self.fail(CheckFailure::NotThisJson(reason)));
+                }
+                (JsonState::Value, b'"') => JsonState::Text { escaped: false },
+                (JsonState::Value, b'{' | b'[') => {
+                    self.depth += 1;
+                    JsonState::Value
+                }
+                (JsonState::Value, b'}' | b']') => {
+                    self.depth -= 1;
+                    if self.depth == 0 {
+                        JsonState::After
+                    } else {
+                        JsonState::Value
+                    }
+                }
+                (JsonState::Value, _) => JsonState::Value,
+            };
+        }
         Ok(buf.len())
     }
 
@@ -106,20 +207,25 @@ impl Write for Count {
     }
 }
 
+/// Where the answer goes, once its first bytes told what it is.
 enum Sink {
-    /// Not decided yet: the first bytes tell.
-    Undecided,
-    /// A gzip file (as eBay sends it): stored as is, checked by decompressing on the fly.
-    Gzip(File, GzDecoder<Count>),
+    /// Fewer than two bytes so far: not decided yet.
+    Undecided(Staging, Vec<u8>),
+    /// A gzip file (as eBay sends it): stored as is, checked by decompressing every member on
+    /// the fly.
+    Gzip(Staging, flate2::write::MultiGzDecoder<JsonCheck>),
     /// JSON that the transport already decompressed: compressed again while stored.
-    Json(GzEncoder<File>, u64),
+    Json(GzEncoder<Staging>, JsonCheck),
 }
 
 /// Streams a successful fetchItemAspects answer into `dest`.
 pub(crate) struct Download<'a> {
     pub(crate) dest: &'a Path,
     pub(crate) url: &'a str,
+    /// The most bytes received.
     pub(crate) limit: u64,
+    /// The most bytes of JSON inside.
+    pub(crate) json_limit: u64,
     pub(crate) on_progress: &'a mut dyn FnMut(DownloadProgress),
 }
 
@@ -131,9 +237,10 @@ fn file_error(path: &Path, e: &io::Error) -> TaxonomyError {
 }
 
 impl Download<'_> {
-    /// Reads `body` to its end into a temporary file beside `dest`, checks that it is a whole
-    /// gzip stream, and renames it over `dest`. On any failure the temporary file is removed
-    /// and `dest` is left as it was.
+    /// Reads `body` to its end into a temporary file beside `dest` (named and cleaned up as
+    /// [`taxonomy_tree::atomic`] names its own), checks that it is a whole gzip stream (every
+    /// member) holding one whole JSON object within the limit, and renames it over `dest`. On
+    /// any failure the temporary file is removed and `dest` is left as it was.
     pub(crate) fn run(
         &mut self,
         body: &mut dyn Read,
@@ -142,35 +249,11 @@ impl Download<'_> {
         map_read_error: &dyn Fn(io::Error, u64) -> TaxonomyError,
     ) -> Result<ItemAspectsFile, TaxonomyError> {
         if total.is_some_and(|n| n > self.limit) {
-            return Err(TaxonomyError::BodyTooLarge {
-                url: self.url.to_owned(),
-                limit: self.limit,
-            });
+            return Err(self.too_large(self.limit));
         }
-        let dir = match self.dest.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let name = self.dest.file_name().ok_or_else(|| TaxonomyError::File {
-            path: self.dest.to_owned(),
-            message: "the destination has no file name".into(),
-        })?;
-        static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let mut tmp_name = std::ffi::OsString::from(".");
-        tmp_name.push(name);
-        tmp_name.push(format!(".part.{}.{call}", std::process::id()));
-        let mut partial = Partial {
-            tmp: dir.join(tmp_name),
-            done: false,
-        };
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&partial.tmp)
-            .map_err(|e| file_error(&partial.tmp, &e))?;
-        let mut file = Some(file);
-        let mut sink = Sink::Undecided;
+        // From here on the temporary file is removed on any error (when the sink drops).
+        let staging = atomic::stage_file(self.dest, None).map_err(|e| file_error(self.dest, &e))?;
+        let mut sink = Sink::Undecided(staging, Vec::new());
         let mut received = 0u64;
         let mut chunk = vec![0u8; 64 * 1024];
         (self.on_progress)(DownloadProgress { received, total });
@@ -183,68 +266,105 @@ impl Download<'_> {
             };
             received += n as u64;
             if received > self.limit {
-                return Err(TaxonomyError::BodyTooLarge {
-                    url: self.url.to_owned(),
-                    limit: self.limit,
-                });
+                return Err(self.too_large(self.limit));
             }
-            let bytes = &chunk[..n];
-            if let Sink::Undecided = sink {
-                let f = file.take().expect("the file is taken once");
-                sink = if bytes.starts_with(&[0x1f, 0x8b]) {
-                    Sink::Gzip(f, GzDecoder::new(Count::default()))
-                } else if bytes.trim_ascii_start().first() == Some(&b'{') {
-                    Sink::Json(GzEncoder::new(f, Compression::default()), 0)
-                } else {
-                    return Err(
-                        self.unexpected("the answer is neither a gzip file nor JSON".into())
-                    );
-                };
-            }
-            let tmp = &partial.tmp;
-            match &mut sink {
-                Sink::Gzip(f, check) => {
-                    f.write_all(bytes).map_err(|e| file_error(tmp, &e))?;
-                    check
-                        .write_all(bytes)
-                        .map_err(|e| self.unexpected(format!("the gzip file is corrupt: {e}")))?;
-                }
-                Sink::Json(gz, json) => {
-                    gz.write_all(bytes).map_err(|e| file_error(tmp, &e))?;
-                    *json += n as u64;
-                }
-                Sink::Undecided => unreachable!("decided above"),
-            }
+            sink = self.feed(sink, &chunk[..n])?;
             (self.on_progress)(DownloadProgress { received, total });
         }
-        let tmp = partial.tmp.clone();
-        let (file, json_bytes) = match sink {
-            Sink::Undecided => return Err(self.unexpected("the answer is empty".into())),
-            Sink::Gzip(f, mut check) => {
-                check.try_finish().map_err(|e| {
-                    self.unexpected(format!(
-                        "the gzip file ends before its end or is corrupt ({e}) after {received} bytes"
-                    ))
-                })?;
-                let json = check.get_ref().0;
-                (f, json)
+        let (staging, json) = match sink {
+            Sink::Undecided(..) => {
+                return Err(self.unexpected(format!("the answer holds no JSON ({received} bytes)")));
             }
-            Sink::Json(gz, json) => (gz.finish().map_err(|e| file_error(&tmp, &e))?, json),
+            Sink::Gzip(staging, mut check) => {
+                check.try_finish().map_err(|e| {
+                    self.refused(check.get_ref(), || {
+                        format!(
+                            "the gzip file ends before its end or is corrupt ({e}) after \
+                             {received} bytes"
+                        )
+                    })
+                })?;
+                let json = check.get_ref();
+                if let Some(reason) = json.unfinished() {
+                    return Err(self.unexpected(format!("the gzip file is whole but {reason}")));
+                }
+                (staging, json.bytes)
+            }
+            Sink::Json(gz, json) => {
+                if let Some(reason) = json.unfinished() {
+                    return Err(
+                        self.unexpected(format!("the answer is not a whole file: {reason}"))
+                    );
+                }
+                let staging = gz.finish().map_err(|e| file_error(self.dest, &e))?;
+                (staging, json.bytes)
+            }
         };
-        file.sync_all().map_err(|e| file_error(&tmp, &e))?;
-        let compressed_bytes = file.metadata().map_err(|e| file_error(&tmp, &e))?.len();
-        drop(file);
-        std::fs::rename(&tmp, self.dest).map_err(|e| file_error(self.dest, &e))?;
-        partial.done = true;
-        if let Ok(d) = File::open(&dir) {
-            let _ = d.sync_all();
-        }
+        let compressed_bytes = staging
+            .bytes_written()
+            .map_err(|e| file_error(self.dest, &e))?;
+        let staged = staging.finish().map_err(|e| file_error(self.dest, &e))?;
+        staged.commit().map_err(|e| file_error(self.dest, &e))?;
         Ok(ItemAspectsFile {
             path: self.dest.to_owned(),
             tree_id,
             compressed_bytes,
-            json_bytes,
+            json_bytes: json,
         })
+    }
+
+    /// Writes `bytes` to the temporary file through the sink's check; the first two bytes
+    /// decide the sink: gzip by its magic bytes, else JSON.
+    fn feed(&self, sink: Sink, bytes: &[u8]) -> Result<Sink, TaxonomyError> {
+        match sink {
+            Sink::Undecided(staging, mut head) => {
+                head.extend_from_slice(bytes);
+                if head.len() < 2 {
+                    return Ok(Sink::Undecided(staging, head));
+                }
+                let check = JsonCheck::new(self.json_limit);
+                let decided = if head.starts_with(&[0x1f, 0x8b]) {
+                    Sink::Gzip(staging, flate2::write::MultiGzDecoder::new(check))
+                } else {
+                    Sink::Json(GzEncoder::new(staging, Compression::default()), check)
+                };
+                self.feed(decided, &head)
+            }
+            Sink::Gzip(mut staging, mut check) => {
+                staging
+                    .write_all(bytes)
+                    .map_err(|e| file_error(self.dest, &e))?;
+                check.write_all(bytes).map_err(|e| {
+                    self.refused(check.get_ref(), || format!("the gzip file is corrupt: {e}"))
+                })?;
+                Ok(Sink::Gzip(staging, check))
+            }
+            Sink::Json(mut gz, mut check) => {
+                check
+                    .write_all(bytes)
+                    .map_err(|_| self.refused(&check, String::new))?;
+                gz.write_all(bytes).map_err(|e| file_error(self.dest, &e))?;
+                Ok(Sink::Json(gz, check))
+            }
+        }
+    }
+
+    /// The error for a stream the check (or the gzip decoder, `otherwise`) refused.
+    fn refused(&self, check: &JsonCheck, otherwise: impl FnOnce() -> String) -> TaxonomyError {
+        match &check.failure {
+            Some(CheckFailure::TooLarge) => self.too_large(self.json_limit),
+            Some(CheckFailure::NotThisJson(reason)) => {
+                self.unexpected(format!("the answer is not an item aspects file: {reason}"))
+            }
+            None => self.unexpected(otherwise()),
+        }
+    }
+
+    fn too_large(&self, limit: u64) -> TaxonomyError {
+        TaxonomyError::BodyTooLarge {
+            url: self.url.to_owned(),
+            limit,
+        }
     }
 
     fn unexpected(&self, reason: String) -> TaxonomyError {
@@ -267,6 +387,8 @@ struct Bytes<R> {
     len: usize,
     offset: u64,
     path: PathBuf,
+    /// The most bytes of one value held at a time.
+    max_value: usize,
 }
 
 impl<R: Read> Bytes<R> {
@@ -328,23 +450,35 @@ impl<R: Read> Bytes<R> {
         }
     }
 
+    /// Appends `b` to the value being read, which may hold at most `max_value` bytes.
+    fn keep(&self, out: &mut Vec<u8>, b: u8) -> Result<(), AspectsFileError> {
+        if out.len() >= self.max_value {
+            return Err(AspectsFileError::ValueTooLarge {
+                offset: self.offset,
+                limit: self.max_value,
+            });
+        }
+        out.push(b);
+        Ok(())
+    }
+
     /// Copies one string (its opening quote already read) into `out`, quotes included.
     fn string(&mut self, out: &mut Vec<u8>) -> Result<(), AspectsFileError> {
-        out.push(b'"');
+        self.keep(out, b'"')?;
         loop {
             match self.next()? {
                 Some(b'"') => {
-                    out.push(b'"');
+                    self.keep(out, b'"')?;
                     return Ok(());
                 }
                 Some(b'\\') => {
-                    out.push(b'\\');
+                    self.keep(out, b'\\')?;
                     match self.next()? {
-                        Some(b) => out.push(b),
+                        Some(b) => self.keep(out, b)?,
                         None => return Err(self.syntax("the JSON ends inside a string")),
                     }
                 }
-                Some(b) => out.push(b),
+                Some(b) => self.keep(out, b)?,
                 None => return Err(self.syntax("the JSON ends inside a string")),
             }
         }
@@ -355,7 +489,7 @@ impl<R: Read> Bytes<R> {
         match first {
             b'"' => self.string(out),
             b'{' | b'[' => {
-                out.push(first);
+                self.keep(out, first)?;
                 let mut depth = 1usize;
                 while depth > 0 {
                     match self.next()? {
@@ -366,7 +500,7 @@ impl<R: Read> Bytes<R> {
                                 b'}' | b']' => depth -= 1,
                                 _ => {}
                             }
-                            out.push(b);
+                            self.keep(out, b)?;
                         }
                         None => return Err(self.syntax("the JSON ends inside a value")),
                     }
@@ -374,12 +508,12 @@ impl<R: Read> Bytes<R> {
                 Ok(())
             }
             _ => {
-                out.push(first);
+                self.keep(out, first)?;
                 while let Some(b) = self.peek()? {
                     if matches!(b, b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t') {
                         break;
                     }
-                    out.push(b);
+                    self.keep(out, b)?;
                     self.next()?;
                 }
                 Ok(())
@@ -401,7 +535,8 @@ enum State {
 }
 
 /// Iterates the `categoryAspects` entries of a fetchItemAspects file one at a time, straight
-/// from the gzip stream: only the entry being decoded is in memory, never the file.
+/// from the gzip stream: only the entry being decoded is in memory, never the file, and no
+/// more than [`with_max_value_bytes`](Self::with_max_value_bytes) of it.
 ///
 /// `categoryTreeId` and `categoryTreeVersion` are available from
 /// [`tree_id`](Self::tree_id) / [`tree_version`](Self::tree_version) once the reader has
@@ -470,6 +605,18 @@ impl<R: Read> ItemAspectsReader<MultiGzDecoder<R>> {
 }
 
 impl<R: Read> ItemAspectsReader<R> {
+    /// The default of [`with_max_value_bytes`](Self::with_max_value_bytes): 64 MiB, far
+    /// above the largest entry of a real file.
+    pub const DEFAULT_MAX_VALUE_BYTES: usize = 64 * 1024 * 1024;
+
+    /// Holds at most `limit` bytes of one value of the file (an entry of `categoryAspects`,
+    /// or a top-level value): a larger one is [`AspectsFileError::ValueTooLarge`], found as
+    /// soon as the limit is passed, and ends the iteration.
+    pub fn with_max_value_bytes(mut self, limit: usize) -> Self {
+        self.bytes.max_value = limit;
+        self
+    }
+
     /// Reads the decompressed JSON of a fetchItemAspects file.
     pub fn new(json: R) -> Self {
         Self {
@@ -480,6 +627,7 @@ impl<R: Read> ItemAspectsReader<R> {
                 len: 0,
                 offset: 0,
                 path: PathBuf::new(),
+                max_value: Self::DEFAULT_MAX_VALUE_BYTES,
             },
             state: State::Start,
             index: 0,

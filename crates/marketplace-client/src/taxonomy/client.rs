@@ -28,8 +28,10 @@ use marketplaces::Marketplace;
 use taxonomy_tree::decode::{CategorySubtree, Provenance, decode_subtree, decode_tree};
 use taxonomy_tree::tree::CategoryTree;
 
-/// At most this much of an error answer's body is read (only its start is kept anyway).
-const MAX_ERROR_BODY: u64 = 1024 * 1024;
+/// At most this much is read of an answer whose documented shape is a few short fields: an
+/// error answer (only its start is kept anyway), and getDefaultCategoryTreeId's (two fields
+/// of a few bytes, asked of every site at once before a refresh).
+const MAX_SHORT_ANSWER: u64 = 1024 * 1024;
 
 /// A client of eBay's Commerce Taxonomy API (v1): getCategoryTree, getCategorySuggestions,
 /// getCategorySubtree, getItemAspectsForCategory, getDefaultCategoryTreeId and the others.
@@ -344,7 +346,9 @@ impl TaxonomyClient {
     /// `GET …/get_default_category_tree_id?marketplace_id=…`. The marketplace header carries
     /// the same id, and `Accept-Language` the site's language when the marketplace is known.
     /// `204 No Content` (the service has no default tree for it) is
-    /// [`TaxonomyError::NoDefaultTree`].
+    /// [`TaxonomyError::NoDefaultTree`]. The answer is two short fields: one of over 1 MiB
+    /// (or over [`TaxonomyConfig::max_body_bytes`], if smaller) is
+    /// [`TaxonomyError::BodyTooLarge`].
     pub fn default_tree_id(&self, marketplace_id: &str) -> Result<DefaultTreeId, TaxonomyError> {
         let language = match Marketplace::from_marketplace_id(marketplace_id) {
             Some(site) => self.language_for(site, None),
@@ -355,7 +359,8 @@ impl TaxonomyClient {
                 .unwrap_or_else(|| "en-US".to_owned()),
         };
         let url = self.config.default_tree_id_url(marketplace_id);
-        let fetched = self.execute(url, marketplace_id, &language)?;
+        let limit = self.config.max_body_bytes.min(MAX_SHORT_ANSWER);
+        let fetched = self.execute_limited(url, marketplace_id, &language, limit)?;
         if is_empty(&fetched) {
             return Err(TaxonomyError::NoDefaultTree {
                 marketplace_id: marketplace_id.to_owned(),
@@ -447,13 +452,18 @@ impl TaxonomyClient {
     /// pass 100 MB.
     ///
     /// The answer streams to a temporary file beside `dest` (never whole into memory) while
-    /// its gzip stream is checked; only a complete, intact file is renamed over `dest`, so a
-    /// failed or cut-off download leaves `dest` as it was and no temporary file behind. A
-    /// server that sent the JSON transport-compressed instead gets it stored gzipped all the
-    /// same. `on_progress` is called as bytes arrive (an `indicatif` bar can follow it). The
-    /// call has its own time-out and size limit ([`TaxonomyConfig::download_timeout`],
-    /// [`TaxonomyConfig::max_download_bytes`]); a connection that breaks is retried like any
-    /// other call, from the start. Read the file with [`ItemAspectsFile::reader`].
+    /// its gzip stream is decompressed and its JSON followed; only a complete, intact file
+    /// (every gzip member whole, the JSON object ended) is renamed over `dest`, so a failed or
+    /// cut-off download leaves `dest` as it was and no temporary file behind. Temporary files
+    /// get random names ([`taxonomy_tree::atomic::stage_file`]), so downloads in other
+    /// processes or containers never collide, and leftovers of a killed download are removed
+    /// by a later one. A server that sent the JSON transport-compressed instead gets it stored
+    /// gzipped all the same. `on_progress` is called as bytes arrive (an `indicatif` bar can
+    /// follow it). The call has its own time-out and size limits
+    /// ([`TaxonomyConfig::download_timeout`], [`TaxonomyConfig::max_download_bytes`] as
+    /// received, [`TaxonomyConfig::max_decompressed_bytes`] for the JSON inside); a connection
+    /// that breaks is retried like any other call, from the start. Read the file with
+    /// [`ItemAspectsFile::reader`].
     pub fn fetch_item_aspects(
         &self,
         site: Marketplace,
@@ -469,13 +479,13 @@ impl TaxonomyClient {
             accept: "application/octet-stream, application/json",
             timeout: self.config.download_timeout,
         };
-        let limit = self.config.max_download_bytes;
         self.send(&call, &mut |response, at, _| {
             let total = response.content_length();
             Download {
                 dest,
                 url: at,
-                limit,
+                limit: self.config.max_download_bytes,
+                json_limit: self.config.max_decompressed_bytes,
                 on_progress: &mut *on_progress,
             }
             .run(response, total, self.tree_id_for(site), &|e, received| {
@@ -484,7 +494,8 @@ impl TaxonomyClient {
         })
     }
 
-    /// Sends the request with renewal on 401 and retries; returns the success body.
+    /// Sends the request with renewal on 401 and retries; returns the success body (at most
+    /// [`TaxonomyConfig::max_body_bytes`]).
     fn execute(
         &self,
         url: Url,
@@ -492,6 +503,17 @@ impl TaxonomyClient {
         language: &str,
     ) -> Result<Fetched, TaxonomyError> {
         let limit = self.config.max_body_bytes;
+        self.execute_limited(url, marketplace_id, language, limit)
+    }
+
+    /// [`execute`](Self::execute) with a success body of at most `limit` bytes.
+    fn execute_limited(
+        &self,
+        url: Url,
+        marketplace_id: &str,
+        language: &str,
+        limit: u64,
+    ) -> Result<Fetched, TaxonomyError> {
         let call = Call {
             url: &url,
             marketplace_id,
@@ -608,7 +630,7 @@ impl TaxonomyClient {
         }
         // An error answer: its start is enough, and a broken error body is no reason to fail
         // differently.
-        let limit = self.config.max_body_bytes.min(MAX_ERROR_BODY);
+        let limit = self.config.max_body_bytes.min(MAX_SHORT_ANSWER);
         let mut bytes = Vec::new();
         let _ = (&mut response).take(limit).read_to_end(&mut bytes);
         let errors = parse_error_body_redacted(&bytes, &redactor);
@@ -737,11 +759,14 @@ fn parse_json<T: DeserializeOwned>(fetched: &Fetched) -> Result<T, TaxonomyError
     })
 }
 
+/// An answer that is not what the call documents. The reason may quote the answer, so it
+/// passes the request's sanitizer like the body; the sanitizer reads only the start of
+/// either, however large the answer.
 fn unexpected(fetched: &Fetched, reason: String) -> TaxonomyError {
     TaxonomyError::UnexpectedBody {
         url: fetched.url.to_string(),
         status: fetched.status,
-        reason,
+        reason: fetched.redactor.text(&reason),
         body: fetched.redactor.body(&fetched.bytes),
     }
 }

@@ -40,6 +40,10 @@ pub const ENV_TREE_PATH: &str = "MARKETPLACE_TREE_PATH";
 pub const DEFAULT_DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 /// Default limit on a downloaded file (fetchItemAspects), as received: 4 GiB.
 pub const DEFAULT_MAX_DOWNLOAD_BYTES: u64 = 4 * 1024 * 1024 * 1024;
+/// Default limit on the JSON inside a downloaded file (fetchItemAspects), decompressed:
+/// 16 GiB. A real file is over 100 MB compressed and some gigabytes of JSON; a few megabytes
+/// of gzip can hold far more than that (a gzip bomb).
+pub const DEFAULT_MAX_DECOMPRESSED_BYTES: u64 = 16 * 1024 * 1024 * 1024;
 
 /// Which path the get-category-tree call (getCategoryTree) uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -160,6 +164,9 @@ pub struct TaxonomyConfig {
     /// Largest downloaded file accepted (fetchItemAspects), as received; replaces
     /// [`max_body_bytes`](Self::max_body_bytes) for that call.
     pub max_download_bytes: u64,
+    /// Largest JSON accepted inside a downloaded file (fetchItemAspects), decompressed; the
+    /// download stops as soon as the file holds more.
+    pub max_decompressed_bytes: u64,
 }
 
 impl TaxonomyConfig {
@@ -182,6 +189,7 @@ impl TaxonomyConfig {
             max_retry_after: DEFAULT_MAX_RETRY_AFTER,
             download_timeout: DEFAULT_DOWNLOAD_TIMEOUT,
             max_download_bytes: DEFAULT_MAX_DOWNLOAD_BYTES,
+            max_decompressed_bytes: DEFAULT_MAX_DECOMPRESSED_BYTES,
         }
     }
 
@@ -297,6 +305,13 @@ impl TaxonomyConfig {
     /// Sets the size limit of a downloaded file (fetchItemAspects).
     pub fn with_max_download_bytes(mut self, limit: u64) -> Self {
         self.max_download_bytes = limit;
+        self
+    }
+
+    /// Sets the size limit of the JSON inside a downloaded file (fetchItemAspects),
+    /// decompressed.
+    pub fn with_max_decompressed_bytes(mut self, limit: u64) -> Self {
+        self.max_decompressed_bytes = limit;
         self
     }
 

@@ -219,10 +219,12 @@ pub enum TaxonomyError {
         /// The I/O error.
         message: String,
     },
-    /// The body is larger than the configured limit; reading stopped at the limit.
+    /// The body is larger than the configured limit; reading stopped at the limit. (For
+    /// fetchItemAspects: the file as received, or the JSON inside it.)
     #[error(
-        "the answer of {url} is larger than the limit of {limit} bytes; raise max_body_bytes if \
-         the tree really is that large"
+        "the answer of {url} is larger than the limit of {limit} bytes; if it really is that \
+         large, raise the limit (max_body_bytes; for fetchItemAspects max_download_bytes, or \
+         max_decompressed_bytes for the JSON inside)"
     )]
     BodyTooLarge {
         /// The URL requested.

@@ -39,9 +39,9 @@ pub use aspects_file::{AspectsFileError, DownloadProgress, ItemAspectsFile, Item
 pub use client::TaxonomyClient;
 pub use config::{
     DEFAULT_BACKOFF_BASE, DEFAULT_BACKOFF_CAP, DEFAULT_CONNECT_TIMEOUT, DEFAULT_DOWNLOAD_TIMEOUT,
-    DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DOWNLOAD_BYTES, DEFAULT_MAX_RETRIES,
-    DEFAULT_MAX_RETRY_AFTER, DEFAULT_REQUEST_TIMEOUT, ENV_TREE_PATH, MARKETPLACE_HEADER,
-    TAXONOMY_PREFIX, TaxonomyConfig, TreePath,
+    DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DECOMPRESSED_BYTES, DEFAULT_MAX_DOWNLOAD_BYTES,
+    DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER, DEFAULT_REQUEST_TIMEOUT, ENV_TREE_PATH,
+    MARKETPLACE_HEADER, TAXONOMY_PREFIX, TaxonomyConfig, TreePath,
 };
 pub use error::{ErrorParameter, ServiceError, TaxonomyError, parse_error_body};
 pub use retry::{RecordingSleeper, Sleeper, ThreadSleeper, backoff_ceiling, full_jitter};

@@ -361,6 +361,17 @@ pub struct CategoryAspects {
 
 // ---- wire shapes ----
 
+/// A server's string as a message shows it: quoted whole when short, else only its length. A
+/// string can be megabytes; and one cut in the middle could keep the start of a secret that
+/// the sanitizer, which sees only the message, would no longer recognise.
+fn quote_short(text: &str) -> String {
+    if text.len() <= 64 {
+        format!("{text:?}")
+    } else {
+        format!("(a string of {} bytes)", text.len())
+    }
+}
+
 /// Turns a wire id into a u32: a decimal string, as eBay documents every id (the same rule as
 /// the tree decoder's; a JSON number is refused there and here).
 pub(crate) fn parse_id(field: &str, value: &serde_json::Value) -> Result<u32, String> {
@@ -369,13 +380,22 @@ pub(crate) fn parse_id(field: &str, value: &serde_json::Value) -> Result<u32, St
             .parse::<u32>()
             .ok()
             .filter(|&n| n < u32::MAX)
-            .ok_or_else(|| format!("{field} {s:?} is out of range")),
-        serde_json::Value::String(s) => Err(format!("{field} {s:?} is not a decimal string")),
+            .ok_or_else(|| format!("{field} {} is out of range", quote_short(s))),
+        serde_json::Value::String(s) => Err(format!(
+            "{field} {} is not a decimal string",
+            quote_short(s)
+        )),
         serde_json::Value::Number(n) => Err(format!(
             "{field} {n} is a number, expected a decimal string like \"{n}\""
         )),
         serde_json::Value::Null => Err(format!("{field} is missing")),
-        other => Err(format!("{field} is {other}, expected a decimal string")),
+        serde_json::Value::Bool(b) => Err(format!("{field} is {b}, expected a decimal string")),
+        serde_json::Value::Array(_) => {
+            Err(format!("{field} is an array, expected a decimal string"))
+        }
+        serde_json::Value::Object(_) => {
+            Err(format!("{field} is an object, expected a decimal string"))
+        }
     }
 }
 
