@@ -598,3 +598,37 @@ fn a_marketplace_without_a_snapshot_gets_one() {
     );
     assert!(code.contains("    /// France: marketplace `EBAY_FR`, category tree 71 (fr-FR). Compiled in: 12509 categories"));
 }
+
+/// `--sites` naming no site (`--sites ""`, `--sites ,`) is an error, not every marketplace:
+/// on a directory of one site it asked all 20 marketplaces for their versions (and would have
+/// written 16 new snapshots).
+#[test]
+fn an_empty_sites_list_is_an_error() {
+    let fake = fake();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        common::snapshots_dir().join("EBAY_US.json"),
+        dir.path().join("EBAY_US.json"),
+    )
+    .unwrap();
+    let before = common::dir_bytes(dir.path());
+    for sites in ["", ",", " , "] {
+        for mode in [&[][..], &["--check"], &["--dry-run"], &["--force"]] {
+            let mut args = vec!["--sites", sites];
+            args.extend_from_slice(mode);
+            let out = refresh(&fake, dir.path(), &args);
+            let (stdout, stderr) = text(&out);
+            assert!(!out.status.success(), "{args:?}: {stdout}\n{stderr}");
+            assert!(
+                stderr.contains("--sites names no site"),
+                "{args:?}: {stderr}"
+            );
+            assert!(
+                fake.requests().is_empty(),
+                "{args:?} asked the service: {:?}",
+                fake.requests().iter().map(|r| &r.path).collect::<Vec<_>>()
+            );
+            assert!(common::dir_bytes(dir.path()) == before, "{args:?} wrote");
+        }
+    }
+}

@@ -414,9 +414,15 @@ mod live {
             force,
         } = mode;
         // The sites named (any marketplace, as TAXONOMY_SITES takes them), else those with a
-        // snapshot in the directory.
+        // snapshot in the directory. Unlike an empty TAXONOMY_SITES (every marketplace), a
+        // `--sites` that names no site is an error: it must not fetch and write all of them.
         let mut sites = if site_names.is_empty() {
             snapshot::sites_in(dir)
+        } else if site_names.iter().all(|name| name.trim().is_empty()) {
+            return Err(format!(
+                "--sites names no site: name them (e.g. --sites EBAY_US,EBAY_DE), or leave --sites out to refresh the sites with a snapshot in {}",
+                dir.display()
+            ));
         } else {
             parse_site_filter(&site_names.join(",")).map_err(|e| format!("--sites: {e}"))?
         };
