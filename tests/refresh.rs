@@ -632,3 +632,55 @@ fn an_empty_sites_list_is_an_error() {
         }
     }
 }
+
+/// What a terminal must never receive from a server: escape sequences (ESC, BEL) and the
+/// right-to-left override.
+fn assert_no_terminal_control(what: &str, stdout: &str, stderr: &str) {
+    for c in ['\u{1b}', '\u{7}', '\u{202e}'] {
+        assert!(
+            !stdout.contains(c) && !stderr.contains(c),
+            "{what}: {c:?} reached the terminal:\n{stdout}\n{stderr}"
+        );
+    }
+}
+
+/// A hostile tree cannot drive the terminal or reach the tables: a version or a name holding
+/// an escape sequence is refused when the tree is validated (nothing is written), and what is
+/// printed of it, by `refresh` and `--dry-run` alike, is escaped.
+#[test]
+fn a_hostile_tree_is_refused_and_puts_no_escape_sequence_on_the_terminal() {
+    let fake = fake();
+    // A version that clears the screen and retitles the window.
+    let mut tree = changed_us_tree();
+    tree.meta.version = "135\u{1b}[2J\u{1b}]0;owned\u{7}".into();
+    fake.set_tree(Marketplace::Us, tree);
+    for mode in [&[][..], &["--dry-run"], &["--check"]] {
+        let mut args = vec!["--sites", "EBAY_US"];
+        args.extend_from_slice(mode);
+        let (stdout, stderr) = refresh_fails_writing_nothing(&fake, &args);
+        assert_no_terminal_control(&format!("version, {args:?}"), &stdout, &stderr);
+        assert!(
+            stderr.contains("categoryTreeVersion") && stderr.contains("\\u{1b}[2J"),
+            "{stderr}"
+        );
+    }
+    // A name in red, the replacement of an expired category (so the summary shows its path),
+    // and a name reversed by the right-to-left override.
+    for name in ["\u{1b}[31mFountain Drinks", "Fountain\u{202e}sknirD"] {
+        let mut tree = changed_us_tree();
+        for c in &mut tree.categories {
+            if c.id == 852 {
+                c.name = name.into();
+            }
+        }
+        fake.set_tree(Marketplace::Us, tree);
+        fake.set_expired_categories(Marketplace::Us, vec![(853, 852)]);
+        for mode in [&[][..], &["--dry-run"]] {
+            let mut args = vec!["--sites", "EBAY_US"];
+            args.extend_from_slice(mode);
+            let (stdout, stderr) = refresh_fails_writing_nothing(&fake, &args);
+            assert_no_terminal_control(&format!("name {name:?}, {args:?}"), &stdout, &stderr);
+            assert!(stderr.contains("category 852: name"), "{stderr}");
+        }
+    }
+}

@@ -307,19 +307,26 @@ fn create_dir(dir: &Path) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))
 }
 
+/// The change summary of one site. Everything in it that came from the service or a file is
+/// printed through `escaped` (a validated tree holds no control character, but the summary
+/// does not rely on it).
 fn report(p: &Prepared, when: pipeline::WriteWhen) {
+    use taxonomy_tree::tree::escaped;
     println!(
         "{}: {} categories, {} leaves, version {} → {}",
         p.site,
         p.tree.len(),
         p.tree.leaf_count(),
-        p.tree.meta.version,
+        escaped(&p.tree.meta.version),
         p.path
             .file_name()
             .map_or(String::new(), |n| n.to_string_lossy().into_owned())
     );
     if let Some(e) = &p.previous_error {
-        println!("  the previous snapshot was unreadable ({e}); it is replaced");
+        println!(
+            "  the previous snapshot was unreadable ({}); it is replaced",
+            escaped(e)
+        );
     }
     let changed = match when {
         pipeline::WriteWhen::AnyChange => p.changed,
@@ -334,12 +341,12 @@ fn report(p: &Prepared, when: pipeline::WriteWhen) {
         (Some(d), true) if p.now_complete => {
             println!("  now complete (the snapshot was partial)");
             for line in d.to_string().lines() {
-                println!("  {line}");
+                println!("  {}", escaped(line));
             }
         }
         (Some(d), true) => {
             for line in d.to_string().lines() {
-                println!("  {line}");
+                println!("  {}", escaped(line));
             }
         }
         (None, true) => println!("  new snapshot"),
@@ -350,9 +357,10 @@ fn report(p: &Prepared, when: pipeline::WriteWhen) {
 /// The leaves that expired since the last snapshot, with their replacements
 /// (getExpiredCategories), or why the committed mapping no longer holds.
 fn report_expired(p: &Prepared) {
+    use taxonomy_tree::tree::escaped;
     const SHOWN: usize = 20;
     if let Some(problem) = &p.expired_problem {
-        println!("  {problem}");
+        println!("  {}", escaped(&problem.to_string()));
         println!("  (the expired-category mapping no longer fits the tree; `refresh` fetches it)");
     }
     let new: Vec<_> = p.newly_expired().collect();
@@ -361,7 +369,7 @@ fn report_expired(p: &Prepared) {
             "  expired: {} → {} ({})",
             m.from,
             m.to,
-            taxonomy_tree::expired::path_of(&p.tree, m.to)
+            escaped(&taxonomy_tree::expired::path_of(&p.tree, m.to))
         );
     }
     if new.len() > SHOWN {

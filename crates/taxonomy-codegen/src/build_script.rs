@@ -864,7 +864,7 @@ mod live {
 fn warn(message: &str) {
     let mut one_line = String::with_capacity(message.len().min(1000));
     for c in message.chars().take(1000) {
-        if c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') {
+        if taxonomy_tree::tree::is_unsafe_char(c) {
             one_line.extend(c.escape_unicode());
         } else {
             one_line.push(c);

@@ -39,7 +39,8 @@ pub enum PipelineError {
     },
     /// The tree id and the marketplace id name different sites.
     #[error(
-        "{origin}: category tree {tree_id} belongs to {expected}, but the response says {found}"
+        "{origin}: category tree {tree_id} belongs to {expected}, but the response says {}",
+        crate::tree::escaped(found)
     )]
     WrongMarketplace {
         /// Where the response came from.
