@@ -269,7 +269,8 @@ fn a_failed_rename_half_way_through_an_import_changes_no_snapshot() {
     std::fs::remove_file(&gb_path).unwrap();
     std::fs::create_dir(&gb_path).unwrap();
     std::fs::write(gb_path.join("keep"), b"x").unwrap();
-    let err = pipeline::commit_all(&prepared, pipeline::WriteWhen::AnyChange).unwrap_err();
+    let err =
+        pipeline::commit_all(dir.path(), &prepared, pipeline::WriteWhen::AnyChange).unwrap_err();
     assert!(err.to_string().contains("EBAY_GB.json"), "{err}");
     std::fs::remove_dir_all(&gb_path).unwrap();
     std::fs::write(&gb_path, gb_bytes).unwrap();

@@ -40,7 +40,7 @@ enum Command {
     /// (all sites fetched concurrently; nothing is written unless every site succeeded).
     /// First asks each site's current version (getDefaultCategoryTreeId) and downloads only
     /// the trees whose version differs from the snapshot's (or whose snapshot is partial or in
-    /// another language).
+    /// another language, or whose expired-category file does not go with it).
     #[command(after_help = refresh_settings_help())]
     Refresh {
         #[arg(long, value_delimiter = ',', help = sites_help())]
@@ -243,7 +243,7 @@ fn run(command: Command, dir: &Path) -> Result<ExitCode, String> {
             }
             if !dry_run {
                 create_dir(dir)?;
-                pipeline::commit_all(&prepared, pipeline::WriteWhen::AnyChange)
+                pipeline::commit_all(dir, &prepared, pipeline::WriteWhen::AnyChange)
                     .map_err(|e| e.to_string())?;
             }
             Ok(ExitCode::SUCCESS)
@@ -263,13 +263,18 @@ fn run(command: Command, dir: &Path) -> Result<ExitCode, String> {
                 let checked = snapshot::read_site(site, dir)
                     .map_err(|e| e.to_string())
                     .and_then(|tree| {
-                        // The expired-category mapping beside it, checked against the tree.
-                        let expired = taxonomy_tree::expired::read_beside(
-                            &dir.join(site.snapshot_file_name()),
-                            &tree,
-                        )
-                        .map_err(|e| e.to_string())?
-                        .map_or_else(Vec::new, |f| f.mappings);
+                        // The expired-category mapping beside it, checked against the tree;
+                        // as in the build, one out of step with it is passed over.
+                        use taxonomy_tree::expired::{ExpiredError, read_in_step};
+                        let expired =
+                            match read_in_step(&dir.join(site.snapshot_file_name()), &tree) {
+                                Ok(file) => file.map_or_else(Vec::new, |f| f.mappings),
+                                Err(stale @ ExpiredError::OutOfStep { .. }) => {
+                                    eprintln!("warning: {stale}");
+                                    Vec::new()
+                                }
+                                Err(e) => return Err(e.to_string()),
+                            };
                         codegen::generate(&[SiteData {
                             site,
                             tree: Some(&tree),
@@ -462,16 +467,9 @@ mod live {
 
         // Ask the versions first (a few hundred bytes a site); download only what changed.
         if !force {
-            let held: Vec<_> = sites
-                .iter()
-                .map(|&site| {
-                    let path = dir.join(site.snapshot_file_name());
-                    (site, snapshot::read(&path).ok().map(|tree| tree.meta))
-                })
-                .collect();
             let mut to_fetch = Vec::new();
             let mut failed = false;
-            for result in refresh::check_versions(&client, &held, language) {
+            for result in refresh::check_snapshots(&client, dir, &sites, language) {
                 match result {
                     Ok(c) => match &c.stale {
                         None => println!(
@@ -569,7 +567,7 @@ mod live {
         }
         if !dry_run {
             super::create_dir(dir)?;
-            for path in pipeline::commit_all(&prepared, WriteWhen::TreeChanged)
+            for path in pipeline::commit_all(dir, &prepared, WriteWhen::TreeChanged)
                 .map_err(|e| e.to_string())?
             {
                 println!("wrote {}", path.display());
