@@ -198,6 +198,7 @@ fn under_the_lock_every_leftover_of_a_target_goes_at_once() {
 fn the_directory_lock_excludes_another_holder() {
     let dir = tempfile::tempdir().unwrap();
     let lock = lock_dir(dir.path()).unwrap();
+    assert!(lock.is_held());
     let other = std::fs::File::open(dir.path()).unwrap();
     assert!(other.try_lock().is_err(), "a second holder got the lock");
     drop(lock);

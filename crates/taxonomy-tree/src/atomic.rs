@@ -187,25 +187,37 @@ pub fn remove_leftovers(target: &Path, older_than: Duration) {
 }
 
 /// An exclusive lock on a directory (on Unix, `flock` of the directory itself, so nothing is
-/// added to it), released when dropped or when the process dies, however it dies. Elsewhere
-/// it locks nothing.
+/// added to it), released when dropped or when the process dies, however it dies. Where
+/// directories cannot be locked (not Unix, or a file system without `flock`) it holds
+/// nothing: see [`DirLock::is_held`].
 #[derive(Debug)]
 pub struct DirLock {
-    _held: Option<File>,
+    held: Option<File>,
 }
 
-/// Takes the exclusive lock of `dir`, waiting while another process or thread holds it.
+impl DirLock {
+    /// Whether the lock is held, so that no other writer that takes it is at work in the
+    /// directory.
+    pub fn is_held(&self) -> bool {
+        self.held.is_some()
+    }
+}
+
+/// Takes the exclusive lock of `dir`, waiting while another process or thread holds it. A
+/// directory that cannot be opened is an error; one that cannot be locked gives a lock that
+/// holds nothing.
 pub fn lock_dir(dir: &Path) -> io::Result<DirLock> {
     #[cfg(unix)]
     {
         let file = File::open(dir)?;
-        file.lock()?;
-        Ok(DirLock { _held: Some(file) })
+        Ok(DirLock {
+            held: file.lock().is_ok().then_some(file),
+        })
     }
     #[cfg(not(unix))]
     {
         let _ = dir;
-        Ok(DirLock { _held: None })
+        Ok(DirLock { held: None })
     }
 }
 

@@ -320,12 +320,12 @@ fn stop_after_renames_hook() -> impl FnMut(usize) {
 }
 
 /// Removes what killed commits into `dir` left: the temporary and kept files of every
-/// snapshot and expired-category file. The caller holds the directory's lock (see
-/// [`crate::atomic::lock_dir`]), which every commit takes, so on Unix all of them go,
-/// whatever their age; where the lock locks nothing, only those older than
+/// snapshot and expired-category file. While the caller holds the directory's lock (see
+/// [`crate::atomic::lock_dir`]), which every commit takes, all of them go, whatever their
+/// age; without it (a directory that cannot be locked), only those older than
 /// [`crate::atomic::STALE_AFTER`].
-fn remove_leftovers(dir: &Path) {
-    let older_than = if cfg!(unix) {
+fn remove_leftovers(dir: &Path, locked: bool) {
+    let older_than = if locked {
         Duration::ZERO
     } else {
         crate::atomic::STALE_AFTER
@@ -356,11 +356,11 @@ pub fn commit_all(
     if let Some(problem) = prepared.iter().find_map(|p| p.expired_problem.clone()) {
         return Err(problem.into());
     }
-    let _lock = crate::atomic::lock_dir(dir).map_err(|source| SnapshotError::Io {
+    let lock = crate::atomic::lock_dir(dir).map_err(|source| SnapshotError::Io {
         path: dir.to_path_buf(),
         source,
     })?;
-    remove_leftovers(dir);
+    remove_leftovers(dir, lock.is_held());
     let mut staged = Vec::new();
     for p in prepared {
         // The expired mapping first: renamed before its tree, so that a commit killed between
