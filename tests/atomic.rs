@@ -4,7 +4,9 @@
 
 use std::time::{Duration, SystemTime};
 
-use taxonomy_tree::atomic::{STALE_AFTER, commit_all, stage, write_atomic};
+use taxonomy_tree::atomic::{
+    STALE_AFTER, commit_all, commit_all_observed, lock_dir, remove_leftovers, stage, write_atomic,
+};
 
 fn names(dir: &std::path::Path) -> Vec<String> {
     let mut n: Vec<String> = std::fs::read_dir(dir)
@@ -163,4 +165,66 @@ fn the_mode_applies_to_the_new_file() {
     write_atomic(&path, b"{}", Some(0o600)).unwrap();
     let mode = std::fs::metadata(&path).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o600);
+}
+
+#[test]
+fn under_the_lock_every_leftover_of_a_target_goes_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store.json");
+    std::fs::write(&path, b"whole").unwrap();
+    // What a writer killed a moment ago left: a staged file and a kept previous file, fresh.
+    for leftover in [
+        ".store.json.tmp.K1lled000000",
+        ".store.json.tmp.old.K1lled000001",
+    ] {
+        std::fs::write(dir.path().join(leftover), b"x").unwrap();
+    }
+    std::fs::write(dir.path().join(".other.json.tmp.Live00000000"), b"x").unwrap();
+    // Without the lock only stale ones may go: these are fresh.
+    remove_leftovers(&path, STALE_AFTER);
+    assert_eq!(names(dir.path()).len(), 4);
+    let _lock = lock_dir(dir.path()).unwrap();
+    remove_leftovers(&path, Duration::ZERO);
+    assert_eq!(
+        names(dir.path()),
+        vec![".other.json.tmp.Live00000000", "store.json"],
+        "the target's leftovers go, another target's stay"
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), b"whole");
+}
+
+#[cfg(unix)]
+#[test]
+fn the_directory_lock_excludes_another_holder() {
+    let dir = tempfile::tempdir().unwrap();
+    let lock = lock_dir(dir.path()).unwrap();
+    assert!(lock.is_held());
+    let other = std::fs::File::open(dir.path()).unwrap();
+    assert!(other.try_lock().is_err(), "a second holder got the lock");
+    drop(lock);
+    other.try_lock().unwrap();
+}
+
+#[test]
+fn the_observer_is_called_before_each_rename_and_after_the_last() {
+    let dir = tempfile::tempdir().unwrap();
+    let targets: Vec<_> = ["a.json", "b.json", "c.json"]
+        .iter()
+        .map(|n| dir.path().join(n))
+        .collect();
+    let staged = targets
+        .iter()
+        .map(|t| stage(t, b"new", None).unwrap())
+        .collect();
+    let mut seen = Vec::new();
+    commit_all_observed(staged, |done| {
+        // Exactly `done` targets are in place when it is called.
+        let in_place = targets.iter().filter(|t| t.exists()).count();
+        seen.push((done, in_place));
+    })
+    .unwrap();
+    assert_eq!(seen, [(0, 0), (1, 1), (2, 2), (3, 3)]);
+    let mut calls = 0;
+    commit_all_observed(Vec::new(), |_| calls += 1).unwrap();
+    assert_eq!(calls, 0, "nothing to commit, nothing observed");
 }

@@ -319,12 +319,7 @@ fn the_build_cache_keeps_no_secret_checks_versions_and_refuses_edited_trees() {
         ..FakeConfig::default()
     })
     .unwrap();
-    // A version with a newline and a directive after it: server text that must stay on its
-    // warning line.
-    fake.set_tree(
-        Marketplace::Us,
-        common::us_with_new_leaf("135-live\ncargo:rustc-env=INJECTED=1"),
-    );
+    fake.set_tree(Marketplace::Us, common::us_with_new_leaf("135-live"));
     let probe = tempfile::tempdir().unwrap();
     write_probe(probe.path());
     let target = common::root().join("target/live-build-probe");
@@ -335,14 +330,6 @@ fn the_build_cache_keeps_no_secret_checks_versions_and_refuses_edited_trees() {
     assert!(out.status.success(), "{stderr}");
     assert_eq!(tree_downloads(&fake), 4);
     assert!(fake.requests_to(DEFAULT_TREE_ID_PATH).is_empty());
-    let injected: Vec<&str> = stderr.lines().filter(|l| l.contains("INJECTED")).collect();
-    assert!(!injected.is_empty(), "{stderr}");
-    for line in &injected {
-        assert!(
-            line.contains("EBAY_US: using the live tree, which differs"),
-            "server text split the warning: {line}"
-        );
-    }
     // The cache of this run: every directory 0700, every file 0600.
     let root = target.join("taxonomy-live");
     let cache = std::fs::read_dir(&root)
@@ -415,7 +402,10 @@ fn the_build_cache_keeps_no_secret_checks_versions_and_refuses_edited_trees() {
     assert!(fake.requests_to(DEFAULT_TREE_ID_PATH).is_empty());
 
     // 3. The TTL ran out (1 s), with a ready access token: one version check a site for both
-    //    builds, and only the tree whose version changed (GB) is downloaded.
+    //    builds, and only the tree whose version changed (GB) is downloaded. Its new version
+    //    holds a newline and a directive after it: server text that must stay on its warning
+    //    line; the tree is refused (a version holds no control character) and the cached one
+    //    kept.
     let token = oauth_common::client(&fake)
         .client_credentials(&ScopeSet::default())
         .unwrap()
@@ -423,7 +413,7 @@ fn the_build_cache_keeps_no_secret_checks_versions_and_refuses_edited_trees() {
         .secret()
         .to_string();
     let mut gb = common::committed(Marketplace::Gb);
-    gb.meta.version = "92".into();
+    gb.meta.version = "92\ncargo:rustc-env=INJECTED=1".into();
     fake.set_tree(Marketplace::Gb, gb);
     std::thread::sleep(std::time::Duration::from_secs(2));
     let out = cargo_build(
@@ -442,9 +432,23 @@ fn the_build_cache_keeps_no_secret_checks_versions_and_refuses_edited_trees() {
     assert_eq!(fake.requests_to(&tree_path(3)).len(), 2, "GB again");
     assert_eq!(tree_downloads(&fake), 5, "no unchanged tree downloaded");
     assert!(
-        stderr.contains("EBAY_GB: the cached live tree is out of date (version 91 → 92)"),
+        stderr
+            .contains("EBAY_GB: the cached live tree is out of date (version 91 → 92\\u{a}cargo:"),
         "{stderr}"
     );
+    assert!(
+        stderr.contains("EBAY_GB: the new version could not be downloaded (")
+            && stderr.contains("contains a control character"),
+        "{stderr}"
+    );
+    let injected: Vec<&str> = stderr.lines().filter(|l| l.contains("INJECTED")).collect();
+    assert!(!injected.is_empty(), "{stderr}");
+    for line in &injected {
+        assert!(
+            line.starts_with("warning: taxonomy-data") && line.contains("EBAY_GB: "),
+            "server text split the warning: {line}"
+        );
+    }
 
     // 4. A cached tree edited by hand is refused: a warning, and the snapshot.
     let cached_us = cache.join("EBAY_US.json");

@@ -269,7 +269,8 @@ fn a_failed_rename_half_way_through_an_import_changes_no_snapshot() {
     std::fs::remove_file(&gb_path).unwrap();
     std::fs::create_dir(&gb_path).unwrap();
     std::fs::write(gb_path.join("keep"), b"x").unwrap();
-    let err = pipeline::commit_all(&prepared, pipeline::WriteWhen::AnyChange).unwrap_err();
+    let err =
+        pipeline::commit_all(dir.path(), &prepared, pipeline::WriteWhen::AnyChange).unwrap_err();
     assert!(err.to_string().contains("EBAY_GB.json"), "{err}");
     std::fs::remove_dir_all(&gb_path).unwrap();
     std::fs::write(&gb_path, gb_bytes).unwrap();
@@ -277,4 +278,73 @@ fn a_failed_rename_half_way_through_an_import_changes_no_snapshot() {
         common::dir_bytes(dir.path()) == before,
         "EBAY_US.json was left replaced"
     );
+}
+
+/// Names and versions holding a control character (ESC, a newline) or a bidirectional
+/// override are refused when the tree is validated, so they reach neither the snapshots nor
+/// the compiled tables; the error shows them escaped, and nothing is written.
+#[test]
+fn import_refuses_control_and_bidi_characters_in_names_and_versions() {
+    let cases: [(&str, &str, &str); 5] = [
+        (
+            "name",
+            "\u{1b}[31mFountain",
+            "category 852: name \"\\u{1b}[31mFountain\"",
+        ),
+        (
+            "name",
+            "Fountain\u{202e}txt.exe",
+            "category 852: name \"Fountain\\u{202e}txt.exe\"",
+        ),
+        (
+            "name",
+            "Fountain\nDrinks",
+            "category 852: name \"Fountain\\nDrinks\"",
+        ),
+        ("name", "Fountain\u{2066}Drinks", "category 852: name"),
+        (
+            "version",
+            "135\u{1b}[2J\u{1b}]0;owned\u{7}",
+            "categoryTreeVersion \"135\\u{1b}[2J",
+        ),
+    ];
+    for (field, value, message) in cases {
+        let dir = common::copy_of_snapshots();
+        let before = common::dir_bytes(dir.path());
+        let mut tree = common::committed(Marketplace::Us);
+        match field {
+            "name" => {
+                tree.categories
+                    .iter_mut()
+                    .find(|c| c.id == 852)
+                    .unwrap()
+                    .name = value.into()
+            }
+            _ => tree.meta.version = value.into(),
+        }
+        let responses = tempfile::tempdir().unwrap();
+        let response = responses.path().join("us.json");
+        std::fs::write(&response, encode_response(&tree, "http://127.0.0.1:1")).unwrap();
+        let out = snapshot_bin()
+            .arg("import")
+            .arg(&response)
+            .arg("--dir")
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{value:?} imported: {stdout}");
+        assert!(stderr.contains(message), "{value:?}: {stderr}");
+        for c in ['\u{1b}', '\u{7}', '\u{202e}', '\u{2066}'] {
+            assert!(
+                !stderr.contains(c) && !stdout.contains(c),
+                "{value:?}: {c:?} was printed raw: {stderr}"
+            );
+        }
+        assert!(
+            common::dir_bytes(dir.path()) == before,
+            "{value:?}: a file changed"
+        );
+    }
 }

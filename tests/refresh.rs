@@ -598,3 +598,89 @@ fn a_marketplace_without_a_snapshot_gets_one() {
     );
     assert!(code.contains("    /// France: marketplace `EBAY_FR`, category tree 71 (fr-FR). Compiled in: 12509 categories"));
 }
+
+/// `--sites` naming no site (`--sites ""`, `--sites ,`) is an error, not every marketplace:
+/// on a directory of one site it asked all 20 marketplaces for their versions (and would have
+/// written 16 new snapshots).
+#[test]
+fn an_empty_sites_list_is_an_error() {
+    let fake = fake();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        common::snapshots_dir().join("EBAY_US.json"),
+        dir.path().join("EBAY_US.json"),
+    )
+    .unwrap();
+    let before = common::dir_bytes(dir.path());
+    for sites in ["", ",", " , "] {
+        for mode in [&[][..], &["--check"], &["--dry-run"], &["--force"]] {
+            let mut args = vec!["--sites", sites];
+            args.extend_from_slice(mode);
+            let out = refresh(&fake, dir.path(), &args);
+            let (stdout, stderr) = text(&out);
+            assert!(!out.status.success(), "{args:?}: {stdout}\n{stderr}");
+            assert!(
+                stderr.contains("--sites names no site"),
+                "{args:?}: {stderr}"
+            );
+            assert!(
+                fake.requests().is_empty(),
+                "{args:?} asked the service: {:?}",
+                fake.requests().iter().map(|r| &r.path).collect::<Vec<_>>()
+            );
+            assert!(common::dir_bytes(dir.path()) == before, "{args:?} wrote");
+        }
+    }
+}
+
+/// What a terminal must never receive from a server: escape sequences (ESC, BEL) and the
+/// right-to-left override.
+fn assert_no_terminal_control(what: &str, stdout: &str, stderr: &str) {
+    for c in ['\u{1b}', '\u{7}', '\u{202e}'] {
+        assert!(
+            !stdout.contains(c) && !stderr.contains(c),
+            "{what}: {c:?} reached the terminal:\n{stdout}\n{stderr}"
+        );
+    }
+}
+
+/// A hostile tree cannot drive the terminal or reach the tables: a version or a name holding
+/// an escape sequence is refused when the tree is validated (nothing is written), and what is
+/// printed of it, by `refresh` and `--dry-run` alike, is escaped.
+#[test]
+fn a_hostile_tree_is_refused_and_puts_no_escape_sequence_on_the_terminal() {
+    let fake = fake();
+    // A version that clears the screen and retitles the window.
+    let mut tree = changed_us_tree();
+    tree.meta.version = "135\u{1b}[2J\u{1b}]0;owned\u{7}".into();
+    fake.set_tree(Marketplace::Us, tree);
+    for mode in [&[][..], &["--dry-run"], &["--check"]] {
+        let mut args = vec!["--sites", "EBAY_US"];
+        args.extend_from_slice(mode);
+        let (stdout, stderr) = refresh_fails_writing_nothing(&fake, &args);
+        assert_no_terminal_control(&format!("version, {args:?}"), &stdout, &stderr);
+        assert!(
+            stderr.contains("categoryTreeVersion") && stderr.contains("\\u{1b}[2J"),
+            "{stderr}"
+        );
+    }
+    // A name in red, the replacement of an expired category (so the summary shows its path),
+    // and a name reversed by the right-to-left override.
+    for name in ["\u{1b}[31mFountain Drinks", "Fountain\u{202e}sknirD"] {
+        let mut tree = changed_us_tree();
+        for c in &mut tree.categories {
+            if c.id == 852 {
+                c.name = name.into();
+            }
+        }
+        fake.set_tree(Marketplace::Us, tree);
+        fake.set_expired_categories(Marketplace::Us, vec![(853, 852)]);
+        for mode in [&[][..], &["--dry-run"]] {
+            let mut args = vec!["--sites", "EBAY_US"];
+            args.extend_from_slice(mode);
+            let (stdout, stderr) = refresh_fails_writing_nothing(&fake, &args);
+            assert_no_terminal_control(&format!("name {name:?}, {args:?}"), &stdout, &stderr);
+            assert!(stderr.contains("category 852: name"), "{stderr}");
+        }
+    }
+}

@@ -285,6 +285,69 @@ fn cases() -> Vec<Case> {
             }),
         },
         Case {
+            name: "a name with an escape sequence",
+            edit: |t| {
+                replace_line(
+                    &t,
+                    9355,
+                    r#"{"id":9355,"name":"\u001b[31mPhones","parent":15032,"leaf":true,"children":[]}"#,
+                )
+            },
+            rule: "no control and no bidirectional formatting character",
+            expected: Rule(TreeError::BadName {
+                id: 9355,
+                name: "\u{1b}[31mPhones".into(),
+                problem: "contains a control character",
+            }),
+        },
+        Case {
+            name: "a name with a newline",
+            edit: |t| {
+                replace_line(
+                    &t,
+                    9355,
+                    r#"{"id":9355,"name":"Cell Phones\nSmartphones","parent":15032,"leaf":true,"children":[]}"#,
+                )
+            },
+            rule: "no control",
+            expected: Rule(TreeError::BadName {
+                id: 9355,
+                name: "Cell Phones\nSmartphones".into(),
+                problem: "contains a control character",
+            }),
+        },
+        Case {
+            name: "a name with the right-to-left override",
+            edit: |t| {
+                replace_line(
+                    &t,
+                    9355,
+                    r#"{"id":9355,"name":"Phones\u202egpj.exe","parent":15032,"leaf":true,"children":[]}"#,
+                )
+            },
+            rule: "no bidirectional formatting character",
+            expected: Rule(TreeError::BadName {
+                id: 9355,
+                name: "Phones\u{202e}gpj.exe".into(),
+                problem: "contains a bidirectional formatting character",
+            }),
+        },
+        Case {
+            name: "a version with an escape sequence",
+            edit: |t| {
+                t.replacen(
+                    "\"categoryTreeVersion\": \"134\",",
+                    "\"categoryTreeVersion\": \"134\\u001b[2J\",",
+                    1,
+                )
+            },
+            rule: "categoryTreeVersion \"134\\u{1b}[2J\" contains a control character",
+            expected: Rule(TreeError::BadVersion {
+                version: "134\u{1b}[2J".into(),
+                problem: "contains a control character",
+            }),
+        },
+        Case {
             name: "truncated file",
             edit: |t| t[..t.len() / 2].to_string(),
             rule: "line",

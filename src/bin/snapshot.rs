@@ -46,7 +46,7 @@ enum Command {
     /// (all sites fetched concurrently; nothing is written unless every site succeeded).
     /// First asks each site's current version (getDefaultCategoryTreeId) and downloads only
     /// the trees whose version differs from the snapshot's (or whose snapshot is partial or in
-    /// another language).
+    /// another language, or whose expired-category file does not go with it).
     #[command(after_help = refresh_settings_help())]
     Refresh {
         #[arg(long, value_delimiter = ',', help = sites_help())]
@@ -255,7 +255,7 @@ fn run(command: Command, dir: &Path) -> Result<ExitCode, String> {
             }
             if !dry_run {
                 create_dir(dir)?;
-                pipeline::commit_all(&prepared, pipeline::WriteWhen::AnyChange)
+                pipeline::commit_all(dir, &prepared, pipeline::WriteWhen::AnyChange)
                     .map_err(|e| e.to_string())?;
             }
             Ok(ExitCode::SUCCESS)
@@ -276,13 +276,18 @@ fn run(command: Command, dir: &Path) -> Result<ExitCode, String> {
                 let checked = snapshot::read_site(site, dir)
                     .map_err(|e| e.to_string())
                     .and_then(|tree| {
-                        // The expired-category mapping beside it, checked against the tree.
-                        let expired = taxonomy_tree::expired::read_beside(
-                            &dir.join(site.snapshot_file_name()),
-                            &tree,
-                        )
-                        .map_err(|e| e.to_string())?
-                        .map_or_else(Vec::new, |f| f.mappings);
+                        // The expired-category mapping beside it, checked against the tree;
+                        // as in the build, one out of step with it is passed over.
+                        use taxonomy_tree::expired::{ExpiredError, read_in_step};
+                        let expired =
+                            match read_in_step(&dir.join(site.snapshot_file_name()), &tree) {
+                                Ok(file) => file.map_or_else(Vec::new, |f| f.mappings),
+                                Err(stale @ ExpiredError::OutOfStep { .. }) => {
+                                    eprintln!("warning: {stale}");
+                                    Vec::new()
+                                }
+                                Err(e) => return Err(e.to_string()),
+                            };
                         codegen::generate(&[SiteData {
                             site,
                             tree: Some(&tree),
@@ -320,19 +325,26 @@ fn create_dir(dir: &Path) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))
 }
 
+/// The change summary of one site. Everything in it that came from the service or a file is
+/// printed through `escaped` (a validated tree holds no control character, but the summary
+/// does not rely on it).
 fn report(p: &Prepared, when: pipeline::WriteWhen) {
+    use taxonomy_tree::tree::escaped;
     println!(
         "{}: {} categories, {} leaves, version {} → {}",
         p.site,
         p.tree.len(),
         p.tree.leaf_count(),
-        p.tree.meta.version,
+        escaped(&p.tree.meta.version),
         p.path
             .file_name()
             .map_or(String::new(), |n| n.to_string_lossy().into_owned())
     );
     if let Some(e) = &p.previous_error {
-        println!("  the previous snapshot was unreadable ({e}); it is replaced");
+        println!(
+            "  the previous snapshot was unreadable ({}); it is replaced",
+            escaped(e)
+        );
     }
     let changed = match when {
         pipeline::WriteWhen::AnyChange => p.changed,
@@ -347,12 +359,12 @@ fn report(p: &Prepared, when: pipeline::WriteWhen) {
         (Some(d), true) if p.now_complete => {
             println!("  now complete (the snapshot was partial)");
             for line in d.to_string().lines() {
-                println!("  {line}");
+                println!("  {}", escaped(line));
             }
         }
         (Some(d), true) => {
             for line in d.to_string().lines() {
-                println!("  {line}");
+                println!("  {}", escaped(line));
             }
         }
         (None, true) => println!("  new snapshot"),
@@ -363,9 +375,10 @@ fn report(p: &Prepared, when: pipeline::WriteWhen) {
 /// The leaves that expired since the last snapshot, with their replacements
 /// (getExpiredCategories), or why the committed mapping no longer holds.
 fn report_expired(p: &Prepared) {
+    use taxonomy_tree::tree::escaped;
     const SHOWN: usize = 20;
     if let Some(problem) = &p.expired_problem {
-        println!("  {problem}");
+        println!("  {}", escaped(&problem.to_string()));
         println!("  (the expired-category mapping no longer fits the tree; `refresh` fetches it)");
     }
     let new: Vec<_> = p.newly_expired().collect();
@@ -374,7 +387,7 @@ fn report_expired(p: &Prepared) {
             "  expired: {} → {} ({})",
             m.from,
             m.to,
-            taxonomy_tree::expired::path_of(&p.tree, m.to)
+            escaped(&taxonomy_tree::expired::path_of(&p.tree, m.to))
         );
     }
     if new.len() > SHOWN {
@@ -456,9 +469,15 @@ mod live {
             force,
         } = mode;
         // The sites named (any marketplace, as TAXONOMY_SITES takes them), else those with a
-        // snapshot in the directory.
+        // snapshot in the directory. Unlike an empty TAXONOMY_SITES (every marketplace), a
+        // `--sites` that names no site is an error: it must not fetch and write all of them.
         let mut sites = if site_names.is_empty() {
             snapshot::sites_in(dir)
+        } else if site_names.iter().all(|name| name.trim().is_empty()) {
+            return Err(format!(
+                "--sites names no site: name them (e.g. --sites EBAY_US,EBAY_DE), or leave --sites out to refresh the sites with a snapshot in {}",
+                dir.display()
+            ));
         } else {
             parse_site_filter(&site_names.join(",")).map_err(|e| format!("--sites: {e}"))?
         };
@@ -472,16 +491,9 @@ mod live {
 
         // Ask the versions first (a few hundred bytes a site); download only what changed.
         if !force {
-            let held: Vec<_> = sites
-                .iter()
-                .map(|&site| {
-                    let path = dir.join(site.snapshot_file_name());
-                    (site, snapshot::read(&path).ok().map(|tree| tree.meta))
-                })
-                .collect();
             let mut to_fetch = Vec::new();
             let mut failed = false;
-            for result in refresh::check_versions(&client, &held, language) {
+            for result in refresh::check_snapshots(&client, dir, &sites, language) {
                 match result {
                     Ok(c) => match &c.stale {
                         None => println!(
@@ -579,7 +591,7 @@ mod live {
         }
         if !dry_run {
             super::create_dir(dir)?;
-            for path in pipeline::commit_all(&prepared, WriteWhen::TreeChanged)
+            for path in pipeline::commit_all(dir, &prepared, WriteWhen::TreeChanged)
                 .map_err(|e| e.to_string())?
             {
                 println!("wrote {}", path.display());

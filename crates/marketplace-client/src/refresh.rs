@@ -16,8 +16,9 @@ use crate::taxonomy::{DefaultTreeId, TaxonomyClient, TaxonomyError};
 use marketplaces::Marketplace;
 use taxonomy_tree::clock::today_utc;
 use taxonomy_tree::decode::Provenance;
-use taxonomy_tree::expired::ExpiredMapping;
+use taxonomy_tree::expired::{self, ExpiredError, ExpiredMapping};
 use taxonomy_tree::pipeline::{self, PipelineError, Prepared};
+use taxonomy_tree::snapshot;
 use taxonomy_tree::tree::TreeMeta;
 
 /// What happens to one site during a refresh, for a progress display.
@@ -194,6 +195,13 @@ pub enum Staleness {
         /// The tree id reported.
         current: u32,
     },
+    /// The expired-category file beside the held tree does not go with it: written for
+    /// another tree (out of step, as a commit killed half-way leaves it) or unreadable.
+    /// Downloading the site again rewrites it.
+    Expired {
+        /// What is wrong, e.g. `written for version "134", the tree is version "135"`.
+        problem: String,
+    },
 }
 
 impl std::fmt::Display for Staleness {
@@ -216,6 +224,11 @@ impl std::fmt::Display for Staleness {
                     "the marketplace's default tree is now {current} (held: {held})"
                 )
             }
+            Self::Expired { problem } => write!(
+                f,
+                "the expired-category file does not go with the tree: {}",
+                server_text(problem)
+            ),
         }
     }
 }
@@ -309,6 +322,46 @@ pub fn check_versions(
             stale,
         })
     })
+}
+
+/// [`check_versions`] for the snapshots held in `snapshots_dir`: each site's tree is read
+/// from its snapshot (none, or unreadable: [`Staleness::Missing`]), and a site whose
+/// expired-category file does not go with its tree ([`expired::read_in_step`]: out of step,
+/// as a commit killed half-way leaves it, or unreadable) is stale even when its version is
+/// current ([`Staleness::Expired`]), so that downloading it again rewrites the file.
+pub fn check_snapshots(
+    client: &TaxonomyClient,
+    snapshots_dir: &Path,
+    sites: &[Marketplace],
+    language: Option<&str>,
+) -> Vec<Result<VersionCheck, RefreshError>> {
+    let mut held = Vec::with_capacity(sites.len());
+    let mut mapping_problems = Vec::with_capacity(sites.len());
+    for &site in sites {
+        let path = snapshots_dir.join(site.snapshot_file_name());
+        let tree = snapshot::read(&path).ok();
+        let problem = tree
+            .as_ref()
+            .and_then(|tree| expired::read_in_step(&path, tree).err())
+            .map(|e| match e {
+                ExpiredError::OutOfStep { reason, .. } => reason,
+                other => other.to_string(),
+            });
+        held.push((site, tree.map(|tree| tree.meta)));
+        mapping_problems.push(problem);
+    }
+    check_versions(client, &held, language)
+        .into_iter()
+        .zip(mapping_problems)
+        .map(|(check, problem)| {
+            check.map(|mut c| {
+                if c.stale.is_none() {
+                    c.stale = problem.map(|problem| Staleness::Expired { problem });
+                }
+                c
+            })
+        })
+        .collect()
 }
 
 /// Text that came from the server (a version, a category name, an error), made safe to print

@@ -243,11 +243,20 @@ pub struct SiteTree {
 }
 
 /// The tree of one site and the expired-category file beside it (none: no mapping), from
-/// `snapshots_dir`.
+/// `snapshots_dir`. A file out of step with the tree (written for another tree, as a commit
+/// killed between the two files leaves it) is passed over with a warning: the site compiles
+/// in without expired categories until `snapshot refresh` rewrites it.
 pub fn snapshot_site(site: Marketplace, snapshots_dir: &Path) -> Result<SiteTree, BuildError> {
     let tree = snapshot_tree(site, snapshots_dir)?;
     let path = snapshots_dir.join(site.snapshot_file_name());
-    let expired = expired::read_beside(&path, &tree)?.map_or_else(Vec::new, |f| f.mappings);
+    let expired = match expired::read_in_step(&path, &tree) {
+        Ok(file) => file.map_or_else(Vec::new, |f| f.mappings),
+        Err(stale @ ExpiredError::OutOfStep { .. }) => {
+            warn(&stale.to_string());
+            Vec::new()
+        }
+        Err(e) => return Err(e.into()),
+    };
     Ok(SiteTree { tree, expired })
 }
 
@@ -864,7 +873,7 @@ mod live {
 fn warn(message: &str) {
     let mut one_line = String::with_capacity(message.len().min(1000));
     for c in message.chars().take(1000) {
-        if c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') {
+        if taxonomy_tree::tree::is_unsafe_char(c) {
             one_line.extend(c.escape_unicode());
         } else {
             one_line.push(c);

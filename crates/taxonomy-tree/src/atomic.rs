@@ -9,7 +9,9 @@
 //! and retried on a clash, so a file left by a crashed run never blocks a later write,
 //! whatever its process id, and another process cannot practically predict a name. Such
 //! leftovers are removed by the next write of the same target once they are older than
-//! [`STALE_AFTER`]; see there why that cannot remove a concurrent writer's live file.
+//! [`STALE_AFTER`]; see there why that cannot remove a concurrent writer's live file. A
+//! writer that holds a lock every writer of a directory takes ([`lock_dir`]) may remove them
+//! at once ([`remove_leftovers`]), as the snapshot commit does.
 
 use std::ffi::{OsStr, OsString};
 use std::fs::{self, File, OpenOptions};
@@ -166,6 +168,63 @@ fn temp_prefix(file_name: &OsStr) -> OsString {
 /// [`STALE_AFTER`]: leftovers of crashed runs. Best effort: a file that cannot be inspected
 /// or removed is left alone.
 fn remove_stale(dir: &Path, file_name: &OsStr) {
+    remove_older(dir, file_name, STALE_AFTER);
+}
+
+/// Removes the temporary files (staged and kept ones) that writes of `target` left behind:
+/// those older than `older_than`, or all of them when it is zero, which is only safe while
+/// the caller holds a lock that every writer of `target` takes (a live writer's file would
+/// go, and its commit fail). Best effort, like the removal of stale files before each write.
+pub fn remove_leftovers(target: &Path, older_than: Duration) {
+    let (Some(dir), Some(file_name)) = (target.parent(), target.file_name()) else {
+        return;
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    remove_older(dir, file_name, older_than);
+}
+
+/// An exclusive lock on a directory (on Unix, `flock` of the directory itself, so nothing is
+/// added to it), released when dropped or when the process dies, however it dies. Where
+/// directories cannot be locked (not Unix, or a file system without `flock`) it holds
+/// nothing: see [`DirLock::is_held`].
+#[derive(Debug)]
+pub struct DirLock {
+    held: Option<File>,
+}
+
+impl DirLock {
+    /// Whether the lock is held, so that no other writer that takes it is at work in the
+    /// directory.
+    pub fn is_held(&self) -> bool {
+        self.held.is_some()
+    }
+}
+
+/// Takes the exclusive lock of `dir`, waiting while another process or thread holds it. A
+/// directory that cannot be opened is an error; one that cannot be locked gives a lock that
+/// holds nothing.
+pub fn lock_dir(dir: &Path) -> io::Result<DirLock> {
+    #[cfg(unix)]
+    {
+        let file = File::open(dir)?;
+        Ok(DirLock {
+            held: file.lock().is_ok().then_some(file),
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        Ok(DirLock { held: None })
+    }
+}
+
+/// Removes the temporary files of `file_name` in `dir` older than `older_than` (all of them
+/// when it is zero).
+fn remove_older(dir: &Path, file_name: &OsStr, older_than: Duration) {
     let prefix = temp_prefix(file_name);
     let Some(prefix) = prefix.to_str() else {
         return;
@@ -182,9 +241,13 @@ fn remove_stale(dir: &Path, file_name: &OsStr) {
             .metadata()
             .ok()
             .filter(fs::Metadata::is_file)
-            .and_then(|m| m.modified().ok())
-            .and_then(|t| t.elapsed().ok())
-            .is_some_and(|age| age > STALE_AFTER);
+            .is_some_and(|m| {
+                older_than.is_zero()
+                    || m.modified()
+                        .ok()
+                        .and_then(|t| t.elapsed().ok())
+                        .is_some_and(|age| age > older_than)
+            });
         if stale {
             let _ = fs::remove_file(entry.path());
         }
@@ -378,13 +441,26 @@ fn copy_to_new(from: &Path, to: &Path) -> io::Result<()> {
 /// the error is returned. The kept files are removed once every rename succeeded. (The last
 /// target needs none: a failed last rename changed nothing.)
 ///
-/// A crash in the middle can still leave some targets new and some old (each one whole); the
-/// kept files are then removed by a later write, after [`STALE_AFTER`].
+/// A crash in the middle can still leave some targets new and some old (each one whole), in
+/// the order of `staged`; the kept files are then removed by a later write, after
+/// [`STALE_AFTER`] (or at once by [`remove_leftovers`] under a lock).
 pub fn commit_all(staged: Vec<Staged>) -> Result<(), CommitError> {
+    commit_all_observed(staged, |_| {})
+}
+
+/// [`commit_all`], calling `at_rename(n)` when `n` renames are done: before each rename, and
+/// once more after the last one (before the kept files are removed). Not called when there
+/// is nothing to commit. For a test hook that stops the process there (see
+/// `pipeline::STOP_AFTER_RENAMES_ENV`).
+pub fn commit_all_observed(
+    staged: Vec<Staged>,
+    mut at_rename: impl FnMut(usize),
+) -> Result<(), CommitError> {
     let mut done: Vec<(PathBuf, PathBuf, Previous)> = Vec::with_capacity(staged.len());
     let mut failure = None;
     let count = staged.len();
     for (i, s) in staged.into_iter().enumerate() {
+        at_rename(i);
         // The last rename needs no way back: if it fails, it changed nothing.
         let previous = if i + 1 == count {
             Ok(Previous::Absent)
@@ -406,6 +482,9 @@ pub fn commit_all(staged: Vec<Staged>) -> Result<(), CommitError> {
                 break;
             }
         }
+    }
+    if failure.is_none() && count > 0 {
+        at_rename(count);
     }
     if let Some(failure) = &mut failure {
         for (path, _, previous) in done.iter_mut().rev() {

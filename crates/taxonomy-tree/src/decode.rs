@@ -19,7 +19,10 @@ use std::fmt;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 
-use crate::tree::{Category, CategoryTree, MAX_LEVEL, ROOT_ID, TreeError, TreeMeta};
+use crate::tree::{
+    Category, CategoryTree, MAX_LEVEL, ROOT_ID, TreeError, TreeMeta, check_version, escaped,
+    name_problem,
+};
 
 /// What the caller knows about a response that the response itself does not say.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -244,11 +247,12 @@ fn field(at: &str, field: &'static str, problem: String) -> DecodeError {
 fn place(start: &str, out: &[Category], ancestors: &[usize], here: Option<(u32, &str)>) -> String {
     use std::fmt::Write as _;
     let mut at = String::from(start);
+    // The names are the server's, not yet validated: escaped (see `tree::escaped`).
     for &i in ancestors {
-        let _ = write!(at, " > {} ({})", out[i].id, out[i].name);
+        let _ = write!(at, " > {} ({})", out[i].id, escaped(&out[i].name));
     }
     if let Some((id, name)) = here {
-        let _ = write!(at, " > {id} ({name})");
+        let _ = write!(at, " > {id} ({})", escaped(name));
     }
     at
 }
@@ -449,7 +453,9 @@ struct WireSubtreeNode {
 /// The nodes go through the same decoder as [`decode_tree`] (decimal-string ids, levels that
 /// follow the nesting, leaf flags, the contract's field names), and the result is held to the
 /// tree's structural rules below the category asked for: the first node is `category_id`
-/// (never the root, 0), ids are unique, names are non-empty and free of `>`, a leaf has no
+/// (never the root, 0), ids are unique, names (and the version) are as
+/// [`CategoryTree::validate`] wants them (non-empty, free of `>`, of control and of
+/// bidirectional formatting characters), a leaf has no
 /// children and a non-leaf has some, and no node is deeper than
 /// [`MAX_LEVEL`](crate::tree::MAX_LEVEL).
 ///
@@ -515,6 +521,7 @@ pub fn decode_subtree(body: &[u8], category_id: u32) -> Result<CategorySubtree, 
         }));
     }
     validate_subtree(&categories)?;
+    check_version(&tree_version)?;
     Ok(CategorySubtree {
         tree_id,
         tree_version,
@@ -540,18 +547,11 @@ fn validate_subtree(categories: &[Category]) -> Result<(), TreeError> {
         if !seen.insert(c.id) {
             return Err(TreeError::DuplicateId { id: c.id });
         }
-        if c.name.trim().is_empty() {
+        if let Some(problem) = name_problem(&c.name) {
             return Err(TreeError::BadName {
                 id: c.id,
                 name: c.name.clone(),
-                problem: "is empty",
-            });
-        }
-        if c.name.contains('>') {
-            return Err(TreeError::BadName {
-                id: c.id,
-                name: c.name.clone(),
-                problem: "contains the path separator `>`",
+                problem,
             });
         }
         if c.leaf && !c.children.is_empty() {

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! {
-//!   "format": 1,
+//!   "format": 2,
 //!   "categoryTreeId": 0,
 //!   "marketplaceId": "EBAY_US",
 //!   "categoryTreeVersion": "134",
@@ -13,12 +13,25 @@
 //!   "expired": [
 //!     {"from":853,"to":852},
 //!     {"from":854,"to":852}
-//!   ]
+//!   ],
+//!   "treeFingerprint": "5f0e4b1c9a2d7e63"
 //! }
 //! ```
 //!
 //! A site without the file has no expired categories; an empty mapping is never written as a
 //! new file, so the committed snapshots stay as they are until the service reports one.
+//!
+//! ## In step with its tree
+//!
+//! The header says which tree the mapping was checked against: `categoryTreeId`,
+//! `categoryTreeVersion` and `treeFingerprint` ([`fingerprint`]: the tree's category ids and
+//! leaf flags, all the rules below read). A file whose header names another tree than the
+//! snapshot beside it is **out of step** ([`out_of_step`]): what a commit interrupted between
+//! a site's two renames leaves (see [`crate::pipeline::commit_all`]). [`read_in_step`] reports
+//! it as [`ExpiredError::OutOfStep`], which the build and `snapshot verify` pass over with a
+//! warning (the site compiles in without expired categories) and `snapshot refresh` counts as
+//! stale, so that it downloads the site again and rewrites the file. Format 1 (before the
+//! fingerprint) is still read; its files are in step when the tree id and version agree.
 //!
 //! ## The rule, checked against the site's tree
 //!
@@ -44,8 +57,9 @@ use serde::Deserialize;
 use crate::atomic::write_atomic;
 use crate::tree::CategoryTree;
 
-/// The format number written in every expired-category file.
-pub const FORMAT: u32 = 1;
+/// The format number written in every expired-category file (format 1, without
+/// `treeFingerprint`, is still read, and written back as it was).
+pub const FORMAT: u32 = 2;
 
 /// One expired leaf and the active leaf that replaced it (getExpiredCategories'
 /// `fromCategoryId`, `toCategoryId`).
@@ -66,6 +80,8 @@ pub struct ExpiredFile {
     pub marketplace_id: String,
     /// The `categoryTreeVersion` of the tree the mapping was checked against.
     pub version: String,
+    /// The [`fingerprint`] of that tree (`None` in a format-1 file).
+    pub tree_fingerprint: Option<u64>,
     /// Where the mapping was taken from (the getExpiredCategories URL).
     pub source: String,
     /// The mappings, sorted by `from`, each `from` once.
@@ -179,6 +195,19 @@ pub enum ExpiredError {
         /// The mappings counted.
         actual: usize,
     },
+    /// The file was written for another tree than the snapshot beside it ([`out_of_step`]),
+    /// as a commit interrupted between a site's two renames leaves it: not an error of the
+    /// mapping, which is not checked, but a site to refresh.
+    #[error(
+        "{path}: out of step with the snapshot beside it ({reason}), as an interrupted commit leaves it: the site is compiled in without expired categories until `snapshot refresh` (`cargo run --bin snapshot -- refresh` in the toolkit's repository) rewrites the file"
+    )]
+    OutOfStep {
+        /// The file.
+        path: PathBuf,
+        /// How its header and the snapshot differ, e.g. `written for version 134, the tree
+        /// is version 135`.
+        reason: String,
+    },
 }
 
 #[derive(Deserialize)]
@@ -191,6 +220,9 @@ struct FileHeader {
     source: String,
     mapping_count: usize,
     expired: Vec<FileMapping>,
+    /// Format 2 on.
+    #[serde(default)]
+    tree_fingerprint: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -216,6 +248,51 @@ pub fn path_beside(snapshot_path: &Path) -> PathBuf {
 
 /// The line of the first mapping in [`to_string`]'s rendering (1-based).
 const FIRST_MAPPING_LINE: usize = 9;
+
+/// The fingerprint of the part of `tree` the rules read: FNV-1a (64 bits) over each
+/// category's id (4 bytes, little-endian) and leaf flag (1 byte), in id order. Recorded in the
+/// file as `treeFingerprint`, so that a file beside another tree of the same version (a
+/// partial copy completed, say) is known to be out of step.
+pub fn fingerprint(tree: &CategoryTree) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for c in &tree.categories {
+        let id = c.id.to_le_bytes();
+        for b in [id[0], id[1], id[2], id[3], u8::from(c.leaf)] {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    h
+}
+
+/// How `file` and the snapshot's `tree` differ, when the file was written for another tree
+/// (its tree id, version or [`fingerprint`]); `None` when it is in step. A format-1 file has
+/// no fingerprint: the tree id and version decide.
+pub fn out_of_step(file: &ExpiredFile, tree: &CategoryTree) -> Option<String> {
+    // Debug-quoted: the file's version is not validated, and `{:?}` escapes control and
+    // bidirectional formatting characters.
+    if file.tree_id != tree.meta.tree_id {
+        Some(format!(
+            "written for category tree {}, the snapshot is tree {}",
+            file.tree_id, tree.meta.tree_id
+        ))
+    } else if file.version != tree.meta.version {
+        Some(format!(
+            "written for version {:?}, the tree is version {:?}",
+            file.version, tree.meta.version
+        ))
+    } else if file
+        .tree_fingerprint
+        .is_some_and(|f| f != fingerprint(tree))
+    {
+        Some(format!(
+            "written for other categories of version {:?} (treeFingerprint)",
+            file.version
+        ))
+    } else {
+        None
+    }
+}
 
 /// Checks `mappings` against the rules and `tree`. On a broken rule, returns the index of the
 /// offending mapping with the rule.
@@ -278,17 +355,37 @@ pub fn from_answer(
         tree_id: tree.meta.tree_id,
         marketplace_id: tree.meta.marketplace_id.clone(),
         version: tree.meta.version.clone(),
+        tree_fingerprint: Some(fingerprint(tree)),
         source: source.to_string(),
         mappings,
     })
 }
 
-/// Renders the file. The same contents always give the same bytes.
+/// `file`, now checked against `tree` (whose rules it must already hold): its header names
+/// `tree`, so it is in step with it. What `import` writes when a new tree keeps the mapping.
+pub fn carried_to(file: &ExpiredFile, tree: &CategoryTree) -> ExpiredFile {
+    ExpiredFile {
+        tree_id: tree.meta.tree_id,
+        marketplace_id: tree.meta.marketplace_id.clone(),
+        version: tree.meta.version.clone(),
+        tree_fingerprint: Some(fingerprint(tree)),
+        source: file.source.clone(),
+        mappings: file.mappings.clone(),
+    }
+}
+
+/// Renders the file: in [`FORMAT`], or in format 1 when it has no fingerprint (a format-1
+/// file read back). The same contents always give the same bytes.
 pub fn to_string(file: &ExpiredFile) -> String {
     let q = |s: &str| serde_json::to_string(s).expect("strings always serialize");
     let mut out = String::with_capacity(file.mappings.len() * 28 + 256);
     out.push_str("{\n");
-    let _ = writeln!(out, "  \"format\": {FORMAT},");
+    let format = if file.tree_fingerprint.is_some() {
+        FORMAT
+    } else {
+        1
+    };
+    let _ = writeln!(out, "  \"format\": {format},");
     let _ = writeln!(out, "  \"categoryTreeId\": {},", file.tree_id);
     let _ = writeln!(out, "  \"marketplaceId\": {},", q(&file.marketplace_id));
     let _ = writeln!(out, "  \"categoryTreeVersion\": {},", q(&file.version));
@@ -299,7 +396,13 @@ pub fn to_string(file: &ExpiredFile) -> String {
         let comma = if i + 1 < file.mappings.len() { "," } else { "" };
         let _ = writeln!(out, "    {{\"from\":{},\"to\":{}}}{comma}", m.from, m.to);
     }
-    out.push_str("  ]\n}\n");
+    // Last, so that the mappings keep their lines (FIRST_MAPPING_LINE) in both formats.
+    match file.tree_fingerprint {
+        Some(f) => {
+            let _ = write!(out, "  ],\n  \"treeFingerprint\": \"{f:016x}\"\n}}\n");
+        }
+        None => out.push_str("  ]\n}\n"),
+    }
     out
 }
 
@@ -310,15 +413,34 @@ pub fn parse_unchecked(text: &str, path: &Path) -> Result<ExpiredFile, ExpiredEr
         path: path.to_path_buf(),
         message: e.to_string(),
     })?;
-    if header.format != FORMAT {
-        return Err(ExpiredError::Syntax {
-            path: path.to_path_buf(),
-            message: format!(
-                "format {} is not supported (this toolkit reads format {FORMAT}); regenerate it with `snapshot refresh` (`cargo run --bin snapshot -- refresh` in the toolkit's repository)",
-                header.format
-            ),
-        });
-    }
+    let syntax = |message: String| ExpiredError::Syntax {
+        path: path.to_path_buf(),
+        message,
+    };
+    let tree_fingerprint = match (header.format, &header.tree_fingerprint) {
+        (1, None) => None,
+        (1, Some(_)) => {
+            return Err(syntax(
+                "treeFingerprint is a field of format 2, not 1".into(),
+            ));
+        }
+        (FORMAT, Some(hex)) => Some(
+            u64::from_str_radix(hex, 16)
+                .ok()
+                .filter(|_| hex.len() == 16 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+                .ok_or_else(|| {
+                    syntax(format!(
+                        "treeFingerprint {hex:?} is not 16 hexadecimal digits"
+                    ))
+                })?,
+        ),
+        (FORMAT, None) => return Err(syntax("format 2 needs treeFingerprint".into())),
+        (format, _) => {
+            return Err(syntax(format!(
+                "format {format} is not supported (this toolkit reads formats 1 to {FORMAT}); regenerate it with `snapshot refresh` (`cargo run --bin snapshot -- refresh` in the toolkit's repository)"
+            )));
+        }
+    };
     if header.mapping_count != header.expired.len() {
         return Err(ExpiredError::CountMismatch {
             path: path.to_path_buf(),
@@ -330,6 +452,7 @@ pub fn parse_unchecked(text: &str, path: &Path) -> Result<ExpiredFile, ExpiredEr
         tree_id: header.category_tree_id,
         marketplace_id: header.marketplace_id,
         version: header.category_tree_version,
+        tree_fingerprint,
         source: header.source,
         mappings: header
             .expired
@@ -345,7 +468,16 @@ pub fn parse_unchecked(text: &str, path: &Path) -> Result<ExpiredFile, ExpiredEr
 /// Parses a file held in memory and checks it against `tree`, the tree of the snapshot beside
 /// it; `path` is only used in errors, which name its line.
 pub fn parse(text: &str, path: &Path, tree: &CategoryTree) -> Result<ExpiredFile, ExpiredError> {
-    let file = parse_unchecked(text, path)?;
+    checked(parse_unchecked(text, path)?, text, path, tree)
+}
+
+/// Checks `file`, parsed from `text`, against `tree`.
+fn checked(
+    file: ExpiredFile,
+    text: &str,
+    path: &Path,
+    tree: &CategoryTree,
+) -> Result<ExpiredFile, ExpiredError> {
     if file.tree_id != tree.meta.tree_id {
         return Err(ExpiredError::Invalid {
             path: path.to_path_buf(),
@@ -364,18 +496,46 @@ pub fn parse(text: &str, path: &Path, tree: &CategoryTree) -> Result<ExpiredFile
     Ok(file)
 }
 
-/// Reads the file beside the snapshot at `snapshot_path` and checks it against `tree`.
-/// `Ok(None)` when there is no file: the site has no expired categories.
+/// Reads the file beside the snapshot at `snapshot_path` and checks it against `tree` (any
+/// tree: a live download, say). `Ok(None)` when there is no file: the site has no expired
+/// categories.
 pub fn read_beside(
     snapshot_path: &Path,
     tree: &CategoryTree,
 ) -> Result<Option<ExpiredFile>, ExpiredError> {
     let path = path_beside(snapshot_path);
-    match std::fs::read_to_string(&path) {
-        Ok(text) => parse(&text, &path, tree).map(Some),
+    match read_text(&path)? {
+        Some(text) => parse(&text, &path, tree).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// Reads the file beside the snapshot at `snapshot_path`, whose tree is `tree`: like
+/// [`read_beside`], but a file written for another tree ([`out_of_step`]) is
+/// [`ExpiredError::OutOfStep`], whatever its mappings. This is how the build, `snapshot
+/// verify` and `snapshot refresh` read a committed pair.
+pub fn read_in_step(
+    snapshot_path: &Path,
+    tree: &CategoryTree,
+) -> Result<Option<ExpiredFile>, ExpiredError> {
+    let path = path_beside(snapshot_path);
+    let Some(text) = read_text(&path)? else {
+        return Ok(None);
+    };
+    let file = parse_unchecked(&text, &path)?;
+    if let Some(reason) = out_of_step(&file, tree) {
+        return Err(ExpiredError::OutOfStep { path, reason });
+    }
+    checked(file, &text, &path, tree).map(Some)
+}
+
+/// The text of the file at `path`; `None` when there is none.
+fn read_text(path: &Path) -> Result<Option<String>, ExpiredError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(ExpiredError::Io {
-            path,
+            path: path.to_path_buf(),
             source: Arc::new(e),
         }),
     }
@@ -491,6 +651,7 @@ mod tests {
             tree_id: 0,
             marketplace_id: "EBAY_US".into(),
             version: "7".into(),
+            tree_fingerprint: Some(fingerprint(&tree())),
             source: "url".into(),
             mappings,
         };
@@ -549,6 +710,124 @@ mod tests {
         ));
         let e = parse("{\"format\": 1,\n  \"oops\": 1}", path, &tree()).unwrap_err();
         assert!(matches!(e, ExpiredError::Syntax { .. }), "{e}");
+    }
+
+    #[test]
+    fn a_file_names_its_tree_and_is_out_of_step_beside_another() {
+        let path = Path::new("EBAY_US.expired.json");
+        let file = from_answer([m(5, 2)], &tree(), "url", path).unwrap();
+        assert_eq!(file.tree_fingerprint, Some(fingerprint(&tree())));
+        let text = to_string(&file);
+        assert!(text.starts_with("{\n  \"format\": 2,\n"), "{text}");
+        assert!(
+            text.ends_with(&format!(
+                "  ],\n  \"treeFingerprint\": \"{:016x}\"\n}}\n",
+                fingerprint(&tree())
+            )),
+            "{text}"
+        );
+        assert_eq!(out_of_step(&file, &tree()), None);
+        // Another version; the same version with other categories (a leaf more); another
+        // tree id.
+        let mut newer = tree();
+        newer.meta.version = "8".into();
+        assert_eq!(
+            out_of_step(&file, &newer).as_deref(),
+            Some("written for version \"7\", the tree is version \"8\"")
+        );
+        let mut completed = tree();
+        completed.categories[1].children.push(4);
+        completed.categories.push(crate::tree::Category {
+            id: 4,
+            name: "C4".into(),
+            parent: Some(1),
+            leaf: true,
+            children: vec![],
+        });
+        assert_ne!(fingerprint(&completed), fingerprint(&tree()));
+        assert!(
+            out_of_step(&file, &completed)
+                .unwrap()
+                .contains("other categories")
+        );
+        let mut other = tree();
+        other.meta.tree_id = 3;
+        assert!(out_of_step(&file, &other).unwrap().contains("tree 3"));
+        // Names do not count: the rules do not read them.
+        let mut renamed = tree();
+        renamed.categories[2].name = "Other".into();
+        assert_eq!(out_of_step(&file, &renamed), None);
+        // Carried to a tree it holds against, it is in step with it.
+        assert_eq!(out_of_step(&carried_to(&file, &newer), &newer), None);
+    }
+
+    #[test]
+    fn format_1_is_still_read_and_written_back_as_it_was() {
+        let path = Path::new("EBAY_US.expired.json");
+        let text = "{\n  \"format\": 1,\n  \"categoryTreeId\": 0,\n  \"marketplaceId\": \"EBAY_US\",\n  \"categoryTreeVersion\": \"7\",\n  \"source\": \"url\",\n  \"mappingCount\": 1,\n  \"expired\": [\n    {\"from\":5,\"to\":2}\n  ]\n}\n";
+        let file = parse(text, path, &tree()).unwrap();
+        assert_eq!(file.tree_fingerprint, None);
+        assert_eq!(file.mappings, [m(5, 2)]);
+        assert_eq!(to_string(&file), text);
+        // In step by tree id and version alone.
+        assert_eq!(out_of_step(&file, &tree()), None);
+        let mut newer = tree();
+        newer.meta.version = "8".into();
+        assert!(out_of_step(&file, &newer).is_some());
+        // A fingerprint needs format 2, and format 2 needs a well-formed one.
+        let fingerprinted = to_string(&ExpiredFile {
+            tree_fingerprint: Some(1),
+            ..file.clone()
+        });
+        for (bad, message) in [
+            (
+                fingerprinted.replacen("\"format\": 2", "\"format\": 1", 1),
+                "a field of format 2",
+            ),
+            (
+                fingerprinted.replacen("0000000000000001", "xyz", 1),
+                "not 16 hexadecimal digits",
+            ),
+            (
+                text.replacen("\"format\": 1", "\"format\": 2", 1),
+                "format 2 needs treeFingerprint",
+            ),
+            (
+                text.replacen("\"format\": 1", "\"format\": 3", 1),
+                "format 3 is not supported",
+            ),
+        ] {
+            let e = parse_unchecked(&bad, path).unwrap_err();
+            assert!(e.to_string().contains(message), "{e}");
+        }
+    }
+
+    #[test]
+    fn read_in_step_tells_a_file_written_for_another_tree() {
+        let dir = tempfile::tempdir().unwrap();
+        let snapshot = dir.path().join("EBAY_US.json");
+        assert_eq!(read_in_step(&snapshot, &tree()).unwrap(), None);
+        // 5 → 2 holds against `tree` only; against the next version 2 is gone.
+        let file = from_answer([m(5, 2)], &tree(), "url", &path_beside(&snapshot)).unwrap();
+        write_beside(&snapshot, &file, &tree()).unwrap();
+        assert_eq!(read_in_step(&snapshot, &tree()).unwrap(), Some(file));
+        let mut next = tree();
+        next.meta.version = "8".into();
+        next.categories.retain(|c| c.id != 2);
+        next.categories[1].children.retain(|&k| k != 2);
+        assert!(matches!(
+            read_beside(&snapshot, &next),
+            Err(ExpiredError::Invalid {
+                rule: ExpiredRule::UnknownReplacement { from: 5, to: 2 },
+                ..
+            })
+        ));
+        let e = read_in_step(&snapshot, &next).unwrap_err();
+        assert!(
+            matches!(&e, ExpiredError::OutOfStep { reason, .. } if reason.contains("version \"7\"")),
+            "{e}"
+        );
+        assert!(e.to_string().contains("snapshot refresh"), "{e}");
     }
 
     #[test]

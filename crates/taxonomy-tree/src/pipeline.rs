@@ -5,8 +5,30 @@
 //! [`prepare`] and [`commit_all`]; nothing else writes into `snapshots/`. Preparing never touches
 //! the disk, so a caller handling several sites can prepare them all and commit only when every
 //! one succeeded.
+//!
+//! ## A commit killed half-way
+//!
+//! A commit renames its files one by one, so a process killed in the middle (power cut,
+//! SIGKILL) leaves some sites new and some old, and a site's tree and expired-category file
+//! can belong to different trees. Every such state builds and is repaired by the next
+//! `refresh`, because:
+//!
+//! - each file is whole (see [`crate::atomic`]);
+//! - the expired-category file names the tree it was checked against (version and
+//!   fingerprint), so a file beside another tree is *out of step*
+//!   ([`expired::read_in_step`]): the build compiles the site in without it, and `refresh`
+//!   counts the site as stale and downloads it again;
+//! - a site's mapping is renamed before its tree, so the only half-way state is the old tree
+//!   beside the new mapping, which is out of step (never a new tree beside no mapping, which
+//!   would look current);
+//! - the commit holds the directory's lock and first removes what a killed commit left
+//!   (temporary and kept files), so the next run leaves none.
+//!
+//! `tests/interrupted_commit.rs` kills `snapshot refresh` and `snapshot import` with SIGKILL
+//! after each rename, with the test hook [`STOP_AFTER_RENAMES_ENV`].
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use crate::decode::{DecodeError, Provenance, decode_tree};
 use crate::diff::TreeDiff;
@@ -39,7 +61,8 @@ pub enum PipelineError {
     },
     /// The tree id and the marketplace id name different sites.
     #[error(
-        "{origin}: category tree {tree_id} belongs to {expected}, but the response says {found}"
+        "{origin}: category tree {tree_id} belongs to {expected}, but the response says {}",
+        crate::tree::escaped(found)
     )]
     WrongMarketplace {
         /// Where the response came from.
@@ -106,7 +129,8 @@ pub struct Prepared {
     /// The committed mapping (empty when there is no file).
     pub previous_expired: Vec<ExpiredMapping>,
     /// The new expired-category file, when it differs from the committed one (`None`: the file
-    /// is left as it is).
+    /// is left as it is): the service's answer ([`with_expired`]), or the committed mapping
+    /// rewritten for the new tree when it holds against it but names another tree.
     pub expired_text: Option<String>,
     /// Why the committed mapping cannot go with the new tree; [`commit_all`] refuses to
     /// write while it is set (a refresh replaces the mapping with [`with_expired`]).
@@ -190,12 +214,18 @@ pub fn prepare_tree(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => (None, None, true, true),
         Err(e) => (None, Some(format!("{}: {e}", path.display())), true, true),
     };
-    // The committed mapping stays while it holds against the new tree.
+    // The committed mapping stays while it holds against the new tree; written for another
+    // tree, it is rewritten for this one, so that it stays in step (see the module's
+    // documentation).
     let expired_path = expired::path_beside(&path);
+    let mut expired_text = None;
     let (previous_expired, expired_problem) = match std::fs::read_to_string(&expired_path) {
         Ok(text) => match expired::parse_unchecked(&text, &expired_path) {
             Ok(file) => {
                 let problem = expired::parse(&text, &expired_path, &tree).err();
+                if problem.is_none() && expired::out_of_step(&file, &tree).is_some() {
+                    expired_text = Some(expired::to_string(&expired::carried_to(&file, &tree)));
+                }
                 (file.mappings, problem)
             }
             Err(e) => (Vec::new(), Some(e)),
@@ -222,7 +252,7 @@ pub fn prepare_tree(
         expired_path,
         expired: previous_expired.clone(),
         previous_expired,
-        expired_text: None,
+        expired_text,
         expired_problem,
     })
 }
@@ -244,6 +274,7 @@ pub fn with_expired(
             old.mappings == file.mappings
                 && old.tree_id == file.tree_id
                 && old.version == file.version
+                && old.tree_fingerprint == file.tree_fingerprint
                 && old.marketplace_id == file.marketplace_id
         }
         // Absent and empty are the same: no new file for nothing.
@@ -265,18 +296,87 @@ pub enum WriteWhen {
     TreeChanged,
 }
 
-/// Replaces every snapshot of `prepared` that `when` says changed, all or nothing: every new
-/// file is first written and flushed beside its target, and only when all of them are staged
-/// are they renamed into place; a failed rename puts back the files already replaced (see
+/// Test hook, inert unless set: `TAXONOMY_TEST_STOP_AFTER_RENAMES=N` makes [`commit_all`]
+/// stop the process once `N` of its renames are done (`0`: before the first; the number of
+/// files: after the last, before the kept files are removed). It says so on stderr, then
+/// waits for a minute to be killed (a test sends SIGKILL) and aborts if it was not. Only
+/// `tests/interrupted_commit.rs` sets it.
+pub const STOP_AFTER_RENAMES_ENV: &str = "TAXONOMY_TEST_STOP_AFTER_RENAMES";
+
+/// The [`STOP_AFTER_RENAMES_ENV`] hook for [`crate::atomic::commit_all_observed`].
+fn stop_after_renames_hook() -> impl FnMut(usize) {
+    let stop_at = std::env::var(STOP_AFTER_RENAMES_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    move |done| {
+        if stop_at == Some(done) {
+            eprintln!(
+                "{STOP_AFTER_RENAMES_ENV}: stopped after {done} renames of the commit (a test hook), waiting to be killed"
+            );
+            std::thread::sleep(Duration::from_secs(60));
+            std::process::abort();
+        }
+    }
+}
+
+/// Removes what killed commits into `dir` left: the temporary and kept files of every
+/// snapshot and expired-category file. While the caller holds the directory's lock (see
+/// [`crate::atomic::lock_dir`]), which every commit takes, all of them go, whatever their
+/// age; without it (a directory that cannot be locked), only those older than
+/// [`crate::atomic::STALE_AFTER`].
+fn remove_leftovers(dir: &Path, locked: bool) {
+    let older_than = if locked {
+        Duration::ZERO
+    } else {
+        crate::atomic::STALE_AFTER
+    };
+    for site in Marketplace::ALL {
+        let snapshot = dir.join(site.snapshot_file_name());
+        crate::atomic::remove_leftovers(&expired::path_beside(&snapshot), older_than);
+        crate::atomic::remove_leftovers(&snapshot, older_than);
+    }
+}
+
+/// Replaces every snapshot of `prepared` in `dir` (the snapshots directory they were prepared
+/// against) that `when` says changed, all or nothing: every new file is first written and
+/// flushed beside its target, and only when all of them are staged are they renamed into
+/// place; a failed rename puts back the files already replaced (see
 /// [`crate::atomic::commit_all`]). Returns the paths written. Each site's expired-category
-/// file (see [`with_expired`]) is part of the same commit.
-pub fn commit_all(prepared: &[Prepared], when: WriteWhen) -> Result<Vec<PathBuf>, PipelineError> {
+/// file (see [`with_expired`]) is part of the same commit, renamed before the site's tree.
+///
+/// The commit holds the lock of `dir` and first removes what killed commits left there, even
+/// when there is nothing to write. A process killed during the commit leaves a directory
+/// that builds and that the next `refresh` repairs (see the [module documentation](self)).
+pub fn commit_all(
+    dir: &Path,
+    prepared: &[Prepared],
+    when: WriteWhen,
+) -> Result<Vec<PathBuf>, PipelineError> {
     // The committed expired mappings must hold against the trees that replace theirs.
     if let Some(problem) = prepared.iter().find_map(|p| p.expired_problem.clone()) {
         return Err(problem.into());
     }
+    let lock = crate::atomic::lock_dir(dir).map_err(|source| SnapshotError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    remove_leftovers(dir, lock.is_held());
     let mut staged = Vec::new();
     for p in prepared {
+        // The expired mapping first: renamed before its tree, so that a commit killed between
+        // the two leaves the old tree beside the new mapping, which is out of step with it
+        // (never the new tree beside the old mapping or none, which could look current). Its
+        // text was checked against `p.tree` in `with_expired` (or `prepare`).
+        if let Some(text) = &p.expired_text {
+            let s =
+                crate::atomic::stage(&p.expired_path, text.as_bytes(), None).map_err(|source| {
+                    ExpiredError::Io {
+                        path: p.expired_path.clone(),
+                        source: std::sync::Arc::new(source),
+                    }
+                })?;
+            staged.push(s);
+        }
         let write = match when {
             WriteWhen::AnyChange => p.changed,
             WriteWhen::TreeChanged => p.content_changed,
@@ -291,23 +391,13 @@ pub fn commit_all(prepared: &[Prepared], when: WriteWhen) -> Result<Vec<PathBuf>
             })?;
             staged.push(s);
         }
-        // The expired mapping goes in the same commit as the snapshots (its text was
-        // checked against `p.tree` in `with_expired`).
-        if let Some(text) = &p.expired_text {
-            let s =
-                crate::atomic::stage(&p.expired_path, text.as_bytes(), None).map_err(|source| {
-                    ExpiredError::Io {
-                        path: p.expired_path.clone(),
-                        source: std::sync::Arc::new(source),
-                    }
-                })?;
-            staged.push(s);
-        }
     }
     let written: Vec<PathBuf> = staged.iter().map(|s| s.path().to_path_buf()).collect();
-    crate::atomic::commit_all(staged).map_err(|e| SnapshotError::Io {
-        path: e.path,
-        source: e.source,
+    crate::atomic::commit_all_observed(staged, stop_after_renames_hook()).map_err(|e| {
+        SnapshotError::Io {
+            path: e.path,
+            source: e.source,
+        }
     })?;
     Ok(written)
 }

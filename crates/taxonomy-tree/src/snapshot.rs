@@ -230,7 +230,13 @@ pub fn parse(text: &str, path: &Path) -> Result<CategoryTree, SnapshotError> {
     };
     tree.validate().map_err(|source| SnapshotError::Invalid {
         path: path.to_path_buf(),
-        line: source.category_id().map_or(0, |id| line_of(text, id)),
+        line: match (&source, source.category_id()) {
+            (TreeError::BadVersion { .. }, _) => text
+                .lines()
+                .position(|l| l.trim_start().starts_with("\"categoryTreeVersion\""))
+                .map_or(0, |i| i + 1),
+            (_, id) => id.map_or(0, |id| line_of(text, id)),
+        },
         source,
     })?;
     for (field, stated, actual) in [

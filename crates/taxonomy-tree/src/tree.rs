@@ -177,9 +177,10 @@ pub enum TreeError {
         /// The category.
         id: u32,
     },
-    /// A name is empty or would make paths ambiguous.
+    /// A name is empty, would make paths ambiguous, or holds a character that drives a
+    /// terminal ([`is_unsafe_char`]).
     #[error(
-        "category {id}: name {} {problem} (rule: names are non-empty and contain no `>`)",
+        "category {id}: name {} {problem} (rule: names are non-empty and contain no `>`, no control and no bidirectional formatting character)",
         shown_name(name)
     )]
     BadName {
@@ -190,13 +191,73 @@ pub enum TreeError {
         /// What is wrong with it.
         problem: &'static str,
     },
+    /// The tree's version holds a character that drives a terminal ([`is_unsafe_char`]).
+    #[error(
+        "the tree's categoryTreeVersion {} {problem} (rule: the version contains no control and no bidirectional formatting character)",
+        shown_name(version)
+    )]
+    BadVersion {
+        /// The version.
+        version: String,
+        /// What is wrong with it.
+        problem: &'static str,
+    },
+}
+
+/// Whether `c` may not appear in a name or a version: a control character (C0, DEL and C1:
+/// ESC, BEL, newline …, which start terminal escape sequences or new lines) or a
+/// bidirectional formatting character (the embeddings, overrides and isolates U+202A–U+202E
+/// and U+2066–U+2069, which reorder what is shown). Text from the service is validated against
+/// this, and printed with [`escaped`].
+///
+/// ```
+/// use taxonomy_tree::tree::is_unsafe_char;
+/// assert!(is_unsafe_char('\u{1b}') && is_unsafe_char('\n') && is_unsafe_char('\u{202e}'));
+/// assert!(!is_unsafe_char('é') && !is_unsafe_char('&') && !is_unsafe_char(' '));
+/// ```
+pub fn is_unsafe_char(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// What is wrong with `text` by [`is_unsafe_char`], if anything.
+fn unsafe_text_problem(text: &str) -> Option<&'static str> {
+    let c = text.chars().find(|&c| is_unsafe_char(c))?;
+    Some(if c.is_control() {
+        "contains a control character"
+    } else {
+        "contains a bidirectional formatting character"
+    })
+}
+
+/// `text` with every [`is_unsafe_char`] replaced by its `\u{…}` escape, so that printing it
+/// can neither move the cursor, recolour or retitle a terminal, start a line, nor reorder
+/// what follows.
+///
+/// ```
+/// use taxonomy_tree::tree::escaped;
+/// assert_eq!(escaped("135\u{1b}[2J"), "135\\u{1b}[2J");
+/// assert_eq!(escaped("Fountain"), "Fountain");
+/// ```
+pub fn escaped(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(is_unsafe_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if is_unsafe_char(c) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 impl TreeError {
     /// The id of the category that breaks the rule, if the rule concerns one.
     pub fn category_id(&self) -> Option<u32> {
         match self {
-            TreeError::NoRoot => None,
+            TreeError::NoRoot | TreeError::BadVersion { .. } => None,
             TreeError::DuplicateId { id }
             | TreeError::IdOutOfRange { id }
             | TreeError::NotSorted { id, .. }
@@ -212,6 +273,29 @@ impl TreeError {
             | TreeError::NonLeafWithoutChildren { id }
             | TreeError::BadName { id, .. } => Some(*id),
         }
+    }
+}
+
+/// What breaks rule 3 in a category's name, if anything: blank, the path separator `>`, or
+/// an [`is_unsafe_char`]. (Shared with the subtree decoder.)
+pub(crate) fn name_problem(name: &str) -> Option<&'static str> {
+    if name.trim().is_empty() {
+        Some("is empty")
+    } else if name.contains('>') {
+        Some("contains the path separator `>`")
+    } else {
+        unsafe_text_problem(name)
+    }
+}
+
+/// Rule 3 for a version (shared with the subtree decoder).
+pub(crate) fn check_version(version: &str) -> Result<(), TreeError> {
+    match unsafe_text_problem(version) {
+        Some(problem) => Err(TreeError::BadVersion {
+            version: version.to_owned(),
+            problem,
+        }),
+        None => Ok(()),
     }
 }
 
@@ -281,7 +365,8 @@ impl CategoryTree {
     ///
     /// 1. [ids are below `u32::MAX`, unique and sorted](Self::check_ids);
     /// 2. [exactly one root, id 0, without a parent](Self::check_root);
-    /// 3. [names are non-empty and contain no `>`](Self::check_names);
+    /// 3. [names are non-empty and contain no `>`, no control and no bidirectional
+    ///    formatting character](Self::check_names), nor does [the version](Self::check_version);
     /// 4. [every parent exists](Self::check_parents_exist);
     /// 5. [every child exists](Self::check_children_exist);
     /// 6. [no category lists a child twice](Self::check_no_repeated_child);
@@ -298,6 +383,7 @@ impl CategoryTree {
         self.check_ids()?;
         self.check_root()?;
         self.check_names()?;
+        self.check_version()?;
         self.check_parents_exist()?;
         self.check_children_exist()?;
         self.check_no_repeated_child()?;
@@ -365,23 +451,32 @@ impl CategoryTree {
     }
 
     /// Rule 3: every category but the root has a name that is not blank and does not contain
-    /// the path separator `>` (paths are shown and parsed as `A > B > C`).
+    /// the path separator `>` (paths are shown and parsed as `A > B > C`); no name, the
+    /// root's included, holds a control or bidirectional formatting character
+    /// ([`is_unsafe_char`]: names are printed and compiled in).
     fn check_names(&self) -> Result<(), TreeError> {
-        for c in self.listable() {
-            let problem = if c.name.trim().is_empty() {
-                "is empty"
-            } else if c.name.contains('>') {
-                "contains the path separator `>`"
+        for c in &self.categories {
+            // The root's name is never part of a path, but it is compiled in too.
+            let problem = if c.id == ROOT_ID {
+                unsafe_text_problem(&c.name)
             } else {
-                continue;
+                name_problem(&c.name)
             };
-            return Err(TreeError::BadName {
-                id: c.id,
-                name: c.name.clone(),
-                problem,
-            });
+            if let Some(problem) = problem {
+                return Err(TreeError::BadName {
+                    id: c.id,
+                    name: c.name.clone(),
+                    problem,
+                });
+            }
         }
         Ok(())
+    }
+
+    /// Rule 3, for the version: it holds no control or bidirectional formatting character
+    /// (it is printed and compiled in too).
+    fn check_version(&self) -> Result<(), TreeError> {
+        check_version(&self.meta.version)
     }
 
     /// Rule 4: every parent id names a category.
