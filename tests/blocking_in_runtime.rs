@@ -295,3 +295,94 @@ fn the_concurrent_refresh_works_in_every_context() {
     );
     assert_eq!(std::fs::read_dir(snapshots.path()).unwrap().count(), 0);
 }
+
+/// A user's program, outside the workspace: the blocking API in each of the five contexts,
+/// configured from the environment as the README shows.
+const PROGRAM: &str = r#"
+use marketplace_client::oauth::{AccessTokenSource, ApplicationTokenProvider, OAuthConfig, ScopeSet};
+use marketplace_client::taxonomy::TaxonomyClient;
+use tokio::runtime::Builder;
+
+/// Creates, calls and drops every blocking client; what they answered, on one line.
+fn blocking_calls(context: &str) -> String {
+    let config = OAuthConfig::from_env().expect("configuration");
+    let client = config.client().expect("OAuth client");
+    let grant = client.client_credentials(&ScopeSet::default()).expect("grant");
+    let provider = ApplicationTokenProvider::new(config.client().expect("OAuth client"));
+    let token = provider.access_token().expect("provider");
+    let taxonomy = TaxonomyClient::from_env().expect("taxonomy client");
+    let tree = taxonomy.default_tree_id("EBAY_GB").expect("getDefaultCategoryTreeId");
+    drop((client, provider, taxonomy));
+    format!("{context}: {}, token {}, tree {}", grant.token_type, !token.secret().is_empty(), tree.tree_id)
+}
+
+fn main() {
+    println!("{}", std::thread::spawn(|| blocking_calls("plain thread")).join().unwrap());
+    let multi = Builder::new_multi_thread().build().unwrap();
+    let task = multi.spawn(async { blocking_calls("task") });
+    println!("{}", multi.block_on(task).unwrap());
+    println!("{}", multi.block_on(async { blocking_calls("block_on multi-thread") }));
+    let blocking = multi.spawn_blocking(|| blocking_calls("spawn_blocking"));
+    println!("{}", multi.block_on(blocking).unwrap());
+    let current = Builder::new_current_thread().build().unwrap();
+    println!("{}", current.block_on(async { blocking_calls("block_on current-thread") }));
+}
+"#;
+
+#[test]
+fn a_program_outside_the_workspace_uses_the_blocking_api_in_every_context() {
+    let fake = FakeMarketplace::new();
+    let project = tempfile::tempdir().unwrap();
+    let root = common::root();
+    let dependencies = format!(
+        "[dependencies]\nmarketplace-client = {{ path = {:?} }}\n\
+         tokio = {{ version = \"1\", default-features = false, features = [\"rt\", \"rt-multi-thread\"] }}\n",
+        root.join("crates/marketplace-client").display().to_string(),
+    );
+    common::write_outside_crate(
+        project.path(),
+        "blocking-in-runtime",
+        &dependencies,
+        PROGRAM,
+    );
+    // The workspace's own target directory: its dependencies are built there already.
+    let target = root.join("target");
+    let out = common::clean_command(env!("CARGO"))
+        .current_dir(project.path())
+        .args(["build", "--offline"])
+        .env("CARGO_TARGET_DIR", &target)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = common::clean_command(target.join("debug/blocking-in-runtime"))
+        .env("MARKETPLACE_BASE_URL", fake.base_url())
+        .env("MARKETPLACE_AUTH_URL", fake.auth_url())
+        .env("MARKETPLACE_CLIENT_ID", fake.client_id())
+        .env("MARKETPLACE_CLIENT_SECRET", fake.client_secret())
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr),
+    );
+    assert!(run.status.success(), "{stdout}\n{stderr}");
+    let tree = Marketplace::Gb.tree_id();
+    let expected: String = [
+        "plain thread",
+        "task",
+        "block_on multi-thread",
+        "spawn_blocking",
+        "block_on current-thread",
+    ]
+    .iter()
+    .map(|context| format!("{context}: Application Access Token, token true, tree {tree}\n"))
+    .collect();
+    assert_eq!(stdout, expected, "{stderr}");
+    // Two grants per context: the client's and the provider's (the taxonomy client's
+    // provider asks once more).
+    assert_eq!(fake.token_requests().len(), 5 * 3);
+}
