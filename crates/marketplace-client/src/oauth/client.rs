@@ -62,7 +62,7 @@ pub struct TokenResponse {
 pub struct OAuthClient {
     endpoints: Endpoints,
     credentials: Credentials,
-    http: reqwest::blocking::Client,
+    http: crate::http::Http,
     /// Bounds each whole call, body included.
     timeout: Duration,
 }
@@ -95,10 +95,13 @@ impl OAuthClient {
             timeout.min(Duration::from_secs(10)),
             timeout,
         )
-        .map_err(|e| transport_error(&e))?;
-        let mut client = Self::with_http_client(endpoints, credentials, http);
-        client.timeout = timeout;
-        Ok(client)
+        .map_err(|message| OAuthError::Transport { message })?;
+        Ok(Self {
+            endpoints,
+            credentials,
+            http,
+            timeout,
+        })
     }
 
     /// A client that sends through `http` (for shared connection pools or custom TLS). Give it
@@ -111,7 +114,7 @@ impl OAuthClient {
         Self {
             endpoints,
             credentials,
-            http,
+            http: crate::http::Http::new(http),
             timeout: DEFAULT_TIMEOUT,
         }
     }
@@ -204,10 +207,27 @@ impl OAuthClient {
         ))
     }
 
-    /// One token request, in named steps: send it, turn an error status into its error, parse
-    /// the body, check what it holds. Every text of the answer that reaches an error passes
-    /// the request's [`Redactor`].
+    /// One token request, on a thread of its own when a tokio runtime is current (reqwest's
+    /// blocking client panics on a runtime's thread; see [`crate::http::off_runtime`]).
     fn post(
+        &self,
+        grant: Grant,
+        body: Zeroizing<String>,
+        request_secrets: &[&str],
+    ) -> Result<TokenResponse, OAuthError> {
+        crate::http::off_runtime(|| self.post_here(grant, body, request_secrets)).unwrap_or_else(
+            |e| {
+                Err(OAuthError::Transport {
+                    message: crate::http::no_thread(&e),
+                })
+            },
+        )
+    }
+
+    /// One token request on this thread, in named steps: send it, turn an error status into
+    /// its error, parse the body, check what it holds. Every text of the answer that reaches
+    /// an error passes the request's [`Redactor`].
+    fn post_here(
         &self,
         grant: Grant,
         body: Zeroizing<String>,

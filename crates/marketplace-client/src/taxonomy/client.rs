@@ -69,7 +69,7 @@ const MAX_SHORT_ANSWER: u64 = 1024 * 1024;
 pub struct TaxonomyClient {
     config: TaxonomyConfig,
     tokens: Arc<dyn AccessTokenSource>,
-    http: reqwest::blocking::Client,
+    http: crate::http::Http,
     sleeper: Arc<dyn Sleeper>,
     /// With [`TreePath::Auto`]: the form that worked (`FORM_*`).
     tree_form: AtomicU8,
@@ -101,6 +101,12 @@ struct Call<'a> {
     timeout: Duration,
 }
 
+/// What [`TaxonomyClient::send`] hands each success answer to (with its URL and the request's
+/// sanitizer); `Send`, since the call may run on a thread of its own.
+type ReadAnswer<'a, T> = dyn FnMut(&mut reqwest::blocking::Response, &str, &Redactor) -> Result<T, TaxonomyError>
+    + Send
+    + 'a;
+
 /// One successful exchange.
 struct Fetched {
     url: Url,
@@ -120,9 +126,9 @@ impl TaxonomyClient {
     ) -> Result<Self, TaxonomyError> {
         // The requests carry a bearer token: the client never follows a redirect with it.
         let http = crate::http::client(&config.base_url, config.connect_timeout, config.timeout)
-            .map_err(|e| TaxonomyError::Transport {
+            .map_err(|message| TaxonomyError::Transport {
                 url: config.base_url.to_string(),
-                message: error_chain(&e),
+                message,
             })?;
         Ok(Self {
             config,
@@ -468,7 +474,7 @@ impl TaxonomyClient {
         &self,
         site: Marketplace,
         dest: &std::path::Path,
-        on_progress: &mut dyn FnMut(DownloadProgress),
+        on_progress: &mut (dyn FnMut(DownloadProgress) + Send),
     ) -> Result<ItemAspectsFile, TaxonomyError> {
         let url = self.config.item_aspects_file_url(self.tree_id_for(site));
         let language = self.language_for(site, None);
@@ -533,9 +539,25 @@ impl TaxonomyClient {
         })
     }
 
+    /// [`send_here`](Self::send_here), on a thread of its own when a tokio runtime is current
+    /// (reqwest's blocking client panics on a runtime's thread; see
+    /// [`crate::http::off_runtime`]). Every call goes through here.
+    fn send<T: Send>(
+        &self,
+        call: &Call<'_>,
+        read: &mut ReadAnswer<'_, T>,
+    ) -> Result<T, TaxonomyError> {
+        crate::http::off_runtime(|| self.send_here(call, read)).unwrap_or_else(|e| {
+            Err(TaxonomyError::Transport {
+                url: call.url.to_string(),
+                message: crate::http::no_thread(&e),
+            })
+        })
+    }
+
     /// Sends `call` with renewal on 401 and retries; `read` consumes each success answer
     /// (a retry after a failed read calls it again with the new answer).
-    fn send<T>(
+    fn send_here<T>(
         &self,
         call: &Call<'_>,
         read: &mut dyn FnMut(
