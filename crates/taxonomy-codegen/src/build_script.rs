@@ -31,7 +31,8 @@ pub const TTL_ENV: &str = "TAXONOMY_LIVE_TTL";
 pub const DEFAULT_TTL: std::time::Duration = std::time::Duration::from_secs(24 * 60 * 60);
 
 /// Every variable that decides whether and what the build downloads, except the secrets:
-/// cargo watches these (`cargo:rerun-if-env-changed`).
+/// with the `live` feature, cargo watches these (`cargo:rerun-if-env-changed`); without it
+/// the build reads none of them, so a change rebuilds nothing.
 pub const LIVE_ENV: [&str; 10] = [
     OFFLINE_ENV,
     "DOCS_RS",
@@ -342,12 +343,18 @@ pub fn run() -> Result<(), BuildError> {
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default());
     println!("cargo:rerun-if-env-changed={SITES_ENV}");
     println!("cargo:rerun-if-env-changed={SNAPSHOTS_DIR_ENV}");
-    // Never the secrets (SECRET_ENV): cargo would store their values under target/.
-    for name in LIVE_ENV {
-        println!("cargo:rerun-if-env-changed={name}");
-    }
-    if let Some(config) = std::env::var_os("MARKETPLACE_CONFIG").filter(|c| !c.is_empty()) {
-        println!("cargo:rerun-if-changed={}", PathBuf::from(config).display());
+    // The download's settings only when the build can download: without `live` they change
+    // nothing the build makes, and watching them rebuilt taxonomy-data, the macro and every
+    // crate using `category!` whenever a backend's run-time setting (its base URL, its
+    // client id) changed. Never the secrets (SECRET_ENV): cargo would store their values
+    // under target/.
+    if cfg!(feature = "live") {
+        for name in LIVE_ENV {
+            println!("cargo:rerun-if-env-changed={name}");
+        }
+        if let Some(config) = std::env::var_os("MARKETPLACE_CONFIG").filter(|c| !c.is_empty()) {
+            println!("cargo:rerun-if-changed={}", PathBuf::from(config).display());
+        }
     }
     let snapshots_dir = snapshots_dir(std::env::var_os(SNAPSHOTS_DIR_ENV), &manifest_dir)?;
     println!("cargo:rerun-if-changed={}", snapshots_dir.display());
