@@ -220,3 +220,25 @@ fn runtime_settings_rebuild_nothing_without_live() {
         assert!(!stderr.contains("build-script-build`"), "{env:?}: {stderr}");
     }
 }
+
+#[test]
+fn a_missing_snapshots_directory_says_how_to_create_it() {
+    let _one_at_a_time = SETTINGS_PROBE.lock().unwrap_or_else(|e| e.into_inner());
+    let (project, target) = settings_probe();
+    let missing = project.path().join("snapshots");
+    let out = cargo_build(
+        project.path(),
+        &target,
+        &[("TAXONOMY_SNAPSHOTS_DIR", missing.to_str().unwrap())],
+    );
+    let stderr = text(&out).1;
+    assert!(!out.status.success(), "{stderr}");
+    let hint = stderr
+        .find("run `snapshot refresh --sites")
+        .unwrap_or_else(|| panic!("no hint to create the directory: {stderr}"));
+    assert!(stderr.contains("no such directory"), "{stderr}");
+    // Not the `[env]` line the project already has, and not below the script's lines.
+    assert!(!stderr.contains("relative = true"), "{stderr}");
+    let first_rerun = stderr.find("cargo:rerun-if").unwrap_or(usize::MAX);
+    assert!(hint < first_rerun, "{stderr}");
+}
