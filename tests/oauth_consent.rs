@@ -206,3 +206,35 @@ fn consent_needs_a_redirect_uri() {
         "{err}"
     );
 }
+
+/// Without `MARKETPLACE_AUTH_URL`, application tokens work (they never use the consent host)
+/// and the consent URL is refused, naming the variable.
+#[test]
+fn the_consent_host_is_required_only_for_consent() {
+    let fake = FakeMarketplace::new();
+    let vars = [
+        ("MARKETPLACE_BASE_URL", fake.base_url()),
+        ("MARKETPLACE_CLIENT_ID", fake.client_id().to_string()),
+        (
+            "MARKETPLACE_CLIENT_SECRET",
+            fake.client_secret().to_string(),
+        ),
+        ("MARKETPLACE_REDIRECT_URI", RU_NAME.to_string()),
+    ];
+    let config = marketplace_client::oauth::OAuthConfig::from_lookup(|name| {
+        vars.iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.clone())
+    })
+    .expect("the API host alone is a configuration");
+    let client = config.client().unwrap();
+    let token = client.client_credentials(&ScopeSet::default()).unwrap();
+    assert!(!token.access_token.secret().is_empty());
+    let e = client
+        .consent_request(&ScopeSet::default(), &ConsentOptions::default())
+        .unwrap_err();
+    assert!(matches!(e, OAuthError::Config(_)), "{e:?}");
+    let text = e.to_string();
+    assert!(text.contains("MARKETPLACE_AUTH_URL is not set"), "{text}");
+    assert!(text.contains("consent"), "{text}");
+}

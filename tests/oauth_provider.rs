@@ -222,7 +222,7 @@ fn failed_request_without_a_valid_token_is_an_error() {
     for _ in 0..20 {
         assert!(matches!(
             provider.access_token(),
-            Err(OAuthError::Http { status: 503, .. })
+            Err(OAuthError::BackingOff { error, .. }) if matches!(*error, OAuthError::Http { status: 503, .. })
         ));
         clock.advance(Duration::from_secs(1));
     }
@@ -283,7 +283,7 @@ fn rate_limit_is_honoured_before_asking_again() {
     clock.advance(Duration::from_secs(30));
     assert!(matches!(
         provider.access_token(),
-        Err(OAuthError::RateLimited { .. })
+        Err(OAuthError::BackingOff { error, .. }) if matches!(*error, OAuthError::RateLimited { .. })
     ));
     assert_eq!(fake.token_requests().len(), 1);
     clock.advance(Duration::from_secs(31));
@@ -821,11 +821,56 @@ fn stepping_the_wall_clock_moves_no_token_deadline() {
     assert!(
         matches!(
             provider.access_token(),
-            Err(OAuthError::Http { status: 503, .. })
+            Err(OAuthError::BackingOff { error, .. }) if matches!(*error, OAuthError::Http { status: 503, .. })
         ),
         "an expired token was handed out"
     );
     let cached = provider.cached(&ScopeSet::default()).unwrap();
     assert!(cached.expires_at < clock.now());
     fake.clear_faults();
+}
+
+/// During the back-off after a failure, the answer says it is the cached failure, how old it
+/// is and when the next attempt comes; `retry_now` asks the server at once (a start-up race
+/// need not be a 30 s outage).
+#[test]
+fn a_cached_failure_says_so_and_retry_now_asks_again() {
+    let fake = FakeMarketplace::new();
+    let clock = clock();
+    let provider = app_provider(&fake, &clock);
+    fake.fail_next(TOKEN_PATH, unavailable());
+    let fresh = provider.access_token().unwrap_err();
+    assert!(matches!(fresh, OAuthError::Http { status: 503, .. }));
+    assert!(!fresh.to_string().contains("last attempt"), "{fresh}");
+
+    clock.advance(Duration::from_secs(2));
+    let cached = provider.access_token().unwrap_err();
+    let text = cached.to_string();
+    assert!(text.starts_with(&fresh.to_string()), "{text}");
+    assert!(
+        text.contains("the last attempt failed 2 s ago; next attempt in 28 s"),
+        "{text}"
+    );
+    assert_eq!(fake.token_requests().len(), 1);
+    let OAuthError::BackingOff {
+        error,
+        failed_ago,
+        retry_in,
+    } = &cached
+    else {
+        panic!("{cached:?}")
+    };
+    assert!(matches!(**error, OAuthError::Http { status: 503, .. }));
+    assert_eq!(
+        (*failed_ago, *retry_in),
+        (Duration::from_secs(2), Duration::from_secs(28))
+    );
+    assert_eq!(cached.status(), Some(503));
+    assert!(cached.is_transient());
+
+    // The caller knows the service is up now: no need to wait 28 s.
+    let source: &dyn AccessTokenSource = &provider;
+    source.retry_now();
+    provider.access_token().unwrap();
+    assert_eq!(fake.token_requests().len(), 2);
 }

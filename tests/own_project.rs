@@ -164,3 +164,81 @@ fn a_project_keeps_its_own_snapshots_and_compiles_them_in() {
         committed_before
     );
 }
+
+/// The two tests below build one project in one target directory, one at a time.
+static SETTINGS_PROBE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// A project using the committed snapshots, built once (offline, no credentials), in its own
+/// target directory. Returns the project and the target directory.
+fn settings_probe() -> (tempfile::TempDir, std::path::PathBuf) {
+    let project = tempfile::tempdir().unwrap();
+    common::write_outside_crate(
+        project.path(),
+        "settings-probe",
+        "[dependencies]\ntaxonomy-data = { path = {data} }\ntaxonomy-macros = { path = {macros} }\n",
+        "use taxonomy_macros::category;\nfn main() { println!(\"{}\", category!(\"9355\").id()); }\n",
+    );
+    let target = common::root().join("target/settings-probe");
+    let out = cargo_build(project.path(), &target, &[]);
+    assert!(out.status.success(), "{}", text(&out).1);
+    (project, target)
+}
+
+/// `cargo build --offline --verbose` of `project` with exactly the settings `env`.
+fn cargo_build(project: &Path, target: &Path, env: &[(&str, &str)]) -> Output {
+    let mut command = common::clean_command(env!("CARGO"));
+    command
+        .current_dir(project)
+        .args(["build", "--offline", "--verbose"])
+        .env("CARGO_TARGET_DIR", target);
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    command.output().unwrap()
+}
+
+#[test]
+fn runtime_settings_rebuild_nothing_without_live() {
+    let _one_at_a_time = SETTINGS_PROBE.lock().unwrap_or_else(|e| e.into_inner());
+    let (project, target) = settings_probe();
+    // What a backend changes at run time: without `live` the build reads none of it.
+    for env in [
+        &[("MARKETPLACE_BASE_URL", "http://127.0.0.1:9/")][..],
+        &[("MARKETPLACE_CLIENT_ID", "another-app")],
+        &[
+            ("MARKETPLACE_ENV", "sandbox"),
+            ("MARKETPLACE_SCOPE", "https://api.ebay.com/oauth/api_scope"),
+            ("MARKETPLACE_AUTH_URL", "http://127.0.0.1:9/"),
+            ("TAXONOMY_LIVE_TTL", "1h"),
+        ],
+    ] {
+        let out = cargo_build(project.path(), &target, env);
+        let stderr = text(&out).1;
+        assert!(out.status.success(), "{stderr}");
+        assert!(stderr.contains("Fresh taxonomy-data"), "{env:?}: {stderr}");
+        assert!(!stderr.contains("Compiling"), "{env:?}: {stderr}");
+        assert!(!stderr.contains("build-script-build`"), "{env:?}: {stderr}");
+    }
+}
+
+#[test]
+fn a_missing_snapshots_directory_says_how_to_create_it() {
+    let _one_at_a_time = SETTINGS_PROBE.lock().unwrap_or_else(|e| e.into_inner());
+    let (project, target) = settings_probe();
+    let missing = project.path().join("snapshots");
+    let out = cargo_build(
+        project.path(),
+        &target,
+        &[("TAXONOMY_SNAPSHOTS_DIR", missing.to_str().unwrap())],
+    );
+    let stderr = text(&out).1;
+    assert!(!out.status.success(), "{stderr}");
+    let hint = stderr
+        .find("run `snapshot refresh --sites")
+        .unwrap_or_else(|| panic!("no hint to create the directory: {stderr}"));
+    assert!(stderr.contains("no such directory"), "{stderr}");
+    // Not the `[env]` line the project already has, and not below the script's lines.
+    assert!(!stderr.contains("relative = true"), "{stderr}");
+    let first_rerun = stderr.find("cargo:rerun-if").unwrap_or(usize::MAX);
+    assert!(hint < first_rerun, "{stderr}");
+}

@@ -684,3 +684,22 @@ fn a_hostile_tree_is_refused_and_puts_no_escape_sequence_on_the_terminal() {
         }
     }
 }
+
+/// Application tokens never use the consent host, so the API host alone is enough: the same
+/// rule as `--base-url`, and as `TaxonomyClient::from_env` (both read `OAuthConfig`).
+#[test]
+fn the_api_host_alone_is_enough_for_a_refresh() {
+    let fake = fake();
+    let dir = common::copy_of_snapshots();
+    let out = common::clean_command(env!("CARGO_BIN_EXE_snapshot"))
+        .args(["refresh", "--check", "--sites", "EBAY_US", "--dir"])
+        .arg(dir.path())
+        .env("MARKETPLACE_BASE_URL", fake.base_url())
+        .env("MARKETPLACE_CLIENT_ID", fake.client_id())
+        .env("MARKETPLACE_CLIENT_SECRET", fake.client_secret())
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("EBAY_US: unchanged"), "{stdout}");
+}

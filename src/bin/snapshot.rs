@@ -406,7 +406,7 @@ mod live {
     use std::time::Duration;
 
     use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
-    use marketplace_client::oauth::{ENV_AUTH_URL, ENV_BASE_URL, OAuthConfig};
+    use marketplace_client::oauth::{ENV_BASE_URL, OAuthConfig};
     use marketplace_client::refresh::{self, Progress};
     use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig, TreePath};
     use marketplaces::Marketplace;
@@ -433,12 +433,9 @@ mod live {
         base_url: Option<&str>,
         tree_path: Option<TreePath>,
     ) -> Result<TaxonomyClient, String> {
-        // --base-url stands in for MARKETPLACE_BASE_URL (and the consent host, unused here).
+        // --base-url stands in for MARKETPLACE_BASE_URL; the consent host is not needed.
         let oauth = OAuthConfig::from_lookup(|name| match (name, base_url) {
             (n, Some(url)) if n == ENV_BASE_URL => Some(url.to_string()),
-            (n, Some(url)) if n == ENV_AUTH_URL => {
-                std::env::var(ENV_AUTH_URL).ok().or(Some(url.to_string()))
-            }
             _ => std::env::var(name).ok(),
         })
         .map_err(|e| format!("{e}\nTo use the live service, {CREDENTIALS_HINT}."))?;

@@ -31,7 +31,8 @@ pub const TTL_ENV: &str = "TAXONOMY_LIVE_TTL";
 pub const DEFAULT_TTL: std::time::Duration = std::time::Duration::from_secs(24 * 60 * 60);
 
 /// Every variable that decides whether and what the build downloads, except the secrets:
-/// cargo watches these (`cargo:rerun-if-env-changed`).
+/// with the `live` feature, cargo watches these (`cargo:rerun-if-env-changed`); without it
+/// the build reads none of them, so a change rebuilds nothing.
 pub const LIVE_ENV: [&str; 10] = [
     OFFLINE_ENV,
     "DOCS_RS",
@@ -175,10 +176,7 @@ pub enum BuildError {
         entry: String,
     },
     /// `TAXONOMY_SNAPSHOTS_DIR` is not an absolute path to a directory.
-    #[error(
-        "{SNAPSHOTS_DIR_ENV}={}: {problem}. Set it to an absolute path, or let cargo make one: in your project's .cargo/config.toml, `[env] {SNAPSHOTS_DIR_ENV} = {{ value = \"snapshots\", relative = true }}`",
-        dir.display()
-    )]
+    #[error("{SNAPSHOTS_DIR_ENV}={}: {problem}; {}", dir.display(), snapshots_dir_hint(dir))]
     SnapshotsDir {
         /// The variable's value.
         dir: PathBuf,
@@ -198,6 +196,21 @@ pub enum BuildError {
     /// The tables could not be generated.
     #[error(transparent)]
     Generate(#[from] codegen::GenerateError),
+}
+
+/// What to do about a [`BuildError::SnapshotsDir`]: a relative path is made absolute by cargo's
+/// `[env]`; an absolute one that does not exist yet is created by `snapshot refresh`.
+fn snapshots_dir_hint(dir: &Path) -> String {
+    if dir.is_relative() {
+        format!(
+            "set it to an absolute path, or let cargo make one: in your project's .cargo/config.toml, `[env] {SNAPSHOTS_DIR_ENV} = {{ value = \"snapshots\", relative = true }}`"
+        )
+    } else {
+        format!(
+            "run `snapshot refresh --sites …` (the sites you sell on, e.g. `--sites EBAY_US`) to create it: with `--dir {}`, or in the project's root, where it writes ./snapshots (the command: README, \"Use it in your project\")",
+            dir.display()
+        )
+    }
 }
 
 /// Parses the value of `TAXONOMY_SITES`. An empty or blank value means every site.
@@ -340,16 +353,24 @@ fn snapshots_dir(
 pub fn run() -> Result<(), BuildError> {
     let manifest_dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default());
+    // The snapshots directory first: when it is wrong, the error is all the script says
+    // (cargo shows a failed script's `cargo:` lines above its error).
+    let snapshots_dir = snapshots_dir(std::env::var_os(SNAPSHOTS_DIR_ENV), &manifest_dir)?;
     println!("cargo:rerun-if-env-changed={SITES_ENV}");
     println!("cargo:rerun-if-env-changed={SNAPSHOTS_DIR_ENV}");
-    // Never the secrets (SECRET_ENV): cargo would store their values under target/.
-    for name in LIVE_ENV {
-        println!("cargo:rerun-if-env-changed={name}");
+    // The download's settings only when the build can download: without `live` they change
+    // nothing the build makes, and watching them rebuilt taxonomy-data, the macro and every
+    // crate using `category!` whenever a backend's run-time setting (its base URL, its
+    // client id) changed. Never the secrets (SECRET_ENV): cargo would store their values
+    // under target/.
+    if cfg!(feature = "live") {
+        for name in LIVE_ENV {
+            println!("cargo:rerun-if-env-changed={name}");
+        }
+        if let Some(config) = std::env::var_os("MARKETPLACE_CONFIG").filter(|c| !c.is_empty()) {
+            println!("cargo:rerun-if-changed={}", PathBuf::from(config).display());
+        }
     }
-    if let Some(config) = std::env::var_os("MARKETPLACE_CONFIG").filter(|c| !c.is_empty()) {
-        println!("cargo:rerun-if-changed={}", PathBuf::from(config).display());
-    }
-    let snapshots_dir = snapshots_dir(std::env::var_os(SNAPSHOTS_DIR_ENV), &manifest_dir)?;
     println!("cargo:rerun-if-changed={}", snapshots_dir.display());
     // Only existing files: cargo reruns a build script on every build while a path it watches
     // is missing (which recompiled taxonomy-data on every build for each site without a

@@ -56,13 +56,15 @@ pub enum Environment {
 }
 
 /// The two hosts of the service: `base_url` for the API and the token endpoint, `auth_url` for
-/// the consent page.
+/// the consent page. Application tokens need only the API host: without a consent host
+/// ([`OAuthConfig::from_lookup`] with `MARKETPLACE_BASE_URL` alone), the consent URL is refused
+/// with [`ConfigError::Missing`].
 ///
 /// ```
 /// use marketplace_client::oauth::Endpoints;
 /// let e = Endpoints::sandbox();
 /// assert_eq!(e.token_url().as_str(), "https://api.sandbox.ebay.com/identity/v1/oauth2/token");
-/// assert_eq!(e.authorize_url().as_str(), "https://auth.sandbox.ebay.com/oauth2/authorize");
+/// assert_eq!(e.authorize_url().unwrap().as_str(), "https://auth.sandbox.ebay.com/oauth2/authorize");
 /// assert_eq!(e.default_scope(), "https://api.ebay.com/oauth/api_scope"); // as in production
 /// let local = Endpoints::custom("http://127.0.0.1:8080", "http://127.0.0.1:8080").unwrap();
 /// assert_eq!(local.base_url().as_str(), "http://127.0.0.1:8080/");
@@ -72,7 +74,8 @@ pub enum Environment {
 pub struct Endpoints {
     environment: Environment,
     base_url: Url,
-    auth_url: Url,
+    /// None: a custom API host without a consent host (enough for application tokens).
+    auth_url: Option<Url>,
     /// Replaces the default scope ([`ENV_SCOPE`], or the SDK file's scope list).
     scope: Option<String>,
 }
@@ -98,7 +101,7 @@ impl Endpoints {
             (Ok(base_url), Ok(auth_url)) => Self {
                 environment,
                 base_url,
-                auth_url,
+                auth_url: Some(auth_url),
                 scope: None,
             },
             _ => unreachable!("preset URLs are valid"),
@@ -111,7 +114,18 @@ impl Endpoints {
         Ok(Self {
             environment: Environment::Custom,
             base_url: parse_base("base_url", base_url)?,
-            auth_url: parse_base("auth_url", auth_url)?,
+            auth_url: Some(parse_base("auth_url", auth_url)?),
+            scope: None,
+        })
+    }
+
+    /// A custom API host without a consent host: enough for application tokens; the consent
+    /// URL is refused.
+    fn api_only(base_url: &str) -> Result<Self, ConfigError> {
+        Ok(Self {
+            environment: Environment::Custom,
+            base_url: parse_base("base_url", base_url)?,
+            auth_url: None,
             scope: None,
         })
     }
@@ -126,9 +140,9 @@ impl Endpoints {
         &self.base_url
     }
 
-    /// The consent host, ending with `/`.
-    pub fn auth_url(&self) -> &Url {
-        &self.auth_url
+    /// The consent host, ending with `/`; `None` when only an API host was configured.
+    pub fn auth_url(&self) -> Option<&Url> {
+        self.auth_url.as_ref()
     }
 
     /// `{base_url}/identity/v1/oauth2/token`.
@@ -136,9 +150,18 @@ impl Endpoints {
         join(&self.base_url, "identity/v1/oauth2/token")
     }
 
-    /// `{auth_url}/oauth2/authorize`.
-    pub fn authorize_url(&self) -> Url {
-        join(&self.auth_url, "oauth2/authorize")
+    /// `{auth_url}/oauth2/authorize`; [`ConfigError::Missing`] (naming [`ENV_AUTH_URL`]) when
+    /// no consent host is configured.
+    pub fn authorize_url(&self) -> Result<Url, ConfigError> {
+        match &self.auth_url {
+            Some(auth_url) => Ok(join(auth_url, "oauth2/authorize")),
+            None => Err(ConfigError::Missing {
+                name: ENV_AUTH_URL.into(),
+                hint: format!(
+                    "the consent flow needs the consent host beside {ENV_BASE_URL} (for example https://auth.ebay.com); application tokens do not"
+                ),
+            }),
+        }
     }
 
     /// The scope of an application token when none is asked for: the one set with
@@ -274,7 +297,7 @@ impl Credentials {
 /// | Variable | Meaning |
 /// |---|---|
 /// | `MARKETPLACE_ENV` | `production` (default) or `sandbox` |
-/// | `MARKETPLACE_BASE_URL`, `MARKETPLACE_AUTH_URL` | a custom pair of hosts (both must be set); overrides `MARKETPLACE_ENV` |
+/// | `MARKETPLACE_BASE_URL`, `MARKETPLACE_AUTH_URL` | custom hosts, overriding `MARKETPLACE_ENV`: the API host, and the consent host (needed only by the consent flow; `MARKETPLACE_AUTH_URL` alone is an error) |
 /// | `MARKETPLACE_CLIENT_ID` | the application id (`client_id`) |
 /// | `MARKETPLACE_CLIENT_SECRET` | the certificate id (`client_secret`) |
 /// | `MARKETPLACE_REDIRECT_URI` | the redirect URI of the consent flow: the RuName, or a URL |
@@ -368,13 +391,9 @@ impl OAuthConfig {
             (Some(base), Some(auth)) => Endpoints::custom(&base, &auth).map_err(|e| {
                 rename(e, &[("base_url", ENV_BASE_URL), ("auth_url", ENV_AUTH_URL)])
             })?,
-            (Some(_), None) => {
-                return Err(ConfigError::Missing {
-                    name: ENV_AUTH_URL.into(),
-                    hint: format!(
-                        "set it together with {ENV_BASE_URL} (the consent host, for example https://auth.ebay.com)"
-                    ),
-                });
+            // Application tokens never use the consent host: the consent URL asks for it.
+            (Some(base), None) => {
+                Endpoints::api_only(&base).map_err(|e| rename(e, &[("base_url", ENV_BASE_URL)]))?
             }
             (None, Some(_)) => {
                 return Err(ConfigError::Missing {
@@ -663,9 +682,14 @@ mod tests {
     fn bad_environment_is_named() {
         let e = OAuthConfig::from_lookup(lookup(&[("MARKETPLACE_ENV", "staging")])).unwrap_err();
         assert!(e.to_string().contains("MARKETPLACE_ENV"), "{e}");
-        let e = OAuthConfig::from_lookup(lookup(&[("MARKETPLACE_BASE_URL", "http://127.0.0.1:1")]))
-            .unwrap_err();
-        assert!(e.to_string().contains("MARKETPLACE_AUTH_URL"), "{e}");
+        let api_only =
+            OAuthConfig::from_lookup(lookup(&[("MARKETPLACE_BASE_URL", "http://127.0.0.1:1")]))
+                .unwrap();
+        let e = api_only.endpoints.authorize_url().unwrap_err();
+        assert!(
+            e.to_string().contains("MARKETPLACE_AUTH_URL is not set"),
+            "{e}"
+        );
         let e = OAuthConfig::from_lookup(lookup(&[
             ("MARKETPLACE_BASE_URL", "http://example.com"),
             ("MARKETPLACE_AUTH_URL", "https://example.com"),

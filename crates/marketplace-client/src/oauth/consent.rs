@@ -13,7 +13,7 @@ use url::{Url, form_urlencoded};
 
 use super::client::OAuthClient;
 use super::config::Endpoints;
-use super::error::{OAuthError, OAuthErrorCode};
+use super::error::{ConfigError, OAuthError, OAuthErrorCode};
 use super::redact::Redactor;
 use super::scope::ScopeSet;
 use super::secret::{AuthorizationCode, ClientId, CsrfState, REDACTED};
@@ -94,7 +94,8 @@ impl ConsentRequest {
 }
 
 /// Builds `GET {auth_url}/oauth2/authorize?client_id=…&redirect_uri=…&response_type=code&scope=…&state=…`
-/// (and `prompt`, `locale` when set).
+/// (and `prompt`, `locale` when set). [`ConfigError::Missing`] when `endpoints` has no consent
+/// host ([`Endpoints::authorize_url`]).
 ///
 /// ```
 /// use marketplace_client::oauth::{consent_url, ClientId, ConsentOptions, CsrfState, Endpoints, ScopeSet};
@@ -105,7 +106,8 @@ impl ConsentRequest {
 ///     &ScopeSet::new(["https://api.ebay.com/oauth/api_scope", "https://api.ebay.com/oauth/api_scope/sell.inventory"]),
 ///     &CsrfState::new("s-1"),
 ///     &ConsentOptions { prompt: Some("login".into()), locale: None },
-/// );
+/// )
+/// .unwrap();
 /// assert_eq!(
 ///     url.as_str(),
 ///     "https://auth.sandbox.ebay.com/oauth2/authorize?client_id=MyApp-SBX-1\
@@ -121,8 +123,8 @@ pub fn consent_url(
     scopes: &ScopeSet,
     state: &CsrfState,
     options: &ConsentOptions,
-) -> Url {
-    let mut url = endpoints.authorize_url();
+) -> Result<Url, ConfigError> {
+    let mut url = endpoints.authorize_url()?;
     {
         let mut q = url.query_pairs_mut();
         q.append_pair("client_id", client_id.as_str());
@@ -142,7 +144,7 @@ pub fn consent_url(
             q.append_pair("locale", locale);
         }
     }
-    url
+    Ok(url)
 }
 
 impl OAuthClient {
@@ -167,7 +169,7 @@ impl OAuthClient {
             &scopes,
             &state,
             options,
-        );
+        )?;
         Ok(ConsentRequest { url, state, scopes })
     }
 }

@@ -328,12 +328,29 @@ pub enum OAuthError {
     /// The refresh-token store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The last token request failed moments ago and the provider is waiting out its back-off:
+    /// `error` is that failure, answered again without a request.
+    /// [`retry_now`](super::AccessTokenSource::retry_now) ends the wait.
+    #[error(
+        "{error} (a cached failure: the last attempt failed {} s ago; next attempt in {} s, or at once after `retry_now()`)",
+        failed_ago.as_secs(),
+        retry_in.as_secs() + u64::from(retry_in.subsec_nanos() > 0)
+    )]
+    BackingOff {
+        /// The failure of the last request.
+        error: Box<OAuthError>,
+        /// How long ago it failed.
+        failed_ago: Duration,
+        /// How long until the provider asks the server again.
+        retry_in: Duration,
+    },
 }
 
 impl OAuthError {
     /// The OAuth error code, when the server sent an error body.
     pub fn code(&self) -> Option<&OAuthErrorCode> {
         match self {
+            OAuthError::BackingOff { error, .. } => error.code(),
             OAuthError::Server { code, .. } | OAuthError::ConsentDenied { code, .. } => Some(code),
             _ => None,
         }
@@ -342,6 +359,7 @@ impl OAuthError {
     /// The HTTP status, when the server answered.
     pub fn status(&self) -> Option<u16> {
         match self {
+            OAuthError::BackingOff { error, .. } => error.status(),
             OAuthError::Server { status, .. }
             | OAuthError::Http { status, .. }
             | OAuthError::UnexpectedBody { status, .. } => Some(*status),
@@ -353,6 +371,7 @@ impl OAuthError {
     /// The delay the server asked for (429 `Retry-After`).
     pub fn retry_after(&self) -> Option<Duration> {
         match self {
+            OAuthError::BackingOff { error, .. } => error.retry_after(),
             OAuthError::RateLimited { retry_after, .. } => *retry_after,
             _ => None,
         }
@@ -362,6 +381,7 @@ impl OAuthError {
     /// 5xx. False for answers that need a person (wrong credentials, revoked consent).
     pub fn is_transient(&self) -> bool {
         match self {
+            OAuthError::BackingOff { error, .. } => error.is_transient(),
             OAuthError::Timeout { .. }
             | OAuthError::Transport { .. }
             | OAuthError::RateLimited { .. } => true,

@@ -9,9 +9,10 @@
 //!   threads keep getting the old, still valid token.
 //! * A failed renewal while the old token is still valid hands out the old token, reports the
 //!   failure (hook and [`ApplicationTokenProvider::last_error`]) and waits a back-off before
-//!   trying again. Without a usable token a failure is returned, and the same error is
-//!   returned without a request until the back-off has passed (at most one request per
-//!   back-off, however often it is asked).
+//!   trying again. Without a usable token a failure is returned, and until the back-off has
+//!   passed the same failure is answered without a request, as [`OAuthError::BackingOff`]
+//!   ("the last attempt failed 2 s ago; next attempt in 28 s"): at most one request per
+//!   back-off, however often it is asked. [`AccessTokenSource::retry_now`] ends the wait.
 //! * Deadlines kept in the process (renewal, expiry, back-off) run on the monotonic clock, so
 //!   a step of the wall clock, back or forward, moves none of them; only what is stored (the
 //!   expiry of a refresh token) is wall-clock time. Both come from a [`Clock`], so tests move
@@ -49,6 +50,11 @@ pub trait AccessTokenSource: Send + Sync {
     /// Tells the source that `token` was rejected, so the next call fetches a new one. A token
     /// other than the cached one (already replaced) is ignored.
     fn invalidate(&self, token: &AccessToken);
+
+    /// Ends the wait after a failed request, so the next call asks the server at once instead
+    /// of answering [`OAuthError::BackingOff`] (for example once a dependency that was not up
+    /// yet is). A cached token is kept. Does nothing by default.
+    fn retry_now(&self) {}
 }
 
 impl<T: AccessTokenSource + ?Sized> AccessTokenSource for Arc<T> {
@@ -57,6 +63,9 @@ impl<T: AccessTokenSource + ?Sized> AccessTokenSource for Arc<T> {
     }
     fn invalidate(&self, token: &AccessToken) {
         (**self).invalidate(token)
+    }
+    fn retry_now(&self) {
+        (**self).retry_now()
     }
 }
 
@@ -333,6 +342,8 @@ struct SlotState {
     failure: Option<OAuthError>,
     /// No new request before this moment (after a failure), on the monotonic clock.
     retry_not_before: Option<Instant>,
+    /// When `failure` happened, on the monotonic clock (for the message of a cached failure).
+    failed_at: Option<Instant>,
 }
 
 /// What a token request is told when it starts.
@@ -412,8 +423,14 @@ impl Slot {
                     return Err(e.clone());
                 }
                 continue;
-            } else if backing_off && let Some(e) = &st.failure {
-                return Err(e.clone());
+            } else if backing_off
+                && let (Some(e), Some(retry_at)) = (&st.failure, st.retry_not_before)
+            {
+                return Err(OAuthError::BackingOff {
+                    error: Box::new(e.clone()),
+                    failed_ago: st.failed_at.map_or(Duration::ZERO, |at| now - at),
+                    retry_in: retry_at - now,
+                });
             }
 
             st.in_flight = true;
@@ -461,6 +478,7 @@ impl Slot {
                         .map_or(policy.backoff, |d| d.min(MAX_RETRY_AFTER));
                     // With or without a usable token: no new request before the wait is over.
                     st.retry_not_before = Some(later(after, wait));
+                    st.failed_at = Some(after);
                     st.failure = Some(error.clone());
                     drop(st);
                     policy.report(&error);
@@ -496,6 +514,11 @@ impl Slot {
             st.token = None;
             st.retry_not_before = None;
         }
+    }
+
+    /// Ends a pending back-off: the next call asks the server.
+    fn retry_now(&self) {
+        lock(&self.state).retry_not_before = None;
     }
 
     fn cached(&self, clock: &dyn Clock) -> Option<CachedToken> {
@@ -614,6 +637,13 @@ impl AccessTokenSource for ApplicationTokenProvider {
         let slots: Vec<Arc<Slot>> = lock(&self.slots).values().cloned().collect();
         for slot in slots {
             slot.invalidate(token);
+        }
+    }
+
+    fn retry_now(&self) {
+        let slots: Vec<Arc<Slot>> = lock(&self.slots).values().cloned().collect();
+        for slot in slots {
+            slot.retry_now();
         }
     }
 }
@@ -881,6 +911,10 @@ impl AccessTokenSource for UserTokenProvider {
 
     fn invalidate(&self, token: &AccessToken) {
         self.slot.invalidate(token);
+    }
+
+    fn retry_now(&self) {
+        self.slot.retry_now();
     }
 }
 
