@@ -135,19 +135,83 @@ pub(crate) struct TaxonomyState {
 
 type SnapshotCache = Mutex<HashMap<(PathBuf, Marketplace), Arc<CategoryTree>>>;
 
+/// Why a site has no tree to serve.
+#[derive(Debug, Clone)]
+pub(crate) enum Unavailable {
+    /// The directory has no tree of the site: eBay's answer for an unknown tree (400, errorId
+    /// 62004; getDefaultCategoryTreeId: 204).
+    Missing,
+    /// The site's file cannot be read or is not a valid tree of the site (500, naming the file).
+    Broken(String),
+}
+
+impl std::fmt::Display for Unavailable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unavailable::Missing => f.write_str("no tree in the trees directory"),
+            Unavailable::Broken(e) => f.write_str(e),
+        }
+    }
+}
+
 /// Snapshots parsed once per process (they are megabytes; many fakes start per test run).
-fn snapshot(dir: &Path, site: Marketplace) -> Result<Arc<CategoryTree>, String> {
+fn snapshot(dir: &Path, site: Marketplace) -> Result<Arc<CategoryTree>, Unavailable> {
     static CACHE: OnceLock<SnapshotCache> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     let key = (dir.to_path_buf(), site);
     if let Some(tree) = lock(cache).get(&key) {
         return Ok(tree.clone());
     }
-    let tree = taxonomy_tree::snapshot::read(&dir.join(site.snapshot_file_name()))
+    if !dir.join(site.snapshot_file_name()).is_file() {
+        return Err(Unavailable::Missing);
+    }
+    let tree = taxonomy_tree::snapshot::read_site(site, dir)
         .map(Arc::new)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| Unavailable::Broken(e.to_string()))?;
     lock(cache).insert(key, tree.clone());
     Ok(tree)
+}
+
+/// Checks a trees directory before the fake serves it: every `EBAY_*.json` in it must be named
+/// after a marketplace of the table and hold a valid tree of that marketplace. The error names
+/// the directory or the file, and what to do.
+pub(crate) fn check_trees_dir(dir: &Path) -> std::io::Result<()> {
+    let invalid = |message: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, message);
+    let entries = std::fs::read_dir(dir).map_err(|e| {
+        invalid(format!(
+            "trees directory {}: {e} (give a directory of EBAY_*.json trees in the snapshot format)",
+            dir.display()
+        ))
+    })?;
+    for entry in entries {
+        let path = entry?.path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        let Some(id) = name
+            .strip_suffix(".json")
+            .filter(|stem| stem.starts_with("EBAY_") && !stem.contains('.'))
+        else {
+            continue;
+        };
+        let Some(site) = Marketplace::from_marketplace_id(id) else {
+            let known: Vec<&str> = Marketplace::ALL
+                .iter()
+                .map(|m| m.marketplace_id())
+                .collect();
+            return Err(invalid(format!(
+                "{}: {id} is not a marketplace the fake knows; name the file after one of {}",
+                path.display(),
+                known.join(", ")
+            )));
+        };
+        if let Err(Unavailable::Broken(e)) = snapshot(dir, site) {
+            return Err(invalid(format!(
+                "{e} (fix the file or remove it; `snapshot verify --dir` checks a directory)"
+            )));
+        }
+    }
+    Ok(())
 }
 
 impl TaxonomyState {
@@ -166,13 +230,24 @@ impl TaxonomyState {
         }
     }
 
-    pub(crate) fn tree(&self, site: Marketplace) -> Result<Arc<CategoryTree>, String> {
+    pub(crate) fn tree(&self, site: Marketplace) -> Result<Arc<CategoryTree>, Unavailable> {
         if let Some(tree) = lock(&self.sites).get(&site).and_then(|d| d.tree.clone()) {
             return Ok(tree);
         }
         let tree = snapshot(&self.snapshots_dir, site)?;
         lock(&self.sites).entry(site).or_default().tree = Some(tree.clone());
         Ok(tree)
+    }
+
+    /// Whether `site` has something to serve: a tree set by a test, a body, or a tree file.
+    fn available(&self, site: Marketplace) -> Result<(), Unavailable> {
+        if lock(&self.sites)
+            .get(&site)
+            .is_some_and(|d| d.tree.is_some() || d.raw.is_some())
+        {
+            return Ok(());
+        }
+        self.tree(site).map(|_| ())
     }
 
     pub(crate) fn set_tree(&self, site: Marketplace, tree: CategoryTree) {
@@ -197,7 +272,12 @@ impl TaxonomyState {
     }
 
     /// The tree body, plain or gzip-compressed.
-    fn body(&self, site: Marketplace, base_url: &str, gzip: bool) -> Result<Arc<Vec<u8>>, String> {
+    fn body(
+        &self,
+        site: Marketplace,
+        base_url: &str,
+        gzip: bool,
+    ) -> Result<Arc<Vec<u8>>, Unavailable> {
         let raw = lock(&self.sites).get(&site).and_then(|d| d.raw.clone());
         if let Some(raw) = raw {
             return Ok(if gzip {
@@ -229,7 +309,7 @@ impl TaxonomyState {
 
 impl TaxonomyState {
     /// The fetchItemAspects file of `site`: every leaf with [`aspects_of`], gzipped.
-    fn aspects_file(&self, site: Marketplace) -> Result<Arc<Vec<u8>>, String> {
+    fn aspects_file(&self, site: Marketplace) -> Result<Arc<Vec<u8>>, Unavailable> {
         if let Some(file) = lock(&self.sites)
             .get(&site)
             .and_then(|d| d.aspects_file.clone())
@@ -412,18 +492,34 @@ fn guard(
 ) -> Result<Marketplace, Response> {
     state.check_bearer(request)?;
     let tree_id = tree_id.unwrap_or_default();
-    tree_id
+    let site = tree_id
         .parse::<u32>()
         .ok()
         .and_then(Marketplace::from_tree_id)
-        .ok_or_else(|| {
-            error_response(
-                400,
-                ERROR_TREE_NOT_FOUND,
-                "The specified category tree ID was not found.",
-                &[("categoryTreeId", tree_id)],
-            )
-        })
+        .ok_or_else(|| tree_not_found(tree_id))?;
+    state
+        .taxonomy
+        .available(site)
+        .map_err(|e| unavailable(site, &e))?;
+    Ok(site)
+}
+
+fn tree_not_found(tree_id: &str) -> Response {
+    error_response(
+        400,
+        ERROR_TREE_NOT_FOUND,
+        "The specified category tree ID was not found.",
+        &[("categoryTreeId", tree_id)],
+    )
+}
+
+/// eBay's answer when a site has no tree: the tree id is not found (a marketplace of the table
+/// the fake was given no tree for), or an internal error naming the broken file.
+fn unavailable(site: Marketplace, e: &Unavailable) -> Response {
+    match e {
+        Unavailable::Missing => tree_not_found(&site.tree_id().to_string()),
+        Unavailable::Broken(e) => internal(e),
+    }
 }
 
 fn internal(e: &str) -> Response {
@@ -481,12 +577,12 @@ fn tree(request: &Request, state: &FakeState) -> Response {
             }
             r
         }
-        Err(e) => internal(&e),
+        Err(e) => unavailable(site, &e),
     }
 }
 
 fn site_tree(state: &FakeState, site: Marketplace) -> Result<Arc<CategoryTree>, Response> {
-    state.taxonomy.tree(site).map_err(|e| internal(&e))
+    state.taxonomy.tree(site).map_err(|e| unavailable(site, &e))
 }
 
 fn subtree_href(state: &FakeState, tree_id: u32, category_id: u32) -> String {
@@ -819,9 +915,11 @@ fn default_tree_id(request: &Request, state: &FakeState) -> Response {
             &[("marketplace_id", &marketplace)],
         );
     };
-    let tree = match site_tree(state, site) {
+    // A marketplace of the table the fake has no tree for: no default tree (documented 204).
+    let tree = match state.taxonomy.tree(site) {
         Ok(t) => t,
-        Err(r) => return r,
+        Err(Unavailable::Missing) => return Response::new(204, Vec::new()),
+        Err(e) => return unavailable(site, &e),
     };
     Response::json(
         200,
@@ -860,7 +958,7 @@ fn fetch_item_aspects(request: &Request, state: &FakeState) -> Response {
         // eBay sends the gzip file itself, as application/octet-stream (no Content-Encoding).
         Ok(file) => Response::new(200, file.to_vec())
             .with_header("Content-Type", "application/octet-stream"),
-        Err(e) => internal(&e),
+        Err(e) => unavailable(site, &e),
     }
 }
 
