@@ -608,6 +608,142 @@ fn ancestors(tree: &CategoryTree, id: u32) -> Vec<(u32, String)> {
     out
 }
 
+/// Product names the fake knows, with the words of the categories they belong in (eBay's
+/// matcher knows products; the fake knows these few, so that a query such as "iphone 15"
+/// finds phones).
+const PRODUCT_WORDS: &[(&str, &[&str])] = &[
+    ("iphone", &["smartphone", "cell phone", "phone"]),
+    ("galaxy", &["smartphone", "cell phone", "phone"]),
+    ("pixel", &["smartphone", "cell phone", "phone"]),
+    ("ipad", &["tablet"]),
+    ("macbook", &["apple laptop", "laptop"]),
+    ("airpods", &["headphone", "earbud"]),
+];
+
+/// Words that say nothing about a category.
+const STOP_WORDS: &[&str] = &[
+    "a", "an", "and", "for", "in", "of", "on", "or", "the", "to", "with",
+];
+
+/// A name's words: lowercase, split at every character that is not a letter or a digit, a
+/// plural `s` removed (`Phones` and `phone` match).
+fn name_tokens(name: &str) -> Vec<String> {
+    name.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|t| !t.is_empty())
+        .map(|t| match t.strip_suffix('s') {
+            Some(stem) if stem.chars().count() >= 3 && !stem.ends_with('s') => stem.to_owned(),
+            _ => t.to_owned(),
+        })
+        .collect()
+}
+
+/// One word of a query (split at white space; `t-shirt` is one word, matched as consecutive
+/// words of a name), with the category words it stands for.
+struct QueryWord {
+    /// The word's own tokens first, then those of each category word it stands for.
+    forms: Vec<Vec<String>>,
+    /// A number (a model number, a size): it ranks, but suggests nothing alone.
+    numeric: bool,
+}
+
+fn query_words(query: &str) -> Vec<QueryWord> {
+    let mut words: Vec<QueryWord> = Vec::new();
+    for word in query.split_whitespace() {
+        let tokens = name_tokens(word);
+        if tokens.is_empty() || (tokens.len() == 1 && STOP_WORDS.contains(&tokens[0].as_str())) {
+            continue;
+        }
+        if words.iter().any(|w| w.forms[0] == tokens) {
+            continue;
+        }
+        let mut forms = vec![tokens.clone()];
+        if let [single] = tokens.as_slice()
+            && let Some((_, category_words)) = PRODUCT_WORDS.iter().find(|(p, _)| p == single)
+        {
+            forms.extend(category_words.iter().map(|w| name_tokens(w)));
+        }
+        let numeric = tokens.iter().all(|t| t.chars().all(|c| c.is_ascii_digit()));
+        words.push(QueryWord { forms, numeric });
+    }
+    words
+}
+
+fn contains_run(haystack: &[String], needle: &[String]) -> bool {
+    !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// How well a leaf matches a query; greater is better.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Rank {
+    /// The query is the leaf's name.
+    exact: bool,
+    /// The query's words found in the leaf's name or an ancestor's.
+    words: usize,
+    /// The query's words found in the leaf's own name.
+    in_name: usize,
+    /// The forms (a word, the category words it stands for) found in the leaf's name.
+    forms_in_name: usize,
+    /// The query is a part of the leaf's name.
+    substring: bool,
+    /// Fewer words in the name: a closer match.
+    shorter: std::cmp::Reverse<usize>,
+    /// Every word of the query is in the leaf's name.
+    all_in_name: bool,
+}
+
+impl Rank {
+    fn relevancy(&self) -> &'static str {
+        if self.exact {
+            "EXACT"
+        } else if self.all_in_name {
+            "HIGH"
+        } else {
+            "MEDIUM"
+        }
+    }
+}
+
+/// The rank of a leaf named `name` below `ancestors` (their words, root excluded) for `query`
+/// (lowercase) and its `words`; `None` when no word that is not a number matches.
+fn rank(query: &str, words: &[QueryWord], name: &str, ancestors: &[Vec<String>]) -> Option<Rank> {
+    let lower = name.to_lowercase();
+    let tokens = name_tokens(name);
+    let (mut matched, mut in_name, mut forms_in_name, mut text) = (0, 0, 0, false);
+    for word in words {
+        let here = word
+            .forms
+            .iter()
+            .filter(|f| contains_run(&tokens, f))
+            .count();
+        let above = word
+            .forms
+            .iter()
+            .any(|f| ancestors.iter().any(|a| contains_run(a, f)));
+        if here > 0 || above {
+            matched += 1;
+            text |= !word.numeric;
+        }
+        if here > 0 {
+            in_name += 1;
+        }
+        forms_in_name += here;
+    }
+    let substring = lower.contains(query);
+    if !(text || substring) {
+        return None;
+    }
+    Some(Rank {
+        exact: lower == query,
+        words: matched,
+        in_name,
+        forms_in_name,
+        substring,
+        shorter: std::cmp::Reverse(tokens.len()),
+        all_in_name: !words.is_empty() && in_name == words.len(),
+    })
+}
+
 fn suggestions(request: &Request, state: &FakeState) -> Response {
     let site = match guard(request, state, request.param("id")) {
         Ok(site) => site,
@@ -627,35 +763,26 @@ fn suggestions(request: &Request, state: &FakeState) -> Response {
         Ok(t) => t,
         Err(r) => return r,
     };
-    // Leaves whose name (score 3 exact, 2 prefix, 1 substring) or an ancestor's name
-    // (score 0) contains the keyword, case-insensitively.
-    let mut hits: Vec<(u8, u32)> = Vec::new();
-    for c in tree.listable().filter(|c| c.leaf) {
-        let name = c.name.to_lowercase();
-        let score = if name == needle {
-            Some(3)
-        } else if name.starts_with(&needle) {
-            Some(2)
-        } else if name.contains(&needle) {
-            Some(1)
-        } else if ancestors(&tree, c.id)
-            .iter()
-            .any(|(id, n)| *id != ROOT_ID && n.to_lowercase().contains(&needle))
-        {
-            Some(0)
-        } else {
-            None
-        };
-        if let Some(s) = score {
-            hits.push((s, c.id));
-        }
-    }
+    let words = query_words(&needle);
+    let mut hits: Vec<(Rank, u32)> = tree
+        .listable()
+        .filter(|c| c.leaf)
+        .filter_map(|c| {
+            let ancestors: Vec<Vec<String>> = ancestors(&tree, c.id)
+                .iter()
+                .filter(|(id, _)| *id != ROOT_ID)
+                .map(|(_, n)| name_tokens(n))
+                .collect();
+            rank(&needle, &words, &c.name, &ancestors).map(|r| (r, c.id))
+        })
+        .collect();
     hits.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     hits.truncate(10);
     let tree_id = site.tree_id();
     let list: Vec<Value> = hits
         .iter()
-        .filter_map(|&(score, id)| {
+        .filter_map(|(score, id)| {
+            let id = *id;
             let c = tree.get(id)?;
             let anc = ancestors(&tree, id);
             let n = anc.len();
@@ -675,7 +802,7 @@ fn suggestions(request: &Request, state: &FakeState) -> Response {
                 "category": {"categoryId": c.id.to_string(), "categoryName": c.name},
                 "categoryTreeNodeAncestors": anc,
                 "categoryTreeNodeLevel": n,
-                "relevancy": match score { 3 => "EXACT", 2 | 1 => "HIGH", _ => "MEDIUM" },
+                "relevancy": score.relevancy(),
             }))
         })
         .collect();
