@@ -9,27 +9,11 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
-/// The project's own tree of EBAY_FR (tree 71), in the snapshot format: the repository
-/// commits none.
-const FR_TREE: &str = r#"{
-  "format": 1,
-  "categoryTreeId": 71,
-  "marketplaceId": "EBAY_FR",
-  "language": "fr-FR",
-  "categoryTreeVersion": "7",
-  "takenAt": "2026-11-01",
-  "source": "written by hand for the project's tests",
-  "note": null,
-  "categoryCount": 3,
-  "leafCount": 2,
-  "categories": [
-    {"id":0,"name":"Root","parent":null,"leaf":false,"children":[15032]},
-    {"id":9355,"name":"Téléphones mobiles et smartphones","parent":15032,"leaf":true,"children":[]},
-    {"id":15032,"name":"Téléphonie, mobilité","parent":0,"leaf":false,"children":[9355,20349]},
-    {"id":20349,"name":"Coques et étuis","parent":15032,"leaf":true,"children":[]}
-  ]
+/// A project's own tree of EBAY_FR (tree 71), in the snapshot format: the sample of
+/// fake-marketplace/README.md (the repository commits no EBAY_FR snapshot).
+fn fr_tree() -> String {
+    std::fs::read_to_string(common::root().join("fake-marketplace/trees/EBAY_FR.json")).unwrap()
 }
-"#;
 
 /// The fake-marketplace binary, built as a user's test harness would (`cargo build -p
 /// fake-marketplace`): a test of this package has no `CARGO_BIN_EXE_` for another package's
@@ -122,7 +106,7 @@ fn a_project_serves_its_own_trees_and_refreshes_a_site_the_repository_lacks() {
     let project = &project.path().canonicalize().unwrap();
     let trees = project.join("trees");
     std::fs::create_dir_all(&trees).unwrap();
-    std::fs::write(trees.join("EBAY_FR.json"), FR_TREE).unwrap();
+    std::fs::write(trees.join("EBAY_FR.json"), fr_tree()).unwrap();
     assert!(
         !common::snapshots_dir().join("EBAY_FR.json").exists(),
         "the repository has no EBAY_FR snapshot"
@@ -151,9 +135,9 @@ fn a_project_serves_its_own_trees_and_refreshes_a_site_the_repository_lacks() {
 #[test]
 fn a_malformed_tree_file_stops_the_fake_naming_the_file() {
     let trees = tempfile::tempdir().unwrap();
-    std::fs::write(trees.path().join("EBAY_FR.json"), FR_TREE).unwrap();
+    std::fs::write(trees.path().join("EBAY_FR.json"), fr_tree()).unwrap();
     // The French tree under Italy's name: not Italy's tree id.
-    std::fs::write(trees.path().join("EBAY_IT.json"), FR_TREE).unwrap();
+    std::fs::write(trees.path().join("EBAY_IT.json"), fr_tree()).unwrap();
     let out = fake_command(&["--trees", trees.path().to_str().unwrap()])
         .output()
         .unwrap();

@@ -48,6 +48,9 @@
 //! fake.fail_next(TOKEN_PATH, Fault::TooManyRequests { retry_after_secs: 60 });
 //! ```
 //!
+//! `README.md` (next to this crate's manifest) shows how a project's own tests start the fake,
+//! as a binary or from this library, with trees of their own.
+//!
 //! # Taxonomy
 //!
 //! The taxonomy endpoints (see [`taxonomy`]) serve the committed snapshots
@@ -70,6 +73,11 @@
 mod http;
 mod oauth;
 pub mod taxonomy;
+
+/// The README's examples, compiled (and run, when they can) as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
 
 use std::collections::HashMap;
 use std::io;
