@@ -3,9 +3,12 @@
 //! getCategorySuggestions, getCategorySubtree, getItemAspectsForCategory and
 //! getDefaultCategoryTreeId, with the service's error bodies.
 //!
-//! Trees come from the committed snapshots (`<repo>/snapshots/EBAY_*.json`, read once per
-//! process) unless a test replaced them with [`FakeMarketplace::set_tree`] or
-//! [`FakeMarketplace::set_tree_body`](crate::FakeMarketplace::set_tree_body).
+//! Trees come from [`FakeConfig::snapshots_dir`](crate::FakeConfig::snapshots_dir) (default:
+//! the committed `<repo>/snapshots/EBAY_*.json`; `--trees DIR` for the binary), read once per
+//! process, unless a test replaced them with [`FakeMarketplace::set_tree`] or
+//! [`FakeMarketplace::set_tree_body`](crate::FakeMarketplace::set_tree_body). A marketplace
+//! of the table without a tree is an unknown tree id (400, errorId 62004; for
+//! getDefaultCategoryTreeId, 204 No Content).
 //!
 //! Every endpoint checks `Authorization: Bearer …` ([`FakeState::check_bearer`]) and the
 //! category tree id (400 with errorId 62004). Every answer is one eBay's OpenAPI description
