@@ -835,7 +835,7 @@ fn the_fake_answers_as_documented() {
         // getCategoryTree
         (us.clone(), None),
         (format!("{base}/category_tree/9"), Some(62004)),
-        (format!("{base}/category_tree/101"), Some(62000)), // a site without a snapshot
+        (format!("{base}/category_tree/101"), Some(62004)), // a site without a tree
         // getCategorySubtree
         (
             format!("{us}/get_category_subtree?category_id={branch}"),
@@ -883,6 +883,16 @@ fn the_fake_answers_as_documented() {
         (
             format!("{base}/get_default_category_tree_id?marketplace_id=EBAY_XX"),
             Some(62003),
+        ),
+        // A marketplace of the table without a tree: no default tree (204), its tree id not
+        // found.
+        (
+            format!("{base}/get_default_category_tree_id?marketplace_id=EBAY_IT"),
+            None,
+        ),
+        (
+            format!("{base}/category_tree/101/get_category_suggestions?q=phone"),
+            Some(62004),
         ),
         // getExpiredCategories (none: 204)
         (format!("{us}/get_expired_categories"), None),

@@ -368,6 +368,39 @@ fn suggestions_exact_request_and_typed_answer() {
     assert!(none.suggestions.is_empty());
 }
 
+/// The README's query: "iphone 15" names no category, but its words do (a product word the
+/// fake knows, iPhone, is a smartphone): phone leaves first, a whole-name match above a match
+/// on an ancestor, and no leaf matching none of the words.
+#[test]
+fn suggestions_match_the_words_of_a_query() {
+    let fake = fake();
+    let (client, _) = client(&fake);
+    let got = client
+        .category_suggestions(Marketplace::Us, "iphone 15")
+        .unwrap();
+    let ids: Vec<u32> = got.suggestions.iter().map(|s| s.category.id).collect();
+    assert!(!ids.is_empty(), "no suggestion for \"iphone 15\"");
+    assert_eq!(
+        got.suggestions[0].category.name,
+        "Cell Phones & Smartphones"
+    );
+    for s in &got.suggestions {
+        let path = s.path().to_lowercase();
+        assert!(path.contains("phone"), "{}", s.path());
+    }
+    // More words matched rank higher: "cell phones" puts Cell Phones & Smartphones above a
+    // leaf matching only "phone".
+    let got = client
+        .category_suggestions(Marketplace::Us, "used cell phone")
+        .unwrap();
+    assert_eq!(got.suggestions[0].category.id, 9355);
+    // A query none of whose words is in a name still has no suggestion.
+    let none = client
+        .category_suggestions(Marketplace::Us, "zzzz qqqq")
+        .unwrap();
+    assert!(none.suggestions.is_empty());
+}
+
 #[test]
 fn subtree_is_typed_and_flat() {
     let fake = fake();

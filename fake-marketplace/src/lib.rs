@@ -48,10 +48,14 @@
 //! fake.fail_next(TOKEN_PATH, Fault::TooManyRequests { retry_after_secs: 60 });
 //! ```
 //!
+//! `README.md` (next to this crate's manifest) shows how a project's own tests start the fake,
+//! as a binary or from this library, with trees of their own.
+//!
 //! # Taxonomy
 //!
 //! The taxonomy endpoints (see [`taxonomy`]) serve the committed snapshots
-//! (`<repo>/snapshots/EBAY_*.json`) in the getCategoryTree shape, gzip-compressed when the
+//! (`<repo>/snapshots/EBAY_*.json`), or the trees of another directory
+//! ([`FakeConfig::snapshots_dir`]), in the getCategoryTree shape, gzip-compressed when the
 //! request accepts it, at eBay's documented path `/commerce/taxonomy/v1/category_tree/N`
 //! (the query form `/commerce/taxonomy/v1/category_tree/get?category_tree_id=N` only when
 //! [`FakeConfig::tree_routes`] says so), plus suggestions, subtrees, aspects, the default
@@ -69,6 +73,11 @@
 mod http;
 mod oauth;
 pub mod taxonomy;
+
+/// The README's examples, compiled (and run, when they can) as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
 
 use std::collections::HashMap;
 use std::io;
@@ -209,8 +218,13 @@ pub struct FakeConfig {
     pub ru_names: Vec<(String, String)>,
     /// Routes present from the start.
     pub routes: Vec<Route>,
-    /// Where the taxonomy endpoints read the snapshots (`EBAY_US.json`, …); default: the
-    /// repository's `snapshots/`.
+    /// Where the taxonomy endpoints read the trees: one file per marketplace, named after
+    /// it (`EBAY_US.json`, `EBAY_FR.json`, …) in the snapshot format (what `snapshot refresh`
+    /// writes), for any marketplace of the table; default: the repository's `snapshots/`.
+    /// A marketplace with no file is answered as eBay answers an unknown tree (400, errorId
+    /// 62004; getDefaultCategoryTreeId: 204). Another directory than the default is checked
+    /// when the fake starts: [`FakeMarketplace::start`] fails naming a file that is not a valid
+    /// tree of the marketplace it is named after.
     pub snapshots_dir: std::path::PathBuf,
     /// A random delay in `[min, max]` before every full-tree answer (the real service takes 2
     /// to 5 s); `None` (the default) answers at once.
@@ -502,13 +516,20 @@ impl FakeMarketplace {
         Self::start(FakeConfig::default()).expect("the fake marketplace binds a loopback port")
     }
 
-    /// Starts on `127.0.0.1` with an ephemeral port.
+    /// Starts on `127.0.0.1` with an ephemeral port (errors as [`start_on`](Self::start_on)).
     pub fn start(config: FakeConfig) -> io::Result<Self> {
         Self::start_on(0, config)
     }
 
     /// Starts on `127.0.0.1:port` (0: ephemeral).
+    ///
+    /// Fails when the port cannot be bound, or when [`FakeConfig::snapshots_dir`] is not the
+    /// default and cannot be read or holds a file that is not a valid tree (the error names
+    /// it).
     pub fn start_on(port: u16, mut config: FakeConfig) -> io::Result<Self> {
+        if config.snapshots_dir != taxonomy::default_snapshots_dir() {
+            taxonomy::check_trees_dir(&config.snapshots_dir)?;
+        }
         let listener = TcpListener::bind(("127.0.0.1", port))?;
         let addr = listener.local_addr()?;
         let base_url = format!("http://{addr}");

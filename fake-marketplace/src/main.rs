@@ -1,36 +1,62 @@
-//! `cargo run -p fake-marketplace -- [PORT] [--no-delay]`: starts the fake on 127.0.0.1 and
-//! prints its address and the environment a client needs, then serves until killed.
+//! `cargo run -p fake-marketplace -- [PORT] [--no-delay] [--trees DIR]`: starts the fake on
+//! 127.0.0.1 and prints its address and the environment a client needs, then serves until
+//! killed.
 //!
 //! The full category tree is answered after a random 2 to 5 s, like the real service; pass
-//! `--no-delay` to answer at once.
+//! `--no-delay` to answer at once. `--trees DIR` serves the trees of `DIR` (`EBAY_FR.json`,
+//! … in the snapshot format, any marketplace of the table) instead of the repository's
+//! snapshots; a marketplace without a file is answered as eBay answers an unknown tree.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use fake_marketplace::{FakeConfig, FakeMarketplace};
 
+const USAGE: &str = "usage: fake-marketplace [PORT] [--no-delay] [--trees DIR]";
+
+fn usage_error(problem: &str) -> ! {
+    eprintln!("{problem}\n{USAGE}");
+    std::process::exit(2);
+}
+
 fn main() {
     let mut port = 0;
     let mut delay = Some((Duration::from_secs(2), Duration::from_secs(5)));
-    for arg in std::env::args().skip(1) {
-        match arg.as_str() {
+    let mut trees: Option<PathBuf> = None;
+    let mut args = std::env::args_os().skip(1);
+    while let Some(arg) = args.next() {
+        let text = arg.to_string_lossy();
+        match text.as_ref() {
             "--no-delay" => delay = None,
+            "--trees" => match args.next() {
+                Some(dir) => trees = Some(dir.into()),
+                None => usage_error("--trees needs a directory"),
+            },
             "-h" | "--help" => {
-                println!("usage: fake-marketplace [PORT] [--no-delay]");
+                println!("{USAGE}");
+                println!(
+                    "  PORT         the loopback port (default: any free one)\n  \
+                     --no-delay   answer the full tree at once (default: after 2 to 5 s)\n  \
+                     --trees DIR  serve the trees in DIR (EBAY_US.json, EBAY_FR.json, … in the\n               \
+                     snapshot format) instead of the repository's snapshots"
+                );
                 return;
             }
-            p => match p.parse::<u16>() {
-                Ok(p) => port = p,
-                Err(_) => {
-                    eprintln!("usage: fake-marketplace [PORT] [--no-delay]");
-                    std::process::exit(2);
-                }
+            p => match (p.strip_prefix("--trees="), p.parse::<u16>()) {
+                (Some(dir), _) => trees = Some(dir.into()),
+                (None, Ok(p)) => port = p,
+                (None, Err(_)) => usage_error(&format!("unknown argument {p:?}")),
             },
         }
     }
-    let config = FakeConfig {
+    let mut config = FakeConfig {
         tree_delay: delay,
         ..FakeConfig::default()
     };
+    if let Some(dir) = &trees {
+        config.snapshots_dir = dir.clone();
+    }
+    let served = taxonomy_tree::snapshot::sites_in(&config.snapshots_dir);
     let fake = match FakeMarketplace::start_on(port, config) {
         Ok(f) => f,
         Err(e) => {
@@ -40,6 +66,15 @@ fn main() {
     };
     println!("{}", fake.base_url());
     eprintln!("fake marketplace on {}", fake.base_url());
+    let names: Vec<&str> = served.iter().map(|m| m.marketplace_id()).collect();
+    eprintln!(
+        "  trees: {} from {} (other marketplaces: tree not found, as eBay answers)",
+        names.join(", "),
+        match &trees {
+            Some(dir) => dir.display().to_string(),
+            None => "the repository's snapshots (--trees DIR for your own)".into(),
+        }
+    );
     eprintln!(
         "  taxonomy: getCategoryTree at {0}/commerce/taxonomy/v1/category_tree/0 (eBay's path \
          form), getDefaultCategoryTreeId, getCategorySuggestions, getCategorySubtree, \

@@ -3,9 +3,12 @@
 //! getCategorySuggestions, getCategorySubtree, getItemAspectsForCategory and
 //! getDefaultCategoryTreeId, with the service's error bodies.
 //!
-//! Trees come from the committed snapshots (`<repo>/snapshots/EBAY_*.json`, read once per
-//! process) unless a test replaced them with [`FakeMarketplace::set_tree`] or
-//! [`FakeMarketplace::set_tree_body`](crate::FakeMarketplace::set_tree_body).
+//! Trees come from [`FakeConfig::snapshots_dir`](crate::FakeConfig::snapshots_dir) (default:
+//! the committed `<repo>/snapshots/EBAY_*.json`; `--trees DIR` for the binary), read once per
+//! process, unless a test replaced them with [`FakeMarketplace::set_tree`] or
+//! [`FakeMarketplace::set_tree_body`](crate::FakeMarketplace::set_tree_body). A marketplace
+//! of the table without a tree is an unknown tree id (400, errorId 62004; for
+//! getDefaultCategoryTreeId, 204 No Content).
 //!
 //! Every endpoint checks `Authorization: Bearer …` ([`FakeState::check_bearer`]) and the
 //! category tree id (400 with errorId 62004). Every answer is one eBay's OpenAPI description
@@ -135,19 +138,83 @@ pub(crate) struct TaxonomyState {
 
 type SnapshotCache = Mutex<HashMap<(PathBuf, Marketplace), Arc<CategoryTree>>>;
 
+/// Why a site has no tree to serve.
+#[derive(Debug, Clone)]
+pub(crate) enum Unavailable {
+    /// The directory has no tree of the site: eBay's answer for an unknown tree (400, errorId
+    /// 62004; getDefaultCategoryTreeId: 204).
+    Missing,
+    /// The site's file cannot be read or is not a valid tree of the site (500, naming the file).
+    Broken(String),
+}
+
+impl std::fmt::Display for Unavailable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unavailable::Missing => f.write_str("no tree in the trees directory"),
+            Unavailable::Broken(e) => f.write_str(e),
+        }
+    }
+}
+
 /// Snapshots parsed once per process (they are megabytes; many fakes start per test run).
-fn snapshot(dir: &Path, site: Marketplace) -> Result<Arc<CategoryTree>, String> {
+fn snapshot(dir: &Path, site: Marketplace) -> Result<Arc<CategoryTree>, Unavailable> {
     static CACHE: OnceLock<SnapshotCache> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     let key = (dir.to_path_buf(), site);
     if let Some(tree) = lock(cache).get(&key) {
         return Ok(tree.clone());
     }
-    let tree = taxonomy_tree::snapshot::read(&dir.join(site.snapshot_file_name()))
+    if !dir.join(site.snapshot_file_name()).is_file() {
+        return Err(Unavailable::Missing);
+    }
+    let tree = taxonomy_tree::snapshot::read_site(site, dir)
         .map(Arc::new)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| Unavailable::Broken(e.to_string()))?;
     lock(cache).insert(key, tree.clone());
     Ok(tree)
+}
+
+/// Checks a trees directory before the fake serves it: every `EBAY_*.json` in it must be named
+/// after a marketplace of the table and hold a valid tree of that marketplace. The error names
+/// the directory or the file, and what to do.
+pub(crate) fn check_trees_dir(dir: &Path) -> std::io::Result<()> {
+    let invalid = |message: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, message);
+    let entries = std::fs::read_dir(dir).map_err(|e| {
+        invalid(format!(
+            "trees directory {}: {e} (give a directory of EBAY_*.json trees in the snapshot format)",
+            dir.display()
+        ))
+    })?;
+    for entry in entries {
+        let path = entry?.path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        let Some(id) = name
+            .strip_suffix(".json")
+            .filter(|stem| stem.starts_with("EBAY_") && !stem.contains('.'))
+        else {
+            continue;
+        };
+        let Some(site) = Marketplace::from_marketplace_id(id) else {
+            let known: Vec<&str> = Marketplace::ALL
+                .iter()
+                .map(|m| m.marketplace_id())
+                .collect();
+            return Err(invalid(format!(
+                "{}: {id} is not a marketplace the fake knows; name the file after one of {}",
+                path.display(),
+                known.join(", ")
+            )));
+        };
+        if let Err(Unavailable::Broken(e)) = snapshot(dir, site) {
+            return Err(invalid(format!(
+                "{e} (fix the file or remove it; `snapshot verify --dir` checks a directory)"
+            )));
+        }
+    }
+    Ok(())
 }
 
 impl TaxonomyState {
@@ -166,13 +233,24 @@ impl TaxonomyState {
         }
     }
 
-    pub(crate) fn tree(&self, site: Marketplace) -> Result<Arc<CategoryTree>, String> {
+    pub(crate) fn tree(&self, site: Marketplace) -> Result<Arc<CategoryTree>, Unavailable> {
         if let Some(tree) = lock(&self.sites).get(&site).and_then(|d| d.tree.clone()) {
             return Ok(tree);
         }
         let tree = snapshot(&self.snapshots_dir, site)?;
         lock(&self.sites).entry(site).or_default().tree = Some(tree.clone());
         Ok(tree)
+    }
+
+    /// Whether `site` has something to serve: a tree set by a test, a body, or a tree file.
+    fn available(&self, site: Marketplace) -> Result<(), Unavailable> {
+        if lock(&self.sites)
+            .get(&site)
+            .is_some_and(|d| d.tree.is_some() || d.raw.is_some())
+        {
+            return Ok(());
+        }
+        self.tree(site).map(|_| ())
     }
 
     pub(crate) fn set_tree(&self, site: Marketplace, tree: CategoryTree) {
@@ -197,7 +275,12 @@ impl TaxonomyState {
     }
 
     /// The tree body, plain or gzip-compressed.
-    fn body(&self, site: Marketplace, base_url: &str, gzip: bool) -> Result<Arc<Vec<u8>>, String> {
+    fn body(
+        &self,
+        site: Marketplace,
+        base_url: &str,
+        gzip: bool,
+    ) -> Result<Arc<Vec<u8>>, Unavailable> {
         let raw = lock(&self.sites).get(&site).and_then(|d| d.raw.clone());
         if let Some(raw) = raw {
             return Ok(if gzip {
@@ -229,7 +312,7 @@ impl TaxonomyState {
 
 impl TaxonomyState {
     /// The fetchItemAspects file of `site`: every leaf with [`aspects_of`], gzipped.
-    fn aspects_file(&self, site: Marketplace) -> Result<Arc<Vec<u8>>, String> {
+    fn aspects_file(&self, site: Marketplace) -> Result<Arc<Vec<u8>>, Unavailable> {
         if let Some(file) = lock(&self.sites)
             .get(&site)
             .and_then(|d| d.aspects_file.clone())
@@ -412,18 +495,34 @@ fn guard(
 ) -> Result<Marketplace, Response> {
     state.check_bearer(request)?;
     let tree_id = tree_id.unwrap_or_default();
-    tree_id
+    let site = tree_id
         .parse::<u32>()
         .ok()
         .and_then(Marketplace::from_tree_id)
-        .ok_or_else(|| {
-            error_response(
-                400,
-                ERROR_TREE_NOT_FOUND,
-                "The specified category tree ID was not found.",
-                &[("categoryTreeId", tree_id)],
-            )
-        })
+        .ok_or_else(|| tree_not_found(tree_id))?;
+    state
+        .taxonomy
+        .available(site)
+        .map_err(|e| unavailable(site, &e))?;
+    Ok(site)
+}
+
+fn tree_not_found(tree_id: &str) -> Response {
+    error_response(
+        400,
+        ERROR_TREE_NOT_FOUND,
+        "The specified category tree ID was not found.",
+        &[("categoryTreeId", tree_id)],
+    )
+}
+
+/// eBay's answer when a site has no tree: the tree id is not found (a marketplace of the table
+/// the fake was given no tree for), or an internal error naming the broken file.
+fn unavailable(site: Marketplace, e: &Unavailable) -> Response {
+    match e {
+        Unavailable::Missing => tree_not_found(&site.tree_id().to_string()),
+        Unavailable::Broken(e) => internal(e),
+    }
 }
 
 fn internal(e: &str) -> Response {
@@ -481,12 +580,12 @@ fn tree(request: &Request, state: &FakeState) -> Response {
             }
             r
         }
-        Err(e) => internal(&e),
+        Err(e) => unavailable(site, &e),
     }
 }
 
 fn site_tree(state: &FakeState, site: Marketplace) -> Result<Arc<CategoryTree>, Response> {
-    state.taxonomy.tree(site).map_err(|e| internal(&e))
+    state.taxonomy.tree(site).map_err(|e| unavailable(site, &e))
 }
 
 fn subtree_href(state: &FakeState, tree_id: u32, category_id: u32) -> String {
@@ -512,6 +611,142 @@ fn ancestors(tree: &CategoryTree, id: u32) -> Vec<(u32, String)> {
     out
 }
 
+/// Product names the fake knows, with the words of the categories they belong in (eBay's
+/// matcher knows products; the fake knows these few, so that a query such as "iphone 15"
+/// finds phones).
+const PRODUCT_WORDS: &[(&str, &[&str])] = &[
+    ("iphone", &["smartphone", "cell phone", "phone"]),
+    ("galaxy", &["smartphone", "cell phone", "phone"]),
+    ("pixel", &["smartphone", "cell phone", "phone"]),
+    ("ipad", &["tablet"]),
+    ("macbook", &["apple laptop", "laptop"]),
+    ("airpods", &["headphone", "earbud"]),
+];
+
+/// Words that say nothing about a category.
+const STOP_WORDS: &[&str] = &[
+    "a", "an", "and", "for", "in", "of", "on", "or", "the", "to", "with",
+];
+
+/// A name's words: lowercase, split at every character that is not a letter or a digit, a
+/// plural `s` removed (`Phones` and `phone` match).
+fn name_tokens(name: &str) -> Vec<String> {
+    name.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|t| !t.is_empty())
+        .map(|t| match t.strip_suffix('s') {
+            Some(stem) if stem.chars().count() >= 3 && !stem.ends_with('s') => stem.to_owned(),
+            _ => t.to_owned(),
+        })
+        .collect()
+}
+
+/// One word of a query (split at white space; `t-shirt` is one word, matched as consecutive
+/// words of a name), with the category words it stands for.
+struct QueryWord {
+    /// The word's own tokens first, then those of each category word it stands for.
+    forms: Vec<Vec<String>>,
+    /// A number (a model number, a size): it ranks, but suggests nothing alone.
+    numeric: bool,
+}
+
+fn query_words(query: &str) -> Vec<QueryWord> {
+    let mut words: Vec<QueryWord> = Vec::new();
+    for word in query.split_whitespace() {
+        let tokens = name_tokens(word);
+        if tokens.is_empty() || (tokens.len() == 1 && STOP_WORDS.contains(&tokens[0].as_str())) {
+            continue;
+        }
+        if words.iter().any(|w| w.forms[0] == tokens) {
+            continue;
+        }
+        let mut forms = vec![tokens.clone()];
+        if let [single] = tokens.as_slice()
+            && let Some((_, category_words)) = PRODUCT_WORDS.iter().find(|(p, _)| p == single)
+        {
+            forms.extend(category_words.iter().map(|w| name_tokens(w)));
+        }
+        let numeric = tokens.iter().all(|t| t.chars().all(|c| c.is_ascii_digit()));
+        words.push(QueryWord { forms, numeric });
+    }
+    words
+}
+
+fn contains_run(haystack: &[String], needle: &[String]) -> bool {
+    !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// How well a leaf matches a query; greater is better.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Rank {
+    /// The query is the leaf's name.
+    exact: bool,
+    /// The query's words found in the leaf's name or an ancestor's.
+    words: usize,
+    /// The query's words found in the leaf's own name.
+    in_name: usize,
+    /// The forms (a word, the category words it stands for) found in the leaf's name.
+    forms_in_name: usize,
+    /// The query is a part of the leaf's name.
+    substring: bool,
+    /// Fewer words in the name: a closer match.
+    shorter: std::cmp::Reverse<usize>,
+    /// Every word of the query is in the leaf's name.
+    all_in_name: bool,
+}
+
+impl Rank {
+    fn relevancy(&self) -> &'static str {
+        if self.exact {
+            "EXACT"
+        } else if self.all_in_name {
+            "HIGH"
+        } else {
+            "MEDIUM"
+        }
+    }
+}
+
+/// The rank of a leaf named `name` below `ancestors` (their words, root excluded) for `query`
+/// (lowercase) and its `words`; `None` when no word that is not a number matches.
+fn rank(query: &str, words: &[QueryWord], name: &str, ancestors: &[Vec<String>]) -> Option<Rank> {
+    let lower = name.to_lowercase();
+    let tokens = name_tokens(name);
+    let (mut matched, mut in_name, mut forms_in_name, mut text) = (0, 0, 0, false);
+    for word in words {
+        let here = word
+            .forms
+            .iter()
+            .filter(|f| contains_run(&tokens, f))
+            .count();
+        let above = word
+            .forms
+            .iter()
+            .any(|f| ancestors.iter().any(|a| contains_run(a, f)));
+        if here > 0 || above {
+            matched += 1;
+            text |= !word.numeric;
+        }
+        if here > 0 {
+            in_name += 1;
+        }
+        forms_in_name += here;
+    }
+    let substring = lower.contains(query);
+    if !(text || substring) {
+        return None;
+    }
+    Some(Rank {
+        exact: lower == query,
+        words: matched,
+        in_name,
+        forms_in_name,
+        substring,
+        shorter: std::cmp::Reverse(tokens.len()),
+        all_in_name: !words.is_empty() && in_name == words.len(),
+    })
+}
+
 fn suggestions(request: &Request, state: &FakeState) -> Response {
     let site = match guard(request, state, request.param("id")) {
         Ok(site) => site,
@@ -531,35 +766,26 @@ fn suggestions(request: &Request, state: &FakeState) -> Response {
         Ok(t) => t,
         Err(r) => return r,
     };
-    // Leaves whose name (score 3 exact, 2 prefix, 1 substring) or an ancestor's name
-    // (score 0) contains the keyword, case-insensitively.
-    let mut hits: Vec<(u8, u32)> = Vec::new();
-    for c in tree.listable().filter(|c| c.leaf) {
-        let name = c.name.to_lowercase();
-        let score = if name == needle {
-            Some(3)
-        } else if name.starts_with(&needle) {
-            Some(2)
-        } else if name.contains(&needle) {
-            Some(1)
-        } else if ancestors(&tree, c.id)
-            .iter()
-            .any(|(id, n)| *id != ROOT_ID && n.to_lowercase().contains(&needle))
-        {
-            Some(0)
-        } else {
-            None
-        };
-        if let Some(s) = score {
-            hits.push((s, c.id));
-        }
-    }
+    let words = query_words(&needle);
+    let mut hits: Vec<(Rank, u32)> = tree
+        .listable()
+        .filter(|c| c.leaf)
+        .filter_map(|c| {
+            let ancestors: Vec<Vec<String>> = ancestors(&tree, c.id)
+                .iter()
+                .filter(|(id, _)| *id != ROOT_ID)
+                .map(|(_, n)| name_tokens(n))
+                .collect();
+            rank(&needle, &words, &c.name, &ancestors).map(|r| (r, c.id))
+        })
+        .collect();
     hits.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     hits.truncate(10);
     let tree_id = site.tree_id();
     let list: Vec<Value> = hits
         .iter()
-        .filter_map(|&(score, id)| {
+        .filter_map(|(score, id)| {
+            let id = *id;
             let c = tree.get(id)?;
             let anc = ancestors(&tree, id);
             let n = anc.len();
@@ -579,7 +805,7 @@ fn suggestions(request: &Request, state: &FakeState) -> Response {
                 "category": {"categoryId": c.id.to_string(), "categoryName": c.name},
                 "categoryTreeNodeAncestors": anc,
                 "categoryTreeNodeLevel": n,
-                "relevancy": match score { 3 => "EXACT", 2 | 1 => "HIGH", _ => "MEDIUM" },
+                "relevancy": score.relevancy(),
             }))
         })
         .collect();
@@ -819,9 +1045,11 @@ fn default_tree_id(request: &Request, state: &FakeState) -> Response {
             &[("marketplace_id", &marketplace)],
         );
     };
-    let tree = match site_tree(state, site) {
+    // A marketplace of the table the fake has no tree for: no default tree (documented 204).
+    let tree = match state.taxonomy.tree(site) {
         Ok(t) => t,
-        Err(r) => return r,
+        Err(Unavailable::Missing) => return Response::new(204, Vec::new()),
+        Err(e) => return unavailable(site, &e),
     };
     Response::json(
         200,
@@ -860,7 +1088,7 @@ fn fetch_item_aspects(request: &Request, state: &FakeState) -> Response {
         // eBay sends the gzip file itself, as application/octet-stream (no Content-Encoding).
         Ok(file) => Response::new(200, file.to_vec())
             .with_header("Content-Type", "application/octet-stream"),
-        Err(e) => internal(&e),
+        Err(e) => unavailable(site, &e),
     }
 }
 
