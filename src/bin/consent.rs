@@ -40,11 +40,15 @@ mod live {
                   Settings: MARKETPLACE_CLIENT_ID, MARKETPLACE_CLIENT_SECRET, \
                   MARKETPLACE_REDIRECT_URI, MARKETPLACE_ENV (production|sandbox), \
                   MARKETPLACE_BASE_URL + MARKETPLACE_AUTH_URL, MARKETPLACE_CONFIG (SDK file), \
-                  MARKETPLACE_TOKEN_STORE; the flags below override them."
+                  MARKETPLACE_TOKEN_STORE; the flags below override them.\n\n\
+                  Without a command, runs `authorize`, and takes its flags (--scope, --input, …)."
     )]
     struct Cli {
         #[command(subcommand)]
         command: Option<Command>,
+        /// The flags of `authorize`, for the default command (`consent --scope …`).
+        #[command(flatten)]
+        authorize: AuthorizeArgs,
         /// `production` or `sandbox` (overrides MARKETPLACE_ENV).
         #[arg(long, global = true)]
         env: Option<String>,
@@ -93,22 +97,23 @@ mod live {
         #[arg(long)]
         locale: Option<String>,
         /// Seconds to wait for the browser when listening.
-        #[arg(long, default_value_t = 300)]
+        #[arg(long, default_value_t = DEFAULT_WAIT)]
         wait: u64,
     }
 
-    impl Default for AuthorizeArgs {
-        /// The same defaults as the flags (used when no subcommand is given).
-        fn default() -> Self {
-            Self {
-                scopes: Vec::new(),
-                input: Input::Auto,
-                prompt: None,
-                locale: None,
-                wait: 300,
-            }
+    impl AuthorizeArgs {
+        /// True when none of the flags was given.
+        fn is_default(&self) -> bool {
+            self.scopes.is_empty()
+                && self.input == Input::Auto
+                && self.prompt.is_none()
+                && self.locale.is_none()
+                && self.wait == DEFAULT_WAIT
         }
     }
+
+    /// `--wait`'s default, in seconds.
+    const DEFAULT_WAIT: u64 = 300;
 
     #[derive(Clone, Copy, ValueEnum, Default, PartialEq, Eq)]
     enum Input {
@@ -155,10 +160,14 @@ mod live {
             None => default_store()?,
         };
         let store = Arc::new(FileStore::new(store_path));
-        match cli
-            .command
-            .unwrap_or(Command::Authorize(AuthorizeArgs::default()))
-        {
+        if cli.command.is_some() && !cli.authorize.is_default() {
+            return Err(
+                "--scope, --input, --prompt, --locale and --wait are flags of `authorize`: \
+                        give them after `authorize`, or with no command at all"
+                    .into(),
+            );
+        }
+        match cli.command.unwrap_or(Command::Authorize(cli.authorize)) {
             Command::Authorize(args) => authorize(&config, store, &cli.account, args),
             Command::Status => status(&config, store, &cli.account),
             Command::Token => {

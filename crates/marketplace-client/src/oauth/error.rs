@@ -284,10 +284,13 @@ pub enum OAuthError {
          another consent request (or was forged); start the consent flow again"
     )]
     StateMismatch,
-    /// The user refused consent, or the consent page returned an error.
+    /// The user refused consent, or the consent page returned an error. The message says who
+    /// must act: the user (`access_denied`) or whoever configured the request (a scope, the
+    /// client id or the redirect URI the consent page refused).
     #[error(
-        "consent was not granted ({code}){}; ask the user to run the consent flow again and accept",
-        description.as_deref().map(|d| format!(": {d}")).unwrap_or_default()
+        "consent was not granted ({code}){}; {}",
+        description.as_deref().map(|d| format!(": {d}")).unwrap_or_default(),
+        consent_denied_advice(code)
     )]
     ConsentDenied {
         /// The `error` parameter of the redirect (usually `access_denied`).
@@ -370,6 +373,26 @@ impl OAuthError {
             }
             _ => false,
         }
+    }
+}
+
+/// What to do after the consent page answered with `code` instead of a code.
+fn consent_denied_advice(code: &OAuthErrorCode) -> &'static str {
+    match code {
+        OAuthErrorCode::InvalidScope => {
+            "the consent URL asked for a scope this application may not request: this is the \
+             configuration, not the user; ask only for scopes the application's keyset lists \
+             (`consent --scope …`, repeatable; the sandbox too takes \
+             https://api.ebay.com/oauth/api_scope/… URLs), then run the consent flow again"
+        }
+        OAuthErrorCode::InvalidRequest
+        | OAuthErrorCode::InvalidClient
+        | OAuthErrorCode::UnauthorizedClient => {
+            "the consent page refused the request: check the application id \
+             (MARKETPLACE_CLIENT_ID) and the redirect URI (MARKETPLACE_REDIRECT_URI, the RuName) \
+             of this environment, then run the consent flow again"
+        }
+        _ => "ask the user to run the consent flow again and accept",
     }
 }
 
