@@ -678,3 +678,45 @@ fn a_refused_scope_blames_the_configuration_not_the_seller() {
     assert!(stderr.contains("--scope"), "{stderr}");
     assert!(!stderr.contains("ask the user"), "{stderr}");
 }
+
+#[test]
+fn status_shows_an_account_whose_refresh_token_was_revoked() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    let child = consent(&fake, home.path(), RU_NAME)
+        .args(["--store", store.to_str().unwrap(), "--account", "shop-7"])
+        .spawn()
+        .unwrap();
+    assert!(consent_through_browser(child).status.success());
+    fake.revoke_refresh_tokens();
+    let status = || {
+        consent(&fake, home.path(), RU_NAME)
+            .args([
+                "--store",
+                store.to_str().unwrap(),
+                "--account",
+                "shop-7",
+                "status",
+            ])
+            .output()
+            .unwrap()
+    };
+    let output = status();
+    let stderr = text(&output.stderr);
+    assert!(!output.status.success());
+    assert!(stderr.contains("\"shop-7\""), "{stderr}");
+    assert!(stderr.contains("--account shop-7"), "{stderr}");
+    // The store remembers it: the next status says so without asking the server.
+    let requests = fake.token_requests().len();
+    let output = status();
+    let stdout = text(&output.stdout);
+    assert!(!output.status.success());
+    assert!(stdout.contains("needs consent"), "{stdout}");
+    assert!(
+        text(&output.stderr).contains("--account shop-7"),
+        "{}",
+        text(&output.stderr)
+    );
+    assert_eq!(fake.token_requests().len(), requests);
+}

@@ -535,6 +535,15 @@ mod live {
         println!("account: {account}");
         println!("store: {}", store.path().display());
         println!("scopes: {}", record.scopes);
+        if store.needs_consent(account)? {
+            println!("refresh token: refused by the server (revoked): needs consent");
+            let _ = std::io::stdout().flush();
+            return Err(format!(
+                "the refresh token of account {account:?} was revoked (by the seller or eBay): \
+                 run `cargo run --bin consent -- --account {account}` to consent again"
+            )
+            .into());
+        }
         println!(
             "refresh token: stored{}",
             describe_expiry(record.expires_at)

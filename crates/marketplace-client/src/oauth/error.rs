@@ -322,6 +322,24 @@ pub enum OAuthError {
         /// The store key.
         account: String,
     },
+    /// The token endpoint refused the stored refresh token of `account` (`invalid_grant` on
+    /// a refresh): the seller or eBay revoked it, or it expired early. The provider marks the
+    /// account in its store ([`RefreshTokenStore::mark_needs_consent`](super::RefreshTokenStore::mark_needs_consent))
+    /// so `consent status` shows it; a new consent clears the mark.
+    #[error(
+        "the refresh token of account {account:?} was refused (invalid_grant, HTTP {status}): \
+         the seller or eBay revoked this application's access, or the token expired; the \
+         account needs consent again: run `cargo run --bin consent -- --account {account}`{}",
+        description.as_deref().filter(|d| !d.is_empty()).map(|d| format!("; server said: {d}")).unwrap_or_default()
+    )]
+    ConsentRevoked {
+        /// The store key.
+        account: String,
+        /// The `error_description` field, if any (sanitized).
+        description: Option<String>,
+        /// The HTTP status.
+        status: u16,
+    },
     /// The operating system's random source failed.
     #[error("cannot get random bytes for the state: {0}")]
     Random(String),
@@ -338,6 +356,7 @@ impl OAuthError {
     pub fn code(&self) -> Option<&OAuthErrorCode> {
         match self {
             OAuthError::Server { code, .. } | OAuthError::ConsentDenied { code, .. } => Some(code),
+            OAuthError::ConsentRevoked { .. } => Some(&OAuthErrorCode::InvalidGrant),
             _ => None,
         }
     }
@@ -346,6 +365,7 @@ impl OAuthError {
     pub fn status(&self) -> Option<u16> {
         match self {
             OAuthError::Server { status, .. }
+            | OAuthError::ConsentRevoked { status, .. }
             | OAuthError::Http { status, .. }
             | OAuthError::UnexpectedBody { status, .. } => Some(*status),
             OAuthError::RateLimited { .. } => Some(429),
