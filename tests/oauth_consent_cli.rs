@@ -720,3 +720,79 @@ fn status_shows_an_account_whose_refresh_token_was_revoked() {
     );
     assert_eq!(fake.token_requests().len(), requests);
 }
+
+/// Consents for the default account into `store` through the command.
+fn consent_default(fake: &FakeMarketplace, home: &Path, store: &Path) {
+    let child = consent(fake, home, RU_NAME)
+        .args(["--store", store.to_str().unwrap()])
+        .spawn()
+        .unwrap();
+    let output = consent_through_browser(child);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+}
+
+#[test]
+fn status_says_one_hour_not_one_hours() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consent_default(&fake, home.path(), &store);
+    let output = consent(&fake, home.path(), RU_NAME)
+        .args(["--store", store.to_str().unwrap(), "status"])
+        .output()
+        .unwrap();
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    // The fake's access tokens live 2 hours: a moment later, 1 hour 59 minutes are left.
+    assert!(
+        stdout.contains("access token: refreshed, valid for 1 hour 59 minutes"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn status_into_a_closed_pipe_ends_without_a_panic() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consent_default(&fake, home.path(), &store);
+    for command in ["status", "token"] {
+        // `consent status | head -0`: the reader is gone before the first line.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let output = consent(&fake, home.path(), RU_NAME)
+            .args(["--store", store.to_str().unwrap(), command])
+            .stdout(writer)
+            .output()
+            .unwrap();
+        let stderr = text(&output.stderr);
+        assert!(!stderr.contains("panicked"), "{command}: {stderr}");
+        assert_ne!(output.status.code(), Some(101), "{command}: {stderr}");
+    }
+}
+
+#[test]
+fn a_missing_account_names_the_flag_to_pass() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consent_default(&fake, home.path(), &store);
+    for command in ["status", "token"] {
+        let output = consent(&fake, home.path(), RU_NAME)
+            .args([
+                "--store",
+                store.to_str().unwrap(),
+                "--account",
+                "shop-9",
+                command,
+            ])
+            .output()
+            .unwrap();
+        let stderr = text(&output.stderr);
+        assert!(!output.status.success());
+        assert!(
+            stderr.contains("cargo run --bin consent -- --account shop-9"),
+            "{command}: {stderr}"
+        );
+    }
+}

@@ -308,7 +308,7 @@ pub enum OAuthError {
     },
     /// No refresh token is stored for this account.
     #[error(
-        "no refresh token is stored for account {account:?}; run the consent flow first (`cargo run --bin consent`)"
+        "no refresh token is stored for account {account:?}; run the consent flow first (`cargo run --bin consent -- --account {account}`)"
     )]
     NoRefreshToken {
         /// The store key.
@@ -316,7 +316,7 @@ pub enum OAuthError {
     },
     /// The stored refresh token has passed its expiry.
     #[error(
-        "the refresh token of account {account:?} has expired; run the consent flow again (`cargo run --bin consent`)"
+        "the refresh token of account {account:?} has expired; run the consent flow again (`cargo run --bin consent -- --account {account}`)"
     )]
     RefreshTokenExpired {
         /// The store key.
