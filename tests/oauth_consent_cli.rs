@@ -559,3 +559,240 @@ fn status_names_a_directory_or_a_pipe_at_the_store_path_and_does_not_hang() {
         assert!(!stderr.contains("chmod"), "{stderr}");
     }
 }
+
+/// Plays the browser for an `authorize` child reading standard input: visits the URL it
+/// prints and pastes where the browser lands. A command that prints no URL fails the test
+/// with its error.
+fn consent_through_browser(mut child: Child) -> Output {
+    let (url, stdout) = read_url(&mut child);
+    if url.is_empty() {
+        let output = finish(child, stdout);
+        panic!("no consent URL printed: {}", text(&output.stderr));
+    }
+    let landed = visit_consent(&url);
+    writeln!(child.stdin.as_mut().unwrap(), "{landed}").unwrap();
+    finish(child, stdout)
+}
+
+/// The `consent` commands of the `sh` blocks of README.md and docs/oauth.md, as their
+/// arguments (after `cargo run --bin consent --`), comments dropped.
+fn documented_consent_commands() -> Vec<Vec<String>> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut commands = Vec::new();
+    for doc in ["README.md", "crates/marketplace-client/docs/oauth.md"] {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap();
+        let mut in_sh = false;
+        for line in text.lines() {
+            let line = line.trim();
+            if line.starts_with("```") {
+                in_sh = line == "```sh";
+                continue;
+            }
+            let Some(rest) = line
+                .strip_prefix("cargo run --bin consent")
+                .filter(|_| in_sh)
+            else {
+                continue;
+            };
+            let rest = rest.split('#').next().unwrap().trim();
+            let rest = rest.strip_prefix("--").unwrap_or(rest);
+            commands.push(rest.split_whitespace().map(str::to_owned).collect());
+        }
+    }
+    commands
+}
+
+#[test]
+fn documented_consent_commands_run_as_written() {
+    let commands = documented_consent_commands();
+    assert!(
+        commands.len() >= 4,
+        "the docs show authorize, status, token and forget: {commands:?}"
+    );
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    for args in commands {
+        let mut cmd = consent(&fake, home.path(), RU_NAME);
+        cmd.env("MARKETPLACE_TOKEN_STORE", &store).args(&args);
+        let authorizes = args
+            .first()
+            .is_none_or(|a| a.starts_with("--") || a == "authorize");
+        let output = if authorizes {
+            consent_through_browser(cmd.spawn().unwrap())
+        } else {
+            cmd.output().unwrap()
+        };
+        assert!(
+            output.status.success(),
+            "consent {args:?} failed: {}",
+            text(&output.stderr)
+        );
+    }
+}
+
+#[test]
+fn scope_is_accepted_before_and_after_authorize() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    for args in [
+        vec![
+            "--scope",
+            "https://api.ebay.com/oauth/api_scope/sell.account",
+        ],
+        vec![
+            "authorize",
+            "--scope",
+            "https://api.ebay.com/oauth/api_scope/sell.account",
+        ],
+    ] {
+        let child = consent(&fake, home.path(), RU_NAME)
+            .args(["--store", store.to_str().unwrap()])
+            .args(&args)
+            .spawn()
+            .unwrap();
+        let output = consent_through_browser(child);
+        let stderr = text(&output.stderr);
+        assert!(output.status.success(), "{args:?}: {stderr}");
+        assert!(stderr.contains("sell.account"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn a_refused_scope_blames_the_configuration_not_the_seller() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    let child = authorize_from_stdin(&fake, home.path(), &store)
+        .args([
+            "--scope",
+            "https://api.ebay.com/oauth/api_scope/no.such.scope",
+        ])
+        .spawn()
+        .unwrap();
+    let output = consent_through_browser(child);
+    let stderr = text(&output.stderr);
+    assert!(!output.status.success());
+    assert!(stderr.contains("invalid_scope"), "{stderr}");
+    assert!(stderr.contains("--scope"), "{stderr}");
+    assert!(!stderr.contains("ask the user"), "{stderr}");
+}
+
+#[test]
+fn status_shows_an_account_whose_refresh_token_was_revoked() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    let child = consent(&fake, home.path(), RU_NAME)
+        .args(["--store", store.to_str().unwrap(), "--account", "shop-7"])
+        .spawn()
+        .unwrap();
+    assert!(consent_through_browser(child).status.success());
+    fake.revoke_refresh_tokens();
+    let status = || {
+        consent(&fake, home.path(), RU_NAME)
+            .args([
+                "--store",
+                store.to_str().unwrap(),
+                "--account",
+                "shop-7",
+                "status",
+            ])
+            .output()
+            .unwrap()
+    };
+    let output = status();
+    let stderr = text(&output.stderr);
+    assert!(!output.status.success());
+    assert!(stderr.contains("\"shop-7\""), "{stderr}");
+    assert!(stderr.contains("--account shop-7"), "{stderr}");
+    // The store remembers it: the next status says so without asking the server.
+    let requests = fake.token_requests().len();
+    let output = status();
+    let stdout = text(&output.stdout);
+    assert!(!output.status.success());
+    assert!(stdout.contains("needs consent"), "{stdout}");
+    assert!(
+        text(&output.stderr).contains("--account shop-7"),
+        "{}",
+        text(&output.stderr)
+    );
+    assert_eq!(fake.token_requests().len(), requests);
+}
+
+/// Consents for the default account into `store` through the command.
+fn consent_default(fake: &FakeMarketplace, home: &Path, store: &Path) {
+    let child = consent(fake, home, RU_NAME)
+        .args(["--store", store.to_str().unwrap()])
+        .spawn()
+        .unwrap();
+    let output = consent_through_browser(child);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+}
+
+#[test]
+fn status_says_one_hour_not_one_hours() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consent_default(&fake, home.path(), &store);
+    let output = consent(&fake, home.path(), RU_NAME)
+        .args(["--store", store.to_str().unwrap(), "status"])
+        .output()
+        .unwrap();
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    // The fake's access tokens live 2 hours: a moment later, 1 hour 59 minutes are left.
+    assert!(
+        stdout.contains("access token: refreshed, valid for 1 hour 59 minutes"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn status_into_a_closed_pipe_ends_without_a_panic() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consent_default(&fake, home.path(), &store);
+    for command in ["status", "token"] {
+        // `consent status | head -0`: the reader is gone before the first line.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let output = consent(&fake, home.path(), RU_NAME)
+            .args(["--store", store.to_str().unwrap(), command])
+            .stdout(writer)
+            .output()
+            .unwrap();
+        let stderr = text(&output.stderr);
+        assert!(!stderr.contains("panicked"), "{command}: {stderr}");
+        assert_ne!(output.status.code(), Some(101), "{command}: {stderr}");
+    }
+}
+
+#[test]
+fn a_missing_account_names_the_flag_to_pass() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consent_default(&fake, home.path(), &store);
+    for command in ["status", "token"] {
+        let output = consent(&fake, home.path(), RU_NAME)
+            .args([
+                "--store",
+                store.to_str().unwrap(),
+                "--account",
+                "shop-9",
+                command,
+            ])
+            .output()
+            .unwrap();
+        let stderr = text(&output.stderr);
+        assert!(!output.status.success());
+        assert!(
+            stderr.contains("cargo run --bin consent -- --account shop-9"),
+            "{command}: {stderr}"
+        );
+    }
+}

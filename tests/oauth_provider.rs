@@ -874,3 +874,35 @@ fn a_cached_failure_says_so_and_retry_now_asks_again() {
     provider.access_token().unwrap();
     assert_eq!(fake.token_requests().len(), 2);
 }
+
+#[test]
+fn a_revoked_refresh_token_names_the_account_and_marks_it_as_needing_consent() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(marketplace_client::oauth::FileStore::new(
+        dir.path().join("tokens.json"),
+    ));
+    let fake = FakeMarketplace::new();
+    let clock = clock();
+    let scopes = ScopeSet::new([fake.scope("")]);
+    let provider = consented_user(&fake, &clock, store.clone(), &scopes);
+    assert!(!store.needs_consent("seller-1").unwrap());
+
+    fake.revoke_refresh_tokens();
+    clock.advance(Duration::from_secs(7300));
+    let err = provider.access_token().unwrap_err();
+    assert!(
+        matches!(&err, OAuthError::ConsentRevoked { account, .. } if account == "seller-1"),
+        "{err:?}"
+    );
+    assert_eq!(err.code(), Some(&OAuthErrorCode::InvalidGrant));
+    let message = err.to_string();
+    assert!(message.contains("\"seller-1\""), "{message}");
+    assert!(message.contains("--account seller-1"), "{message}");
+    assert!(store.needs_consent("seller-1").unwrap());
+
+    // A new consent clears the mark.
+    let again = consented_user(&fake, &clock, store.clone(), &scopes);
+    assert!(!store.needs_consent("seller-1").unwrap());
+    clock.advance(Duration::from_secs(7300));
+    again.access_token().unwrap();
+}

@@ -401,3 +401,48 @@ fn replace_saves_only_over_the_token_it_started_from() {
         assert!(store.load("b").unwrap().is_none());
     }
 }
+
+#[test]
+fn a_needs_consent_mark_is_kept_only_for_the_token_it_names_and_old_files_still_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tokens.json");
+    // A store file written before the mark existed.
+    std::fs::write(
+        &path,
+        r#"{"format":"marketplace-toolkit refresh tokens","version":1,"accounts":{"seller-1":{"refresh_token":"old","scopes":["s"]}}}"#,
+    )
+    .unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let file = FileStore::new(&path);
+    let memory = MemoryStore::new();
+    memory.save("seller-1", &record("old")).unwrap();
+    for store in [&file as &dyn RefreshTokenStore, &memory] {
+        assert!(!store.needs_consent("seller-1").unwrap());
+        assert!(!store.needs_consent("nobody").unwrap());
+        // Another token than the stored one (a consent saved meanwhile) is not marked.
+        assert!(
+            !store
+                .mark_needs_consent("seller-1", &RefreshToken::new("other"))
+                .unwrap()
+        );
+        assert!(!store.needs_consent("seller-1").unwrap());
+        assert!(
+            store
+                .mark_needs_consent("seller-1", &RefreshToken::new("old"))
+                .unwrap()
+        );
+        assert!(store.needs_consent("seller-1").unwrap());
+        // The marked record still loads; a new save clears the mark.
+        assert_eq!(
+            store
+                .load("seller-1")
+                .unwrap()
+                .unwrap()
+                .refresh_token
+                .secret(),
+            "old"
+        );
+        store.save("seller-1", &record("new")).unwrap();
+        assert!(!store.needs_consent("seller-1").unwrap());
+    }
+}

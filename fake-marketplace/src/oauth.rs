@@ -125,6 +125,19 @@ fn token(request: &Request, state: &FakeState) -> Response {
     }
 }
 
+/// The prefix of eBay's scope URLs. Like the sandbox, which takes production's scope URLs, the
+/// fake takes them for its own `{base_url}/oauth/api_scope…` scopes.
+const EBAY_SCOPE_PREFIX: &str = "https://api.ebay.com/oauth/api_scope";
+
+/// True when `scope` is one of `known` (the configured scopes), or eBay's URL of one of them.
+fn is_known_scope(state: &FakeState, known: &[String], scope: &str) -> bool {
+    known.iter().any(|k| k == scope)
+        || scope.strip_prefix(EBAY_SCOPE_PREFIX).is_some_and(|rest| {
+            let own = format!("{}/oauth/api_scope{rest}", state.base_url());
+            known.contains(&own)
+        })
+}
+
 fn scopes_of(scope: &str) -> Vec<String> {
     scope
         .split(' ')
@@ -177,7 +190,7 @@ fn client_credentials(state: &FakeState, scope: Option<&str>) -> Response {
     let scopes = scopes_of(scope);
     if scopes
         .iter()
-        .any(|s| !state.config().app_scopes.contains(s))
+        .any(|s| !is_known_scope(state, &state.config().app_scopes, s))
         || scopes.is_empty()
     {
         return oauth_error(
@@ -312,7 +325,11 @@ fn authorize(request: &Request, state: &FakeState) -> Response {
     let separator = if target.contains('?') { '&' } else { '?' };
     let client_state = get("state").unwrap_or_default();
     let scopes = scopes_of(get("scope").unwrap_or_default());
-    if scopes.is_empty() || scopes.iter().any(|s| !config.user_scopes.contains(s)) {
+    if scopes.is_empty()
+        || scopes
+            .iter()
+            .any(|s| !is_known_scope(state, &config.user_scopes, s))
+    {
         let q = encode_query(&[
             ("state", client_state),
             ("error", "invalid_scope"),

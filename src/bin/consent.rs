@@ -28,6 +28,14 @@ mod live {
         RefreshTokenStore, ScopeSet, StoredRefreshToken, UserTokenProvider,
     };
 
+    /// Writes `line` and a newline to standard output: an error (a closed pipe) is returned,
+    /// where `println!` would panic.
+    fn out(line: &str) -> std::io::Result<()> {
+        let mut stdout = std::io::stdout().lock();
+        writeln!(stdout, "{line}")?;
+        stdout.flush()
+    }
+
     /// The environment variable naming the refresh-token store file.
     const ENV_TOKEN_STORE: &str = "MARKETPLACE_TOKEN_STORE";
 
@@ -40,11 +48,15 @@ mod live {
                   Settings: MARKETPLACE_CLIENT_ID, MARKETPLACE_CLIENT_SECRET, \
                   MARKETPLACE_REDIRECT_URI, MARKETPLACE_ENV (production|sandbox), \
                   MARKETPLACE_BASE_URL + MARKETPLACE_AUTH_URL, MARKETPLACE_CONFIG (SDK file), \
-                  MARKETPLACE_TOKEN_STORE; the flags below override them."
+                  MARKETPLACE_TOKEN_STORE; the flags below override them.\n\n\
+                  Without a command, runs `authorize`, and takes its flags (--scope, --input, …)."
     )]
     struct Cli {
         #[command(subcommand)]
         command: Option<Command>,
+        /// The flags of `authorize`, for the default command (`consent --scope …`).
+        #[command(flatten)]
+        authorize: AuthorizeArgs,
         /// `production` or `sandbox` (overrides MARKETPLACE_ENV).
         #[arg(long, global = true)]
         env: Option<String>,
@@ -93,22 +105,23 @@ mod live {
         #[arg(long)]
         locale: Option<String>,
         /// Seconds to wait for the browser when listening.
-        #[arg(long, default_value_t = 300)]
+        #[arg(long, default_value_t = DEFAULT_WAIT)]
         wait: u64,
     }
 
-    impl Default for AuthorizeArgs {
-        /// The same defaults as the flags (used when no subcommand is given).
-        fn default() -> Self {
-            Self {
-                scopes: Vec::new(),
-                input: Input::Auto,
-                prompt: None,
-                locale: None,
-                wait: 300,
-            }
+    impl AuthorizeArgs {
+        /// True when none of the flags was given.
+        fn is_default(&self) -> bool {
+            self.scopes.is_empty()
+                && self.input == Input::Auto
+                && self.prompt.is_none()
+                && self.locale.is_none()
+                && self.wait == DEFAULT_WAIT
         }
     }
+
+    /// `--wait`'s default, in seconds.
+    const DEFAULT_WAIT: u64 = 300;
 
     #[derive(Clone, Copy, ValueEnum, Default, PartialEq, Eq)]
     enum Input {
@@ -125,6 +138,14 @@ mod live {
         let cli = Cli::parse();
         match run(cli) {
             Ok(()) => ExitCode::SUCCESS,
+            // `consent status | head`: the reader left, so nobody wants the rest; end as a
+            // process killed by SIGPIPE would (128 + 13), without a message.
+            Err(e)
+                if e.downcast_ref::<std::io::Error>()
+                    .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) =>
+            {
+                ExitCode::from(141)
+            }
             Err(e) => {
                 eprintln!("error: {e}");
                 ExitCode::FAILURE
@@ -155,16 +176,20 @@ mod live {
             None => default_store()?,
         };
         let store = Arc::new(FileStore::new(store_path));
-        match cli
-            .command
-            .unwrap_or(Command::Authorize(AuthorizeArgs::default()))
-        {
+        if cli.command.is_some() && !cli.authorize.is_default() {
+            return Err(
+                "--scope, --input, --prompt, --locale and --wait are flags of `authorize`: \
+                        give them after `authorize`, or with no command at all"
+                    .into(),
+            );
+        }
+        match cli.command.unwrap_or(Command::Authorize(cli.authorize)) {
             Command::Authorize(args) => authorize(&config, store, &cli.account, args),
             Command::Status => status(&config, store, &cli.account),
             Command::Token => {
                 let provider = UserTokenProvider::new(config.client()?, store, &cli.account);
                 let token = provider.access_token()?;
-                println!("{}", token.secret());
+                out(token.secret())?;
                 Ok(())
             }
             Command::Forget => {
@@ -220,8 +245,7 @@ mod live {
     };
 
         eprintln!("Open this address in a browser and grant consent:");
-        println!("{}", request.url());
-        let _ = std::io::stdout().flush();
+        out(request.url().as_str())?;
 
         let code = match listener {
             Some((listener, path)) => {
@@ -503,12 +527,24 @@ mod live {
         }
     }
 
+    /// `d` in words, rounded down: minutes under 90 minutes, hours and minutes under 2 days,
+    /// days beyond (`1 minute`, `1 hour 59 minutes`, `547 days`).
     fn human(d: Duration) -> String {
+        fn count(n: u64, unit: &str) -> String {
+            if n == 1 {
+                format!("1 {unit}")
+            } else {
+                format!("{n} {unit}s")
+            }
+        }
         let s = d.as_secs();
         match s {
-            0..=5_399 => format!("{} minutes", s / 60),
-            5_400..=172_799 => format!("{} hours", s / 3600),
-            _ => format!("{} days", s / 86_400),
+            0..=5_399 => count(s / 60, "minute"),
+            5_400..=172_799 => match (s % 3600) / 60 {
+                0 => count(s / 3600, "hour"),
+                minutes => format!("{} {}", count(s / 3600, "hour"), count(minutes, "minute")),
+            },
+            _ => count(s / 86_400, "day"),
         }
     }
 
@@ -523,20 +559,31 @@ mod live {
             }
             .into());
         };
-        println!("account: {account}");
-        println!("store: {}", store.path().display());
-        println!("scopes: {}", record.scopes);
-        println!(
+        out(&format!("account: {account}"))?;
+        out(&format!("store: {}", store.path().display()))?;
+        out(&format!("scopes: {}", record.scopes))?;
+        if store.needs_consent(account)? {
+            out("refresh token: refused by the server (revoked): needs consent")?;
+            return Err(format!(
+                "the refresh token of account {account:?} was revoked (by the seller or eBay): \
+                 run `cargo run --bin consent -- --account {account}` to consent again"
+            )
+            .into());
+        }
+        out(&format!(
             "refresh token: stored{}",
             describe_expiry(record.expires_at)
-        );
+        ))?;
         let provider = UserTokenProvider::new(config.client()?, store, account);
         provider.access_token()?;
         let left = provider
             .cached()
             .and_then(|t| t.expires_at.duration_since(SystemTime::now()).ok())
             .unwrap_or_default();
-        println!("access token: refreshed, valid for {}", human(left));
+        out(&format!(
+            "access token: refreshed, valid for {}",
+            human(left)
+        ))?;
         Ok(())
     }
 }

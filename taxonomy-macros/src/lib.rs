@@ -27,10 +27,12 @@
 
 use proc_macro::TokenStream;
 
-/// A leaf category checked at compile time: `category!("9355")`, `category!(EBAY_DE, "9355")`
-/// or `category!("Cell Phones & Accessories > Cell Phones & Smartphones")`.
+/// A leaf category checked at compile time: `category!("9355")`, `category!(EBAY_DE, "9355")`,
+/// `category!(Site::De, "9355")` or
+/// `category!("Cell Phones & Accessories > Cell Phones & Smartphones")`.
 ///
-/// The site defaults to `EBAY_US`; the others are `EBAY_GB`, `EBAY_DE` and `EBAY_AU`. The
+/// The site defaults to `EBAY_US`; another is named by its marketplace id (`EBAY_DE`) or by
+/// the path of its `taxonomy_data::Site` variant (`Site::De`), and must be compiled in. The
 /// literal is a decimal category id or a full path of names separated by `>`. The expansion is
 /// a constant expression of type `taxonomy_data::LeafCategory`, usable in `const` items.
 ///

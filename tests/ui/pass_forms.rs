@@ -8,6 +8,8 @@ const US_BY_PATH: LeafCategory = category!("Cell Phones & Accessories > Cell Pho
 const GB_BY_ID: LeafCategory = category!(EBAY_GB, "9355");
 const DE_BY_PATH: LeafCategory = category!(EBAY_DE, "Handys & Kommunikation > Handys & Smartphones");
 const AU_BY_ID: LeafCategory = category!(EBAY_AU, "9355",);
+const DE_BY_VARIANT: LeafCategory = category!(Site::De, "9355");
+const GB_BY_FULL_PATH: LeafCategory = category!(::taxonomy_data::Site::Gb, "9355");
 static IN_A_STATIC: LeafCategory = category!("  9355 ");
 
 fn main() {
@@ -20,6 +22,8 @@ fn main() {
     assert_eq!((GB_BY_ID.site(), GB_BY_ID.name()), (Site::Gb, "Mobile & Smart Phones"));
     assert_eq!((DE_BY_PATH.site(), DE_BY_PATH.id()), (Site::De, 9355));
     assert_eq!((AU_BY_ID.site(), AU_BY_ID.name()), (Site::Au, "Mobile Phones"));
+    assert_eq!((DE_BY_VARIANT.site(), DE_BY_VARIANT.id()), (Site::De, 9355));
+    assert_eq!(GB_BY_FULL_PATH, GB_BY_ID);
     // A deep leaf by path.
     let deep = category!("Collectibles > Advertising > Soda > Fountain");
     assert_eq!(deep.id(), 852);

@@ -1,22 +1,25 @@
 //! The macro's input, `[SITE ,] "literal" [,]`, and what the literal is.
 
 use syn::parse::{Parse, ParseStream};
-use syn::{Ident, LitStr, Token};
+use syn::{Ident, LitStr, Path, Token};
 
-/// `[SITE ,] "literal" [,]`
+/// `[SITE ,] "literal" [,]`, where SITE is a marketplace id (`EBAY_DE`) or a path to a
+/// `Site` variant (`Site::De`, `taxonomy_data::Site::De`).
 pub(crate) struct Input {
-    pub(crate) site: Option<Ident>,
+    pub(crate) site: Option<Path>,
     pub(crate) literal: LitStr,
 }
 
+/// Every form the macro takes, for messages.
+pub(crate) const USAGE: &str = "expected `category!(\"9355\")`, `category!(EBAY_DE, \"9355\")`, `category!(Site::De, \"9355\")` or `category!(\"Parent > Leaf\")`";
+
 impl Parse for Input {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        const USAGE: &str = "expected `category!(\"9355\")`, `category!(EBAY_DE, \"9355\")` or `category!(\"Parent > Leaf\")`";
         if input.is_empty() {
             return Err(input.error(format!("missing category: {USAGE}")));
         }
-        let site = if input.peek(Ident) {
-            let site: Ident = input.parse()?;
+        let site = if input.peek(Ident) || input.peek(Token![::]) {
+            let site = Path::parse_mod_style(input)?;
             input.parse::<Token![,]>().map_err(|e| {
                 syn::Error::new(e.span(), format!("expected a `,` after the site: {USAGE}"))
             })?;
@@ -97,10 +100,30 @@ mod tests {
         let input: Input = syn::parse_quote!("9355");
         assert!(input.site.is_none());
         let input: Input = syn::parse_quote!(EBAY_DE, "9355",);
-        assert_eq!(input.site.unwrap().to_string(), "EBAY_DE");
+        assert!(input.site.unwrap().is_ident("EBAY_DE"));
         assert_eq!(input.literal.value(), "9355");
         assert!(syn::parse2::<Input>(quote::quote!("9355" x)).is_err());
         assert!(syn::parse2::<Input>(quote::quote!(9355)).is_err());
         assert!(syn::parse2::<Input>(quote::quote!()).is_err());
+    }
+
+    #[test]
+    fn a_site_may_be_written_as_a_path_to_its_variant() {
+        for tokens in [
+            quote::quote!(Site::De, "9355"),
+            quote::quote!(taxonomy_data::Site::De, "9355"),
+            quote::quote!(::taxonomy_data::Site::De, "9355",),
+        ] {
+            let input =
+                syn::parse2::<Input>(tokens.clone()).unwrap_or_else(|e| panic!("{tokens}: {e}"));
+            let site = input.site.unwrap();
+            assert_eq!(site.segments.last().unwrap().ident, "De", "{tokens}");
+        }
+        // A site without its comma names the accepted forms.
+        let error = syn::parse2::<Input>(quote::quote!(Site::De "9355"))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(error.contains("category!(Site::De, "), "{error}");
     }
 }

@@ -56,12 +56,7 @@ const SHOWN: usize = 5;
 fn expand_input(input: &Input) -> syn::Result<TokenStream> {
     let site = match &input.site {
         None => Site::Us,
-        Some(ident) => Site::from_marketplace_id(&ident.to_string()).ok_or_else(|| {
-            syn::Error::new(
-                ident.span(),
-                format!("unknown site `{ident}`: expected {}", accepted_sites()),
-            )
-        })?,
+        Some(path) => site_of(path)?,
     };
     let span = input.literal.span();
     let category = resolve(site, &input.literal.value()).map_err(|m| syn::Error::new(span, m))?;
@@ -78,6 +73,43 @@ fn expand_input(input: &Input) -> syn::Result<TokenStream> {
                 );
             __TAXONOMY_LEAF
         }
+    })
+}
+
+/// The site a macro's SITE names: a marketplace id (`EBAY_DE`), or a path ending in a `Site`
+/// variant (`Site::De`, `taxonomy_data::Site::De`).
+fn site_of(path: &syn::Path) -> syn::Result<Site> {
+    let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    if let (Some(id), None) = (path.get_ident(), path.leading_colon) {
+        return Site::from_marketplace_id(&id.to_string()).ok_or_else(|| {
+            syn::Error::new(
+                id.span(),
+                format!("unknown site `{id}`: expected {}", accepted_sites()),
+            )
+        });
+    }
+    let found = match names.as_slice() {
+        [.., site, variant] if site == "Site" => Site::ALL
+            .iter()
+            .copied()
+            .find(|s| s.marketplace().variant() == variant),
+        _ => None,
+    };
+    found.ok_or_else(|| {
+        syn::Error::new_spanned(
+            path,
+            format!(
+                "unknown site `{}`: expected a `Site` variant such as `Site::De` (one of {}), \
+                 or {}",
+                names.join("::"),
+                Site::ALL
+                    .iter()
+                    .map(|s| format!("Site::{}", s.marketplace().variant()))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                accepted_sites()
+            ),
+        )
     })
 }
 
@@ -314,6 +346,16 @@ mod tests {
         assert!(
             error.contains("EBAY_FR is not compiled into this build")
                 && error.contains("refresh --sites EBAY_FR"),
+            "{error}"
+        );
+        // The site as a path to its `Site` variant.
+        let ok = expand(quote!(Site::De, "9355")).to_string();
+        assert!(ok.contains(":: taxonomy_data :: Site :: De"), "{ok}");
+        let ok = expand(quote!(::taxonomy_data::Site::Gb, "9355")).to_string();
+        assert!(ok.contains(":: taxonomy_data :: Site :: Gb"), "{ok}");
+        let error = expand(quote!(Site::Xx, "9355")).to_string();
+        assert!(
+            error.contains("unknown site `Site::Xx`") && error.contains("`Site::De`"),
             "{error}"
         );
         // A parse error is the error alone.

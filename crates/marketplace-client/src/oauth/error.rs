@@ -284,10 +284,13 @@ pub enum OAuthError {
          another consent request (or was forged); start the consent flow again"
     )]
     StateMismatch,
-    /// The user refused consent, or the consent page returned an error.
+    /// The user refused consent, or the consent page returned an error. The message says who
+    /// must act: the user (`access_denied`) or whoever configured the request (a scope, the
+    /// client id or the redirect URI the consent page refused).
     #[error(
-        "consent was not granted ({code}){}; ask the user to run the consent flow again and accept",
-        description.as_deref().map(|d| format!(": {d}")).unwrap_or_default()
+        "consent was not granted ({code}){}; {}",
+        description.as_deref().map(|d| format!(": {d}")).unwrap_or_default(),
+        consent_denied_advice(code)
     )]
     ConsentDenied {
         /// The `error` parameter of the redirect (usually `access_denied`).
@@ -305,7 +308,7 @@ pub enum OAuthError {
     },
     /// No refresh token is stored for this account.
     #[error(
-        "no refresh token is stored for account {account:?}; run the consent flow first (`cargo run --bin consent`)"
+        "no refresh token is stored for account {account:?}; run the consent flow first (`cargo run --bin consent -- --account {account}`)"
     )]
     NoRefreshToken {
         /// The store key.
@@ -313,11 +316,29 @@ pub enum OAuthError {
     },
     /// The stored refresh token has passed its expiry.
     #[error(
-        "the refresh token of account {account:?} has expired; run the consent flow again (`cargo run --bin consent`)"
+        "the refresh token of account {account:?} has expired; run the consent flow again (`cargo run --bin consent -- --account {account}`)"
     )]
     RefreshTokenExpired {
         /// The store key.
         account: String,
+    },
+    /// The token endpoint refused the stored refresh token of `account` (`invalid_grant` on
+    /// a refresh): the seller or eBay revoked it, or it expired early. The provider marks the
+    /// account in its store ([`RefreshTokenStore::mark_needs_consent`](super::RefreshTokenStore::mark_needs_consent))
+    /// so `consent status` shows it; a new consent clears the mark.
+    #[error(
+        "the refresh token of account {account:?} was refused (invalid_grant, HTTP {status}): \
+         the seller or eBay revoked this application's access, or the token expired; the \
+         account needs consent again: run `cargo run --bin consent -- --account {account}`{}",
+        description.as_deref().filter(|d| !d.is_empty()).map(|d| format!("; server said: {d}")).unwrap_or_default()
+    )]
+    ConsentRevoked {
+        /// The store key.
+        account: String,
+        /// The `error_description` field, if any (sanitized).
+        description: Option<String>,
+        /// The HTTP status.
+        status: u16,
     },
     /// The operating system's random source failed.
     #[error("cannot get random bytes for the state: {0}")]
@@ -352,6 +373,7 @@ impl OAuthError {
         match self {
             OAuthError::BackingOff { error, .. } => error.code(),
             OAuthError::Server { code, .. } | OAuthError::ConsentDenied { code, .. } => Some(code),
+            OAuthError::ConsentRevoked { .. } => Some(&OAuthErrorCode::InvalidGrant),
             _ => None,
         }
     }
@@ -361,6 +383,7 @@ impl OAuthError {
         match self {
             OAuthError::BackingOff { error, .. } => error.status(),
             OAuthError::Server { status, .. }
+            | OAuthError::ConsentRevoked { status, .. }
             | OAuthError::Http { status, .. }
             | OAuthError::UnexpectedBody { status, .. } => Some(*status),
             OAuthError::RateLimited { .. } => Some(429),
@@ -390,6 +413,26 @@ impl OAuthError {
             }
             _ => false,
         }
+    }
+}
+
+/// What to do after the consent page answered with `code` instead of a code.
+fn consent_denied_advice(code: &OAuthErrorCode) -> &'static str {
+    match code {
+        OAuthErrorCode::InvalidScope => {
+            "the consent URL asked for a scope this application may not request: this is the \
+             configuration, not the user; ask only for scopes the application's keyset lists \
+             (`consent --scope …`, repeatable; the sandbox too takes \
+             https://api.ebay.com/oauth/api_scope/… URLs), then run the consent flow again"
+        }
+        OAuthErrorCode::InvalidRequest
+        | OAuthErrorCode::InvalidClient
+        | OAuthErrorCode::UnauthorizedClient => {
+            "the consent page refused the request: check the application id \
+             (MARKETPLACE_CLIENT_ID) and the redirect URI (MARKETPLACE_REDIRECT_URI, the RuName) \
+             of this environment, then run the consent flow again"
+        }
+        _ => "ask the user to run the consent flow again and accept",
     }
 }
 

@@ -849,6 +849,25 @@ impl UserTokenProvider {
         Ok((record, Some(held)))
     }
 
+    /// The server refused `refused` (`invalid_grant` on refresh): marks the account in the
+    /// store, if the store still holds that token, and says which account needs consent.
+    fn consent_revoked(
+        &self,
+        refused: &RefreshToken,
+        description: Option<String>,
+        status: u16,
+    ) -> OAuthError {
+        if let Err(e) = self.store.mark_needs_consent(&self.account, refused) {
+            // The error below still says what to do; the store's failure is reported aside.
+            self.policy.report(&e);
+        }
+        OAuthError::ConsentRevoked {
+            account: self.account.clone(),
+            description,
+            status,
+        }
+    }
+
     fn refresh(&self, flight: Flight) -> Result<Held, OAuthError> {
         let (record, stored) = self.current_record()?;
         // The refresh token's expiry is stored, so it is wall-clock time.
@@ -858,7 +877,16 @@ impl UserTokenProvider {
             });
         }
         let scopes = self.scopes.as_ref().unwrap_or(&record.scopes);
-        let response = self.client.refresh(&record.refresh_token, scopes)?;
+        let response = match self.client.refresh(&record.refresh_token, scopes) {
+            Ok(response) => response,
+            Err(OAuthError::Server {
+                code: super::error::OAuthErrorCode::InvalidGrant,
+                description,
+                status,
+                ..
+            }) => return Err(self.consent_revoked(&record.refresh_token, description, status)),
+            Err(e) => return Err(e),
+        };
         if let Some(rotated) = &response.refresh_token
             && !rotated.ct_eq(&record.refresh_token)
         {

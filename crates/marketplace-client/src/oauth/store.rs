@@ -84,6 +84,24 @@ pub trait RefreshTokenStore: Send + Sync {
             _ => Ok(false),
         }
     }
+
+    /// Marks the token of `account` as needing a new consent (the token endpoint refused it:
+    /// revoked by the seller or eBay), only if the store still holds `token` there, so a
+    /// consent saved meanwhile is never marked. The record stays; the next
+    /// [`save`](Self::save) of the account clears the mark. `Ok(false)` when it holds another
+    /// token or none, or when the store keeps no marks (the default).
+    fn mark_needs_consent(&self, account: &str, token: &RefreshToken) -> Result<bool, OAuthError> {
+        let _ = (account, token);
+        Ok(false)
+    }
+
+    /// True when the token of `account` is marked as needing a new consent
+    /// ([`mark_needs_consent`](Self::mark_needs_consent)); false for a store that keeps no
+    /// marks (the default).
+    fn needs_consent(&self, account: &str) -> Result<bool, OAuthError> {
+        let _ = account;
+        Ok(false)
+    }
 }
 
 impl<T: RefreshTokenStore + ?Sized> RefreshTokenStore for Arc<T> {
@@ -104,12 +122,19 @@ impl<T: RefreshTokenStore + ?Sized> RefreshTokenStore for Arc<T> {
     ) -> Result<bool, OAuthError> {
         (**self).replace(account, current, token)
     }
+    fn mark_needs_consent(&self, account: &str, token: &RefreshToken) -> Result<bool, OAuthError> {
+        (**self).mark_needs_consent(account, token)
+    }
+    fn needs_consent(&self, account: &str) -> Result<bool, OAuthError> {
+        (**self).needs_consent(account)
+    }
 }
 
 /// Refresh tokens in memory, for tests and for processes that redo consent on start.
 #[derive(Debug, Default)]
 pub struct MemoryStore {
-    tokens: Mutex<HashMap<String, StoredRefreshToken>>,
+    /// Each account's token, and whether it is marked as needing consent.
+    tokens: Mutex<HashMap<String, (StoredRefreshToken, bool)>>,
 }
 
 impl MemoryStore {
@@ -121,10 +146,10 @@ impl MemoryStore {
 
 impl RefreshTokenStore for MemoryStore {
     fn load(&self, account: &str) -> Result<Option<StoredRefreshToken>, OAuthError> {
-        Ok(lock(&self.tokens).get(account).cloned())
+        Ok(lock(&self.tokens).get(account).map(|(t, _)| t.clone()))
     }
     fn save(&self, account: &str, token: &StoredRefreshToken) -> Result<(), OAuthError> {
-        lock(&self.tokens).insert(account.to_owned(), token.clone());
+        lock(&self.tokens).insert(account.to_owned(), (token.clone(), false));
         Ok(())
     }
     fn remove(&self, account: &str) -> Result<(), OAuthError> {
@@ -139,12 +164,27 @@ impl RefreshTokenStore for MemoryStore {
     ) -> Result<bool, OAuthError> {
         let mut tokens = lock(&self.tokens);
         match tokens.get_mut(account) {
-            Some(held) if held.refresh_token.ct_eq(current) => {
-                *held = token.clone();
+            Some(held) if held.0.refresh_token.ct_eq(current) => {
+                *held = (token.clone(), false);
                 Ok(true)
             }
             _ => Ok(false),
         }
+    }
+    fn mark_needs_consent(&self, account: &str, token: &RefreshToken) -> Result<bool, OAuthError> {
+        let mut tokens = lock(&self.tokens);
+        match tokens.get_mut(account) {
+            Some(held) if held.0.refresh_token.ct_eq(token) => {
+                held.1 = true;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+    fn needs_consent(&self, account: &str) -> Result<bool, OAuthError> {
+        Ok(lock(&self.tokens)
+            .get(account)
+            .is_some_and(|(_, marked)| *marked))
     }
 }
 
@@ -195,6 +235,10 @@ struct FileRecord {
     scopes: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     expires_at: Option<u64>,
+    /// The token endpoint refused this token (revoked): the account needs consent again.
+    /// Absent (false) in files written before the mark existed, and written only when set.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    needs_consent: bool,
 }
 
 impl Drop for FileRecord {
@@ -426,6 +470,7 @@ impl FileBody {
                 refresh_token: token.refresh_token.secret().to_owned(),
                 scopes: token.scopes.iter().map(str::to_owned).collect(),
                 expires_at: token.expires_at.map(to_unix),
+                needs_consent: false,
             },
         );
     }
@@ -515,5 +560,31 @@ impl RefreshTokenStore for FileStore {
         body.insert(account, token);
         self.write_body(&body)?;
         Ok(true)
+    }
+
+    /// Marks under the store's lock, so no process can save a new consent in between.
+    fn mark_needs_consent(&self, account: &str, token: &RefreshToken) -> Result<bool, OAuthError> {
+        let _lock = self.lock_exclusive()?;
+        let mut body = self.read_body()?;
+        let Some(record) = body
+            .accounts
+            .get_mut(account)
+            .filter(|r| bool::from(r.refresh_token.as_bytes().ct_eq(token.secret().as_bytes())))
+        else {
+            return Ok(false);
+        };
+        if !record.needs_consent {
+            record.needs_consent = true;
+            self.write_body(&body)?;
+        }
+        Ok(true)
+    }
+
+    fn needs_consent(&self, account: &str) -> Result<bool, OAuthError> {
+        Ok(self
+            .read_body()?
+            .accounts
+            .get(account)
+            .is_some_and(|r| r.needs_consent))
     }
 }
