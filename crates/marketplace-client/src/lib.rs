@@ -11,7 +11,20 @@
 //! - [`refresh`]: several sites' trees fetched concurrently and prepared as snapshots (the
 //!   `snapshot refresh` command and the build-time download use it).
 //!
+//! Every call that addresses a marketplace takes a [`Marketplace`], re-exported here from the
+//! `marketplaces` crate (so a project needs no dependency of its own on it).
+//!
 //! See the repository's `ARCHITECTURE.md` for where this crate sits.
+
+/// A marketplace (eBay site): its id (`EBAY_US`), default category tree, language and name,
+/// from the one table of every marketplace (the `marketplaces` crate, re-exported).
+///
+/// ```
+/// use marketplace_client::Marketplace;
+/// let de: Marketplace = "EBAY_DE".parse().unwrap();
+/// assert_eq!((de.tree_id(), de.default_language()), (77, "de-DE"));
+/// ```
+pub use marketplaces::Marketplace;
 
 pub mod aspects;
 mod http;

@@ -12,7 +12,7 @@
 //! ```no_run
 //! use std::sync::Arc;
 //! use marketplace_client::oauth::{AccessToken, StaticTokenSource};
-//! use marketplaces::Marketplace;
+//! use marketplace_client::Marketplace;
 //! use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig, TreePath};
 //!
 //! # fn main() -> Result<(), marketplace_client::taxonomy::TaxonomyError> {
