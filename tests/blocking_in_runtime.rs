@@ -347,12 +347,7 @@ fn a_program_outside_the_workspace_uses_the_blocking_api_in_every_context() {
     );
     // The workspace's own target directory: its dependencies are built there already.
     let target = root.join("target");
-    let out = common::clean_command(env!("CARGO"))
-        .current_dir(project.path())
-        .args(["build", "--offline"])
-        .env("CARGO_TARGET_DIR", &target)
-        .output()
-        .unwrap();
+    let out = common::build_outside_crate(project.path(), &target, &[]);
     assert!(
         out.status.success(),
         "{}",

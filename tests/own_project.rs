@@ -124,12 +124,7 @@ fn a_project_keeps_its_own_snapshots_and_compiles_them_in() {
     // 3. The project's build compiles its own snapshot in: the new leaf is a valid
     //    `category!`, and only the US is compiled in.
     let target = common::root().join("target/own-project-probe");
-    let out = common::clean_command(env!("CARGO"))
-        .current_dir(project)
-        .args(["build", "--offline"])
-        .env("CARGO_TARGET_DIR", &target)
-        .output()
-        .unwrap();
+    let out = common::build_outside_crate(project, &target, &[]);
     assert!(
         out.status.success(),
         "{}",
@@ -147,12 +142,7 @@ fn a_project_keeps_its_own_snapshots_and_compiles_them_in() {
     // Built again with nothing changed, nothing is rebuilt: the build script watches only
     // snapshots that exist (cargo reruns a script while a path it watches is missing, and
     // this project has one snapshot of twenty sites).
-    let again = common::clean_command(env!("CARGO"))
-        .current_dir(project)
-        .args(["build", "--offline", "--verbose"])
-        .env("CARGO_TARGET_DIR", &target)
-        .output()
-        .unwrap();
+    let again = common::build_outside_crate(project, &target, &[]);
     let stderr = String::from_utf8_lossy(&again.stderr);
     assert!(again.status.success(), "{stderr}");
     assert!(stderr.contains("Fresh taxonomy-data"), "{stderr}");
@@ -179,22 +169,9 @@ fn settings_probe() -> (tempfile::TempDir, std::path::PathBuf) {
         "use taxonomy_macros::category;\nfn main() { println!(\"{}\", category!(\"9355\").id()); }\n",
     );
     let target = common::root().join("target/settings-probe");
-    let out = cargo_build(project.path(), &target, &[]);
+    let out = common::build_outside_crate(project.path(), &target, &[]);
     assert!(out.status.success(), "{}", text(&out).1);
     (project, target)
-}
-
-/// `cargo build --offline --verbose` of `project` with exactly the settings `env`.
-fn cargo_build(project: &Path, target: &Path, env: &[(&str, &str)]) -> Output {
-    let mut command = common::clean_command(env!("CARGO"));
-    command
-        .current_dir(project)
-        .args(["build", "--offline", "--verbose"])
-        .env("CARGO_TARGET_DIR", target);
-    for (name, value) in env {
-        command.env(name, value);
-    }
-    command.output().unwrap()
 }
 
 #[test]
@@ -212,7 +189,7 @@ fn runtime_settings_rebuild_nothing_without_live() {
             ("TAXONOMY_LIVE_TTL", "1h"),
         ],
     ] {
-        let out = cargo_build(project.path(), &target, env);
+        let out = common::build_outside_crate(project.path(), &target, env);
         let stderr = text(&out).1;
         assert!(out.status.success(), "{stderr}");
         assert!(stderr.contains("Fresh taxonomy-data"), "{env:?}: {stderr}");
@@ -226,7 +203,7 @@ fn a_missing_snapshots_directory_says_how_to_create_it() {
     let _one_at_a_time = SETTINGS_PROBE.lock().unwrap_or_else(|e| e.into_inner());
     let (project, target) = settings_probe();
     let missing = project.path().join("snapshots");
-    let out = cargo_build(
+    let out = common::build_outside_crate(
         project.path(),
         &target,
         &[("TAXONOMY_SNAPSHOTS_DIR", missing.to_str().unwrap())],

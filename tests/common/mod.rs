@@ -88,6 +88,24 @@ pub fn write_outside_crate(dir: &Path, name: &str, dependencies: &str, main_rs: 
     std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
 }
 
+/// `cargo build --offline --verbose` of a crate written by [`write_outside_crate`] into
+/// `target`, with none of the caller's `MARKETPLACE_*`/`TAXONOMY_*` settings but `env`.
+pub fn build_outside_crate(
+    project: &Path,
+    target: &Path,
+    env: &[(&str, &str)],
+) -> std::process::Output {
+    let mut command = clean_command(env!("CARGO"));
+    command
+        .current_dir(project)
+        .args(["build", "--offline", "--verbose"])
+        .env("CARGO_TARGET_DIR", target);
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    command.output().unwrap()
+}
+
 /// The committed snapshot of a site.
 pub fn committed(site: Marketplace) -> CategoryTree {
     snapshot::read(&snapshots_dir().join(site.snapshot_file_name())).unwrap()

@@ -24,18 +24,27 @@ fn in_runtime() -> bool {
 /// Runs `work` where reqwest's blocking client may run: here when no tokio runtime is current
 /// on this thread, else on a scoped thread of its own while this one waits (the runtime's
 /// thread is blocked for the call, as with any blocking call, but nothing panics). A panic of
-/// `work` is resumed here. `Err` only when no thread could be started.
-pub(crate) fn off_runtime<T: Send>(work: impl FnOnce() -> T + Send) -> std::io::Result<T> {
+/// `work` is resumed here. When no thread can be started, the error is `no_thread` of a
+/// message saying so.
+pub(crate) fn off_runtime<T: Send, E: Send>(
+    work: impl FnOnce() -> Result<T, E> + Send,
+    no_thread: impl FnOnce(String) -> E,
+) -> Result<T, E> {
     if !in_runtime() {
-        return Ok(work());
+        return work();
     }
     std::thread::scope(|scope| {
         let handle = std::thread::Builder::new()
             .name("marketplace-client-blocking".into())
-            .spawn_scoped(scope, work)?;
-        match handle.join() {
-            Ok(value) => Ok(value),
-            Err(panic) => std::panic::resume_unwind(panic),
+            .spawn_scoped(scope, work);
+        match handle {
+            Ok(handle) => match handle.join() {
+                Ok(value) => value,
+                Err(panic) => std::panic::resume_unwind(panic),
+            },
+            Err(e) => Err(no_thread(format!(
+                "no thread could be started for the blocking call inside a tokio runtime: {e}"
+            ))),
         }
     })
 }
@@ -100,15 +109,10 @@ pub(crate) fn client(
     if is_loopback(base_url) {
         builder = builder.no_proxy();
     }
-    match off_runtime(|| builder.build().map(Http::new)) {
-        Ok(built) => built.map_err(|e| error_chain(&e)),
-        Err(e) => Err(no_thread(&e)),
-    }
-}
-
-/// The message of a call that could not start its thread (see [`off_runtime`]).
-pub(crate) fn no_thread(e: &std::io::Error) -> String {
-    format!("no thread could be started for the blocking call inside a tokio runtime: {e}")
+    off_runtime(
+        || builder.build().map(Http::new).map_err(|e| error_chain(&e)),
+        |message| message,
+    )
 }
 
 /// An error and its sources on one line, without repeating a source its parent already quotes.

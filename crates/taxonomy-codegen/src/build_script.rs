@@ -873,7 +873,7 @@ mod live {
         }
         text.push('\0');
         text.push_str(&std::env::var(super::SITES_ENV).unwrap_or_default());
-        crate::codegen::fnv1a(text.as_bytes())
+        taxonomy_tree::fnv1a(text.as_bytes())
     }
 
     /// `<target dir>/taxonomy-live`: the target directory is the nearest ancestor of `OUT_DIR`
@@ -892,14 +892,8 @@ mod live {
 /// own nor drive the terminal. In a live build, text from the server has already been through
 /// the clients' sanitizer (`marketplace_client::refresh::server_text`).
 fn warn(message: &str) {
-    let mut one_line = String::with_capacity(message.len().min(1000));
-    for c in message.chars().take(1000) {
-        if taxonomy_tree::tree::is_unsafe_char(c) {
-            one_line.extend(c.escape_unicode());
-        } else {
-            one_line.push(c);
-        }
-    }
+    let cut: String = message.chars().take(1000).collect();
+    let one_line = taxonomy_tree::tree::escaped(&cut);
     println!("cargo:warning=taxonomy-data: {one_line}");
 }
 

@@ -37,17 +37,7 @@ pub struct SiteData<'a> {
 ///
 /// The macro and the data compare fingerprints, so a build that saw another tree is caught.
 pub fn fingerprint(tree: &CategoryTree) -> u64 {
-    fnv1a(snapshot::to_string(tree).as_bytes())
-}
-
-/// FNV-1a, 64 bits: a stable hash of bytes (not a defence against tampering).
-pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
+    taxonomy_tree::fnv1a(snapshot::to_string(tree).as_bytes())
 }
 
 /// Why the tables of a site could not be generated.

@@ -254,15 +254,10 @@ const FIRST_MAPPING_LINE: usize = 9;
 /// file as `treeFingerprint`, so that a file beside another tree of the same version (a
 /// partial copy completed, say) is known to be out of step.
 pub fn fingerprint(tree: &CategoryTree) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for c in &tree.categories {
+    tree.categories.iter().fold(crate::fnv1a(&[]), |h, c| {
         let id = c.id.to_le_bytes();
-        for b in [id[0], id[1], id[2], id[3], u8::from(c.leaf)] {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-    h
+        crate::fnv1a_continue(h, &[id[0], id[1], id[2], id[3], u8::from(c.leaf)])
+    })
 }
 
 /// How `file` and the snapshot's `tree` differ, when the file was written for another tree
@@ -471,8 +466,8 @@ pub fn parse(text: &str, path: &Path, tree: &CategoryTree) -> Result<ExpiredFile
     checked(parse_unchecked(text, path)?, text, path, tree)
 }
 
-/// Checks `file`, parsed from `text`, against `tree`.
-fn checked(
+/// Checks `file`, parsed from `text`, against `tree` ([`parse`] without parsing again).
+pub(crate) fn checked(
     file: ExpiredFile,
     text: &str,
     path: &Path,

@@ -23,3 +23,27 @@ pub mod expired;
 pub mod pipeline;
 pub mod snapshot;
 pub mod tree;
+
+/// FNV-1a's starting value (64 bits).
+const FNV1A_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a, 64 bits: a stable hash of bytes (not a defence against tampering), for the
+/// fingerprints of snapshots and trees (the generated code, the build cache, the expired-category
+/// file's `treeFingerprint`).
+///
+/// ```
+/// assert_eq!(taxonomy_tree::fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+/// assert_eq!(taxonomy_tree::fnv1a(b"ab"), taxonomy_tree::fnv1a_continue(taxonomy_tree::fnv1a(b"a"), b"b"));
+/// ```
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    fnv1a_continue(FNV1A_OFFSET, bytes)
+}
+
+/// FNV-1a of `bytes` continued from the hash `h` of what came before them.
+pub fn fnv1a_continue(mut h: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}

@@ -222,7 +222,7 @@ pub fn prepare_tree(
     let (previous_expired, expired_problem) = match std::fs::read_to_string(&expired_path) {
         Ok(text) => match expired::parse_unchecked(&text, &expired_path) {
             Ok(file) => {
-                let problem = expired::parse(&text, &expired_path, &tree).err();
+                let problem = expired::checked(file.clone(), &text, &expired_path, &tree).err();
                 if problem.is_none() && expired::out_of_step(&file, &tree).is_some() {
                     expired_text = Some(expired::to_string(&expired::carried_to(&file, &tree)));
                 }

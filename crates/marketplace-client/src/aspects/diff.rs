@@ -2,13 +2,13 @@
 //! (categories added and removed; per category, aspects added, removed and changed: their
 //! constraint fields and their values).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
-use crate::taxonomy::{Aspect, AspectsFileError, CategoryAspects};
+use crate::taxonomy::{Aspect, AspectsFileError, CategoryAspects, ItemAspectsReader};
 
 /// The differences between an older and a newer fetchItemAspects file of one tree.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -116,20 +116,21 @@ impl AspectChange {
             .filter(|((_, o), (_, n))| o != n)
             .map(|((field, old), (_, new))| ConstraintChange { field, old, new })
             .collect();
-        let old_values: Vec<&str> = old.value_names().collect();
-        let new_values: Vec<&str> = new.value_names().collect();
+        // Value lists run to thousands (Brand, Model): compare through sets, keep the order.
+        let old_values: HashSet<&str> = old.value_names().collect();
+        let new_values: HashSet<&str> = new.value_names().collect();
         let change = Self {
             name: new.name.clone(),
             constraint,
-            new_values: new_values
-                .iter()
+            new_values: new
+                .value_names()
                 .filter(|v| !old_values.contains(v))
-                .map(|v| (*v).to_owned())
+                .map(str::to_owned)
                 .collect(),
-            removed_values: old_values
-                .iter()
+            removed_values: old
+                .value_names()
                 .filter(|v| !new_values.contains(v))
-                .map(|v| (*v).to_owned())
+                .map(str::to_owned)
                 .collect(),
             selection_only: new.mode == Some(crate::taxonomy::AspectMode::SelectionOnly),
         };
@@ -185,13 +186,13 @@ impl AspectsDiff {
     pub fn between_files(old: &Path, new: &Path) -> Result<Self, AspectsFileError> {
         let mut older: Vec<Option<CategoryAspects>> = Vec::new();
         let mut index = HashMap::new();
-        for entry in super::rules::open_aspects_file(old)? {
+        for entry in ItemAspectsReader::open_gzipped_or_plain(old)? {
             let entry = entry?;
             index.insert(entry.category.id, older.len());
             older.push(Some(entry));
         }
         let mut diff = Self::default();
-        for entry in super::rules::open_aspects_file(new)? {
+        for entry in ItemAspectsReader::open_gzipped_or_plain(new)? {
             let entry = entry?;
             match index.get(&entry.category.id).and_then(|&i| older[i].take()) {
                 None => diff.new_categories.push(entry),

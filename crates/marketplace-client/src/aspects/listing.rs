@@ -57,7 +57,7 @@ impl ListingAspects {
     ) -> Self {
         let name = name.into();
         self.entries.push(ListingAspect {
-            key: name.trim().to_lowercase(),
+            key: super::rules::key(&name),
             name,
             values: values.into_iter().map(Into::into).collect(),
         });
@@ -117,7 +117,7 @@ impl ListingAspects {
 
     /// The values of the aspect `name` (case ignored), if the listing gives it.
     pub fn values(&self, name: &str) -> Option<&[String]> {
-        let key = name.trim().to_lowercase();
+        let key = super::rules::key(name);
         self.entries
             .iter()
             .find(|e| e.key == key)

@@ -34,7 +34,8 @@ struct Rule {
     selection_only: bool,
     /// The allowed (or suggested) values.
     values: Vec<String>,
-    /// Each value in lower case → its index in `values`.
+    /// Each value as sent and in lower case → its index in `values` (the value as sent is
+    /// found without allocating; another case only after lower-casing it).
     by_value: HashMap<String, usize>,
     /// `valueConstraints`: value index → (control aspect, its allowing values in lower case,
     /// as sent).
@@ -140,7 +141,8 @@ fn date(v: &str, digits: usize) -> bool {
     (1..=days).contains(&n(6..8))
 }
 
-fn key(s: &str) -> String {
+/// The form names and values are compared in: trimmed, lower case.
+pub(crate) fn key(s: &str) -> String {
     s.trim().to_lowercase()
 }
 
@@ -159,10 +161,12 @@ impl AspectRules {
             if aspect.required {
                 required.push(index);
             }
-            let mut by_value = HashMap::with_capacity(aspect.values.len());
+            let mut by_value = HashMap::with_capacity(2 * aspect.values.len());
             let mut constraints = HashMap::new();
             for (i, v) in aspect.values.iter().enumerate() {
-                by_value.entry(key(&v.value)).or_insert(i);
+                // The value as sent finds what its lower case finds.
+                let index = *by_value.entry(key(&v.value)).or_insert(i);
+                by_value.entry(v.value.clone()).or_insert(index);
                 let list: Vec<Constraint> = v
                     .constraints
                     .iter()
@@ -314,19 +318,18 @@ impl AspectRules {
             return;
         };
         for c in constraints {
-            let found: Vec<String> = listing
+            let found: &[String] = listing
                 .entries
                 .iter()
                 .find(|e| e.key == c.control_key)
-                .map(|e| e.values.clone())
-                .unwrap_or_default();
+                .map_or(&[], |e| e.values.as_slice());
             if !found.iter().any(|f| c.allowed_keys.contains(&key(f))) {
                 problems.push(Problem::ConstraintNotMet {
                     aspect: rule.name.clone(),
                     value: value.to_owned(),
                     control: c.control.clone(),
                     allowed: c.allowed.clone(),
-                    found,
+                    found: found.to_vec(),
                 });
             }
         }
@@ -345,26 +348,6 @@ impl From<&CategoryAspects> for AspectRules {
     }
 }
 
-/// A reader of a fetchItemAspects file, gzipped (as downloaded) or plain JSON (told apart by
-/// the gzip magic bytes).
-pub(crate) fn open_aspects_file(
-    path: &Path,
-) -> Result<ItemAspectsReader<Box<dyn std::io::Read>>, AspectsFileError> {
-    use std::io::{BufRead as _, BufReader};
-    let io = |e: std::io::Error| AspectsFileError::Io {
-        path: path.to_owned(),
-        message: e.to_string(),
-    };
-    let mut file = BufReader::new(std::fs::File::open(path).map_err(io)?);
-    let gzip = file.fill_buf().map_err(io)?.starts_with(&[0x1f, 0x8b]);
-    let json: Box<dyn std::io::Read> = if gzip {
-        Box::new(flate2::bufread::MultiGzDecoder::new(file))
-    } else {
-        Box::new(file)
-    };
-    Ok(ItemAspectsReader::new(json))
-}
-
 /// The rules of each of `categories` from a fetchItemAspects file (gzipped, as downloaded,
 /// or plain JSON),
 /// read in one pass that holds one entry at a time; a category the file lacks is not in the
@@ -374,7 +357,7 @@ pub fn rules_from_aspects_file(
     categories: &[u32],
 ) -> Result<HashMap<u32, AspectRules>, AspectsFileError> {
     let mut found = HashMap::with_capacity(categories.len());
-    for entry in open_aspects_file(path)? {
+    for entry in ItemAspectsReader::open_gzipped_or_plain(path)? {
         let entry = entry?;
         if categories.contains(&entry.category.id) {
             found.insert(entry.category.id, AspectRules::from(&entry));

@@ -215,12 +215,9 @@ impl OAuthClient {
         body: Zeroizing<String>,
         request_secrets: &[&str],
     ) -> Result<TokenResponse, OAuthError> {
-        crate::http::off_runtime(|| self.post_here(grant, body, request_secrets)).unwrap_or_else(
-            |e| {
-                Err(OAuthError::Transport {
-                    message: crate::http::no_thread(&e),
-                })
-            },
+        crate::http::off_runtime(
+            || self.post_here(grant, body, request_secrets),
+            |message| OAuthError::Transport { message },
         )
     }
 

@@ -318,15 +318,7 @@ fn json_unicode(four: &[u8]) -> Option<char> {
 /// Replaces control characters (and bidirectional overrides) by a visible escape, so that a
 /// server's text can neither start a new line nor drive the terminal.
 pub(crate) fn strip_controls(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') {
-            out.extend(c.escape_unicode());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    taxonomy_tree::tree::escaped(text).into_owned()
 }
 
 /// A URL as an error message may show it: without user information (`user:password@`) and

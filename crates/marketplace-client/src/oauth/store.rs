@@ -10,7 +10,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
-use subtle::ConstantTimeEq as _;
 use zeroize::{Zeroize, Zeroizing};
 
 use super::client::TokenResponse;
@@ -239,6 +238,18 @@ struct FileRecord {
     /// Absent (false) in files written before the mark existed, and written only when set.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     needs_consent: bool,
+}
+
+impl FileRecord {
+    /// Whether this record holds `token` (compared in constant time).
+    fn holds(&self, token: &RefreshToken) -> bool {
+        use subtle::ConstantTimeEq as _;
+        bool::from(
+            self.refresh_token
+                .as_bytes()
+                .ct_eq(token.secret().as_bytes()),
+        )
+    }
 }
 
 impl Drop for FileRecord {
@@ -547,13 +558,7 @@ impl RefreshTokenStore for FileStore {
     ) -> Result<bool, OAuthError> {
         let _lock = self.lock_exclusive()?;
         let mut body = self.read_body()?;
-        let holds_current = body.accounts.get(account).is_some_and(|r| {
-            bool::from(
-                r.refresh_token
-                    .as_bytes()
-                    .ct_eq(current.secret().as_bytes()),
-            )
-        });
+        let holds_current = body.accounts.get(account).is_some_and(|r| r.holds(current));
         if !holds_current {
             return Ok(false);
         }
@@ -566,11 +571,7 @@ impl RefreshTokenStore for FileStore {
     fn mark_needs_consent(&self, account: &str, token: &RefreshToken) -> Result<bool, OAuthError> {
         let _lock = self.lock_exclusive()?;
         let mut body = self.read_body()?;
-        let Some(record) = body
-            .accounts
-            .get_mut(account)
-            .filter(|r| bool::from(r.refresh_token.as_bytes().ct_eq(token.secret().as_bytes())))
-        else {
+        let Some(record) = body.accounts.get_mut(account).filter(|r| r.holds(token)) else {
             return Ok(false);
         };
         if !record.needs_consent {

@@ -597,6 +597,28 @@ impl ItemAspectsReader<MultiGzDecoder<File>> {
     }
 }
 
+impl ItemAspectsReader<Box<dyn Read>> {
+    /// Like [`open`](ItemAspectsReader::open), for a file gzipped (as downloaded) or plain
+    /// JSON, told apart by the gzip magic bytes (`aspects check --offline`, `aspects diff`).
+    pub(crate) fn open_gzipped_or_plain(path: &Path) -> Result<Self, AspectsFileError> {
+        use std::io::{BufRead as _, BufReader};
+        let io = |e: io::Error| AspectsFileError::Io {
+            path: path.to_owned(),
+            message: e.to_string(),
+        };
+        let mut file = BufReader::new(File::open(path).map_err(io)?);
+        let gzip = file.fill_buf().map_err(io)?.starts_with(&[0x1f, 0x8b]);
+        let json: Box<dyn Read> = if gzip {
+            Box::new(flate2::bufread::MultiGzDecoder::new(file))
+        } else {
+            Box::new(file)
+        };
+        let mut reader = Self::new(json);
+        reader.bytes.path = path.to_owned();
+        Ok(reader)
+    }
+}
+
 impl<R: Read> ItemAspectsReader<MultiGzDecoder<R>> {
     /// Reads a gzip stream of a fetchItemAspects file.
     pub fn from_gzip(gzip: R) -> Self {

@@ -547,12 +547,13 @@ impl TaxonomyClient {
         call: &Call<'_>,
         read: &mut ReadAnswer<'_, T>,
     ) -> Result<T, TaxonomyError> {
-        crate::http::off_runtime(|| self.send_here(call, read)).unwrap_or_else(|e| {
-            Err(TaxonomyError::Transport {
+        crate::http::off_runtime(
+            || self.send_here(call, read),
+            |message| TaxonomyError::Transport {
                 url: call.url.to_string(),
-                message: crate::http::no_thread(&e),
-            })
-        })
+                message,
+            },
+        )
     }
 
     /// Sends `call` with renewal on 401 and retries; `read` consumes each success answer

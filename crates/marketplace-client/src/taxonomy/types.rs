@@ -557,17 +557,17 @@ impl WireAspect {
     /// The aspect; `at` names it in errors (`aspects[3]`). An aspect is of no use without its
     /// name, nor a value without its text: both are refused, naming the field. Every other
     /// field is optional, as the service documents it.
-    pub(crate) fn into_aspect(self, at: &str) -> Result<Aspect, String> {
+    pub(crate) fn into_aspect(self, at: impl Fn() -> String) -> Result<Aspect, String> {
         let c = self.aspect_constraint.unwrap_or_default();
         let name = self
             .localized_aspect_name
-            .ok_or_else(|| format!("{at}.localizedAspectName is missing"))?;
+            .ok_or_else(|| format!("{}.localizedAspectName is missing", at()))?;
         let mut values = Vec::with_capacity(self.aspect_values.len());
         for (k, v) in self.aspect_values.into_iter().enumerate() {
             values.push(AspectValue {
-                value: v
-                    .localized_value
-                    .ok_or_else(|| format!("{at}.aspectValues[{k}].localizedValue is missing"))?,
+                value: v.localized_value.ok_or_else(|| {
+                    format!("{}.aspectValues[{k}].localizedValue is missing", at())
+                })?,
                 constraints: v
                     .value_constraints
                     .into_iter()
@@ -599,11 +599,11 @@ impl WireAspect {
     }
 }
 
-/// Each aspect of `wire`, named `{prefix}[i]` in errors.
-fn aspects_of(prefix: &str, wire: Vec<WireAspect>) -> Result<Vec<Aspect>, String> {
+/// Each aspect of `wire`, named `{prefix}[i]` in errors (`prefix` is built only for one).
+fn aspects_of(prefix: impl Fn() -> String, wire: Vec<WireAspect>) -> Result<Vec<Aspect>, String> {
     wire.into_iter()
         .enumerate()
-        .map(|(i, a)| a.into_aspect(&format!("{prefix}[{i}]")))
+        .map(|(i, a)| a.into_aspect(|| format!("{}[{i}]", prefix())))
         .collect()
 }
 
@@ -617,7 +617,7 @@ pub(crate) struct WireAspects {
 pub(crate) fn aspects_from_wire(category_id: u32, w: WireAspects) -> Result<ItemAspects, String> {
     Ok(ItemAspects {
         category_id,
-        aspects: aspects_of("aspects", w.aspects)?,
+        aspects: aspects_of(|| "aspects".to_owned(), w.aspects)?,
     })
 }
 
@@ -647,7 +647,7 @@ pub(crate) fn category_aspects_from_wire(
             id,
             name: category.category_name.unwrap_or_default(),
         },
-        aspects: aspects_of(&format!("categoryAspects[{index}].aspects"), w.aspects)?,
+        aspects: aspects_of(|| format!("categoryAspects[{index}].aspects"), w.aspects)?,
     })
 }
 
