@@ -26,8 +26,13 @@
 /// ```
 pub use marketplaces::Marketplace;
 
+pub mod aio;
 pub mod aspects;
-mod http;
+mod blocking;
+mod core;
 pub mod oauth;
+mod options;
 pub mod refresh;
 pub mod taxonomy;
+
+pub use options::HttpOptions;

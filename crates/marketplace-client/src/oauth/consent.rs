@@ -11,12 +11,12 @@ use std::time::Duration;
 use subtle::ConstantTimeEq;
 use url::{Url, form_urlencoded};
 
-use super::client::OAuthClient;
 use super::config::Endpoints;
 use super::error::{ConfigError, OAuthError, OAuthErrorCode};
 use super::redact::Redactor;
 use super::scope::ScopeSet;
 use super::secret::{AuthorizationCode, ClientId, CsrfState, REDACTED};
+use crate::blocking::oauth::OAuthClient;
 
 /// Optional parameters of the consent URL.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -155,7 +155,7 @@ impl OAuthClient {
         scopes: &ScopeSet,
         options: &ConsentOptions,
     ) -> Result<ConsentRequest, OAuthError> {
-        let redirect_uri = self.require_redirect_uri()?;
+        let redirect_uri = super::require_redirect_uri(self.redirect_uri())?;
         let state = CsrfState::new_random().map_err(|e| OAuthError::Random(e.to_string()))?;
         let scopes = if scopes.is_empty() {
             ScopeSet::new([self.endpoints().default_scope()])

@@ -80,36 +80,38 @@
 //! assert_eq!(format!("{s:?}"), "ClientSecret([redacted])");
 //! ```
 
-pub(crate) mod client;
 mod config;
 mod consent;
 mod error;
-mod provider;
 pub(crate) mod redact;
 mod scope;
 mod secret;
 mod store;
 
-pub use client::{
-    DEFAULT_EXPIRES_IN, DEFAULT_TIMEOUT, MAX_LIFETIME, MAX_RETRY_AFTER, MAX_TOKEN_ANSWER,
-    OAuthClient, TokenResponse,
+pub use crate::HttpOptions;
+pub use crate::blocking::oauth::OAuthClient;
+pub use crate::blocking::provider::{
+    AccessTokenSource, ApplicationTokenProvider, StaticTokenSource, UserTokenProvider,
 };
-pub(crate) use config::is_loopback;
+pub use crate::core::cache::{
+    CachedToken, Clock, DEFAULT_REFRESH_MARGIN, DEFAULT_RETRY_BACKOFF, ErrorHook, ManualClock,
+    SystemClock,
+};
+pub use crate::core::token::{
+    DEFAULT_EXPIRES_IN, DEFAULT_TIMEOUT, MAX_LIFETIME, MAX_RETRY_AFTER, MAX_TOKEN_ANSWER,
+    TokenResponse,
+};
 pub use config::{
     Credentials, ENV_ACCESS_TOKEN, ENV_AUTH_URL, ENV_BASE_URL, ENV_CLIENT_ID, ENV_CLIENT_SECRET,
     ENV_CONFIG_FILE, ENV_ENVIRONMENT, ENV_REDIRECT_URI, ENV_SCOPE, Endpoints, Environment,
     OAuthConfig, PRODUCTION_AUTH_URL, PRODUCTION_BASE_URL, PRODUCTION_SCOPE, SANDBOX_AUTH_URL,
     SANDBOX_BASE_URL,
 };
+pub(crate) use config::{is_loopback, require_redirect_uri};
 pub use consent::{
     AuthorizationResponse, ConsentOptions, ConsentRequest, consent_url, parse_redirect,
 };
 pub use error::{ConfigError, Grant, MAX_BODY_IN_ERROR, OAuthError, OAuthErrorCode, StoreError};
-pub use provider::{
-    AccessTokenSource, ApplicationTokenProvider, CachedToken, Clock, DEFAULT_REFRESH_MARGIN,
-    DEFAULT_RETRY_BACKOFF, ErrorHook, ManualClock, StaticTokenSource, SystemClock,
-    UserTokenProvider,
-};
 pub use scope::ScopeSet;
 pub use secret::{
     AccessToken, AuthorizationCode, ClientId, ClientSecret, CsrfState, REDACTED, RefreshToken,

@@ -12,11 +12,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use zeroize::{Zeroize, Zeroizing};
 
-use super::client::TokenResponse;
 use super::error::{OAuthError, StoreError};
 use super::lock;
 use super::scope::ScopeSet;
 use super::secret::RefreshToken;
+use crate::core::token::TokenResponse;
 
 /// A stored refresh token, with what is needed to use it.
 #[derive(Debug, Clone, PartialEq, Eq)]

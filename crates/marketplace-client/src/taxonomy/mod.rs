@@ -28,15 +28,14 @@
 //!
 //! See `docs/taxonomy.md` for the configuration, the errors and the retry policy.
 
-mod aspects_file;
-mod client;
+pub(crate) mod aspects_file;
 mod config;
-mod error;
-mod retry;
-mod types;
+pub(crate) mod error;
+pub(crate) mod types;
 
+pub use crate::blocking::sleep::{RecordingSleeper, Sleeper, ThreadSleeper};
+pub use crate::blocking::taxonomy::TaxonomyClient;
 pub use aspects_file::{AspectsFileError, DownloadProgress, ItemAspectsFile, ItemAspectsReader};
-pub use client::TaxonomyClient;
 pub use config::{
     DEFAULT_BACKOFF_BASE, DEFAULT_BACKOFF_CAP, DEFAULT_CONNECT_TIMEOUT, DEFAULT_DOWNLOAD_TIMEOUT,
     DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DECOMPRESSED_BYTES, DEFAULT_MAX_DOWNLOAD_BYTES,
@@ -44,7 +43,6 @@ pub use config::{
     MARKETPLACE_HEADER, TAXONOMY_PREFIX, TaxonomyConfig, TreePath,
 };
 pub use error::{ErrorParameter, ServiceError, TaxonomyError, parse_error_body};
-pub use retry::{RecordingSleeper, Sleeper, ThreadSleeper, backoff_ceiling, full_jitter};
 pub use taxonomy_tree::decode::CategorySubtree;
 pub use types::{
     Ancestor, Aspect, AspectAdvancedDataType, AspectApplicableTo, AspectCardinality,

@@ -16,29 +16,23 @@
 //! * Deadlines kept in the process (renewal, expiry, back-off) run on the monotonic clock, so
 //!   a step of the wall clock, back or forward, moves none of them; only what is stored (the
 //!   expiry of a refresh token) is wall-clock time. Both come from a [`Clock`], so tests move
-//!   time with [`ManualClock`] instead of sleeping.
+//!   time with [`ManualClock`](crate::oauth::ManualClock) instead of sleeping.
 //! * A new consent is never undone by a refresh that was already running (a generation
 //!   counter drops the older flight's result), and a rotated refresh token is saved only over
 //!   the token its refresh started from.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::{Duration, Instant, SystemTime};
 
-use super::client::{MAX_RETRY_AFTER, OAuthClient, TokenResponse};
-use super::config::OAuthConfig;
-use super::error::OAuthError;
-use super::lock;
-use super::scope::ScopeSet;
-use super::secret::{AccessToken, AuthorizationCode, RefreshToken};
-use super::store::{RefreshTokenStore, StoredRefreshToken};
+use crate::core::cache::{
+    CacheState, CachedToken, Clock, Flight, Held, Landing, Policy, Step, policy_settings,
+};
+use crate::oauth::{
+    AccessToken, AuthorizationCode, OAuthConfig, OAuthError, RefreshToken, RefreshTokenStore,
+    ScopeSet, StoredRefreshToken, lock,
+};
 
-/// The default refresh margin: renew a token when less than this much of its life is left
-/// (but not before half of its lifetime has passed).
-pub const DEFAULT_REFRESH_MARGIN: Duration = Duration::from_secs(5 * 60);
-
-/// The default wait before trying again after a failed renewal.
-pub const DEFAULT_RETRY_BACKOFF: Duration = Duration::from_secs(30);
+use super::oauth::OAuthClient;
 
 /// Something that hands out a current bearer token. The taxonomy client takes one of these:
 /// on a 401 answer it calls [`invalidate`](Self::invalidate) with the token it sent and asks
@@ -90,277 +84,11 @@ impl AccessTokenSource for StaticTokenSource {
     fn invalidate(&self, _token: &AccessToken) {}
 }
 
-/// Where the providers get the time from.
-///
-/// Two clocks, each for its own job. The wall clock ([`now`](Self::now)) dates what is
-/// stored: the expiry of a refresh token. The monotonic clock ([`instant`](Self::instant))
-/// times every deadline kept in the process: when a cached token is renewed and when it
-/// expires, when a back-off ends. A step of the wall clock (NTP, an administrator, a resumed
-/// virtual machine) therefore neither locks a provider out nor hands out an expired token.
-pub trait Clock: Send + Sync {
-    /// The wall-clock time.
-    fn now(&self) -> SystemTime;
-
-    /// The monotonic time, which only moves forward as time passes. The default is
-    /// [`Instant::now`]: a clock that overrides only [`now`](Self::now) moves no deadline.
-    fn instant(&self) -> Instant {
-        Instant::now()
-    }
-}
-
-/// The system clock.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct SystemClock;
-
-impl Clock for SystemClock {
-    fn now(&self) -> SystemTime {
-        SystemTime::now()
-    }
-}
-
-/// A clock that moves only when told to, for tests: a wall clock and a monotonic clock.
-/// [`advance`](Self::advance) lets time pass (both move); [`set`](Self::set) steps the wall
-/// clock only, as NTP or an administrator would, and moves no deadline.
-///
-/// ```
-/// use marketplace_client::oauth::{Clock, ManualClock};
-/// use std::time::{Duration, UNIX_EPOCH};
-/// let clock = ManualClock::new(UNIX_EPOCH + Duration::from_secs(10_000));
-/// let start = clock.instant();
-/// clock.advance(Duration::from_secs(5));
-/// assert_eq!(clock.now(), UNIX_EPOCH + Duration::from_secs(10_005));
-/// assert_eq!(clock.instant() - start, Duration::from_secs(5));
-/// // An hour back on the wall: the monotonic clock does not move.
-/// clock.set(UNIX_EPOCH + Duration::from_secs(6_405));
-/// assert_eq!(clock.instant() - start, Duration::from_secs(5));
-/// ```
-#[derive(Debug)]
-pub struct ManualClock {
-    state: Mutex<ManualState>,
-}
-
-#[derive(Debug)]
-struct ManualState {
-    wall: SystemTime,
-    /// The monotonic clock is `origin + elapsed`.
-    origin: Instant,
-    elapsed: Duration,
-}
-
-impl ManualClock {
-    /// A clock whose wall time stands at `start`.
-    pub fn new(start: SystemTime) -> Self {
-        Self {
-            state: Mutex::new(ManualState {
-                wall: start,
-                origin: Instant::now(),
-                elapsed: Duration::ZERO,
-            }),
-        }
-    }
-
-    /// Lets `by` pass: both clocks move forward.
-    pub fn advance(&self, by: Duration) {
-        let mut st = lock(&self.state);
-        st.wall += by;
-        st.elapsed += by;
-    }
-
-    /// Steps the wall clock to `to` (back or forward), as NTP or an administrator would. The
-    /// monotonic clock does not move, so no deadline kept in the process moves either: to let
-    /// time pass, use [`advance`](Self::advance).
-    pub fn set(&self, to: SystemTime) {
-        lock(&self.state).wall = to;
-    }
-}
-
-impl Clock for ManualClock {
-    fn now(&self) -> SystemTime {
-        lock(&self.state).wall
-    }
-
-    fn instant(&self) -> Instant {
-        let st = lock(&self.state);
-        later(st.origin, st.elapsed)
-    }
-}
-
-/// `t + d`, or the latest time the platform can represent past `t` when that overflows.
-fn later(t: Instant, d: Duration) -> Instant {
-    let mut d = d;
-    loop {
-        match t.checked_add(d) {
-            Some(at) => return at,
-            None => d /= 2,
-        }
-    }
-}
-
-/// The wall-clock reading of the monotonic time `at`, given that `wall` and `mono` are now.
-fn wall_time_of(at: Instant, wall: SystemTime, mono: Instant) -> SystemTime {
-    let shifted = if at >= mono {
-        wall.checked_add(at - mono)
-    } else {
-        wall.checked_sub(mono - at)
-    };
-    shifted.unwrap_or(wall)
-}
-
-/// A token held by a provider, as [`cached`](UserTokenProvider::cached) reports it.
-///
-/// The provider keeps the deadlines on the monotonic clock; the wall-clock times here are
-/// what they come to on the wall clock at the moment of the call, so a step of the wall clock
-/// moves these values, not the deadlines.
-#[derive(Debug, Clone)]
-pub struct CachedToken {
-    /// The token.
-    pub access_token: AccessToken,
-    /// When it expires (time of the request plus `expires_in`).
-    pub expires_at: SystemTime,
-    /// When the provider renews it: the later of `expires_at` minus the refresh margin and
-    /// half-way through its lifetime.
-    pub renew_at: SystemTime,
-    /// `token_type` of the answer.
-    pub token_type: String,
-}
-
-/// A token as a slot holds it, with its deadlines on the monotonic clock.
-#[derive(Clone)]
-struct Held {
-    access_token: AccessToken,
-    token_type: String,
-    renew_at: Instant,
-    expires_at: Instant,
-}
-
-impl Held {
-    fn from_response(response: &TokenResponse, requested_at: Instant, margin: Duration) -> Self {
-        let lifetime = response.expires_in;
-        let half_way = later(requested_at, lifetime / 2);
-        let margin_before = later(requested_at, lifetime.saturating_sub(margin));
-        Self {
-            access_token: response.access_token.clone(),
-            token_type: response.token_type.clone(),
-            renew_at: margin_before.max(half_way),
-            expires_at: later(requested_at, lifetime),
-        }
-    }
-
-    fn report(&self, clock: &dyn Clock) -> CachedToken {
-        let (wall, mono) = (clock.now(), clock.instant());
-        CachedToken {
-            access_token: self.access_token.clone(),
-            expires_at: wall_time_of(self.expires_at, wall, mono),
-            renew_at: wall_time_of(self.renew_at, wall, mono),
-            token_type: self.token_type.clone(),
-        }
-    }
-}
-
-/// A callback told of every failed renewal.
-pub type ErrorHook = Arc<dyn Fn(&OAuthError) + Send + Sync>;
-
-/// The timing policy and error reporting shared by both providers.
-struct Policy {
-    clock: Arc<dyn Clock>,
-    margin: Duration,
-    backoff: Duration,
-    hook: Option<ErrorHook>,
-    last_error: Mutex<Option<OAuthError>>,
-}
-
-impl Policy {
-    fn new() -> Self {
-        Self {
-            clock: Arc::new(SystemClock),
-            margin: DEFAULT_REFRESH_MARGIN,
-            backoff: DEFAULT_RETRY_BACKOFF,
-            hook: None,
-            last_error: Mutex::new(None),
-        }
-    }
-
-    fn report(&self, error: &OAuthError) {
-        *lock(&self.last_error) = Some(error.clone());
-        if let Some(hook) = &self.hook {
-            hook(error);
-        }
-    }
-}
-
-/// The settings both providers share, as builder methods on a type with a `policy: Policy`.
-macro_rules! policy_settings {
-    () => {
-        /// Sets the clock (tests use [`ManualClock`]).
-        pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
-            self.policy.clock = clock;
-            self
-        }
-
-        /// Sets how long before expiry a token is renewed ([`DEFAULT_REFRESH_MARGIN`]); a
-        /// token is never renewed before half of its lifetime has passed.
-        pub fn with_refresh_margin(mut self, margin: Duration) -> Self {
-            self.policy.margin = margin;
-            self
-        }
-
-        /// Sets the wait after a failed renewal ([`DEFAULT_RETRY_BACKOFF`]; a 429's
-        /// `Retry-After` wins, up to [`MAX_RETRY_AFTER`](super::MAX_RETRY_AFTER)).
-        pub fn with_retry_backoff(mut self, backoff: Duration) -> Self {
-            self.policy.backoff = backoff;
-            self
-        }
-
-        /// Calls `hook` with every failed renewal, including those hidden by a still valid
-        /// token.
-        pub fn on_refresh_error(
-            mut self,
-            hook: impl Fn(&OAuthError) + Send + Sync + 'static,
-        ) -> Self {
-            self.policy.hook = Some(Arc::new(hook));
-            self
-        }
-
-        /// The last failed request, until a request succeeds.
-        pub fn last_error(&self) -> Option<OAuthError> {
-            lock(&self.policy.last_error).clone()
-        }
-    };
-}
-
-#[derive(Default)]
-struct SlotState {
-    token: Option<Held>,
-    in_flight: bool,
-    /// Counts finished requests, so waiters can tell that theirs has ended.
-    flights: u64,
-    /// Counts the tokens installed from outside a flight (a new consent): a flight that
-    /// started before the last of them ended with a result of the grant that consent
-    /// replaced, and that result is dropped.
-    generation: u64,
-    /// The error of the last request, while no newer one succeeded.
-    failure: Option<OAuthError>,
-    /// No new request before this moment (after a failure), on the monotonic clock.
-    retry_not_before: Option<Instant>,
-    /// When `failure` happened, on the monotonic clock (for the message of a cached failure).
-    failed_at: Option<Instant>,
-}
-
-/// What a token request is told when it starts.
-#[derive(Debug, Clone, Copy)]
-struct Flight {
-    /// The wall clock (to date what is stored).
-    wall: SystemTime,
-    /// The monotonic clock (for the deadlines of the token).
-    mono: Instant,
-    /// The slot's generation: the flight's result counts only while it is unchanged.
-    generation: u64,
-}
-
-/// One cached token and the single-flight machinery around it.
+/// One cached token and the single-flight machinery around it: the core's
+/// [`CacheState`] behind a mutex, and a condition variable the waiters sleep on.
 #[derive(Default)]
 struct Slot {
-    state: Mutex<SlotState>,
+    state: Mutex<CacheState>,
     done: Condvar,
 }
 
@@ -373,18 +101,17 @@ struct FlightGuard<'a> {
 impl Drop for FlightGuard<'_> {
     fn drop(&mut self) {
         if self.armed {
-            let mut st = lock(&self.slot.state);
-            st.in_flight = false;
-            st.flights += 1;
-            st.failure = Some(OAuthError::Transport {
+            lock(&self.slot.state).abandon(Some(OAuthError::Transport {
                 message: "the token request was interrupted by a panic".into(),
-            });
+            }));
             self.slot.done.notify_all();
         }
     }
 }
 
 impl Slot {
+    /// A current token: from the cache, from another thread's request (waited for), or from
+    /// `fetch`, as the core's [`CacheState::step`] decides.
     fn get(
         &self,
         policy: &Policy,
@@ -392,137 +119,62 @@ impl Slot {
     ) -> Result<AccessToken, OAuthError> {
         let mut st = lock(&self.state);
         loop {
-            let now = policy.clock.instant();
-            let mut still_valid = None;
-            if let Some(t) = &st.token {
-                if now < t.renew_at {
-                    return Ok(t.access_token.clone());
+            match st.step(policy) {
+                Step::Ready(token) => return Ok(token),
+                Step::Fail(error) => return Err(error),
+                Step::Wait(flight) => {
+                    while st.still_waiting(flight) {
+                        st = self.done.wait(st).unwrap_or_else(|e| e.into_inner());
+                    }
+                    if let Some(error) = st.after_wait(policy) {
+                        return Err(error);
+                    }
                 }
-                if now < t.expires_at {
-                    still_valid = Some(t.access_token.clone());
-                }
-            }
-            let backing_off = st.retry_not_before.is_some_and(|r| now < r);
-            if let Some(token) = still_valid {
-                // Renewal due, but the old token still works: hand it out while another
-                // thread renews, or while we wait out the back-off of a failed renewal.
-                if st.in_flight || backing_off {
-                    return Ok(token);
-                }
-            } else if st.in_flight {
-                // Wait for the flight to end, or for a new consent to bring a token sooner.
-                let (flight, generation) = (st.flights, st.generation);
-                while st.in_flight && st.flights == flight && st.generation == generation {
-                    st = self.done.wait(st).unwrap_or_else(|e| e.into_inner());
-                }
-                let has_valid = st
-                    .token
-                    .as_ref()
-                    .is_some_and(|t| policy.clock.instant() < t.expires_at);
-                if !has_valid && let Some(e) = &st.failure {
-                    return Err(e.clone());
-                }
-                continue;
-            } else if backing_off
-                && let (Some(e), Some(retry_at)) = (&st.failure, st.retry_not_before)
-            {
-                return Err(OAuthError::BackingOff {
-                    error: Box::new(e.clone()),
-                    failed_ago: st.failed_at.map_or(Duration::ZERO, |at| now - at),
-                    retry_in: retry_at - now,
-                });
-            }
-
-            st.in_flight = true;
-            let flight = Flight {
-                wall: policy.clock.now(),
-                mono: now,
-                generation: st.generation,
-            };
-            drop(st);
-            let mut guard = FlightGuard {
-                slot: self,
-                armed: true,
-            };
-            let result = fetch(flight);
-            guard.armed = false;
-            st = lock(&self.state);
-            st.in_flight = false;
-            st.flights += 1;
-            self.done.notify_all();
-            if st.generation != flight.generation {
-                // A newer token (a new consent) arrived while this request ran: the result of
-                // the older flight never replaces it, and its failure is no one's business.
-                // Round again: the newer token is handed out (or, if it is gone already,
-                // fetched anew from what replaced the old grant).
-                continue;
-            }
-            return match result {
-                Ok(token) => {
-                    let access = token.access_token.clone();
-                    st.token = Some(token);
-                    st.failure = None;
-                    st.retry_not_before = None;
-                    Ok(access)
-                }
-                Err(error) => {
-                    let after = policy.clock.instant();
-                    let old = st
-                        .token
-                        .as_ref()
-                        .filter(|t| after < t.expires_at)
-                        .map(|t| t.access_token.clone());
-                    // A 429's Retry-After wins, but only up to MAX_RETRY_AFTER.
-                    let wait = error
-                        .retry_after()
-                        .map_or(policy.backoff, |d| d.min(MAX_RETRY_AFTER));
-                    // With or without a usable token: no new request before the wait is over.
-                    st.retry_not_before = Some(later(after, wait));
-                    st.failed_at = Some(after);
-                    st.failure = Some(error.clone());
+                Step::Fetch(flight) => {
                     drop(st);
-                    policy.report(&error);
-                    old.ok_or(error)
+                    let mut guard = FlightGuard {
+                        slot: self,
+                        armed: true,
+                    };
+                    let result = fetch(flight);
+                    guard.armed = false;
+                    st = lock(&self.state);
+                    let landing = st.land(flight, result, policy);
+                    self.done.notify_all();
+                    match landing {
+                        Landing::Stale => {}
+                        Landing::Done { result, report } => {
+                            drop(st);
+                            if let Some(error) = report {
+                                policy.report(&error);
+                            }
+                            return result;
+                        }
+                    }
                 }
-            };
+            }
         }
     }
 
-    /// Installs a token obtained outside a flight (a new consent): it replaces the cached one,
-    /// clears any failure, and makes the result of every flight still running stale. Returns
-    /// the state, still locked, for what must change with it.
-    fn install(&self, token: Held) -> std::sync::MutexGuard<'_, SlotState> {
+    /// Installs a token obtained outside a flight (a new consent); returns the state, still
+    /// locked, for what must change with it.
+    fn install(&self, token: Held) -> std::sync::MutexGuard<'_, CacheState> {
         let mut st = lock(&self.state);
-        st.generation += 1;
-        st.token = Some(token);
-        st.failure = None;
-        st.retry_not_before = None;
+        st.install(token);
         self.done.notify_all();
         st
     }
 
-    /// Drops the cached token if it is `token`, and with it any pending back-off; with no
-    /// token cached (a failure left none), the back-off is cleared too, so the next call asks
-    /// the server at once. A stale token (already replaced) changes nothing.
     fn invalidate(&self, token: &AccessToken) {
-        let mut st = lock(&self.state);
-        let current = match &st.token {
-            Some(t) => t.access_token.ct_eq(token),
-            None => true,
-        };
-        if current {
-            st.token = None;
-            st.retry_not_before = None;
-        }
+        lock(&self.state).invalidate(token);
     }
 
-    /// Ends a pending back-off: the next call asks the server.
     fn retry_now(&self) {
-        lock(&self.state).retry_not_before = None;
+        lock(&self.state).retry_now();
     }
 
     fn cached(&self, clock: &dyn Clock) -> Option<CachedToken> {
-        lock(&self.state).token.as_ref().map(|t| t.report(clock))
+        lock(&self.state).cached(clock)
     }
 }
 
@@ -613,7 +265,7 @@ impl ApplicationTokenProvider {
     fn has_failure(&self) -> bool {
         lock(&self.slots)
             .values()
-            .any(|s| lock(&s.state).failure.is_some())
+            .any(|s| lock(&s.state).has_failure())
     }
 
     /// The cached token for `scopes`, if any (valid or not).
@@ -754,7 +406,7 @@ impl UserTokenProvider {
     /// When the store fails to save the refresh token, the store's error is returned, but the
     /// consent is not lost: the access token is cached, and the refresh token is kept
     /// ([`unsaved_refresh_token`](Self::unsaved_refresh_token)) and saved again on each
-    /// refresh. Check the store first ([`FileStore::check`](super::FileStore::check)) so that
+    /// refresh. Check the store first ([`FileStore::check`](crate::oauth::FileStore::check)) so that
     /// a one-time code is not spent on a store that cannot take its token.
     pub fn exchange_code(
         &self,
@@ -766,7 +418,7 @@ impl UserTokenProvider {
         let response = self.client.exchange_code(code)?;
         let record = StoredRefreshToken::from_response(&response, granted_scopes.clone(), wall)
             .ok_or_else(|| OAuthError::UnexpectedBody {
-                grant: super::error::Grant::AuthorizationCode,
+                grant: crate::oauth::Grant::AuthorizationCode,
                 status: 200,
                 reason: "the code exchange returned no refresh_token".into(),
                 body: String::new(),
@@ -806,7 +458,7 @@ impl UserTokenProvider {
     /// Sets the unsaved token, unless a consent came since the flight `generation` started.
     fn set_unsaved(&self, generation: u64, unsaved: Option<Unsaved>) {
         let st = lock(&self.slot.state);
-        if st.generation == generation {
+        if st.generation() == generation {
             *lock(&self.unsaved) = unsaved;
         }
     }
@@ -880,7 +532,7 @@ impl UserTokenProvider {
         let response = match self.client.refresh(&record.refresh_token, scopes) {
             Ok(response) => response,
             Err(OAuthError::Server {
-                code: super::error::OAuthErrorCode::InvalidGrant,
+                code: crate::oauth::OAuthErrorCode::InvalidGrant,
                 description,
                 status,
                 ..
@@ -928,9 +580,7 @@ impl AccessTokenSource for UserTokenProvider {
     fn access_token(&self) -> Result<AccessToken, OAuthError> {
         let result = self.slot.get(&self.policy, |flight| self.refresh(flight));
         // A refresh token still waiting to be saved stays reported.
-        if result.is_ok()
-            && lock(&self.slot.state).failure.is_none()
-            && lock(&self.unsaved).is_none()
+        if result.is_ok() && !lock(&self.slot.state).has_failure() && lock(&self.unsaved).is_none()
         {
             *lock(&self.policy.last_error) = None;
         }

@@ -1,0 +1,2 @@
+//! The async front (tokio): the same clients as [`crate::oauth`] and [`crate::taxonomy`],
+//! with `async fn` where those do I/O.

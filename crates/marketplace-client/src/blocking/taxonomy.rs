@@ -1,0 +1,432 @@
+//! The blocking taxonomy client: the core's operations sent through reqwest's blocking
+//! client (off a tokio runtime's threads), with the core's renewal on 401 and retries.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use marketplaces::Marketplace;
+use taxonomy_tree::decode::{CategorySubtree, Provenance};
+use taxonomy_tree::tree::CategoryTree;
+
+use super::sleep::{Sleeper, ThreadSleeper};
+use crate::core::api::ApiCall;
+use crate::core::retry::{Attempts, Next};
+use crate::core::taxonomy::{self as ops, Operation, TreeForms};
+use crate::oauth::{AccessTokenSource, HttpOptions, OAuthConfig};
+use crate::taxonomy::aspects_file::{Download, DownloadProgress, ItemAspectsFile};
+use crate::taxonomy::{
+    CategorySuggestions, CompatibilityProperties, CompatibilityPropertyValues, DefaultTreeId,
+    ExpiredCategories, ItemAspects, TaxonomyConfig, TaxonomyError, TreeBody, TreePath,
+};
+
+/// A client of eBay's Commerce Taxonomy API (v1): getCategoryTree, getCategorySuggestions,
+/// getCategorySubtree, getItemAspectsForCategory, getDefaultCategoryTreeId and the others.
+///
+/// Every call sends `Authorization: Bearer …` from the token source, the marketplace header
+/// [`MARKETPLACE_HEADER`] with the site's marketplace id, `Accept-Language` (the language
+/// argument, else [`TaxonomyConfig::language`], else the site's language) and
+/// `Accept-Encoding: gzip`.
+///
+/// * A 401 makes the client [`invalidate`](AccessTokenSource::invalidate) the token, get a new
+///   one and try once more (this does not count as a retry).
+/// * 429, 5xx, connection failures and cut-off bodies are retried up to
+///   [`TaxonomyConfig::max_retries`] times, waiting `Retry-After` when the answer has one and
+///   otherwise a random delay in `[0, min(cap, base · 2^n)]` (exponential back-off with full
+///   jitter). Time-outs are not retried: the time budget is spent.
+/// * The body is read incrementally and the call fails with
+///   [`TaxonomyError::BodyTooLarge`] as soon as it passes [`TaxonomyConfig::max_body_bytes`].
+///
+/// The client is `Send + Sync`: one client can serve many threads.
+///
+/// ```no_run
+/// use marketplaces::Marketplace;
+/// use marketplace_client::taxonomy::TaxonomyClient;
+/// # fn main() -> Result<(), marketplace_client::taxonomy::TaxonomyError> {
+/// // MARKETPLACE_CLIENT_ID / MARKETPLACE_CLIENT_SECRET (or MARKETPLACE_ACCESS_TOKEN), and
+/// // MARKETPLACE_BASE_URL + MARKETPLACE_AUTH_URL for another host.
+/// let client = TaxonomyClient::from_env()?;
+/// let body = client.fetch_tree_body(Marketplace::De, None)?; // Accept-Language: de-DE
+/// println!("{} bytes from {}", body.bytes.len(), body.url);
+/// for s in client.category_suggestions(Marketplace::Us, "iphone 15")?.suggestions {
+///     println!("{} {}", s.category.id, s.path());
+/// }
+/// # Ok(()) }
+/// ```
+pub struct TaxonomyClient {
+    config: TaxonomyConfig,
+    tokens: Arc<dyn AccessTokenSource>,
+    http: super::transport::Http,
+    sleeper: Arc<dyn Sleeper>,
+    /// With [`TreePath::Auto`]: the form that worked.
+    tree_forms: TreeForms,
+}
+
+impl std::fmt::Debug for TaxonomyClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaxonomyClient")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One attempt of a call: the request, its sanitizer and its span, to a result.
+type Attempt<'a, T> = dyn FnMut(
+        http::Request<Vec<u8>>,
+        crate::oauth::redact::Redactor,
+        &tracing::Span,
+    ) -> Result<T, TaxonomyError>
+    + Send
+    + 'a;
+
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<TaxonomyClient>();
+};
+
+impl TaxonomyClient {
+    /// A client with `config` that takes its tokens from `tokens` (for example
+    /// [`OAuthConfig::application_token_source`] or an
+    /// [`ApplicationTokenProvider`](crate::oauth::ApplicationTokenProvider)).
+    pub fn new(
+        config: TaxonomyConfig,
+        tokens: Arc<dyn AccessTokenSource>,
+    ) -> Result<Self, TaxonomyError> {
+        Self::with_options(config, tokens, HttpOptions::default())
+    }
+
+    /// A client with its own HTTP options (proxy, user agent, extra root certificates); the
+    /// time-outs are the configuration's ([`TaxonomyConfig::timeout`],
+    /// [`TaxonomyConfig::connect_timeout`]).
+    pub fn with_options(
+        config: TaxonomyConfig,
+        tokens: Arc<dyn AccessTokenSource>,
+        options: HttpOptions,
+    ) -> Result<Self, TaxonomyError> {
+        let options = options
+            .with_timeout(config.timeout)
+            .with_connect_timeout(config.connect_timeout);
+        // The requests carry a bearer token: the client never follows a redirect with it.
+        let http = super::transport::client(&config.base_url, &options).map_err(|message| {
+            TaxonomyError::Transport {
+                url: config.base_url.to_string(),
+                message,
+            }
+        })?;
+        Ok(Self {
+            config,
+            tokens,
+            http,
+            sleeper: Arc::new(ThreadSleeper),
+            tree_forms: TreeForms::default(),
+        })
+    }
+
+    /// A client configured from the environment: [`OAuthConfig::from_env`] for the host and
+    /// the credentials (an application token source, or `MARKETPLACE_ACCESS_TOKEN`), and the
+    /// default [`TaxonomyConfig`] for that host with the environment's settings
+    /// ([`TaxonomyConfig::with_env`]: `MARKETPLACE_TREE_PATH`).
+    pub fn from_env() -> Result<Self, TaxonomyError> {
+        let oauth = OAuthConfig::from_env().map_err(crate::oauth::OAuthError::from)?;
+        let tokens = oauth.application_token_source()?;
+        let config =
+            TaxonomyConfig::from_oauth_config(&oauth).with_env(|name| std::env::var(name).ok())?;
+        Self::new(config, tokens)
+    }
+
+    /// Replaces the way the client waits between attempts (tests pass a
+    /// [`RecordingSleeper`](super::RecordingSleeper)).
+    pub fn with_sleeper(mut self, sleeper: Arc<dyn Sleeper>) -> Self {
+        self.sleeper = sleeper;
+        self
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &TaxonomyConfig {
+        &self.config
+    }
+
+    /// The getCategoryTree path form this client uses: the configured one, or with
+    /// [`TreePath::Auto`] the form that worked (`Auto` until a tree was fetched).
+    pub fn tree_path_in_use(&self) -> TreePath {
+        self.tree_forms.in_use(self.config.tree_path)
+    }
+
+    /// The `Accept-Language` a call for `site` sends: `language`, else the configured
+    /// language, else the site's language.
+    pub fn language_for(&self, site: Marketplace, language: Option<&str>) -> String {
+        ops::language_for(&self.config, site, language)
+    }
+
+    /// Fetches the full category tree of `site` (getCategoryTree) and returns the body
+    /// unparsed, with the URL and language it was fetched with. `language` overrides
+    /// `Accept-Language`.
+    ///
+    /// The path form is [`TaxonomyConfig::tree_path`]. With [`TreePath::Auto`] the path form
+    /// is tried first; when it is answered with a 404 or the service's "tree not found"
+    /// (errorId 62004), the query form is tried once; the form that worked is kept for every
+    /// later call of this client (see [`tree_path_in_use`](Self::tree_path_in_use)).
+    pub fn fetch_tree_body(
+        &self,
+        site: Marketplace,
+        language: Option<&str>,
+    ) -> Result<TreeBody, TaxonomyError> {
+        let mut forms = self.tree_forms.to_try(self.config.tree_path);
+        loop {
+            let Some(form) = forms.next_form() else {
+                unreachable!("TreeFallback::failed ends the call when no form is left")
+            };
+            match self.run(ops::tree_body(&self.config, site, language, form)) {
+                Ok(body) => {
+                    self.tree_forms.worked(form);
+                    return Ok(body);
+                }
+                Err(error) => {
+                    if let Some(error) = forms.failed(error) {
+                        return Err(error);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Fetches and decodes the full category tree of `site` with
+    /// [`decode_tree`](taxonomy_tree::decode::decode_tree).
+    ///
+    /// `Accept-Language` is `provenance.language` when it is not empty (else as in
+    /// [`language_for`](Self::language_for)); an empty `provenance.language` or
+    /// `provenance.source` is filled with the language sent and the URL.
+    pub fn fetch_tree(
+        &self,
+        site: Marketplace,
+        provenance: &Provenance,
+    ) -> Result<CategoryTree, TaxonomyError> {
+        let body = self.fetch_tree_body(site, Some(provenance.language.as_str()))?;
+        ops::decode_tree_body(&body, provenance)
+    }
+
+    /// Categories matching a keyword (getCategorySuggestions):
+    /// `GET …/category_tree/{id}/get_category_suggestions?q=…` (`q` form-encoded by the `url`
+    /// crate). No match (an empty list, or `204 No Content`) is an empty
+    /// [`CategorySuggestions::suggestions`].
+    pub fn category_suggestions(
+        &self,
+        site: Marketplace,
+        q: &str,
+    ) -> Result<CategorySuggestions, TaxonomyError> {
+        self.run(ops::suggestions(&self.config, site, q))
+    }
+
+    /// One category and everything below it (getCategorySubtree):
+    /// `GET …/category_tree/{id}/get_category_subtree?category_id=…`. The answer goes through
+    /// the tree's node decoder and structural rules
+    /// ([`decode_subtree`](taxonomy_tree::decode::decode_subtree)); a failure is
+    /// [`TaxonomyError::Decode`].
+    pub fn category_subtree(
+        &self,
+        site: Marketplace,
+        category_id: u32,
+    ) -> Result<CategorySubtree, TaxonomyError> {
+        self.run(ops::subtree(&self.config, site, category_id))
+    }
+
+    /// The aspects a listing in a leaf category fills in (getItemAspectsForCategory):
+    /// `GET …/category_tree/{id}/get_item_aspects_for_category?category_id=…`. A category
+    /// without aspects (`204 No Content`) gives empty [`ItemAspects::aspects`]. Every
+    /// documented field of an aspect is kept; only an aspect without `localizedAspectName`
+    /// (or a value without `localizedValue`) is refused, as
+    /// [`TaxonomyError::UnexpectedBody`] naming the field.
+    pub fn item_aspects(
+        &self,
+        site: Marketplace,
+        category_id: u32,
+    ) -> Result<ItemAspects, TaxonomyError> {
+        self.run(ops::item_aspects(&self.config, site, category_id))
+    }
+
+    /// The default category tree id of a marketplace (getDefaultCategoryTreeId):
+    /// `GET …/get_default_category_tree_id?marketplace_id=…`. The marketplace header carries
+    /// the same id, and `Accept-Language` the site's language when the marketplace is known.
+    /// `204 No Content` (the service has no default tree for it) is
+    /// [`TaxonomyError::NoDefaultTree`]. The answer is two short fields: one of over 1 MiB
+    /// (or over [`TaxonomyConfig::max_body_bytes`], if smaller) is
+    /// [`TaxonomyError::BodyTooLarge`].
+    pub fn default_tree_id(&self, marketplace_id: &str) -> Result<DefaultTreeId, TaxonomyError> {
+        self.run(ops::default_tree_id(&self.config, marketplace_id))
+    }
+
+    /// The expired leaf categories of `site`'s tree mapped to the active leaf categories that
+    /// replaced them (getExpiredCategories):
+    /// `GET …/category_tree/{id}/get_expired_categories`. A tree with none (an empty list, or
+    /// `204 No Content`) gives empty [`ExpiredCategories::mappings`].
+    pub fn expired_categories(
+        &self,
+        site: Marketplace,
+    ) -> Result<ExpiredCategories, TaxonomyError> {
+        self.run(ops::expired_categories(&self.config, site))
+    }
+
+    /// The parts-compatibility properties of a category, e.g. `Make`, `Model`, `Year`
+    /// (getCompatibilityProperties):
+    /// `GET …/category_tree/{id}/get_compatibility_properties?category_id=…`. `204 No Content`
+    /// gives an empty list.
+    pub fn compatibility_properties(
+        &self,
+        site: Marketplace,
+        category_id: u32,
+    ) -> Result<CompatibilityProperties, TaxonomyError> {
+        self.run(ops::compatibility_properties(
+            &self.config,
+            site,
+            category_id,
+        ))
+    }
+
+    /// The values of one compatibility property, narrowed by `filter` (`name:value` pairs of
+    /// other properties, e.g. `[("Year", "2018"), ("Make", "Toyota")]`)
+    /// (getCompatibilityPropertyValues):
+    /// `GET …/get_compatibility_property_values?category_id=…&compatibility_property=…&filter=…`.
+    /// `204 No Content` gives an empty list.
+    pub fn compatibility_property_values(
+        &self,
+        site: Marketplace,
+        category_id: u32,
+        property: &str,
+        filter: &[(&str, &str)],
+    ) -> Result<CompatibilityPropertyValues, TaxonomyError> {
+        self.run(ops::compatibility_property_values(
+            &self.config,
+            site,
+            category_id,
+            property,
+            filter,
+        ))
+    }
+
+    /// Downloads the aspects of every leaf category of `site` (fetchItemAspects:
+    /// `GET …/category_tree/{id}/fetch_item_aspects`) to `dest`, a gzipped JSON file that can
+    /// pass 100 MB.
+    ///
+    /// The answer streams to a temporary file beside `dest` (never whole into memory) while
+    /// its gzip stream is decompressed and its JSON followed; only a complete, intact file
+    /// (every gzip member whole, the JSON object ended) is renamed over `dest`, so a failed or
+    /// cut-off download leaves `dest` as it was and no temporary file behind. Temporary files
+    /// get random names ([`taxonomy_tree::atomic::stage_file`]), so downloads in other
+    /// processes or containers never collide, and leftovers of a killed download are removed
+    /// by a later one. A server that sent the JSON transport-compressed instead gets it stored
+    /// gzipped all the same. `on_progress` is called as bytes arrive (an `indicatif` bar can
+    /// follow it). The call has its own time-out and size limits
+    /// ([`TaxonomyConfig::download_timeout`], [`TaxonomyConfig::max_download_bytes`] as
+    /// received, [`TaxonomyConfig::max_decompressed_bytes`] for the JSON inside); a connection
+    /// that breaks is retried like any other call, from the start. Read the file with
+    /// [`ItemAspectsFile::reader`].
+    pub fn fetch_item_aspects(
+        &self,
+        site: Marketplace,
+        dest: &std::path::Path,
+        on_progress: &mut (dyn FnMut(DownloadProgress) + Send),
+    ) -> Result<ItemAspectsFile, TaxonomyError> {
+        let call = ops::item_aspects_file_call(&self.config, site);
+        let tree_id = ops::tree_id_for(&self.config, site);
+        let at = call.url.to_string();
+        self.send(&call, &mut |request, redactor, span| {
+            let started = Instant::now();
+            let deadline = started.checked_add(call.timeout);
+            let mut response = super::transport::send(&self.http, request, call.timeout)
+                .map_err(|failure| call.no_answer(failure, span, started.elapsed()))?;
+            if !response.status().is_success() {
+                // An error answer: read within the error limit and typed by the core.
+                let outcome =
+                    super::transport::collect(response, call.limits, call.timeout, deadline);
+                return Err(
+                    match call.finish(outcome, redactor, span, started.elapsed()) {
+                        Err(error) => error,
+                        Ok(fetched) => {
+                            fetched.unexpected("an error status read as a success".into())
+                        }
+                    },
+                );
+            }
+            let status = response.status().as_u16();
+            let total = response.content_length();
+            let result = Download {
+                dest,
+                url: &at,
+                limit: self.config.max_download_bytes,
+                json_limit: self.config.max_decompressed_bytes,
+                on_progress: &mut *on_progress,
+            }
+            .run(&mut response, total, tree_id, &|e, received| {
+                read_error(&e, &at, received)
+            });
+            call.record(span, status, started.elapsed(), result.as_ref().err());
+            result
+        })
+    }
+
+    /// Runs `operation`: its call (see [`send`](Self::send)), then its decoding.
+    fn run<T>(&self, operation: Operation<T>) -> Result<T, TaxonomyError> {
+        let call = &operation.call;
+        let fetched = self.send(call, &mut |request, redactor, span| {
+            let started = Instant::now();
+            let outcome =
+                super::transport::exchange(&self.http, request, call.timeout, call.limits);
+            call.finish(outcome, redactor, span, started.elapsed())
+        })?;
+        operation.decode(fetched)
+    }
+
+    /// Sends `call` with the core's renewal on 401 and retries ([`Attempts`]); `attempt`
+    /// makes one attempt in its span. On a thread of its own when a tokio runtime is current
+    /// (reqwest's blocking client panics on a runtime's thread; see
+    /// [`super::transport::off_runtime`]). Every call goes through here.
+    fn send<T: Send>(
+        &self,
+        call: &ApiCall,
+        attempt: &mut Attempt<'_, T>,
+    ) -> Result<T, TaxonomyError> {
+        super::transport::off_runtime(
+            || {
+                let mut token = self.tokens.access_token()?;
+                let mut attempts = Attempts::new(&self.config);
+                loop {
+                    let (request, redactor) = call.request(&token)?;
+                    let span = call.span(attempts.attempt());
+                    let result = span.in_scope(|| attempt(request, redactor, &span));
+                    let error = match result {
+                        Ok(done) => return Ok(done),
+                        Err(e) => e,
+                    };
+                    match attempts.after(&error) {
+                        Next::Renew => {
+                            self.tokens.invalidate(&token);
+                            token = self.tokens.access_token()?;
+                        }
+                        Next::Wait(delay) => self.sleeper.sleep(delay),
+                        Next::Fail => return Err(error),
+                    }
+                }
+            },
+            |message| TaxonomyError::Transport {
+                url: call.url.to_string(),
+                message,
+            },
+        )
+    }
+}
+
+/// A failed body read of a download: a time-out, or a cut-off body (retried).
+fn read_error(e: &std::io::Error, url: &str, received: u64) -> TaxonomyError {
+    let message = super::transport::error_chain(e);
+    if super::transport::io_is_timeout(e) {
+        TaxonomyError::Timeout {
+            url: url.to_owned(),
+            message,
+        }
+    } else {
+        TaxonomyError::Truncated {
+            url: url.to_owned(),
+            received,
+            message,
+        }
+    }
+}

@@ -1,0 +1,21 @@
+//! The sans-IO core: every decision of the clients, on the `http` crate's types, and no I/O.
+//!
+//! * [`token`]: the token endpoint's requests (each grant's form and headers) and answers;
+//! * [`api`]: one authenticated request to any REST API of the service and its answer;
+//! * [`taxonomy`]: the Taxonomy API's operations (request and decoding of each);
+//! * [`exchange`]: what a front hands back (an answer or a failure) and the one bounded
+//!   reading of a body;
+//! * [`retry`]: after a failed attempt, renew the token, wait and retry, or give up;
+//! * [`cache`]: the token cache's state machine (renewal, single flight, back-off);
+//! * [`trace`]: the spans and events, without secrets.
+//!
+//! The fronts ([`crate::blocking`] and [`crate::aio`]) send bytes, read bytes and sleep;
+//! they share nothing but their calls into this module.
+
+pub(crate) mod api;
+pub(crate) mod cache;
+pub(crate) mod exchange;
+pub(crate) mod retry;
+pub(crate) mod taxonomy;
+pub(crate) mod token;
+pub(crate) mod trace;

@@ -1,0 +1,412 @@
+//! The Taxonomy API's operations without I/O: for each, the request ([`ApiCall`]) and the
+//! decoding of its answer into the typed result. A front runs an [`Operation`] (with token
+//! renewal and retries) and hands the answer back to it.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use marketplaces::Marketplace;
+use taxonomy_tree::decode::{CategorySubtree, Provenance, decode_subtree, decode_tree};
+use taxonomy_tree::tree::CategoryTree;
+
+use super::api::{ApiCall, Fetched, MAX_ERROR_ANSWER};
+use crate::taxonomy::types::{
+    WireAspects, WireCompatibilityProperties, WireCompatibilityValues, WireDefaultTreeId,
+    WireExpiredCategories, WireSuggestions, aspects_from_wire, compatibility_properties_from_wire,
+    compatibility_values_from_wire, default_tree_id_from_wire, expired_from_wire,
+    suggestions_from_wire,
+};
+use crate::taxonomy::{
+    CategorySuggestions, CompatibilityProperties, CompatibilityPropertyValues, DefaultTreeId,
+    ExpiredCategories, ItemAspects, TaxonomyConfig, TaxonomyError, TreeBody, TreePath,
+};
+
+/// A call and what turns its answer into `T`.
+pub(crate) struct Operation<T> {
+    /// The request.
+    pub(crate) call: ApiCall,
+    decode: Box<dyn FnOnce(Fetched) -> Result<T, TaxonomyError> + Send>,
+}
+
+impl<T> Operation<T> {
+    fn new(
+        call: ApiCall,
+        decode: impl FnOnce(Fetched) -> Result<T, TaxonomyError> + Send + 'static,
+    ) -> Self {
+        Self {
+            call,
+            decode: Box::new(decode),
+        }
+    }
+
+    /// The typed result of a successful answer.
+    pub(crate) fn decode(self, fetched: Fetched) -> Result<T, TaxonomyError> {
+        (self.decode)(fetched)
+    }
+}
+
+/// The `Accept-Language` a call for `site` sends: `language`, else the configured language,
+/// else the site's language.
+pub(crate) fn language_for(
+    config: &TaxonomyConfig,
+    site: Marketplace,
+    language: Option<&str>,
+) -> String {
+    language
+        .filter(|l| !l.trim().is_empty())
+        .or(config.language.as_deref())
+        .unwrap_or(site.default_language())
+        .to_owned()
+}
+
+/// The tree a call for `site` addresses: the site's tree in the configured language
+/// ([`Marketplace::tree_for_language`]: Canada's French tree with `fr-CA`), else its default
+/// tree.
+pub(crate) fn tree_id_for(config: &TaxonomyConfig, site: Marketplace) -> u32 {
+    site.tree_for_language(&language_for(config, site, None))
+}
+
+/// A `GET` of `url` in `site` with the configured language and limits.
+fn site_call(
+    config: &TaxonomyConfig,
+    operation: &'static str,
+    url: url::Url,
+    site: Marketplace,
+) -> ApiCall {
+    ApiCall::get(operation, url, config.timeout, config.max_body_bytes)
+        .in_marketplace(site.marketplace_id(), &language_for(config, site, None))
+}
+
+/// getCategoryTree of `site` in `language`, in the path form `form`: the body unparsed.
+pub(crate) fn tree_body(
+    config: &TaxonomyConfig,
+    site: Marketplace,
+    language: Option<&str>,
+    form: TreePath,
+) -> Operation<TreeBody> {
+    let language = language_for(config, site, language);
+    let tree_id = site.tree_for_language(&language);
+    let call = ApiCall::get(
+        "getCategoryTree",
+        config.tree_url_in(tree_id, form),
+        config.timeout,
+        config.max_body_bytes,
+    )
+    .in_marketplace(site.marketplace_id(), &language);
+    Operation::new(call, move |fetched| {
+        Ok(TreeBody {
+            site,
+            tree_id,
+            url: fetched.url,
+            language,
+            bytes: fetched.bytes,
+        })
+    })
+}
+
+/// Decodes a fetched tree with `provenance` (an empty language or source is filled with the
+/// language sent and the URL), and checks it is the tree asked for.
+pub(crate) fn decode_tree_body(
+    body: &TreeBody,
+    provenance: &Provenance,
+) -> Result<CategoryTree, TaxonomyError> {
+    let mut provenance = provenance.clone();
+    if provenance.language.trim().is_empty() {
+        provenance.language = body.language.clone();
+    }
+    if provenance.source.trim().is_empty() {
+        provenance.source = body.url.to_string();
+    }
+    let tree = decode_tree(&body.bytes, &provenance).map_err(|source| TaxonomyError::Decode {
+        url: body.url.to_string(),
+        source,
+    })?;
+    if tree.meta.tree_id != body.tree_id {
+        return Err(TaxonomyError::UnexpectedBody {
+            url: body.url.to_string(),
+            status: 200,
+            reason: format!(
+                "categoryTreeId is {} but tree {} was asked for",
+                tree.meta.tree_id, body.tree_id
+            ),
+            body: String::new(),
+        });
+    }
+    Ok(tree)
+}
+
+/// getCategorySuggestions: no match (an empty list, or `204 No Content`) is an empty list.
+pub(crate) fn suggestions(
+    config: &TaxonomyConfig,
+    site: Marketplace,
+    q: &str,
+) -> Operation<CategorySuggestions> {
+    let tree_id = tree_id_for(config, site);
+    let call = site_call(
+        config,
+        "getCategorySuggestions",
+        config.suggestions_url(tree_id, q),
+        site,
+    );
+    Operation::new(call, move |fetched| {
+        if fetched.is_empty() {
+            return Ok(CategorySuggestions {
+                tree_id,
+                tree_version: String::new(),
+                suggestions: Vec::new(),
+            });
+        }
+        let wire: WireSuggestions = fetched.json()?;
+        suggestions_from_wire(tree_id, wire).map_err(|reason| fetched.unexpected(reason))
+    })
+}
+
+/// getCategorySubtree, through the tree's node decoder and structural rules.
+pub(crate) fn subtree(
+    config: &TaxonomyConfig,
+    site: Marketplace,
+    category_id: u32,
+) -> Operation<CategorySubtree> {
+    let url = config.subtree_url(tree_id_for(config, site), category_id);
+    Operation::new(
+        site_call(config, "getCategorySubtree", url, site),
+        move |fetched| {
+            decode_subtree(&fetched.bytes, category_id).map_err(|source| TaxonomyError::Decode {
+                url: fetched.url.to_string(),
+                source,
+            })
+        },
+    )
+}
+
+/// getItemAspectsForCategory: `204 No Content` is a category without aspects.
+pub(crate) fn item_aspects(
+    config: &TaxonomyConfig,
+    site: Marketplace,
+    category_id: u32,
+) -> Operation<ItemAspects> {
+    let url = config.aspects_url(tree_id_for(config, site), category_id);
+    Operation::new(
+        site_call(config, "getItemAspectsForCategory", url, site),
+        move |fetched| {
+            if fetched.is_empty() {
+                return Ok(ItemAspects {
+                    category_id,
+                    aspects: Vec::new(),
+                });
+            }
+            let wire: WireAspects = fetched.json()?;
+            aspects_from_wire(category_id, wire).map_err(|reason| fetched.unexpected(reason))
+        },
+    )
+}
+
+/// getDefaultCategoryTreeId: `204 No Content` is [`TaxonomyError::NoDefaultTree`]; the answer
+/// is two short fields, so at most 1 MiB of it is read.
+pub(crate) fn default_tree_id(
+    config: &TaxonomyConfig,
+    marketplace_id: &str,
+) -> Operation<DefaultTreeId> {
+    let language = match Marketplace::from_marketplace_id(marketplace_id) {
+        Some(site) => language_for(config, site, None),
+        None => config
+            .language
+            .clone()
+            .unwrap_or_else(|| "en-US".to_owned()),
+    };
+    let call = ApiCall::get(
+        "getDefaultCategoryTreeId",
+        config.default_tree_id_url(marketplace_id),
+        config.timeout,
+        config.max_body_bytes.min(MAX_ERROR_ANSWER),
+    )
+    .in_marketplace(marketplace_id, &language);
+    let marketplace_id = marketplace_id.to_owned();
+    Operation::new(call, move |fetched| {
+        if fetched.is_empty() {
+            return Err(TaxonomyError::NoDefaultTree {
+                marketplace_id,
+                url: fetched.url.to_string(),
+            });
+        }
+        let wire: WireDefaultTreeId = fetched.json()?;
+        default_tree_id_from_wire(wire).map_err(|reason| fetched.unexpected(reason))
+    })
+}
+
+/// getExpiredCategories: none (an empty list, or `204 No Content`) is an empty list.
+pub(crate) fn expired_categories(
+    config: &TaxonomyConfig,
+    site: Marketplace,
+) -> Operation<ExpiredCategories> {
+    let tree_id = tree_id_for(config, site);
+    let url = config.expired_categories_url(tree_id);
+    Operation::new(
+        site_call(config, "getExpiredCategories", url, site),
+        move |fetched| {
+            if fetched.is_empty() {
+                return Ok(ExpiredCategories {
+                    tree_id,
+                    mappings: Vec::new(),
+                });
+            }
+            let wire: WireExpiredCategories = fetched.json()?;
+            expired_from_wire(tree_id, wire).map_err(|reason| fetched.unexpected(reason))
+        },
+    )
+}
+
+/// getCompatibilityProperties: `204 No Content` is an empty list.
+pub(crate) fn compatibility_properties(
+    config: &TaxonomyConfig,
+    site: Marketplace,
+    category_id: u32,
+) -> Operation<CompatibilityProperties> {
+    let url = config.compatibility_properties_url(tree_id_for(config, site), category_id);
+    Operation::new(
+        site_call(config, "getCompatibilityProperties", url, site),
+        move |fetched| {
+            if fetched.is_empty() {
+                return Ok(CompatibilityProperties {
+                    category_id,
+                    properties: Vec::new(),
+                });
+            }
+            let wire: WireCompatibilityProperties = fetched.json()?;
+            compatibility_properties_from_wire(category_id, wire)
+                .map_err(|reason| fetched.unexpected(reason))
+        },
+    )
+}
+
+/// getCompatibilityPropertyValues: `204 No Content` is an empty list.
+pub(crate) fn compatibility_property_values(
+    config: &TaxonomyConfig,
+    site: Marketplace,
+    category_id: u32,
+    property: &str,
+    filter: &[(&str, &str)],
+) -> Operation<CompatibilityPropertyValues> {
+    let url = config.compatibility_property_values_url(
+        tree_id_for(config, site),
+        category_id,
+        property,
+        filter,
+    );
+    let property = property.to_owned();
+    Operation::new(
+        site_call(config, "getCompatibilityPropertyValues", url, site),
+        move |fetched| {
+            if fetched.is_empty() {
+                return Ok(CompatibilityPropertyValues {
+                    category_id,
+                    property,
+                    values: Vec::new(),
+                });
+            }
+            let wire: WireCompatibilityValues = fetched.json()?;
+            compatibility_values_from_wire(category_id, &property, wire)
+                .map_err(|reason| fetched.unexpected(reason))
+        },
+    )
+}
+
+/// fetchItemAspects of `site`: the request only (the answer streams to a file).
+pub(crate) fn item_aspects_file_call(config: &TaxonomyConfig, site: Marketplace) -> ApiCall {
+    let mut call = site_call(
+        config,
+        "fetchItemAspects",
+        config.item_aspects_file_url(tree_id_for(config, site)),
+        site,
+    );
+    call.accept = "application/octet-stream, application/json";
+    call.timeout = config.download_timeout;
+    call.limits.success = config.max_download_bytes;
+    call
+}
+
+/// The getCategoryTree path form of one client: the configured one, or with
+/// [`TreePath::Auto`] the form that worked, and the order to try them in.
+#[derive(Debug, Default)]
+pub(crate) struct TreeForms {
+    /// With [`TreePath::Auto`]: the form that worked (`FORM_*`).
+    worked: AtomicU8,
+}
+
+const FORM_PATH: u8 = 1;
+const FORM_QUERY: u8 = 2;
+
+impl TreeForms {
+    /// The form in use: `configured`, or with [`TreePath::Auto`] the form that worked (`Auto`
+    /// until a tree was fetched).
+    pub(crate) fn in_use(&self, configured: TreePath) -> TreePath {
+        match (configured, self.worked.load(Ordering::Acquire)) {
+            (TreePath::Auto, FORM_PATH) => TreePath::Path,
+            (TreePath::Auto, FORM_QUERY) => TreePath::Query,
+            (form, _) => form,
+        }
+    }
+
+    /// The forms to try, in order: with [`TreePath::Auto`] and none known yet, the path form
+    /// and then the query form.
+    pub(crate) fn to_try(&self, configured: TreePath) -> TreeFallback {
+        let forms = match self.in_use(configured) {
+            TreePath::Auto => vec![TreePath::Path, TreePath::Query],
+            form => vec![form],
+        };
+        TreeFallback {
+            forms,
+            next: 0,
+            first_error: None,
+        }
+    }
+
+    /// `form` worked: later calls use it.
+    pub(crate) fn worked(&self, form: TreePath) {
+        let value = match form {
+            TreePath::Path => FORM_PATH,
+            TreePath::Query => FORM_QUERY,
+            TreePath::Auto => return,
+        };
+        self.worked.store(value, Ordering::Release);
+    }
+}
+
+/// The forms of one getCategoryTree call still to try.
+#[derive(Debug)]
+pub(crate) struct TreeFallback {
+    forms: Vec<TreePath>,
+    next: usize,
+    first_error: Option<TaxonomyError>,
+}
+
+impl TreeFallback {
+    /// The next form to try (`None` when none is left).
+    pub(crate) fn next_form(&mut self) -> Option<TreePath> {
+        let form = self.forms.get(self.next).copied();
+        self.next += 1;
+        form
+    }
+
+    /// The form tried last failed with `error`: `None` to try the next form (a 404 or the
+    /// service's "tree not found", errorId 62004, when a form is left), or the call's error.
+    /// When every form says "not found", the tree id is unknown, and the first answer (of the
+    /// documented form) says so.
+    pub(crate) fn failed(&mut self, error: TaxonomyError) -> Option<TaxonomyError> {
+        let not_found = is_tree_not_found(&error);
+        if !not_found {
+            return Some(error);
+        }
+        let first = self.first_error.take().unwrap_or(error);
+        if self.next < self.forms.len() {
+            self.first_error = Some(first);
+            None
+        } else {
+            Some(first)
+        }
+    }
+}
+
+/// A 404, or the service's "category tree not found" (errorId 62004) whatever its status.
+fn is_tree_not_found(error: &TaxonomyError) -> bool {
+    error.status() == Some(404) || error.error_id() == Some(62004)
+}

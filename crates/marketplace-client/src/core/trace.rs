@@ -1,0 +1,80 @@
+//! What the clients tell `tracing`: one span per HTTP attempt and the token cache's events,
+//! with no secret in any of them.
+//!
+//! The span of an attempt is `http` (target `marketplace_client::http`) with the fields
+//! `operation` (the service's name of the call, e.g. `getCategoryTree`, or `token` for the
+//! token endpoint), `method`, `url` (without user information; it never holds a token),
+//! `marketplace`, `attempt` (1 for the first), and once answered `status`, `elapsed_ms`,
+//! `error_ids` (the service's `errorId`s) and `retry_after_s`. A token request adds `grant`
+//! and `scopes`, and its answer `expires_in_s`. The token cache's events (target
+//! `marketplace_client::token`) say when a token was handed out from the cache, when a
+//! caller waited for another's request (single flight), and when a token was requested or
+//! renewed. No field ever holds a token, a code, a secret or an `Authorization` header: the
+//! values recorded are built here, from what is known to be free of them.
+
+use std::time::Duration;
+
+use tracing::field::Empty;
+
+/// The span of one attempt of `operation`.
+pub(crate) fn attempt(
+    operation: &str,
+    method: &http::Method,
+    url: &url::Url,
+    marketplace: Option<&str>,
+    attempt: u32,
+) -> tracing::Span {
+    tracing::info_span!(
+        target: "marketplace_client::http",
+        "http",
+        operation,
+        method = %method,
+        url = %url_for_trace(url),
+        marketplace = marketplace.unwrap_or(""),
+        attempt,
+        grant = Empty,
+        scopes = Empty,
+        status = Empty,
+        elapsed_ms = Empty,
+        error_ids = Empty,
+        retry_after_s = Empty,
+        expires_in_s = Empty,
+    )
+}
+
+/// `url` without user information (which may hold a password).
+fn url_for_trace(url: &url::Url) -> String {
+    if url.username().is_empty() && url.password().is_none() {
+        return url.to_string();
+    }
+    let mut url = url.clone();
+    let _ = url.set_username("");
+    let _ = url.set_password(None);
+    url.to_string()
+}
+
+/// Records an answer's status, the time it took, its `Retry-After` and its service error ids.
+pub(crate) fn answered(
+    span: &tracing::Span,
+    status: u16,
+    elapsed: Duration,
+    retry_after: Option<Duration>,
+    error_ids: &[u32],
+) {
+    span.record("status", status);
+    span.record("elapsed_ms", elapsed.as_millis() as u64);
+    if let Some(wait) = retry_after {
+        span.record("retry_after_s", wait.as_secs());
+    }
+    if !error_ids.is_empty() {
+        let ids: Vec<String> = error_ids.iter().map(u32::to_string).collect();
+        span.record("error_ids", ids.join(",").as_str());
+    }
+}
+
+/// Records a failure without an answer (no connection, a time-out, a cut-off body).
+pub(crate) fn failed(span: &tracing::Span, elapsed: Duration, message: &str) {
+    span.record("elapsed_ms", elapsed.as_millis() as u64);
+    let _entered = span.enter();
+    tracing::debug!(target: "marketplace_client::http", error = message, "no answer");
+}
