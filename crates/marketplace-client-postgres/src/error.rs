@@ -1,0 +1,185 @@
+//! The one error type of the crate.
+//!
+//! No message carries a token or a key: database errors name the operation, decryption
+//! errors name the row (its table and key columns, which are not secret), key errors say
+//! what is wrong with the key without echoing it.
+
+use std::fmt;
+
+/// Everything that can go wrong in this crate.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A statement failed (or the database could not be reached). `operation` says what was
+    /// being done, for example `"save refresh token"`.
+    #[error("database error while trying to {operation}: {source}")]
+    Database {
+        /// What was being done.
+        operation: &'static str,
+        /// The driver's error.
+        #[source]
+        source: sqlx::Error,
+    },
+
+    /// The schema migrations failed.
+    #[error("could not migrate the token store's schema: {0}")]
+    Migration(#[source] sqlx::migrate::MigrateError),
+
+    /// No token key is configured.
+    #[error(
+        "no token key: set {var} to 32 random bytes in base64, for example the output of \
+         `head -c 32 /dev/urandom | base64`"
+    )]
+    MissingKey {
+        /// The environment variable that was read.
+        var: &'static str,
+    },
+
+    /// A token key that is not 32 bytes of base64. The value itself is never shown.
+    #[error(
+        "invalid token key{}: {problem} (expected 32 random bytes in base64, for example the \
+         output of `head -c 32 /dev/urandom | base64`)",
+        from.map(|v| format!(" in {v}")).unwrap_or_default()
+    )]
+    InvalidKey {
+        /// Where the key came from (an environment variable), if known.
+        from: Option<&'static str>,
+        /// What is wrong with it (never the value).
+        problem: KeyProblem,
+    },
+
+    /// A stored ciphertext could not be decrypted.
+    #[error("cannot decrypt the token stored in {row}: {reason}")]
+    Decrypt {
+        /// The row: table and key columns.
+        row: Box<RowId>,
+        /// Why.
+        reason: DecryptFailure,
+    },
+
+    /// Encryption failed (only on absurd input sizes).
+    #[error("cannot encrypt the token for {row}")]
+    Encrypt {
+        /// The row it was meant for.
+        row: Box<RowId>,
+    },
+
+    /// A time outside the range the store can represent.
+    #[error("the {what} is outside the range of representable times")]
+    TimeOutOfRange {
+        /// Which time.
+        what: &'static str,
+    },
+
+    /// A stored value is not what the schema allows (for example a time out of range).
+    #[error("unexpected value stored in {row}: {problem}")]
+    Corrupt {
+        /// The row.
+        row: Box<RowId>,
+        /// What is wrong.
+        problem: &'static str,
+    },
+}
+
+impl Error {
+    pub(crate) fn db(operation: &'static str) -> impl FnOnce(sqlx::Error) -> Error {
+        move |source| Error::Database { operation, source }
+    }
+}
+
+/// What is wrong with a token key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum KeyProblem {
+    /// It is not valid base64.
+    NotBase64,
+    /// It decodes to this many bytes instead of 32.
+    WrongLength(usize),
+}
+
+impl fmt::Display for KeyProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KeyProblem::NotBase64 => f.write_str("it is not valid base64"),
+            KeyProblem::WrongLength(n) => write!(f, "it decodes to {n} bytes, not 32"),
+        }
+    }
+}
+
+/// Why a ciphertext did not decrypt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DecryptFailure {
+    /// The row was encrypted under a key the keyring does not hold (its fingerprint is shown).
+    UnknownKey(String),
+    /// Authentication failed: the key is wrong, the ciphertext was altered, or it belongs to
+    /// another row.
+    Authentication,
+    /// The stored value is too short to be a ciphertext.
+    Malformed,
+    /// The plaintext is not UTF-8.
+    NotUtf8,
+}
+
+impl fmt::Display for DecryptFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecryptFailure::UnknownKey(id) => write!(
+                f,
+                "it was encrypted under key {id}, which is neither the current nor the \
+                 previous key"
+            ),
+            DecryptFailure::Authentication => f.write_str(
+                "authentication failed (a wrong key, an altered ciphertext, or a ciphertext \
+                 copied from another row)",
+            ),
+            DecryptFailure::Malformed => f.write_str("the stored value is too short"),
+            DecryptFailure::NotUtf8 => f.write_str("the decrypted token is not UTF-8"),
+        }
+    }
+}
+
+/// The identity of a row, as shown in errors and bound into its ciphertext.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowId {
+    pub(crate) table: &'static str,
+    pub(crate) environment: String,
+    pub(crate) client_id: String,
+    pub(crate) kind: Option<&'static str>,
+    pub(crate) subject: String,
+}
+
+impl RowId {
+    /// The associated data of the row's ciphertext: every part length-prefixed, so that no two
+    /// identities encode alike.
+    pub(crate) fn associated_data(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(64);
+        let parts: [&str; 6] = [
+            "marketplace-client-postgres/v1",
+            self.table,
+            &self.environment,
+            &self.client_id,
+            self.kind.unwrap_or(""),
+            &self.subject,
+        ];
+        for part in parts {
+            out.extend_from_slice(&(part.len() as u64).to_be_bytes());
+            out.extend_from_slice(part.as_bytes());
+        }
+        out
+    }
+}
+
+impl fmt::Display for RowId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} (environment {:?}, client id {:?}",
+            self.table, self.environment, self.client_id
+        )?;
+        match self.kind {
+            Some(kind) => write!(f, ", kind {kind:?}, subject {:?})", self.subject),
+            None => write!(f, ", account {:?})", self.subject),
+        }
+    }
+}

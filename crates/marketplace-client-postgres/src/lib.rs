@@ -1,0 +1,59 @@
+//! A token store on PostgreSQL, shared by a fleet of processes and hosts of a seller's
+//! backend.
+//!
+//! eBay allows each application 1,000 client-credentials grants a day, so many processes must
+//! share one application token; and a seller's refresh token must never be lost. This crate is
+//! the repository layer for both, over a [`sqlx::PgPool`]:
+//!
+//! - [`RefreshTokens`]: sellers' refresh tokens, keyed by (environment, client id, account),
+//!   with versioned writes, a compare-and-swap [`replace`](RefreshTokens::replace) and
+//!   needs-consent marks;
+//! - [`TokenCache`]: a shared access-token cache with single flight across processes: a
+//!   [`Lease`] granted by the database's clock, with a fencing counter so that a stale leader's
+//!   write changes nothing, and a shared back-off after failures.
+//!
+//! Every token is stored encrypted (AES-256-GCM, a random nonce per write, the row's identity
+//! as associated data) under a [`Keyring`]: the current [`TokenKey`] and, during a rotation,
+//! the previous one. Make a key with `head -c 32 /dev/urandom | base64` and set it in
+//! `MARKETPLACE_TOKEN_KEY`. No error message, `Debug` output or log field of this crate holds a
+//! token or a key.
+//!
+//! Run [`migrate`] once at start-up (it is idempotent). The tables are
+//! `marketplace_refresh_tokens` and `marketplace_token_cache`.
+//!
+//! The tests run against a real PostgreSQL: the server at `DATABASE_URL` when it is set (a
+//! fresh database per test), otherwise a throwaway server they start themselves from the
+//! `initdb`, `pg_ctl` and `postgres` binaries on `PATH` or in `/usr/lib/postgresql/*/bin`.
+
+mod cache;
+mod crypto;
+mod error;
+mod refresh;
+mod time;
+
+use std::time::SystemTime;
+
+use sqlx::PgPool;
+
+pub use cache::{CacheKey, CachedRow, Lease, NewCachedToken, TokenCache, TokenKind};
+pub use crypto::{KEY_VAR, Keyring, PREVIOUS_KEY_VAR, SecretText, TokenKey};
+pub use error::{DecryptFailure, Error, KeyProblem, RowId};
+pub use refresh::{AccountSummary, NewRefreshToken, RefreshKey, RefreshTokens, StoredRefresh};
+
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+
+/// Creates or updates the store's tables. Running it again (from any number of processes) is
+/// harmless: applied migrations are recorded and skipped.
+pub async fn migrate(pool: &PgPool) -> Result<(), Error> {
+    MIGRATOR.run(pool).await.map_err(Error::Migration)
+}
+
+/// The database's clock. Leases are granted by it; compute expiry and renewal times from it
+/// too, so that hosts with skewed clocks agree.
+pub async fn db_now(pool: &PgPool) -> Result<SystemTime, Error> {
+    let now: chrono::DateTime<chrono::Utc> = sqlx::query_scalar("SELECT now()")
+        .fetch_one(pool)
+        .await
+        .map_err(Error::db("read the database clock"))?;
+    time::from_db(now, "database clock")
+}

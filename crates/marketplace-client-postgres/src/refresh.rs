@@ -1,0 +1,363 @@
+//! Sellers' refresh tokens, encrypted, in `marketplace_refresh_tokens`.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use chrono::{DateTime, Utc};
+use sqlx::{PgPool, Row};
+use subtle::ConstantTimeEq;
+
+use crate::crypto::{Keyring, SecretText};
+use crate::error::{Error, RowId};
+use crate::time::{from_db, from_db_opt, to_db_opt};
+
+/// `account, expires_at, needs_consent, updated_at`.
+type SummaryRow = (String, Option<DateTime<Utc>>, bool, DateTime<Utc>);
+
+const TABLE: &str = "marketplace_refresh_tokens";
+
+/// Which refresh token: the eBay environment (for example `"production"` or `"sandbox"`), the
+/// application's client id and the seller's account name.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RefreshKey {
+    /// The environment.
+    pub environment: String,
+    /// The application's client id.
+    pub client_id: String,
+    /// The account (the caller's name for the seller).
+    pub account: String,
+}
+
+impl RefreshKey {
+    /// A key from its three parts.
+    pub fn new(
+        environment: impl Into<String>,
+        client_id: impl Into<String>,
+        account: impl Into<String>,
+    ) -> Self {
+        Self {
+            environment: environment.into(),
+            client_id: client_id.into(),
+            account: account.into(),
+        }
+    }
+
+    fn row(&self) -> RowId {
+        RowId {
+            table: TABLE,
+            environment: self.environment.clone(),
+            client_id: self.client_id.clone(),
+            kind: None,
+            subject: self.account.clone(),
+        }
+    }
+}
+
+/// A refresh token to store.
+#[derive(Clone, Copy)]
+pub struct NewRefreshToken<'a> {
+    /// The refresh token itself.
+    pub token: &'a str,
+    /// The granted scopes, space-separated.
+    pub scopes: &'a str,
+    /// When the token expires, if the server said.
+    pub expires_at: Option<SystemTime>,
+}
+
+impl fmt::Debug for NewRefreshToken<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("NewRefreshToken")
+            .field("token", &"[redacted]")
+            .field("scopes", &self.scopes)
+            .field("expires_at", &self.expires_at)
+            .finish()
+    }
+}
+
+/// A stored refresh token, decrypted.
+#[derive(Debug, Clone)]
+pub struct StoredRefresh {
+    /// The refresh token.
+    pub token: SecretText,
+    /// The granted scopes, space-separated.
+    pub scopes: String,
+    /// When it expires, if known.
+    pub expires_at: Option<SystemTime>,
+    /// True when the marketplace refused it and the seller must consent again.
+    pub needs_consent: bool,
+    /// The row's version: 1 on insert, one more on every write.
+    pub version: i64,
+    /// When the row was last written (the database's clock).
+    pub updated_at: SystemTime,
+}
+
+/// One account in [`RefreshTokens::list`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AccountSummary {
+    /// The account.
+    pub account: String,
+    /// When its refresh token expires, if known.
+    pub expires_at: Option<SystemTime>,
+    /// True when it is marked as needing a new consent.
+    pub needs_consent: bool,
+    /// When the row was last written.
+    pub updated_at: SystemTime,
+}
+
+/// The refresh-token table, over a connection pool, with the keyring that encrypts it.
+#[derive(Debug, Clone)]
+pub struct RefreshTokens {
+    pool: PgPool,
+    keyring: Arc<Keyring>,
+}
+
+impl RefreshTokens {
+    /// The table in the database of `pool` (migrated with [`crate::migrate`]).
+    pub fn new(pool: PgPool, keyring: Keyring) -> Self {
+        Self {
+            pool,
+            keyring: Arc::new(keyring),
+        }
+    }
+
+    /// The token of `key`, decrypted; `None` when none is stored.
+    pub async fn load(&self, key: &RefreshKey) -> Result<Option<StoredRefresh>, Error> {
+        let row = sqlx::query(
+            "SELECT ciphertext, key_id, scopes, expires_at, needs_consent, version, updated_at \
+             FROM marketplace_refresh_tokens \
+             WHERE environment = $1 AND client_id = $2 AND account = $3",
+        )
+        .bind(&key.environment)
+        .bind(&key.client_id)
+        .bind(&key.account)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(Error::db("load a refresh token"))?;
+        let Some(row) = row else { return Ok(None) };
+        let get = |e| Error::db("read a refresh token row")(e);
+        let ciphertext: Vec<u8> = row.try_get("ciphertext").map_err(get)?;
+        let key_id: String = row.try_get("key_id").map_err(get)?;
+        let token = self.keyring.decrypt(&key.row(), &key_id, &ciphertext)?;
+        Ok(Some(StoredRefresh {
+            token,
+            scopes: row.try_get("scopes").map_err(get)?,
+            expires_at: from_db_opt(row.try_get("expires_at").map_err(get)?, "expiry")?,
+            needs_consent: row.try_get("needs_consent").map_err(get)?,
+            version: row.try_get("version").map_err(get)?,
+            updated_at: from_db(row.try_get("updated_at").map_err(get)?, "update time")?,
+        }))
+    }
+
+    /// Stores `token` for `key`, encrypted under the current key, in one statement: inserted
+    /// with version 1, or replacing the stored token with its version incremented. Clears the
+    /// needs-consent mark. Returns the new version.
+    pub async fn save(&self, key: &RefreshKey, token: NewRefreshToken<'_>) -> Result<i64, Error> {
+        let (ciphertext, key_id) = self.keyring.encrypt(&key.row(), token.token)?;
+        let expires_at = to_db_opt(token.expires_at, "expiry")?;
+        let version: i64 = sqlx::query_scalar(
+            "INSERT INTO marketplace_refresh_tokens AS t \
+               (environment, client_id, account, ciphertext, key_id, scopes, expires_at, \
+                needs_consent, version, updated_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, false, 1, now()) \
+             ON CONFLICT (environment, client_id, account) DO UPDATE SET \
+               ciphertext = EXCLUDED.ciphertext, key_id = EXCLUDED.key_id, \
+               scopes = EXCLUDED.scopes, expires_at = EXCLUDED.expires_at, \
+               needs_consent = false, version = t.version + 1, updated_at = now() \
+             RETURNING version",
+        )
+        .bind(&key.environment)
+        .bind(&key.client_id)
+        .bind(&key.account)
+        .bind(ciphertext)
+        .bind(key_id)
+        .bind(token.scopes)
+        .bind(expires_at)
+        .fetch_one(&self.pool)
+        .await
+        .map_err(Error::db("save a refresh token"))?;
+        tracing::debug!(
+            environment = %key.environment,
+            client_id = %key.client_id,
+            account = %key.account,
+            version,
+            "refresh token saved"
+        );
+        Ok(version)
+    }
+
+    /// Stores `token` for `key` only if the stored token is `current` (compare and swap, under
+    /// a row lock in one transaction); `Ok(false)`, changing nothing, when another token or
+    /// none is stored. A refresh saves a rotated refresh token this way, so that it never
+    /// overwrites a newer consent saved meanwhile.
+    pub async fn replace(
+        &self,
+        key: &RefreshKey,
+        current: &str,
+        token: NewRefreshToken<'_>,
+    ) -> Result<bool, Error> {
+        let (ciphertext, key_id) = self.keyring.encrypt(&key.row(), token.token)?;
+        let expires_at = to_db_opt(token.expires_at, "expiry")?;
+        let mut tx = self
+            .pool
+            .begin()
+            .await
+            .map_err(Error::db("begin replacing a refresh token"))?;
+        if !self
+            .holds(&mut tx, key, current, "replace a refresh token")
+            .await?
+        {
+            return Ok(false);
+        }
+        sqlx::query(
+            "UPDATE marketplace_refresh_tokens SET \
+               ciphertext = $4, key_id = $5, scopes = $6, expires_at = $7, \
+               needs_consent = false, version = version + 1, updated_at = now() \
+             WHERE environment = $1 AND client_id = $2 AND account = $3",
+        )
+        .bind(&key.environment)
+        .bind(&key.client_id)
+        .bind(&key.account)
+        .bind(ciphertext)
+        .bind(key_id)
+        .bind(token.scopes)
+        .bind(expires_at)
+        .execute(&mut *tx)
+        .await
+        .map_err(Error::db("replace a refresh token"))?;
+        tx.commit()
+            .await
+            .map_err(Error::db("commit replacing a refresh token"))?;
+        Ok(true)
+    }
+
+    /// Locks the row of `key` in `tx` and tells whether its token is `expected`.
+    async fn holds(
+        &self,
+        tx: &mut sqlx::Transaction<'_, sqlx::Postgres>,
+        key: &RefreshKey,
+        expected: &str,
+        operation: &'static str,
+    ) -> Result<bool, Error> {
+        let row: Option<(Vec<u8>, String)> = sqlx::query_as(
+            "SELECT ciphertext, key_id FROM marketplace_refresh_tokens \
+             WHERE environment = $1 AND client_id = $2 AND account = $3 FOR UPDATE",
+        )
+        .bind(&key.environment)
+        .bind(&key.client_id)
+        .bind(&key.account)
+        .fetch_optional(&mut **tx)
+        .await
+        .map_err(Error::db(operation))?;
+        let Some((ciphertext, key_id)) = row else {
+            return Ok(false);
+        };
+        let held = self.keyring.decrypt(&key.row(), &key_id, &ciphertext)?;
+        Ok(bool::from(
+            held.expose().as_bytes().ct_eq(expected.as_bytes()),
+        ))
+    }
+
+    /// Forgets the token of `key`; true when one was stored.
+    pub async fn delete(&self, key: &RefreshKey) -> Result<bool, Error> {
+        let done = sqlx::query(
+            "DELETE FROM marketplace_refresh_tokens \
+             WHERE environment = $1 AND client_id = $2 AND account = $3",
+        )
+        .bind(&key.environment)
+        .bind(&key.client_id)
+        .bind(&key.account)
+        .execute(&self.pool)
+        .await
+        .map_err(Error::db("delete a refresh token"))?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    /// The accounts holding a token for this environment and application, those expiring
+    /// soonest first (tokens without a known expiry last), then by account.
+    pub async fn list(
+        &self,
+        environment: &str,
+        client_id: &str,
+    ) -> Result<Vec<AccountSummary>, Error> {
+        let rows: Vec<SummaryRow> = sqlx::query_as(
+            "SELECT account, expires_at, needs_consent, updated_at \
+             FROM marketplace_refresh_tokens WHERE environment = $1 AND client_id = $2 \
+             ORDER BY expires_at ASC NULLS LAST, account ASC",
+        )
+        .bind(environment)
+        .bind(client_id)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(Error::db("list refresh tokens"))?;
+        rows.into_iter()
+            .map(|(account, expires_at, needs_consent, updated_at)| {
+                Ok(AccountSummary {
+                    account,
+                    expires_at: from_db_opt(expires_at, "expiry")?,
+                    needs_consent,
+                    updated_at: from_db(updated_at, "update time")?,
+                })
+            })
+            .collect()
+    }
+
+    /// Marks the token of `key` as needing a new consent, if it is still `refused` (the token
+    /// the marketplace refused); false, changing nothing, when another token (a newer consent)
+    /// or none is stored.
+    pub async fn mark_needs_consent(&self, key: &RefreshKey, refused: &str) -> Result<bool, Error> {
+        let mut tx = self
+            .pool
+            .begin()
+            .await
+            .map_err(Error::db("begin marking a refresh token"))?;
+        if !self
+            .holds(
+                &mut tx,
+                key,
+                refused,
+                "mark a refresh token as needing consent",
+            )
+            .await?
+        {
+            return Ok(false);
+        }
+        sqlx::query(
+            "UPDATE marketplace_refresh_tokens SET \
+               needs_consent = true, version = version + 1, updated_at = now() \
+             WHERE environment = $1 AND client_id = $2 AND account = $3",
+        )
+        .bind(&key.environment)
+        .bind(&key.client_id)
+        .bind(&key.account)
+        .execute(&mut *tx)
+        .await
+        .map_err(Error::db("mark a refresh token as needing consent"))?;
+        tx.commit()
+            .await
+            .map_err(Error::db("commit marking a refresh token"))?;
+        tracing::info!(
+            environment = %key.environment,
+            client_id = %key.client_id,
+            account = %key.account,
+            "refresh token marked as needing consent"
+        );
+        Ok(true)
+    }
+
+    /// True when the token of `key` is marked as needing a new consent; false when it is not
+    /// or none is stored.
+    pub async fn needs_consent(&self, key: &RefreshKey) -> Result<bool, Error> {
+        let marked: Option<bool> = sqlx::query_scalar(
+            "SELECT needs_consent FROM marketplace_refresh_tokens \
+             WHERE environment = $1 AND client_id = $2 AND account = $3",
+        )
+        .bind(&key.environment)
+        .bind(&key.client_id)
+        .bind(&key.account)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(Error::db("read a needs-consent mark"))?;
+        Ok(marked.unwrap_or(false))
+    }
+}
