@@ -33,6 +33,7 @@ use crate::oauth::{
 };
 
 use super::oauth::OAuthClient;
+use crate::core::user::{self, Retried, Unsaved};
 
 /// Something that hands out a current bearer token. The taxonomy client takes one of these:
 /// on a 401 answer it calls [`invalidate`](Self::invalidate) with the token it sent and asks
@@ -334,15 +335,6 @@ pub struct UserTokenProvider {
     consent: Mutex<()>,
 }
 
-/// A refresh token the store has not taken yet.
-#[derive(Clone)]
-struct Unsaved {
-    record: StoredRefreshToken,
-    /// The refresh token the store held when this one was obtained, which it may replace; a
-    /// new consent's (`None`) replaces whatever is stored.
-    replaces: Option<RefreshToken>,
-}
-
 impl std::fmt::Debug for UserTokenProvider {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("UserTokenProvider")
@@ -416,13 +408,7 @@ impl UserTokenProvider {
         let _one_consent_at_a_time = lock(&self.consent);
         let (wall, mono) = (self.policy.clock.now(), self.policy.clock.instant());
         let response = self.client.exchange_code(code)?;
-        let record = StoredRefreshToken::from_response(&response, granted_scopes.clone(), wall)
-            .ok_or_else(|| OAuthError::UnexpectedBody {
-                grant: crate::oauth::Grant::AuthorizationCode,
-                status: 200,
-                reason: "the code exchange returned no refresh_token".into(),
-                body: String::new(),
-            })?;
+        let record = user::consent_record(&response, granted_scopes, wall)?;
         // The new consent replaces whatever the store holds; the flights still running see
         // the generation change and drop their results.
         let saved = self.store.save(&self.account, &record);
@@ -481,22 +467,20 @@ impl UserTokenProvider {
         if let Some(u) = unsaved {
             // Try the save that failed last time; the token is used either way, unless the
             // store has taken a newer one meanwhile (another process's consent).
-            match self.save(&u.record, u.replaces.as_ref()) {
-                Ok(true) => {
+            match user::retried(&self.save(&u.record, u.replaces.as_ref())) {
+                Retried::Saved => {
                     self.clear_unsaved(&u.record.refresh_token);
                     let held = u.record.refresh_token.clone();
                     return Ok((u.record, Some(held)));
                 }
-                Ok(false) => self.clear_unsaved(&u.record.refresh_token),
-                Err(_) => return Ok((u.record, u.replaces)),
+                Retried::Superseded => self.clear_unsaved(&u.record.refresh_token),
+                Retried::Kept => return Ok((u.record, u.replaces)),
             }
         }
         let record = self
             .store
             .load(&self.account)?
-            .ok_or_else(|| OAuthError::NoRefreshToken {
-                account: self.account.clone(),
-            })?;
+            .ok_or_else(|| user::no_refresh_token(&self.account))?;
         let held = record.refresh_token.clone();
         Ok((record, Some(held)))
     }
@@ -513,43 +497,25 @@ impl UserTokenProvider {
             // The error below still says what to do; the store's failure is reported aside.
             self.policy.report(&e);
         }
-        OAuthError::ConsentRevoked {
-            account: self.account.clone(),
-            description,
-            status,
-        }
+        user::consent_revoked(&self.account, description, status)
     }
 
     fn refresh(&self, flight: Flight) -> Result<Held, OAuthError> {
         let (record, stored) = self.current_record()?;
-        // The refresh token's expiry is stored, so it is wall-clock time.
-        if record.is_expired(flight.wall) {
-            return Err(OAuthError::RefreshTokenExpired {
-                account: self.account.clone(),
-            });
-        }
-        let scopes = self.scopes.as_ref().unwrap_or(&record.scopes);
+        user::check_usable(&record, flight.wall, &self.account)?;
+        let scopes = user::refresh_scopes(self.scopes.as_ref(), &record);
         let response = match self.client.refresh(&record.refresh_token, scopes) {
             Ok(response) => response,
-            Err(OAuthError::Server {
-                code: crate::oauth::OAuthErrorCode::InvalidGrant,
-                description,
-                status,
-                ..
-            }) => return Err(self.consent_revoked(&record.refresh_token, description, status)),
-            Err(e) => return Err(e),
+            Err(e) => {
+                return Err(match user::revoked(&e) {
+                    Some((description, status)) => {
+                        self.consent_revoked(&record.refresh_token, description, status)
+                    }
+                    None => e,
+                });
+            }
         };
-        if let Some(rotated) = &response.refresh_token
-            && !rotated.ct_eq(&record.refresh_token)
-        {
-            let updated = StoredRefreshToken {
-                refresh_token: rotated.clone(),
-                scopes: record.scopes.clone(),
-                expires_at: response
-                    .refresh_token_expires_in
-                    .and_then(|d| flight.wall.checked_add(d))
-                    .or(record.expires_at),
-            };
+        if let Some(updated) = user::rotated(&record, &response, flight.wall) {
             // Saved only over the token this refresh started from: if the store took a new
             // consent meanwhile, the rotated token belongs to the grant it replaced.
             match self.save(&updated, stored.as_ref()) {

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use url::Url;
 use zeroize::Zeroizing;
 
+pub(crate) use crate::core::exchange::error_chain;
 use crate::core::exchange::{Answer, Collector, Failure, Flow, Limits};
 use crate::options::{HttpOptions, Proxy};
 
@@ -127,21 +128,6 @@ pub(crate) fn client(base_url: &Url, options: &HttpOptions) -> Result<Http, Stri
         || builder.build().map(Http::new).map_err(|e| error_chain(&e)),
         |message| message,
     )
-}
-
-/// An error and its sources on one line, without repeating a source its parent already quotes.
-pub(crate) fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut message = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !message.contains(&text) {
-            message.push_str(": ");
-            message.push_str(&text);
-        }
-        source = s.source();
-    }
-    message
 }
 
 /// Sends `request`, bounded by `timeout` from connecting to the end of the answer.

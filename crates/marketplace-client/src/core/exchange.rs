@@ -181,6 +181,21 @@ fn too_large() -> Failure {
     }
 }
 
+/// An error and its sources on one line, without repeating a source its parent already quotes.
+pub(crate) fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut message = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let text = s.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        source = s.source();
+    }
+    message
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

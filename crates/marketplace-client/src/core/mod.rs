@@ -7,6 +7,7 @@
 //!   reading of a body;
 //! * [`retry`]: after a failed attempt, renew the token, wait and retry, or give up;
 //! * [`cache`]: the token cache's state machine (renewal, single flight, back-off);
+//! * [`user`]: the user-token provider's decisions (consent, revocation, rotation);
 //! * [`trace`]: the spans and events, without secrets.
 //!
 //! The fronts ([`crate::blocking`] and [`crate::aio`]) send bytes, read bytes and sleep;
@@ -19,3 +20,4 @@ pub(crate) mod retry;
 pub(crate) mod taxonomy;
 pub(crate) mod token;
 pub(crate) mod trace;
+pub(crate) mod user;

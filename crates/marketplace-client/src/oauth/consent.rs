@@ -155,23 +155,34 @@ impl OAuthClient {
         scopes: &ScopeSet,
         options: &ConsentOptions,
     ) -> Result<ConsentRequest, OAuthError> {
-        let redirect_uri = super::require_redirect_uri(self.redirect_uri())?;
-        let state = CsrfState::new_random().map_err(|e| OAuthError::Random(e.to_string()))?;
-        let scopes = if scopes.is_empty() {
-            ScopeSet::new([self.endpoints().default_scope()])
-        } else {
-            scopes.clone()
-        };
-        let url = consent_url(
+        new_request(
             self.endpoints(),
             self.client_id(),
-            redirect_uri,
-            &scopes,
-            &state,
+            self.redirect_uri(),
+            scopes,
             options,
-        )?;
-        Ok(ConsentRequest { url, state, scopes })
+        )
     }
+}
+
+/// A consent request of the application `client_id` for `scopes` (empty: the default scope)
+/// with a fresh random state, sent to `redirect_uri` (both fronts' `consent_request`).
+pub(crate) fn new_request(
+    endpoints: &Endpoints,
+    client_id: &ClientId,
+    redirect_uri: Option<&str>,
+    scopes: &ScopeSet,
+    options: &ConsentOptions,
+) -> Result<ConsentRequest, OAuthError> {
+    let redirect_uri = super::require_redirect_uri(redirect_uri)?;
+    let state = CsrfState::new_random().map_err(|e| OAuthError::Random(e.to_string()))?;
+    let scopes = if scopes.is_empty() {
+        ScopeSet::new([endpoints.default_scope()])
+    } else {
+        scopes.clone()
+    };
+    let url = consent_url(endpoints, client_id, redirect_uri, &scopes, &state, options)?;
+    Ok(ConsentRequest { url, state, scopes })
 }
 
 /// The query string of a redirect: of a full URL, or the text after `?`, or the whole text.

@@ -81,7 +81,7 @@
 //! ```
 
 mod config;
-mod consent;
+pub(crate) mod consent;
 mod error;
 pub(crate) mod redact;
 mod scope;

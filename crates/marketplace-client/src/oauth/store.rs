@@ -214,7 +214,7 @@ impl RefreshTokenStore for MemoryStore {
 /// assert_eq!(back.refresh_token.secret(), "v^1.1#i^1#r^1");
 /// # Ok(()) }
 /// ```
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct FileStore {
     path: PathBuf,
 }

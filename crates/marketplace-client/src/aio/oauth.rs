@@ -1,0 +1,684 @@
+//! OAuth 2.0 for async programs: the same types as [`crate::oauth`], with `async fn` where
+//! those do I/O. Configuration, answers, secrets and errors are the blocking module's own
+//! types, re-exported here, so code moves from one to the other by changing the import and
+//! adding `.await`.
+//!
+//! ```no_run
+//! use marketplace_client::aio::oauth::{AccessTokenSource, ApplicationTokenProvider, Credentials, Endpoints, OAuthClient};
+//!
+//! # async fn run() -> Result<(), marketplace_client::oauth::OAuthError> {
+//! let client = OAuthClient::new(Endpoints::production(), Credentials::new("MyApp-PRD-1", "PRD-cert-id"))?;
+//! let provider = ApplicationTokenProvider::new(client);
+//! let token = provider.access_token().await?; // one request, however many tasks ask at once
+//! let _header = format!("Bearer {}", token.secret());
+//! # Ok(()) }
+//! ```
+//!
+//! The caches are the core's: one request per expiry across all the tasks that ask (single
+//! flight), renewal ahead of expiry, a back-off after a failed grant. No lock is held across
+//! an `.await`, and a task dropped while it fetches (cancelled, timed out) leaves the cache
+//! usable: the next caller fetches. Needs a tokio runtime with time enabled
+//! (`#[tokio::main]` has it).
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::{Pin, pin};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::core::cache::{CacheState, Flight, Held, Landing, Policy, Step, policy_settings};
+use crate::core::token::{self, TokenCall};
+use crate::core::user::{self, Retried, Unsaved};
+use crate::oauth::lock;
+
+pub use crate::oauth::{
+    AccessToken, AuthorizationCode, AuthorizationResponse, CachedToken, ClientId, ClientSecret,
+    Clock, ConfigError, ConsentOptions, ConsentRequest, Credentials, CsrfState, DEFAULT_EXPIRES_IN,
+    DEFAULT_REFRESH_MARGIN, DEFAULT_RETRY_BACKOFF, DEFAULT_TIMEOUT, Endpoints, Environment,
+    ErrorHook, FileStore, Grant, HttpOptions, ManualClock, MemoryStore, OAuthConfig, OAuthError,
+    OAuthErrorCode, RefreshToken, ScopeSet, StoreError, StoredRefreshToken, SystemClock,
+    TokenResponse,
+};
+
+/// A boxed future that can be sent between threads: what the traits of this module return.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// A client of the token endpoint for one application (the async
+/// [`crate::oauth::OAuthClient`]).
+pub struct OAuthClient {
+    endpoints: Endpoints,
+    credentials: Credentials,
+    http: reqwest::Client,
+    timeout: Duration,
+}
+
+impl std::fmt::Debug for OAuthClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthClient")
+            .field("endpoints", &self.endpoints)
+            .field("credentials", &self.credentials)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OAuthClient {
+    /// A client with the default time-out ([`DEFAULT_TIMEOUT`]).
+    pub fn new(endpoints: Endpoints, credentials: Credentials) -> Result<Self, OAuthError> {
+        Self::with_options(endpoints, credentials, HttpOptions::default())
+    }
+
+    /// A client whose requests give up after `timeout`.
+    pub fn with_timeout(
+        endpoints: Endpoints,
+        credentials: Credentials,
+        timeout: Duration,
+    ) -> Result<Self, OAuthError> {
+        Self::with_options(
+            endpoints,
+            credentials,
+            HttpOptions::default().with_timeout(timeout),
+        )
+    }
+
+    /// A client with its own HTTP options (time-outs, proxy, user agent, extra root
+    /// certificates).
+    pub fn with_options(
+        endpoints: Endpoints,
+        credentials: Credentials,
+        options: HttpOptions,
+    ) -> Result<Self, OAuthError> {
+        let http = super::transport::client(endpoints.base_url(), &options)
+            .map_err(|message| OAuthError::Transport { message })?;
+        Ok(Self {
+            endpoints,
+            credentials,
+            http,
+            timeout: options.timeout,
+        })
+    }
+
+    /// A client with the endpoints and credentials of `config`.
+    pub fn from_config(config: &OAuthConfig) -> Result<Self, OAuthError> {
+        Self::new(config.endpoints.clone(), config.credentials()?)
+    }
+
+    /// The endpoints.
+    pub fn endpoints(&self) -> &Endpoints {
+        &self.endpoints
+    }
+
+    /// The application id.
+    pub fn client_id(&self) -> &ClientId {
+        &self.credentials.client_id
+    }
+
+    /// The redirect URI (RuName) of the consent flow, if configured.
+    pub fn redirect_uri(&self) -> Option<&str> {
+        self.credentials.redirect_uri.as_deref()
+    }
+
+    /// A consent request for `scopes` (empty: the default scope) with a fresh random state,
+    /// sent to the configured redirect URI.
+    pub fn consent_request(
+        &self,
+        scopes: &ScopeSet,
+        options: &ConsentOptions,
+    ) -> Result<ConsentRequest, OAuthError> {
+        crate::oauth::consent::new_request(
+            &self.endpoints,
+            self.client_id(),
+            self.redirect_uri(),
+            scopes,
+            options,
+        )
+    }
+
+    /// Requests an application token (the client-credentials grant).
+    pub async fn client_credentials(&self, scopes: &ScopeSet) -> Result<TokenResponse, OAuthError> {
+        self.post(token::client_credentials(
+            &self.endpoints,
+            &self.credentials,
+            scopes,
+            self.timeout,
+        )?)
+        .await
+    }
+
+    /// Exchanges an authorization code for a user token (the authorization-code grant).
+    pub async fn exchange_code(
+        &self,
+        code: &AuthorizationCode,
+    ) -> Result<TokenResponse, OAuthError> {
+        self.post(token::exchange_code(
+            &self.endpoints,
+            &self.credentials,
+            code,
+            self.timeout,
+        )?)
+        .await
+    }
+
+    /// Gets a new user access token from a refresh token (the refresh-token grant).
+    pub async fn refresh(
+        &self,
+        refresh_token: &RefreshToken,
+        scopes: &ScopeSet,
+    ) -> Result<TokenResponse, OAuthError> {
+        self.post(token::refresh(
+            &self.endpoints,
+            &self.credentials,
+            refresh_token,
+            scopes,
+            self.timeout,
+        )?)
+        .await
+    }
+
+    async fn post(&self, mut call: TokenCall) -> Result<TokenResponse, OAuthError> {
+        use tracing::Instrument as _;
+        let span = call.span();
+        let request = std::mem::take(&mut call.request);
+        let started = Instant::now();
+        let outcome = super::transport::exchange(&self.http, request, call.timeout, call.limits())
+            .instrument(span.clone())
+            .await;
+        call.finish(outcome, &span, started.elapsed())
+    }
+}
+
+/// Something that hands out a current bearer token (the async
+/// [`crate::oauth::AccessTokenSource`]). The taxonomy client takes one of these: on a 401
+/// answer it calls [`invalidate`](Self::invalidate) with the token it sent and asks again.
+pub trait AccessTokenSource: Send + Sync {
+    /// A token that is valid now.
+    fn access_token(&self) -> BoxFuture<'_, Result<AccessToken, OAuthError>>;
+
+    /// Tells the source that `token` was rejected, so the next call fetches a new one.
+    fn invalidate(&self, token: &AccessToken);
+
+    /// Ends the wait after a failed request, so the next call asks the server at once.
+    fn retry_now(&self) {}
+}
+
+impl<T: AccessTokenSource + ?Sized> AccessTokenSource for Arc<T> {
+    fn access_token(&self) -> BoxFuture<'_, Result<AccessToken, OAuthError>> {
+        (**self).access_token()
+    }
+    fn invalidate(&self, token: &AccessToken) {
+        (**self).invalidate(token)
+    }
+    fn retry_now(&self) {
+        (**self).retry_now()
+    }
+}
+
+/// A fixed token (for example `MARKETPLACE_ACCESS_TOKEN`), handed out as is.
+#[derive(Debug, Clone)]
+pub struct StaticTokenSource {
+    token: AccessToken,
+}
+
+impl StaticTokenSource {
+    /// A source that always returns `token`.
+    pub fn new(token: AccessToken) -> Self {
+        Self { token }
+    }
+}
+
+impl AccessTokenSource for StaticTokenSource {
+    fn access_token(&self) -> BoxFuture<'_, Result<AccessToken, OAuthError>> {
+        let token = self.token.clone();
+        Box::pin(async move { Ok(token) })
+    }
+    fn invalidate(&self, _token: &AccessToken) {}
+}
+
+/// The application-token source `config` describes: the ready token of
+/// `MARKETPLACE_ACCESS_TOKEN` when set, otherwise an [`ApplicationTokenProvider`] (the async
+/// [`OAuthConfig::application_token_source`]).
+pub fn application_token_source(
+    config: &OAuthConfig,
+) -> Result<Arc<dyn AccessTokenSource>, OAuthError> {
+    if let Some(token) = &config.access_token {
+        return Ok(Arc::new(StaticTokenSource::new(token.clone())));
+    }
+    Ok(Arc::new(ApplicationTokenProvider::new(
+        OAuthClient::from_config(config)?,
+    )))
+}
+
+/// One cached token: the core's [`CacheState`] behind a mutex that is never held across an
+/// `.await`, and a `Notify` the waiting tasks sleep on.
+#[derive(Default)]
+struct Slot {
+    state: Mutex<CacheState>,
+    done: tokio::sync::Notify,
+}
+
+/// Ends a flight whose future was dropped half way (cancelled) or panicked: the waiters wake
+/// and the next caller fetches.
+struct FlightGuard<'a> {
+    slot: &'a Slot,
+    armed: bool,
+}
+
+impl Drop for FlightGuard<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            lock(&self.slot.state).abandon(None);
+            self.slot.done.notify_waiters();
+        }
+    }
+}
+
+impl Slot {
+    async fn get<F, Fut>(&self, policy: &Policy, fetch: F) -> Result<AccessToken, OAuthError>
+    where
+        F: Fn(Flight) -> Fut,
+        Fut: Future<Output = Result<Held, OAuthError>>,
+    {
+        loop {
+            let step = lock(&self.state).step(policy);
+            match step {
+                Step::Ready(token) => return Ok(token),
+                Step::Fail(error) => return Err(error),
+                Step::Wait(flight) => loop {
+                    // Registered before the state is read, so no wake-up is lost.
+                    let mut notified = pin!(self.done.notified());
+                    notified.as_mut().enable();
+                    {
+                        let st = lock(&self.state);
+                        if !st.still_waiting(flight) {
+                            if let Some(error) = st.after_wait(policy) {
+                                return Err(error);
+                            }
+                            break;
+                        }
+                    }
+                    notified.await;
+                },
+                Step::Fetch(flight) => {
+                    let mut guard = FlightGuard {
+                        slot: self,
+                        armed: true,
+                    };
+                    let result = fetch(flight).await;
+                    guard.armed = false;
+                    let landing = lock(&self.state).land(flight, result, policy);
+                    self.done.notify_waiters();
+                    match landing {
+                        Landing::Stale => {}
+                        Landing::Done { result, report } => {
+                            if let Some(error) = report {
+                                policy.report(&error);
+                            }
+                            return result;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn install(&self, token: Held) -> std::sync::MutexGuard<'_, CacheState> {
+        let mut st = lock(&self.state);
+        st.install(token);
+        self.done.notify_waiters();
+        st
+    }
+
+    fn invalidate(&self, token: &AccessToken) {
+        lock(&self.state).invalidate(token);
+    }
+
+    fn retry_now(&self) {
+        lock(&self.state).retry_now();
+    }
+
+    fn cached(&self, clock: &dyn Clock) -> Option<CachedToken> {
+        lock(&self.state).cached(clock)
+    }
+}
+
+/// Application tokens (client-credentials grant), cached per scope set: the async
+/// [`crate::oauth::ApplicationTokenProvider`]. 200 tasks asking at once make one request.
+pub struct ApplicationTokenProvider {
+    client: Arc<OAuthClient>,
+    default_scopes: ScopeSet,
+    slots: Mutex<HashMap<ScopeSet, Arc<Slot>>>,
+    policy: Policy,
+}
+
+impl std::fmt::Debug for ApplicationTokenProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ApplicationTokenProvider")
+            .field("client", &self.client)
+            .field("default_scopes", &self.default_scopes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ApplicationTokenProvider {
+    /// A provider for `client` whose default scope is `{base_url}/oauth/api_scope`.
+    pub fn new(client: impl Into<Arc<OAuthClient>>) -> Self {
+        let client = client.into();
+        let default_scopes = ScopeSet::new([client.endpoints().default_scope()]);
+        Self {
+            client,
+            default_scopes,
+            slots: Mutex::new(HashMap::new()),
+            policy: Policy::new(),
+        }
+    }
+
+    /// Sets the scopes of [`AccessTokenSource::access_token`].
+    pub fn with_default_scopes(mut self, scopes: ScopeSet) -> Self {
+        if !scopes.is_empty() {
+            self.default_scopes = scopes;
+        }
+        self
+    }
+
+    policy_settings!();
+
+    /// The scopes of [`AccessTokenSource::access_token`].
+    pub fn default_scopes(&self) -> &ScopeSet {
+        &self.default_scopes
+    }
+
+    fn slot(&self, scopes: &ScopeSet) -> Arc<Slot> {
+        lock(&self.slots).entry(scopes.clone()).or_default().clone()
+    }
+
+    /// A valid token for `scopes` (empty: the default scopes), from the cache or the server.
+    pub async fn access_token_for(&self, scopes: &ScopeSet) -> Result<AccessToken, OAuthError> {
+        let scopes = if scopes.is_empty() {
+            &self.default_scopes
+        } else {
+            scopes
+        };
+        let slot = self.slot(scopes);
+        let result = slot
+            .get(&self.policy, |flight| async move {
+                let response = self.client.client_credentials(scopes).await?;
+                Ok(Held::from_response(
+                    &response,
+                    flight.mono,
+                    self.policy.margin,
+                ))
+            })
+            .await;
+        if result.is_ok() && !self.has_failure() {
+            *lock(&self.policy.last_error) = None;
+        }
+        result
+    }
+
+    fn has_failure(&self) -> bool {
+        lock(&self.slots)
+            .values()
+            .any(|s| lock(&s.state).has_failure())
+    }
+
+    /// The cached token for `scopes`, if any (valid or not).
+    pub fn cached(&self, scopes: &ScopeSet) -> Option<CachedToken> {
+        let scopes = if scopes.is_empty() {
+            &self.default_scopes
+        } else {
+            scopes
+        };
+        let slot = lock(&self.slots).get(scopes).cloned();
+        slot.and_then(|s| s.cached(&*self.policy.clock))
+    }
+}
+
+impl AccessTokenSource for ApplicationTokenProvider {
+    fn access_token(&self) -> BoxFuture<'_, Result<AccessToken, OAuthError>> {
+        Box::pin(async move { self.access_token_for(&self.default_scopes).await })
+    }
+
+    fn invalidate(&self, token: &AccessToken) {
+        let slots: Vec<Arc<Slot>> = lock(&self.slots).values().cloned().collect();
+        for slot in slots {
+            slot.invalidate(token);
+        }
+    }
+
+    fn retry_now(&self) {
+        let slots: Vec<Arc<Slot>> = lock(&self.slots).values().cloned().collect();
+        for slot in slots {
+            slot.retry_now();
+        }
+    }
+}
+
+pub use super::store::RefreshTokenStore;
+
+/// User tokens of one account, renewed with the refresh token kept in an async
+/// [`RefreshTokenStore`]; a rotated refresh token is saved back: the async
+/// [`crate::oauth::UserTokenProvider`], with the same guarantees (a new consent always wins
+/// over a refresh already running; a refresh token the store failed to save is kept and saved
+/// again).
+pub struct UserTokenProvider {
+    client: Arc<OAuthClient>,
+    store: Arc<dyn RefreshTokenStore>,
+    account: String,
+    scopes: Option<ScopeSet>,
+    slot: Slot,
+    policy: Policy,
+    /// A refresh token the store failed to save, kept and used until the store takes it.
+    unsaved: Mutex<Option<Unsaved>>,
+    /// Held through [`exchange_code`](Self::exchange_code): one consent at a time (an async
+    /// lock, since it is held across the exchange).
+    consent: tokio::sync::Mutex<()>,
+}
+
+impl std::fmt::Debug for UserTokenProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UserTokenProvider")
+            .field("client", &self.client)
+            .field("account", &self.account)
+            .field("scopes", &self.scopes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl UserTokenProvider {
+    /// A provider for `account`, whose refresh token is (or will be) in `store`.
+    pub fn new(
+        client: impl Into<Arc<OAuthClient>>,
+        store: Arc<dyn RefreshTokenStore>,
+        account: impl Into<String>,
+    ) -> Self {
+        Self {
+            client: client.into(),
+            store,
+            account: account.into(),
+            scopes: None,
+            slot: Slot::default(),
+            policy: Policy::new(),
+            unsaved: Mutex::new(None),
+            consent: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    /// Asks for `scopes` on refresh: a subset of the scopes granted at consent.
+    pub fn with_scopes(mut self, scopes: ScopeSet) -> Self {
+        self.scopes = Some(scopes).filter(|s| !s.is_empty());
+        self
+    }
+
+    policy_settings!();
+
+    /// The account.
+    pub fn account(&self) -> &str {
+        &self.account
+    }
+
+    /// The cached access token, if any.
+    pub fn cached(&self) -> Option<CachedToken> {
+        self.slot.cached(&*self.policy.clock)
+    }
+
+    /// The refresh token the store failed to save, if any.
+    pub fn unsaved_refresh_token(&self) -> Option<StoredRefreshToken> {
+        lock(&self.unsaved).as_ref().map(|u| u.record.clone())
+    }
+
+    /// Completes consent: exchanges `code`, stores the refresh token with the
+    /// `granted_scopes` and caches the access token. When the store fails, its error is
+    /// returned but the consent is not lost (see [`crate::oauth::UserTokenProvider`]).
+    pub async fn exchange_code(
+        &self,
+        code: &AuthorizationCode,
+        granted_scopes: &ScopeSet,
+    ) -> Result<StoredRefreshToken, OAuthError> {
+        let _one_consent_at_a_time = self.consent.lock().await;
+        let (wall, mono) = (self.policy.clock.now(), self.policy.clock.instant());
+        let response = self.client.exchange_code(code).await?;
+        let record = user::consent_record(&response, granted_scopes, wall)?;
+        let saved = self.store.save(&self.account, &record).await;
+        {
+            let _st = self
+                .slot
+                .install(Held::from_response(&response, mono, self.policy.margin));
+            *lock(&self.unsaved) = saved.is_err().then(|| Unsaved {
+                record: record.clone(),
+                replaces: None,
+            });
+        }
+        if let Err(e) = saved {
+            self.policy.report(&e);
+            return Err(e);
+        }
+        Ok(record)
+    }
+
+    async fn save(
+        &self,
+        record: &StoredRefreshToken,
+        replaces: Option<&RefreshToken>,
+    ) -> Result<bool, OAuthError> {
+        match replaces {
+            Some(current) => self.store.replace(&self.account, current, record).await,
+            None => self.store.save(&self.account, record).await.map(|()| true),
+        }
+    }
+
+    fn set_unsaved(&self, generation: u64, unsaved: Option<Unsaved>) {
+        let st = lock(&self.slot.state);
+        if st.generation() == generation {
+            *lock(&self.unsaved) = unsaved;
+        }
+    }
+
+    fn clear_unsaved(&self, token: &RefreshToken) {
+        let mut unsaved = lock(&self.unsaved);
+        if unsaved
+            .as_ref()
+            .is_some_and(|u| u.record.refresh_token.ct_eq(token))
+        {
+            *unsaved = None;
+        }
+    }
+
+    async fn current_record(
+        &self,
+    ) -> Result<(StoredRefreshToken, Option<RefreshToken>), OAuthError> {
+        let unsaved = lock(&self.unsaved).clone();
+        if let Some(u) = unsaved {
+            match user::retried(&self.save(&u.record, u.replaces.as_ref()).await) {
+                Retried::Saved => {
+                    self.clear_unsaved(&u.record.refresh_token);
+                    let held = u.record.refresh_token.clone();
+                    return Ok((u.record, Some(held)));
+                }
+                Retried::Superseded => self.clear_unsaved(&u.record.refresh_token),
+                Retried::Kept => return Ok((u.record, u.replaces)),
+            }
+        }
+        let record = self
+            .store
+            .load(&self.account)
+            .await?
+            .ok_or_else(|| user::no_refresh_token(&self.account))?;
+        let held = record.refresh_token.clone();
+        Ok((record, Some(held)))
+    }
+
+    async fn consent_revoked(
+        &self,
+        refused: &RefreshToken,
+        description: Option<String>,
+        status: u16,
+    ) -> OAuthError {
+        if let Err(e) = self.store.mark_needs_consent(&self.account, refused).await {
+            self.policy.report(&e);
+        }
+        user::consent_revoked(&self.account, description, status)
+    }
+
+    async fn refresh(&self, flight: Flight) -> Result<Held, OAuthError> {
+        let (record, stored) = self.current_record().await?;
+        user::check_usable(&record, flight.wall, &self.account)?;
+        let scopes = user::refresh_scopes(self.scopes.as_ref(), &record);
+        let response = match self.client.refresh(&record.refresh_token, scopes).await {
+            Ok(response) => response,
+            Err(e) => {
+                return Err(match user::revoked(&e) {
+                    Some((description, status)) => {
+                        self.consent_revoked(&record.refresh_token, description, status)
+                            .await
+                    }
+                    None => e,
+                });
+            }
+        };
+        if let Some(updated) = user::rotated(&record, &response, flight.wall) {
+            match self.save(&updated, stored.as_ref()).await {
+                Ok(_) => self.set_unsaved(flight.generation, None),
+                Err(e) => {
+                    self.policy.report(&e);
+                    self.set_unsaved(
+                        flight.generation,
+                        Some(Unsaved {
+                            record: updated,
+                            replaces: stored,
+                        }),
+                    );
+                }
+            }
+        }
+        Ok(Held::from_response(
+            &response,
+            flight.mono,
+            self.policy.margin,
+        ))
+    }
+}
+
+impl AccessTokenSource for UserTokenProvider {
+    fn access_token(&self) -> BoxFuture<'_, Result<AccessToken, OAuthError>> {
+        Box::pin(async move {
+            let result = self
+                .slot
+                .get(&self.policy, |flight| self.refresh(flight))
+                .await;
+            if result.is_ok()
+                && !lock(&self.slot.state).has_failure()
+                && lock(&self.unsaved).is_none()
+            {
+                *lock(&self.policy.last_error) = None;
+            }
+            result
+        })
+    }
+
+    fn invalidate(&self, token: &AccessToken) {
+        self.slot.invalidate(token);
+    }
+
+    fn retry_now(&self) {
+        self.slot.retry_now();
+    }
+}

@@ -1,0 +1,518 @@
+//! The Taxonomy API for async programs: the same client as [`crate::taxonomy`], with
+//! `async fn` for every call. Configuration, answers and errors are the blocking module's
+//! own types, re-exported here.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use marketplace_client::Marketplace;
+//! use marketplace_client::aio::oauth::{ApplicationTokenProvider, OAuthConfig, OAuthClient};
+//! use marketplace_client::aio::taxonomy::{TaxonomyClient, TaxonomyConfig};
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let oauth = OAuthConfig::from_env()?;
+//! let tokens = Arc::new(ApplicationTokenProvider::new(OAuthClient::from_config(&oauth)?));
+//! let client = TaxonomyClient::new(TaxonomyConfig::from_oauth_config(&oauth), tokens)?;
+//! for s in client.category_suggestions(Marketplace::Us, "iphone 15").await?.suggestions {
+//!     println!("{} {}", s.category.id, s.path());
+//! }
+//! # Ok(()) }
+//! ```
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use tracing::Instrument as _;
+
+use marketplaces::Marketplace;
+use taxonomy_tree::decode::Provenance;
+use taxonomy_tree::tree::CategoryTree;
+
+use super::oauth::{AccessTokenSource, HttpOptions, OAuthConfig};
+use crate::core::api::{ApiCall, Fetched};
+use crate::core::retry::{Attempts, Next};
+use crate::core::taxonomy::{self as ops, Operation, TreeForms};
+use crate::taxonomy::aspects_file::Download;
+
+pub use crate::taxonomy::{
+    Ancestor, Aspect, AspectAdvancedDataType, AspectApplicableTo, AspectCardinality,
+    AspectDataType, AspectMode, AspectUsage, AspectValue, AspectsFileError, CategoryAspects,
+    CategoryRef, CategorySubtree, CategorySuggestion, CategorySuggestions, CompatibilityProperties,
+    CompatibilityProperty, CompatibilityPropertyValues, DefaultTreeId, DownloadProgress,
+    ErrorParameter, ExpiredCategories, ExpiredCategory, ItemAspects, ItemAspectsFile,
+    ItemAspectsReader, RelevanceIndicator, ServiceError, TaxonomyConfig, TaxonomyError, TreeBody,
+    TreePath, ValueConstraint,
+};
+
+/// A client of eBay's Commerce Taxonomy API (v1) for async programs: the async
+/// [`crate::taxonomy::TaxonomyClient`], with the same requests, renewal on 401, retries with
+/// back-off (waiting with `tokio::time::sleep`), time-outs and limits. `Send + Sync`: one
+/// client serves every task.
+pub struct TaxonomyClient {
+    config: TaxonomyConfig,
+    tokens: Arc<dyn AccessTokenSource>,
+    http: reqwest::Client,
+    tree_forms: TreeForms,
+}
+
+impl std::fmt::Debug for TaxonomyClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaxonomyClient")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TaxonomyClient {
+    /// A client with `config` that takes its tokens from `tokens`.
+    pub fn new(
+        config: TaxonomyConfig,
+        tokens: Arc<dyn AccessTokenSource>,
+    ) -> Result<Self, TaxonomyError> {
+        Self::with_options(config, tokens, HttpOptions::default())
+    }
+
+    /// A client with its own HTTP options (proxy, user agent, extra root certificates); the
+    /// time-outs are the configuration's.
+    pub fn with_options(
+        config: TaxonomyConfig,
+        tokens: Arc<dyn AccessTokenSource>,
+        options: HttpOptions,
+    ) -> Result<Self, TaxonomyError> {
+        let options = options
+            .with_timeout(config.timeout)
+            .with_connect_timeout(config.connect_timeout);
+        let http = super::transport::client(&config.base_url, &options).map_err(|message| {
+            TaxonomyError::Transport {
+                url: config.base_url.to_string(),
+                message,
+            }
+        })?;
+        Ok(Self {
+            config,
+            tokens,
+            http,
+            tree_forms: TreeForms::default(),
+        })
+    }
+
+    /// A client configured from the environment, as [`crate::taxonomy::TaxonomyClient::from_env`].
+    pub fn from_env() -> Result<Self, TaxonomyError> {
+        let oauth = OAuthConfig::from_env().map_err(crate::oauth::OAuthError::from)?;
+        let tokens = super::oauth::application_token_source(&oauth)?;
+        let config =
+            TaxonomyConfig::from_oauth_config(&oauth).with_env(|name| std::env::var(name).ok())?;
+        Self::new(config, tokens)
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &TaxonomyConfig {
+        &self.config
+    }
+
+    /// The getCategoryTree path form this client uses: the configured one, or with
+    /// [`TreePath::Auto`] the form that worked (`Auto` until a tree was fetched).
+    pub fn tree_path_in_use(&self) -> TreePath {
+        self.tree_forms.in_use(self.config.tree_path)
+    }
+
+    /// The `Accept-Language` a call for `site` sends: `language`, else the configured
+    /// language, else the site's language.
+    pub fn language_for(&self, site: Marketplace, language: Option<&str>) -> String {
+        ops::language_for(&self.config, site, language)
+    }
+
+    /// Fetches the full category tree of `site` (getCategoryTree) and returns the body
+    /// unparsed, with the URL and language it was fetched with. `language` overrides
+    /// `Accept-Language`.
+    ///
+    /// The path form is [`TaxonomyConfig::tree_path`]. With [`TreePath::Auto`] the path form
+    /// is tried first; when it is answered with a 404 or the service's "tree not found"
+    /// (errorId 62004), the query form is tried once; the form that worked is kept for every
+    /// later call of this client (see [`tree_path_in_use`](Self::tree_path_in_use)).
+    pub async fn fetch_tree_body(
+        &self,
+        site: Marketplace,
+        language: Option<&str>,
+    ) -> Result<TreeBody, TaxonomyError> {
+        let mut forms = self.tree_forms.to_try(self.config.tree_path);
+        while let Some(form) = forms.next_form() {
+            match self
+                .run(ops::tree_body(&self.config, site, language, form))
+                .await
+            {
+                Ok(body) => {
+                    self.tree_forms.worked(form);
+                    return Ok(body);
+                }
+                Err(error) => {
+                    if let Some(error) = forms.failed(error) {
+                        return Err(error);
+                    }
+                }
+            }
+        }
+        Err(TaxonomyError::Invalid(
+            "no getCategoryTree form to try".into(),
+        ))
+    }
+
+    /// Fetches and decodes the full category tree of `site` with
+    /// [`decode_tree`](taxonomy_tree::decode::decode_tree).
+    ///
+    /// `Accept-Language` is `provenance.language` when it is not empty (else as in
+    /// [`language_for`](Self::language_for)); an empty `provenance.language` or
+    /// `provenance.source` is filled with the language sent and the URL.
+    pub async fn fetch_tree(
+        &self,
+        site: Marketplace,
+        provenance: &Provenance,
+    ) -> Result<CategoryTree, TaxonomyError> {
+        let body = self
+            .fetch_tree_body(site, Some(provenance.language.as_str()))
+            .await?;
+        let provenance = provenance.clone();
+        // Decoding a 20 MB tree is CPU work: off the runtime's threads.
+        tokio::task::spawn_blocking(move || ops::decode_tree_body(&body, &provenance))
+            .await
+            .unwrap_or_else(|e| Err(TaxonomyError::Invalid(format!("decoding failed: {e}"))))
+    }
+
+    /// Categories matching a keyword (getCategorySuggestions):
+    /// `GET …/category_tree/{id}/get_category_suggestions?q=…` (`q` form-encoded by the `url`
+    /// crate). No match (an empty list, or `204 No Content`) is an empty
+    /// [`CategorySuggestions::suggestions`].
+    pub async fn category_suggestions(
+        &self,
+        site: Marketplace,
+        q: &str,
+    ) -> Result<CategorySuggestions, TaxonomyError> {
+        self.run(ops::suggestions(&self.config, site, q)).await
+    }
+
+    /// One category and everything below it (getCategorySubtree):
+    /// `GET …/category_tree/{id}/get_category_subtree?category_id=…`. The answer goes through
+    /// the tree's node decoder and structural rules
+    /// ([`decode_subtree`](taxonomy_tree::decode::decode_subtree)); a failure is
+    /// [`TaxonomyError::Decode`].
+    pub async fn category_subtree(
+        &self,
+        site: Marketplace,
+        category_id: u32,
+    ) -> Result<CategorySubtree, TaxonomyError> {
+        self.run(ops::subtree(&self.config, site, category_id))
+            .await
+    }
+
+    /// The aspects a listing in a leaf category fills in (getItemAspectsForCategory):
+    /// `GET …/category_tree/{id}/get_item_aspects_for_category?category_id=…`. A category
+    /// without aspects (`204 No Content`) gives empty [`ItemAspects::aspects`]. Every
+    /// documented field of an aspect is kept; only an aspect without `localizedAspectName`
+    /// (or a value without `localizedValue`) is refused, as
+    /// [`TaxonomyError::UnexpectedBody`] naming the field.
+    pub async fn item_aspects(
+        &self,
+        site: Marketplace,
+        category_id: u32,
+    ) -> Result<ItemAspects, TaxonomyError> {
+        self.run(ops::item_aspects(&self.config, site, category_id))
+            .await
+    }
+
+    /// The default category tree id of a marketplace (getDefaultCategoryTreeId):
+    /// `GET …/get_default_category_tree_id?marketplace_id=…`. The marketplace header carries
+    /// the same id, and `Accept-Language` the site's language when the marketplace is known.
+    /// `204 No Content` (the service has no default tree for it) is
+    /// [`TaxonomyError::NoDefaultTree`]. The answer is two short fields: one of over 1 MiB
+    /// (or over [`TaxonomyConfig::max_body_bytes`], if smaller) is
+    /// [`TaxonomyError::BodyTooLarge`].
+    pub async fn default_tree_id(
+        &self,
+        marketplace_id: &str,
+    ) -> Result<DefaultTreeId, TaxonomyError> {
+        self.run(ops::default_tree_id(&self.config, marketplace_id))
+            .await
+    }
+
+    /// The expired leaf categories of `site`'s tree mapped to the active leaf categories that
+    /// replaced them (getExpiredCategories):
+    /// `GET …/category_tree/{id}/get_expired_categories`. A tree with none (an empty list, or
+    /// `204 No Content`) gives empty [`ExpiredCategories::mappings`].
+    pub async fn expired_categories(
+        &self,
+        site: Marketplace,
+    ) -> Result<ExpiredCategories, TaxonomyError> {
+        self.run(ops::expired_categories(&self.config, site)).await
+    }
+
+    /// The parts-compatibility properties of a category, e.g. `Make`, `Model`, `Year`
+    /// (getCompatibilityProperties):
+    /// `GET …/category_tree/{id}/get_compatibility_properties?category_id=…`. `204 No Content`
+    /// gives an empty list.
+    pub async fn compatibility_properties(
+        &self,
+        site: Marketplace,
+        category_id: u32,
+    ) -> Result<CompatibilityProperties, TaxonomyError> {
+        self.run(ops::compatibility_properties(
+            &self.config,
+            site,
+            category_id,
+        ))
+        .await
+    }
+
+    /// The values of one compatibility property, narrowed by `filter` (`name:value` pairs of
+    /// other properties, e.g. `[("Year", "2018"), ("Make", "Toyota")]`)
+    /// (getCompatibilityPropertyValues):
+    /// `GET …/get_compatibility_property_values?category_id=…&compatibility_property=…&filter=…`.
+    /// `204 No Content` gives an empty list.
+    pub async fn compatibility_property_values(
+        &self,
+        site: Marketplace,
+        category_id: u32,
+        property: &str,
+        filter: &[(&str, &str)],
+    ) -> Result<CompatibilityPropertyValues, TaxonomyError> {
+        self.run(ops::compatibility_property_values(
+            &self.config,
+            site,
+            category_id,
+            property,
+            filter,
+        ))
+        .await
+    }
+
+    /// Downloads the aspects of every leaf category of `site` (fetchItemAspects:
+    /// `GET …/category_tree/{id}/fetch_item_aspects`) to `dest`, a gzipped JSON file that can
+    /// pass 100 MB.
+    ///
+    /// The answer streams to a temporary file beside `dest` (never whole into memory) while
+    /// its gzip stream is decompressed and its JSON followed; only a complete, intact file
+    /// (every gzip member whole, the JSON object ended) is renamed over `dest`, so a failed or
+    /// cut-off download leaves `dest` as it was and no temporary file behind. Temporary files
+    /// get random names ([`taxonomy_tree::atomic::stage_file`]), so downloads in other
+    /// processes or containers never collide, and leftovers of a killed download are removed
+    /// by a later one. A server that sent the JSON transport-compressed instead gets it stored
+    /// gzipped all the same. `on_progress` is called as bytes arrive (an `indicatif` bar can
+    /// follow it). The call has its own time-out and size limits
+    /// ([`TaxonomyConfig::download_timeout`], [`TaxonomyConfig::max_download_bytes`] as
+    /// received, [`TaxonomyConfig::max_decompressed_bytes`] for the JSON inside); a connection
+    /// that breaks is retried like any other call, from the start. Read the file with
+    /// [`ItemAspectsFile::reader`].
+    ///
+    /// Here the answer's bytes arrive on the runtime and are handed to the blocking pool,
+    /// where the file is written and checked; `on_progress` is called there.
+    pub async fn fetch_item_aspects(
+        &self,
+        site: Marketplace,
+        dest: &std::path::Path,
+        on_progress: impl FnMut(DownloadProgress) + Send + 'static,
+    ) -> Result<ItemAspectsFile, TaxonomyError> {
+        let call = ops::item_aspects_file_call(&self.config, site);
+        let tree_id = ops::tree_id_for(&self.config, site);
+        let on_progress = Arc::new(std::sync::Mutex::new(on_progress));
+        let mut token = self.tokens.access_token().await?;
+        let mut attempts = Attempts::new(&self.config);
+        loop {
+            let (request, redactor) = call.request(&token)?;
+            let span = call.span(attempts.attempt());
+            let result = self
+                .download(
+                    &call,
+                    request,
+                    redactor,
+                    &span,
+                    dest,
+                    tree_id,
+                    on_progress.clone(),
+                )
+                .instrument(span.clone())
+                .await;
+            let error = match result {
+                Ok(done) => return Ok(done),
+                Err(e) => e,
+            };
+            match attempts.after(&error) {
+                Next::Renew => {
+                    self.tokens.invalidate(&token);
+                    token = self.tokens.access_token().await?;
+                }
+                Next::Wait(delay) => tokio::time::sleep(delay).await,
+                Next::Fail => return Err(error),
+            }
+        }
+    }
+
+    /// One attempt of a download: the answer's chunks go through a channel to
+    /// [`Download::run`] on the blocking pool.
+    #[allow(clippy::too_many_arguments)]
+    async fn download<P: FnMut(DownloadProgress) + Send + 'static>(
+        &self,
+        call: &ApiCall,
+        request: http::Request<Vec<u8>>,
+        redactor: crate::oauth::redact::Redactor,
+        span: &tracing::Span,
+        dest: &std::path::Path,
+        tree_id: u32,
+        on_progress: Arc<std::sync::Mutex<P>>,
+    ) -> Result<ItemAspectsFile, TaxonomyError> {
+        let started = Instant::now();
+        let deadline = started.checked_add(call.timeout);
+        let mut response = super::transport::send(&self.http, request, call.timeout)
+            .await
+            .map_err(|failure| call.no_answer(failure, span, started.elapsed()))?;
+        if !response.status().is_success() {
+            let outcome =
+                super::transport::collect(response, call.limits, call.timeout, deadline).await;
+            return Err(
+                match call.finish(outcome, redactor, span, started.elapsed()) {
+                    Err(error) => error,
+                    Ok(fetched) => fetched.unexpected("an error status read as a success".into()),
+                },
+            );
+        }
+        let status = response.status().as_u16();
+        let total = response.content_length();
+        let (sender, receiver) = std::sync::mpsc::sync_channel::<std::io::Result<bytes::Bytes>>(16);
+        let at = call.url.to_string();
+        let (dest, limit, json_limit) = (
+            dest.to_owned(),
+            self.config.max_download_bytes,
+            self.config.max_decompressed_bytes,
+        );
+        let writer = tokio::task::spawn_blocking(move || {
+            let mut body = ChannelReader {
+                receiver,
+                current: bytes::Bytes::new(),
+            };
+            let mut progress = |p: DownloadProgress| (crate::oauth::lock(&on_progress))(p);
+            Download {
+                dest: &dest,
+                url: &at,
+                limit,
+                json_limit,
+                on_progress: &mut progress,
+            }
+            .run(&mut body, total, tree_id, &|e, received| {
+                if e.kind() == std::io::ErrorKind::TimedOut {
+                    TaxonomyError::Timeout {
+                        url: at.clone(),
+                        message: e.to_string(),
+                    }
+                } else {
+                    TaxonomyError::Truncated {
+                        url: at.clone(),
+                        received,
+                        message: e.to_string(),
+                    }
+                }
+            })
+        });
+        loop {
+            let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+            let next = match left {
+                Some(left) => match tokio::time::timeout(left, response.chunk()).await {
+                    Ok(next) => next.map_err(|e| {
+                        let kind = if e.is_timeout() {
+                            std::io::ErrorKind::TimedOut
+                        } else {
+                            std::io::ErrorKind::Other
+                        };
+                        std::io::Error::new(kind, crate::core::exchange::error_chain(&e))
+                    }),
+                    Err(_) => Err(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        format!(
+                            "the download was not complete after {} ms",
+                            call.timeout.as_millis()
+                        ),
+                    )),
+                },
+                None => response
+                    .chunk()
+                    .await
+                    .map_err(|e| std::io::Error::other(crate::core::exchange::error_chain(&e))),
+            };
+            let item = match next {
+                Ok(Some(bytes)) => Ok(bytes),
+                Ok(None) => break,
+                Err(e) => Err(e),
+            };
+            let failed = item.is_err();
+            // The writer may have stopped (a limit, a bad file): its result says why.
+            let sender = sender.clone();
+            let sent = tokio::task::spawn_blocking(move || sender.send(item).is_ok())
+                .await
+                .unwrap_or(false);
+            if failed || !sent {
+                break;
+            }
+        }
+        drop(sender);
+        let result = writer.await.unwrap_or_else(|e| {
+            Err(TaxonomyError::Invalid(format!(
+                "the download's writer failed: {e}"
+            )))
+        });
+        call.record(span, status, started.elapsed(), result.as_ref().err());
+        result
+    }
+
+    /// Runs `operation`: its call with the core's renewal on 401 and retries, then its
+    /// decoding.
+    async fn run<T>(&self, operation: Operation<T>) -> Result<T, TaxonomyError> {
+        let fetched = self.send(&operation.call).await?;
+        operation.decode(fetched)
+    }
+
+    /// Sends `call` with the core's renewal on 401 and retries ([`Attempts`]), each attempt
+    /// in its span. Every call but the download goes through here.
+    async fn send(&self, call: &ApiCall) -> Result<Fetched, TaxonomyError> {
+        let mut token = self.tokens.access_token().await?;
+        let mut attempts = Attempts::new(&self.config);
+        loop {
+            let (request, redactor) = call.request(&token)?;
+            let span = call.span(attempts.attempt());
+            let started = Instant::now();
+            let outcome =
+                super::transport::exchange(&self.http, request, call.timeout, call.limits)
+                    .instrument(span.clone())
+                    .await;
+            let error = match call.finish(outcome, redactor, &span, started.elapsed()) {
+                Ok(fetched) => return Ok(fetched),
+                Err(e) => e,
+            };
+            match attempts.after(&error) {
+                Next::Renew => {
+                    self.tokens.invalidate(&token);
+                    token = self.tokens.access_token().await?;
+                }
+                Next::Wait(delay) => tokio::time::sleep(delay).await,
+                Next::Fail => return Err(error),
+            }
+        }
+    }
+}
+
+/// The answer's chunks as a `Read`, on the blocking pool.
+struct ChannelReader {
+    receiver: std::sync::mpsc::Receiver<std::io::Result<bytes::Bytes>>,
+    current: bytes::Bytes,
+}
+
+impl std::io::Read for ChannelReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.current.is_empty() {
+            match self.receiver.recv() {
+                Ok(Ok(bytes)) => self.current = bytes,
+                Ok(Err(e)) => return Err(e),
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.current.len());
+        buf[..n].copy_from_slice(&self.current[..n]);
+        self.current = self.current.slice(n..);
+        Ok(n)
+    }
+}

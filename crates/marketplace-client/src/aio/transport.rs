@@ -1,0 +1,109 @@
+//! The async front's HTTP: one way to build reqwest's async client from [`HttpOptions`], one
+//! way to send a request and read its answer within its limits and time-out.
+
+use std::time::{Duration, Instant};
+
+use url::Url;
+
+use crate::core::exchange::{Answer, Collector, Failure, Flow, Limits, error_chain};
+use crate::options::{HttpOptions, Proxy};
+
+/// An async client for requests to `base_url` that carry a credential, built as `options`
+/// say (never following a redirect: the credential would follow it). The error is on one
+/// line.
+pub(crate) fn client(base_url: &Url, options: &HttpOptions) -> Result<reqwest::Client, String> {
+    let mut builder = reqwest::Client::builder()
+        .connect_timeout(options.connect_timeout)
+        .timeout(options.timeout)
+        .redirect(reqwest::redirect::Policy::none())
+        .user_agent(options.user_agent.clone());
+    match options.proxy_for(base_url) {
+        Proxy::Never => builder = builder.no_proxy(),
+        Proxy::Url(url) => {
+            let proxy = reqwest::Proxy::all(url).map_err(|_| {
+                format!(
+                    "the proxy {} is not a URL",
+                    crate::oauth::redact::url_for_message(url)
+                )
+            })?;
+            builder = builder.proxy(proxy);
+        }
+        Proxy::Environment => {}
+    }
+    for pem in &options.root_certificates {
+        let certificate = reqwest::Certificate::from_pem(pem)
+            .map_err(|e| format!("a root certificate is not PEM: {}", error_chain(&e)))?;
+        builder = builder.add_root_certificate(certificate);
+    }
+    builder.build().map_err(|e| error_chain(&e))
+}
+
+/// Sends `request`, bounded by `timeout` from connecting to the end of the answer.
+pub(crate) async fn send(
+    http: &reqwest::Client,
+    request: http::Request<Vec<u8>>,
+    timeout: Duration,
+) -> Result<reqwest::Response, Failure> {
+    let mut request = reqwest::Request::try_from(request)
+        .map_err(|e| Failure::sending(false, false, error_chain(&e)))?;
+    *request.timeout_mut() = Some(timeout);
+    http.execute(request)
+        .await
+        .map_err(|e| Failure::sending(e.is_timeout(), e.is_connect(), error_chain(&e)))
+}
+
+/// Sends `request` and reads its answer within `limits`, all of it before `timeout` has
+/// passed.
+pub(crate) async fn exchange(
+    http: &reqwest::Client,
+    request: http::Request<Vec<u8>>,
+    timeout: Duration,
+    limits: Limits,
+) -> Result<Answer, Failure> {
+    let deadline = Instant::now().checked_add(timeout);
+    let response = send(http, request, timeout).await?;
+    collect(response, limits, timeout, deadline).await
+}
+
+/// Reads the answer `response` within `limits` and before `deadline` (`timeout` after the
+/// call started): the one bounded read of the async front.
+pub(crate) async fn collect(
+    mut response: reqwest::Response,
+    limits: Limits,
+    timeout: Duration,
+    deadline: Option<Instant>,
+) -> Result<Answer, Failure> {
+    let status = response.status().as_u16();
+    let length = response.content_length();
+    let headers = std::mem::take(response.headers_mut());
+    let mut collector = Collector::start(status, headers, length, limits)?;
+    loop {
+        let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+        if left == Some(Duration::ZERO) {
+            return collector.broken(true, timed_out(timeout));
+        }
+        let chunk = match left {
+            Some(left) => match tokio::time::timeout(left, response.chunk()).await {
+                Ok(chunk) => chunk,
+                Err(_) => return collector.broken(true, timed_out(timeout)),
+            },
+            None => response.chunk().await,
+        };
+        match chunk {
+            Ok(None) => return Ok(collector.finish()),
+            Ok(Some(bytes)) => {
+                if collector.push(&bytes)? == Flow::Enough {
+                    return Ok(collector.finish());
+                }
+            }
+            Err(e) => return collector.broken(e.is_timeout(), error_chain(&e)),
+        }
+    }
+}
+
+fn timed_out(timeout: Duration) -> String {
+    format!(
+        "the answer was not complete after {} ms",
+        timeout.as_millis()
+    )
+}

@@ -1,0 +1,131 @@
+//! The user-token provider's decisions without I/O: what a consent stores, whether a refresh
+//! token may be used, when the server's refusal means the seller must consent again, and what
+//! a rotated refresh token is saved as. Both fronts' `UserTokenProvider`s call these between
+//! their store and token-endpoint calls.
+
+use std::time::SystemTime;
+
+use super::token::TokenResponse;
+use crate::oauth::{Grant, OAuthError, OAuthErrorCode, RefreshToken, ScopeSet, StoredRefreshToken};
+
+/// A refresh token the store has not taken yet.
+#[derive(Clone)]
+pub(crate) struct Unsaved {
+    /// What to save.
+    pub(crate) record: StoredRefreshToken,
+    /// The refresh token the store held when this one was obtained, which it may replace; a
+    /// new consent's (`None`) replaces whatever is stored.
+    pub(crate) replaces: Option<RefreshToken>,
+}
+
+/// The record a code exchange's answer (received at `wall`) stores for `granted_scopes`.
+pub(crate) fn consent_record(
+    response: &TokenResponse,
+    granted_scopes: &ScopeSet,
+    wall: SystemTime,
+) -> Result<StoredRefreshToken, OAuthError> {
+    StoredRefreshToken::from_response(response, granted_scopes.clone(), wall).ok_or_else(|| {
+        OAuthError::UnexpectedBody {
+            grant: Grant::AuthorizationCode,
+            status: 200,
+            reason: "the code exchange returned no refresh_token".into(),
+            body: String::new(),
+        }
+    })
+}
+
+/// Refuses a refresh token that has expired (its expiry is stored, so wall-clock time).
+pub(crate) fn check_usable(
+    record: &StoredRefreshToken,
+    wall: SystemTime,
+    account: &str,
+) -> Result<(), OAuthError> {
+    if record.is_expired(wall) {
+        return Err(OAuthError::RefreshTokenExpired {
+            account: account.to_owned(),
+        });
+    }
+    Ok(())
+}
+
+/// The scopes a refresh asks for: the provider's, else those granted at consent.
+pub(crate) fn refresh_scopes<'a>(
+    configured: Option<&'a ScopeSet>,
+    record: &'a StoredRefreshToken,
+) -> &'a ScopeSet {
+    configured.unwrap_or(&record.scopes)
+}
+
+/// Whether a refresh's failure means the seller (or eBay) revoked the grant (`invalid_grant`):
+/// then the account must consent again. Returns the server's description and status.
+pub(crate) fn revoked(error: &OAuthError) -> Option<(Option<String>, u16)> {
+    match error {
+        OAuthError::Server {
+            code: OAuthErrorCode::InvalidGrant,
+            description,
+            status,
+            ..
+        } => Some((description.clone(), *status)),
+        _ => None,
+    }
+}
+
+/// The error of a revoked grant of `account`.
+pub(crate) fn consent_revoked(
+    account: &str,
+    description: Option<String>,
+    status: u16,
+) -> OAuthError {
+    OAuthError::ConsentRevoked {
+        account: account.to_owned(),
+        description,
+        status,
+    }
+}
+
+/// The record to save when a refresh (started at `wall` from `record`) rotated the refresh
+/// token; `None` when it did not.
+pub(crate) fn rotated(
+    record: &StoredRefreshToken,
+    response: &TokenResponse,
+    wall: SystemTime,
+) -> Option<StoredRefreshToken> {
+    let rotated = response.refresh_token.as_ref()?;
+    if rotated.ct_eq(&record.refresh_token) {
+        return None;
+    }
+    Some(StoredRefreshToken {
+        refresh_token: rotated.clone(),
+        scopes: record.scopes.clone(),
+        expires_at: response
+            .refresh_token_expires_in
+            .and_then(|d| wall.checked_add(d))
+            .or(record.expires_at),
+    })
+}
+
+/// What to do with an unsaved token after saving it again.
+pub(crate) enum Retried {
+    /// Saved: use it, and the store holds it.
+    Saved,
+    /// The store holds a newer token (another process's consent): forget it, load the store's.
+    Superseded,
+    /// Still not saved: use it, keep it.
+    Kept,
+}
+
+/// Classifies the result of saving an unsaved token again.
+pub(crate) fn retried(result: &Result<bool, OAuthError>) -> Retried {
+    match result {
+        Ok(true) => Retried::Saved,
+        Ok(false) => Retried::Superseded,
+        Err(_) => Retried::Kept,
+    }
+}
+
+/// The error when the store holds no refresh token for `account`.
+pub(crate) fn no_refresh_token(account: &str) -> OAuthError {
+    OAuthError::NoRefreshToken {
+        account: account.to_owned(),
+    }
+}
