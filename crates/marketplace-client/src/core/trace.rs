@@ -42,6 +42,23 @@ pub(crate) fn attempt(
     )
 }
 
+/// The span of a token provider's call for a token (`token`, target
+/// `marketplace_client::token`, level debug): the `grant` the provider uses and the `scopes`
+/// it asks for (empty: recorded later, or none sent), around the token cache's events and the
+/// token request's own `http` span.
+pub(crate) fn token_source(grant: crate::oauth::Grant, scopes: Option<&str>) -> tracing::Span {
+    let span = tracing::debug_span!(
+        target: "marketplace_client::token",
+        "token",
+        grant = grant.as_str(),
+        scopes = Empty,
+    );
+    if let Some(scopes) = scopes {
+        span.record("scopes", scopes);
+    }
+    span
+}
+
 /// `url` without user information (which may hold a password).
 fn url_for_trace(url: &url::Url) -> String {
     if url.username().is_empty() && url.password().is_none() {
