@@ -533,7 +533,10 @@ impl UserTokenProvider {
     fn refresh(&self, flight: Flight, span: &tracing::Span) -> Result<Held, OAuthError> {
         let (record, stored) = self.current_record()?;
         if self.scopes.is_none() {
-            span.record("scopes", record.scopes.to_space_separated().as_str());
+            span.record(
+                "scopes",
+                tracing::field::display(record.scopes.to_space_separated()),
+            );
         }
         // The refresh token's expiry is stored, so it is wall-clock time.
         if record.is_expired(flight.wall) {

@@ -429,14 +429,14 @@ impl CacheState {
             tracing::debug!(
                 target: "marketplace_client::token",
                 renewal = true,
-                reason = self.reason.as_str(),
+                reason = %self.reason.as_str(),
                 "token renewal"
             );
         } else {
             tracing::debug!(
                 target: "marketplace_client::token",
                 renewal = false,
-                reason = self.reason.as_str(),
+                reason = %self.reason.as_str(),
                 "token request"
             );
         }
@@ -487,7 +487,7 @@ impl CacheState {
                     target: "marketplace_client::token",
                     expires_in_s = token.expires_at.saturating_duration_since(flight.mono).as_secs(),
                     renewal = self.reason.is_renewal(),
-                    reason = self.reason.as_str(),
+                    reason = %self.reason.as_str(),
                     "token received"
                 );
                 self.invalidated = false;
