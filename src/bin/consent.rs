@@ -6,8 +6,14 @@
 //! and stores the refresh token in a file of mode 0600. `status` checks the stored token by
 //! refreshing, `token` prints a current access token, `forget` removes the stored token.
 //!
+//! `-v` (debug) or `-vv` (trace) shows the HTTP attempts and token events on standard error, as
+//! does `RUST_LOG`; no token is ever printed.
+//!
 //! Settings come from the `MARKETPLACE_*` environment variables of
 //! `marketplace_client::oauth::OAuthConfig`; the flags override them.
+
+#[path = "shared/verbosity.rs"]
+mod verbosity;
 
 fn main() -> std::process::ExitCode {
     live::main()
@@ -76,6 +82,9 @@ mod live {
         /// The account name the token is stored under.
         #[arg(long, global = true, default_value = "default")]
         account: String,
+        /// Show the HTTP attempts and token events on standard error (-vv: more).
+        #[arg(short, long, global = true, action = clap::ArgAction::Count, long_help = super::verbosity::VERBOSE_HELP)]
+        verbose: u8,
     }
 
     #[derive(Subcommand)]
@@ -136,6 +145,7 @@ mod live {
 
     pub fn main() -> ExitCode {
         let cli = Cli::parse();
+        super::verbosity::init(cli.verbose);
         match run(cli) {
             Ok(()) => ExitCode::SUCCESS,
             // `consent status | head`: the reader left, so nobody wants the rest; end as a

@@ -11,6 +11,9 @@
 //! snapshot aspects diff OLD NEW [--json] [--category ID --listing FILE…]
 //! ```
 //!
+//! `-v` (debug) or `-vv` (trace) shows the HTTP attempts and token events on standard error, as
+//! does `RUST_LOG` (e.g. `RUST_LOG=marketplace_client=debug`); no token is ever printed.
+//!
 //! `refresh` needs credentials: `MARKETPLACE_CLIENT_ID` and `MARKETPLACE_CLIENT_SECRET` (or
 //! `MARKETPLACE_CONFIG`, or a ready `MARKETPLACE_ACCESS_TOKEN`), see the README.
 
@@ -21,6 +24,8 @@ use clap::{Parser, Subcommand};
 
 #[path = "snapshot/aspects.rs"]
 mod aspects;
+#[path = "shared/verbosity.rs"]
+mod verbosity;
 use marketplaces::Marketplace;
 use taxonomy_codegen::build_script::SNAPSHOTS_DIR_ENV;
 use taxonomy_codegen::codegen::{self, SiteData};
@@ -36,6 +41,9 @@ struct Cli {
     /// The snapshots directory (default: TAXONOMY_SNAPSHOTS_DIR, else ./snapshots).
     #[arg(long, global = true)]
     dir: Option<PathBuf>,
+    /// Show the HTTP attempts and token events on standard error (-vv: more).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count, long_help = verbosity::VERBOSE_HELP)]
+    verbose: u8,
     #[command(subcommand)]
     command: Command,
 }
@@ -168,6 +176,7 @@ fn snapshots_dir(flag: Option<PathBuf>) -> (PathBuf, &'static str) {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    verbosity::init(cli.verbose);
     let (dir, from) = snapshots_dir(cli.dir);
     let shown = std::path::absolute(&dir).unwrap_or_else(|_| dir.clone());
     eprintln!("snapshots: {} (from {from})", shown.display());

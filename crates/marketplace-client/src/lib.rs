@@ -15,6 +15,31 @@
 //! `marketplaces` crate (so a project needs no dependency of its own on it).
 //!
 //! See the repository's `ARCHITECTURE.md` for where this crate sits.
+//!
+//! # Tracing
+//!
+//! The clients report through the [`tracing`](https://docs.rs/tracing) crate; install any
+//! subscriber to see it (the `snapshot` and `consent` commands do with `-v` or `RUST_LOG`).
+//!
+//! * Target `marketplace_client::http`: one span `http` (level info) per HTTP attempt, with
+//!   `operation` (the service's name, e.g. `getCategoryTree`, or `token` for the token
+//!   endpoint), `method`, `url` (no user information; tokens never travel in a URL),
+//!   `marketplace`, `attempt` (1 for the first), and once answered `status`, `elapsed_ms`,
+//!   `error_ids` (the service's `errorId`s, comma-separated) and `retry_after_s`. A token
+//!   request adds `grant` and `scopes`, and its success `expires_in_s`. An attempt without an
+//!   answer records `elapsed_ms` and a debug event `no answer` with the transport's error.
+//! * Target `marketplace_client::token`: a span `token` (level debug) around each call of a
+//!   token provider, with `grant` and `scopes`, and in it the events `cache hit` (trace),
+//!   `single-flight wait` (another caller is fetching), `token request` (the first) or
+//!   `token renewal` (with `reason`: `renewal due`, `expired`, `invalidated` after a 401,
+//!   `after failure`), `token received` (`expires_in_s`), `token request failed` (warn, with
+//!   the sanitized error and the back-off), `token invalidated` and `token installed (new
+//!   consent)`.
+//!
+//! No span or event holds a token, an authorization code, a client secret, a refresh token or
+//! an `Authorization` header: every value is built from what is known to be free of them, and
+//! error texts pass the same sanitizer as the errors. The repository's `tests/tracing.rs`
+//! checks it at TRACE over the whole flow.
 
 /// A marketplace (eBay site): its id (`EBAY_US`), default category tree, language and name,
 /// from the one table of every marketplace (the `marketplaces` crate, re-exported).

@@ -28,8 +28,10 @@ use std::time::{Duration, Instant};
 
 use crate::core::cache::{CacheState, Flight, Held, Landing, Policy, Step, policy_settings};
 use crate::core::token::{self, TokenCall};
+use crate::core::trace;
 use crate::core::user::{self, Retried, Unsaved};
 use crate::oauth::lock;
+use tracing::Instrument as _;
 
 pub use crate::oauth::{
     AccessToken, AuthorizationCode, AuthorizationResponse, CachedToken, ClientId, ClientSecret,
@@ -175,7 +177,6 @@ impl OAuthClient {
     }
 
     async fn post(&self, mut call: TokenCall) -> Result<TokenResponse, OAuthError> {
-        use tracing::Instrument as _;
         let span = call.span();
         let request = std::mem::take(&mut call.request);
         let started = Instant::now();
@@ -398,6 +399,8 @@ impl ApplicationTokenProvider {
             scopes
         };
         let slot = self.slot(scopes);
+        let span =
+            trace::token_source(Grant::ClientCredentials, Some(&scopes.to_space_separated()));
         let result = slot
             .get(&self.policy, |flight| async move {
                 let response = self.client.client_credentials(scopes).await?;
@@ -407,6 +410,7 @@ impl ApplicationTokenProvider {
                     self.policy.margin,
                 ))
             })
+            .instrument(span)
             .await;
         if result.is_ok() && !self.has_failure() {
             *lock(&self.policy.last_error) = None;
@@ -534,8 +538,16 @@ impl UserTokenProvider {
         granted_scopes: &ScopeSet,
     ) -> Result<StoredRefreshToken, OAuthError> {
         let _one_consent_at_a_time = self.consent.lock().await;
+        let span = trace::token_source(
+            Grant::AuthorizationCode,
+            Some(&granted_scopes.to_space_separated()),
+        );
         let (wall, mono) = (self.policy.clock.now(), self.policy.clock.instant());
-        let response = self.client.exchange_code(code).await?;
+        let response = self
+            .client
+            .exchange_code(code)
+            .instrument(span.clone())
+            .await?;
         let record = user::consent_record(&response, granted_scopes, wall)?;
         let saved = self.store.save(&self.account, &record).await;
         {
@@ -618,8 +630,14 @@ impl UserTokenProvider {
         user::consent_revoked(&self.account, description, status)
     }
 
-    async fn refresh(&self, flight: Flight) -> Result<Held, OAuthError> {
+    async fn refresh(&self, flight: Flight, span: &tracing::Span) -> Result<Held, OAuthError> {
         let (record, stored) = self.current_record().await?;
+        if self.scopes.is_none() {
+            span.record(
+                "scopes",
+                tracing::field::display(record.scopes.to_space_separated()),
+            );
+        }
         user::check_usable(&record, flight.wall, &self.account)?;
         let scopes = user::refresh_scopes(self.scopes.as_ref(), &record);
         let response = match self.client.refresh(&record.refresh_token, scopes).await {
@@ -660,9 +678,17 @@ impl UserTokenProvider {
 impl AccessTokenSource for UserTokenProvider {
     fn access_token(&self) -> BoxFuture<'_, Result<AccessToken, OAuthError>> {
         Box::pin(async move {
+            let span = trace::token_source(
+                Grant::RefreshToken,
+                self.scopes
+                    .as_ref()
+                    .map(|s| s.to_space_separated())
+                    .as_deref(),
+            );
             let result = self
                 .slot
-                .get(&self.policy, |flight| self.refresh(flight))
+                .get(&self.policy, |flight| self.refresh(flight, &span))
+                .instrument(span.clone())
                 .await;
             if result.is_ok()
                 && !lock(&self.slot.state).has_failure()

@@ -27,9 +27,10 @@ use std::sync::{Arc, Condvar, Mutex};
 use crate::core::cache::{
     CacheState, CachedToken, Clock, Flight, Held, Landing, Policy, Step, policy_settings,
 };
+use crate::core::trace;
 use crate::oauth::{
-    AccessToken, AuthorizationCode, OAuthConfig, OAuthError, RefreshToken, RefreshTokenStore,
-    ScopeSet, StoredRefreshToken, lock,
+    AccessToken, AuthorizationCode, Grant, OAuthConfig, OAuthError, RefreshToken,
+    RefreshTokenStore, ScopeSet, StoredRefreshToken, lock,
 };
 
 use super::oauth::OAuthClient;
@@ -249,13 +250,17 @@ impl ApplicationTokenProvider {
             scopes
         };
         let slot = self.slot(scopes);
-        let result = slot.get(&self.policy, |flight| {
-            let response = self.client.client_credentials(scopes)?;
-            Ok(Held::from_response(
-                &response,
-                flight.mono,
-                self.policy.margin,
-            ))
+        let span =
+            trace::token_source(Grant::ClientCredentials, Some(&scopes.to_space_separated()));
+        let result = span.in_scope(|| {
+            slot.get(&self.policy, |flight| {
+                let response = self.client.client_credentials(scopes)?;
+                Ok(Held::from_response(
+                    &response,
+                    flight.mono,
+                    self.policy.margin,
+                ))
+            })
         });
         if result.is_ok() && !self.has_failure() {
             *lock(&self.policy.last_error) = None;
@@ -406,6 +411,11 @@ impl UserTokenProvider {
         granted_scopes: &ScopeSet,
     ) -> Result<StoredRefreshToken, OAuthError> {
         let _one_consent_at_a_time = lock(&self.consent);
+        let span = trace::token_source(
+            Grant::AuthorizationCode,
+            Some(&granted_scopes.to_space_separated()),
+        );
+        let _entered = span.enter();
         let (wall, mono) = (self.policy.clock.now(), self.policy.clock.instant());
         let response = self.client.exchange_code(code)?;
         let record = user::consent_record(&response, granted_scopes, wall)?;
@@ -500,8 +510,14 @@ impl UserTokenProvider {
         user::consent_revoked(&self.account, description, status)
     }
 
-    fn refresh(&self, flight: Flight) -> Result<Held, OAuthError> {
+    fn refresh(&self, flight: Flight, span: &tracing::Span) -> Result<Held, OAuthError> {
         let (record, stored) = self.current_record()?;
+        if self.scopes.is_none() {
+            span.record(
+                "scopes",
+                tracing::field::display(record.scopes.to_space_separated()),
+            );
+        }
         user::check_usable(&record, flight.wall, &self.account)?;
         let scopes = user::refresh_scopes(self.scopes.as_ref(), &record);
         let response = match self.client.refresh(&record.refresh_token, scopes) {
@@ -544,7 +560,17 @@ impl UserTokenProvider {
 
 impl AccessTokenSource for UserTokenProvider {
     fn access_token(&self) -> Result<AccessToken, OAuthError> {
-        let result = self.slot.get(&self.policy, |flight| self.refresh(flight));
+        let span = trace::token_source(
+            Grant::RefreshToken,
+            self.scopes
+                .as_ref()
+                .map(|s| s.to_space_separated())
+                .as_deref(),
+        );
+        let result = span.in_scope(|| {
+            self.slot
+                .get(&self.policy, |flight| self.refresh(flight, &span))
+        });
         // A refresh token still waiting to be saved stays reported.
         if result.is_ok() && !lock(&self.slot.state).has_failure() && lock(&self.unsaved).is_none()
         {

@@ -295,6 +295,46 @@ pub(crate) struct CacheState {
     retry_not_before: Option<Instant>,
     /// When `failure` happened, on the monotonic clock (for the message of a cached failure).
     failed_at: Option<Instant>,
+    /// Whether the cached token was dropped by [`invalidate`](Self::invalidate) (a 401) and
+    /// no token came since: the next request is a renewal, for the traces.
+    invalidated: bool,
+    /// Why the running flight was started (see [`RequestReason`]), for the traces.
+    reason: RequestReason,
+}
+
+/// Why a token is requested, as the token events say it (`reason`, and `renewal`: whether a
+/// token was held before).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum RequestReason {
+    /// No token was ever held (or a new consent replaced the slot's state).
+    #[default]
+    First,
+    /// The token is still valid but its renewal time has come.
+    RenewalDue,
+    /// The token has expired.
+    Expired,
+    /// The token was refused (a 401) and dropped.
+    Invalidated,
+    /// The last request failed and its back-off is over.
+    AfterFailure,
+}
+
+impl RequestReason {
+    /// The name used in traces.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::First => "first",
+            Self::RenewalDue => "renewal due",
+            Self::Expired => "expired",
+            Self::Invalidated => "invalidated",
+            Self::AfterFailure => "after failure",
+        }
+    }
+
+    /// Whether a token was held before this request.
+    pub(crate) fn is_renewal(self) -> bool {
+        self != Self::First
+    }
 }
 
 /// What a token request is told when it starts.
@@ -378,11 +418,28 @@ impl CacheState {
                 retry_in: retry_at - now,
             });
         }
-        tracing::debug!(
-            target: "marketplace_client::token",
-            renewal = self.token.is_some(),
-            "token request"
-        );
+        self.reason = match &self.token {
+            Some(t) if now < t.expires_at => RequestReason::RenewalDue,
+            Some(_) => RequestReason::Expired,
+            None if self.invalidated => RequestReason::Invalidated,
+            None if self.failure.is_some() => RequestReason::AfterFailure,
+            None => RequestReason::First,
+        };
+        if self.reason.is_renewal() {
+            tracing::debug!(
+                target: "marketplace_client::token",
+                renewal = true,
+                reason = %self.reason.as_str(),
+                "token renewal"
+            );
+        } else {
+            tracing::debug!(
+                target: "marketplace_client::token",
+                renewal = false,
+                reason = %self.reason.as_str(),
+                "token request"
+            );
+        }
         self.in_flight = true;
         Step::Fetch(Flight {
             wall: policy.clock.now(),
@@ -426,6 +483,14 @@ impl CacheState {
         }
         match result {
             Ok(token) => {
+                tracing::debug!(
+                    target: "marketplace_client::token",
+                    expires_in_s = token.expires_at.saturating_duration_since(flight.mono).as_secs(),
+                    renewal = self.reason.is_renewal(),
+                    reason = %self.reason.as_str(),
+                    "token received"
+                );
+                self.invalidated = false;
                 let access = token.access_token.clone();
                 self.token = Some(token);
                 self.failure = None;
@@ -449,6 +514,7 @@ impl CacheState {
                 tracing::warn!(
                     target: "marketplace_client::token",
                     error = %error,
+                    renewal = self.reason.is_renewal(),
                     backoff_ms = wait.as_millis() as u64,
                     old_token_used = old.is_some(),
                     "token request failed"
@@ -479,8 +545,10 @@ impl CacheState {
     /// clears any failure, and makes the result of every flight still running stale (wake the
     /// waiters after this).
     pub(crate) fn install(&mut self, token: Held) {
+        tracing::debug!(target: "marketplace_client::token", "token installed (new consent)");
         self.generation += 1;
         self.token = Some(token);
+        self.invalidated = false;
         self.failure = None;
         self.retry_not_before = None;
     }
@@ -505,6 +573,7 @@ impl CacheState {
         };
         if current {
             tracing::debug!(target: "marketplace_client::token", "token invalidated");
+            self.invalidated |= self.token.is_some();
             self.token = None;
             self.retry_not_before = None;
         }

@@ -217,8 +217,8 @@ impl TokenCall {
     /// scopes.
     pub(crate) fn span(&self) -> tracing::Span {
         let span = super::trace::attempt("token", &http::Method::POST, &self.url, None, 1);
-        span.record("grant", self.grant.as_str());
-        span.record("scopes", self.scopes.as_str());
+        span.record("grant", tracing::field::display(self.grant.as_str()));
+        span.record("scopes", tracing::field::display(&self.scopes));
         span
     }
 

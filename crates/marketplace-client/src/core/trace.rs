@@ -7,14 +7,16 @@
 //! `marketplace`, `attempt` (1 for the first), and once answered `status`, `elapsed_ms`,
 //! `error_ids` (the service's `errorId`s) and `retry_after_s`. A token request adds `grant`
 //! and `scopes`, and its answer `expires_in_s`. The token cache's events (target
-//! `marketplace_client::token`) say when a token was handed out from the cache, when a
-//! caller waited for another's request (single flight), and when a token was requested or
-//! renewed. No field ever holds a token, a code, a secret or an `Authorization` header: the
+//! `marketplace_client::token`, inside a provider's `token` span, [`token_source`], which
+//! names `grant` and `scopes`) say when a token was handed out from the cache, when a
+//! caller waited for another's request (single flight), when a token was requested
+//! (`token request`) or renewed (`token renewal`, with its `reason`), and what lifetime it
+//! came with (`token received`, `expires_in_s`). No field ever holds a token, a code, a secret or an `Authorization` header: the
 //! values recorded are built here, from what is known to be free of them.
 
 use std::time::Duration;
 
-use tracing::field::Empty;
+use tracing::field::{Empty, display};
 
 /// The span of one attempt of `operation`.
 pub(crate) fn attempt(
@@ -27,10 +29,10 @@ pub(crate) fn attempt(
     tracing::info_span!(
         target: "marketplace_client::http",
         "http",
-        operation,
+        operation = %operation,
         method = %method,
         url = %url_for_trace(url),
-        marketplace = marketplace.unwrap_or(""),
+        marketplace = %marketplace.unwrap_or(""),
         attempt,
         grant = Empty,
         scopes = Empty,
@@ -40,6 +42,23 @@ pub(crate) fn attempt(
         retry_after_s = Empty,
         expires_in_s = Empty,
     )
+}
+
+/// The span of a token provider's call for a token (`token`, target
+/// `marketplace_client::token`, level debug): the `grant` the provider uses and the `scopes`
+/// it asks for (empty: recorded later, or none sent), around the token cache's events and the
+/// token request's own `http` span.
+pub(crate) fn token_source(grant: crate::oauth::Grant, scopes: Option<&str>) -> tracing::Span {
+    let span = tracing::debug_span!(
+        target: "marketplace_client::token",
+        "token",
+        grant = %grant.as_str(),
+        scopes = Empty,
+    );
+    if let Some(scopes) = scopes {
+        span.record("scopes", display(scopes));
+    }
+    span
 }
 
 /// `url` without user information (which may hold a password).
@@ -68,7 +87,7 @@ pub(crate) fn answered(
     }
     if !error_ids.is_empty() {
         let ids: Vec<String> = error_ids.iter().map(u32::to_string).collect();
-        span.record("error_ids", ids.join(",").as_str());
+        span.record("error_ids", display(ids.join(",")));
     }
 }
 

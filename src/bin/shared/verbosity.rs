@@ -1,0 +1,49 @@
+//! `-v` and `RUST_LOG` for the commands: what the client tells `tracing` (one `http` span per
+//! attempt, the token cache's events; never a secret) printed on standard error.
+
+use tracing_subscriber::EnvFilter;
+use tracing_subscriber::fmt::format::FmtSpan;
+
+/// The long help of `-v/--verbose`.
+pub const VERBOSE_HELP: &str = "Show the HTTP attempts and token events on standard error: -v for \
+    debug, -vv for trace (targets marketplace_client::http and marketplace_client::token). \
+    RUST_LOG (tracing-subscriber's EnvFilter syntax, e.g. marketplace_client=debug) is honoured \
+    too; without either, only warnings are shown. No token or secret is ever printed.";
+
+/// The filter: `RUST_LOG` when set (warnings only otherwise), with `marketplace_client` raised
+/// to debug (`verbose` 1) or trace (2 and more).
+fn filter(verbose: u8) -> EnvFilter {
+    let from_env = std::env::var("RUST_LOG")
+        .ok()
+        .filter(|value| !value.trim().is_empty());
+    let mut filter = match from_env.as_deref().map(EnvFilter::try_new) {
+        Some(Ok(filter)) => filter,
+        Some(Err(e)) => {
+            eprintln!("warning: RUST_LOG ignored: {e}");
+            EnvFilter::new("warn")
+        }
+        None => EnvFilter::new("warn"),
+    };
+    let level = match verbose {
+        0 => None,
+        1 => Some("debug"),
+        _ => Some("trace"),
+    };
+    if let Some(level) = level
+        && let Ok(directive) = format!("marketplace_client={level}").parse()
+    {
+        filter = filter.add_directive(directive);
+    }
+    filter
+}
+
+/// Installs the subscriber for the whole process: events, and each span when it closes (with
+/// its status and elapsed time), on standard error. Call it first thing in `main`.
+pub fn init(verbose: u8) {
+    // Fails only when a subscriber is already installed, which then stays.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter(verbose))
+        .with_span_events(FmtSpan::CLOSE)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
