@@ -582,11 +582,11 @@ impl RefreshTokenStore for FlakyStore {
     ) -> Result<(), OAuthError> {
         if self.fail_saves.load(Ordering::SeqCst) {
             return Err(OAuthError::Store(
-                marketplace_client::oauth::StoreError::Io {
-                    action: "write",
-                    path: "/full-disk/tokens.json".into(),
-                    source: Arc::new(std::io::Error::other("no space left on device")),
-                },
+                marketplace_client::oauth::StoreError::unavailable(
+                    "/full-disk/tokens.json",
+                    "write",
+                    std::io::Error::other("no space left on device"),
+                ),
             ));
         }
         self.inner.save(account, token)

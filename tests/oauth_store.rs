@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use marketplace_client::oauth::{
     FileStore, MemoryStore, OAuthError, RefreshToken, RefreshTokenStore, ScopeSet, StoreError,
-    StoredRefreshToken,
+    StoreErrorKind, StoredRefreshToken,
 };
 
 fn record(token: &str) -> StoredRefreshToken {
@@ -119,9 +119,13 @@ fn file_store_refuses_files_others_can_read() {
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(bad)).unwrap();
         let err = store.load("a").unwrap_err();
         match &err {
-            OAuthError::Store(StoreError::InsecurePermissions { path: p, mode }) => {
-                assert_eq!(p, &path);
-                assert_eq!(*mode & 0o777, bad);
+            OAuthError::Store(e) if e.kind() == StoreErrorKind::Insecure => {
+                assert_eq!(e.path(), Some(path.as_path()));
+                assert_eq!(e.store(), path.display().to_string());
+                assert!(
+                    e.to_string().contains(&format!("its mode is {bad:04o}")),
+                    "{e}"
+                );
             }
             other => panic!("{other:?}"),
         }
@@ -154,7 +158,7 @@ fn corrupt_store_is_reported_without_its_content() {
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
     let err = FileStore::new(&path).load("a").unwrap_err();
     assert!(
-        matches!(err, OAuthError::Store(StoreError::Corrupt { .. })),
+        matches!(&err, OAuthError::Store(e) if e.kind() == StoreErrorKind::Corrupt),
         "{err:?}"
     );
     assert!(!format!("{err} {err:?}").contains("leaky-secret"));
@@ -166,7 +170,7 @@ fn corrupt_store_is_reported_without_its_content() {
     .unwrap();
     let err = FileStore::new(&path).load("a").unwrap_err();
     assert!(
-        matches!(err, OAuthError::Store(StoreError::Corrupt { .. })),
+        matches!(&err, OAuthError::Store(e) if e.kind() == StoreErrorKind::Corrupt),
         "{err:?}"
     );
 }
@@ -283,7 +287,7 @@ fn a_directory_at_the_store_path_is_named_as_such() {
             "{message}"
         );
         assert!(
-            matches!(err, OAuthError::Store(StoreError::NotAFile { .. })),
+            matches!(&err, OAuthError::Store(e) if e.kind() == StoreErrorKind::NotAFile),
             "{err:?}"
         );
     }
@@ -445,4 +449,63 @@ fn a_needs_consent_mark_is_kept_only_for_the_token_it_names_and_old_files_still_
         store.save("seller-1", &record("new")).unwrap();
         assert!(!store.needs_consent("seller-1").unwrap());
     }
+}
+
+#[test]
+fn a_store_error_of_any_store_keeps_its_kind_store_and_source() {
+    // What a database store returns: not file-shaped, with its cause.
+    let refused = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "connection refused");
+    let e = StoreError::unavailable("postgres db=tokens", "load a refresh token from", refused);
+    assert_eq!(e.kind(), StoreErrorKind::Unavailable);
+    assert_eq!(e.store(), "postgres db=tokens");
+    assert_eq!(e.action(), "load a refresh token from");
+    assert_eq!(e.path(), None);
+    assert_eq!(
+        e.to_string(),
+        "cannot load a refresh token from the refresh-token store postgres db=tokens: \
+         connection refused"
+    );
+    let err = OAuthError::Store(e.clone());
+    let source = std::error::Error::source(&err).expect("the store error's cause");
+    let io = source
+        .downcast_ref::<std::io::Error>()
+        .expect("the cause as given");
+    assert_eq!(io.kind(), std::io::ErrorKind::ConnectionRefused);
+
+    let lost = StoreError::conflict("postgres db=tokens", "save", "another process saved first");
+    assert_eq!(lost.kind(), StoreErrorKind::Conflict);
+    assert!(std::error::Error::source(&lost).is_none());
+    assert!(lost.to_string().contains("another process saved first"));
+    let bad = StoreError::corrupt("postgres db=tokens", "load", "row 3 does not decrypt")
+        .with_source(std::io::Error::other("tag mismatch"));
+    assert_eq!(bad.kind(), StoreErrorKind::Corrupt);
+    assert_eq!(
+        std::error::Error::source(&bad).map(ToString::to_string),
+        Some("tag mismatch".to_owned())
+    );
+}
+
+#[test]
+fn a_file_store_io_failure_has_the_io_error_as_its_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let not_a_dir = dir.path().join("plain-file");
+    std::fs::write(&not_a_dir, b"x").unwrap();
+    let path = not_a_dir.join("tokens.json");
+    let err = FileStore::new(&path)
+        .save("a", &record("secret-refresh-token"))
+        .unwrap_err();
+    let OAuthError::Store(e) = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(e.kind(), StoreErrorKind::Unavailable, "{e}");
+    assert_eq!(e.path(), Some(path.as_path()));
+    assert!(e.to_string().starts_with("cannot "), "{e}");
+    assert!(e.to_string().contains(&path.display().to_string()), "{e}");
+    assert!(
+        std::error::Error::source(e)
+            .and_then(|s| s.downcast_ref::<std::io::Error>())
+            .is_some(),
+        "{e:?}"
+    );
+    assert!(!format!("{err} {err:?}").contains("secret-refresh-token"));
 }

@@ -4,6 +4,8 @@
 //!
 //! - [`oauth`]: OAuth 2.0 application and user tokens: configuration, the token endpoint,
 //!   cached providers, the consent flow, refresh-token stores;
+//! - [`api`]: a generic authenticated request to any of the service's REST APIs (Inventory,
+//!   Account, Fulfillment, …) with the same token renewal, retries and errors;
 //! - [`taxonomy`]: the Taxonomy API (getCategoryTree, getCategorySuggestions, …), typed
 //!   answers and errors, token renewal and back-off;
 //! - [`aspects`]: a listing's aspects checked against a category's rules before it goes out,
@@ -52,6 +54,7 @@
 pub use marketplaces::Marketplace;
 
 pub mod aio;
+pub mod api;
 pub mod aspects;
 mod blocking;
 mod core;

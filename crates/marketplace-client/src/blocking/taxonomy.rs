@@ -8,9 +8,8 @@ use marketplaces::Marketplace;
 use taxonomy_tree::decode::{CategorySubtree, Provenance};
 use taxonomy_tree::tree::CategoryTree;
 
-use super::sleep::{Sleeper, ThreadSleeper};
-use crate::core::api::ApiCall;
-use crate::core::retry::{Attempts, Next};
+use super::api::ApiClient;
+use super::sleep::Sleeper;
 use crate::core::taxonomy::{self as ops, Operation, TreeForms};
 use crate::oauth::{AccessTokenSource, HttpOptions, OAuthConfig};
 use crate::taxonomy::aspects_file::{Download, DownloadProgress, ItemAspectsFile};
@@ -54,9 +53,9 @@ use crate::taxonomy::{
 /// ```
 pub struct TaxonomyClient {
     config: TaxonomyConfig,
-    tokens: Arc<dyn AccessTokenSource>,
-    http: super::transport::Http,
-    sleeper: Arc<dyn Sleeper>,
+    /// The generic request's client, with [`TaxonomyConfig::api_config`]: every call goes
+    /// through its retry loop.
+    api: ApiClient,
     /// With [`TreePath::Auto`]: the form that worked.
     tree_forms: TreeForms,
 }
@@ -68,15 +67,6 @@ impl std::fmt::Debug for TaxonomyClient {
             .finish_non_exhaustive()
     }
 }
-
-/// One attempt of a call: the request, its sanitizer and its span, to a result.
-type Attempt<'a, T> = dyn FnMut(
-        http::Request<Vec<u8>>,
-        crate::oauth::redact::Redactor,
-        &tracing::Span,
-    ) -> Result<T, TaxonomyError>
-    + Send
-    + 'a;
 
 const _: () = {
     const fn send_sync<T: Send + Sync>() {}
@@ -102,21 +92,10 @@ impl TaxonomyClient {
         tokens: Arc<dyn AccessTokenSource>,
         options: HttpOptions,
     ) -> Result<Self, TaxonomyError> {
-        let options = options
-            .with_timeout(config.timeout)
-            .with_connect_timeout(config.connect_timeout);
-        // The requests carry a bearer token: the client never follows a redirect with it.
-        let http = super::transport::client(&config.base_url, &options).map_err(|message| {
-            TaxonomyError::Transport {
-                url: config.base_url.to_string(),
-                message,
-            }
-        })?;
+        let api = ApiClient::with_options(config.api_config(), tokens, options)?;
         Ok(Self {
             config,
-            tokens,
-            http,
-            sleeper: Arc::new(ThreadSleeper),
+            api,
             tree_forms: TreeForms::default(),
         })
     }
@@ -136,7 +115,7 @@ impl TaxonomyClient {
     /// Replaces the way the client waits between attempts (tests pass a
     /// [`RecordingSleeper`](super::RecordingSleeper)).
     pub fn with_sleeper(mut self, sleeper: Arc<dyn Sleeper>) -> Self {
-        self.sleeper = sleeper;
+        self.api = self.api.with_sleeper(sleeper);
         self
     }
 
@@ -328,10 +307,10 @@ impl TaxonomyClient {
         let call = ops::item_aspects_file_call(&self.config, site);
         let tree_id = ops::tree_id_for(&self.config, site);
         let at = call.url.to_string();
-        self.send(&call, &mut |request, redactor, span| {
+        self.api.send_call(&call, &mut |request, redactor, span| {
             let started = Instant::now();
             let deadline = started.checked_add(call.timeout);
-            let mut response = super::transport::send(&self.http, request, call.timeout)
+            let mut response = super::transport::send(self.api.http(), request, call.timeout)
                 .map_err(|failure| call.no_answer(failure, span, started.elapsed()))?;
             if !response.status().is_success() {
                 // An error answer: read within the error limit and typed by the core.
@@ -363,54 +342,11 @@ impl TaxonomyClient {
         })
     }
 
-    /// Runs `operation`: its call (see [`send`](Self::send)), then its decoding.
+    /// Runs `operation`: its call (through the [`ApiClient`]'s retry loop), then its
+    /// decoding.
     fn run<T>(&self, operation: Operation<T>) -> Result<T, TaxonomyError> {
-        let call = &operation.call;
-        let fetched = self.send(call, &mut |request, redactor, span| {
-            let started = Instant::now();
-            let outcome =
-                super::transport::exchange(&self.http, request, call.timeout, call.limits);
-            call.finish(outcome, redactor, span, started.elapsed())
-        })?;
+        let fetched = self.api.fetch(&operation.call)?;
         operation.decode(fetched)
-    }
-
-    /// Sends `call` with the core's renewal on 401 and retries ([`Attempts`]); `attempt`
-    /// makes one attempt in its span. On a thread of its own when a tokio runtime is current
-    /// (reqwest's blocking client panics on a runtime's thread; see
-    /// [`super::transport::off_runtime`]). Every call goes through here.
-    fn send<T: Send>(
-        &self,
-        call: &ApiCall,
-        attempt: &mut Attempt<'_, T>,
-    ) -> Result<T, TaxonomyError> {
-        super::transport::off_runtime(
-            || {
-                let mut token = self.tokens.access_token()?;
-                let mut attempts = Attempts::new(&self.config);
-                loop {
-                    let (request, redactor) = call.request(&token)?;
-                    let span = call.span(attempts.attempt());
-                    let result = span.in_scope(|| attempt(request, redactor, &span));
-                    let error = match result {
-                        Ok(done) => return Ok(done),
-                        Err(e) => e,
-                    };
-                    match attempts.after(&error) {
-                        Next::Renew => {
-                            self.tokens.invalidate(&token);
-                            token = self.tokens.access_token()?;
-                        }
-                        Next::Wait(delay) => self.sleeper.sleep(delay),
-                        Next::Fail => return Err(error),
-                    }
-                }
-            },
-            |message| TaxonomyError::Transport {
-                url: call.url.to_string(),
-                message,
-            },
-        )
     }
 }
 

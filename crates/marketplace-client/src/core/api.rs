@@ -3,6 +3,7 @@
 //! of its answer (a success body within its limit; an error status to a typed error with the
 //! service's error body, sanitized).
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use http::header::{
@@ -12,10 +13,10 @@ use serde::de::DeserializeOwned;
 use url::Url;
 
 use super::exchange::{Answer, Failure, FailureKind, Limits};
+use crate::api::error::parse_error_body_redacted;
+use crate::api::{ApiConfig, ApiError, ApiRequest};
 use crate::oauth::AccessToken;
 use crate::oauth::redact::Redactor;
-use crate::taxonomy::TaxonomyError;
-use crate::taxonomy::error::parse_error_body_redacted;
 
 /// The header that names the marketplace of a call.
 pub(crate) const MARKETPLACE_HEADER: HeaderName =
@@ -28,7 +29,7 @@ pub(crate) const MAX_ERROR_ANSWER: u64 = 1024 * 1024;
 #[derive(Debug, Clone)]
 pub(crate) struct ApiCall {
     /// The operation's name in the service's reference (`getCategoryTree`), for traces.
-    pub(crate) operation: &'static str,
+    pub(crate) operation: Cow<'static, str>,
     /// The method.
     pub(crate) method: http::Method,
     /// The URL (no secret in it: the token goes in a header).
@@ -43,6 +44,9 @@ pub(crate) struct ApiCall {
     pub(crate) accept: &'static str,
     /// A JSON body, if any.
     pub(crate) body: Option<Vec<u8>>,
+    /// Other headers of the caller's (never `Authorization`), set after the others (so they
+    /// replace one of the same name).
+    pub(crate) headers: Vec<(HeaderName, HeaderValue)>,
     /// The time-out of one attempt, body included.
     pub(crate) timeout: Duration,
     /// The limits of the answer's body.
@@ -55,6 +59,8 @@ pub(crate) struct Fetched {
     pub(crate) url: Url,
     /// The status (2xx).
     pub(crate) status: u16,
+    /// The headers of the answer.
+    pub(crate) headers: http::HeaderMap,
     /// The body.
     pub(crate) bytes: Vec<u8>,
     /// The sanitizer of the request (it knows the token sent), for errors about the body.
@@ -65,7 +71,7 @@ impl ApiCall {
     /// A `GET` of `url` with the default limits of `max_body` bytes.
     pub(crate) fn get(operation: &'static str, url: Url, timeout: Duration, max_body: u64) -> Self {
         Self {
-            operation,
+            operation: Cow::Borrowed(operation),
             method: http::Method::GET,
             url,
             marketplace: None,
@@ -73,6 +79,7 @@ impl ApiCall {
             content_language: None,
             accept: "application/json",
             body: None,
+            headers: Vec::new(),
             timeout,
             limits: Limits {
                 success: max_body,
@@ -92,10 +99,10 @@ impl ApiCall {
     pub(crate) fn request(
         &self,
         token: &AccessToken,
-    ) -> Result<(http::Request<Vec<u8>>, Redactor), TaxonomyError> {
+    ) -> Result<(http::Request<Vec<u8>>, Redactor), ApiError> {
         let mut authorization = HeaderValue::from_str(&format!("Bearer {}", token.secret()))
             .map_err(|_| {
-                TaxonomyError::Invalid(
+                ApiError::Invalid(
                     "the access token contains characters that cannot be sent in a header".into(),
                 )
             })?;
@@ -103,7 +110,7 @@ impl ApiCall {
         let mut request = http::Request::new(self.body.clone().unwrap_or_default());
         *request.method_mut() = self.method.clone();
         *request.uri_mut() = self.url.as_str().parse().map_err(|_| {
-            TaxonomyError::Invalid(format!("{} is not a URL that can be requested", self.url))
+            ApiError::Invalid(format!("{} is not a URL that can be requested", self.url))
         })?;
         let headers = request.headers_mut();
         headers.insert(AUTHORIZATION, authorization);
@@ -127,13 +134,16 @@ impl ApiCall {
         if self.body.is_some() {
             headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         }
+        for (name, value) in &self.headers {
+            headers.insert(name.clone(), value.clone());
+        }
         Ok((request, Redactor::new().with(token.secret())))
     }
 
     /// The span of attempt number `attempt` (see [`super::trace`]).
     pub(crate) fn span(&self, attempt: u32) -> tracing::Span {
         super::trace::attempt(
-            self.operation,
+            &self.operation,
             &self.method,
             &self.url,
             self.marketplace.as_deref(),
@@ -149,7 +159,7 @@ impl ApiCall {
         redactor: Redactor,
         span: &tracing::Span,
         elapsed: Duration,
-    ) -> Result<Fetched, TaxonomyError> {
+    ) -> Result<Fetched, ApiError> {
         match outcome {
             Ok(answer) => {
                 let status = answer.status;
@@ -167,7 +177,7 @@ impl ApiCall {
         failure: Failure,
         span: &tracing::Span,
         elapsed: Duration,
-    ) -> TaxonomyError {
+    ) -> ApiError {
         super::trace::failed(span, elapsed, &failure.message);
         self.failed(failure)
     }
@@ -178,7 +188,7 @@ impl ApiCall {
         span: &tracing::Span,
         status: u16,
         elapsed: Duration,
-        error: Option<&TaxonomyError>,
+        error: Option<&ApiError>,
     ) {
         let ids: Vec<u32> = error
             .map(|e| e.service_errors().iter().map(|s| s.error_id).collect())
@@ -187,29 +197,29 @@ impl ApiCall {
             span,
             status,
             elapsed,
-            error.and_then(TaxonomyError::retry_after),
+            error.and_then(ApiError::retry_after),
             &ids,
         );
     }
 
     /// A failed exchange as the call's error.
-    pub(crate) fn failed(&self, failure: Failure) -> TaxonomyError {
+    pub(crate) fn failed(&self, failure: Failure) -> ApiError {
         let url = self.url.to_string();
         match failure.kind {
-            FailureKind::TooLarge => TaxonomyError::BodyTooLarge {
+            FailureKind::TooLarge => ApiError::BodyTooLarge {
                 url,
                 limit: self.limits.success,
             },
-            FailureKind::TimedOut => TaxonomyError::Timeout {
+            FailureKind::TimedOut => ApiError::Timeout {
                 url,
                 message: failure.message,
             },
-            FailureKind::Cut { received } => TaxonomyError::Truncated {
+            FailureKind::Cut { received } => ApiError::Truncated {
                 url,
                 received,
                 message: failure.message,
             },
-            FailureKind::Connect | FailureKind::Other => TaxonomyError::Transport {
+            FailureKind::Connect | FailureKind::Other => ApiError::Transport {
                 url,
                 message: failure.message,
             },
@@ -217,20 +227,19 @@ impl ApiCall {
     }
 
     /// Reads an answer: a success as [`Fetched`], any other status as its typed error.
-    pub(crate) fn read(
-        &self,
-        answer: Answer,
-        redactor: Redactor,
-    ) -> Result<Fetched, TaxonomyError> {
+    pub(crate) fn read(&self, answer: Answer, redactor: Redactor) -> Result<Fetched, ApiError> {
         if !answer.is_success() {
             return Err(self.error_of(&answer, &redactor));
         }
         let Answer {
-            status, mut body, ..
+            status,
+            headers,
+            mut body,
         } = answer;
         Ok(Fetched {
             url: self.url.clone(),
             status,
+            headers,
             bytes: std::mem::take(&mut *body),
             redactor,
         })
@@ -238,23 +247,23 @@ impl ApiCall {
 
     /// An error answer: 429 with its `Retry-After`, the service's error body typed, or the
     /// status with the start of the body.
-    pub(crate) fn error_of(&self, answer: &Answer, redactor: &Redactor) -> TaxonomyError {
+    pub(crate) fn error_of(&self, answer: &Answer, redactor: &Redactor) -> ApiError {
         let url = self.url.to_string();
         let errors = parse_error_body_redacted(&answer.body, redactor);
         if answer.status == 429 {
-            return TaxonomyError::RateLimited {
+            return ApiError::RateLimited {
                 url,
                 retry_after: super::token::retry_after(&answer.headers),
                 errors: errors.unwrap_or_default(),
             };
         }
         match errors {
-            Some(errors) => TaxonomyError::Service {
+            Some(errors) => ApiError::Service {
                 status: answer.status,
                 url,
                 errors,
             },
-            None => TaxonomyError::Http {
+            None => ApiError::Http {
                 status: answer.status,
                 url,
                 body: redactor.body(&answer.body),
@@ -263,10 +272,145 @@ impl ApiCall {
     }
 }
 
-fn header_value(what: &str, value: &str) -> Result<HeaderValue, TaxonomyError> {
-    HeaderValue::from_str(value.trim()).map_err(|_| {
-        TaxonomyError::Invalid(format!("the {what} {value:?} cannot be sent in a header"))
-    })
+/// Headers a caller may not set on a request: the client sets the credential itself.
+const REFUSED_HEADERS: [HeaderName; 2] = [AUTHORIZATION, http::header::PROXY_AUTHORIZATION];
+
+impl ApiCall {
+    /// The call of a caller's `request` to the API host of `config`: the path below the
+    /// base URL, the query, the JSON body, the marketplace and language headers (the
+    /// marketplace's language unless one is set) and the caller's other headers.
+    pub(crate) fn from_request(request: &ApiRequest, config: &ApiConfig) -> Result<Self, ApiError> {
+        if let Some(problem) = &request.problem {
+            return Err(problem.to_error());
+        }
+        let path = checked_path(&request.path)?;
+        let mut url = config.base_url.clone();
+        url.set_path(&format!("{}{path}", config.base_url.path()));
+        url.set_query(None);
+        url.set_fragment(None);
+        if !request.query.is_empty() {
+            url.query_pairs_mut().extend_pairs(&request.query);
+        }
+        let timeout = request.timeout.unwrap_or(config.timeout);
+        let mut call = ApiCall::get("request", url, timeout, config.max_body_bytes);
+        call.method = request.method.clone();
+        if let Some(operation) = &request.operation {
+            call.operation = Cow::Owned(operation.clone());
+        }
+        call.marketplace = request.marketplace.map(|m| m.marketplace_id().to_owned());
+        call.language = request
+            .language
+            .clone()
+            .or_else(|| request.marketplace.map(|m| m.default_language().to_owned()));
+        call.content_language = request.content_language.clone();
+        call.body = request.body.clone();
+        for (name, value) in &request.headers {
+            let name = HeaderName::from_bytes(name.trim().as_bytes())
+                .map_err(|_| ApiError::Invalid(format!("{name:?} is not a header name")))?;
+            if REFUSED_HEADERS.contains(&name) {
+                return Err(ApiError::Invalid(format!(
+                    "the {name} header is set by the client from its token source; it cannot \
+                     be set on a request"
+                )));
+            }
+            // The value is not quoted: a caller's header may hold a credential of its own.
+            let value = HeaderValue::from_str(value.trim()).map_err(|_| {
+                ApiError::Invalid(format!("the value of the {name} header cannot be sent"))
+            })?;
+            call.headers.push((name, value));
+        }
+        Ok(call)
+    }
+}
+
+/// `path` (below the base URL, starting with `/`) without its leading slash, or why it
+/// cannot be requested: a query or fragment in it (use [`ApiRequest::query`]), a segment
+/// `.` or `..` (it would leave the path asked for) or an empty one.
+fn checked_path(path: &str) -> Result<&str, ApiError> {
+    let invalid = |why: &str| Err(ApiError::Invalid(format!("the path {path:?} {why}")));
+    let Some(rest) = path.strip_prefix('/') else {
+        return invalid("does not start with '/' (it is relative to the base URL)");
+    };
+    if rest.contains(['?', '#']) {
+        return invalid("holds a query or fragment; add query parameters with .query(name, value)");
+    }
+    for segment in rest.split('/') {
+        let decoded = segment.to_ascii_lowercase().replace("%2e", ".");
+        if decoded == "." || decoded == ".." {
+            return invalid("has a '.' or '..' segment");
+        }
+    }
+    if rest.contains("//") {
+        return invalid("has an empty segment");
+    }
+    Ok(rest)
+}
+
+/// One path segment percent-encoded: every byte but the unreserved characters of RFC 3986
+/// (`A-Z a-z 0-9 - . _ ~`), so that a `/`, `?`, `#`, `%` or space in it stays in the segment.
+/// An empty segment, `.` and `..` are refused: no URL keeps them as one segment.
+pub(crate) fn encode_segment(segment: &str) -> Result<String, String> {
+    if segment.is_empty() || segment == "." || segment == ".." {
+        return Err(format!(
+            "the path segment {segment:?} cannot be sent: an empty, '.' or '..' segment \
+             would change the path"
+        ));
+    }
+    let mut encoded = String::with_capacity(segment.len());
+    for byte in segment.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            encoded.push(char::from(byte));
+        } else {
+            encoded.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    Ok(encoded)
+}
+
+fn header_value(what: &str, value: &str) -> Result<HeaderValue, ApiError> {
+    HeaderValue::from_str(value.trim())
+        .map_err(|_| ApiError::Invalid(format!("the {what} {value:?} cannot be sent in a header")))
+}
+
+/// The name of the object key whose value ends at `line`:`column` (1-based, as serde_json
+/// reports a data error): the last `"name":` before that point. serde_json names a missing
+/// field but not one of the wrong type; this names that one.
+fn field_before(bytes: &[u8], line: usize, column: usize) -> Option<String> {
+    let start = if line <= 1 {
+        0
+    } else {
+        bytes
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .nth(line - 2)?
+            .0
+            + 1
+    };
+    let end = (start + column).min(bytes.len());
+    let before = &bytes[..end];
+    // The last ':' outside a string value is hard to tell without parsing; the last `":`
+    // (a key's closing quote and its colon, blanks allowed between) is close enough.
+    let mut i = before.len();
+    while i > 0 {
+        i -= 1;
+        if before[i] != b':' {
+            continue;
+        }
+        let mut j = i;
+        while j > 0 && before[j - 1].is_ascii_whitespace() {
+            j -= 1;
+        }
+        if j == 0 || before[j - 1] != b'"' {
+            continue;
+        }
+        let close = j - 1;
+        let open = before[..close].iter().rposition(|b| *b == b'"')?;
+        return std::str::from_utf8(&before[open + 1..close])
+            .ok()
+            .map(str::to_owned);
+    }
+    None
 }
 
 impl Fetched {
@@ -277,14 +421,17 @@ impl Fetched {
 
     /// The body as JSON of type `T`; an error that names where it failed (and, for a field of
     /// the wrong shape, which field), sanitized.
-    pub(crate) fn json<T: DeserializeOwned>(&self) -> Result<T, TaxonomyError> {
+    pub(crate) fn json<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
         serde_json::from_slice(&self.bytes).map_err(|e| {
             let reason = match e.classify() {
                 // "invalid type: string \"…\", expected u32": it names the field's expected
                 // type and may quote the body, so it passes the request's sanitizer.
                 serde_json::error::Category::Data => format!(
-                    "not the documented shape: {}",
-                    self.redactor.text(&e.to_string())
+                    "not the documented shape: {}{}",
+                    self.redactor.text(&e.to_string()),
+                    field_before(&self.bytes, e.line(), e.column())
+                        .map(|f| format!(" (in field \"{}\")", self.redactor.text(&f)))
+                        .unwrap_or_default()
                 ),
                 // Syntax and EOF errors would quote nothing useful: where it failed is enough.
                 category => format!(
@@ -300,12 +447,67 @@ impl Fetched {
     /// An answer that is not what the call documents. The reason may quote the answer, so it
     /// passes the request's sanitizer like the body; the sanitizer reads only the start of
     /// either, however large the answer.
-    pub(crate) fn unexpected(&self, reason: String) -> TaxonomyError {
-        TaxonomyError::UnexpectedBody {
+    pub(crate) fn unexpected(&self, reason: String) -> ApiError {
+        ApiError::UnexpectedBody {
             url: self.url.to_string(),
             status: self.status,
             reason: self.redactor.text(&reason),
             body: self.redactor.body(&self.bytes),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segments_keep_slashes_spaces_and_percents_inside() {
+        assert_eq!(encode_segment("A/B C%?#").unwrap(), "A%2FB%20C%25%3F%23");
+        assert_eq!(encode_segment("SKU-1_a.b~").unwrap(), "SKU-1_a.b~");
+        assert_eq!(encode_segment("é").unwrap(), "%C3%A9");
+        for bad in ["", ".", ".."] {
+            assert!(encode_segment(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn the_field_of_a_wrong_type_is_named() {
+        let body = br#"{"sku": "A", "product": {"title": "t", "price": "ten"}}"#;
+        #[derive(serde::Deserialize, Debug)]
+        #[allow(dead_code)]
+        struct P {
+            title: String,
+            price: u32,
+        }
+        #[derive(serde::Deserialize, Debug)]
+        #[allow(dead_code)]
+        struct Item {
+            sku: String,
+            product: P,
+        }
+        let e = serde_json::from_slice::<Item>(body).unwrap_err();
+        assert_eq!(
+            field_before(body, e.line(), e.column()).as_deref(),
+            Some("price")
+        );
+        let multi = b"{\n \"a\": 1,\n \"b\": true\n}";
+        assert_eq!(field_before(multi, 3, 10).as_deref(), Some("b"));
+    }
+
+    #[test]
+    fn paths_are_relative_and_stay_below_the_base() {
+        assert_eq!(checked_path("/sell/a").unwrap(), "sell/a");
+        for bad in [
+            "sell/a",
+            "/a/../b",
+            "/a/%2E%2e/b",
+            "/a/./b",
+            "/a?x=1",
+            "/a#f",
+            "/a//b",
+        ] {
+            assert!(checked_path(bad).is_err(), "{bad}");
         }
     }
 }

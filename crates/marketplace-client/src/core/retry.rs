@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::taxonomy::{TaxonomyConfig, TaxonomyError};
+use crate::api::{ApiConfig, ApiError};
 
 /// What to do after a failed attempt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,7 +32,7 @@ pub(crate) struct Attempts {
 
 impl Attempts {
     /// The first attempt of a call made with `config`'s retry settings.
-    pub(crate) fn new(config: &TaxonomyConfig) -> Self {
+    pub(crate) fn new(config: &ApiConfig) -> Self {
         Self {
             max_retries: config.max_retries,
             base: config.backoff_base,
@@ -56,7 +56,7 @@ impl Attempts {
     ///   times, after `Retry-After` when the answer has one (a longer one than
     ///   `max_retry_after` is the call's error at once), else after a random delay in
     ///   `[0, min(cap, base · 2^n)]`. Time-outs are not retried: the time budget is spent.
-    pub(crate) fn after(&mut self, error: &TaxonomyError) -> Next {
+    pub(crate) fn after(&mut self, error: &ApiError) -> Next {
         let next = if error.status() == Some(401) && !self.renewed {
             self.renewed = true;
             Next::Renew

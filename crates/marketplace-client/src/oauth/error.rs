@@ -6,7 +6,7 @@
 //! characters.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -136,57 +136,257 @@ pub enum ConfigError {
     },
 }
 
-/// A refresh-token store failed.
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum StoreError {
-    /// The store file can be read by group or others, so it is not used.
-    #[error(
-        "refusing to read the refresh-token store {}: its mode is {mode:04o}, so group or \
-         others can read it; run `chmod 600 {}` (and consider revoking the refresh tokens it holds)",
-        path.display(),
-        path.display()
-    )]
-    InsecurePermissions {
-        /// The file.
-        path: PathBuf,
-        /// Its permission bits.
-        mode: u32,
-    },
-    /// The path holds something other than a regular file (a directory, a named pipe, a
-    /// device), or names a directory (it ends in a slash): it is not opened to read.
-    #[error(
-        "{} is {what}, where the refresh-token store must be a regular file; give the path of \
-         a file (it is created on the first save)",
-        path.display()
-    )]
-    NotAFile {
-        /// The path.
-        path: PathBuf,
-        /// What it is instead (`a directory`, `a named pipe (FIFO)`, …).
-        what: String,
-    },
-    /// Reading or writing the file failed.
-    #[error("cannot {action} the refresh-token store {}: {source}", path.display())]
-    Io {
-        /// What was being done (`read`, `write`, …).
+/// What kind of failure a [`StoreError`] is, whatever the store (a file, a database).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum StoreErrorKind {
+    /// The store is not private enough to be used (a file group or others can read).
+    Insecure,
+    /// The store's path holds something other than a regular file (a directory, a named
+    /// pipe, a device), or names a directory.
+    NotAFile,
+    /// The store cannot be reached, read or written (an I/O error, a database that does not
+    /// answer or refuses the connection); trying again later may work.
+    Unavailable,
+    /// The store holds something it cannot use (not a store this crate wrote, a value the
+    /// schema does not allow, a ciphertext that does not decrypt).
+    Corrupt,
+    /// Another writer changed the entry first (a compare-and-swap that lost, a lease held
+    /// by another process).
+    Conflict,
+    /// Anything else.
+    Other,
+}
+
+/// A refresh-token store failed: one error that every store returns (the [`FileStore`]
+/// and a database store alike), with the store it is about, what was being done, the kind
+/// of failure and its source.
+///
+/// The message says what to check next and never holds a secret; a store builds it with
+/// the constructors ([`unavailable`](Self::unavailable), [`corrupt`](Self::corrupt),
+/// [`conflict`](Self::conflict), [`new`](Self::new)). The error is `Clone` (its source is
+/// shared), like [`OAuthError`].
+///
+/// ```
+/// use marketplace_client::oauth::{StoreError, StoreErrorKind};
+/// let refused = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "refused");
+/// let e = StoreError::unavailable("postgres db=tokens", "load a refresh token from", refused);
+/// assert_eq!(e.kind(), StoreErrorKind::Unavailable);
+/// assert_eq!(
+///     e.to_string(),
+///     "cannot load a refresh token from the refresh-token store postgres db=tokens: refused"
+/// );
+/// assert!(std::error::Error::source(&e).is_some());
+/// ```
+///
+/// [`FileStore`]: super::FileStore
+#[derive(Clone)]
+pub struct StoreError(Box<Inner>);
+
+/// The fields of a [`StoreError`], boxed so that the error (and [`OAuthError`], which
+/// holds it) stays small.
+#[derive(Debug, Clone)]
+struct Inner {
+    kind: StoreErrorKind,
+    store: String,
+    action: &'static str,
+    path: Option<PathBuf>,
+    message: String,
+    source: Option<Arc<dyn std::error::Error + Send + Sync>>,
+}
+
+impl StoreError {
+    /// An error of `kind` while doing `action` (`read`, `save a refresh token to`) on
+    /// `store` (a file's path, `postgres …`), whose message is `message` (a whole sentence;
+    /// never a secret). Add the cause with [`with_source`](Self::with_source).
+    pub fn new(
+        kind: StoreErrorKind,
+        store: impl Into<String>,
         action: &'static str,
-        /// The file.
-        path: PathBuf,
-        /// The I/O error.
-        #[source]
-        source: Arc<std::io::Error>,
-    },
-    /// The file is not a store this crate wrote.
-    #[error(
-        "the refresh-token store {} is not valid: {reason}; fix or delete it and run consent again",
-        path.display()
-    )]
-    Corrupt {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong (never a secret).
-        reason: String,
-    },
+        message: impl Into<String>,
+    ) -> Self {
+        Self(Box::new(Inner {
+            kind,
+            store: store.into(),
+            action,
+            path: None,
+            message: message.into(),
+            source: None,
+        }))
+    }
+
+    /// The error with its cause (returned by [`std::error::Error::source`]).
+    pub fn with_source(
+        mut self,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Self {
+        self.0.source = Some(Arc::from(source.into()));
+        self
+    }
+
+    /// `store` could not be reached, read or written while doing `action`, because of
+    /// `source` ([`StoreErrorKind::Unavailable`]): "cannot {action} the refresh-token store
+    /// {store}: {source}".
+    pub fn unavailable(
+        store: impl Into<String>,
+        action: &'static str,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Self {
+        Self::failure(
+            StoreErrorKind::Unavailable,
+            store.into(),
+            action,
+            Arc::from(source.into()),
+        )
+    }
+
+    /// `store` holds something it cannot use ([`StoreErrorKind::Corrupt`]); `reason` says
+    /// what (never a secret).
+    pub fn corrupt(
+        store: impl Into<String>,
+        action: &'static str,
+        reason: impl fmt::Display,
+    ) -> Self {
+        let store = store.into();
+        let message = format!("the refresh-token store {store} holds what it cannot use: {reason}");
+        Self::new(StoreErrorKind::Corrupt, store, action, message)
+    }
+
+    /// Another writer changed the entry first while doing `action` on `store`
+    /// ([`StoreErrorKind::Conflict`]); `reason` says what.
+    pub fn conflict(
+        store: impl Into<String>,
+        action: &'static str,
+        reason: impl fmt::Display,
+    ) -> Self {
+        let store = store.into();
+        let message = format!("cannot {action} the refresh-token store {store}: {reason}");
+        Self::new(StoreErrorKind::Conflict, store, action, message)
+    }
+
+    fn failure(
+        kind: StoreErrorKind,
+        store: String,
+        action: &'static str,
+        source: Arc<dyn std::error::Error + Send + Sync>,
+    ) -> Self {
+        let message = format!("cannot {action} the refresh-token store {store}: {source}");
+        Self(Box::new(Inner {
+            kind,
+            store,
+            action,
+            path: None,
+            message,
+            source: Some(source),
+        }))
+    }
+
+    /// Reading or writing the store file `path` failed.
+    pub(crate) fn file_io(action: &'static str, path: &Path, source: std::io::Error) -> Self {
+        Self::failure(
+            StoreErrorKind::Unavailable,
+            path.display().to_string(),
+            action,
+            Arc::new(source),
+        )
+        .at(path)
+    }
+
+    /// The same failure while doing `action` instead (an I/O failure's message is rebuilt).
+    pub(crate) fn while_doing(self, action: &'static str) -> Self {
+        match (&self.0.source, self.0.kind) {
+            (Some(source), StoreErrorKind::Unavailable) => {
+                let mut e =
+                    Self::failure(self.0.kind, self.0.store.clone(), action, source.clone());
+                e.0.path = self.0.path.clone();
+                e
+            }
+            _ => self,
+        }
+    }
+
+    /// The store file `path` can be read by group or others (`mode`).
+    pub(crate) fn insecure_file(path: &Path, mode: u32) -> Self {
+        let shown = path.display();
+        let message = format!(
+            "refusing to read the refresh-token store {shown}: its mode is {mode:04o}, so group \
+             or others can read it; run `chmod 600 {shown}` (and consider revoking the refresh \
+             tokens it holds)"
+        );
+        Self::new(StoreErrorKind::Insecure, shown.to_string(), "read", message).at(path)
+    }
+
+    /// `path` is `what` (`a directory`, `a named pipe (FIFO)`, …), not a regular file.
+    pub(crate) fn not_a_file(path: &Path, what: &str) -> Self {
+        let shown = path.display();
+        let message = format!(
+            "{shown} is {what}, where the refresh-token store must be a regular file; give the \
+             path of a file (it is created on the first save)"
+        );
+        Self::new(StoreErrorKind::NotAFile, shown.to_string(), "open", message).at(path)
+    }
+
+    /// The store file `path` is not a store this crate wrote.
+    pub(crate) fn corrupt_file(path: &Path, action: &'static str, reason: &str) -> Self {
+        let shown = path.display();
+        let message = format!(
+            "the refresh-token store {shown} is not valid: {reason}; fix or delete it and run \
+             consent again"
+        );
+        Self::new(StoreErrorKind::Corrupt, shown.to_string(), action, message).at(path)
+    }
+
+    fn at(mut self, path: &Path) -> Self {
+        self.0.path = Some(path.to_owned());
+        self
+    }
+
+    /// The kind of failure.
+    pub fn kind(&self) -> StoreErrorKind {
+        self.0.kind
+    }
+
+    /// The store it is about: a file's path, or what a database store calls itself.
+    pub fn store(&self) -> &str {
+        &self.0.store
+    }
+
+    /// What was being done (`read`, `write`, `open the lock file of`, …).
+    pub fn action(&self) -> &'static str {
+        self.0.action
+    }
+
+    /// The file, for a store in a file.
+    pub fn path(&self) -> Option<&Path> {
+        self.0.path.as_deref()
+    }
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0.message)
+    }
+}
+
+impl fmt::Debug for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StoreError")
+            .field("kind", &self.0.kind)
+            .field("store", &self.0.store)
+            .field("action", &self.0.action)
+            .field("message", &self.0.message)
+            .field("source", &self.0.source)
+            .finish()
+    }
+}
+
+impl std::error::Error for StoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0
+            .source
+            .as_deref()
+            .map(|s| s as &(dyn std::error::Error + 'static))
+    }
 }
 
 /// Everything that can go wrong while getting, refreshing or storing a token.

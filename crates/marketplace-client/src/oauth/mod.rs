@@ -111,7 +111,9 @@ pub(crate) use config::{is_loopback, require_redirect_uri};
 pub use consent::{
     AuthorizationResponse, ConsentOptions, ConsentRequest, consent_url, parse_redirect,
 };
-pub use error::{ConfigError, Grant, MAX_BODY_IN_ERROR, OAuthError, OAuthErrorCode, StoreError};
+pub use error::{
+    ConfigError, Grant, MAX_BODY_IN_ERROR, OAuthError, OAuthErrorCode, StoreError, StoreErrorKind,
+};
 pub use scope::ScopeSet;
 pub use secret::{
     AccessToken, AuthorizationCode, ClientId, ClientSecret, CsrfState, REDACTED, RefreshToken,

@@ -12,7 +12,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use zeroize::{Zeroize, Zeroizing};
 
-use super::error::{OAuthError, StoreError};
+use super::error::{OAuthError, StoreError, StoreErrorKind};
 use super::lock;
 use super::scope::ScopeSet;
 use super::secret::RefreshToken;
@@ -194,9 +194,9 @@ impl RefreshTokenStore for MemoryStore {
 /// holds an exclusive operating-system lock on a companion file (`<file>.lock`, mode `0600`),
 /// so processes (and `FileStore` values) sharing the file never lose each other's updates;
 /// [`replace`](RefreshTokenStore::replace) compares and saves under that lock. Reading a file
-/// whose mode lets group or others read it fails with [`StoreError::InsecurePermissions`],
+/// whose mode lets group or others read it fails with a [`StoreError`] of kind [`StoreErrorKind::Insecure`],
 /// which names the path and the mode; a path that holds anything but a regular file (a
-/// directory, a named pipe, a device) fails with [`StoreError::NotAFile`], which says what is
+/// directory, a named pipe, a device) fails with a [`StoreError`] of kind [`StoreErrorKind::NotAFile`], which says what is
 /// there, and is never opened to read. [`check`](Self::check) tries all of that, and whether
 /// the directory takes a new file, before a token is at stake.
 ///
@@ -270,11 +270,7 @@ impl FileStore {
     }
 
     fn io_error(&self, action: &'static str, e: std::io::Error) -> OAuthError {
-        OAuthError::Store(StoreError::Io {
-            action,
-            path: self.path.clone(),
-            source: Arc::new(e),
-        })
+        OAuthError::Store(StoreError::file_io(action, &self.path, e))
     }
 
     /// Refuses a path that cannot name the store file: one that ends in a slash (or in `.`
@@ -298,10 +294,7 @@ impl FileStore {
         } else {
             "not the name of a file"
         };
-        Err(OAuthError::Store(StoreError::NotAFile {
-            path: self.path.clone(),
-            what: what.into(),
-        }))
+        Err(OAuthError::Store(StoreError::not_a_file(&self.path, what)))
     }
 
     /// Opens `path` without blocking and checks that it is a regular file. A named pipe
@@ -346,10 +339,9 @@ impl FileStore {
             use std::os::unix::fs::PermissionsExt as _;
             let mode = meta.permissions().mode() & 0o7777;
             if mode & 0o077 != 0 {
-                return Err(OAuthError::Store(StoreError::InsecurePermissions {
-                    path: self.path.clone(),
-                    mode,
-                }));
+                return Err(OAuthError::Store(StoreError::insecure_file(
+                    &self.path, mode,
+                )));
             }
         }
         #[cfg(not(unix))]
@@ -358,21 +350,23 @@ impl FileStore {
         file.read_to_end(&mut bytes)
             .map_err(|e| self.io_error("read", e))?;
         let body: FileBody = serde_json::from_slice(&bytes).map_err(|e| {
-            OAuthError::Store(StoreError::Corrupt {
-                path: self.path.clone(),
-                reason: format!(
+            OAuthError::Store(StoreError::corrupt_file(
+                &self.path,
+                "read",
+                &format!(
                     "not valid JSON ({:?} error at line {} column {})",
                     e.classify(),
                     e.line(),
                     e.column()
                 ),
-            })
+            ))
         })?;
         if body.format != FORMAT || body.version != 1 {
-            return Err(OAuthError::Store(StoreError::Corrupt {
-                path: self.path.clone(),
-                reason: format!("expected format {FORMAT:?} version 1"),
-            }));
+            return Err(OAuthError::Store(StoreError::corrupt_file(
+                &self.path,
+                "read",
+                &format!("expected format {FORMAT:?} version 1"),
+            )));
         }
         Ok(body)
     }
@@ -415,12 +409,8 @@ impl FileStore {
         let (file, _) = self
             .open_regular(&lock_path, &mut options)
             .map_err(|e| match e {
-                OAuthError::Store(StoreError::Io { source, .. }) => {
-                    OAuthError::Store(StoreError::Io {
-                        action: "open the lock file of",
-                        path: self.path.clone(),
-                        source,
-                    })
+                OAuthError::Store(e) if e.kind() == StoreErrorKind::Unavailable => {
+                    OAuthError::Store(e.while_doing("open the lock file of"))
                 }
                 other => other,
             })?
@@ -455,10 +445,11 @@ impl FileStore {
     fn write_body(&self, body: &FileBody) -> Result<(), OAuthError> {
         self.create_dir()?;
         let bytes = Zeroizing::new(serde_json::to_vec_pretty(body).map_err(|_| {
-            OAuthError::Store(StoreError::Corrupt {
-                path: self.path.clone(),
-                reason: "cannot serialize the store".into(),
-            })
+            OAuthError::Store(StoreError::corrupt_file(
+                &self.path,
+                "write",
+                "cannot serialize the store",
+            ))
         })?);
         taxonomy_tree::atomic::write_atomic(&self.path, &bytes, Some(0o600))
             .map_err(|e| self.io_error("write", e))
@@ -511,10 +502,7 @@ fn require_regular(path: &Path, meta: &std::fs::Metadata) -> Result<(), OAuthErr
             what = "a character device";
         }
     }
-    Err(OAuthError::Store(StoreError::NotAFile {
-        path: path.to_owned(),
-        what: what.into(),
-    }))
+    Err(OAuthError::Store(StoreError::not_a_file(path, what)))
 }
 
 fn to_unix(t: SystemTime) -> u64 {

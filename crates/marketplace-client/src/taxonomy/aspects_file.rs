@@ -14,7 +14,7 @@ use flate2::read::MultiGzDecoder;
 use flate2::write::GzEncoder;
 use taxonomy_tree::atomic::{self, Staging};
 
-use super::error::TaxonomyError;
+use super::TaxonomyError;
 use super::types::{CategoryAspects, WireCategoryAspect, category_aspects_from_wire, parse_id};
 
 /// How far a download is, for a progress display (e.g. an `indicatif` bar: `set_length` from

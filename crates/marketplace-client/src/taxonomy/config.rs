@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use url::Url;
 
-use super::error::TaxonomyError;
+use super::TaxonomyError;
+use crate::api::ApiConfig;
 use crate::oauth::{Endpoints, OAuthConfig};
 
 /// The marketplace header sent on every call of the taxonomy API.
@@ -109,6 +110,10 @@ impl std::fmt::Display for TreePath {
 
 /// The settings of a [`TaxonomyClient`](super::TaxonomyClient).
 ///
+/// The base URL, time-outs, body limit and retry policy are those of the generic request
+/// the client is built on ([`ApiConfig`], derived with [`api_config`](Self::api_config));
+/// the rest is the Taxonomy API's own.
+///
 /// ```
 /// use std::time::Duration;
 /// use marketplace_client::taxonomy::{TaxonomyConfig, TreePath};
@@ -171,11 +176,8 @@ pub struct TaxonomyConfig {
 
 impl TaxonomyConfig {
     /// The defaults for the API host `base_url` (which should end with `/`; one is added).
-    pub fn new(mut base_url: Url) -> Self {
-        if !base_url.path().ends_with('/') {
-            let path = format!("{}/", base_url.path());
-            base_url.set_path(&path);
-        }
+    pub fn new(base_url: Url) -> Self {
+        let base_url = crate::api::with_trailing_slash(base_url);
         Self {
             tree_path: TreePath::default_for(&base_url),
             base_url,
@@ -191,6 +193,21 @@ impl TaxonomyConfig {
             max_download_bytes: DEFAULT_MAX_DOWNLOAD_BYTES,
             max_decompressed_bytes: DEFAULT_MAX_DECOMPRESSED_BYTES,
         }
+    }
+
+    /// The settings of the generic request ([`ApiConfig`]) the taxonomy client sends its
+    /// calls with: the base URL, time-outs, body limit and retry policy of this
+    /// configuration (the fields of the same names).
+    pub fn api_config(&self) -> ApiConfig {
+        let mut api = ApiConfig::new(self.base_url.clone());
+        api.connect_timeout = self.connect_timeout;
+        api.timeout = self.timeout;
+        api.max_body_bytes = self.max_body_bytes;
+        api.max_retries = self.max_retries;
+        api.backoff_base = self.backoff_base;
+        api.backoff_cap = self.backoff_cap;
+        api.max_retry_after = self.max_retry_after;
+        api
     }
 
     /// Production (`https://api.ebay.com`).

@@ -30,9 +30,9 @@
 
 pub(crate) mod aspects_file;
 mod config;
-pub(crate) mod error;
 pub(crate) mod types;
 
+pub use crate::api::{ErrorParameter, ServiceError, parse_error_body};
 pub use crate::blocking::sleep::{RecordingSleeper, Sleeper, ThreadSleeper};
 pub use crate::blocking::taxonomy::TaxonomyClient;
 pub use aspects_file::{AspectsFileError, DownloadProgress, ItemAspectsFile, ItemAspectsReader};
@@ -42,7 +42,10 @@ pub use config::{
     DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER, DEFAULT_REQUEST_TIMEOUT, ENV_TREE_PATH,
     MARKETPLACE_HEADER, TAXONOMY_PREFIX, TaxonomyConfig, TreePath,
 };
-pub use error::{ErrorParameter, ServiceError, TaxonomyError, parse_error_body};
+
+/// Everything a taxonomy call can fail with: the [`ApiError`](crate::api::ApiError) of the
+/// generic request the taxonomy client is built on (same variants, same messages).
+pub type TaxonomyError = crate::api::ApiError;
 pub use taxonomy_tree::decode::CategorySubtree;
 pub use types::{
     Ancestor, Aspect, AspectAdvancedDataType, AspectApplicableTo, AspectCardinality,

@@ -1,4 +1,5 @@
-//! The one error type of the taxonomy client, and the service's error body.
+//! The one error type of a request to the service's REST APIs ([`ApiError`], which the
+//! taxonomy client returns as `TaxonomyError`), and the service's error body.
 
 use std::fmt;
 use std::time::Duration;
@@ -129,25 +130,67 @@ fn joined(errors: &[ServiceError]) -> String {
         .join("; ")
 }
 
-fn advice(status: u16) -> &'static str {
-    match status {
-        400 => " (check the category id, the keyword and the marketplace header)",
-        401 => " (the access token was rejected twice: check the credentials and scopes)",
-        403 => " (the token lacks the scope of the taxonomy API)",
-        404 => " (check the category tree id)",
-        s if s >= 500 => " (a server-side failure: retry later)",
-        _ => "",
+/// Whether `url` is one of the Taxonomy API's: its errors get that API's advice.
+fn is_taxonomy(url: &str) -> bool {
+    url.contains("/commerce/taxonomy/")
+}
+
+/// The API named in a message about `url`: the Taxonomy API's calls keep their name, any
+/// other is "the API" (its URL follows in the message).
+fn api_name(url: &str) -> &'static str {
+    if is_taxonomy(url) {
+        "the taxonomy API"
+    } else {
+        "the API"
     }
 }
 
-/// Everything a taxonomy call can fail with. No variant holds the access token: bodies and
-/// the service's messages pass the sanitizer of the request (which knows the token) and are
-/// cut to [`crate::oauth::MAX_BODY_IN_ERROR`] bytes.
+/// What to check after an error `status` of a call to `url`: the Taxonomy API's advice for
+/// its calls, a neutral one for any other API.
+fn advice(status: u16, url: &str) -> &'static str {
+    if is_taxonomy(url) {
+        match status {
+            400 => " (check the category id, the keyword and the marketplace header)",
+            401 => " (the access token was rejected twice: check the credentials and scopes)",
+            403 => " (the token lacks the scope of the taxonomy API)",
+            404 => " (check the category tree id)",
+            s if s >= 500 => " (a server-side failure: retry later)",
+            _ => "",
+        }
+    } else {
+        match status {
+            400 => " (check the request's parameters, body and marketplace header)",
+            401 => " (the access token was rejected twice: check the credentials and scopes)",
+            403 => " (the token lacks a scope this API needs, or the user has not granted it)",
+            404 => " (check the path and the resource's id)",
+            s if s >= 500 => " (a server-side failure: retry later)",
+            _ => "",
+        }
+    }
+}
+
+/// Extra advice after a time-out of a call to `url`.
+fn timeout_advice(url: &str) -> &'static str {
+    if is_taxonomy(url) {
+        "a full tree takes 2 to 5 s, raise the time-out or check the network"
+    } else {
+        "raise the time-out or check the network"
+    }
+}
+
+/// Everything a request to the service's REST APIs can fail with: a call of an
+/// [`ApiClient`](super::ApiClient) and every call of the taxonomy client (whose
+/// [`TaxonomyError`](crate::taxonomy::TaxonomyError) is this type).
+///
+/// No variant holds the access token: bodies and the service's messages pass the sanitizer
+/// of the request (which knows the token) and are cut to [`crate::oauth::MAX_BODY_IN_ERROR`]
+/// bytes. The advice of a message depends on the API called (its URL): the Taxonomy API's
+/// calls get that API's, any other a neutral one.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum TaxonomyError {
+pub enum ApiError {
     /// The service answered with its error body (any non-success status but 429).
-    #[error("the taxonomy API answered HTTP {status} to {url}: {}{}", joined(errors), advice(*status))]
+    #[error("{} answered HTTP {status} to {url}: {}{}", api_name(url), joined(errors), advice(*status, url))]
     Service {
         /// The HTTP status.
         status: u16,
@@ -158,8 +201,9 @@ pub enum TaxonomyError {
     },
     /// A non-success status (but 429) without the service's error body.
     #[error(
-        "the taxonomy API answered HTTP {status} to {url}{}{}",
-        advice(*status),
+        "{} answered HTTP {status} to {url}{}{}",
+        api_name(url),
+        advice(*status, url),
         if body.is_empty() { String::new() } else { format!("; body: {body}") }
     )]
     Http {
@@ -172,10 +216,12 @@ pub enum TaxonomyError {
     },
     /// HTTP 429 still after the retries (or with a `Retry-After` beyond the configured limit).
     #[error(
-        "the taxonomy API is rate limiting this application (HTTP 429 to {url}){}{}; wait, \
-         fetch less often (trees change rarely: cache them) and check the call quota",
+        "{} is rate limiting this application (HTTP 429 to {url}){}{}; wait, call less often \
+         {}and check the call quota",
+        api_name(url),
         match retry_after { Some(d) => format!(", retry after {} s", d.as_secs()), None => String::new() },
-        if errors.is_empty() { String::new() } else { format!(": {}", joined(errors)) }
+        if errors.is_empty() { String::new() } else { format!(": {}", joined(errors)) },
+        if is_taxonomy(url) { "(trees change rarely: cache them) " } else { "" }
     )]
     RateLimited {
         /// The URL requested.
@@ -186,12 +232,13 @@ pub enum TaxonomyError {
         errors: Vec<ServiceError>,
     },
     /// Getting an access token failed.
-    #[error("cannot get an access token for the taxonomy API: {0}")]
+    #[error("cannot get an access token for the request: {0}")]
     OAuth(#[from] OAuthError),
     /// The request or its body did not complete within the time-out.
     #[error(
-        "the taxonomy API did not answer {url} in time ({message}); a full tree takes 2 to 5 s, \
-         raise the time-out or check the network"
+        "{} did not answer {url} in time ({message}); {}",
+        api_name(url),
+        timeout_advice(url)
     )]
     Timeout {
         /// The URL requested.
@@ -201,7 +248,8 @@ pub enum TaxonomyError {
     },
     /// The request could not be sent (DNS, connection refused, TLS).
     #[error(
-        "cannot reach the taxonomy API at {url}: {message}; check the base URL and the network"
+        "cannot reach {} at {url}: {message}; check the base URL and the network",
+        api_name(url)
     )]
     Transport {
         /// The URL requested.
@@ -246,7 +294,8 @@ pub enum TaxonomyError {
     },
     /// A success status with a body that is not the expected JSON.
     #[error(
-        "the taxonomy API answered HTTP {status} to {url} with an unexpected body ({reason}); body: {body}"
+        "{} answered HTTP {status} to {url} with an unexpected body ({reason}); body: {body}",
+        api_name(url)
     )]
     UnexpectedBody {
         /// The URL requested.
@@ -276,20 +325,28 @@ pub enum TaxonomyError {
         message: String,
     },
     /// An argument or setting cannot be used (for example a language tag that is not a valid
-    /// header value).
-    #[error("invalid taxonomy request: {0}")]
+    /// header value, a path segment that would change the path, or an `Authorization` header
+    /// set by hand).
+    #[error("invalid request: {0}")]
     Invalid(String),
+    /// The JSON body of a request could not be serialized
+    /// ([`ApiRequest::json`](super::ApiRequest::json)).
+    #[error("cannot serialize the JSON body of the request: {reason}")]
+    Serialize {
+        /// serde_json's message (it names the value's type, never the value).
+        reason: String,
+    },
 }
 
-impl TaxonomyError {
+impl ApiError {
     /// The HTTP status, when the service answered.
     pub fn status(&self) -> Option<u16> {
         match self {
-            TaxonomyError::Service { status, .. }
-            | TaxonomyError::Http { status, .. }
-            | TaxonomyError::UnexpectedBody { status, .. } => Some(*status),
-            TaxonomyError::RateLimited { .. } => Some(429),
-            TaxonomyError::NoDefaultTree { .. } => Some(204),
+            ApiError::Service { status, .. }
+            | ApiError::Http { status, .. }
+            | ApiError::UnexpectedBody { status, .. } => Some(*status),
+            ApiError::RateLimited { .. } => Some(429),
+            ApiError::NoDefaultTree { .. } => Some(204),
             _ => None,
         }
     }
@@ -297,9 +354,7 @@ impl TaxonomyError {
     /// The service's errors, when its error body was received.
     pub fn service_errors(&self) -> &[ServiceError] {
         match self {
-            TaxonomyError::Service { errors, .. } | TaxonomyError::RateLimited { errors, .. } => {
-                errors
-            }
+            ApiError::Service { errors, .. } | ApiError::RateLimited { errors, .. } => errors,
             _ => &[],
         }
     }
@@ -312,7 +367,7 @@ impl TaxonomyError {
     /// The `Retry-After` of a 429.
     pub fn retry_after(&self) -> Option<Duration> {
         match self {
-            TaxonomyError::RateLimited { retry_after, .. } => *retry_after,
+            ApiError::RateLimited { retry_after, .. } => *retry_after,
             _ => None,
         }
     }
@@ -321,12 +376,10 @@ impl TaxonomyError {
     /// bodies. Time-outs are not retried (the time budget is spent), nor 4xx answers.
     pub fn is_retryable(&self) -> bool {
         match self {
-            TaxonomyError::RateLimited { .. }
-            | TaxonomyError::Transport { .. }
-            | TaxonomyError::Truncated { .. } => true,
-            TaxonomyError::Service { status, .. } | TaxonomyError::Http { status, .. } => {
-                *status >= 500
-            }
+            ApiError::RateLimited { .. }
+            | ApiError::Transport { .. }
+            | ApiError::Truncated { .. } => true,
+            ApiError::Service { status, .. } | ApiError::Http { status, .. } => *status >= 500,
             _ => false,
         }
     }

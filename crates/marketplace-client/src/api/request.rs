@@ -1,0 +1,337 @@
+//! A request to any of the service's REST APIs ([`ApiRequest`]) and its answer
+//! ([`ApiResponse`]).
+
+use std::fmt;
+use std::time::Duration;
+
+use http::Method;
+use marketplaces::Marketplace;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use url::Url;
+
+use super::ApiError;
+use crate::core::api::{Fetched, encode_segment};
+
+/// Why a request cannot be sent, found while it was built and reported by the call.
+#[derive(Debug, Clone)]
+pub(crate) enum Problem {
+    /// [`ApiError::Invalid`].
+    Invalid(String),
+    /// [`ApiError::Serialize`].
+    Serialize(String),
+}
+
+impl Problem {
+    /// The error the call returns.
+    pub(crate) fn to_error(&self) -> ApiError {
+        match self {
+            Problem::Invalid(message) => ApiError::Invalid(message.clone()),
+            Problem::Serialize(reason) => ApiError::Serialize {
+                reason: reason.clone(),
+            },
+        }
+    }
+}
+
+/// One authenticated request to any of the service's REST APIs (Inventory, Account,
+/// Fulfillment, Taxonomy, …), built and then sent by a client
+/// ([`ApiClient::send`](super::ApiClient::send)), which adds `Authorization: Bearer …` from
+/// its token source, renews the token on a 401, retries and backs off.
+///
+/// The path is below the client's base URL (`/sell/inventory/v1/inventory_item/SKU-1`) and
+/// taken as written (already percent-encoded; characters a path cannot hold, such as a space,
+/// are encoded). A value of the caller's (a SKU, an order id) belongs in a segment of
+/// [`get_segments`](Self::get_segments) and the other `*_segments` constructors, which
+/// percent-encode each segment whole: a SKU with `/`, `?`, `%` or spaces stays one segment.
+///
+/// Building never fails: a problem (a JSON body that cannot be serialized, an
+/// `Authorization` header, a path with `..`) is the error of the call that sends it.
+///
+/// ```
+/// use marketplace_client::Marketplace;
+/// use marketplace_client::api::ApiRequest;
+/// let request = ApiRequest::get_segments(["sell", "inventory", "v1", "inventory_item", "A/B 1"])
+///     .query("limit", "10")
+///     .marketplace(Marketplace::De);
+/// assert_eq!(request.path(), "/sell/inventory/v1/inventory_item/A%2FB%201");
+/// ```
+#[derive(Clone)]
+pub struct ApiRequest {
+    pub(crate) method: Method,
+    pub(crate) path: String,
+    pub(crate) query: Vec<(String, String)>,
+    pub(crate) body: Option<Vec<u8>>,
+    pub(crate) marketplace: Option<Marketplace>,
+    pub(crate) language: Option<String>,
+    pub(crate) content_language: Option<String>,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) operation: Option<String>,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) problem: Option<Problem>,
+}
+
+impl fmt::Debug for ApiRequest {
+    /// The method, path, query and marketplace; of the body its length, of the caller's
+    /// headers their names (a value may be a credential).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ApiRequest")
+            .field("method", &self.method)
+            .field("path", &self.path)
+            .field("query", &self.query)
+            .field("marketplace", &self.marketplace)
+            .field("language", &self.language)
+            .field("body_len", &self.body.as_ref().map(Vec::len))
+            .field(
+                "headers",
+                &self.headers.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+            )
+            .field("operation", &self.operation)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ApiRequest {
+    /// A request with `method` of `path` (below the base URL, starting with `/`).
+    pub fn new(method: Method, path: impl Into<String>) -> Self {
+        Self {
+            method,
+            path: path.into(),
+            query: Vec::new(),
+            body: None,
+            marketplace: None,
+            language: None,
+            content_language: None,
+            headers: Vec::new(),
+            operation: None,
+            timeout: None,
+            problem: None,
+        }
+    }
+
+    /// A `GET` of `path`.
+    pub fn get(path: impl Into<String>) -> Self {
+        Self::new(Method::GET, path)
+    }
+
+    /// A `POST` to `path`.
+    pub fn post(path: impl Into<String>) -> Self {
+        Self::new(Method::POST, path)
+    }
+
+    /// A `PUT` to `path`.
+    pub fn put(path: impl Into<String>) -> Self {
+        Self::new(Method::PUT, path)
+    }
+
+    /// A `DELETE` of `path`.
+    pub fn delete(path: impl Into<String>) -> Self {
+        Self::new(Method::DELETE, path)
+    }
+
+    /// A request with `method` of the path made of `segments`, each percent-encoded whole
+    /// (every byte but `A-Z a-z 0-9 - . _ ~`). An empty, `.` or `..` segment cannot be sent
+    /// (the call fails with [`ApiError::Invalid`]).
+    pub fn with_segments<S: AsRef<str>>(
+        method: Method,
+        segments: impl IntoIterator<Item = S>,
+    ) -> Self {
+        let mut path = String::new();
+        let mut problem = None;
+        for segment in segments {
+            path.push('/');
+            match encode_segment(segment.as_ref()) {
+                Ok(encoded) => path.push_str(&encoded),
+                Err(message) => {
+                    problem.get_or_insert(Problem::Invalid(message));
+                }
+            }
+        }
+        if path.is_empty() {
+            path.push('/');
+        }
+        let mut request = Self::new(method, path);
+        request.problem = problem;
+        request
+    }
+
+    /// A `GET` of the path made of `segments` (see [`with_segments`](Self::with_segments)).
+    pub fn get_segments<S: AsRef<str>>(segments: impl IntoIterator<Item = S>) -> Self {
+        Self::with_segments(Method::GET, segments)
+    }
+
+    /// A `POST` to the path made of `segments` (see [`with_segments`](Self::with_segments)).
+    pub fn post_segments<S: AsRef<str>>(segments: impl IntoIterator<Item = S>) -> Self {
+        Self::with_segments(Method::POST, segments)
+    }
+
+    /// A `PUT` to the path made of `segments` (see [`with_segments`](Self::with_segments)).
+    pub fn put_segments<S: AsRef<str>>(segments: impl IntoIterator<Item = S>) -> Self {
+        Self::with_segments(Method::PUT, segments)
+    }
+
+    /// A `DELETE` of the path made of `segments` (see [`with_segments`](Self::with_segments)).
+    pub fn delete_segments<S: AsRef<str>>(segments: impl IntoIterator<Item = S>) -> Self {
+        Self::with_segments(Method::DELETE, segments)
+    }
+
+    /// The method.
+    pub fn method(&self) -> &Method {
+        &self.method
+    }
+
+    /// The path, as it is sent (below the base URL).
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Adds the query parameter `name=value` (form-encoded; repeat it for several values).
+    pub fn query(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.query.push((name.into(), value.into()));
+        self
+    }
+
+    /// `value` as the JSON body (`Content-Type: application/json`). When it cannot be
+    /// serialized, sending the request fails with [`ApiError::Serialize`].
+    pub fn json<T: Serialize + ?Sized>(mut self, value: &T) -> Self {
+        match serde_json::to_vec(value) {
+            Ok(bytes) => self.body = Some(bytes),
+            Err(e) => {
+                self.body = None;
+                self.problem
+                    .get_or_insert(Problem::Serialize(e.to_string()));
+            }
+        }
+        self
+    }
+
+    /// `bytes` as the body, already JSON (`Content-Type: application/json`).
+    pub fn json_bytes(mut self, bytes: impl Into<Vec<u8>>) -> Self {
+        self.body = Some(bytes.into());
+        self
+    }
+
+    /// The marketplace of the call: `X-EBAY-C-MARKETPLACE-ID` with its id, and, unless
+    /// [`language`](Self::language) is set, `Accept-Language` with its language.
+    pub fn marketplace(mut self, marketplace: Marketplace) -> Self {
+        self.marketplace = Some(marketplace);
+        self
+    }
+
+    /// `Accept-Language` (it wins over the marketplace's language).
+    pub fn language(mut self, language: impl Into<String>) -> Self {
+        self.language = Some(language.into());
+        self
+    }
+
+    /// `Content-Language`: the language of the body (`en-US`).
+    pub fn content_language(mut self, language: impl Into<String>) -> Self {
+        self.content_language = Some(language.into());
+        self
+    }
+
+    /// Adds a header of the caller's (for example `X-EBAY-C-ENDUSERCTX`); it replaces one
+    /// the request sets of the same name (`Accept`, `Content-Type`). `Authorization` and
+    /// `Proxy-Authorization` are refused: the client sends the token of its source (the call
+    /// fails with [`ApiError::Invalid`]).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// The operation's name in the service's reference (`createOrReplaceInventoryItem`),
+    /// for traces (default: `request`).
+    pub fn operation(mut self, name: impl Into<String>) -> Self {
+        self.operation = Some(name.into());
+        self
+    }
+
+    /// The time-out of one attempt, body included, instead of the client's
+    /// ([`ApiConfig::timeout`](super::ApiConfig::timeout)).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+}
+
+/// The successful answer (a 2xx status) of an [`ApiRequest`]. Any other status is an
+/// [`ApiError`] ([`ApiError::Service`] with the service's error body typed).
+pub struct ApiResponse {
+    fetched: Fetched,
+}
+
+impl fmt::Debug for ApiResponse {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ApiResponse")
+            .field("status", &self.fetched.status)
+            .field("url", &self.fetched.url.as_str())
+            .field("body_len", &self.fetched.bytes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ApiResponse {
+    pub(crate) fn new(fetched: Fetched) -> Self {
+        Self { fetched }
+    }
+
+    /// The status (2xx).
+    pub fn status(&self) -> u16 {
+        self.fetched.status
+    }
+
+    /// The URL requested.
+    pub fn url(&self) -> &Url {
+        &self.fetched.url
+    }
+
+    /// The first header called `name` (without regard to case), when its value is text.
+    /// `Location` names what a `POST` created.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.fetched
+            .headers
+            .get_all(name)
+            .iter()
+            .find_map(|v| v.to_str().ok())
+    }
+
+    /// Every header as `(name, value)`, names in lower case, values that are not text left
+    /// out.
+    pub fn headers(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.fetched
+            .headers
+            .iter()
+            .filter_map(|(n, v)| Some((n.as_str(), v.to_str().ok()?)))
+    }
+
+    /// The body.
+    pub fn bytes(&self) -> &[u8] {
+        &self.fetched.bytes
+    }
+
+    /// The body, owned.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.fetched.bytes
+    }
+
+    /// `204 No Content`, or a body of blanks only.
+    pub fn is_empty(&self) -> bool {
+        self.fetched.is_empty()
+    }
+
+    /// The body as UTF-8 text; [`ApiError::UnexpectedBody`] when it is not.
+    pub fn text(&self) -> Result<&str, ApiError> {
+        std::str::from_utf8(&self.fetched.bytes).map_err(|e| {
+            self.fetched
+                .unexpected(format!("not UTF-8 text (at byte {})", e.valid_up_to()))
+        })
+    }
+
+    /// The body as JSON of type `T`. A body of another shape is
+    /// [`ApiError::UnexpectedBody`] whose reason names the field and the type expected
+    /// (`invalid type: string "x", expected u32 at line 1 column 9`), sanitized like every
+    /// error.
+    pub fn json<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
+        self.fetched.json()
+    }
+}
