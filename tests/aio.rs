@@ -200,3 +200,45 @@ async fn fetch_item_aspects_streams_to_disk() {
         .unwrap();
     assert_eq!(std::fs::read(&dest).unwrap(), served);
 }
+
+#[tokio::test]
+async fn the_generic_request_renews_on_401_and_encodes_its_path() {
+    use marketplace_client::aio::api::{ApiClient, ApiConfig, ApiRequest};
+    let fake = FakeMarketplace::new();
+    fake.route(
+        "PUT",
+        "/sell/inventory/v1/inventory_item/{sku}",
+        |req, state| match state.check_bearer(req) {
+            Ok(_) => fake_marketplace::Response::json(
+                200,
+                &serde_json::json!({ "sku": req.param("sku").unwrap_or_default(), "body": req.body_str() }),
+            ),
+            Err(refused) => refused,
+        },
+    );
+    let provider = Arc::new(ApplicationTokenProvider::new(oauth_client(&fake)));
+    let api = ApiClient::new(ApiConfig::for_base_url(&fake.base_url()).unwrap(), provider).unwrap();
+    fake.fail_next(
+        "/sell/inventory/v1/inventory_item/SKU%201%2FA",
+        Fault::Status {
+            status: 401,
+            body: String::new(),
+            headers: vec![],
+        },
+    );
+    let answer = api
+        .send(
+            ApiRequest::put_segments(["sell", "inventory", "v1", "inventory_item", "SKU 1/A"])
+                .json(&serde_json::json!({ "availability": { "quantity": 3 } }))
+                .marketplace(Marketplace::De),
+        )
+        .await
+        .unwrap();
+    let echoed: serde_json::Value = answer.json().unwrap();
+    assert_eq!(echoed["body"], r#"{"availability":{"quantity":3}}"#);
+    let puts = fake.requests_to("/sell/inventory/v1/inventory_item/SKU%201%2FA");
+    assert_eq!(puts.len(), 2, "the 401, then the retry with a new token");
+    assert_eq!(puts[1].header("X-EBAY-C-MARKETPLACE-ID"), Some("EBAY_DE"));
+    assert_eq!(puts[1].header("Accept-Language"), Some("de-DE"));
+    assert_eq!(fake.token_requests().len(), 2);
+}

@@ -1,6 +1,7 @@
 //! The async front (tokio): the same clients as [`crate::oauth`] and [`crate::taxonomy`],
 //! with `async fn` where those do I/O.
 
+pub mod api;
 pub mod oauth;
 mod store;
 pub mod taxonomy;

@@ -28,8 +28,7 @@ use taxonomy_tree::decode::Provenance;
 use taxonomy_tree::tree::CategoryTree;
 
 use super::oauth::{AccessTokenSource, HttpOptions, OAuthConfig};
-use crate::core::api::{ApiCall, Fetched};
-use crate::core::retry::{Attempts, Next};
+use crate::core::api::ApiCall;
 use crate::core::taxonomy::{self as ops, Operation, TreeForms};
 use crate::taxonomy::aspects_file::Download;
 
@@ -49,8 +48,7 @@ pub use crate::taxonomy::{
 /// client serves every task.
 pub struct TaxonomyClient {
     config: TaxonomyConfig,
-    tokens: Arc<dyn AccessTokenSource>,
-    http: reqwest::Client,
+    api: super::api::ApiClient,
     tree_forms: TreeForms,
 }
 
@@ -78,19 +76,10 @@ impl TaxonomyClient {
         tokens: Arc<dyn AccessTokenSource>,
         options: HttpOptions,
     ) -> Result<Self, TaxonomyError> {
-        let options = options
-            .with_timeout(config.timeout)
-            .with_connect_timeout(config.connect_timeout);
-        let http = super::transport::client(&config.base_url, &options).map_err(|message| {
-            TaxonomyError::Transport {
-                url: config.base_url.to_string(),
-                message,
-            }
-        })?;
+        let api = super::api::ApiClient::with_options(config.api_config(), tokens, options)?;
         Ok(Self {
             config,
-            tokens,
-            http,
+            api,
             tree_forms: TreeForms::default(),
         })
     }
@@ -312,36 +301,17 @@ impl TaxonomyClient {
         let call = ops::item_aspects_file_call(&self.config, site);
         let tree_id = ops::tree_id_for(&self.config, site);
         let on_progress = Arc::new(std::sync::Mutex::new(on_progress));
-        let mut token = self.tokens.access_token().await?;
-        let mut attempts = Attempts::new(&self.config);
-        loop {
-            let (request, redactor) = call.request(&token)?;
-            let span = call.span(attempts.attempt());
-            let result = self
-                .download(
-                    &call,
-                    request,
-                    redactor,
-                    &span,
-                    dest,
-                    tree_id,
-                    on_progress.clone(),
-                )
-                .instrument(span.clone())
-                .await;
-            let error = match result {
-                Ok(done) => return Ok(done),
-                Err(e) => e,
-            };
-            match attempts.after(&error) {
-                Next::Renew => {
-                    self.tokens.invalidate(&token);
-                    token = self.tokens.access_token().await?;
+        let call = &call;
+        self.api
+            .send_call(call, move |request, redactor, span| {
+                let on_progress = on_progress.clone();
+                async move {
+                    self.download(call, request, redactor, &span, dest, tree_id, on_progress)
+                        .instrument(span.clone())
+                        .await
                 }
-                Next::Wait(delay) => tokio::time::sleep(delay).await,
-                Next::Fail => return Err(error),
-            }
-        }
+            })
+            .await
     }
 
     /// One attempt of a download: the answer's chunks go through a channel to
@@ -359,7 +329,7 @@ impl TaxonomyClient {
     ) -> Result<ItemAspectsFile, TaxonomyError> {
         let started = Instant::now();
         let deadline = started.checked_add(call.timeout);
-        let mut response = super::transport::send(&self.http, request, call.timeout)
+        let mut response = super::transport::send(self.api.http(), request, call.timeout)
             .await
             .map_err(|failure| call.no_answer(failure, span, started.elapsed()))?;
         if !response.status().is_success() {
@@ -459,39 +429,11 @@ impl TaxonomyClient {
         result
     }
 
-    /// Runs `operation`: its call with the core's renewal on 401 and retries, then its
-    /// decoding.
+    /// Runs `operation`: its call (through the [`ApiClient`](super::api::ApiClient)'s retry
+    /// loop), then its decoding.
     async fn run<T>(&self, operation: Operation<T>) -> Result<T, TaxonomyError> {
-        let fetched = self.send(&operation.call).await?;
+        let fetched = self.api.fetch(&operation.call).await?;
         operation.decode(fetched)
-    }
-
-    /// Sends `call` with the core's renewal on 401 and retries ([`Attempts`]), each attempt
-    /// in its span. Every call but the download goes through here.
-    async fn send(&self, call: &ApiCall) -> Result<Fetched, TaxonomyError> {
-        let mut token = self.tokens.access_token().await?;
-        let mut attempts = Attempts::new(&self.config);
-        loop {
-            let (request, redactor) = call.request(&token)?;
-            let span = call.span(attempts.attempt());
-            let started = Instant::now();
-            let outcome =
-                super::transport::exchange(&self.http, request, call.timeout, call.limits)
-                    .instrument(span.clone())
-                    .await;
-            let error = match call.finish(outcome, redactor, &span, started.elapsed()) {
-                Ok(fetched) => return Ok(fetched),
-                Err(e) => e,
-            };
-            match attempts.after(&error) {
-                Next::Renew => {
-                    self.tokens.invalidate(&token);
-                    token = self.tokens.access_token().await?;
-                }
-                Next::Wait(delay) => tokio::time::sleep(delay).await,
-                Next::Fail => return Err(error),
-            }
-        }
     }
 }
 

@@ -1,0 +1,144 @@
+//! The service's REST APIs for async programs: the same [`ApiRequest`] and [`ApiResponse`]
+//! as [`crate::api`], sent by an async [`ApiClient`] with the core's renewal on 401, retries
+//! (waiting with `tokio::time::sleep`), limits, redaction and tracing.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use marketplace_client::Marketplace;
+//! use marketplace_client::aio::api::{ApiClient, ApiConfig, ApiRequest};
+//! use marketplace_client::aio::oauth::{FileStore, OAuthClient, OAuthConfig, UserTokenProvider};
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let oauth = OAuthConfig::from_env()?;
+//! let store = Arc::new(FileStore::new("/var/lib/my-backend/refresh-tokens.json"));
+//! let tokens = Arc::new(UserTokenProvider::new(OAuthClient::from_config(&oauth)?, store, "seller-1"));
+//! let api = ApiClient::new(ApiConfig::from_oauth_config(&oauth), tokens)?;
+//! let item = api
+//!     .send(ApiRequest::get_segments(["sell", "inventory", "v1", "inventory_item", "SKU 1/A"])
+//!         .marketplace(Marketplace::Us))
+//!     .await?;
+//! println!("{}", item.text());
+//! # Ok(()) }
+//! ```
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Instant;
+
+use tracing::Instrument as _;
+
+use super::oauth::{AccessTokenSource, HttpOptions};
+use crate::core::api::{ApiCall, Fetched};
+use crate::core::retry::{Attempts, Next};
+use crate::oauth::redact::Redactor;
+
+pub use crate::api::{
+    ApiConfig, ApiError, ApiRequest, ApiResponse, ErrorParameter, Method, ServiceError,
+};
+
+/// A client of the service's REST APIs for async programs: the async
+/// [`crate::api::ApiClient`], with the same behaviour. `Send + Sync`: one client serves every
+/// task.
+pub struct ApiClient {
+    config: ApiConfig,
+    tokens: Arc<dyn AccessTokenSource>,
+    http: reqwest::Client,
+}
+
+impl std::fmt::Debug for ApiClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ApiClient")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ApiClient {
+    /// A client of the API host of `config` that takes its tokens from `tokens`.
+    pub fn new(config: ApiConfig, tokens: Arc<dyn AccessTokenSource>) -> Result<Self, ApiError> {
+        Self::with_options(config, tokens, HttpOptions::default())
+    }
+
+    /// A client with its own HTTP options (proxy, user agent, extra root certificates); the
+    /// time-outs are the configuration's.
+    pub fn with_options(
+        config: ApiConfig,
+        tokens: Arc<dyn AccessTokenSource>,
+        options: HttpOptions,
+    ) -> Result<Self, ApiError> {
+        let options = options
+            .with_timeout(config.timeout)
+            .with_connect_timeout(config.connect_timeout);
+        let http = super::transport::client(&config.base_url, &options).map_err(|message| {
+            ApiError::Transport {
+                url: config.base_url.to_string(),
+                message,
+            }
+        })?;
+        Ok(Self {
+            config,
+            tokens,
+            http,
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &ApiConfig {
+        &self.config
+    }
+
+    /// Sends `request` and returns its 2xx answer; any other status is an [`ApiError`].
+    pub async fn send(&self, request: ApiRequest) -> Result<ApiResponse, ApiError> {
+        let call = ApiCall::from_request(&request, &self.config)?;
+        self.fetch(&call).await.map(ApiResponse::new)
+    }
+
+    /// The HTTP client (for a call that reads its answer its own way).
+    pub(crate) fn http(&self) -> &reqwest::Client {
+        &self.http
+    }
+
+    /// Sends `call` and reads its answer whole, within its limits.
+    pub(crate) async fn fetch(&self, call: &ApiCall) -> Result<Fetched, ApiError> {
+        let http = &self.http;
+        self.send_call(call, move |request, redactor, span| async move {
+            let started = Instant::now();
+            let outcome = super::transport::exchange(http, request, call.timeout, call.limits)
+                .instrument(span.clone())
+                .await;
+            call.finish(outcome, redactor, &span, started.elapsed())
+        })
+        .await
+    }
+
+    /// Sends `call` with the core's renewal on 401 and retries ([`Attempts`]); `attempt`
+    /// makes one attempt in its span. The one retry loop of the async front.
+    pub(crate) async fn send_call<T, F, Fut>(
+        &self,
+        call: &ApiCall,
+        mut attempt: F,
+    ) -> Result<T, ApiError>
+    where
+        F: FnMut(http::Request<Vec<u8>>, Redactor, tracing::Span) -> Fut,
+        Fut: Future<Output = Result<T, ApiError>>,
+    {
+        let mut token = self.tokens.access_token().await?;
+        let mut attempts = Attempts::new(&self.config);
+        loop {
+            let (request, redactor) = call.request(&token)?;
+            let span = call.span(attempts.attempt());
+            let error = match attempt(request, redactor, span).await {
+                Ok(done) => return Ok(done),
+                Err(e) => e,
+            };
+            match attempts.after(&error) {
+                Next::Renew => {
+                    self.tokens.invalidate(&token);
+                    token = self.tokens.access_token().await?;
+                }
+                Next::Wait(delay) => tokio::time::sleep(delay).await,
+                Next::Fail => return Err(error),
+            }
+        }
+    }
+}
