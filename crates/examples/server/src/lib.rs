@@ -1,0 +1,230 @@
+//! An async backend over the toolkit: `GET /suggest?q=iphone%2015[&site=EBAY_US]` asks
+//! getCategorySuggestions through [`marketplace_client::aio`] with one shared application
+//! token, and answers only the suggestions that `taxonomy-data`'s compiled snapshot knows as
+//! leaf categories of that site:
+//!
+//! ```json
+//! {"site":"EBAY_US","q":"iphone 15","leaves":[{"id":9355,"name":"Cell Phones & Smartphones",
+//!  "path":"Cell Phones & Accessories > Cell Phones & Smartphones"}],"dropped":[]}
+//! ```
+//!
+//! `dropped` holds the ids the service suggested that are not leaves of the compiled
+//! snapshot (or not in it at all). Errors are JSON `{"error": "…"}`: 400 for a missing `q`
+//! or an unknown site, 502 (504 on a time-out) with the service's message when the upstream
+//! call fails.
+//!
+//! The binary (`src/main.rs`) is a thin shell over [`router`]; the tests build the same
+//! router.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::Router;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use fake_marketplace::FakeMarketplace;
+use marketplace_client::Marketplace;
+use marketplace_client::aio::oauth::{
+    AccessTokenSource, ApplicationTokenProvider, Credentials, Endpoints, OAuthClient, OAuthConfig,
+};
+use marketplace_client::aio::taxonomy::{TaxonomyClient, TaxonomyConfig, TaxonomyError};
+use serde::{Deserialize, Serialize};
+use taxonomy_data::Site;
+
+/// The marketplace asked when the request names none.
+pub const DEFAULT_SITE: &str = "EBAY_US";
+
+/// The longest keyword accepted (in characters); a longer one is a 400, not an upstream call.
+pub const MAX_QUERY_CHARS: usize = 350;
+
+/// A taxonomy client sharing one application token between every request.
+///
+/// The token provider caches the token and makes one request for all concurrent callers
+/// (single flight), so a burst of requests to the server costs one token request.
+pub fn shared_client(
+    oauth: OAuthClient,
+    taxonomy: TaxonomyConfig,
+) -> Result<Arc<TaxonomyClient>, TaxonomyError> {
+    let tokens: Arc<dyn AccessTokenSource> = Arc::new(ApplicationTokenProvider::new(oauth));
+    Ok(Arc::new(TaxonomyClient::new(taxonomy, tokens)?))
+}
+
+/// The client configured from the environment (`OAuthConfig::from_env`: the credentials
+/// and the environment, production or sandbox).
+pub fn client_from_env() -> Result<Arc<TaxonomyClient>, Box<dyn std::error::Error>> {
+    let config = OAuthConfig::from_env()?;
+    let oauth = OAuthClient::from_config(&config)?;
+    Ok(shared_client(
+        oauth,
+        TaxonomyConfig::from_oauth_config(&config),
+    )?)
+}
+
+/// The client pointed at a running fake marketplace (its credentials and URLs).
+pub fn client_for_fake(
+    fake: &FakeMarketplace,
+) -> Result<Arc<TaxonomyClient>, Box<dyn std::error::Error>> {
+    let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url())?;
+    let oauth = OAuthClient::new(
+        endpoints,
+        Credentials::new(fake.client_id(), fake.client_secret()),
+    )?;
+    Ok(shared_client(
+        oauth,
+        TaxonomyConfig::for_base_url(&fake.base_url())?,
+    )?)
+}
+
+/// The server's routes: `GET /suggest` over one shared client.
+pub fn router(client: Arc<TaxonomyClient>) -> Router {
+    Router::new()
+        .route("/suggest", get(suggest))
+        .with_state(client)
+}
+
+/// The query of `GET /suggest`.
+#[derive(Debug, Deserialize)]
+pub struct SuggestParams {
+    /// The keyword(s).
+    pub q: Option<String>,
+    /// A marketplace id such as `EBAY_US` (ASCII case ignored); [`DEFAULT_SITE`] when absent.
+    pub site: Option<String>,
+}
+
+/// One leaf category of the answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Leaf {
+    /// The category id.
+    pub id: u32,
+    /// Its name, as the service answered it.
+    pub name: String,
+    /// Its ancestors and itself, `A > B > C`, as the service answered them.
+    pub path: String,
+}
+
+/// The answer of `GET /suggest`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SuggestAnswer {
+    /// The marketplace id asked.
+    pub site: String,
+    /// The keyword(s), as received.
+    pub q: String,
+    /// The suggestions that are leaf categories of the compiled snapshot, in the service's order.
+    pub leaves: Vec<Leaf>,
+    /// The suggested ids that are not leaves of the compiled snapshot, or not in it.
+    pub dropped: Vec<u32>,
+}
+
+/// An error answer: a status and `{"error": "…"}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    /// The HTTP status.
+    pub status: StatusCode,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl ApiError {
+    fn bad_request(message: impl Into<String>) -> Self {
+        Self {
+            status: StatusCode::BAD_REQUEST,
+            message: message.into(),
+        }
+    }
+
+    /// The answer to a failed upstream call: 504 on a time-out, else 502, with the service's
+    /// own message when it sent one.
+    pub fn upstream(error: &TaxonomyError) -> Self {
+        let (status, message) = match error {
+            TaxonomyError::Timeout { .. } => (StatusCode::GATEWAY_TIMEOUT, error.to_string()),
+            TaxonomyError::Service { status, errors, .. } => {
+                let messages: Vec<&str> = errors
+                    .iter()
+                    .map(|e| e.long_message.as_deref().unwrap_or(&e.message))
+                    .collect();
+                (
+                    StatusCode::BAD_GATEWAY,
+                    format!(
+                        "the taxonomy API answered {status}: {}",
+                        messages.join("; ")
+                    ),
+                )
+            }
+            _ => (StatusCode::BAD_GATEWAY, error.to_string()),
+        };
+        Self { status, message }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (
+            self.status,
+            Json(serde_json::json!({ "error": self.message })),
+        )
+            .into_response()
+    }
+}
+
+/// Whether `id` is a leaf category of `site` in the compiled snapshot.
+pub fn is_compiled_leaf(site: Site, id: u32) -> bool {
+    site.category(id).is_some_and(|c| c.is_leaf())
+}
+
+/// The site of a `site` parameter: 400 when unknown or left out of this build.
+fn parse_site(site: Option<&str>) -> Result<Site, ApiError> {
+    let text = site.unwrap_or(DEFAULT_SITE);
+    let site = Site::from_marketplace_id(text)
+        .ok_or_else(|| ApiError::bad_request(format!("unknown site {text:?}")))?;
+    if !site.is_compiled_in() {
+        return Err(ApiError::bad_request(format!(
+            "site {} is not compiled into this build of taxonomy-data (TAXONOMY_SITES)",
+            site.marketplace_id()
+        )));
+    }
+    Ok(site)
+}
+
+async fn suggest(
+    State(client): State<Arc<TaxonomyClient>>,
+    params: Result<Query<SuggestParams>, QueryRejection>,
+) -> Result<Json<SuggestAnswer>, ApiError> {
+    let Query(params) = params
+        .map_err(|e| ApiError::bad_request(format!("bad query string: {}", e.body_text())))?;
+    let q = params.q.unwrap_or_default();
+    if q.trim().is_empty() {
+        return Err(ApiError::bad_request("missing keyword: /suggest?q=…"));
+    }
+    if q.chars().count() > MAX_QUERY_CHARS {
+        return Err(ApiError::bad_request(format!(
+            "keyword longer than {MAX_QUERY_CHARS} characters"
+        )));
+    }
+    let site = parse_site(params.site.as_deref())?;
+    let answer = client
+        .category_suggestions(Marketplace::from(site), &q)
+        .await
+        .map_err(|e| ApiError::upstream(&e))?;
+    let mut leaves = Vec::new();
+    let mut dropped = Vec::new();
+    for s in &answer.suggestions {
+        if is_compiled_leaf(site, s.category.id) {
+            leaves.push(Leaf {
+                id: s.category.id,
+                name: s.category.name.clone(),
+                path: s.path(),
+            });
+        } else {
+            dropped.push(s.category.id);
+        }
+    }
+    Ok(Json(SuggestAnswer {
+        site: site.marketplace_id().to_owned(),
+        q,
+        leaves,
+        dropped,
+    }))
+}
