@@ -17,7 +17,7 @@
 //!     .send(ApiRequest::get_segments(["sell", "inventory", "v1", "inventory_item", "SKU 1/A"])
 //!         .marketplace(Marketplace::Us))
 //!     .await?;
-//! println!("{}", item.text());
+//! println!("{}", item.text()?);
 //! # Ok(()) }
 //! ```
 
