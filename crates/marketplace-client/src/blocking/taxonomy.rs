@@ -22,7 +22,7 @@ use crate::taxonomy::{
 /// getCategorySubtree, getItemAspectsForCategory, getDefaultCategoryTreeId and the others.
 ///
 /// Every call sends `Authorization: Bearer …` from the token source, the marketplace header
-/// [`MARKETPLACE_HEADER`] with the site's marketplace id, `Accept-Language` (the language
+/// [`MARKETPLACE_HEADER`](crate::taxonomy::MARKETPLACE_HEADER) with the site's marketplace id, `Accept-Language` (the language
 /// argument, else [`TaxonomyConfig::language`], else the site's language) and
 /// `Accept-Encoding: gzip`.
 ///
@@ -113,7 +113,7 @@ impl TaxonomyClient {
     }
 
     /// Replaces the way the client waits between attempts (tests pass a
-    /// [`RecordingSleeper`](super::RecordingSleeper)).
+    /// [`RecordingSleeper`](crate::taxonomy::RecordingSleeper)).
     pub fn with_sleeper(mut self, sleeper: Arc<dyn Sleeper>) -> Self {
         self.api = self.api.with_sleeper(sleeper);
         self

@@ -18,10 +18,6 @@ use crate::api::{ApiConfig, ApiError, ApiRequest};
 use crate::oauth::AccessToken;
 use crate::oauth::redact::Redactor;
 
-/// The header that names the marketplace of a call.
-pub(crate) const MARKETPLACE_HEADER: HeaderName =
-    HeaderName::from_static("x-ebay-c-marketplace-id");
-
 /// At most this much is read of an error answer (only its start is kept anyway).
 pub(crate) const MAX_ERROR_ANSWER: u64 = 1024 * 1024;
 
@@ -115,10 +111,10 @@ impl ApiCall {
         let headers = request.headers_mut();
         headers.insert(AUTHORIZATION, authorization);
         if let Some(marketplace) = &self.marketplace {
-            headers.insert(
-                MARKETPLACE_HEADER,
-                header_value("marketplace id", marketplace)?,
-            );
+            // The header's name is written once, in the taxonomy module's public constant.
+            let name = HeaderName::from_bytes(crate::taxonomy::MARKETPLACE_HEADER.as_bytes())
+                .map_err(|_| ApiError::Invalid("the marketplace header's name".into()))?;
+            headers.insert(name, header_value("marketplace id", marketplace)?);
         }
         if let Some(language) = &self.language {
             headers.insert(ACCEPT_LANGUAGE, header_value("Accept-Language", language)?);

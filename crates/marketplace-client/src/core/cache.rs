@@ -150,7 +150,7 @@ fn wall_time_of(at: Instant, wall: SystemTime, mono: Instant) -> SystemTime {
     shifted.unwrap_or(wall)
 }
 
-/// A token held by a provider, as [`cached`](UserTokenProvider::cached) reports it.
+/// A token held by a provider, as [`cached`](crate::oauth::UserTokenProvider::cached) reports it.
 ///
 /// The provider keeps the deadlines on the monotonic clock; the wall-clock times here are
 /// what they come to on the wall clock at the moment of the call, so a step of the wall clock

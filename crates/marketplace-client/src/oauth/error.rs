@@ -65,7 +65,7 @@ pub enum OAuthErrorCode {
 
 impl OAuthErrorCode {
     /// Maps the `error` string of an error body. Text from a server goes through
-    /// [`from_server`](Self::from_server) instead.
+    /// the crate's sanitizing parser instead.
     pub fn from_code(code: &str) -> Self {
         match code {
             "invalid_client" => Self::InvalidClient,
