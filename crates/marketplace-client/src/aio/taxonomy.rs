@@ -344,7 +344,7 @@ impl TaxonomyClient {
         }
         let status = response.status().as_u16();
         let total = response.content_length();
-        let (sender, receiver) = std::sync::mpsc::sync_channel::<std::io::Result<bytes::Bytes>>(16);
+        let (sender, receiver) = tokio::sync::mpsc::channel::<std::io::Result<bytes::Bytes>>(16);
         let at = call.url.to_string();
         let (dest, limit, json_limit) = (
             dest.to_owned(),
@@ -411,10 +411,7 @@ impl TaxonomyClient {
             };
             let failed = item.is_err();
             // The writer may have stopped (a limit, a bad file): its result says why.
-            let sender = sender.clone();
-            let sent = tokio::task::spawn_blocking(move || sender.send(item).is_ok())
-                .await
-                .unwrap_or(false);
+            let sent = sender.send(item).await.is_ok();
             if failed || !sent {
                 break;
             }
@@ -439,17 +436,18 @@ impl TaxonomyClient {
 
 /// The answer's chunks as a `Read`, on the blocking pool.
 struct ChannelReader {
-    receiver: std::sync::mpsc::Receiver<std::io::Result<bytes::Bytes>>,
+    receiver: tokio::sync::mpsc::Receiver<std::io::Result<bytes::Bytes>>,
     current: bytes::Bytes,
 }
 
 impl std::io::Read for ChannelReader {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         while self.current.is_empty() {
-            match self.receiver.recv() {
-                Ok(Ok(bytes)) => self.current = bytes,
-                Ok(Err(e)) => return Err(e),
-                Err(_) => return Ok(0),
+            // On the blocking pool, where waiting for the next chunk is allowed.
+            match self.receiver.blocking_recv() {
+                Some(Ok(bytes)) => self.current = bytes,
+                Some(Err(e)) => return Err(e),
+                None => return Ok(0),
             }
         }
         let n = buf.len().min(self.current.len());
