@@ -31,8 +31,9 @@ mod live {
     use marketplace_client::oauth::{
         AccessTokenSource, ConsentOptions, ConsentRequest, ENV_AUTH_URL, ENV_BASE_URL,
         ENV_ENVIRONMENT, ENV_REDIRECT_URI, FileStore, OAuthClient, OAuthConfig, OAuthError,
-        RefreshTokenStore, ScopeSet, StoredRefreshToken, UserTokenProvider,
+        RefreshTokenStore, ScopeSet, SharedTokenCache, StoredRefreshToken, UserTokenProvider,
     };
+    use marketplace_toolkit::token_store::{self, ENV_TOKEN_STORE};
 
     /// Writes `line` and a newline to standard output: an error (a closed pipe) is returned,
     /// where `println!` would panic.
@@ -42,8 +43,47 @@ mod live {
         stdout.flush()
     }
 
-    /// The environment variable naming the refresh-token store file.
-    const ENV_TOKEN_STORE: &str = "MARKETPLACE_TOKEN_STORE";
+    /// Where the refresh tokens are: a file, or the PostgreSQL store shared by a fleet.
+    #[derive(Clone)]
+    enum Store {
+        File(Arc<FileStore>),
+        Postgres {
+            tokens: Arc<token_store::BlockingRefreshTokenStore>,
+            cache: Arc<dyn SharedTokenCache>,
+        },
+    }
+
+    impl Store {
+        /// The store as the providers take it.
+        fn as_dyn(&self) -> Arc<dyn RefreshTokenStore> {
+            match self {
+                Store::File(file) => file.clone(),
+                Store::Postgres { tokens, .. } => tokens.clone(),
+            }
+        }
+
+        /// Where it is, for messages (never the database URL: it may hold a password).
+        fn describe(&self) -> String {
+            match self {
+                Store::File(file) => file.path().display().to_string(),
+                Store::Postgres { .. } => "the PostgreSQL token store".into(),
+            }
+        }
+
+        /// A user-token provider for `account` over this store (sharing its access token
+        /// through the database, for the PostgreSQL store).
+        fn provider(
+            &self,
+            client: impl Into<Arc<OAuthClient>>,
+            account: &str,
+        ) -> UserTokenProvider {
+            let provider = UserTokenProvider::new(client, self.as_dyn(), account);
+            match self {
+                Store::File(_) => provider,
+                Store::Postgres { cache, .. } => provider.with_shared_cache(cache.clone()),
+            }
+        }
+    }
 
     #[derive(Parser)]
     #[command(
@@ -75,10 +115,11 @@ mod live {
         /// Redirect URI: the RuName, or a loopback URL to catch the redirect here.
         #[arg(long, global = true)]
         redirect_uri: Option<String>,
-        /// The refresh-token store (default: MARKETPLACE_TOKEN_STORE, else
-        /// ~/.config/marketplace-toolkit/refresh-tokens.json).
-        #[arg(long, global = true)]
-        store: Option<PathBuf>,
+        /// The refresh-token store: a file, or a postgres:// URL (the store a fleet shares,
+        /// encrypted under MARKETPLACE_TOKEN_KEY). Default: MARKETPLACE_TOKEN_STORE, else
+        /// ~/.config/marketplace-toolkit/refresh-tokens.json.
+        #[arg(long, visible_alias = "token-store", global = true)]
+        store: Option<String>,
         /// The account name the token is stored under.
         #[arg(long, global = true, default_value = "default")]
         account: String,
@@ -97,6 +138,9 @@ mod live {
         Token,
         /// Remove the stored refresh token.
         Forget,
+        /// List the accounts with a stored refresh token, those expiring soonest first (eBay's
+        /// are valid for 18 months), marking those that expire within 30 days or need consent.
+        List,
     }
 
     #[derive(clap::Args)]
@@ -177,15 +221,19 @@ mod live {
                 .and_then(|(_, v)| v.clone())
                 .or_else(|| std::env::var(name).ok())
         })?;
-        let store_path = match cli
-            .store
-            .clone()
-            .or_else(|| std::env::var_os(ENV_TOKEN_STORE).map(PathBuf::from))
-        {
-            Some(p) => p,
-            None => default_store()?,
+        let store = match token_store::from_setting(cli.store.clone())? {
+            Some(token_store::Store::File(path)) => Store::File(Arc::new(FileStore::new(path))),
+            Some(token_store::Store::Postgres(db)) => {
+                db.migrate().map_err(|e| {
+                    format!("{e}\nThe refresh tokens live in this database ({ENV_TOKEN_STORE}): nothing was done.")
+                })?;
+                Store::Postgres {
+                    tokens: Arc::new(token_store::refresh_tokens(&db, &config)?),
+                    cache: db.token_cache(),
+                }
+            }
+            None => Store::File(Arc::new(FileStore::new(default_store()?))),
         };
-        let store = Arc::new(FileStore::new(store_path));
         if cli.command.is_some() && !cli.authorize.is_default() {
             return Err(
                 "--scope, --input, --prompt, --locale and --wait are flags of `authorize`: \
@@ -197,20 +245,21 @@ mod live {
             Command::Authorize(args) => authorize(&config, store, &cli.account, args),
             Command::Status => status(&config, store, &cli.account),
             Command::Token => {
-                let provider = UserTokenProvider::new(config.client()?, store, &cli.account);
+                let provider = store.provider(config.client()?, &cli.account);
                 let token = provider.access_token()?;
                 out(token.secret())?;
                 Ok(())
             }
             Command::Forget => {
-                store.remove(&cli.account)?;
+                store.as_dyn().remove(&cli.account)?;
                 eprintln!(
                     "Removed the refresh token of account {:?} from {}",
                     cli.account,
-                    store.path().display()
+                    store.describe()
                 );
                 Ok(())
             }
+            Command::List => list(&store),
         }
     }
 
@@ -226,14 +275,19 @@ mod live {
 
     fn authorize(
         config: &OAuthConfig,
-        store: Arc<FileStore>,
+        store: Store,
         account: &str,
         args: AuthorizeArgs,
     ) -> Result<(), Box<dyn std::error::Error>> {
         config.require_redirect_uri()?;
         // The one-time code is spent on the exchange, and the refresh token it brings lives
         // only in the store: make sure the store can take it before the seller consents.
-        store.check().map_err(|e| {
+        let checked = match &store {
+            Store::File(file) => file.check(),
+            // Reachable (it was migrated) and readable under this key.
+            Store::Postgres { tokens, .. } => tokens.load(account).map(drop),
+        };
+        checked.map_err(|e| {
             format!("{e}\nNothing was sent yet: fix the store (or pass another --store) and run consent again.")
         })?;
         let client = Arc::new(config.client()?);
@@ -273,7 +327,7 @@ mod live {
                 request.complete(&line)?
             }
         };
-        let provider = UserTokenProvider::new(client, store.clone(), account);
+        let provider = store.provider(client, account);
         let record = match provider.exchange_code(&code, request.scopes()) {
             Ok(record) => record,
             Err(e @ OAuthError::Store(_)) => match provider.unsaved_refresh_token() {
@@ -284,9 +338,12 @@ mod live {
             },
             Err(e) => return Err(e.into()),
         };
+        let place = match &store {
+            Store::File(file) => format!("{} (mode 0600)", file.path().display()),
+            Store::Postgres { .. } => "the PostgreSQL token store (encrypted)".into(),
+        };
         eprintln!(
-            "Stored the refresh token of account {account:?} in {} (mode 0600){}.",
-            store.path().display(),
+            "Stored the refresh token of account {account:?} in {place}{}.",
             describe_expiry(record.expires_at)
         );
         eprintln!("Scopes: {}", record.scopes);
@@ -298,7 +355,7 @@ mod live {
     /// directory. Returns the message to print: where the token is and how to use it, never
     /// the token.
     fn rescue(
-        store: &FileStore,
+        store: &Store,
         account: &str,
         record: &StoredRefreshToken,
         error: &OAuthError,
@@ -308,7 +365,10 @@ mod live {
             .map_or(0, |d| d.as_secs());
         let name = format!("refresh-token-rescued-{stamp}-{}.json", std::process::id());
         let mut dirs: Vec<PathBuf> = Vec::new();
-        if let Some(dir) = store.path().parent() {
+        if let Some(dir) = match store {
+            Store::File(file) => file.path().parent(),
+            Store::Postgres { .. } => None,
+        } {
             dirs.push(if dir.as_os_str().is_empty() {
                 PathBuf::from(".")
             } else {
@@ -324,7 +384,7 @@ mod live {
             .iter()
             .map(|d| d.join(&name))
             .find(|path| !path.exists() && FileStore::new(path).save(account, record).is_ok());
-        let store = store.path().display();
+        let store = store.describe();
         match saved_in {
             Some(path) => format!(
                 "the consent went through, but its refresh token could not be stored in \
@@ -560,19 +620,19 @@ mod live {
 
     fn status(
         config: &OAuthConfig,
-        store: Arc<FileStore>,
+        store: Store,
         account: &str,
     ) -> Result<(), Box<dyn std::error::Error>> {
-        let Some(record) = store.load(account)? else {
+        let Some(record) = store.as_dyn().load(account)? else {
             return Err(OAuthError::NoRefreshToken {
                 account: account.into(),
             }
             .into());
         };
         out(&format!("account: {account}"))?;
-        out(&format!("store: {}", store.path().display()))?;
+        out(&format!("store: {}", store.describe()))?;
         out(&format!("scopes: {}", record.scopes))?;
-        if store.needs_consent(account)? {
+        if store.as_dyn().needs_consent(account)? {
             out("refresh token: refused by the server (revoked): needs consent")?;
             return Err(format!(
                 "the refresh token of account {account:?} was revoked (by the seller or eBay): \
@@ -584,7 +644,7 @@ mod live {
             "refresh token: stored{}",
             describe_expiry(record.expires_at)
         ))?;
-        let provider = UserTokenProvider::new(config.client()?, store, account);
+        let provider = store.provider(config.client()?, account);
         provider.access_token()?;
         let left = provider
             .cached()
@@ -594,6 +654,54 @@ mod live {
             "access token: refreshed, valid for {}",
             human(left)
         ))?;
+        Ok(())
+    }
+
+    /// `consent list`: the stored accounts, soonest expiry first.
+    fn list(store: &Store) -> Result<(), Box<dyn std::error::Error>> {
+        let now = SystemTime::now();
+        let mut rows: Vec<(String, Option<SystemTime>, bool)> = match store {
+            Store::Postgres { tokens, .. } => tokens
+                .accounts()?
+                .into_iter()
+                .map(|a| (a.account, a.expires_at, a.needs_consent))
+                .collect(),
+            Store::File(file) => {
+                let mut rows = Vec::new();
+                for account in file.accounts()? {
+                    let record = file.load(&account)?;
+                    let marked = file.needs_consent(&account)?;
+                    rows.push((account, record.and_then(|r| r.expires_at), marked));
+                }
+                rows
+            }
+        };
+        // Soonest expiry first; unknown expiries last.
+        rows.sort_by(|a, b| (a.1.is_none(), a.1, &a.0).cmp(&(b.1.is_none(), b.1, &b.0)));
+        if rows.is_empty() {
+            eprintln!("No refresh token is stored in {}.", store.describe());
+            return Ok(());
+        }
+        const SOON: Duration = Duration::from_secs(30 * 86_400);
+        for (account, expires_at, needs_consent) in rows {
+            let expiry = match expires_at.map(|t| t.duration_since(now)) {
+                None => "expiry unknown".to_owned(),
+                Some(Ok(left)) if left < SOON => {
+                    format!(
+                        "expires in {} (within 30 days: consent again soon)",
+                        human(left)
+                    )
+                }
+                Some(Ok(left)) => format!("expires in {}", human(left)),
+                Some(Err(_)) => "expired: needs consent".to_owned(),
+            };
+            let mark = if needs_consent {
+                "; revoked: needs consent"
+            } else {
+                ""
+            };
+            out(&format!("{account}\t{expiry}{mark}"))?;
+        }
         Ok(())
     }
 }

@@ -26,6 +26,7 @@ use clap::{Parser, Subcommand};
 mod aspects;
 #[path = "shared/verbosity.rs"]
 mod verbosity;
+use marketplace_toolkit::token_store;
 use marketplaces::Marketplace;
 use taxonomy_codegen::build_script::SNAPSHOTS_DIR_ENV;
 use taxonomy_codegen::codegen::{self, SiteData};
@@ -44,9 +45,16 @@ struct Cli {
     /// Show the HTTP attempts and token events on standard error (-vv: more).
     #[arg(short, long, global = true, action = clap::ArgAction::Count, long_help = verbosity::VERBOSE_HELP)]
     verbose: u8,
+    /// Share the application token through this store (a postgres:// URL; overrides
+    /// MARKETPLACE_TOKEN_STORE).
+    #[arg(long, global = true, long_help = token_store::TOKEN_STORE_HELP)]
+    token_store: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
+
+/// `--token-store`, set once by `main` for the live client.
+static TOKEN_STORE: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
 
 #[derive(Subcommand)]
 enum Command {
@@ -177,6 +185,7 @@ fn snapshots_dir(flag: Option<PathBuf>) -> (PathBuf, &'static str) {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     verbosity::init(cli.verbose);
+    TOKEN_STORE.get_or_init(|| cli.token_store.clone());
     let (dir, from) = snapshots_dir(cli.dir);
     let shown = std::path::absolute(&dir).unwrap_or_else(|_| dir.clone());
     eprintln!("snapshots: {} (from {from})", shown.display());
@@ -416,6 +425,9 @@ mod live {
 
     use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
     use marketplace_client::oauth::{ENV_BASE_URL, OAuthConfig};
+    use marketplace_toolkit::token_store;
+
+    use super::TOKEN_STORE;
     use marketplace_client::refresh::{self, Progress};
     use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig, TreePath};
     use marketplaces::Marketplace;
@@ -448,8 +460,8 @@ mod live {
             _ => std::env::var(name).ok(),
         })
         .map_err(|e| format!("{e}\nTo use the live service, {CREDENTIALS_HINT}."))?;
-        let tokens = oauth
-            .application_token_source()
+        let store = token_store::from_setting(TOKEN_STORE.get().cloned().flatten())?;
+        let tokens = token_store::application_token_source(&oauth, store.as_ref())
             .map_err(|e| format!("{e}\nTo use the live service, {CREDENTIALS_HINT}."))?;
         let mut config = TaxonomyConfig::from_oauth_config(&oauth)
             .with_env(|name| std::env::var(name).ok())

@@ -125,6 +125,11 @@ pub struct CachedRow {
     pub lease_until: Option<SystemTime>,
     /// The fencing counter: the number of leases granted so far.
     pub fence: i64,
+    /// When the row was last written (a publish, a lease, a failure), by the database's clock.
+    pub updated_at: SystemTime,
+    /// The database's clock when the row was read: compare the times above with it, never
+    /// with a host's clock.
+    pub read_at: SystemTime,
 }
 
 /// The right to renew one cached token, granted by [`TokenCache::try_lease`]. Only its
@@ -207,7 +212,7 @@ impl TokenCache {
     pub async fn read(&self, key: &CacheKey) -> Result<Option<CachedRow>, Error> {
         let row = sqlx::query(
             "SELECT ciphertext, key_id, token_type, expires_at, renew_at, retry_not_before, \
-                    last_error, lease_holder, lease_until, fence \
+                    last_error, lease_holder, lease_until, fence, updated_at, now() AS read_at \
              FROM marketplace_token_cache \
              WHERE environment = $1 AND client_id = $2 AND kind = $3 AND subject = $4",
         )
@@ -250,6 +255,8 @@ impl TokenCache {
             lease_holder: row.try_get("lease_holder").map_err(get)?,
             lease_until: time("lease_until", "lease end")?,
             fence: row.try_get("fence").map_err(get)?,
+            updated_at: from_db(row.try_get("updated_at").map_err(get)?, "update time")?,
+            read_at: from_db(row.try_get("read_at").map_err(get)?, "database clock")?,
         }))
     }
 

@@ -79,6 +79,30 @@ pub enum Error {
         /// What is wrong.
         problem: &'static str,
     },
+
+    /// The database URL could not be read (it is not repeated: it may hold a password).
+    #[error(
+        "the token store's database URL cannot be read: expected \
+         postgres://user:password@host:port/database"
+    )]
+    InvalidUrl,
+
+    /// The database did not answer in time.
+    #[error("the database did not answer within {} ms while trying to {operation}", after.as_millis())]
+    TimedOut {
+        /// What was being done.
+        operation: &'static str,
+        /// How long it waited.
+        after: std::time::Duration,
+    },
+
+    /// The runtime of the blocking store could not start.
+    #[error("cannot start the token store's runtime: {0}")]
+    Runtime(#[source] std::io::Error),
+
+    /// The runtime of the blocking store has stopped.
+    #[error("the token store's runtime has stopped")]
+    RuntimeGone,
 }
 
 impl Error {

@@ -25,10 +25,13 @@
 //! fresh database per test), otherwise a throwaway server they start themselves from the
 //! `initdb`, `pg_ctl` and `postgres` binaries on `PATH` or in `/usr/lib/postgresql/*/bin`.
 
+pub mod blocking;
 mod cache;
 mod crypto;
 mod error;
 mod refresh;
+mod shared;
+mod store;
 mod time;
 
 use std::time::SystemTime;
@@ -39,6 +42,8 @@ pub use cache::{CacheKey, CachedRow, Lease, NewCachedToken, TokenCache, TokenKin
 pub use crypto::{KEY_VAR, Keyring, PREVIOUS_KEY_VAR, SecretText, TokenKey};
 pub use error::{DecryptFailure, Error, KeyProblem, RowId};
 pub use refresh::{AccountSummary, NewRefreshToken, RefreshKey, RefreshTokens, StoredRefresh};
+pub use shared::{DEFAULT_DB_TIMEOUT, DEFAULT_LEASE, PgTokenCache};
+pub use store::{DEFAULT_STORE_TIMEOUT, PgRefreshTokenStore};
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 

@@ -31,6 +31,7 @@ use crate::core::token::{self, TokenCall};
 use crate::core::trace;
 use crate::core::user::{self, Retried, Unsaved};
 use crate::oauth::lock;
+use crate::oauth::shared;
 use tracing::Instrument as _;
 
 pub use crate::oauth::{
@@ -38,8 +39,8 @@ pub use crate::oauth::{
     Clock, ConfigError, ConsentOptions, ConsentRequest, Credentials, CsrfState, DEFAULT_EXPIRES_IN,
     DEFAULT_REFRESH_MARGIN, DEFAULT_RETRY_BACKOFF, DEFAULT_TIMEOUT, Endpoints, Environment,
     ErrorHook, FileStore, Grant, HttpOptions, ManualClock, MemoryStore, OAuthConfig, OAuthError,
-    OAuthErrorCode, RefreshToken, ScopeSet, StoreError, StoredRefreshToken, SystemClock,
-    TokenResponse,
+    OAuthErrorCode, RefreshToken, ScopeSet, SharedCacheError, SharedToken, SharedTokenRequest,
+    StoreError, StoredRefreshToken, SystemClock, TokenResponse,
 };
 
 /// A boxed future that can be sent between threads: what the traits of this module return.
@@ -213,6 +214,71 @@ impl<T: AccessTokenSource + ?Sized> AccessTokenSource for Arc<T> {
     }
 }
 
+/// A grant as a shared cache calls it: the provider's own token request.
+pub type FetchToken<'f> =
+    dyn Fn() -> BoxFuture<'f, Result<TokenResponse, OAuthError>> + Send + Sync + 'f;
+
+/// A token cache shared by processes, for the async providers: the async
+/// [`crate::oauth::SharedTokenCache`], with the same contract.
+///
+/// [`token`](Self::token) returns the fleet's current token for `request`, or calls `fetch`
+/// (at most once) when this process is the one elected to ask the token endpoint, and shares
+/// its answer. Once `fetch` has been called, the answer is never
+/// [`SharedCacheError::Unavailable`].
+pub trait SharedTokenCache: Send + Sync {
+    /// The current token of `request`, from the cache or from `fetch`.
+    fn token<'a, 'f: 'a>(
+        &'a self,
+        request: &'a SharedTokenRequest,
+        fetch: &'a FetchToken<'f>,
+    ) -> BoxFuture<'a, Result<SharedToken, SharedCacheError>>;
+}
+
+/// A provider's shared cache, if it has one, and the last token the marketplace refused.
+#[derive(Default)]
+struct Shared {
+    cache: Option<Arc<dyn SharedTokenCache>>,
+    rejected: Mutex<Option<AccessToken>>,
+}
+
+impl Shared {
+    /// Remembers `token` as refused, so the shared cache does not hand it out again.
+    fn reject(&self, token: &AccessToken) {
+        if self.cache.is_some() {
+            *lock(&self.rejected) = Some(token.clone());
+        }
+    }
+
+    /// A flight's token: through the shared cache when there is one and it can be reached,
+    /// otherwise from `grant` directly.
+    async fn fetch<'a>(
+        &'a self,
+        client: &'a OAuthClient,
+        account: Option<&'a str>,
+        scopes: &'a ScopeSet,
+        policy: &'a Policy,
+        flight: Flight,
+        grant: &'a FetchToken<'a>,
+    ) -> Result<Held, OAuthError> {
+        if let Some(cache) = &self.cache {
+            let request = shared::request_for(
+                client.endpoints(),
+                client.client_id().as_str(),
+                account,
+                scopes,
+                lock(&self.rejected).clone(),
+                policy,
+            );
+            let answer = cache.token(&request, grant).await;
+            if let Some(held) = shared::settle(answer, policy.clock.instant())? {
+                return Ok(held);
+            }
+        }
+        let response = grant().await?;
+        Ok(Held::from_response(&response, flight.mono, policy.margin))
+    }
+}
+
 /// A fixed token (for example `MARKETPLACE_ACCESS_TOKEN`), handed out as is.
 #[derive(Debug, Clone)]
 pub struct StaticTokenSource {
@@ -348,6 +414,7 @@ pub struct ApplicationTokenProvider {
     default_scopes: ScopeSet,
     slots: Mutex<HashMap<ScopeSet, Arc<Slot>>>,
     policy: Policy,
+    shared: Shared,
 }
 
 impl std::fmt::Debug for ApplicationTokenProvider {
@@ -369,7 +436,17 @@ impl ApplicationTokenProvider {
             default_scopes,
             slots: Mutex::new(HashMap::new()),
             policy: Policy::new(),
+            shared: Shared::default(),
         }
+    }
+
+    /// Shares the tokens through `cache` with every process that uses it (for example
+    /// `marketplace-client-postgres`): one process of the fleet asks the token endpoint per
+    /// expiry. When the cache cannot be reached, this provider asks for its own token, with
+    /// a warning.
+    pub fn with_shared_cache(mut self, cache: Arc<dyn SharedTokenCache>) -> Self {
+        self.shared.cache = Some(cache);
+        self
     }
 
     /// Sets the scopes of [`AccessTokenSource::access_token`].
@@ -403,12 +480,12 @@ impl ApplicationTokenProvider {
             trace::token_source(Grant::ClientCredentials, Some(&scopes.to_space_separated()));
         let result = slot
             .get(&self.policy, |flight| async move {
-                let response = self.client.client_credentials(scopes).await?;
-                Ok(Held::from_response(
-                    &response,
-                    flight.mono,
-                    self.policy.margin,
-                ))
+                let grant = || -> BoxFuture<'_, Result<TokenResponse, OAuthError>> {
+                    Box::pin(self.client.client_credentials(scopes))
+                };
+                self.shared
+                    .fetch(&self.client, None, scopes, &self.policy, flight, &grant)
+                    .await
             })
             .instrument(span)
             .await;
@@ -442,6 +519,7 @@ impl AccessTokenSource for ApplicationTokenProvider {
     }
 
     fn invalidate(&self, token: &AccessToken) {
+        self.shared.reject(token);
         let slots: Vec<Arc<Slot>> = lock(&self.slots).values().cloned().collect();
         for slot in slots {
             slot.invalidate(token);
@@ -470,6 +548,9 @@ pub struct UserTokenProvider {
     scopes: Option<ScopeSet>,
     slot: Slot,
     policy: Policy,
+    shared: Shared,
+    /// The last refresh-token record read from or saved to the store.
+    known: user::Known,
     /// A refresh token the store failed to save, kept and used until the store takes it.
     unsaved: Mutex<Option<Unsaved>>,
     /// Held through [`exchange_code`](Self::exchange_code): one consent at a time (an async
@@ -501,9 +582,19 @@ impl UserTokenProvider {
             scopes: None,
             slot: Slot::default(),
             policy: Policy::new(),
+            shared: Shared::default(),
+            known: user::Known::default(),
             unsaved: Mutex::new(None),
             consent: tokio::sync::Mutex::new(()),
         }
+    }
+
+    /// Shares this account's access token through `cache` with every process that uses it:
+    /// one process of the fleet refreshes it per expiry. When the cache cannot be reached,
+    /// this provider refreshes on its own, with a warning.
+    pub fn with_shared_cache(mut self, cache: Arc<dyn SharedTokenCache>) -> Self {
+        self.shared.cache = Some(cache);
+        self
     }
 
     /// Asks for `scopes` on refresh: a subset of the scopes granted at consent.
@@ -563,6 +654,7 @@ impl UserTokenProvider {
             self.policy.report(&e);
             return Err(e);
         }
+        self.known.remember(&record);
         Ok(record)
     }
 
@@ -610,10 +702,8 @@ impl UserTokenProvider {
             }
         }
         let record = self
-            .store
-            .load(&self.account)
-            .await?
-            .ok_or_else(|| user::no_refresh_token(&self.account))?;
+            .known
+            .loaded(self.store.load(&self.account).await, &self.account)?;
         let held = record.refresh_token.clone();
         Ok((record, Some(held)))
     }
@@ -630,7 +720,11 @@ impl UserTokenProvider {
         user::consent_revoked(&self.account, description, status)
     }
 
-    async fn refresh(&self, flight: Flight, span: &tracing::Span) -> Result<Held, OAuthError> {
+    async fn refresh(
+        &self,
+        flight: Flight,
+        span: &tracing::Span,
+    ) -> Result<TokenResponse, OAuthError> {
         let (record, stored) = self.current_record().await?;
         if self.scopes.is_none() {
             span.record(
@@ -654,7 +748,12 @@ impl UserTokenProvider {
         };
         if let Some(updated) = user::rotated(&record, &response, flight.wall) {
             match self.save(&updated, stored.as_ref()).await {
-                Ok(_) => self.set_unsaved(flight.generation, None),
+                Ok(saved) => {
+                    if saved {
+                        self.known.remember(&updated);
+                    }
+                    self.set_unsaved(flight.generation, None)
+                }
                 Err(e) => {
                     self.policy.report(&e);
                     self.set_unsaved(
@@ -667,11 +766,7 @@ impl UserTokenProvider {
                 }
             }
         }
-        Ok(Held::from_response(
-            &response,
-            flight.mono,
-            self.policy.margin,
-        ))
+        Ok(response)
     }
 }
 
@@ -687,7 +782,25 @@ impl AccessTokenSource for UserTokenProvider {
             );
             let result = self
                 .slot
-                .get(&self.policy, |flight| self.refresh(flight, &span))
+                .get(&self.policy, |flight| {
+                    let span = &span;
+                    async move {
+                        let scopes = self.scopes.clone().unwrap_or_default();
+                        let grant = || -> BoxFuture<'_, Result<TokenResponse, OAuthError>> {
+                            Box::pin(self.refresh(flight, span))
+                        };
+                        self.shared
+                            .fetch(
+                                &self.client,
+                                Some(&self.account),
+                                &scopes,
+                                &self.policy,
+                                flight,
+                                &grant,
+                            )
+                            .await
+                    }
+                })
                 .instrument(span.clone())
                 .await;
             if result.is_ok()
@@ -701,6 +814,7 @@ impl AccessTokenSource for UserTokenProvider {
     }
 
     fn invalidate(&self, token: &AccessToken) {
+        self.shared.reject(token);
         self.slot.invalidate(token);
     }
 

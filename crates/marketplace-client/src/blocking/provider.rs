@@ -28,9 +28,10 @@ use crate::core::cache::{
     CacheState, CachedToken, Clock, Flight, Held, Landing, Policy, Step, policy_settings,
 };
 use crate::core::trace;
+use crate::oauth::shared::{self, SharedTokenCache};
 use crate::oauth::{
     AccessToken, AuthorizationCode, Grant, OAuthConfig, OAuthError, RefreshToken,
-    RefreshTokenStore, ScopeSet, StoredRefreshToken, lock,
+    RefreshTokenStore, ScopeSet, StoredRefreshToken, TokenResponse, lock,
 };
 
 use super::oauth::OAuthClient;
@@ -198,6 +199,7 @@ pub struct ApplicationTokenProvider {
     default_scopes: ScopeSet,
     slots: Mutex<HashMap<ScopeSet, Arc<Slot>>>,
     policy: Policy,
+    shared: Shared,
 }
 
 impl std::fmt::Debug for ApplicationTokenProvider {
@@ -220,7 +222,17 @@ impl ApplicationTokenProvider {
             default_scopes,
             slots: Mutex::new(HashMap::new()),
             policy: Policy::new(),
+            shared: Shared::default(),
         }
+    }
+
+    /// Shares the tokens through `cache` with every process that uses it (for example
+    /// `marketplace-client-postgres`): one process of the fleet asks the token endpoint per
+    /// expiry. When the cache cannot be reached, this provider asks for its own token, with
+    /// a warning.
+    pub fn with_shared_cache(mut self, cache: Arc<dyn SharedTokenCache>) -> Self {
+        self.shared.cache = Some(cache);
+        self
     }
 
     /// Sets the scopes of [`AccessTokenSource::access_token`].
@@ -254,12 +266,14 @@ impl ApplicationTokenProvider {
             trace::token_source(Grant::ClientCredentials, Some(&scopes.to_space_separated()));
         let result = span.in_scope(|| {
             slot.get(&self.policy, |flight| {
-                let response = self.client.client_credentials(scopes)?;
-                Ok(Held::from_response(
-                    &response,
-                    flight.mono,
-                    self.policy.margin,
-                ))
+                self.shared.fetch(
+                    &self.client,
+                    None,
+                    scopes,
+                    &self.policy,
+                    flight,
+                    &mut || self.client.client_credentials(scopes),
+                )
             })
         });
         if result.is_ok() && !self.has_failure() {
@@ -292,6 +306,7 @@ impl AccessTokenSource for ApplicationTokenProvider {
     }
 
     fn invalidate(&self, token: &AccessToken) {
+        self.shared.reject(token);
         let slots: Vec<Arc<Slot>> = lock(&self.slots).values().cloned().collect();
         for slot in slots {
             slot.invalidate(token);
@@ -331,6 +346,9 @@ pub struct UserTokenProvider {
     scopes: Option<ScopeSet>,
     slot: Slot,
     policy: Policy,
+    shared: Shared,
+    /// The last refresh-token record read from or saved to the store.
+    known: user::Known,
     /// A refresh token the store failed to save (after a consent or a rotation): kept here (it
     /// may be the only valid one), used, and saved again on the next refresh. Locked after
     /// `slot.state` when both are held.
@@ -364,9 +382,19 @@ impl UserTokenProvider {
             scopes: None,
             slot: Slot::default(),
             policy: Policy::new(),
+            shared: Shared::default(),
+            known: user::Known::default(),
             unsaved: Mutex::new(None),
             consent: Mutex::new(()),
         }
+    }
+
+    /// Shares this account's access token through `cache` with every process that uses it:
+    /// one process of the fleet refreshes it per expiry. When the cache cannot be reached,
+    /// this provider refreshes on its own, with a warning.
+    pub fn with_shared_cache(mut self, cache: Arc<dyn SharedTokenCache>) -> Self {
+        self.shared.cache = Some(cache);
+        self
     }
 
     /// Asks for `scopes` on refresh: a subset of the scopes granted at consent (the default
@@ -435,6 +463,7 @@ impl UserTokenProvider {
             self.policy.report(&e);
             return Err(e);
         }
+        self.known.remember(&record);
         Ok(record)
     }
 
@@ -488,9 +517,8 @@ impl UserTokenProvider {
             }
         }
         let record = self
-            .store
-            .load(&self.account)?
-            .ok_or_else(|| user::no_refresh_token(&self.account))?;
+            .known
+            .loaded(self.store.load(&self.account), &self.account)?;
         let held = record.refresh_token.clone();
         Ok((record, Some(held)))
     }
@@ -510,7 +538,7 @@ impl UserTokenProvider {
         user::consent_revoked(&self.account, description, status)
     }
 
-    fn refresh(&self, flight: Flight, span: &tracing::Span) -> Result<Held, OAuthError> {
+    fn refresh(&self, flight: Flight, span: &tracing::Span) -> Result<TokenResponse, OAuthError> {
         let (record, stored) = self.current_record()?;
         if self.scopes.is_none() {
             span.record(
@@ -535,7 +563,12 @@ impl UserTokenProvider {
             // Saved only over the token this refresh started from: if the store took a new
             // consent meanwhile, the rotated token belongs to the grant it replaced.
             match self.save(&updated, stored.as_ref()) {
-                Ok(_) => self.set_unsaved(flight.generation, None),
+                Ok(saved) => {
+                    if saved {
+                        self.known.remember(&updated);
+                    }
+                    self.set_unsaved(flight.generation, None)
+                }
                 Err(e) => {
                     // Do not lose the new refresh token (the old one may be dead): keep it in
                     // memory, report the failure, and hand out the access token anyway.
@@ -550,11 +583,7 @@ impl UserTokenProvider {
                 }
             }
         }
-        Ok(Held::from_response(
-            &response,
-            flight.mono,
-            self.policy.margin,
-        ))
+        Ok(response)
     }
 }
 
@@ -568,8 +597,17 @@ impl AccessTokenSource for UserTokenProvider {
                 .as_deref(),
         );
         let result = span.in_scope(|| {
-            self.slot
-                .get(&self.policy, |flight| self.refresh(flight, &span))
+            self.slot.get(&self.policy, |flight| {
+                let scopes = self.scopes.clone().unwrap_or_default();
+                self.shared.fetch(
+                    &self.client,
+                    Some(&self.account),
+                    &scopes,
+                    &self.policy,
+                    flight,
+                    &mut || self.refresh(flight, &span),
+                )
+            })
         });
         // A refresh token still waiting to be saved stays reported.
         if result.is_ok() && !lock(&self.slot.state).has_failure() && lock(&self.unsaved).is_none()
@@ -580,11 +618,57 @@ impl AccessTokenSource for UserTokenProvider {
     }
 
     fn invalidate(&self, token: &AccessToken) {
+        self.shared.reject(token);
         self.slot.invalidate(token);
     }
 
     fn retry_now(&self) {
         self.slot.retry_now();
+    }
+}
+
+/// A provider's shared cache, if it has one, and the last token the marketplace refused.
+#[derive(Default)]
+struct Shared {
+    cache: Option<Arc<dyn SharedTokenCache>>,
+    rejected: Mutex<Option<AccessToken>>,
+}
+
+impl Shared {
+    /// Remembers `token` as refused, so the shared cache does not hand it out again.
+    fn reject(&self, token: &AccessToken) {
+        if self.cache.is_some() {
+            *lock(&self.rejected) = Some(token.clone());
+        }
+    }
+
+    /// A flight's token: through the shared cache when there is one and it can be reached,
+    /// otherwise from `grant` directly.
+    fn fetch(
+        &self,
+        client: &OAuthClient,
+        account: Option<&str>,
+        scopes: &ScopeSet,
+        policy: &Policy,
+        flight: Flight,
+        grant: &mut dyn FnMut() -> Result<TokenResponse, OAuthError>,
+    ) -> Result<Held, OAuthError> {
+        if let Some(cache) = &self.cache {
+            let request = shared::request_for(
+                client.endpoints(),
+                client.client_id().as_str(),
+                account,
+                scopes,
+                lock(&self.rejected).clone(),
+                policy,
+            );
+            let answer = cache.token(&request, grant);
+            if let Some(held) = shared::settle(answer, policy.clock.instant())? {
+                return Ok(held);
+            }
+        }
+        let response = grant()?;
+        Ok(Held::from_response(&response, flight.mono, policy.margin))
     }
 }
 

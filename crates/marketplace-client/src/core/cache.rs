@@ -184,13 +184,24 @@ impl Held {
         margin: Duration,
     ) -> Self {
         let lifetime = response.expires_in;
-        let half_way = later(requested_at, lifetime / 2);
-        let margin_before = later(requested_at, lifetime.saturating_sub(margin));
         Self {
             access_token: response.access_token.clone(),
             token_type: response.token_type.clone(),
-            renew_at: margin_before.max(half_way),
+            renew_at: later(
+                requested_at,
+                crate::oauth::shared::renew_after(lifetime, margin),
+            ),
             expires_at: later(requested_at, lifetime),
+        }
+    }
+
+    /// A token handed out by a shared cache `now` (its deadlines count from then).
+    pub(crate) fn from_shared(token: &crate::oauth::SharedToken, now: Instant) -> Self {
+        Self {
+            access_token: token.access_token.clone(),
+            token_type: token.token_type.clone(),
+            renew_at: later(now, token.renew_in.min(token.expires_in)),
+            expires_at: later(now, token.expires_in),
         }
     }
 

@@ -129,3 +129,46 @@ pub(crate) fn no_refresh_token(account: &str) -> OAuthError {
         account: account.to_owned(),
     }
 }
+
+/// The last refresh-token record a provider read from or wrote to its store: used when the
+/// store cannot be reached (a database that is down), so that a refresh still succeeds.
+#[derive(Default)]
+pub(crate) struct Known(std::sync::Mutex<Option<StoredRefreshToken>>);
+
+impl Known {
+    /// Remembers `record` as what the store holds.
+    pub(crate) fn remember(&self, record: &StoredRefreshToken) {
+        *crate::oauth::lock(&self.0) = Some(record.clone());
+    }
+
+    /// The record of a store's `load` answer: the stored one (remembered), or, when the
+    /// store could not be reached, the last one known (with a warning); the store's error
+    /// when none is known.
+    pub(crate) fn loaded(
+        &self,
+        answer: Result<Option<StoredRefreshToken>, OAuthError>,
+        account: &str,
+    ) -> Result<StoredRefreshToken, OAuthError> {
+        match answer {
+            Ok(Some(record)) => {
+                self.remember(&record);
+                Ok(record)
+            }
+            Ok(None) => Err(no_refresh_token(account)),
+            Err(OAuthError::Store(e)) if e.kind() == crate::oauth::StoreErrorKind::Unavailable => {
+                match crate::oauth::lock(&self.0).clone() {
+                    Some(record) => {
+                        tracing::warn!(
+                            account,
+                            reason = %e,
+                            "the refresh-token store cannot be reached; refreshing with the last refresh token read from it"
+                        );
+                        Ok(record)
+                    }
+                    None => Err(OAuthError::Store(e)),
+                }
+            }
+            Err(e) => Err(e),
+        }
+    }
+}

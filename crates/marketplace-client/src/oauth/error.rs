@@ -565,6 +565,14 @@ pub enum OAuthError {
         /// How long until the provider asks the server again.
         retry_in: Duration,
     },
+    /// Another process sharing the token cache asked for this token and failed; `message` is
+    /// its error as the cache stored it (never a secret). Answered, inside
+    /// [`BackingOff`](Self::BackingOff), until the shared back-off has passed.
+    #[error("another process sharing the token cache failed to get this token: {message}")]
+    FailedElsewhere {
+        /// The other process's error message.
+        message: String,
+    },
 }
 
 impl OAuthError {

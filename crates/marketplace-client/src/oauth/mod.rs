@@ -86,6 +86,7 @@ mod error;
 pub(crate) mod redact;
 mod scope;
 mod secret;
+pub(crate) mod shared;
 mod store;
 
 pub use crate::HttpOptions;
@@ -118,6 +119,7 @@ pub use scope::ScopeSet;
 pub use secret::{
     AccessToken, AuthorizationCode, ClientId, ClientSecret, CsrfState, REDACTED, RefreshToken,
 };
+pub use shared::{SharedCacheError, SharedToken, SharedTokenCache, SharedTokenRequest};
 pub use store::{FileStore, MemoryStore, RefreshTokenStore, StoredRefreshToken};
 
 /// Locks `m`, taking the data of a poisoned mutex as it is (every critical section of this

@@ -1,0 +1,322 @@
+//! The store for blocking programs (the `snapshot` and `consent` commands, a backend without
+//! an async runtime): [`TokenStore`] runs the database work on a runtime of its own, one
+//! worker thread, so its methods can be called from any thread, inside a tokio runtime or
+//! not.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use marketplace_client::oauth::{AccessTokenSource, ApplicationTokenProvider, OAuthConfig};
+//! use marketplace_client_postgres::{Keyring, blocking::TokenStore};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let store = TokenStore::connect("postgres://backend@db.internal/backend", Keyring::from_env()?)?;
+//! store.migrate()?;
+//! let config = OAuthConfig::from_env()?;
+//! let provider = ApplicationTokenProvider::new(config.client()?)
+//!     .with_shared_cache(store.token_cache());
+//! let token = provider.access_token()?; // one request for the whole fleet
+//! # let _ = token; Ok(()) }
+//! ```
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use marketplace_client::aio::oauth::BoxFuture;
+use marketplace_client::oauth::{
+    self, OAuthError, RefreshToken, SharedCacheError, SharedToken, SharedTokenRequest, StoreError,
+    StoreErrorKind, StoredRefreshToken, TokenResponse,
+};
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+
+use crate::crypto::Keyring;
+use crate::error::Error;
+use crate::refresh::AccountSummary;
+use crate::shared::{DEFAULT_DB_TIMEOUT, PgTokenCache};
+use crate::store::PgRefreshTokenStore;
+
+/// The runtime the database work runs on; shut down without waiting when dropped, so that
+/// dropping the store inside an async context does not panic.
+struct Runtime(Option<tokio::runtime::Runtime>);
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.0.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+impl Runtime {
+    fn handle(&self) -> Option<&tokio::runtime::Runtime> {
+        self.0.as_ref()
+    }
+
+    /// Runs `work` on the runtime and waits for it from this thread; `None` if the runtime
+    /// is gone.
+    fn run<T: Send + 'static>(&self, work: impl Future<Output = T> + Send + 'static) -> Option<T> {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        self.handle()?.spawn(async move {
+            let _ = tx.send(work.await);
+        });
+        rx.recv().ok()
+    }
+}
+
+/// A PostgreSQL token store for blocking code: the shared access-token cache and the
+/// refresh tokens, over a pool of its own (at most 4 connections, made when first needed).
+pub struct TokenStore {
+    runtime: Arc<Runtime>,
+    pool: sqlx::PgPool,
+    keyring: Keyring,
+    lease: Option<Duration>,
+    db_timeout: Duration,
+}
+
+impl std::fmt::Debug for TokenStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokenStore")
+            .field("lease", &self.lease)
+            .field("db_timeout", &self.db_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TokenStore {
+    /// A store on the database at `url` (`postgres://user:password@host/database`); no
+    /// connection is made yet, so this succeeds while the database is down. Fails only on a
+    /// URL that cannot be read (the error does not repeat it) or when the runtime cannot
+    /// start.
+    pub fn connect(url: &str, keyring: Keyring) -> Result<Self, Error> {
+        let options: PgConnectOptions = url.parse().map_err(|_| Error::InvalidUrl)?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("marketplace-token-store")
+            .enable_all()
+            .build()
+            .map_err(Error::Runtime)?;
+        let pool = {
+            let _entered = runtime.enter();
+            PgPoolOptions::new()
+                .max_connections(4)
+                .acquire_timeout(DEFAULT_DB_TIMEOUT)
+                .connect_lazy_with(options)
+        };
+        Ok(Self {
+            runtime: Arc::new(Runtime(Some(runtime))),
+            pool,
+            keyring,
+            lease: None,
+            db_timeout: DEFAULT_DB_TIMEOUT,
+        })
+    }
+
+    /// Sets the lease of the shared cache ([`crate::DEFAULT_LEASE`]).
+    pub fn with_lease(mut self, lease: Duration) -> Self {
+        self.lease = Some(lease);
+        self
+    }
+
+    /// Sets the longest wait for the database in a token call ([`DEFAULT_DB_TIMEOUT`]).
+    pub fn with_db_timeout(mut self, timeout: Duration) -> Self {
+        self.db_timeout = timeout;
+        self
+    }
+
+    /// Creates or updates the tables ([`crate::migrate`]), waiting at most the database
+    /// time-out for a connection.
+    pub fn migrate(&self) -> Result<(), Error> {
+        let pool = self.pool.clone();
+        let timeout = self.db_timeout;
+        self.runtime
+            .run(async move {
+                tokio::time::timeout(timeout, crate::migrate(&pool))
+                    .await
+                    .unwrap_or(Err(Error::TimedOut {
+                        operation: "migrate the token store's schema",
+                        after: timeout,
+                    }))
+            })
+            .unwrap_or(Err(Error::RuntimeGone))
+    }
+
+    /// The shared access-token cache, for
+    /// [`ApplicationTokenProvider::with_shared_cache`](marketplace_client::oauth::ApplicationTokenProvider::with_shared_cache)
+    /// and [`UserTokenProvider::with_shared_cache`](marketplace_client::oauth::UserTokenProvider::with_shared_cache).
+    pub fn token_cache(&self) -> Arc<dyn oauth::SharedTokenCache> {
+        let mut cache = PgTokenCache::new(self.pool.clone(), self.keyring.clone())
+            .with_db_timeout(self.db_timeout);
+        if let Some(lease) = self.lease {
+            cache = cache.with_lease(lease);
+        }
+        Arc::new(BlockingTokenCache {
+            runtime: self.runtime.clone(),
+            cache,
+        })
+    }
+
+    /// The refresh tokens of `client_id` in `environment`, for
+    /// [`UserTokenProvider::new`](marketplace_client::oauth::UserTokenProvider::new).
+    pub fn refresh_tokens(
+        &self,
+        environment: impl Into<String>,
+        client_id: impl Into<String>,
+    ) -> BlockingRefreshTokenStore {
+        BlockingRefreshTokenStore {
+            runtime: self.runtime.clone(),
+            store: PgRefreshTokenStore::new(
+                self.pool.clone(),
+                self.keyring.clone(),
+                environment,
+                client_id,
+            ),
+        }
+    }
+}
+
+/// [`PgTokenCache`] for the blocking providers: the cache's decisions run on the store's
+/// runtime; the provider's token request runs on the calling thread, when the cache asks.
+struct BlockingTokenCache {
+    runtime: Arc<Runtime>,
+    cache: PgTokenCache,
+}
+
+/// What the cache's task tells the calling thread.
+enum Message {
+    /// Ask the token endpoint now, and answer here.
+    Fetch(tokio::sync::oneshot::Sender<Result<TokenResponse, OAuthError>>),
+    /// The cache's answer.
+    Done(Result<SharedToken, SharedCacheError>),
+}
+
+impl oauth::SharedTokenCache for BlockingTokenCache {
+    fn token(
+        &self,
+        request: &SharedTokenRequest,
+        fetch: &mut dyn FnMut() -> Result<TokenResponse, OAuthError>,
+    ) -> Result<SharedToken, SharedCacheError> {
+        let Some(runtime) = self.runtime.handle() else {
+            return Err(SharedCacheError::Unavailable(
+                "the token store's runtime has stopped".into(),
+            ));
+        };
+        let (tx, rx) = std::sync::mpsc::channel::<Message>();
+        let cache = self.cache.clone();
+        let request = request.clone();
+        runtime.spawn(async move {
+            let asker = tx.clone();
+            let ask = move || -> BoxFuture<'static, Result<TokenResponse, OAuthError>> {
+                let asker = asker.clone();
+                Box::pin(async move {
+                    let (reply, answer) = tokio::sync::oneshot::channel();
+                    if asker.send(Message::Fetch(reply)).is_err() {
+                        return Err(gone());
+                    }
+                    answer.await.unwrap_or_else(|_| Err(gone()))
+                })
+            };
+            let result = cache.token(&request, &ask).await;
+            let _ = tx.send(Message::Done(result));
+        });
+        let mut fetched = false;
+        loop {
+            match rx.recv() {
+                Ok(Message::Fetch(reply)) => {
+                    fetched = true;
+                    let _ = reply.send(fetch());
+                }
+                Ok(Message::Done(result)) => return result,
+                Err(_) if fetched => return Err(SharedCacheError::Grant(gone())),
+                Err(_) => {
+                    return Err(SharedCacheError::Unavailable(
+                        "the token store's runtime has stopped".into(),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// The error of a token request whose caller went away (the runtime stopped).
+fn gone() -> OAuthError {
+    OAuthError::Transport {
+        message: "the token store's runtime stopped during the token request".into(),
+    }
+}
+
+/// [`PgRefreshTokenStore`] for blocking code: the blocking
+/// [`RefreshTokenStore`](marketplace_client::oauth::RefreshTokenStore).
+#[derive(Clone)]
+pub struct BlockingRefreshTokenStore {
+    runtime: Arc<Runtime>,
+    store: PgRefreshTokenStore,
+}
+
+impl std::fmt::Debug for BlockingRefreshTokenStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BlockingRefreshTokenStore")
+            .field("store", &self.store)
+            .finish_non_exhaustive()
+    }
+}
+
+impl BlockingRefreshTokenStore {
+    /// The accounts with a stored refresh token, those expiring soonest first.
+    pub fn accounts(&self) -> Result<Vec<AccountSummary>, OAuthError> {
+        let store = self.store.clone();
+        self.run(async move { store.accounts().await })
+    }
+
+    fn run<T: Send + 'static>(
+        &self,
+        work: impl Future<Output = Result<T, OAuthError>> + Send + 'static,
+    ) -> Result<T, OAuthError> {
+        self.runtime.run(work).unwrap_or_else(|| {
+            Err(StoreError::new(
+                StoreErrorKind::Unavailable,
+                "postgres table marketplace_refresh_tokens",
+                "reach",
+                "the token store's runtime has stopped",
+            )
+            .into())
+        })
+    }
+}
+
+impl oauth::RefreshTokenStore for BlockingRefreshTokenStore {
+    fn load(&self, account: &str) -> Result<Option<StoredRefreshToken>, OAuthError> {
+        let (store, account) = (self.store.clone(), account.to_owned());
+        self.run(async move { store.read_record(&account).await })
+    }
+
+    fn save(&self, account: &str, token: &StoredRefreshToken) -> Result<(), OAuthError> {
+        let (store, account, token) = (self.store.clone(), account.to_owned(), token.clone());
+        self.run(async move { store.write_record(&account, &token).await })
+    }
+
+    fn remove(&self, account: &str) -> Result<(), OAuthError> {
+        let (store, account) = (self.store.clone(), account.to_owned());
+        self.run(async move { store.delete_record(&account).await })
+    }
+
+    fn replace(
+        &self,
+        account: &str,
+        current: &RefreshToken,
+        token: &StoredRefreshToken,
+    ) -> Result<bool, OAuthError> {
+        let (store, account) = (self.store.clone(), account.to_owned());
+        let (current, token) = (current.clone(), token.clone());
+        self.run(async move { store.swap_record(&account, &current, &token).await })
+    }
+
+    fn mark_needs_consent(&self, account: &str, token: &RefreshToken) -> Result<bool, OAuthError> {
+        let (store, account, token) = (self.store.clone(), account.to_owned(), token.clone());
+        self.run(async move { store.mark_record(&account, &token).await })
+    }
+
+    fn needs_consent(&self, account: &str) -> Result<bool, OAuthError> {
+        let (store, account) = (self.store.clone(), account.to_owned());
+        self.run(async move { store.is_marked(&account).await })
+    }
+}

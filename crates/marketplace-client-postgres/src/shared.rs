@@ -1,0 +1,360 @@
+//! The fleet's token cache: [`PgTokenCache`] decides, for one provider's flight, whether to
+//! hand out the token another process published, wait for the process renewing it, or renew
+//! it here under a lease.
+
+use std::fmt;
+use std::time::{Duration, Instant, SystemTime};
+
+use marketplace_client::aio::oauth::{BoxFuture, FetchToken, SharedTokenCache};
+use marketplace_client::oauth::{OAuthError, SharedCacheError, SharedToken, SharedTokenRequest};
+
+use crate::cache::{CacheKey, CachedRow, Lease, NewCachedToken, TokenCache};
+use crate::crypto::Keyring;
+use crate::error::Error;
+
+/// How long a process may renew a token before another may take over (its lease).
+pub const DEFAULT_LEASE: Duration = Duration::from_secs(10);
+
+/// The longest a token call waits for the database before going on without it.
+pub const DEFAULT_DB_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// How often a process waiting for another's renewal looks at the cache.
+const POLL: Duration = Duration::from_millis(25);
+
+/// While another process renews a still valid token, the old one is handed out for this long
+/// before this process looks again.
+const WHILE_RENEWING: Duration = Duration::from_secs(1);
+
+/// Access tokens shared by every process of a fleet through PostgreSQL: the
+/// [`SharedTokenCache`] of the `aio` providers (and, through
+/// [`blocking::TokenStore`](crate::blocking::TokenStore), of the blocking ones).
+///
+/// For each flight of a provider it reads the cache row (by the database's clock):
+/// - a token not yet due for renewal is handed out;
+/// - during a shared back-off (another process's grant failed), the old token while it is
+///   valid, otherwise that failure ([`OAuthError::BackingOff`]);
+/// - otherwise one process takes the row's [`Lease`], asks the token endpoint and publishes
+///   the token under the lease's fence; the others hand out the old token while it is valid,
+///   or wait for the new one. A leader that dies is replaced when its lease runs out.
+///
+/// When the database fails or takes longer than the time-out (2 s by default) before this
+/// process asked the token endpoint, the answer is [`SharedCacheError::Unavailable`]: the
+/// provider asks for its own token and logs a warning. A token fetched here is returned even
+/// when it cannot be published.
+#[derive(Clone)]
+pub struct PgTokenCache {
+    cache: TokenCache,
+    holder: String,
+    lease: Duration,
+    db_timeout: Duration,
+}
+
+impl fmt::Debug for PgTokenCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PgTokenCache")
+            .field("holder", &self.holder)
+            .field("lease", &self.lease)
+            .field("db_timeout", &self.db_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PgTokenCache {
+    /// The cache in the database of `pool` (migrated with [`crate::migrate`]), its tokens
+    /// encrypted under `keyring`.
+    pub fn new(pool: sqlx::PgPool, keyring: Keyring) -> Self {
+        Self::over(TokenCache::new(pool, keyring))
+    }
+
+    pub(crate) fn over(cache: TokenCache) -> Self {
+        Self {
+            cache,
+            holder: holder_name(),
+            lease: DEFAULT_LEASE,
+            db_timeout: DEFAULT_DB_TIMEOUT,
+        }
+    }
+
+    /// Sets how long a renewing process holds the lease ([`DEFAULT_LEASE`]): long enough
+    /// for a token request, short enough that a dead leader is replaced soon.
+    pub fn with_lease(mut self, lease: Duration) -> Self {
+        self.lease = lease.max(Duration::from_millis(100));
+        self
+    }
+
+    /// Sets the longest wait for each database statement ([`DEFAULT_DB_TIMEOUT`]).
+    pub fn with_db_timeout(mut self, timeout: Duration) -> Self {
+        self.db_timeout = timeout;
+        self
+    }
+
+    /// This process's name in the leases it takes (host, process id and a random suffix).
+    pub fn holder(&self) -> &str {
+        &self.holder
+    }
+
+    /// The current token of `request`, from the cache, from another process or from `fetch`
+    /// (see the type's documentation).
+    pub async fn token(
+        &self,
+        request: &SharedTokenRequest,
+        fetch: &FetchToken<'_>,
+    ) -> Result<SharedToken, SharedCacheError> {
+        let key = key_of(request);
+        let started = Instant::now();
+        let patience = self.lease + self.db_timeout + Duration::from_secs(1);
+        loop {
+            let row = self.db(self.cache.read(&key)).await?;
+            let seen = row.as_ref().map(|row| Seen::of(row, request));
+            if let Some(seen) = &seen {
+                if let Some(token) = &seen.fresh {
+                    return Ok(token.clone());
+                }
+                if let Some(answer) = seen.backing_off() {
+                    return answer;
+                }
+            }
+            let held_elsewhere = row
+                .as_ref()
+                .is_some_and(|r| r.lease_until.is_some_and(|until| until > r.read_at));
+            let lease = if held_elsewhere {
+                None
+            } else {
+                self.db(self.cache.try_lease(&key, &self.holder, self.lease))
+                    .await?
+            };
+            match lease {
+                Some(lease) => return self.renew(&key, lease, request, fetch).await,
+                None => {
+                    if let Some(token) = seen.and_then(|s| s.valid) {
+                        return Ok(SharedToken {
+                            renew_in: token.renew_in.min(WHILE_RENEWING),
+                            ..token
+                        });
+                    }
+                    if started.elapsed() > patience {
+                        return Err(SharedCacheError::Unavailable(format!(
+                            "waited {} s for another process's token request",
+                            patience.as_secs()
+                        )));
+                    }
+                    tokio::time::sleep(POLL).await;
+                }
+            }
+        }
+    }
+
+    /// Renews the token of `key` under `lease`: asks the token endpoint (unless another
+    /// process published a token just before the lease was granted) and publishes the answer,
+    /// or records the failure as the fleet's back-off.
+    async fn renew(
+        &self,
+        key: &CacheKey,
+        lease: Lease,
+        request: &SharedTokenRequest,
+        fetch: &FetchToken<'_>,
+    ) -> Result<SharedToken, SharedCacheError> {
+        let granted = Instant::now();
+        let granted_at = lease
+            .until()
+            .checked_sub(self.lease)
+            .unwrap_or(lease.until());
+        // Published between this process's read and its lease: no request needed.
+        match self.db(self.cache.read(key)).await {
+            Ok(Some(row)) => {
+                if let Some(token) = Seen::of(&row, request).fresh {
+                    self.release(key, &lease).await;
+                    return Ok(token);
+                }
+            }
+            Ok(None) => {}
+            Err(unavailable) => {
+                self.release(key, &lease).await;
+                return Err(unavailable);
+            }
+        }
+        match fetch().await {
+            Ok(response) => {
+                let token = SharedToken::from_response(&response, request);
+                self.publish(key, &lease, granted_at, &token).await;
+                Ok(token)
+            }
+            Err(error) => {
+                let wait = backoff(&error, request);
+                let retry_not_before = granted_at + granted.elapsed() + wait;
+                let message = error.to_string();
+                match self
+                    .db(self
+                        .cache
+                        .record_failure(key, &lease, retry_not_before, &message))
+                    .await
+                {
+                    Ok(true) => {}
+                    Ok(false) => tracing::warn!(
+                        "the token request failed after this process's lease ran out; its \
+                         failure was not shared"
+                    ),
+                    Err(e) => tracing::warn!(reason = %e, "could not share a failed token request"),
+                }
+                Err(SharedCacheError::Grant(error))
+            }
+        }
+    }
+
+    async fn publish(
+        &self,
+        key: &CacheKey,
+        lease: &Lease,
+        granted_at: SystemTime,
+        token: &SharedToken,
+    ) {
+        let new = NewCachedToken {
+            token: token.access_token.secret(),
+            token_type: &token.token_type,
+            expires_at: granted_at + token.expires_in,
+            renew_at: granted_at + token.renew_in,
+        };
+        match self.db(self.cache.publish(key, lease, new)).await {
+            Ok(true) => {}
+            // The cache logs the stale lease itself.
+            Ok(false) => {}
+            Err(e) => tracing::warn!(
+                reason = %e,
+                "could not share the new token; this process uses it alone"
+            ),
+        }
+    }
+
+    async fn release(&self, key: &CacheKey, lease: &Lease) {
+        if let Err(e) = self.db(self.cache.release(key, lease)).await {
+            tracing::warn!(reason = %e, "could not release a token cache lease; it runs out by itself");
+        }
+    }
+
+    /// `statement`, bounded by the time-out; any failure is "unavailable".
+    async fn db<T>(
+        &self,
+        statement: impl Future<Output = Result<T, Error>>,
+    ) -> Result<T, SharedCacheError> {
+        match tokio::time::timeout(self.db_timeout, statement).await {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(e)) => Err(SharedCacheError::Unavailable(e.to_string())),
+            Err(_) => Err(SharedCacheError::Unavailable(format!(
+                "the database did not answer within {} ms",
+                self.db_timeout.as_millis()
+            ))),
+        }
+    }
+}
+
+impl SharedTokenCache for PgTokenCache {
+    fn token<'a, 'f: 'a>(
+        &'a self,
+        request: &'a SharedTokenRequest,
+        fetch: &'a FetchToken<'f>,
+    ) -> BoxFuture<'a, Result<SharedToken, SharedCacheError>> {
+        Box::pin(PgTokenCache::token(self, request, fetch))
+    }
+}
+
+/// The cache row of `request`.
+pub(crate) fn key_of(request: &SharedTokenRequest) -> CacheKey {
+    match &request.account {
+        Some(account) => CacheKey::user(&request.environment, &request.client_id, account),
+        None => CacheKey::application(
+            &request.environment,
+            &request.client_id,
+            &request.scopes.to_space_separated(),
+        ),
+    }
+}
+
+/// What a cache row offers, by the database's clock at the read.
+struct Seen {
+    /// A token not yet due for renewal.
+    fresh: Option<SharedToken>,
+    /// A token not yet expired (due for renewal or not).
+    valid: Option<SharedToken>,
+    /// The shared back-off: the time left and the stored failure.
+    backoff: Option<(Duration, Duration, String)>,
+}
+
+impl Seen {
+    fn of(row: &CachedRow, request: &SharedTokenRequest) -> Self {
+        let now = row.read_at;
+        let left = |t: Option<SystemTime>| t.and_then(|t| t.duration_since(now).ok());
+        let rejected = |token: &str| {
+            request
+                .rejected
+                .as_ref()
+                .is_some_and(|r| r.secret() == token)
+        };
+        let valid = match (&row.token, left(row.expires_at)) {
+            (Some(token), Some(expires_in))
+                if !expires_in.is_zero() && !rejected(token.expose()) =>
+            {
+                Some(SharedToken {
+                    access_token: marketplace_client::oauth::AccessToken::new(token.expose()),
+                    token_type: row.token_type.clone().unwrap_or_default(),
+                    expires_in,
+                    renew_in: left(row.renew_at).unwrap_or_default().min(expires_in),
+                })
+            }
+            _ => None,
+        };
+        let fresh = valid.clone().filter(|t| !t.renew_in.is_zero());
+        let backoff = left(row.retry_not_before)
+            .filter(|d| !d.is_zero())
+            .map(|retry_in| {
+                let failed_ago = now.duration_since(row.updated_at).unwrap_or_default();
+                let message = row
+                    .last_error
+                    .clone()
+                    .unwrap_or_else(|| "the token request failed".into());
+                (retry_in, failed_ago, message)
+            });
+        Self {
+            fresh,
+            valid,
+            backoff,
+        }
+    }
+
+    /// During a shared back-off: the old token while valid (looked at again when the
+    /// back-off ends), otherwise the stored failure.
+    fn backing_off(&self) -> Option<Result<SharedToken, SharedCacheError>> {
+        let (retry_in, failed_ago, message) = self.backoff.clone()?;
+        Some(match &self.valid {
+            Some(token) => Ok(SharedToken {
+                renew_in: retry_in.min(token.expires_in),
+                ..token.clone()
+            }),
+            None => Err(SharedCacheError::Grant(OAuthError::BackingOff {
+                error: Box::new(OAuthError::FailedElsewhere { message }),
+                failed_ago,
+                retry_in,
+            })),
+        })
+    }
+}
+
+/// The shared back-off after `error`: the server's `Retry-After` when longer than the
+/// provider's back-off.
+fn backoff(error: &OAuthError, request: &SharedTokenRequest) -> Duration {
+    error.retry_after().map_or(request.retry_backoff, |after| {
+        after.max(request.retry_backoff)
+    })
+}
+
+/// `host:pid:random`, unique per process and readable in the table.
+fn holder_name() -> String {
+    use aes_gcm::aead::rand_core::RngCore;
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map(|h| h.trim().to_owned())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "host".into());
+    let suffix = aes_gcm::aead::OsRng.next_u32();
+    format!("{host}:{}:{suffix:08x}", std::process::id())
+}

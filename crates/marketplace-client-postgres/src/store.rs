@@ -1,0 +1,232 @@
+//! Sellers' refresh tokens in PostgreSQL as the providers' store: [`PgRefreshTokenStore`]
+//! implements the async [`RefreshTokenStore`] of `marketplace_client::aio::oauth` (and,
+//! through [`blocking::TokenStore`](crate::blocking::TokenStore), the blocking one).
+
+use std::future::Future;
+use std::time::Duration;
+
+use marketplace_client::aio::oauth::{BoxFuture, RefreshTokenStore};
+use marketplace_client::oauth::{
+    OAuthError, RefreshToken, ScopeSet, StoreError, StoreErrorKind, StoredRefreshToken,
+};
+
+use crate::crypto::Keyring;
+use crate::error::Error;
+use crate::refresh::{AccountSummary, NewRefreshToken, RefreshKey, RefreshTokens};
+
+/// How the store names itself in errors: the table, never the URL (it may hold a password).
+const STORE: &str = "postgres table marketplace_refresh_tokens";
+
+/// The longest a store operation waits for the database before failing.
+pub const DEFAULT_STORE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The refresh tokens of one application in one environment (for example `"production"`,
+/// [`SharedTokenRequest::environment_of`](marketplace_client::oauth::SharedTokenRequest::environment_of)),
+/// keyed by account. Saves never half-happen (one statement), a rotated token replaces the
+/// stored one only if it is still the one the refresh started from (compare and swap under a
+/// row lock), and a save that cannot reach the database returns an error.
+#[derive(Debug, Clone)]
+pub struct PgRefreshTokenStore {
+    tokens: RefreshTokens,
+    environment: String,
+    client_id: String,
+    timeout: Duration,
+}
+
+impl PgRefreshTokenStore {
+    /// The store of `client_id`'s refresh tokens in `environment`, in the database of `pool`
+    /// (migrated with [`crate::migrate`]), encrypted under `keyring`.
+    pub fn new(
+        pool: sqlx::PgPool,
+        keyring: Keyring,
+        environment: impl Into<String>,
+        client_id: impl Into<String>,
+    ) -> Self {
+        Self {
+            tokens: RefreshTokens::new(pool, keyring),
+            environment: environment.into(),
+            client_id: client_id.into(),
+            timeout: DEFAULT_STORE_TIMEOUT,
+        }
+    }
+
+    /// Sets the longest wait for the database ([`DEFAULT_STORE_TIMEOUT`]).
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The accounts with a stored refresh token, those expiring soonest first (eBay's are
+    /// valid for 18 months), with their needs-consent marks.
+    pub async fn accounts(&self) -> Result<Vec<AccountSummary>, OAuthError> {
+        self.bounded(
+            "list the accounts of",
+            self.tokens.list(&self.environment, &self.client_id),
+        )
+        .await
+    }
+
+    fn key(&self, account: &str) -> RefreshKey {
+        RefreshKey::new(&self.environment, &self.client_id, account)
+    }
+
+    async fn bounded<T>(
+        &self,
+        action: &'static str,
+        statement: impl Future<Output = Result<T, Error>>,
+    ) -> Result<T, OAuthError> {
+        match tokio::time::timeout(self.timeout, statement).await {
+            Ok(result) => result.map_err(|e| store_error(action, e)),
+            Err(_) => Err(StoreError::new(
+                StoreErrorKind::Unavailable,
+                STORE,
+                action,
+                format!(
+                    "cannot {action} the refresh-token store {STORE}: the database did not \
+                     answer within {} s",
+                    self.timeout.as_secs()
+                ),
+            )
+            .into()),
+        }
+    }
+
+    pub(crate) async fn read_record(
+        &self,
+        account: &str,
+    ) -> Result<Option<StoredRefreshToken>, OAuthError> {
+        let stored = self
+            .bounded(
+                "read a refresh token from",
+                self.tokens.load(&self.key(account)),
+            )
+            .await?;
+        Ok(stored.map(|s| StoredRefreshToken {
+            refresh_token: RefreshToken::new(s.token.expose()),
+            scopes: ScopeSet::from_space_separated(&s.scopes),
+            expires_at: s.expires_at,
+        }))
+    }
+
+    pub(crate) async fn write_record(
+        &self,
+        account: &str,
+        token: &StoredRefreshToken,
+    ) -> Result<(), OAuthError> {
+        let scopes = token.scopes.to_space_separated();
+        let new = new_token(token, &scopes);
+        self.bounded(
+            "save a refresh token to",
+            self.tokens.save(&self.key(account), new),
+        )
+        .await
+        .map(drop)
+    }
+
+    pub(crate) async fn delete_record(&self, account: &str) -> Result<(), OAuthError> {
+        self.bounded(
+            "delete a refresh token from",
+            self.tokens.delete(&self.key(account)),
+        )
+        .await
+        .map(drop)
+    }
+
+    pub(crate) async fn swap_record(
+        &self,
+        account: &str,
+        current: &RefreshToken,
+        token: &StoredRefreshToken,
+    ) -> Result<bool, OAuthError> {
+        let scopes = token.scopes.to_space_separated();
+        let new = new_token(token, &scopes);
+        self.bounded(
+            "replace a refresh token in",
+            self.tokens
+                .replace(&self.key(account), current.secret(), new),
+        )
+        .await
+    }
+
+    pub(crate) async fn mark_record(
+        &self,
+        account: &str,
+        token: &RefreshToken,
+    ) -> Result<bool, OAuthError> {
+        self.bounded(
+            "mark an account as needing consent in",
+            self.tokens
+                .mark_needs_consent(&self.key(account), token.secret()),
+        )
+        .await
+    }
+
+    pub(crate) async fn is_marked(&self, account: &str) -> Result<bool, OAuthError> {
+        self.bounded(
+            "read a needs-consent mark from",
+            self.tokens.needs_consent(&self.key(account)),
+        )
+        .await
+    }
+}
+
+fn new_token<'a>(token: &'a StoredRefreshToken, scopes: &'a str) -> NewRefreshToken<'a> {
+    NewRefreshToken {
+        token: token.refresh_token.secret(),
+        scopes,
+        expires_at: token.expires_at,
+    }
+}
+
+/// The store's error for `e`, met while doing `action`.
+fn store_error(action: &'static str, e: Error) -> OAuthError {
+    let kind = match &e {
+        Error::Decrypt { .. } | Error::Corrupt { .. } | Error::TimeOutOfRange { .. } => {
+            StoreErrorKind::Corrupt
+        }
+        _ => StoreErrorKind::Unavailable,
+    };
+    let message = format!("cannot {action} the refresh-token store {STORE}: {e}");
+    StoreError::new(kind, STORE, action, message)
+        .with_source(e)
+        .into()
+}
+
+impl RefreshTokenStore for PgRefreshTokenStore {
+    fn load<'a>(
+        &'a self,
+        account: &'a str,
+    ) -> BoxFuture<'a, Result<Option<StoredRefreshToken>, OAuthError>> {
+        Box::pin(PgRefreshTokenStore::read_record(self, account))
+    }
+    fn save<'a>(
+        &'a self,
+        account: &'a str,
+        token: &'a StoredRefreshToken,
+    ) -> BoxFuture<'a, Result<(), OAuthError>> {
+        Box::pin(PgRefreshTokenStore::write_record(self, account, token))
+    }
+    fn remove<'a>(&'a self, account: &'a str) -> BoxFuture<'a, Result<(), OAuthError>> {
+        Box::pin(PgRefreshTokenStore::delete_record(self, account))
+    }
+    fn replace<'a>(
+        &'a self,
+        account: &'a str,
+        current: &'a RefreshToken,
+        token: &'a StoredRefreshToken,
+    ) -> BoxFuture<'a, Result<bool, OAuthError>> {
+        Box::pin(PgRefreshTokenStore::swap_record(
+            self, account, current, token,
+        ))
+    }
+    fn mark_needs_consent<'a>(
+        &'a self,
+        account: &'a str,
+        token: &'a RefreshToken,
+    ) -> BoxFuture<'a, Result<bool, OAuthError>> {
+        Box::pin(PgRefreshTokenStore::mark_record(self, account, token))
+    }
+    fn needs_consent<'a>(&'a self, account: &'a str) -> BoxFuture<'a, Result<bool, OAuthError>> {
+        Box::pin(PgRefreshTokenStore::is_marked(self, account))
+    }
+}

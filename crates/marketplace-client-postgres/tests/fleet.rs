@@ -1,0 +1,525 @@
+//! A fleet sharing tokens through a real PostgreSQL (see `support/pg.rs`), counted at the
+//! fake marketplace's token endpoint: worker processes (this same binary, started with
+//! `FLEET_WORKER=1`) and in-process providers that stand for processes of their own.
+//!
+//! A test binary of its own (`harness = false`) because it starts itself as the workers.
+
+mod support;
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, ExitCode, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use fake_marketplace::{FakeConfig, FakeMarketplace, Fault, TOKEN_PATH};
+use marketplace_client::aio::oauth::RefreshTokenStore as _;
+use marketplace_client::aio::oauth::{
+    AccessTokenSource, ApplicationTokenProvider, AuthorizationCode, Credentials, Endpoints,
+    OAuthClient, OAuthError, UserTokenProvider,
+};
+use marketplace_client::oauth::{ConsentOptions, ScopeSet, SharedTokenRequest};
+use marketplace_client_postgres::{
+    CacheKey, Keyring, NewCachedToken, PgRefreshTokenStore, PgTokenCache, TokenCache, TokenKey,
+    db_now, migrate,
+};
+use sha2::Digest as _;
+use support::pg::TestDb;
+
+/// A test: its future, run on the driver's runtime.
+type Test = fn() -> std::pin::Pin<Box<dyn Future<Output = ()>>>;
+
+/// Set in a worker's environment.
+const WORKER: &str = "FLEET_WORKER";
+const KEY_BYTES: [u8; 32] = [7; 32];
+
+fn main() -> ExitCode {
+    if std::env::var_os(WORKER).is_some() {
+        return worker::main();
+    }
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(4)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let tests: [(&str, Test); 5] = [
+        ("eight_processes_of_32_tasks_make_one_token_request", || {
+            Box::pin(eight_processes_of_32_tasks_make_one_token_request())
+        }),
+        (
+            "a_leader_killed_mid_request_is_replaced_when_its_lease_runs_out",
+            || Box::pin(a_leader_killed_mid_request_is_replaced_when_its_lease_runs_out()),
+        ),
+        ("every_call_succeeds_while_the_database_is_stopped", || {
+            Box::pin(every_call_succeeds_while_the_database_is_stopped())
+        }),
+        (
+            "a_token_the_marketplace_refused_is_not_shared_again",
+            || Box::pin(a_token_the_marketplace_refused_is_not_shared_again()),
+        ),
+        ("a_failed_grant_is_a_back_off_for_the_whole_fleet", || {
+            Box::pin(a_failed_grant_is_a_back_off_for_the_whole_fleet())
+        }),
+    ];
+    let mut ran = 0;
+    for (name, test) in tests {
+        if !filters.is_empty() && !filters.iter().any(|f| name.contains(f.as_str())) {
+            continue;
+        }
+        println!("test {name} ...");
+        runtime.block_on(test());
+        println!("test {name} ... ok");
+        ran += 1;
+    }
+    println!("fleet: {ran} passed");
+    ExitCode::SUCCESS
+}
+
+fn keyring() -> Keyring {
+    Keyring::new(TokenKey::from_bytes(KEY_BYTES))
+}
+
+fn endpoints(fake: &FakeMarketplace) -> Endpoints {
+    Endpoints::custom(&fake.base_url(), &fake.auth_url()).expect("loopback endpoints")
+}
+
+fn client(fake: &FakeMarketplace) -> OAuthClient {
+    OAuthClient::new(
+        endpoints(fake),
+        Credentials::new(fake.client_id(), fake.client_secret())
+            .with_redirect_uri("Fake_Company-FakeApp-PRD-abcdefghi"),
+    )
+    .expect("client")
+}
+
+/// The cache row of the application token the fake's default scope names.
+fn application_key(fake: &FakeMarketplace) -> CacheKey {
+    let endpoints = endpoints(fake);
+    CacheKey::application(
+        SharedTokenRequest::environment_of(&endpoints),
+        fake.client_id(),
+        &endpoints.default_scope(),
+    )
+}
+
+/// A short, stable name of a token, so that the workers never print one.
+fn fingerprint(token: &str) -> String {
+    let digest = sha2::Sha256::digest(token.as_bytes());
+    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Publishes a token that expired a minute ago, so that the fleet starts at expiry.
+async fn seed_expired(db: &TestDb, key: &CacheKey) {
+    let cache = TokenCache::new(db.pool.clone(), keyring());
+    let lease = cache
+        .try_lease(key, "seeder", Duration::from_secs(5))
+        .await
+        .unwrap()
+        .expect("the seeder's lease");
+    let past = db_now(&db.pool).await.unwrap() - Duration::from_secs(60);
+    let token = NewCachedToken {
+        token: "expired-token-of-the-fleet",
+        token_type: "Application Access Token",
+        expires_at: past,
+        renew_at: past - Duration::from_secs(300),
+    };
+    assert!(cache.publish(key, &lease, token).await.unwrap());
+}
+
+/// A worker process: `tasks` tasks asking the same provider, once told to go.
+struct Worker {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: std::io::Lines<BufReader<std::process::ChildStdout>>,
+}
+
+impl Worker {
+    fn start(db: &TestDb, fake: &FakeMarketplace, tasks: usize, lease: Duration) -> Self {
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .env(WORKER, "1")
+            .env("FLEET_DB", db.url())
+            .env("FLEET_BASE", fake.base_url())
+            .env("FLEET_CLIENT_ID", fake.client_id())
+            .env("FLEET_CLIENT_SECRET", fake.client_secret())
+            .env("FLEET_TASKS", tasks.to_string())
+            .env("FLEET_LEASE_MS", lease.as_millis().to_string())
+            .env(
+                marketplace_client_postgres::KEY_VAR,
+                base64::engine::general_purpose::STANDARD.encode(KEY_BYTES),
+            )
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start a worker");
+        let stdin = child.stdin.take();
+        let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        Self {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    fn wait_ready(&mut self) {
+        let line = self.lines.next().expect("a line").expect("read");
+        assert_eq!(line, "ready", "the worker's first line");
+    }
+
+    fn go(&mut self) {
+        let mut stdin = self.stdin.take().expect("not told yet");
+        writeln!(stdin, "go").unwrap();
+    }
+
+    /// The worker's answers, one per task.
+    fn finish(mut self) -> Vec<String> {
+        let answers: Vec<String> = self.lines.by_ref().map(|l| l.unwrap()).collect();
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "worker exited with {status}: {answers:?}");
+        answers
+    }
+}
+
+async fn eight_processes_of_32_tasks_make_one_token_request() {
+    let db = TestDb::new().await;
+    migrate(&db.pool).await.unwrap();
+    let fake = FakeMarketplace::new();
+    // A slow token endpoint, so that every process asks while the first request runs.
+    fake.fail_times(TOKEN_PATH, Fault::Delay(Duration::from_millis(300)), 1);
+    let key = application_key(&fake);
+    seed_expired(&db, &key).await;
+
+    let mut workers: Vec<Worker> = (0..8)
+        .map(|_| Worker::start(&db, &fake, 32, Duration::from_secs(10)))
+        .collect();
+    tokio::task::block_in_place(|| {
+        workers.iter_mut().for_each(Worker::wait_ready);
+        workers.iter_mut().for_each(Worker::go);
+    });
+    let answers: Vec<String> =
+        tokio::task::block_in_place(|| workers.into_iter().flat_map(Worker::finish).collect());
+
+    assert_eq!(answers.len(), 8 * 32);
+    let distinct: BTreeSet<&String> = answers.iter().collect();
+    assert_eq!(distinct.len(), 1, "one token for the fleet: {distinct:?}");
+    assert!(answers[0].starts_with("token "), "{}", answers[0]);
+    assert_eq!(
+        fake.token_requests().len(),
+        1,
+        "8 processes x 32 tasks at expiry make one token request"
+    );
+    let row = TokenCache::new(db.pool.clone(), keyring())
+        .read(&key)
+        .await
+        .unwrap()
+        .expect("the row");
+    assert_eq!(
+        format!(
+            "token {}",
+            fingerprint(row.token.as_ref().unwrap().expose())
+        ),
+        answers[0],
+        "the token published is the one every task got"
+    );
+    assert_eq!(
+        row.fence, 2,
+        "one lease for the seeder, one for the whole fleet"
+    );
+}
+
+async fn a_leader_killed_mid_request_is_replaced_when_its_lease_runs_out() {
+    let db = TestDb::new().await;
+    migrate(&db.pool).await.unwrap();
+    let fake = FakeMarketplace::new();
+    // The leader's request hangs at the token endpoint until the leader is dead.
+    fake.fail_times(TOKEN_PATH, Fault::Delay(Duration::from_secs(8)), 1);
+    let lease = Duration::from_secs(1);
+
+    let mut leader = Worker::start(&db, &fake, 1, lease);
+    tokio::task::block_in_place(|| {
+        leader.wait_ready();
+        leader.go();
+    });
+    let asked = Instant::now();
+    while fake.token_requests().is_empty() {
+        assert!(
+            asked.elapsed() < Duration::from_secs(20),
+            "the leader never asked"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    leader.child.kill().expect("SIGKILL the leader");
+    let killed = Instant::now();
+    let status = leader.child.wait().unwrap();
+    assert!(!status.success(), "the leader was killed: {status}");
+
+    let mut others: Vec<Worker> = (0..4)
+        .map(|_| Worker::start(&db, &fake, 8, lease))
+        .collect();
+    tokio::task::block_in_place(|| {
+        others.iter_mut().for_each(Worker::wait_ready);
+        others.iter_mut().for_each(Worker::go);
+    });
+    let answers: Vec<String> =
+        tokio::task::block_in_place(|| others.into_iter().flat_map(Worker::finish).collect());
+    let took_over = killed.elapsed();
+
+    assert_eq!(answers.len(), 32);
+    let distinct: BTreeSet<&String> = answers.iter().collect();
+    assert_eq!(distinct.len(), 1, "{distinct:?}");
+    assert!(answers[0].starts_with("token "), "{}", answers[0]);
+    assert_eq!(
+        fake.token_requests().len(),
+        2,
+        "the dead leader's request and its successor's"
+    );
+    println!(
+        "  (a lease of {} ms: every task held the successor's token {} ms after the SIGKILL)",
+        lease.as_millis(),
+        took_over.as_millis()
+    );
+}
+
+/// Consent against the fake (the test plays the seller's browser): the consent request and
+/// the authorization code it brought.
+async fn consent(
+    client: &OAuthClient,
+    scopes: &ScopeSet,
+) -> (marketplace_client::oauth::ConsentRequest, AuthorizationCode) {
+    let request = client
+        .consent_request(scopes, &ConsentOptions::default())
+        .unwrap();
+    let browser = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .build()
+        .unwrap();
+    let answer = browser.get(request.url().as_str()).send().await.unwrap();
+    assert_eq!(
+        answer.status().as_u16(),
+        302,
+        "the fake's consent page redirects"
+    );
+    let landed = answer.headers()["location"].to_str().unwrap().to_owned();
+    let code = request.complete(&landed).unwrap();
+    (request, code)
+}
+
+async fn every_call_succeeds_while_the_database_is_stopped() {
+    let mut db = TestDb::with_own_server().await;
+    migrate(&db.pool).await.unwrap();
+    let fake = FakeMarketplace::start(FakeConfig {
+        rotate_refresh_tokens: true,
+        ..FakeConfig::default()
+    })
+    .unwrap();
+    let client = Arc::new(client(&fake));
+    let cache = Arc::new(PgTokenCache::new(db.pool.clone(), keyring()));
+    let store = Arc::new(
+        PgRefreshTokenStore::new(
+            db.pool.clone(),
+            keyring(),
+            SharedTokenRequest::environment_of(client.endpoints()),
+            fake.client_id(),
+        )
+        .with_timeout(Duration::from_secs(2)),
+    );
+    let app = ApplicationTokenProvider::new(client.clone()).with_shared_cache(cache.clone());
+    let user = UserTokenProvider::new(client.clone(), store.clone(), "seller-1")
+        .with_shared_cache(cache.clone());
+
+    let scopes = ScopeSet::new([fake.scope("/sell.inventory")]);
+    let (request, code) = consent(&client, &scopes).await;
+    user.exchange_code(&code, request.scopes()).await.unwrap();
+
+    let mut seen = Vec::new();
+    let mut failures = Vec::new();
+    for round in 0..30 {
+        if round == 10 {
+            db.server().stop().expect("stop the database");
+        }
+        if round == 20 {
+            db.server().start().expect("start the database again");
+        }
+        for (who, source) in [("app", &app as &dyn AccessTokenSource), ("user", &user)] {
+            match source.access_token().await {
+                Ok(token) => {
+                    if round % 3 == 2 {
+                        // A 401 from the API: the next call renews.
+                        source.invalidate(&token);
+                    }
+                    seen.push(token.secret().to_owned());
+                }
+                Err(e) => failures.push(format!("round {round}, {who}: {e}")),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "every call succeeds: {failures:#?}");
+    assert!(
+        user.unsaved_refresh_token().is_none(),
+        "the refresh token rotated during the outage was saved once the database was back"
+    );
+
+    // No refresh token lost: the stored one works for a process that starts now.
+    let stored = store.load("seller-1").await.unwrap().expect("stored");
+    assert!(
+        fake.live_refresh_tokens()
+            .contains(&stored.refresh_token.secret().to_owned()),
+        "the stored refresh token is one the marketplace still honours"
+    );
+    let newcomer = UserTokenProvider::new(Arc::new(self::client(&fake)), store.clone(), "seller-1");
+    newcomer
+        .access_token()
+        .await
+        .expect("a new process refreshes with the stored token");
+
+    // Nothing in plain text in a dump of the database.
+    let dump = db.pg_dump();
+    assert!(
+        dump.contains("marketplace_token_cache"),
+        "the dump holds the tables"
+    );
+    let mut secrets = seen;
+    secrets.extend(fake.live_refresh_tokens());
+    for secret in &secrets {
+        assert!(
+            !dump.contains(secret.as_str()),
+            "a token in plain text in pg_dump"
+        );
+    }
+}
+
+async fn a_token_the_marketplace_refused_is_not_shared_again() {
+    let db = TestDb::new().await;
+    migrate(&db.pool).await.unwrap();
+    let fake = FakeMarketplace::new();
+    let one = ApplicationTokenProvider::new(client(&fake))
+        .with_shared_cache(Arc::new(PgTokenCache::new(db.pool.clone(), keyring())));
+    let other = ApplicationTokenProvider::new(client(&fake))
+        .with_shared_cache(Arc::new(PgTokenCache::new(db.pool.clone(), keyring())));
+
+    let first = one.access_token().await.unwrap();
+    assert_eq!(other.access_token().await.unwrap(), first, "shared");
+    assert_eq!(fake.token_requests().len(), 1);
+
+    one.invalidate(&first);
+    let second = one.access_token().await.unwrap();
+    assert_ne!(second, first, "the refused token is not handed out again");
+    assert_eq!(fake.token_requests().len(), 2);
+    other.invalidate(&first);
+    assert_eq!(
+        other.access_token().await.unwrap(),
+        second,
+        "the other process takes the renewed token from the cache"
+    );
+    assert_eq!(fake.token_requests().len(), 2);
+}
+
+async fn a_failed_grant_is_a_back_off_for_the_whole_fleet() {
+    let db = TestDb::new().await;
+    migrate(&db.pool).await.unwrap();
+    let fake = FakeMarketplace::new();
+    fake.fail_next(
+        TOKEN_PATH,
+        Fault::Status {
+            status: 503,
+            body: "down for maintenance".into(),
+            headers: Vec::new(),
+        },
+    );
+    let backoff = Duration::from_millis(800);
+    let provider = || {
+        ApplicationTokenProvider::new(client(&fake))
+            .with_retry_backoff(backoff)
+            .with_shared_cache(Arc::new(PgTokenCache::new(db.pool.clone(), keyring())))
+    };
+    let (one, other) = (provider(), provider());
+
+    let failed = one.access_token().await.unwrap_err();
+    assert_eq!(failed.status(), Some(503), "{failed}");
+    let shared = other.access_token().await.unwrap_err();
+    match &shared {
+        OAuthError::BackingOff {
+            error, retry_in, ..
+        } => {
+            assert!(
+                matches!(**error, OAuthError::FailedElsewhere { .. }),
+                "{error:?}"
+            );
+            assert!(*retry_in <= backoff, "{retry_in:?}");
+        }
+        e => panic!("expected the fleet's back-off, got {e:?}"),
+    }
+    assert!(shared.to_string().contains("503"), "{shared}");
+    assert_eq!(
+        fake.token_requests().len(),
+        1,
+        "no request during the back-off"
+    );
+
+    tokio::time::sleep(backoff + Duration::from_millis(200)).await;
+    other.retry_now();
+    other.access_token().await.expect("after the back-off");
+    assert_eq!(fake.token_requests().len(), 2);
+}
+
+/// The worker processes' side.
+mod worker {
+    use super::*;
+
+    pub fn main() -> ExitCode {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        runtime.block_on(run())
+    }
+
+    fn var(name: &str) -> String {
+        std::env::var(name).unwrap_or_else(|_| panic!("{name} is not set"))
+    }
+
+    async fn run() -> ExitCode {
+        let pool = sqlx::postgres::PgPoolOptions::new()
+            .max_connections(4)
+            .connect(&var("FLEET_DB"))
+            .await
+            .expect("connect");
+        let keyring = Keyring::from_env().expect("MARKETPLACE_TOKEN_KEY");
+        let lease = Duration::from_millis(var("FLEET_LEASE_MS").parse().unwrap());
+        let cache = PgTokenCache::new(pool.clone(), keyring).with_lease(lease);
+        let base = var("FLEET_BASE");
+        let client = OAuthClient::new(
+            Endpoints::custom(&base, &base).unwrap(),
+            Credentials::new(var("FLEET_CLIENT_ID"), var("FLEET_CLIENT_SECRET")),
+        )
+        .unwrap();
+        let provider =
+            Arc::new(ApplicationTokenProvider::new(client).with_shared_cache(Arc::new(cache)));
+        // Connected before the start signal, so that every process asks at the same moment.
+        db_now(&pool).await.expect("the database answers");
+        println!("ready");
+        let mut go = String::new();
+        std::io::stdin().read_line(&mut go).unwrap();
+
+        let tasks: Vec<_> = (0..var("FLEET_TASKS").parse::<usize>().unwrap())
+            .map(|_| {
+                let provider = provider.clone();
+                tokio::spawn(async move { provider.access_token().await })
+            })
+            .collect();
+        for task in tasks {
+            match task.await.unwrap() {
+                Ok(token) => println!("token {}", fingerprint(token.secret())),
+                Err(e) => println!("error {e}"),
+            }
+        }
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,95 @@
+//! `MARKETPLACE_TOKEN_STORE` and `--token-store` for the commands: a `postgres://` URL is the
+//! token store shared by a fleet (marketplace-client-postgres: encrypted refresh tokens and a
+//! shared access-token cache, under the key in `MARKETPLACE_TOKEN_KEY`); anything else is the
+//! path of a refresh-token file.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use marketplace_client::oauth::{
+    AccessTokenSource, ApplicationTokenProvider, OAuthConfig, SharedTokenRequest, StaticTokenSource,
+};
+pub use marketplace_client_postgres::blocking::{BlockingRefreshTokenStore, TokenStore};
+use marketplace_client_postgres::{KEY_VAR, Keyring};
+
+/// The environment variable naming the token store.
+pub const ENV_TOKEN_STORE: &str = "MARKETPLACE_TOKEN_STORE";
+
+/// The long help of `--token-store`.
+pub const TOKEN_STORE_HELP: &str = "Where tokens are shared (overrides MARKETPLACE_TOKEN_STORE): a \
+    postgres://user:password@host/database URL shares one application token with every process \
+    that uses the same database (one token request per expiry for the whole fleet; the tokens are \
+    encrypted under MARKETPLACE_TOKEN_KEY). When the database is down, the command asks for its \
+    own token and warns. A file path (a refresh-token file) shares nothing here.";
+
+/// Where tokens are kept.
+pub enum Store {
+    /// A refresh-token file.
+    File(PathBuf),
+    /// The PostgreSQL store.
+    Postgres(TokenStore),
+}
+
+/// True for a `postgres://` or `postgresql://` URL.
+pub fn is_database_url(setting: &str) -> bool {
+    let lower = setting.trim_start().to_ascii_lowercase();
+    lower.starts_with("postgres://") || lower.starts_with("postgresql://")
+}
+
+/// The store `setting` names (the flag, else `MARKETPLACE_TOKEN_STORE`); `None` when neither
+/// is set.
+pub fn from_setting(setting: Option<String>) -> Result<Option<Store>, String> {
+    let Some(setting) = setting.or_else(|| std::env::var(ENV_TOKEN_STORE).ok()) else {
+        return Ok(None);
+    };
+    if !is_database_url(&setting) {
+        return Ok(Some(Store::File(PathBuf::from(setting))));
+    }
+    let keyring = Keyring::from_env().map_err(|e| {
+        format!("{e}\nThe PostgreSQL token store ({ENV_TOKEN_STORE}) encrypts every token under {KEY_VAR}.")
+    })?;
+    let store = TokenStore::connect(&setting, keyring).map_err(|e| e.to_string())?;
+    Ok(Some(Store::Postgres(store)))
+}
+
+/// Creates or updates the store's tables; when the database cannot be reached, warns and goes
+/// on (a token call then asks the token endpoint itself).
+pub fn migrate_or_warn(store: &TokenStore) {
+    if let Err(e) = store.migrate() {
+        tracing::warn!(reason = %e, "the PostgreSQL token store cannot be reached; going on without it");
+        eprintln!(
+            "warning: the PostgreSQL token store cannot be reached ({e}); this process asks for its own token"
+        );
+    }
+}
+
+/// The application-token source of `config`: the ready `MARKETPLACE_ACCESS_TOKEN` when set,
+/// otherwise a provider that shares its token through `store` when that is a database.
+pub fn application_token_source(
+    config: &OAuthConfig,
+    store: Option<&Store>,
+) -> Result<Arc<dyn AccessTokenSource>, marketplace_client::oauth::OAuthError> {
+    if let Some(token) = &config.access_token {
+        return Ok(Arc::new(StaticTokenSource::new(token.clone())));
+    }
+    let provider = ApplicationTokenProvider::new(config.client()?);
+    Ok(match store {
+        Some(Store::Postgres(store)) => {
+            migrate_or_warn(store);
+            Arc::new(provider.with_shared_cache(store.token_cache()))
+        }
+        _ => Arc::new(provider),
+    })
+}
+
+/// The refresh-token table of `config`'s application in the database of `store`.
+pub fn refresh_tokens(
+    store: &TokenStore,
+    config: &OAuthConfig,
+) -> Result<BlockingRefreshTokenStore, marketplace_client::oauth::OAuthError> {
+    let client_id = config.credentials()?.client_id;
+    Ok(store.refresh_tokens(
+        SharedTokenRequest::environment_of(&config.endpoints),
+        client_id.as_str(),
+    ))
+}
