@@ -242,3 +242,51 @@ async fn the_generic_request_renews_on_401_and_encodes_its_path() {
     assert_eq!(puts[1].header("Accept-Language"), Some("de-DE"));
     assert_eq!(fake.token_requests().len(), 2);
 }
+
+/// The async provider against a closed port, as the blocking one: the second call answers the
+/// cached failure and says so (keeping the refused connection as its `error`); the fake then
+/// started on that port sees no request until `retry_now()`.
+#[tokio::test]
+async fn a_refused_connection_is_cached_says_so_and_retry_now_asks_again() {
+    use marketplace_client::aio::oauth::OAuthError;
+    let port = oauth_common::closed_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let config = fake_marketplace::FakeConfig::default();
+    let client = OAuthClient::new(
+        Endpoints::custom(&base, &base).unwrap(),
+        Credentials::new(config.client_id.clone(), config.client_secret.clone()),
+    )
+    .unwrap();
+    let provider: Arc<dyn AccessTokenSource> = Arc::new(ApplicationTokenProvider::new(client));
+    let refused = provider.access_token().await.unwrap_err();
+    assert!(
+        matches!(refused, OAuthError::Transport { .. }),
+        "{refused:?}"
+    );
+
+    let cached = provider.access_token().await.unwrap_err();
+    let text = cached.to_string();
+    assert!(text.starts_with(&refused.to_string()), "{text}");
+    assert!(
+        text.contains("a cached failure: the last attempt failed"),
+        "{text}"
+    );
+    assert!(text.contains("retry_now()"), "{text}");
+    let OAuthError::BackingOff { error, .. } = &cached else {
+        panic!("{cached:?}")
+    };
+    assert!(matches!(**error, OAuthError::Transport { .. }), "{error:?}");
+
+    let fake = FakeMarketplace::start_on(port, config).unwrap();
+    let still = provider.access_token().await.unwrap_err();
+    assert!(matches!(still, OAuthError::BackingOff { .. }), "{still:?}");
+    assert_eq!(
+        fake.token_requests().len(),
+        0,
+        "no request during the back-off"
+    );
+
+    provider.retry_now();
+    provider.access_token().await.unwrap();
+    assert_eq!(fake.token_requests().len(), 1);
+}

@@ -348,3 +348,21 @@ fn import_refuses_control_and_bidi_characters_in_names_and_versions() {
         );
     }
 }
+
+/// `snapshot verify | head -0`: the reader is gone before the first line. The command ends
+/// quietly as a process killed by SIGPIPE would (status 141), not with a panic (101).
+#[test]
+fn verify_into_a_closed_pipe_ends_quietly() {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = snapshot_bin()
+        .current_dir(common::root().canonicalize().unwrap())
+        .arg("verify")
+        .stdout(writer)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(!stderr.contains("error"), "{stderr}");
+    assert_eq!(out.status.code(), Some(141), "{stderr}");
+}

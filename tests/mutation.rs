@@ -869,7 +869,9 @@ fn consent_redirects() {
                     );
                     Some(true)
                 }
-                Err(OAuthError::ConsentDenied { code, description }) => {
+                Err(OAuthError::ConsentDenied {
+                    code, description, ..
+                }) => {
                     let query = query_of(&input).expect("a refusal was read from a query");
                     let secrets: Vec<String> = ["code", "state"]
                         .iter()

@@ -137,7 +137,9 @@ fn refused_consent_is_reported() {
         .unwrap();
     let location = consent_redirect(&fake, &request);
     match request.complete(&location) {
-        Err(OAuthError::ConsentDenied { code, description }) => {
+        Err(OAuthError::ConsentDenied {
+            code, description, ..
+        }) => {
             assert_eq!(code, OAuthErrorCode::Other("access_denied".into()));
             assert_eq!(
                 description.as_deref(),
@@ -162,12 +164,18 @@ fn scopes_the_user_cannot_grant_come_back_as_an_error() {
         .complete(&consent_redirect(&fake, &request))
         .unwrap_err();
     assert!(matches!(
-        err,
+        &err,
         OAuthError::ConsentDenied {
             code: OAuthErrorCode::InvalidScope,
+            scopes: Some(asked),
             ..
-        }
+        } if asked == request.scopes()
     ));
+    // The configuration is at fault, and the message names the scope it asked for.
+    let text = err.to_string();
+    assert!(text.contains(&fake.scope("/not.a.scope")), "{text}");
+    assert!(text.contains("check the configured scopes"), "{text}");
+    assert!(!text.contains("ask the user"), "{text}");
 }
 
 #[test]
@@ -237,4 +245,71 @@ fn the_consent_host_is_required_only_for_consent() {
     let text = e.to_string();
     assert!(text.contains("MARKETPLACE_AUTH_URL is not set"), "{text}");
     assert!(text.contains("consent"), "{text}");
+}
+
+/// Set for the child process of [`taxonomy_client_from_env_needs_only_the_api_host`].
+const FROM_ENV_CHILD: &str = "MARKETPLACE_TOOLKIT_TEST_FROM_ENV_CHILD";
+
+/// `TaxonomyClient::from_env()` with `MARKETPLACE_BASE_URL` and the credentials only, and no
+/// `MARKETPLACE_AUTH_URL`: the same rule as `snapshot refresh --base-url` (application tokens
+/// never use the consent host). `from_env` reads the process environment, so this runs the
+/// test below in a child process with exactly those variables.
+#[test]
+fn taxonomy_client_from_env_needs_only_the_api_host() {
+    let fake = FakeMarketplace::new();
+    let exe = std::env::current_exe().unwrap();
+    let mut child = std::process::Command::new(exe);
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("MARKETPLACE_") {
+            child.env_remove(name);
+        }
+    }
+    let out = child
+        .args(["from_env_in_a_child_process", "--exact", "--nocapture"])
+        .env(FROM_ENV_CHILD, "1")
+        .env("MARKETPLACE_BASE_URL", fake.base_url())
+        .env("MARKETPLACE_CLIENT_ID", fake.client_id())
+        .env("MARKETPLACE_CLIENT_SECRET", fake.client_secret())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("1 passed"), "the child test ran: {stdout}");
+    // One application token each for the blocking and the async client, from this fake.
+    assert_eq!(fake.token_requests().len(), 2);
+    assert_eq!(
+        fake.requests_to(fake_marketplace::taxonomy::DEFAULT_TREE_ID_PATH)
+            .len(),
+        2
+    );
+}
+
+/// The child of [`taxonomy_client_from_env_needs_only_the_api_host`]; passes at once in a
+/// normal run.
+#[test]
+fn from_env_in_a_child_process() {
+    if std::env::var_os(FROM_ENV_CHILD).is_none() {
+        return;
+    }
+    assert!(std::env::var_os("MARKETPLACE_AUTH_URL").is_none());
+    let client = marketplace_client::taxonomy::TaxonomyClient::from_env()
+        .expect("the API host alone configures a taxonomy client");
+    let id = client
+        .default_tree_id("EBAY_DE")
+        .expect("getDefaultCategoryTreeId");
+    assert_eq!(id.tree_id, 77);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let id = runtime.block_on(async {
+        let client = marketplace_client::aio::taxonomy::TaxonomyClient::from_env()
+            .expect("the API host alone configures an async taxonomy client");
+        client.default_tree_id("EBAY_DE").await
+    });
+    assert_eq!(id.expect("getDefaultCategoryTreeId").tree_id, 77);
 }

@@ -676,6 +676,11 @@ fn a_refused_scope_blames_the_configuration_not_the_seller() {
     assert!(!output.status.success());
     assert!(stderr.contains("invalid_scope"), "{stderr}");
     assert!(stderr.contains("--scope"), "{stderr}");
+    assert!(
+        stderr.contains("(https://api.ebay.com/oauth/api_scope/no.such.scope)"),
+        "the refused scope is named: {stderr}"
+    );
+    assert!(stderr.contains("check the configured scopes"), "{stderr}");
     assert!(!stderr.contains("ask the user"), "{stderr}");
 }
 

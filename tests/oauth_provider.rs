@@ -906,3 +906,50 @@ fn a_revoked_refresh_token_names_the_account_and_marks_it_as_needing_consent() {
     clock.advance(Duration::from_secs(7300));
     again.access_token().unwrap();
 }
+
+/// Against a closed port (a dependency still starting): the first call is the refused
+/// connection; the second answers that failure again without a request, and says so; once
+/// something listens there, the provider still waits out its back-off (the fake started on
+/// that port sees no request) until `retry_now()`, reached through the `AccessTokenSource`
+/// the caller holds, makes the next call ask at once.
+#[test]
+fn a_refused_connection_is_cached_says_so_and_retry_now_asks_again() {
+    let port = closed_port();
+    let provider: Arc<dyn AccessTokenSource> =
+        Arc::new(ApplicationTokenProvider::new(client_for_port(port)));
+    let refused = provider.access_token().unwrap_err();
+    assert!(
+        matches!(refused, OAuthError::Transport { .. }),
+        "{refused:?}"
+    );
+    assert!(!refused.to_string().contains("cached"), "{refused}");
+
+    let cached = provider.access_token().unwrap_err();
+    let text = cached.to_string();
+    assert!(text.starts_with(&refused.to_string()), "{text}");
+    assert!(
+        text.contains("a cached failure: the last attempt failed"),
+        "{text}"
+    );
+    assert!(text.contains("next attempt in"), "{text}");
+    assert!(text.contains("retry_now()"), "{text}");
+    // The original error stays reachable, typed.
+    let OAuthError::BackingOff { error, .. } = &cached else {
+        panic!("{cached:?}")
+    };
+    assert!(matches!(**error, OAuthError::Transport { .. }), "{error:?}");
+    assert!(cached.is_transient());
+
+    let fake = FakeMarketplace::start_on(port, FakeConfig::default()).unwrap();
+    let still = provider.access_token().unwrap_err();
+    assert!(matches!(still, OAuthError::BackingOff { .. }), "{still:?}");
+    assert_eq!(
+        fake.token_requests().len(),
+        0,
+        "no request during the back-off"
+    );
+
+    provider.retry_now();
+    provider.access_token().unwrap();
+    assert_eq!(fake.token_requests().len(), 1);
+}

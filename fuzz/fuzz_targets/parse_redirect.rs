@@ -40,7 +40,9 @@ fuzz_target!(|data: &[u8]| {
     };
     match parse_redirect(input) {
         Ok(response) => assert!(!response.code.secret().is_empty()),
-        Err(OAuthError::ConsentDenied { code, description }) => {
+        Err(OAuthError::ConsentDenied {
+            code, description, ..
+        }) => {
             let query = query_of(input).expect("a refusal was read from a query");
             let secrets: Vec<String> = form_urlencoded::parse(query.as_bytes())
                 .filter(|(k, _)| k == "code" || k == "state")

@@ -22,6 +22,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+// Before the modules that print: `outln!` and `out!` (stdout, quiet on a closed pipe).
+#[path = "shared/output.rs"]
+#[macro_use]
+mod output;
 #[path = "snapshot/aspects.rs"]
 mod aspects;
 #[path = "shared/verbosity.rs"]
@@ -315,7 +319,7 @@ fn run(command: Command, dir: &Path) -> Result<ExitCode, String> {
                         .map_err(|e| e.to_string())
                     });
                 match checked {
-                    Ok(tree) => println!(
+                    Ok(tree) => outln!(
                         "{site}: {} categories, {} leaves, version {}, taken {}",
                         tree.len(),
                         tree.leaf_count(),
@@ -348,7 +352,7 @@ fn create_dir(dir: &Path) -> Result<(), String> {
 /// does not rely on it).
 fn report(p: &Prepared, when: pipeline::WriteWhen) {
     use taxonomy_tree::tree::escaped;
-    println!(
+    outln!(
         "{}: {} categories, {} leaves, version {} → {}",
         p.site,
         p.tree.len(),
@@ -359,7 +363,7 @@ fn report(p: &Prepared, when: pipeline::WriteWhen) {
             .map_or(String::new(), |n| n.to_string_lossy().into_owned())
     );
     if let Some(e) = &p.previous_error {
-        println!(
+        outln!(
             "  the previous snapshot was unreadable ({}); it is replaced",
             escaped(e)
         );
@@ -369,23 +373,23 @@ fn report(p: &Prepared, when: pipeline::WriteWhen) {
         pipeline::WriteWhen::TreeChanged => p.content_changed,
     };
     match (&p.diff, changed) {
-        (_, false) => println!("  unchanged"),
+        (_, false) => outln!("  unchanged"),
         (Some(d), true) if d.is_empty() && p.now_complete => {
-            println!("  now complete, no category changed")
+            outln!("  now complete, no category changed")
         }
-        (Some(d), true) if d.is_empty() => println!("  same tree; provenance updated"),
+        (Some(d), true) if d.is_empty() => outln!("  same tree; provenance updated"),
         (Some(d), true) if p.now_complete => {
-            println!("  now complete (the snapshot was partial)");
+            outln!("  now complete (the snapshot was partial)");
             for line in d.to_string().lines() {
-                println!("  {}", escaped(line));
+                outln!("  {}", escaped(line));
             }
         }
         (Some(d), true) => {
             for line in d.to_string().lines() {
-                println!("  {}", escaped(line));
+                outln!("  {}", escaped(line));
             }
         }
-        (None, true) => println!("  new snapshot"),
+        (None, true) => outln!("  new snapshot"),
     }
     report_expired(p);
 }
@@ -396,12 +400,12 @@ fn report_expired(p: &Prepared) {
     use taxonomy_tree::tree::escaped;
     const SHOWN: usize = 20;
     if let Some(problem) = &p.expired_problem {
-        println!("  {}", escaped(&problem.to_string()));
-        println!("  (the expired-category mapping no longer fits the tree; `refresh` fetches it)");
+        outln!("  {}", escaped(&problem.to_string()));
+        outln!("  (the expired-category mapping no longer fits the tree; `refresh` fetches it)");
     }
     let new: Vec<_> = p.newly_expired().collect();
     for m in new.iter().take(SHOWN) {
-        println!(
+        outln!(
             "  expired: {} → {} ({})",
             m.from,
             m.to,
@@ -409,7 +413,7 @@ fn report_expired(p: &Prepared) {
         );
     }
     if new.len() > SHOWN {
-        println!(
+        outln!(
             "  … and {} more expired categories in {}",
             new.len() - SHOWN,
             p.expired_path.display()
@@ -514,13 +518,13 @@ mod live {
             for result in refresh::check_snapshots(&client, dir, &sites, language) {
                 match result {
                     Ok(c) => match &c.stale {
-                        None => println!(
+                        None => outln!(
                             "{}: unchanged (version {})",
                             c.site,
                             refresh::server_text(&c.current.tree_version)
                         ),
                         Some(why) => {
-                            println!("{}: to download ({why})", c.site);
+                            outln!("{}: to download ({why})", c.site);
                             to_fetch.push(c.site);
                         }
                     },
@@ -603,7 +607,7 @@ mod live {
                 );
                 ExitCode::FAILURE
             } else {
-                println!("the snapshots are up to date");
+                outln!("the snapshots are up to date");
                 ExitCode::SUCCESS
             });
         }
@@ -612,7 +616,7 @@ mod live {
             for path in pipeline::commit_all(dir, &prepared, WriteWhen::TreeChanged)
                 .map_err(|e| e.to_string())?
             {
-                println!("wrote {}", path.display());
+                outln!("wrote {}", path.display());
             }
         }
         Ok(ExitCode::SUCCESS)

@@ -84,3 +84,21 @@ pub fn expected_basic(id: &str, secret: &str) -> String {
         ))
     )
 }
+
+/// A loopback port with nothing listening on it: bound, then released (a connection to it
+/// is refused until something binds it again).
+pub fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+    listener.local_addr().expect("its address").port()
+}
+
+/// Endpoints and the fake's default credentials for a fake not started yet, on `port`.
+pub fn client_for_port(port: u16) -> OAuthClient {
+    let base = format!("http://127.0.0.1:{port}");
+    let config = fake_marketplace::FakeConfig::default();
+    OAuthClient::new(
+        Endpoints::custom(&base, &base).expect("loopback endpoints"),
+        Credentials::new(config.client_id, config.client_secret).with_redirect_uri(RU_NAME),
+    )
+    .expect("client")
+}

@@ -207,7 +207,7 @@ fn snapshots_dir_hint(dir: &Path) -> String {
         )
     } else {
         format!(
-            "run `snapshot refresh --sites …` (the sites you sell on, e.g. `--sites EBAY_US`) to create it: with `--dir {}`, or in the project's root, where it writes ./snapshots (the command: README, \"Use it in your project\")",
+            "run `snapshot refresh --sites …` (the sites you sell on, e.g. `--sites EBAY_US`; `cargo run --bin snapshot -- refresh --sites …` in the toolkit's repository) to create it: with `--dir {}`, or in the project's root, where it writes ./snapshots (installing the command: README, \"Use it in your project\")",
             dir.display()
         )
     }
@@ -348,6 +348,28 @@ fn snapshots_dir(
     Err(BuildError::SnapshotsDir { dir, problem })
 }
 
+/// The environment variables the build script names to cargo
+/// (`cargo:rerun-if-env-changed`): the two the offline build reads ([`SITES_ENV`],
+/// [`SNAPSHOTS_DIR_ENV`]), and the download's settings ([`LIVE_ENV`]) only when `live` (the
+/// HTTP stack) is compiled in. Without `live` they change nothing the build makes, and
+/// watching them rebuilt taxonomy-data, the macro and every crate using `category!` whenever a
+/// backend's run-time setting (its base URL, its client id) changed. Never the secrets
+/// ([`SECRET_ENV`]): cargo would store their values under `target/`.
+///
+/// ```
+/// use taxonomy_codegen::build_script::watched_env;
+/// assert_eq!(watched_env(false), ["TAXONOMY_SITES", "TAXONOMY_SNAPSHOTS_DIR"]);
+/// assert!(watched_env(true).contains(&"MARKETPLACE_BASE_URL"));
+/// assert!(!watched_env(true).contains(&"MARKETPLACE_CLIENT_SECRET"));
+/// ```
+pub fn watched_env(live: bool) -> Vec<&'static str> {
+    let mut names = vec![SITES_ENV, SNAPSHOTS_DIR_ENV];
+    if live {
+        names.extend(LIVE_ENV);
+    }
+    names
+}
+
 /// The whole build script: reads the environment cargo gives it, writes
 /// `OUT_DIR/taxonomy.rs`, and prints the `cargo:` lines.
 pub fn run() -> Result<(), BuildError> {
@@ -356,20 +378,13 @@ pub fn run() -> Result<(), BuildError> {
     // The snapshots directory first: when it is wrong, the error is all the script says
     // (cargo shows a failed script's `cargo:` lines above its error).
     let snapshots_dir = snapshots_dir(std::env::var_os(SNAPSHOTS_DIR_ENV), &manifest_dir)?;
-    println!("cargo:rerun-if-env-changed={SITES_ENV}");
-    println!("cargo:rerun-if-env-changed={SNAPSHOTS_DIR_ENV}");
-    // The download's settings only when the build can download: without `live` they change
-    // nothing the build makes, and watching them rebuilt taxonomy-data, the macro and every
-    // crate using `category!` whenever a backend's run-time setting (its base URL, its
-    // client id) changed. Never the secrets (SECRET_ENV): cargo would store their values
-    // under target/.
-    if cfg!(feature = "live") {
-        for name in LIVE_ENV {
-            println!("cargo:rerun-if-env-changed={name}");
-        }
-        if let Some(config) = std::env::var_os("MARKETPLACE_CONFIG").filter(|c| !c.is_empty()) {
-            println!("cargo:rerun-if-changed={}", PathBuf::from(config).display());
-        }
+    for name in watched_env(cfg!(feature = "live")) {
+        println!("cargo:rerun-if-env-changed={name}");
+    }
+    if cfg!(feature = "live")
+        && let Some(config) = std::env::var_os("MARKETPLACE_CONFIG").filter(|c| !c.is_empty())
+    {
+        println!("cargo:rerun-if-changed={}", PathBuf::from(config).display());
     }
     println!("cargo:rerun-if-changed={}", snapshots_dir.display());
     // Only existing files: cargo reruns a build script on every build while a path it watches
@@ -924,5 +939,39 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(missing.contains("no such directory"), "{missing}");
+        // The way out, not the `[env]` line the project already has: the command that
+        // creates the directory, as installed and as run in the toolkit's repository.
+        assert!(
+            missing.contains("run `snapshot refresh --sites …`"),
+            "{missing}"
+        );
+        assert!(
+            missing.contains("`cargo run --bin snapshot -- refresh --sites …`"),
+            "{missing}"
+        );
+        assert!(!missing.contains("relative = true"), "{missing}");
+    }
+
+    /// Without `live`, a backend's run-time settings are not watched: changing them reruns
+    /// nothing. With it, every setting of the download is, and never a secret.
+    #[test]
+    fn runtime_settings_are_watched_only_with_live() {
+        let offline = watched_env(false);
+        assert_eq!(offline, [SITES_ENV, SNAPSHOTS_DIR_ENV]);
+        for name in [
+            "MARKETPLACE_BASE_URL",
+            "MARKETPLACE_CLIENT_ID",
+            "MARKETPLACE_ENV",
+            "MARKETPLACE_SCOPE",
+            "MARKETPLACE_AUTH_URL",
+            "MARKETPLACE_CONFIG",
+            TTL_ENV,
+        ] {
+            assert!(!offline.contains(&name), "{name}");
+            assert!(watched_env(true).contains(&name), "{name}");
+        }
+        for secret in SECRET_ENV {
+            assert!(!watched_env(true).contains(&secret), "{secret}");
+        }
     }
 }

@@ -157,11 +157,11 @@ pub fn run(command: AspectsCommand, snapshots: &Path) -> Result<ExitCode, String
             if json {
                 let text =
                     serde_json::to_string_pretty(&diff.to_json()).map_err(|e| e.to_string())?;
-                println!("{text}");
+                outln!("{text}");
             } else if diff.is_empty() {
-                println!("no difference");
+                outln!("no difference");
             } else {
-                print!("{diff}");
+                out!("{diff}");
             }
             if let Some(category) = category {
                 broken_listings(&old, &new, category, &listings)?;
@@ -210,7 +210,7 @@ fn check(rules: &AspectRules, paths: &[PathBuf]) -> Result<ExitCode, String> {
             } else {
                 warnings += 1;
             }
-            println!("{name}: {problem}");
+            outln!("{name}: {problem}");
         }
     }
     eprintln!(
@@ -234,7 +234,7 @@ fn broken_listings(old: &Path, new: &Path, category: u32, paths: &[PathBuf]) -> 
     };
     let (before, after) = (rules(old)?, rules(new)?);
     let Some(after) = after else {
-        println!(
+        outln!(
             "category {category} is not in {}: every listing in it breaks",
             new.display()
         );
@@ -250,9 +250,9 @@ fn broken_listings(old: &Path, new: &Path, category: u32, paths: &[PathBuf]) -> 
             .filter(Problem::is_error)
             .collect();
         if errors_before == 0 && !now.is_empty() {
-            println!("breaks {name}:");
+            outln!("breaks {name}:");
             for p in now {
-                println!("  {p}");
+                outln!("  {p}");
             }
         }
     }
@@ -295,7 +295,7 @@ fn refresh(
         let held = std::fs::read_to_string(&note).ok();
         let note_text = format!("{} {}\n", current.tree_id, current.tree_version);
         if !force && file.exists() && held.as_deref() == Some(note_text.as_str()) {
-            println!("{site}: unchanged (tree version {version})");
+            outln!("{site}: unchanged (tree version {version})");
             continue;
         }
         let bar = ProgressBar::new(0);
@@ -317,7 +317,7 @@ fn refresh(
                 // The note goes last: a download without it is downloaded again.
                 taxonomy_tree::atomic::write_atomic(&note, note_text.as_bytes(), None)
                     .map_err(|e| format!("{}: {e}", note.display()))?;
-                println!(
+                outln!(
                     "{site}: downloaded {} ({:.1} MB gzipped, tree version {version})",
                     done.path.display(),
                     done.compressed_bytes as f64 / 1e6

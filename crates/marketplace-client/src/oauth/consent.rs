@@ -89,7 +89,17 @@ impl ConsentRequest {
         if !state.is_some_and(|s| s.ct_eq(&self.state)) {
             return Err(OAuthError::StateMismatch);
         }
-        parse_redirect(redirect)?.verify_state(&self.state)
+        match parse_redirect(redirect) {
+            // The request knows what it asked for: an invalid_scope names it.
+            Err(OAuthError::ConsentDenied {
+                code, description, ..
+            }) => Err(OAuthError::ConsentDenied {
+                code,
+                description,
+                scopes: Some(self.scopes.clone()),
+            }),
+            other => other?.verify_state(&self.state),
+        }
     }
 }
 
@@ -306,6 +316,7 @@ pub fn parse_redirect(input: &str) -> Result<AuthorizationResponse, OAuthError> 
         return Err(OAuthError::ConsentDenied {
             code: OAuthErrorCode::from_server(&error, &redactor),
             description: error_description.map(|d| redactor.text(&d)),
+            scopes: None,
         });
     }
     let code = code

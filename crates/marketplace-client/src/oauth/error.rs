@@ -490,13 +490,18 @@ pub enum OAuthError {
     #[error(
         "consent was not granted ({code}){}; {}",
         description.as_deref().map(|d| format!(": {d}")).unwrap_or_default(),
-        consent_denied_advice(code)
+        consent_denied_advice(code, scopes.as_ref())
     )]
     ConsentDenied {
         /// The `error` parameter of the redirect (usually `access_denied`).
         code: OAuthErrorCode,
         /// The `error_description` parameter.
         description: Option<String>,
+        /// The scopes the consent URL asked for, when known: set by
+        /// [`ConsentRequest::complete`](super::ConsentRequest::complete), which knows its
+        /// request; `None` from [`parse_redirect`](super::parse_redirect) alone. An
+        /// `invalid_scope` names them.
+        scopes: Option<super::ScopeSet>,
     },
     /// The redirect URL cannot be used.
     #[error(
@@ -625,13 +630,20 @@ impl OAuthError {
 }
 
 /// What to do after the consent page answered with `code` instead of a code.
-fn consent_denied_advice(code: &OAuthErrorCode) -> &'static str {
-    match code {
+fn consent_denied_advice(code: &OAuthErrorCode, scopes: Option<&super::ScopeSet>) -> String {
+    let advice = match code {
         OAuthErrorCode::InvalidScope => {
-            "the consent URL asked for a scope this application may not request: this is the \
-             configuration, not the user; ask only for scopes the application's keyset lists \
-             (`consent --scope …`, repeatable; the sandbox too takes \
-             https://api.ebay.com/oauth/api_scope/… URLs), then run the consent flow again"
+            let asked = scopes
+                .filter(|s| !s.is_empty())
+                .map(|s| format!(" ({})", s.iter().collect::<Vec<_>>().join(", ")))
+                .unwrap_or_default();
+            return format!(
+                "the consent URL asked for a scope{asked} this application may not request: \
+                 this is the configuration, not the user; check the configured scopes and ask \
+                 only for scopes the application's keyset lists (`consent --scope …`, \
+                 repeatable, or MARKETPLACE_SCOPE; the sandbox too takes \
+                 https://api.ebay.com/oauth/api_scope/… URLs), then run the consent flow again"
+            );
         }
         OAuthErrorCode::InvalidRequest
         | OAuthErrorCode::InvalidClient
@@ -641,7 +653,8 @@ fn consent_denied_advice(code: &OAuthErrorCode) -> &'static str {
              of this environment, then run the consent flow again"
         }
         _ => "ask the user to run the consent flow again and accept",
-    }
+    };
+    advice.to_owned()
 }
 
 fn server_message(
