@@ -281,6 +281,24 @@ impl FakeConfig {
         self.routes.push(Route::new(method, pattern, handler));
         self
     }
+
+    /// Serves the trees of `dir` (what the binary's `--trees DIR` does): one file per
+    /// marketplace of the table, named as [`taxonomy::tree_file_names`] lists
+    /// (`EBAY_FR.json`, …), in the snapshot format `snapshot refresh` writes. Sets
+    /// [`snapshots_dir`](Self::snapshots_dir); [`FakeMarketplace::start`] then checks every
+    /// file and fails naming the one that is not a valid tree.
+    ///
+    /// ```
+    /// use fake_marketplace::{FakeConfig, FakeMarketplace};
+    /// let trees = concat!(env!("CARGO_MANIFEST_DIR"), "/trees");
+    /// let fake = FakeMarketplace::start(FakeConfig::default().with_trees(trees))
+    ///     .expect("the sample trees are valid");
+    /// assert_eq!(fake.tree(marketplaces::Marketplace::Fr).meta.version, "7");
+    /// ```
+    pub fn with_trees(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.snapshots_dir = dir.into();
+        self
+    }
 }
 
 /// A way to fail.

@@ -5,7 +5,7 @@
 //!
 //! Trees come from [`FakeConfig::snapshots_dir`](crate::FakeConfig::snapshots_dir) (default:
 //! the committed `<repo>/snapshots/EBAY_*.json`; `--trees DIR` for the binary), read once per
-//! process, unless a test replaced them with [`FakeMarketplace::set_tree`] or
+//! process and file version, unless a test replaced them with [`FakeMarketplace::set_tree`] or
 //! [`FakeMarketplace::set_tree_body`](crate::FakeMarketplace::set_tree_body). A marketplace
 //! of the table without a tree is an unknown tree id (400, errorId 62004; for
 //! getDefaultCategoryTreeId, 204 No Content).
@@ -136,7 +136,25 @@ pub(crate) struct TaxonomyState {
     sites: Mutex<HashMap<Marketplace, SiteData>>,
 }
 
-type SnapshotCache = Mutex<HashMap<(PathBuf, Marketplace), Arc<CategoryTree>>>;
+/// A tree file as last read: its path, size and modification time (a file rewritten between
+/// two fakes of one process is read again).
+type FileStamp = (PathBuf, u64, Option<std::time::SystemTime>);
+type SnapshotCache = Mutex<HashMap<FileStamp, Arc<CategoryTree>>>;
+
+/// The name of the tree file of `site` in a trees directory: the snapshot file name of the
+/// marketplace table (`EBAY_FR.json`).
+pub fn tree_file_name(site: Marketplace) -> &'static str {
+    site.snapshot_file_name()
+}
+
+/// The file name of every marketplace of the table, in its order: what a trees directory
+/// ([`FakeConfig::with_trees`](crate::FakeConfig::with_trees), `--trees DIR`) may hold.
+pub fn tree_file_names() -> Vec<&'static str> {
+    Marketplace::ALL
+        .iter()
+        .map(|m| tree_file_name(*m))
+        .collect()
+}
 
 /// Why a site has no tree to serve.
 #[derive(Debug, Clone)]
@@ -157,16 +175,24 @@ impl std::fmt::Display for Unavailable {
     }
 }
 
-/// Snapshots parsed once per process (they are megabytes; many fakes start per test run).
+/// Snapshots parsed once per process and file version (they are megabytes; many fakes start
+/// per test run).
 fn snapshot(dir: &Path, site: Marketplace) -> Result<Arc<CategoryTree>, Unavailable> {
     static CACHE: OnceLock<SnapshotCache> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
-    let key = (dir.to_path_buf(), site);
+    let path = dir.join(tree_file_name(site));
+    let Ok(meta) = std::fs::metadata(&path).and_then(|m| {
+        if m.is_file() {
+            Ok(m)
+        } else {
+            Err(std::io::ErrorKind::NotFound.into())
+        }
+    }) else {
+        return Err(Unavailable::Missing);
+    };
+    let key = (path, meta.len(), meta.modified().ok());
     if let Some(tree) = lock(cache).get(&key) {
         return Ok(tree.clone());
-    }
-    if !dir.join(site.snapshot_file_name()).is_file() {
-        return Err(Unavailable::Missing);
     }
     let tree = taxonomy_tree::snapshot::read_site(site, dir)
         .map(Arc::new)
