@@ -416,3 +416,57 @@ fn unknown_marketplaces_and_missing_trees_get_ebays_errors_and_refresh_says_so()
     assert!(!stderr.contains("TAXONOMY_SITES"), "{stderr}");
     assert_eq!(fake.requests().len(), requests);
 }
+
+/// A tree file that is not in the snapshot format stops the library's fake with an error
+/// naming the file: malformed JSON says why; a saved getCategoryTree response (eBay's shape)
+/// is named as one, with the command that converts it, and once converted by `snapshot
+/// import` into the same directory it is served.
+#[test]
+fn a_tree_file_in_another_shape_is_named_and_a_saved_response_imported() {
+    let project = tempfile::tempdir().unwrap();
+    let trees = project.path().join("trees");
+    std::fs::create_dir_all(&trees).unwrap();
+    let file = trees.join(tree_file_name(OWN_SITE));
+
+    std::fs::write(&file, "{\"format\": 1, \"categoryTreeId\": ").unwrap();
+    let e = FakeMarketplace::start(FakeConfig::default().with_trees(&trees)).unwrap_err();
+    let message = e.to_string();
+    assert!(
+        message.starts_with(&format!("{}: not a valid snapshot", file.display())),
+        "{message}"
+    );
+    assert!(message.contains("fix the file or remove it"), "{message}");
+
+    // What eBay's getCategoryTree answered, saved as is under the marketplace's name.
+    let response =
+        taxonomy_tree::encode::encode_response(&own_tree("41", false), "https://api.ebay.com");
+    std::fs::write(&file, &response).unwrap();
+    let e = FakeMarketplace::start(FakeConfig::default().with_trees(&trees)).unwrap_err();
+    let message = e.to_string();
+    assert!(
+        message.starts_with(&format!(
+            "{}: a getCategoryTree response, not a tree in the snapshot format",
+            file.display()
+        )),
+        "{message}"
+    );
+    assert!(message.contains("snapshot import --dir"), "{message}");
+
+    let out = common::clean_command(env!("CARGO_BIN_EXE_snapshot"))
+        .args(["import", "--dir", trees.to_str().unwrap()])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fake = FakeMarketplace::start(FakeConfig::default().with_trees(&trees)).unwrap();
+    let tree = fake.tree(OWN_SITE);
+    assert_eq!(tree.meta.version, "41");
+    assert_eq!(
+        tree.get(9355).map(|c| c.name.as_str()),
+        Some("Cellulari e smartphone")
+    );
+}

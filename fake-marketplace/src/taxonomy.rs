@@ -196,9 +196,28 @@ fn snapshot(dir: &Path, site: Marketplace) -> Result<Arc<CategoryTree>, Unavaila
     }
     let tree = taxonomy_tree::snapshot::read_site(site, dir)
         .map(Arc::new)
-        .map_err(|e| Unavailable::Broken(e.to_string()))?;
+        .map_err(|e| Unavailable::Broken(broken_tree_message(&key.0, &e.to_string())))?;
     lock(cache).insert(key, tree.clone());
     Ok(tree)
+}
+
+/// What is wrong with the tree file at `path` (`error`: why it is not a snapshot) and what to
+/// do: a saved getCategoryTree response (eBay's shape, with `rootCategoryNode`) is named as
+/// such, with the command that turns it into a tree file.
+fn broken_tree_message(path: &Path, error: &str) -> String {
+    let is_response = std::fs::read(path)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+        .is_some_and(|v| v.get("rootCategoryNode").is_some());
+    if is_response {
+        format!(
+            "{}: a getCategoryTree response, not a tree in the snapshot format the fake serves \
+             (`snapshot import --dir DIR RESPONSE.json` turns a saved response into one)",
+            path.display()
+        )
+    } else {
+        format!("{error} (fix the file or remove it; `snapshot verify --dir` checks a directory)")
+    }
 }
 
 /// Checks a trees directory before the fake serves it: every `EBAY_*.json` in it must be named
@@ -235,9 +254,7 @@ pub(crate) fn check_trees_dir(dir: &Path) -> std::io::Result<()> {
             )));
         };
         if let Err(Unavailable::Broken(e)) = snapshot(dir, site) {
-            return Err(invalid(format!(
-                "{e} (fix the file or remove it; `snapshot verify --dir` checks a directory)"
-            )));
+            return Err(invalid(e));
         }
     }
     Ok(())
