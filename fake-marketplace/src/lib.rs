@@ -55,7 +55,7 @@
 //!
 //! The taxonomy endpoints (see [`taxonomy`]) serve the committed snapshots
 //! (`<repo>/snapshots/EBAY_*.json`), or the trees of another directory
-//! ([`FakeConfig::snapshots_dir`]), in the getCategoryTree shape, gzip-compressed when the
+//! ([`FakeConfig::with_trees`]), in the getCategoryTree shape, gzip-compressed when the
 //! request accepts it, at eBay's documented path `/commerce/taxonomy/v1/category_tree/N`
 //! (the query form `/commerce/taxonomy/v1/category_tree/get?category_tree_id=N` only when
 //! [`FakeConfig::tree_routes`] says so), plus suggestions, subtrees, aspects, the default
