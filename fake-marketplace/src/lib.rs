@@ -55,7 +55,7 @@
 //!
 //! The taxonomy endpoints (see [`taxonomy`]) serve the committed snapshots
 //! (`<repo>/snapshots/EBAY_*.json`), or the trees of another directory
-//! ([`FakeConfig::snapshots_dir`]), in the getCategoryTree shape, gzip-compressed when the
+//! ([`FakeConfig::with_trees`]), in the getCategoryTree shape, gzip-compressed when the
 //! request accepts it, at eBay's documented path `/commerce/taxonomy/v1/category_tree/N`
 //! (the query form `/commerce/taxonomy/v1/category_tree/get?category_tree_id=N` only when
 //! [`FakeConfig::tree_routes`] says so), plus suggestions, subtrees, aspects, the default
@@ -279,6 +279,24 @@ impl FakeConfig {
         handler: impl Fn(&Request, &FakeState) -> Response + Send + Sync + 'static,
     ) -> Self {
         self.routes.push(Route::new(method, pattern, handler));
+        self
+    }
+
+    /// Serves the trees of `dir` (what the binary's `--trees DIR` does): one file per
+    /// marketplace of the table, named as [`taxonomy::tree_file_names`] lists
+    /// (`EBAY_FR.json`, …), in the snapshot format `snapshot refresh` writes. Sets
+    /// [`snapshots_dir`](Self::snapshots_dir); [`FakeMarketplace::start`] then checks every
+    /// file and fails naming the one that is not a valid tree.
+    ///
+    /// ```
+    /// use fake_marketplace::{FakeConfig, FakeMarketplace};
+    /// let trees = concat!(env!("CARGO_MANIFEST_DIR"), "/trees");
+    /// let fake = FakeMarketplace::start(FakeConfig::default().with_trees(trees))
+    ///     .expect("the sample trees are valid");
+    /// assert_eq!(fake.tree(marketplaces::Marketplace::Fr).meta.version, "7");
+    /// ```
+    pub fn with_trees(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.snapshots_dir = dir.into();
         self
     }
 }

@@ -4,8 +4,9 @@
 //!
 //! The full category tree is answered after a random 2 to 5 s, like the real service; pass
 //! `--no-delay` to answer at once. `--trees DIR` serves the trees of `DIR` (`EBAY_FR.json`,
-//! … in the snapshot format, any marketplace of the table) instead of the repository's
-//! snapshots; a marketplace without a file is answered as eBay answers an unknown tree.
+//! … in the snapshot format, any marketplace of the table: `--help` lists the file names)
+//! instead of the repository's snapshots; a marketplace without a file is answered as eBay
+//! answers an unknown tree.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -33,12 +34,25 @@ fn main() {
                 None => usage_error("--trees needs a directory"),
             },
             "-h" | "--help" => {
+                use fake_marketplace::taxonomy::{
+                    ERROR_TREE_NOT_FOUND, ERROR_UNKNOWN_MARKETPLACE, tree_file_names,
+                };
+                const INDENT: &str = "\n               ";
+                let names: Vec<String> = tree_file_names()
+                    .chunks(5)
+                    .map(|line| line.join(" "))
+                    .collect();
                 println!("{USAGE}");
                 println!(
                     "  PORT         the loopback port (default: any free one)\n  \
                      --no-delay   answer the full tree at once (default: after 2 to 5 s)\n  \
-                     --trees DIR  serve the trees in DIR (EBAY_US.json, EBAY_FR.json, … in the\n               \
-                     snapshot format) instead of the repository's snapshots"
+                     --trees DIR  serve the trees in DIR instead of the repository's snapshots:\
+                     {INDENT}one file per marketplace in the snapshot format (what `snapshot\
+                     {INDENT}refresh` writes), named one of:{INDENT}{}\
+                     {INDENT}a marketplace without a file: 400 errorId {ERROR_TREE_NOT_FOUND} (tree not found),\
+                     {INDENT}getDefaultCategoryTreeId 204; an unknown marketplace id: 400\
+                     {INDENT}errorId {ERROR_UNKNOWN_MARKETPLACE}",
+                    names.join(INDENT)
                 );
                 return;
             }

@@ -5,7 +5,7 @@
 //!
 //! Trees come from [`FakeConfig::snapshots_dir`](crate::FakeConfig::snapshots_dir) (default:
 //! the committed `<repo>/snapshots/EBAY_*.json`; `--trees DIR` for the binary), read once per
-//! process, unless a test replaced them with [`FakeMarketplace::set_tree`] or
+//! process and file version, unless a test replaced them with [`FakeMarketplace::set_tree`] or
 //! [`FakeMarketplace::set_tree_body`](crate::FakeMarketplace::set_tree_body). A marketplace
 //! of the table without a tree is an unknown tree id (400, errorId 62004; for
 //! getDefaultCategoryTreeId, 204 No Content).
@@ -136,7 +136,25 @@ pub(crate) struct TaxonomyState {
     sites: Mutex<HashMap<Marketplace, SiteData>>,
 }
 
-type SnapshotCache = Mutex<HashMap<(PathBuf, Marketplace), Arc<CategoryTree>>>;
+/// A tree file as last read: its path, size and modification time (a file rewritten between
+/// two fakes of one process is read again).
+type FileStamp = (PathBuf, u64, Option<std::time::SystemTime>);
+type SnapshotCache = Mutex<HashMap<FileStamp, Arc<CategoryTree>>>;
+
+/// The name of the tree file of `site` in a trees directory: the snapshot file name of the
+/// marketplace table (`EBAY_FR.json`).
+pub fn tree_file_name(site: Marketplace) -> &'static str {
+    site.snapshot_file_name()
+}
+
+/// The file name of every marketplace of the table, in its order: what a trees directory
+/// ([`FakeConfig::with_trees`](crate::FakeConfig::with_trees), `--trees DIR`) may hold.
+pub fn tree_file_names() -> Vec<&'static str> {
+    Marketplace::ALL
+        .iter()
+        .map(|m| tree_file_name(*m))
+        .collect()
+}
 
 /// Why a site has no tree to serve.
 #[derive(Debug, Clone)]
@@ -157,22 +175,49 @@ impl std::fmt::Display for Unavailable {
     }
 }
 
-/// Snapshots parsed once per process (they are megabytes; many fakes start per test run).
+/// Snapshots parsed once per process and file version (they are megabytes; many fakes start
+/// per test run).
 fn snapshot(dir: &Path, site: Marketplace) -> Result<Arc<CategoryTree>, Unavailable> {
     static CACHE: OnceLock<SnapshotCache> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
-    let key = (dir.to_path_buf(), site);
+    let path = dir.join(tree_file_name(site));
+    let Ok(meta) = std::fs::metadata(&path).and_then(|m| {
+        if m.is_file() {
+            Ok(m)
+        } else {
+            Err(std::io::ErrorKind::NotFound.into())
+        }
+    }) else {
+        return Err(Unavailable::Missing);
+    };
+    let key = (path, meta.len(), meta.modified().ok());
     if let Some(tree) = lock(cache).get(&key) {
         return Ok(tree.clone());
     }
-    if !dir.join(site.snapshot_file_name()).is_file() {
-        return Err(Unavailable::Missing);
-    }
     let tree = taxonomy_tree::snapshot::read_site(site, dir)
         .map(Arc::new)
-        .map_err(|e| Unavailable::Broken(e.to_string()))?;
+        .map_err(|e| Unavailable::Broken(broken_tree_message(&key.0, &e.to_string())))?;
     lock(cache).insert(key, tree.clone());
     Ok(tree)
+}
+
+/// What is wrong with the tree file at `path` (`error`: why it is not a snapshot) and what to
+/// do: a saved getCategoryTree response (eBay's shape, with `rootCategoryNode`) is named as
+/// such, with the command that turns it into a tree file.
+fn broken_tree_message(path: &Path, error: &str) -> String {
+    let is_response = std::fs::read(path)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+        .is_some_and(|v| v.get("rootCategoryNode").is_some());
+    if is_response {
+        format!(
+            "{}: a getCategoryTree response, not a tree in the snapshot format the fake serves \
+             (`snapshot import --dir DIR RESPONSE.json` turns a saved response into one)",
+            path.display()
+        )
+    } else {
+        format!("{error} (fix the file or remove it; `snapshot verify --dir` checks a directory)")
+    }
 }
 
 /// Checks a trees directory before the fake serves it: every `EBAY_*.json` in it must be named
@@ -209,9 +254,7 @@ pub(crate) fn check_trees_dir(dir: &Path) -> std::io::Result<()> {
             )));
         };
         if let Err(Unavailable::Broken(e)) = snapshot(dir, site) {
-            return Err(invalid(format!(
-                "{e} (fix the file or remove it; `snapshot verify --dir` checks a directory)"
-            )));
+            return Err(invalid(e));
         }
     }
     Ok(())

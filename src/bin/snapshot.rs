@@ -142,6 +142,26 @@ fn sites_help() -> String {
     )
 }
 
+/// The sites of a `--sites` flag (marketplace ids, the same without `EBAY_`, or tree ids, as
+/// TAXONOMY_SITES takes them), or a message about the flag (not about the build's variable)
+/// naming the entry that is not a marketplace of the table and every one that is.
+fn parse_sites_flag(names: &[String]) -> Result<Vec<Marketplace>, String> {
+    use taxonomy_codegen::build_script::{BuildError, parse_site_filter};
+    parse_site_filter(&names.join(",")).map_err(|e| match e {
+        BuildError::BadSiteFilter { entry, .. } => {
+            let ids: Vec<&str> = Marketplace::ALL
+                .iter()
+                .map(|m| m.marketplace_id())
+                .collect();
+            format!(
+                "--sites: {entry:?} is not a marketplace this tool knows; name marketplace ids ({}), the same without `EBAY_` (us, de, …) or tree ids (0, 77, …), comma-separated",
+                ids.join(", ")
+            )
+        }
+        other => format!("--sites: {other}"),
+    })
+}
+
 /// `refresh --help`'s closing section: the settings it reads from the environment.
 fn refresh_settings_help() -> String {
     use marketplace_client::oauth::{
@@ -435,7 +455,6 @@ mod live {
     use marketplace_client::refresh::{self, Progress};
     use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig, TreePath};
     use marketplaces::Marketplace;
-    use taxonomy_codegen::build_script::parse_site_filter;
     use taxonomy_tree::pipeline::{self, WriteWhen};
     use taxonomy_tree::snapshot;
 
@@ -501,7 +520,7 @@ mod live {
                 dir.display()
             ));
         } else {
-            parse_site_filter(&site_names.join(",")).map_err(|e| format!("--sites: {e}"))?
+            super::parse_sites_flag(site_names)?
         };
         if sites.is_empty() {
             return Err(format!(

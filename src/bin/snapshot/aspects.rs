@@ -12,7 +12,6 @@ use marketplace_client::aspects::{
     AspectRules, AspectsDiff, ListingAspects, Problem, rules_from_aspects_file,
 };
 use marketplaces::Marketplace;
-use taxonomy_codegen::build_script::parse_site_filter;
 
 /// `snapshot aspects …`.
 #[derive(Subcommand)]
@@ -270,7 +269,7 @@ fn refresh(
     let sites = if site_names.is_empty() {
         taxonomy_tree::snapshot::sites_in(snapshots)
     } else {
-        parse_site_filter(&site_names.join(",")).map_err(|e| format!("--sites: {e}"))?
+        super::parse_sites_flag(site_names)?
     };
     if sites.is_empty() {
         return Err(format!(

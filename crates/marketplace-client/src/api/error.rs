@@ -169,6 +169,25 @@ fn advice(status: u16, url: &str) -> &'static str {
     }
 }
 
+/// What to check after the service's error body: the advice of one of the Taxonomy API's
+/// error ids when the body names one that says what is wrong (an unknown tree or marketplace,
+/// which waiting does not fix), else the advice of the status.
+fn service_advice(status: u16, url: &str, errors: &[ServiceError]) -> &'static str {
+    if is_taxonomy(url) {
+        // eBay's OpenAPI description of the Taxonomy API: 62004 "The specified category tree
+        // ID was not found." (every call on a tree), 62003 "The specified marketplace ID was
+        // not found." (getDefaultCategoryTreeId).
+        let id = |wanted: u32| errors.iter().any(|e| e.error_id == wanted);
+        if id(62004) {
+            return " (this server has no category tree with that id: check the marketplace; a server given only some trees, such as a fake, has none for the others)";
+        }
+        if id(62003) {
+            return " (this server does not know that marketplace id: check it)";
+        }
+    }
+    advice(status, url)
+}
+
 /// Extra advice after a time-out of a call to `url`.
 fn timeout_advice(url: &str) -> &'static str {
     if is_taxonomy(url) {
@@ -190,7 +209,7 @@ fn timeout_advice(url: &str) -> &'static str {
 #[non_exhaustive]
 pub enum ApiError {
     /// The service answered with its error body (any non-success status but 429).
-    #[error("{} answered HTTP {status} to {url}: {}{}", api_name(url), joined(errors), advice(*status, url))]
+    #[error("{} answered HTTP {status} to {url}: {}{}", api_name(url), joined(errors), service_advice(*status, url, errors))]
     Service {
         /// The HTTP status.
         status: u16,
