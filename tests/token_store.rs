@@ -1,0 +1,136 @@
+//! `MARKETPLACE_TOKEN_STORE=postgres://…` in the commands, against a real PostgreSQL (the
+//! harness of marketplace-client-postgres's tests) and the fake marketplace: a fleet of
+//! `snapshot` processes makes one client-credentials request, still succeeds with the
+//! database stopped, and leaves no token in plain text in the database.
+
+mod common;
+#[path = "../crates/marketplace-client-postgres/tests/support/pg.rs"]
+mod pg;
+
+use std::process::{Child, Output, Stdio};
+use std::time::Duration;
+
+use base64::Engine as _;
+use fake_marketplace::{FakeMarketplace, Fault, TOKEN_PATH};
+use pg::TestDb;
+
+/// 32 bytes in base64, as `head -c 32 /dev/urandom | base64` prints them.
+fn token_key() -> String {
+    base64::engine::general_purpose::STANDARD.encode([42u8; 32])
+}
+
+/// `snapshot refresh --check --sites EBAY_US` against `fake`, sharing its token through
+/// `store`.
+fn check_us(fake: &FakeMarketplace, store: &str) -> Child {
+    common::clean_command(env!("CARGO_BIN_EXE_snapshot"))
+        .args(["refresh", "--check", "--sites", "EBAY_US", "--dir"])
+        .arg(common::snapshots_dir())
+        .env("MARKETPLACE_BASE_URL", fake.base_url())
+        .env("MARKETPLACE_CLIENT_ID", fake.client_id())
+        .env("MARKETPLACE_CLIENT_SECRET", fake.client_secret())
+        .env("MARKETPLACE_TOKEN_STORE", store)
+        .env("MARKETPLACE_TOKEN_KEY", token_key())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start snapshot")
+}
+
+fn succeeded(out: &Output) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        out.status.success(),
+        "snapshot failed: {}\n{stderr}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    stderr
+}
+
+/// The bearer tokens the fake saw on its Taxonomy API.
+fn bearer_tokens(fake: &FakeMarketplace) -> Vec<String> {
+    fake.requests()
+        .iter()
+        .filter(|r| r.path != TOKEN_PATH)
+        .filter_map(|r| r.header("authorization"))
+        .filter_map(|h| h.strip_prefix("Bearer ").map(str::to_owned))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn eight_snapshot_processes_share_one_token_and_go_on_without_the_database() {
+    let mut db = TestDb::with_own_server().await;
+    let fake = FakeMarketplace::new();
+    // A slow token endpoint: the processes ask while the first request runs.
+    fake.fail_times(TOKEN_PATH, Fault::Delay(Duration::from_millis(500)), 1);
+    let store = db.url();
+
+    let fleet: Vec<Child> = (0..8).map(|_| check_us(&fake, &store)).collect();
+    let outputs: Vec<Output> = tokio::task::block_in_place(|| {
+        fleet
+            .into_iter()
+            .map(|child| child.wait_with_output().unwrap())
+            .collect()
+    });
+    for out in &outputs {
+        let stderr = succeeded(out);
+        assert!(!stderr.contains("warning"), "{stderr}");
+    }
+    assert_eq!(
+        fake.token_requests().len(),
+        1,
+        "8 processes make one client-credentials request between them"
+    );
+    let tokens = bearer_tokens(&fake);
+    assert_eq!(
+        tokens.len(),
+        8,
+        "each process asked getDefaultCategoryTreeId"
+    );
+    assert!(tokens.iter().all(|t| *t == tokens[0]), "one token for all");
+
+    let dump = db.pg_dump();
+    assert!(
+        dump.contains("marketplace_token_cache") && dump.contains("application"),
+        "the dump holds the cached token's row"
+    );
+    assert!(
+        !dump.contains(&tokens[0]),
+        "the token is in plain text in pg_dump"
+    );
+
+    // The database stopped: the same command still succeeds, with a warning, on a token of
+    // its own.
+    db.server().stop().expect("stop the database");
+    let out = tokio::task::block_in_place(|| check_us(&fake, &store).wait_with_output().unwrap());
+    let stderr = succeeded(&out);
+    assert!(
+        stderr.contains("token store cannot be reached"),
+        "a warning says the database is down: {stderr}"
+    );
+    assert_eq!(fake.token_requests().len(), 2, "it asked for its own token");
+}
+
+#[test]
+fn a_token_store_without_a_key_is_refused_with_how_to_make_one() {
+    let fake = FakeMarketplace::new();
+    let out = common::clean_command(env!("CARGO_BIN_EXE_snapshot"))
+        .args(["refresh", "--check", "--sites", "EBAY_US", "--dir"])
+        .arg(common::snapshots_dir())
+        .env("MARKETPLACE_BASE_URL", fake.base_url())
+        .env("MARKETPLACE_CLIENT_ID", fake.client_id())
+        .env("MARKETPLACE_CLIENT_SECRET", fake.client_secret())
+        .env(
+            "MARKETPLACE_TOKEN_STORE",
+            "postgres://nobody@127.0.0.1:1/none",
+        )
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("MARKETPLACE_TOKEN_KEY"), "{stderr}");
+    assert!(
+        stderr.contains("head -c 32 /dev/urandom | base64"),
+        "{stderr}"
+    );
+    assert!(fake.token_requests().is_empty(), "nothing was asked");
+}
