@@ -7,35 +7,28 @@
 mod support;
 
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, ExitCode, Stdio};
+use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use base64::Engine as _;
 use fake_marketplace::{FakeConfig, FakeMarketplace, Fault, TOKEN_PATH};
 use marketplace_client::aio::oauth::RefreshTokenStore as _;
 use marketplace_client::aio::oauth::{
-    AccessTokenSource, ApplicationTokenProvider, AuthorizationCode, Credentials, Endpoints,
-    OAuthClient, OAuthError, UserTokenProvider,
+    AccessTokenSource, ApplicationTokenProvider, AuthorizationCode, OAuthClient, OAuthError,
+    UserTokenProvider,
 };
 use marketplace_client::oauth::{ConsentOptions, ScopeSet, SharedTokenRequest};
-use marketplace_client_postgres::{
-    CacheKey, Keyring, NewCachedToken, PgRefreshTokenStore, PgTokenCache, TokenCache, TokenKey,
-    db_now, migrate,
+use marketplace_client_postgres::{PgRefreshTokenStore, PgTokenCache, TokenCache, migrate};
+use support::fleet::{
+    Worker, application_key, client, fingerprint, is_worker, keyring, seed_expired, worker,
 };
-use sha2::Digest as _;
 use support::pg::TestDb;
 
 /// A test: its future, run on the driver's runtime.
 type Test = fn() -> std::pin::Pin<Box<dyn Future<Output = ()>>>;
 
-/// Set in a worker's environment.
-const WORKER: &str = "FLEET_WORKER";
-const KEY_BYTES: [u8; 32] = [7; 32];
-
 fn main() -> ExitCode {
-    if std::env::var_os(WORKER).is_some() {
+    if is_worker() {
         return worker::main();
     }
     let filters: Vec<String> = std::env::args()
@@ -78,111 +71,6 @@ fn main() -> ExitCode {
     }
     println!("fleet: {ran} passed");
     ExitCode::SUCCESS
-}
-
-fn keyring() -> Keyring {
-    Keyring::new(TokenKey::from_bytes(KEY_BYTES))
-}
-
-fn endpoints(fake: &FakeMarketplace) -> Endpoints {
-    Endpoints::custom(&fake.base_url(), &fake.auth_url()).expect("loopback endpoints")
-}
-
-fn client(fake: &FakeMarketplace) -> OAuthClient {
-    OAuthClient::new(
-        endpoints(fake),
-        Credentials::new(fake.client_id(), fake.client_secret())
-            .with_redirect_uri("Fake_Company-FakeApp-PRD-abcdefghi"),
-    )
-    .expect("client")
-}
-
-/// The cache row of the application token the fake's default scope names.
-fn application_key(fake: &FakeMarketplace) -> CacheKey {
-    let endpoints = endpoints(fake);
-    CacheKey::application(
-        SharedTokenRequest::environment_of(&endpoints),
-        fake.client_id(),
-        &endpoints.default_scope(),
-    )
-}
-
-/// A short, stable name of a token, so that the workers never print one.
-fn fingerprint(token: &str) -> String {
-    let digest = sha2::Sha256::digest(token.as_bytes());
-    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Publishes a token that expired a minute ago, so that the fleet starts at expiry.
-async fn seed_expired(db: &TestDb, key: &CacheKey) {
-    let cache = TokenCache::new(db.pool.clone(), keyring());
-    let lease = cache
-        .try_lease(key, "seeder", Duration::from_secs(5))
-        .await
-        .unwrap()
-        .expect("the seeder's lease");
-    let past = db_now(&db.pool).await.unwrap() - Duration::from_secs(60);
-    let token = NewCachedToken {
-        token: "expired-token-of-the-fleet",
-        token_type: "Application Access Token",
-        expires_at: past,
-        renew_at: past - Duration::from_secs(300),
-    };
-    assert!(cache.publish(key, &lease, token).await.unwrap());
-}
-
-/// A worker process: `tasks` tasks asking the same provider, once told to go.
-struct Worker {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: std::io::Lines<BufReader<std::process::ChildStdout>>,
-}
-
-impl Worker {
-    fn start(db: &TestDb, fake: &FakeMarketplace, tasks: usize, lease: Duration) -> Self {
-        let mut child = Command::new(std::env::current_exe().unwrap())
-            .env(WORKER, "1")
-            .env("FLEET_DB", db.url())
-            .env("FLEET_BASE", fake.base_url())
-            .env("FLEET_CLIENT_ID", fake.client_id())
-            .env("FLEET_CLIENT_SECRET", fake.client_secret())
-            .env("FLEET_TASKS", tasks.to_string())
-            .env("FLEET_LEASE_MS", lease.as_millis().to_string())
-            .env(
-                marketplace_client_postgres::KEY_VAR,
-                base64::engine::general_purpose::STANDARD.encode(KEY_BYTES),
-            )
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start a worker");
-        let stdin = child.stdin.take();
-        let lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        Self {
-            child,
-            stdin,
-            lines,
-        }
-    }
-
-    fn wait_ready(&mut self) {
-        let line = self.lines.next().expect("a line").expect("read");
-        assert_eq!(line, "ready", "the worker's first line");
-    }
-
-    fn go(&mut self) {
-        let mut stdin = self.stdin.take().expect("not told yet");
-        writeln!(stdin, "go").unwrap();
-    }
-
-    /// The worker's answers, one per task.
-    fn finish(mut self) -> Vec<String> {
-        let answers: Vec<String> = self.lines.by_ref().map(|l| l.unwrap()).collect();
-        let status = self.child.wait().unwrap();
-        assert!(status.success(), "worker exited with {status}: {answers:?}");
-        answers
-    }
 }
 
 async fn eight_processes_of_32_tasks_make_one_token_request() {
@@ -466,60 +354,4 @@ async fn a_failed_grant_is_a_back_off_for_the_whole_fleet() {
     other.retry_now();
     other.access_token().await.expect("after the back-off");
     assert_eq!(fake.token_requests().len(), 2);
-}
-
-/// The worker processes' side.
-mod worker {
-    use super::*;
-
-    pub fn main() -> ExitCode {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .expect("runtime");
-        runtime.block_on(run())
-    }
-
-    fn var(name: &str) -> String {
-        std::env::var(name).unwrap_or_else(|_| panic!("{name} is not set"))
-    }
-
-    async fn run() -> ExitCode {
-        let pool = sqlx::postgres::PgPoolOptions::new()
-            .max_connections(4)
-            .connect(&var("FLEET_DB"))
-            .await
-            .expect("connect");
-        let keyring = Keyring::from_env().expect("MARKETPLACE_TOKEN_KEY");
-        let lease = Duration::from_millis(var("FLEET_LEASE_MS").parse().unwrap());
-        let cache = PgTokenCache::new(pool.clone(), keyring).with_lease(lease);
-        let base = var("FLEET_BASE");
-        let client = OAuthClient::new(
-            Endpoints::custom(&base, &base).unwrap(),
-            Credentials::new(var("FLEET_CLIENT_ID"), var("FLEET_CLIENT_SECRET")),
-        )
-        .unwrap();
-        let provider =
-            Arc::new(ApplicationTokenProvider::new(client).with_shared_cache(Arc::new(cache)));
-        // Connected before the start signal, so that every process asks at the same moment.
-        db_now(&pool).await.expect("the database answers");
-        println!("ready");
-        let mut go = String::new();
-        std::io::stdin().read_line(&mut go).unwrap();
-
-        let tasks: Vec<_> = (0..var("FLEET_TASKS").parse::<usize>().unwrap())
-            .map(|_| {
-                let provider = provider.clone();
-                tokio::spawn(async move { provider.access_token().await })
-            })
-            .collect();
-        for task in tasks {
-            match task.await.unwrap() {
-                Ok(token) => println!("token {}", fingerprint(token.secret())),
-                Err(e) => println!("error {e}"),
-            }
-        }
-        ExitCode::SUCCESS
-    }
 }

@@ -1,3 +1,4 @@
 //! Helpers shared by the integration tests.
 
+pub mod fleet;
 pub mod pg;
