@@ -134,3 +134,73 @@ fn a_token_store_without_a_key_is_refused_with_how_to_make_one() {
     );
     assert!(fake.token_requests().is_empty(), "nothing was asked");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn consent_list_shows_the_accounts_of_the_database_soonest_expiry_first() {
+    use marketplace_client::aio::oauth::RefreshTokenStore as _;
+    use marketplace_client::oauth::{Endpoints, RefreshToken, ScopeSet, StoredRefreshToken};
+    use marketplace_client_postgres::{Keyring, PgRefreshTokenStore, TokenKey, migrate};
+    use std::time::SystemTime;
+
+    let db = TestDb::new().await;
+    migrate(&db.pool).await.unwrap();
+    let fake = FakeMarketplace::new();
+    let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url()).unwrap();
+    let store = PgRefreshTokenStore::new(
+        db.pool.clone(),
+        Keyring::new(TokenKey::from_bytes([42u8; 32])),
+        marketplace_client::oauth::SharedTokenRequest::environment_of(&endpoints),
+        fake.client_id(),
+    );
+    let day = Duration::from_secs(86_400);
+    let record = |token: &str, days: u64| StoredRefreshToken {
+        refresh_token: RefreshToken::new(token),
+        scopes: ScopeSet::new([fake.scope("/sell.inventory")]),
+        expires_at: Some(SystemTime::now() + day * days as u32),
+    };
+    store
+        .save("late-seller", &record("rt-late", 400))
+        .await
+        .unwrap();
+    store
+        .save("soon-seller", &record("rt-soon", 10))
+        .await
+        .unwrap();
+    store
+        .save("revoked-seller", &record("rt-revoked", 200))
+        .await
+        .unwrap();
+    assert!(
+        store
+            .mark_needs_consent("revoked-seller", &RefreshToken::new("rt-revoked"))
+            .await
+            .unwrap()
+    );
+
+    let out = tokio::task::block_in_place(|| {
+        common::clean_command(env!("CARGO_BIN_EXE_consent"))
+            .arg("list")
+            .env("MARKETPLACE_BASE_URL", fake.base_url())
+            .env("MARKETPLACE_AUTH_URL", fake.auth_url())
+            .env("MARKETPLACE_CLIENT_ID", fake.client_id())
+            .env("MARKETPLACE_CLIENT_SECRET", fake.client_secret())
+            .env("MARKETPLACE_TOKEN_STORE", db.url())
+            .env("MARKETPLACE_TOKEN_KEY", token_key())
+            .output()
+            .unwrap()
+    });
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{stdout}");
+    assert!(lines[0].starts_with("soon-seller\t"), "{stdout}");
+    assert!(lines[0].contains("within 30 days"), "{stdout}");
+    assert!(lines[1].starts_with("revoked-seller\t"), "{stdout}");
+    assert!(lines[1].contains("needs consent"), "{stdout}");
+    assert!(lines[2].starts_with("late-seller\t"), "{stdout}");
+    assert!(!stdout.contains("rt-"), "no token is printed: {stdout}");
+}
