@@ -19,7 +19,7 @@
 //! let tokens = Arc::new(StaticTokenSource::new(AccessToken::new("v^1.1#i^1#…")));
 //! let config = TaxonomyConfig::production().with_tree_path(TreePath::Path); // the default
 //! let client = TaxonomyClient::new(config, tokens)?;
-//! let aspects = client.item_aspects(Marketplace::Us, 9355)?;
+//! let aspects = client.item_aspects((Marketplace::Us, 9355))?;
 //! for aspect in aspects.required() {
 //!     println!("{} ({:?}): {:?}", aspect.name, aspect.mode, aspect.value_names().collect::<Vec<_>>());
 //! }
