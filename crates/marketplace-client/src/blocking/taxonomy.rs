@@ -207,7 +207,7 @@ impl TaxonomyClient {
     /// ([`decode_subtree`](taxonomy_tree::decode::decode_subtree)); a failure is
     /// [`TaxonomyError::Decode`].
     ///
-    /// `category` is a [`MarketplaceCategory`](crate::MarketplaceCategory): `taxonomy-data`'s
+    /// `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s
     /// `LeafCategory` (e.g. `category!(EBAY_US, "9355")`) or `Category`, or a
     /// `(Marketplace, u32)` pair; its marketplace goes in the marketplace header and picks the
     /// tree, its id is `category_id`.
@@ -226,7 +226,7 @@ impl TaxonomyClient {
     /// (or a value without `localizedValue`) is refused, as
     /// [`TaxonomyError::UnexpectedBody`] naming the field.
     ///
-    /// `category` is a [`MarketplaceCategory`](crate::MarketplaceCategory): `taxonomy-data`'s
+    /// `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s
     /// `LeafCategory` (e.g. `category!(EBAY_US, "9355")`) or `Category`, or a
     /// `(Marketplace, u32)` pair; its marketplace goes in the marketplace header and picks the
     /// tree, its id is `category_id`.
@@ -281,7 +281,7 @@ impl TaxonomyClient {
     /// `GET …/category_tree/{id}/get_compatibility_properties?category_id=…`. `204 No Content`
     /// gives an empty list.
     ///
-    /// `category` is a [`MarketplaceCategory`](crate::MarketplaceCategory): `taxonomy-data`'s
+    /// `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s
     /// `LeafCategory` (e.g. `category!(EBAY_US, "9355")`) or `Category`, or a
     /// `(Marketplace, u32)` pair; its marketplace goes in the marketplace header and picks the
     /// tree, its id is `category_id`.
@@ -303,7 +303,7 @@ impl TaxonomyClient {
     /// `GET …/get_compatibility_property_values?category_id=…&compatibility_property=…&filter=…`.
     /// `204 No Content` gives an empty list.
     ///
-    /// `category` is a [`MarketplaceCategory`](crate::MarketplaceCategory): `taxonomy-data`'s
+    /// `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s
     /// `LeafCategory` (e.g. `category!(EBAY_US, "9355")`) or `Category`, or a
     /// `(Marketplace, u32)` pair; its marketplace goes in the marketplace header and picks the
     /// tree, its id is `category_id`.
