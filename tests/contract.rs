@@ -105,7 +105,8 @@ fn calls() -> BTreeMap<&'static str, (Run, &'static str)> {
         (
             "getCategorySubtree",
             (
-                (|c: &TaxonomyClient, _: &Path| answer(c.category_subtree(SITE, CATEGORY))) as Run,
+                (|c: &TaxonomyClient, _: &Path| answer(c.category_subtree((SITE, CATEGORY))))
+                    as Run,
                 "",
             ),
         ),
@@ -120,7 +121,7 @@ fn calls() -> BTreeMap<&'static str, (Run, &'static str)> {
         (
             "getItemAspectsForCategory",
             (
-                (|c: &TaxonomyClient, _: &Path| answer(c.item_aspects(SITE, CATEGORY))) as Run,
+                (|c: &TaxonomyClient, _: &Path| answer(c.item_aspects((SITE, CATEGORY)))) as Run,
                 "aspects: []",
             ),
         ),
@@ -142,8 +143,9 @@ fn calls() -> BTreeMap<&'static str, (Run, &'static str)> {
         (
             "getCompatibilityProperties",
             (
-                (|c: &TaxonomyClient, _: &Path| answer(c.compatibility_properties(SITE, CATEGORY)))
-                    as Run,
+                (|c: &TaxonomyClient, _: &Path| {
+                    answer(c.compatibility_properties((SITE, CATEGORY)))
+                }) as Run,
                 "properties: []",
             ),
         ),
@@ -152,8 +154,7 @@ fn calls() -> BTreeMap<&'static str, (Run, &'static str)> {
             (
                 (|c: &TaxonomyClient, _: &Path| {
                     answer(c.compatibility_property_values(
-                        SITE,
-                        CATEGORY,
+                        (SITE, CATEGORY),
                         "Model",
                         &[("Year", "2018"), ("Make", "Toyota")],
                     ))
@@ -699,7 +700,7 @@ fn a_real_item_aspects_answer_decodes_with_every_field_kept() {
     let canned = Canned::start(&doc);
     *canned.next.lock().unwrap() =
         Response::new(200, bytes).with_header("Content-Type", "application/json");
-    let aspects = canned.client.item_aspects(SITE, 27386).unwrap();
+    let aspects = canned.client.item_aspects((SITE, 27386)).unwrap();
     assert_eq!(aspects.aspects.len(), 20);
     let rewritten = json!({"aspects": aspects.aspects.iter().map(wire_aspect).collect::<Vec<_>>()});
     assert_eq!(rewritten, real);
@@ -1031,7 +1032,7 @@ fn item_aspects_errors_come_back_typed() {
     let fake = FakeMarketplace::new();
     let (client, _) = support::client(&fake);
     for (category, id) in [(999_999_999, 62005), (0, 62008), (15032, 62009)] {
-        let err = client.item_aspects(SITE, category).unwrap_err();
+        let err = client.item_aspects((SITE, category)).unwrap_err();
         assert_eq!(err.status(), Some(400), "{err}");
         assert_eq!(err.error_id(), Some(id), "{err}");
         assert_eq!(

@@ -253,7 +253,7 @@ fn configured_language_applies_to_every_call() {
     client
         .category_suggestions(Marketplace::Us, "phones")
         .unwrap();
-    client.item_aspects(Marketplace::Us, 9355).unwrap();
+    client.item_aspects((Marketplace::Us, 9355)).unwrap();
     for r in fake.requests() {
         if r.path.starts_with("/commerce/") {
             assert_eq!(r.header("Accept-Language"), Some("de-DE"), "{}", r.path);
@@ -405,7 +405,7 @@ fn suggestions_match_the_words_of_a_query() {
 fn subtree_is_typed_and_flat() {
     let fake = fake();
     let (client, _) = client(&fake);
-    let sub = client.category_subtree(Marketplace::Us, 15032).unwrap();
+    let sub = client.category_subtree((Marketplace::Us, 15032)).unwrap();
     let r = &fake.requests_to(&subtree_path(0))[0];
     assert_eq!(r.query.as_deref(), Some("category_id=15032"));
     assert_headers(&fake, r, Marketplace::Us, "en-US");
@@ -429,7 +429,7 @@ fn subtree_is_typed_and_flat() {
 fn aspects_are_typed() {
     let fake = fake();
     let (client, _) = client(&fake);
-    let got = client.item_aspects(Marketplace::Us, 9355).unwrap();
+    let got = client.item_aspects((Marketplace::Us, 9355)).unwrap();
     let r = &fake.requests_to(&aspects_path(0))[0];
     assert_eq!(r.query.as_deref(), Some("category_id=9355"));
     assert_headers(&fake, r, Marketplace::Us, "en-US");
@@ -452,12 +452,12 @@ fn aspects_are_typed() {
     assert_eq!(required, vec!["Brand", "Model"]);
 
     // Another leaf: Brand and Condition.
-    let other = client.item_aspects(Marketplace::Us, 12).unwrap();
+    let other = client.item_aspects((Marketplace::Us, 12)).unwrap();
     let names: Vec<&str> = other.aspects.iter().map(|a| a.name.as_str()).collect();
     assert_eq!(names, vec!["Brand", "Condition"]);
 
     // Not a leaf: the service's error body, typed.
-    let err = client.item_aspects(Marketplace::Us, 15032).unwrap_err();
+    let err = client.item_aspects((Marketplace::Us, 15032)).unwrap_err();
     assert_eq!(err.status(), Some(400));
     assert_eq!(err.error_id(), Some(ERROR_NOT_LEAF));
     assert!(err.to_string().contains("must be a leaf category"), "{err}");
@@ -483,7 +483,7 @@ fn unknown_enum_values_are_kept() {
         },
     );
     let (client, _) = client(&fake);
-    let got = client.item_aspects(Marketplace::Us, 9355).unwrap();
+    let got = client.item_aspects((Marketplace::Us, 9355)).unwrap();
     let size = &got.aspects[0];
     assert_eq!(
         size.data_type,
@@ -524,7 +524,7 @@ fn error_body_is_typed_with_message_in_display() {
     let fake = fake();
     let (client, sleeper) = client(&fake);
     let err = client
-        .category_subtree(Marketplace::Us, 999_999_999)
+        .category_subtree((Marketplace::Us, 999_999_999))
         .unwrap_err();
     let TaxonomyError::Service { status, errors, .. } = &err else {
         panic!("{err:?}")
@@ -646,7 +646,7 @@ fn rate_limited_beyond_the_longest_wait_gives_up_at_once() {
             retry_after_secs: 3600,
         },
     );
-    let err = client.item_aspects(Marketplace::Us, 9355).unwrap_err();
+    let err = client.item_aspects((Marketplace::Us, 9355)).unwrap_err();
     assert!(matches!(err, TaxonomyError::RateLimited { .. }), "{err:?}");
     assert_eq!(err.retry_after(), Some(Duration::from_secs(3600)));
     assert_eq!(err.error_id(), Some(2001));
@@ -667,7 +667,9 @@ fn server_errors_are_retried_then_given_up_with_exact_attempts() {
         },
         10,
     );
-    let err = client.category_subtree(Marketplace::Us, 15032).unwrap_err();
+    let err = client
+        .category_subtree((Marketplace::Us, 15032))
+        .unwrap_err();
     let TaxonomyError::Http { status, body, .. } = &err else {
         panic!("{err:?}")
     };
@@ -690,7 +692,7 @@ fn server_errors_are_retried_then_given_up_with_exact_attempts() {
             headers: vec![],
         },
     );
-    client.category_subtree(Marketplace::Us, 15032).unwrap();
+    client.category_subtree((Marketplace::Us, 15032)).unwrap();
     assert_eq!(fake.requests_to(&subtree_path(0)).len(), 6);
 }
 
@@ -777,7 +779,7 @@ fn oversize_body_stops_at_the_limit() {
     assert_eq!(fake.requests_to(&tree_path(0)).len(), 1);
     assert!(sleeper.delays().is_empty());
     // The same limit is fine for a small answer.
-    client.item_aspects(Marketplace::Us, 9355).unwrap();
+    client.item_aspects((Marketplace::Us, 9355)).unwrap();
 }
 
 #[test]
@@ -827,7 +829,7 @@ fn a_huge_hostile_answer_fails_at_once_with_its_start() {
         },
     );
     let started = Instant::now();
-    let err = client.item_aspects(Marketplace::Us, 9355).unwrap_err();
+    let err = client.item_aspects((Marketplace::Us, 9355)).unwrap_err();
     let took = started.elapsed();
     let TaxonomyError::UnexpectedBody { body, .. } = &err else {
         panic!("{err:?}")

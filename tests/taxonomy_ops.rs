@@ -158,7 +158,7 @@ fn compatibility_properties_exact_request_and_typed_answer() {
     let fake = fake();
     let (client, _) = client(&fake);
     let got = client
-        .compatibility_properties(Marketplace::Us, BRAKE_PADS)
+        .compatibility_properties((Marketplace::Us, BRAKE_PADS))
         .unwrap();
     let r = only_request(&fake, &compatibility_properties_path(0));
     assert_eq!(r.query.as_deref(), Some("category_id=177806"));
@@ -170,12 +170,12 @@ fn compatibility_properties_exact_request_and_typed_answer() {
 
     // A category without parts compatibility, and one that is not in the tree.
     let err = client
-        .compatibility_properties(Marketplace::Us, 9355)
+        .compatibility_properties((Marketplace::Us, 9355))
         .unwrap_err();
     assert_eq!(err.status(), Some(400));
     assert_eq!(err.error_id(), Some(ERROR_NOT_COMPATIBILITY_ENABLED));
     let err = client
-        .compatibility_properties(Marketplace::Us, 4_000_000)
+        .compatibility_properties((Marketplace::Us, 4_000_000))
         .unwrap_err();
     assert_eq!(err.error_id(), Some(ERROR_CATEGORY_NOT_IN_TREE));
 }
@@ -186,8 +186,7 @@ fn compatibility_property_values_exact_request_filter_and_typed_answer() {
     let (client, _) = client(&fake);
     let got = client
         .compatibility_property_values(
-            Marketplace::Us,
-            BRAKE_PADS,
+            (Marketplace::Us, BRAKE_PADS),
             "Model",
             &[("Year", "2018"), ("Make", "Toyota")],
         )
@@ -205,8 +204,7 @@ fn compatibility_property_values_exact_request_filter_and_typed_answer() {
     // A comma inside a value is escaped (`\,`), so the value arrives whole.
     let audi = client
         .compatibility_property_values(
-            Marketplace::Us,
-            BRAKE_PADS,
+            (Marketplace::Us, BRAKE_PADS),
             "Make",
             &[("Trim", "AWD B9 8W5,8WD")],
         )
@@ -223,7 +221,7 @@ fn compatibility_property_values_exact_request_filter_and_typed_answer() {
 
     // No filter: every value. No match: 204, an empty list.
     let makes = client
-        .compatibility_property_values(Marketplace::Us, BRAKE_PADS, "Make", &[])
+        .compatibility_property_values((Marketplace::Us, BRAKE_PADS), "Make", &[])
         .unwrap();
     assert_eq!(makes.values, ["Audi", "Ford", "Honda", "Toyota"]);
     assert!(
@@ -237,26 +235,25 @@ fn compatibility_property_values_exact_request_filter_and_typed_answer() {
             .contains("filter")
     );
     let none = client
-        .compatibility_property_values(Marketplace::Us, BRAKE_PADS, "Model", &[("Year", "1901")])
+        .compatibility_property_values((Marketplace::Us, BRAKE_PADS), "Model", &[("Year", "1901")])
         .unwrap();
     assert!(none.values.is_empty());
 
     // Error paths: the service's error bodies, typed.
     let err = client
-        .compatibility_property_values(Marketplace::Us, BRAKE_PADS, "Colour", &[])
+        .compatibility_property_values((Marketplace::Us, BRAKE_PADS), "Colour", &[])
         .unwrap_err();
     assert_eq!(err.error_id(), Some(ERROR_BAD_PROPERTY));
     let err = client
         .compatibility_property_values(
-            Marketplace::Us,
-            BRAKE_PADS,
+            (Marketplace::Us, BRAKE_PADS),
             "Model",
             &[("Year", "2018"), ("", "x")],
         )
         .unwrap_err();
     assert_eq!(err.error_id(), Some(ERROR_BAD_FILTER));
     let err = client
-        .compatibility_property_values(Marketplace::Us, 9355, "Make", &[])
+        .compatibility_property_values((Marketplace::Us, 9355), "Make", &[])
         .unwrap_err();
     assert_eq!(err.error_id(), Some(ERROR_NOT_COMPATIBILITY_ENABLED));
 }
@@ -308,7 +305,7 @@ fn item_aspects_keep_every_documented_field_and_unknown_enum_values() {
         },
     );
     let (client, _) = client(&fake);
-    let got = client.item_aspects(Marketplace::Us, 9355).unwrap();
+    let got = client.item_aspects((Marketplace::Us, 9355)).unwrap();
     let v = &got.aspects[0];
     assert_eq!(v.name, "Voltage");
     assert_eq!(
@@ -985,7 +982,9 @@ fn subtree_answers_are_held_to_the_tree_rules() {
             "/commerce/taxonomy/v1/category_tree/{id}/get_category_subtree",
             move |_, _| Response::json(200, &body),
         );
-        let err = client.category_subtree(Marketplace::Us, 15032).unwrap_err();
+        let err = client
+            .category_subtree((Marketplace::Us, 15032))
+            .unwrap_err();
         assert!(matches!(err, TaxonomyError::Decode { .. }), "{err:?}");
         let message = err.to_string();
         assert!(

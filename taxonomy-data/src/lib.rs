@@ -58,7 +58,7 @@ mod generated {
 mod serde_impls;
 
 pub use generated::{Site, versions};
-pub use marketplaces::{Marketplace, UnknownMarketplace};
+pub use marketplaces::{Marketplace, MarketplaceCategory, UnknownMarketplace};
 
 /// The tables of one site, as the build script generates them.
 #[doc(hidden)]
@@ -343,6 +343,37 @@ impl From<Marketplace> for Site {
 impl From<Site> for Marketplace {
     fn from(site: Site) -> Marketplace {
         site.marketplace()
+    }
+}
+
+/// A category goes to the client's calls as it is (`marketplace-client` takes any
+/// [`MarketplaceCategory`]), e.g. a parent for getCategorySubtree: its site's marketplace
+/// and its id.
+impl MarketplaceCategory for Category {
+    fn marketplace(&self) -> Marketplace {
+        self.site.marketplace()
+    }
+
+    fn category_id(&self) -> u32 {
+        self.id()
+    }
+}
+
+/// A checked leaf category goes to the client's calls as it is, e.g.
+/// `client.item_aspects(category!(EBAY_US, "9355"))`: its site's marketplace and its id.
+///
+/// ```
+/// use taxonomy_data::{LeafCategory, Marketplace, MarketplaceCategory, Site};
+/// let phones = LeafCategory::new(Site::Au, 9355).unwrap();
+/// assert_eq!((phones.marketplace(), phones.category_id()), (Marketplace::Au, 9355));
+/// ```
+impl MarketplaceCategory for LeafCategory {
+    fn marketplace(&self) -> Marketplace {
+        self.site.marketplace()
+    }
+
+    fn category_id(&self) -> u32 {
+        self.id()
     }
 }
 

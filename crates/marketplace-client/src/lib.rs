@@ -13,8 +13,11 @@
 //! - [`refresh`]: several sites' trees fetched concurrently and prepared as snapshots (the
 //!   `snapshot refresh` command and the build-time download use it).
 //!
-//! Every call that addresses a marketplace takes a [`Marketplace`], re-exported here from the
-//! `marketplaces` crate (so a project needs no dependency of its own on it).
+//! Every call that addresses a marketplace takes a [`Marketplace`] (or anything that converts
+//! into one, such as `taxonomy-data`'s `Site`), and every call that addresses a category a
+//! [`MarketplaceCategory`] (`taxonomy-data`'s `LeafCategory`, or a `(Marketplace, u32)`
+//! pair); both are re-exported here from the `marketplaces` crate (so a project needs no
+//! dependency of its own on it).
 //!
 //! See the repository's `ARCHITECTURE.md` for where this crate sits.
 //!
@@ -52,6 +55,23 @@
 /// assert_eq!((de.tree_id(), de.default_language()), (77, "de-DE"));
 /// ```
 pub use marketplaces::Marketplace;
+
+/// A category of a marketplace, as the calls that take a category (getItemAspectsForCategory,
+/// getCategorySubtree, getCompatibilityProperties, getCompatibilityPropertyValues) take it:
+/// `taxonomy-data`'s checked `LeafCategory` (what `category!` produces) or `Category`, or a
+/// `(Marketplace, u32)` pair for an id known only at run time. Re-exported from the
+/// `marketplaces` crate.
+///
+/// ```no_run
+/// use marketplace_client::Marketplace;
+/// use marketplace_client::taxonomy::TaxonomyClient;
+/// # fn main() -> Result<(), marketplace_client::taxonomy::TaxonomyError> {
+/// let client = TaxonomyClient::from_env()?;
+/// // With taxonomy-data: `client.item_aspects(category!(EBAY_US, "9355"))?`.
+/// let aspects = client.item_aspects((Marketplace::Us, 9355))?;
+/// # let _ = aspects; Ok(()) }
+/// ```
+pub use marketplaces::MarketplaceCategory;
 
 pub mod aio;
 pub mod api;

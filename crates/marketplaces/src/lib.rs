@@ -248,6 +248,48 @@ impl FromStr for Marketplace {
     }
 }
 
+/// A category of a marketplace: what every Taxonomy call that takes a category
+/// (getItemAspectsForCategory, getCategorySubtree, getCompatibilityProperties,
+/// getCompatibilityPropertyValues) needs to know, its marketplace and its category id.
+///
+/// `taxonomy-data`'s `LeafCategory` (what its `category!` macro produces) and `Category`
+/// implement it, so a checked category goes to the client as it is; a `(marketplace, id)`
+/// pair implements it too, for an id known only at run time (unchecked: the service is the
+/// judge). The marketplace of a pair can be anything that converts into a [`Marketplace`],
+/// such as `taxonomy-data`'s `Site`.
+///
+/// ```
+/// use marketplaces::{Marketplace, MarketplaceCategory};
+/// let phones = (Marketplace::Us, 9355);
+/// assert_eq!((phones.marketplace(), phones.category_id()), (Marketplace::Us, 9355));
+/// ```
+pub trait MarketplaceCategory {
+    /// The marketplace the category belongs to (its header and tree).
+    fn marketplace(&self) -> Marketplace;
+    /// The category id, as the service's `category_id` parameter takes it.
+    fn category_id(&self) -> u32;
+}
+
+impl<M: Copy + Into<Marketplace>> MarketplaceCategory for (M, u32) {
+    fn marketplace(&self) -> Marketplace {
+        self.0.into()
+    }
+
+    fn category_id(&self) -> u32 {
+        self.1
+    }
+}
+
+impl<C: MarketplaceCategory + ?Sized> MarketplaceCategory for &C {
+    fn marketplace(&self) -> Marketplace {
+        (**self).marketplace()
+    }
+
+    fn category_id(&self) -> u32 {
+        (**self).category_id()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -138,7 +138,7 @@ pub fn run(command: AspectsCommand, snapshots: &Path) -> Result<ExitCode, String
                     format!("{e}\nOr check against the downloaded file with --offline.")
                 })?;
                 let answer = client
-                    .item_aspects(site, category)
+                    .item_aspects((site, category))
                     .map_err(|e| e.to_string())?;
                 eprintln!("rules: category {category} from getItemAspectsForCategory");
                 AspectRules::from(&answer)

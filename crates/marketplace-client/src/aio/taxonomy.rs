@@ -23,7 +23,7 @@ use std::time::Instant;
 
 use tracing::Instrument as _;
 
-use marketplaces::Marketplace;
+use marketplaces::{Marketplace, MarketplaceCategory};
 use taxonomy_tree::decode::Provenance;
 use taxonomy_tree::tree::CategoryTree;
 
@@ -106,8 +106,8 @@ impl TaxonomyClient {
 
     /// The `Accept-Language` a call for `site` sends: `language`, else the configured
     /// language, else the site's language.
-    pub fn language_for(&self, site: Marketplace, language: Option<&str>) -> String {
-        ops::language_for(&self.config, site, language)
+    pub fn language_for(&self, site: impl Into<Marketplace>, language: Option<&str>) -> String {
+        ops::language_for(&self.config, site.into(), language)
     }
 
     /// Fetches the full category tree of `site` (getCategoryTree) and returns the body
@@ -120,9 +120,10 @@ impl TaxonomyClient {
     /// later call of this client (see [`tree_path_in_use`](Self::tree_path_in_use)).
     pub async fn fetch_tree_body(
         &self,
-        site: Marketplace,
+        site: impl Into<Marketplace>,
         language: Option<&str>,
     ) -> Result<TreeBody, TaxonomyError> {
+        let site: Marketplace = site.into();
         let mut forms = self.tree_forms.to_try(self.config.tree_path);
         while let Some(form) = forms.next_form() {
             match self
@@ -153,9 +154,10 @@ impl TaxonomyClient {
     /// `provenance.source` is filled with the language sent and the URL.
     pub async fn fetch_tree(
         &self,
-        site: Marketplace,
+        site: impl Into<Marketplace>,
         provenance: &Provenance,
     ) -> Result<CategoryTree, TaxonomyError> {
+        let site: Marketplace = site.into();
         let body = self
             .fetch_tree_body(site, Some(provenance.language.as_str()))
             .await?;
@@ -170,11 +172,15 @@ impl TaxonomyClient {
     /// `GET …/category_tree/{id}/get_category_suggestions?q=…` (`q` form-encoded by the `url`
     /// crate). No match (an empty list, or `204 No Content`) is an empty
     /// [`CategorySuggestions::suggestions`].
+    ///
+    /// `site` is a [`Marketplace`] or anything that converts into one (`taxonomy-data`'s
+    /// `Site`).
     pub async fn category_suggestions(
         &self,
-        site: Marketplace,
+        site: impl Into<Marketplace>,
         q: &str,
     ) -> Result<CategorySuggestions, TaxonomyError> {
+        let site: Marketplace = site.into();
         self.run(ops::suggestions(&self.config, site, q)).await
     }
 
@@ -183,11 +189,16 @@ impl TaxonomyClient {
     /// the tree's node decoder and structural rules
     /// ([`decode_subtree`](taxonomy_tree::decode::decode_subtree)); a failure is
     /// [`TaxonomyError::Decode`].
+    ///
+    /// `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s
+    /// `LeafCategory` (e.g. `category!(EBAY_US, "9355")`) or `Category`, or a
+    /// `(Marketplace, u32)` pair; its marketplace goes in the marketplace header and picks the
+    /// tree, its id is `category_id`.
     pub async fn category_subtree(
         &self,
-        site: Marketplace,
-        category_id: u32,
+        category: impl MarketplaceCategory,
     ) -> Result<CategorySubtree, TaxonomyError> {
+        let (site, category_id) = (category.marketplace(), category.category_id());
         self.run(ops::subtree(&self.config, site, category_id))
             .await
     }
@@ -198,11 +209,28 @@ impl TaxonomyClient {
     /// documented field of an aspect is kept; only an aspect without `localizedAspectName`
     /// (or a value without `localizedValue`) is refused, as
     /// [`TaxonomyError::UnexpectedBody`] naming the field.
+    ///
+    /// `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s
+    /// `LeafCategory` (e.g. `category!(EBAY_US, "9355")`) or `Category`, or a
+    /// `(Marketplace, u32)` pair; its marketplace goes in the marketplace header and picks the
+    /// tree, its id is `category_id`.
+    ///
+    /// ```no_run
+    /// # use std::sync::Arc;
+    /// use marketplace_client::Marketplace;
+    /// use marketplace_client::aio::taxonomy::{TaxonomyClient, TaxonomyConfig};
+    /// # async fn run(client: TaxonomyClient) -> Result<(), marketplace_client::taxonomy::TaxonomyError> {
+    /// // With taxonomy-data: `client.item_aspects(category!(EBAY_US, "9355")).await?`.
+    /// for aspect in client.item_aspects((Marketplace::Us, 9355)).await?.required() {
+    ///     println!("{}", aspect.name);
+    /// }
+    /// # Ok(()) }
+    /// ```
     pub async fn item_aspects(
         &self,
-        site: Marketplace,
-        category_id: u32,
+        category: impl MarketplaceCategory,
     ) -> Result<ItemAspects, TaxonomyError> {
+        let (site, category_id) = (category.marketplace(), category.category_id());
         self.run(ops::item_aspects(&self.config, site, category_id))
             .await
     }
@@ -226,10 +254,14 @@ impl TaxonomyClient {
     /// replaced them (getExpiredCategories):
     /// `GET …/category_tree/{id}/get_expired_categories`. A tree with none (an empty list, or
     /// `204 No Content`) gives empty [`ExpiredCategories::mappings`].
+    ///
+    /// `site` is a [`Marketplace`] or anything that converts into one (`taxonomy-data`'s
+    /// `Site`).
     pub async fn expired_categories(
         &self,
-        site: Marketplace,
+        site: impl Into<Marketplace>,
     ) -> Result<ExpiredCategories, TaxonomyError> {
+        let site: Marketplace = site.into();
         self.run(ops::expired_categories(&self.config, site)).await
     }
 
@@ -237,11 +269,16 @@ impl TaxonomyClient {
     /// (getCompatibilityProperties):
     /// `GET …/category_tree/{id}/get_compatibility_properties?category_id=…`. `204 No Content`
     /// gives an empty list.
+    ///
+    /// `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s
+    /// `LeafCategory` (e.g. `category!(EBAY_US, "9355")`) or `Category`, or a
+    /// `(Marketplace, u32)` pair; its marketplace goes in the marketplace header and picks the
+    /// tree, its id is `category_id`.
     pub async fn compatibility_properties(
         &self,
-        site: Marketplace,
-        category_id: u32,
+        category: impl MarketplaceCategory,
     ) -> Result<CompatibilityProperties, TaxonomyError> {
+        let (site, category_id) = (category.marketplace(), category.category_id());
         self.run(ops::compatibility_properties(
             &self.config,
             site,
@@ -255,13 +292,18 @@ impl TaxonomyClient {
     /// (getCompatibilityPropertyValues):
     /// `GET …/get_compatibility_property_values?category_id=…&compatibility_property=…&filter=…`.
     /// `204 No Content` gives an empty list.
+    ///
+    /// `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s
+    /// `LeafCategory` (e.g. `category!(EBAY_US, "9355")`) or `Category`, or a
+    /// `(Marketplace, u32)` pair; its marketplace goes in the marketplace header and picks the
+    /// tree, its id is `category_id`.
     pub async fn compatibility_property_values(
         &self,
-        site: Marketplace,
-        category_id: u32,
+        category: impl MarketplaceCategory,
         property: &str,
         filter: &[(&str, &str)],
     ) -> Result<CompatibilityPropertyValues, TaxonomyError> {
+        let (site, category_id) = (category.marketplace(), category.category_id());
         self.run(ops::compatibility_property_values(
             &self.config,
             site,
@@ -294,10 +336,11 @@ impl TaxonomyClient {
     /// where the file is written and checked; `on_progress` is called there.
     pub async fn fetch_item_aspects(
         &self,
-        site: Marketplace,
+        site: impl Into<Marketplace>,
         dest: &std::path::Path,
         on_progress: impl FnMut(DownloadProgress) + Send + 'static,
     ) -> Result<ItemAspectsFile, TaxonomyError> {
+        let site: Marketplace = site.into();
         let call = ops::item_aspects_file_call(&self.config, site);
         let tree_id = ops::tree_id_for(&self.config, site);
         let on_progress = Arc::new(std::sync::Mutex::new(on_progress));

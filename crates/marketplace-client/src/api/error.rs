@@ -13,7 +13,11 @@ use taxonomy_tree::decode::DecodeError;
 /// One entry of the service's error body, every field of eBay's documented `Error` object
 /// (`{"errors": [{"errorId", "domain", "subdomain", "category", "message", "longMessage",
 /// "inputRefIds", "outputRefIds", "parameters"}]}`). A field the body leaves out is empty.
+///
+/// With the `serde` feature it serializes under eBay's names (its texts are sanitized
+/// already, as every text of the error body is).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[serde(rename_all = "camelCase", default)]
 pub struct ServiceError {
     /// The error id, e.g. `62004` (category tree not found) or `1001` (invalid token).
@@ -38,6 +42,7 @@ pub struct ServiceError {
 
 /// A `{name, value}` pair of a [`ServiceError`].
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[serde(default)]
 pub struct ErrorParameter {
     /// The name.

@@ -14,7 +14,7 @@
 //! use marketplace_client::aspects::{AspectRules, ListingAspects, Problem};
 //! use marketplace_client::taxonomy::ItemAspectsReader;
 //!
-//! // One category of a fetchItemAspects file (or `client.item_aspects(site, id)?` online).
+//! // One category of a fetchItemAspects file (or `client.item_aspects((site, id))?` online).
 //! let file = br#"{"categoryTreeId":"0","categoryAspects":[{"category":{"categoryId":"179"},
 //!   "aspects":[{"localizedAspectName":"Brand","aspectConstraint":{"aspectRequired":true,
 //!     "itemToAspectCardinality":"SINGLE","aspectMode":"FREE_TEXT"}},

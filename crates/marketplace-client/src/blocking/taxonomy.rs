@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use marketplaces::Marketplace;
+use marketplaces::{Marketplace, MarketplaceCategory};
 use taxonomy_tree::decode::{CategorySubtree, Provenance};
 use taxonomy_tree::tree::CategoryTree;
 
@@ -38,7 +38,7 @@ use crate::taxonomy::{
 /// The client is `Send + Sync`: one client can serve many threads.
 ///
 /// ```no_run
-/// use marketplaces::Marketplace;
+/// use marketplace_client::Marketplace;
 /// use marketplace_client::taxonomy::TaxonomyClient;
 /// # fn main() -> Result<(), marketplace_client::taxonomy::TaxonomyError> {
 /// // MARKETPLACE_CLIENT_ID / MARKETPLACE_CLIENT_SECRET (or MARKETPLACE_ACCESS_TOKEN), and
@@ -132,8 +132,8 @@ impl TaxonomyClient {
 
     /// The `Accept-Language` a call for `site` sends: `language`, else the configured
     /// language, else the site's language.
-    pub fn language_for(&self, site: Marketplace, language: Option<&str>) -> String {
-        ops::language_for(&self.config, site, language)
+    pub fn language_for(&self, site: impl Into<Marketplace>, language: Option<&str>) -> String {
+        ops::language_for(&self.config, site.into(), language)
     }
 
     /// Fetches the full category tree of `site` (getCategoryTree) and returns the body
@@ -146,9 +146,10 @@ impl TaxonomyClient {
     /// later call of this client (see [`tree_path_in_use`](Self::tree_path_in_use)).
     pub fn fetch_tree_body(
         &self,
-        site: Marketplace,
+        site: impl Into<Marketplace>,
         language: Option<&str>,
     ) -> Result<TreeBody, TaxonomyError> {
+        let site: Marketplace = site.into();
         let mut forms = self.tree_forms.to_try(self.config.tree_path);
         loop {
             let Some(form) = forms.next_form() else {
@@ -176,9 +177,10 @@ impl TaxonomyClient {
     /// `provenance.source` is filled with the language sent and the URL.
     pub fn fetch_tree(
         &self,
-        site: Marketplace,
+        site: impl Into<Marketplace>,
         provenance: &Provenance,
     ) -> Result<CategoryTree, TaxonomyError> {
+        let site: Marketplace = site.into();
         let body = self.fetch_tree_body(site, Some(provenance.language.as_str()))?;
         ops::decode_tree_body(&body, provenance)
     }
@@ -187,11 +189,15 @@ impl TaxonomyClient {
     /// `GET …/category_tree/{id}/get_category_suggestions?q=…` (`q` form-encoded by the `url`
     /// crate). No match (an empty list, or `204 No Content`) is an empty
     /// [`CategorySuggestions::suggestions`].
+    ///
+    /// `site` is a [`Marketplace`] or anything that converts into one (`taxonomy-data`'s
+    /// `Site`).
     pub fn category_suggestions(
         &self,
-        site: Marketplace,
+        site: impl Into<Marketplace>,
         q: &str,
     ) -> Result<CategorySuggestions, TaxonomyError> {
+        let site: Marketplace = site.into();
         self.run(ops::suggestions(&self.config, site, q))
     }
 
@@ -200,11 +206,16 @@ impl TaxonomyClient {
     /// the tree's node decoder and structural rules
     /// ([`decode_subtree`](taxonomy_tree::decode::decode_subtree)); a failure is
     /// [`TaxonomyError::Decode`].
+    ///
+    /// `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s
+    /// `LeafCategory` (e.g. `category!(EBAY_US, "9355")`) or `Category`, or a
+    /// `(Marketplace, u32)` pair; its marketplace goes in the marketplace header and picks the
+    /// tree, its id is `category_id`.
     pub fn category_subtree(
         &self,
-        site: Marketplace,
-        category_id: u32,
+        category: impl MarketplaceCategory,
     ) -> Result<CategorySubtree, TaxonomyError> {
+        let (site, category_id) = (category.marketplace(), category.category_id());
         self.run(ops::subtree(&self.config, site, category_id))
     }
 
@@ -214,11 +225,28 @@ impl TaxonomyClient {
     /// documented field of an aspect is kept; only an aspect without `localizedAspectName`
     /// (or a value without `localizedValue`) is refused, as
     /// [`TaxonomyError::UnexpectedBody`] naming the field.
+    ///
+    /// `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s
+    /// `LeafCategory` (e.g. `category!(EBAY_US, "9355")`) or `Category`, or a
+    /// `(Marketplace, u32)` pair; its marketplace goes in the marketplace header and picks the
+    /// tree, its id is `category_id`.
+    ///
+    /// ```no_run
+    /// use marketplace_client::Marketplace;
+    /// use marketplace_client::taxonomy::TaxonomyClient;
+    /// # fn main() -> Result<(), marketplace_client::taxonomy::TaxonomyError> {
+    /// let client = TaxonomyClient::from_env()?;
+    /// // With taxonomy-data: `client.item_aspects(category!(EBAY_US, "9355"))?`.
+    /// for aspect in client.item_aspects((Marketplace::Us, 9355))?.required() {
+    ///     println!("{}", aspect.name);
+    /// }
+    /// # Ok(()) }
+    /// ```
     pub fn item_aspects(
         &self,
-        site: Marketplace,
-        category_id: u32,
+        category: impl MarketplaceCategory,
     ) -> Result<ItemAspects, TaxonomyError> {
+        let (site, category_id) = (category.marketplace(), category.category_id());
         self.run(ops::item_aspects(&self.config, site, category_id))
     }
 
@@ -237,10 +265,14 @@ impl TaxonomyClient {
     /// replaced them (getExpiredCategories):
     /// `GET …/category_tree/{id}/get_expired_categories`. A tree with none (an empty list, or
     /// `204 No Content`) gives empty [`ExpiredCategories::mappings`].
+    ///
+    /// `site` is a [`Marketplace`] or anything that converts into one (`taxonomy-data`'s
+    /// `Site`).
     pub fn expired_categories(
         &self,
-        site: Marketplace,
+        site: impl Into<Marketplace>,
     ) -> Result<ExpiredCategories, TaxonomyError> {
+        let site: Marketplace = site.into();
         self.run(ops::expired_categories(&self.config, site))
     }
 
@@ -248,11 +280,16 @@ impl TaxonomyClient {
     /// (getCompatibilityProperties):
     /// `GET …/category_tree/{id}/get_compatibility_properties?category_id=…`. `204 No Content`
     /// gives an empty list.
+    ///
+    /// `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s
+    /// `LeafCategory` (e.g. `category!(EBAY_US, "9355")`) or `Category`, or a
+    /// `(Marketplace, u32)` pair; its marketplace goes in the marketplace header and picks the
+    /// tree, its id is `category_id`.
     pub fn compatibility_properties(
         &self,
-        site: Marketplace,
-        category_id: u32,
+        category: impl MarketplaceCategory,
     ) -> Result<CompatibilityProperties, TaxonomyError> {
+        let (site, category_id) = (category.marketplace(), category.category_id());
         self.run(ops::compatibility_properties(
             &self.config,
             site,
@@ -265,13 +302,18 @@ impl TaxonomyClient {
     /// (getCompatibilityPropertyValues):
     /// `GET …/get_compatibility_property_values?category_id=…&compatibility_property=…&filter=…`.
     /// `204 No Content` gives an empty list.
+    ///
+    /// `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s
+    /// `LeafCategory` (e.g. `category!(EBAY_US, "9355")`) or `Category`, or a
+    /// `(Marketplace, u32)` pair; its marketplace goes in the marketplace header and picks the
+    /// tree, its id is `category_id`.
     pub fn compatibility_property_values(
         &self,
-        site: Marketplace,
-        category_id: u32,
+        category: impl MarketplaceCategory,
         property: &str,
         filter: &[(&str, &str)],
     ) -> Result<CompatibilityPropertyValues, TaxonomyError> {
+        let (site, category_id) = (category.marketplace(), category.category_id());
         self.run(ops::compatibility_property_values(
             &self.config,
             site,
@@ -300,10 +342,11 @@ impl TaxonomyClient {
     /// [`ItemAspectsFile::reader`].
     pub fn fetch_item_aspects(
         &self,
-        site: Marketplace,
+        site: impl Into<Marketplace>,
         dest: &std::path::Path,
         on_progress: &mut (dyn FnMut(DownloadProgress) + Send),
     ) -> Result<ItemAspectsFile, TaxonomyError> {
+        let site: Marketplace = site.into();
         let call = ops::item_aspects_file_call(&self.config, site);
         let tree_id = ops::tree_id_for(&self.config, site);
         let at = call.url.to_string();

@@ -19,12 +19,21 @@
 //! let tokens = Arc::new(StaticTokenSource::new(AccessToken::new("v^1.1#i^1#…")));
 //! let config = TaxonomyConfig::production().with_tree_path(TreePath::Path); // the default
 //! let client = TaxonomyClient::new(config, tokens)?;
-//! let aspects = client.item_aspects(Marketplace::Us, 9355)?;
+//! let aspects = client.item_aspects((Marketplace::Us, 9355))?;
 //! for aspect in aspects.required() {
 //!     println!("{} ({:?}): {:?}", aspect.name, aspect.mode, aspect.value_names().collect::<Vec<_>>());
 //! }
 //! # Ok(()) }
 //! ```
+//!
+//! With the crate's `serde` feature (off by default) the answers ([`ItemAspects`],
+//! [`CategorySuggestions`], [`DefaultTreeId`], [`ExpiredCategories`], the compatibility
+//! answers, [`CategoryAspects`] and their parts, and [`ServiceError`]) implement
+//! `serde::Serialize`, each field under the name of the eBay field it holds
+//! (`categoryTreeId`, `localizedAspectName`, …), so a backend can pass them on through its
+//! own JSON API. The shape is this crate's: ids are JSON numbers, an aspect's
+//! `aspectConstraint` fields sit on the aspect itself, and a field the answer left out is
+//! `null` (or `[]`, or `false` for the flags). No token, secret or configuration serializes.
 //!
 //! See `docs/taxonomy.md` for the configuration, the errors and the retry policy.
 

@@ -1,4 +1,12 @@
 //! The typed answers of the taxonomy calls, and their wire shapes.
+//!
+//! With the `serde` feature the answers (not [`TreeBody`], the raw bytes of a tree) implement
+//! `serde::Serialize`, each field under the name of the eBay field it holds
+//! (`categoryTreeId`, `localizedAspectName`, …, as each field's documentation names it), so
+//! a backend can pass them on through its own JSON API. The shape is this crate's, not the
+//! wire's: ids are JSON numbers, an aspect's `aspectConstraint` fields sit on the aspect
+//! itself, compatibility values are strings, and a field the answer left out is `null` (or
+//! `[]`, or `false` for the flags).
 
 use serde::Deserialize;
 use url::Url;
@@ -22,36 +30,49 @@ pub struct TreeBody {
 
 /// A category named by id and name.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct CategoryRef {
     /// The category id.
+    #[cfg_attr(feature = "serde", serde(rename = "categoryId"))]
     pub id: u32,
     /// Its name, in the language requested.
+    #[cfg_attr(feature = "serde", serde(rename = "categoryName"))]
     pub name: String,
 }
 
 /// An ancestor of a suggested category (`categoryTreeNodeAncestors`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Ancestor {
     /// The ancestor's id.
+    #[cfg_attr(feature = "serde", serde(rename = "categoryId"))]
     pub id: u32,
     /// Its name (the root's name carries no information).
+    #[cfg_attr(feature = "serde", serde(rename = "categoryName"))]
     pub name: String,
     /// Its level in the tree (the root is 0).
+    #[cfg_attr(feature = "serde", serde(rename = "categoryTreeNodeLevel"))]
     pub level: u32,
     /// `categorySubtreeNodeHref`: the get-category-subtree URL of the ancestor, if sent.
+    #[cfg_attr(feature = "serde", serde(rename = "categorySubtreeNodeHref"))]
     pub subtree_href: Option<String>,
 }
 
 /// One suggested category (getCategorySuggestions).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct CategorySuggestion {
     /// The suggested (leaf) category.
+    #[cfg_attr(feature = "serde", serde(rename = "category"))]
     pub category: CategoryRef,
     /// Its ancestors, from the immediate parent up to the root, as the service orders them.
+    #[cfg_attr(feature = "serde", serde(rename = "categoryTreeNodeAncestors"))]
     pub ancestors: Vec<Ancestor>,
     /// `categoryTreeNodeLevel`: the category's level (the root is 0).
+    #[cfg_attr(feature = "serde", serde(rename = "categoryTreeNodeLevel"))]
     pub level: u32,
     /// `relevancy`, as sent (the service reserves the field; it may be absent).
+    #[cfg_attr(feature = "serde", serde(rename = "relevancy"))]
     pub relevancy: Option<String>,
 }
 
@@ -73,22 +94,29 @@ impl CategorySuggestion {
 
 /// The answer of getCategorySuggestions: the suggestions, most relevant first.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct CategorySuggestions {
     /// `categoryTreeId`.
+    #[cfg_attr(feature = "serde", serde(rename = "categoryTreeId"))]
     pub tree_id: u32,
     /// `categoryTreeVersion`.
+    #[cfg_attr(feature = "serde", serde(rename = "categoryTreeVersion"))]
     pub tree_version: String,
     /// The suggestions, in the service's order (most relevant first); empty when nothing
     /// matched.
+    #[cfg_attr(feature = "serde", serde(rename = "categorySuggestions"))]
     pub suggestions: Vec<CategorySuggestion>,
 }
 
 /// The answer of getDefaultCategoryTreeId.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct DefaultTreeId {
     /// `categoryTreeId`.
+    #[cfg_attr(feature = "serde", serde(rename = "categoryTreeId"))]
     pub tree_id: u32,
     /// `categoryTreeVersion`.
+    #[cfg_attr(feature = "serde", serde(rename = "categoryTreeVersion"))]
     pub tree_version: String,
 }
 
@@ -123,6 +151,14 @@ macro_rules! wire_enum {
         impl std::fmt::Display for $name {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str(self.as_str())
+            }
+        }
+
+        /// Serializes as the wire value (what [`as_str`](Self::as_str) gives).
+        #[cfg(feature = "serde")]
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
             }
         }
 
@@ -203,36 +239,51 @@ wire_enum! {
 /// `false` for the flags), never a made-up default, and an enum value this crate does not
 /// know is kept as `Unknown(value)`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Aspect {
     /// `localizedAspectName`, e.g. `Brand`.
+    #[cfg_attr(feature = "serde", serde(rename = "localizedAspectName"))]
     pub name: String,
     /// `aspectConstraint.aspectDataType`.
+    #[cfg_attr(feature = "serde", serde(rename = "aspectDataType"))]
     pub data_type: Option<AspectDataType>,
     /// `aspectConstraint.aspectAdvancedDataType`, if sent (e.g. `NUMERIC_RANGE`).
+    #[cfg_attr(feature = "serde", serde(rename = "aspectAdvancedDataType"))]
     pub advanced_data_type: Option<AspectAdvancedDataType>,
     /// `aspectConstraint.aspectRequired`: a listing must give it.
+    #[cfg_attr(feature = "serde", serde(rename = "aspectRequired"))]
     pub required: bool,
     /// `aspectConstraint.aspectMode`.
+    #[cfg_attr(feature = "serde", serde(rename = "aspectMode"))]
     pub mode: Option<AspectMode>,
     /// `aspectConstraint.itemToAspectCardinality`.
+    #[cfg_attr(feature = "serde", serde(rename = "itemToAspectCardinality"))]
     pub cardinality: Option<AspectCardinality>,
     /// `aspectConstraint.aspectUsage`.
+    #[cfg_attr(feature = "serde", serde(rename = "aspectUsage"))]
     pub usage: Option<AspectUsage>,
     /// `aspectConstraint.aspectApplicableTo` (product aspect, item aspect, or both).
+    #[cfg_attr(feature = "serde", serde(rename = "aspectApplicableTo"))]
     pub applicable_to: Vec<AspectApplicableTo>,
     /// `aspectConstraint.aspectEnabledForVariations`.
+    #[cfg_attr(feature = "serde", serde(rename = "aspectEnabledForVariations"))]
     pub enabled_for_variations: bool,
     /// `aspectConstraint.aspectMaxLength`, if sent (item aspects).
+    #[cfg_attr(feature = "serde", serde(rename = "aspectMaxLength"))]
     pub max_length: Option<u32>,
     /// `aspectConstraint.aspectFormat`, if sent (e.g. `int32`, `YYYYMMDD`).
+    #[cfg_attr(feature = "serde", serde(rename = "aspectFormat"))]
     pub format: Option<String>,
     /// `aspectConstraint.expectedRequiredByDate`, as sent: the approximate date from which
     /// the aspect will be required.
+    #[cfg_attr(feature = "serde", serde(rename = "expectedRequiredByDate"))]
     pub expected_required_by_date: Option<String>,
     /// `aspectValues`: allowed values for [`AspectMode::SelectionOnly`], suggestions
     /// otherwise, each with its `valueConstraints`.
+    #[cfg_attr(feature = "serde", serde(rename = "aspectValues"))]
     pub values: Vec<AspectValue>,
     /// `relevanceIndicator`, if sent (it needs the metadata.insights scope).
+    #[cfg_attr(feature = "serde", serde(rename = "relevanceIndicator"))]
     pub relevance: Option<RelevanceIndicator>,
 }
 
@@ -245,36 +296,50 @@ impl Aspect {
 
 /// One value of an aspect (eBay's `AspectValue`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct AspectValue {
     /// `localizedValue`.
+    #[cfg_attr(feature = "serde", serde(rename = "localizedValue"))]
     pub value: String,
     /// `valueConstraints`: when the value may be chosen (empty: always).
+    #[cfg_attr(feature = "serde", serde(rename = "valueConstraints"))]
     pub constraints: Vec<ValueConstraint>,
 }
 
 /// When an aspect value may be chosen: only when another aspect (the control aspect) has
 /// one of the listed values (eBay's `ValueConstraint`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct ValueConstraint {
     /// `applicableForLocalizedAspectName`: the control aspect.
+    #[cfg_attr(feature = "serde", serde(rename = "applicableForLocalizedAspectName"))]
     pub aspect_name: Option<String>,
     /// `applicableForLocalizedAspectValues`: its values that allow this one.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "applicableForLocalizedAspectValues")
+    )]
     pub aspect_values: Vec<String>,
 }
 
 /// How often buyers searched with an aspect (eBay's `RelevanceIndicator`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct RelevanceIndicator {
     /// `searchCount`: searches over the last 30 days, if sent.
+    #[cfg_attr(feature = "serde", serde(rename = "searchCount"))]
     pub search_count: Option<u64>,
 }
 
 /// The answer of getItemAspectsForCategory.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct ItemAspects {
     /// The category asked for.
+    #[cfg_attr(feature = "serde", serde(rename = "categoryId"))]
     pub category_id: u32,
     /// Its aspects, in the service's order (required ones first on the real service).
+    #[cfg_attr(feature = "serde", serde(rename = "aspects"))]
     pub aspects: Vec<Aspect>,
 }
 
@@ -295,20 +360,26 @@ impl ItemAspects {
 /// One entry of getExpiredCategories: an expired leaf category and the active leaf category
 /// that replaced it (eBay's `ExpiredCategory`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct ExpiredCategory {
     /// `fromCategoryId`: the expired leaf category.
+    #[cfg_attr(feature = "serde", serde(rename = "fromCategoryId"))]
     pub from: u32,
     /// `toCategoryId`: the active leaf category that replaced it.
+    #[cfg_attr(feature = "serde", serde(rename = "toCategoryId"))]
     pub to: u32,
 }
 
 /// The answer of getExpiredCategories: the expired leaf categories of a tree that were
 /// mapped to active ones (several may map to one).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct ExpiredCategories {
     /// The tree asked for.
+    #[cfg_attr(feature = "serde", serde(rename = "categoryTreeId"))]
     pub tree_id: u32,
     /// The mappings in the service's order (empty when the tree has none, or on `204`).
+    #[cfg_attr(feature = "serde", serde(rename = "expiredCategories"))]
     pub mappings: Vec<ExpiredCategory>,
 }
 
@@ -321,41 +392,54 @@ impl ExpiredCategories {
 
 /// A parts-compatibility property of a category, e.g. `Make` (eBay's `CompatibilityProperty`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct CompatibilityProperty {
     /// `name`: what getCompatibilityPropertyValues takes as `compatibility_property` and in
     /// its filter.
+    #[cfg_attr(feature = "serde", serde(rename = "name"))]
     pub name: String,
     /// `localizedName`: the name to show, in the marketplace's language.
+    #[cfg_attr(feature = "serde", serde(rename = "localizedName"))]
     pub localized_name: Option<String>,
 }
 
 /// The answer of getCompatibilityProperties (empty on `204`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct CompatibilityProperties {
     /// The category asked for.
+    #[cfg_attr(feature = "serde", serde(rename = "categoryId"))]
     pub category_id: u32,
     /// The properties, in the service's order.
+    #[cfg_attr(feature = "serde", serde(rename = "compatibilityProperties"))]
     pub properties: Vec<CompatibilityProperty>,
 }
 
 /// The answer of getCompatibilityPropertyValues (empty on `204`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct CompatibilityPropertyValues {
     /// The category asked for.
+    #[cfg_attr(feature = "serde", serde(rename = "categoryId"))]
     pub category_id: u32,
     /// The property asked for.
+    #[cfg_attr(feature = "serde", serde(rename = "compatibilityProperty"))]
     pub property: String,
     /// `compatibilityPropertyValues[].value`, in the service's order.
+    #[cfg_attr(feature = "serde", serde(rename = "compatibilityPropertyValues"))]
     pub values: Vec<String>,
 }
 
 /// One entry of a fetchItemAspects file: a leaf category and its aspects (eBay's
 /// `CategoryAspect`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct CategoryAspects {
     /// The leaf category.
+    #[cfg_attr(feature = "serde", serde(rename = "category"))]
     pub category: CategoryRef,
     /// Its aspects, as in [`ItemAspects::aspects`].
+    #[cfg_attr(feature = "serde", serde(rename = "aspects"))]
     pub aspects: Vec<Aspect>,
 }
 
