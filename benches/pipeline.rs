@@ -21,8 +21,8 @@ use std::time::Duration;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use fake_marketplace::{FakeConfig, FakeMarketplace};
 use marketplace_client::oauth::{ApplicationTokenProvider, Credentials, Endpoints, OAuthClient};
-use marketplace_client::refresh;
 use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig};
+use marketplace_client::trees;
 use marketplaces::Marketplace;
 use taxonomy_codegen::codegen::{self, SiteData};
 use taxonomy_tree::decode::{Provenance, decode_tree};
@@ -102,7 +102,7 @@ fn refresh_four_sites(c: &mut Criterion) {
     g.bench_function("four_sites_concurrently_2_to_5s", |b| {
         fake.set_tree_delay(Some((Duration::from_secs(2), Duration::from_secs(5))));
         b.iter(|| {
-            let results = refresh::fetch_and_prepare(&client, &sites, None, &snapshots, &|_, _| {});
+            let results = trees::fetch_and_prepare(&client, &sites, None, &snapshots, &|_, _| {});
             assert!(results.iter().all(Result::is_ok));
             results
         })
@@ -117,13 +117,13 @@ fn refresh_versions_first(
     held: &[(Marketplace, Option<TreeMeta>)],
     dir: &std::path::Path,
 ) -> usize {
-    let changed: Vec<Marketplace> = refresh::check_versions(client, held, None)
+    let changed: Vec<Marketplace> = trees::check_versions(client, held, None)
         .into_iter()
         .map(Result::unwrap)
         .filter(|check| check.stale.is_some())
         .map(|check| check.site)
         .collect();
-    let prepared = refresh::fetch_and_prepare(client, &changed, None, dir, &|_, _| {});
+    let prepared = trees::fetch_and_prepare(client, &changed, None, dir, &|_, _| {});
     assert!(prepared.iter().all(Result::is_ok));
     prepared.len()
 }

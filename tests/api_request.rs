@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use fake_marketplace::{FakeMarketplace, Fault, Response};
 use marketplace_client::Marketplace;
-use marketplace_client::api::{ApiClient, ApiConfig, ApiError, ApiRequest, RecordingSleeper};
+use marketplace_client::api::{ApiClient, ApiConfig, ApiError, ApiRequest};
+use marketplace_client::test_util::RecordingSleeper;
 use serde_json::json;
 use support::{fake, tokens};
 

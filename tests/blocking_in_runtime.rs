@@ -17,11 +17,12 @@ use std::time::{Duration, SystemTime};
 
 use fake_marketplace::FakeMarketplace;
 use marketplace_client::oauth::{
-    AccessTokenSource, ApplicationTokenProvider, AuthorizationCode, ConsentOptions, ManualClock,
-    MemoryStore, OAuthClient, RefreshTokenStore, ScopeSet, UserTokenProvider,
+    AccessTokenSource, ApplicationTokenProvider, AuthorizationCode, ConsentOptions, MemoryStore,
+    OAuthClient, RefreshTokenStore, ScopeSet, UserTokenProvider,
 };
-use marketplace_client::refresh;
 use marketplace_client::taxonomy::TaxonomyClient;
+use marketplace_client::test_util::ManualClock;
+use marketplace_client::trees;
 use marketplaces::Marketplace;
 
 /// Where a blocking call is made.
@@ -269,19 +270,14 @@ fn the_concurrent_refresh_works_in_every_context() {
     let snapshots = Arc::new(tempfile::tempdir().unwrap());
     let dir = snapshots.clone();
     in_every_context(
-        "refresh::fetch_and_prepare",
+        "trees::fetch_and_prepare",
         move || {
             let oauth = OAuthClient::new(endpoints.clone(), credentials.clone())
                 .map_err(|e| e.to_string())?;
             let tokens = Arc::new(ApplicationTokenProvider::new(oauth));
             let client = TaxonomyClient::new(config.clone(), tokens).map_err(|e| e.to_string())?;
-            let results = refresh::fetch_and_prepare(
-                &client,
-                &[Marketplace::Us],
-                None,
-                dir.path(),
-                &|_, _| {},
-            );
+            let results =
+                trees::fetch_and_prepare(&client, &[Marketplace::Us], None, dir.path(), &|_, _| {});
             drop(client);
             results
                 .into_iter()

@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use fake_marketplace::taxonomy::{aspects_path, subtree_path, suggestions_path};
 use fake_marketplace::{FakeMarketplace, Request};
-use marketplace_client::taxonomy::MARKETPLACE_HEADER;
 use marketplace_client::{Marketplace, MarketplaceCategory};
+use marketplaces::MARKETPLACE_HEADER;
 use support::*;
 use taxonomy_data::{LeafCategory, Site};
 use taxonomy_macros::category;

@@ -24,10 +24,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use fake_marketplace::{FakeMarketplace, Request, Response};
-use marketplace_client::oauth::PRODUCTION_SCOPE;
-use marketplace_client::taxonomy::{
-    MARKETPLACE_HEADER, ServiceError, TaxonomyClient, TaxonomyError, TreePath,
-};
+use marketplace_client::oauth::Endpoints;
+use marketplace_client::taxonomy::{ServiceError, TaxonomyClient, TaxonomyError, TreePath};
+use marketplaces::MARKETPLACE_HEADER;
 use marketplaces::Marketplace;
 use openapi::{Document, Operation, changed_at, pattern_of, scalar_pointers};
 use serde_json::{Value, json};
@@ -494,9 +493,10 @@ fn every_request_is_the_documented_one() {
                 r.header("Accept-Language")
             ));
         }
-        if !op.scopes.iter().any(|s| s == PRODUCTION_SCOPE) {
+        if !op.scopes.iter().any(|s| s == Endpoints::PRODUCTION_SCOPE) {
             problem(format!(
-                "the default application scope {PRODUCTION_SCOPE} is not among {:?}",
+                "the default application scope {} is not among {:?}",
+                Endpoints::PRODUCTION_SCOPE,
                 op.scopes
             ));
         }

@@ -22,7 +22,8 @@ mod common;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
-use marketplace_client::oauth::{MAX_BODY_IN_ERROR, OAuthError, parse_redirect};
+use marketplace_client::oauth::OAuthError;
+use marketplace_client::test_util::{MAX_BODY_IN_ERROR, parse_redirect};
 use marketplaces::Marketplace;
 use serde_json::{Value, json};
 use taxonomy_codegen::codegen::{SiteData, fingerprint, generate};

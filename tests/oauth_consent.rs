@@ -4,9 +4,8 @@
 mod support;
 
 use fake_marketplace::{ConsentBehavior, FakeConfig, FakeMarketplace, parse_form_strict};
-use marketplace_client::oauth::{
-    ConsentOptions, CsrfState, OAuthError, OAuthErrorCode, ScopeSet, parse_redirect,
-};
+use marketplace_client::oauth::{ConsentOptions, CsrfState, OAuthError, OAuthErrorCode, ScopeSet};
+use marketplace_client::test_util::parse_redirect;
 use support::*;
 
 #[test]

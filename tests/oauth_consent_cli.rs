@@ -106,7 +106,7 @@ fn consent_with_pasted_redirect_then_status_and_token() {
     assert_eq!(requests.len(), 1);
     let form = requests[0].form().unwrap();
     assert_eq!(form[0].1, "authorization_code");
-    let code = marketplace_client::oauth::parse_redirect(&landed)
+    let code = marketplace_client::test_util::parse_redirect(&landed)
         .unwrap()
         .code;
     assert_eq!(form[1].1, code.secret());

@@ -462,7 +462,7 @@ fn unexpected_bodies_are_kept_truncated() {
         } => {
             assert!(body.starts_with("<html><body>maintenance"), "{body}");
             assert!(
-                body.len() <= marketplace_client::oauth::MAX_BODY_IN_ERROR + 20,
+                body.len() <= marketplace_client::test_util::MAX_BODY_IN_ERROR + 20,
                 "{}",
                 body.len()
             );
@@ -522,7 +522,7 @@ fn a_refresh_token_is_never_sent_unencoded() {
 
 #[test]
 fn a_huge_token_answer_is_refused_at_the_size_limit() {
-    use marketplace_client::oauth::MAX_TOKEN_ANSWER;
+    use marketplace_client::test_util::MAX_TOKEN_ANSWER;
     let fake = FakeMarketplace::new();
     let client = client_with_timeout(&fake, Duration::from_secs(10));
     for announce_length in [true, false] {
@@ -558,7 +558,7 @@ fn a_huge_token_answer_is_refused_at_the_size_limit() {
 /// marked error.
 #[test]
 fn hostile_error_answers_are_cut_before_they_are_sanitized() {
-    use marketplace_client::oauth::{MAX_BODY_IN_ERROR, MAX_TOKEN_ANSWER};
+    use marketplace_client::test_util::{MAX_BODY_IN_ERROR, MAX_TOKEN_ANSWER};
     let fake = FakeMarketplace::new();
     let client = client(&fake);
     let hostile = r"%252525\u0025".repeat(MAX_TOKEN_ANSWER / 13);

@@ -10,10 +10,10 @@ use std::time::{Duration, SystemTime};
 
 use fake_marketplace::{FakeConfig, FakeMarketplace, Fault, TOKEN_PATH};
 use marketplace_client::oauth::{
-    AccessTokenSource, ApplicationTokenProvider, Clock, ConsentOptions, DEFAULT_RETRY_BACKOFF,
-    MAX_RETRY_AFTER, ManualClock, MemoryStore, OAuthConfig, OAuthError, OAuthErrorCode,
-    RefreshTokenStore, ScopeSet, UserTokenProvider,
+    AccessTokenSource, ApplicationTokenProvider, ConsentOptions, MemoryStore, OAuthConfig,
+    OAuthError, OAuthErrorCode, RefreshTokenStore, ScopeSet, UserTokenProvider,
 };
+use marketplace_client::test_util::{Clock, DEFAULT_RETRY_BACKOFF, MAX_RETRY_AFTER, ManualClock};
 use support::*;
 
 fn app_provider(fake: &FakeMarketplace, clock: &Arc<ManualClock>) -> ApplicationTokenProvider {

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use fake_marketplace::{FakeConfig, FakeMarketplace, Fault, Response, TOKEN_PATH};
 use marketplace_client::oauth::*;
+use marketplace_client::test_util::parse_redirect;
 use support::*;
 
 const CLIENT_SECRET: &str = "PRD-SUPERSECRET-cert+id 42";

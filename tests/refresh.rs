@@ -545,7 +545,7 @@ fn refresh_help_lists_every_marketplace_and_the_settings() {
         "--tree-path",
         "MARKETPLACE_TREE_PATH",
         "MARKETPLACE_SCOPE",
-        marketplace_client::oauth::PRODUCTION_SCOPE,
+        marketplace_client::oauth::Endpoints::PRODUCTION_SCOPE,
         "{base_url}/oauth/api_scope",
         "MARKETPLACE_CLIENT_ID",
         "MARKETPLACE_ENV",

@@ -14,9 +14,9 @@ use fake_marketplace::taxonomy::{
 };
 use fake_marketplace::{Fault, Request, Response, TreeRoutes};
 use marketplace_client::taxonomy::{
-    AspectCardinality, AspectDataType, AspectMode, AspectUsage, MARKETPLACE_HEADER, TaxonomyError,
-    TreePath,
+    AspectCardinality, AspectDataType, AspectMode, AspectUsage, TaxonomyError, TreePath,
 };
+use marketplaces::MARKETPLACE_HEADER;
 use marketplaces::Marketplace;
 use support::*;
 use taxonomy_tree::decode::Provenance;
@@ -923,7 +923,7 @@ fn connection_refused_is_retried_then_transport() {
             .unwrap()
             .with_backoff(Duration::from_millis(1), Duration::from_millis(2))
             .with_max_retries(2);
-    let sleeper = std::sync::Arc::new(marketplace_client::taxonomy::RecordingSleeper::default());
+    let sleeper = std::sync::Arc::new(marketplace_client::test_util::RecordingSleeper::default());
     let client = marketplace_client::taxonomy::TaxonomyClient::new(config, tokens)
         .unwrap()
         .with_sleeper(sleeper.clone());

@@ -19,8 +19,9 @@ use fake_marketplace::{FakeConfig, FakeMarketplace, Fault, Request, Response};
 use marketplace_client::taxonomy::{
     AspectAdvancedDataType, AspectApplicableTo, AspectCardinality, AspectDataType, AspectMode,
     AspectUsage, AspectsFileError, DownloadProgress, ExpiredCategory, ItemAspectsReader,
-    MARKETPLACE_HEADER, TaxonomyError,
+    TaxonomyError,
 };
+use marketplaces::MARKETPLACE_HEADER;
 use marketplaces::Marketplace;
 use support::*;
 
@@ -673,7 +674,7 @@ fn serve_aspects(fake: &FakeMarketplace, body: Vec<u8>, content_type: &'static s
 #[test]
 fn fetch_item_aspects_limits_the_decompressed_json() {
     assert_eq!(
-        marketplace_client::taxonomy::DEFAULT_MAX_DECOMPRESSED_BYTES,
+        marketplace_client::test_util::DEFAULT_MAX_DECOMPRESSED_BYTES,
         16 << 30
     );
     let fake = fake();

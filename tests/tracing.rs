@@ -19,10 +19,12 @@ use fake_marketplace::{
     taxonomy::{DEFAULT_TREE_ID_PATH, tree_path},
 };
 use marketplace_client::oauth::{
-    AccessTokenSource, ApplicationTokenProvider, ConsentOptions, ManualClock, MemoryStore,
-    ScopeSet, UserTokenProvider,
+    AccessTokenSource, ApplicationTokenProvider, ConsentOptions, MemoryStore, ScopeSet,
+    UserTokenProvider,
 };
-use marketplace_client::taxonomy::{RecordingSleeper, TaxonomyClient, TaxonomyConfig};
+use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig};
+use marketplace_client::test_util::ManualClock;
+use marketplace_client::test_util::RecordingSleeper;
 use marketplaces::Marketplace;
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};

@@ -30,7 +30,7 @@ use crate::http::{Request, Response};
 use crate::{FakeMarketplace, FakeState, Route, TreeRoutes, lock};
 
 /// The marketplace header the endpoints check.
-pub const MARKETPLACE_HEADER: &str = "X-EBAY-C-MARKETPLACE-ID";
+pub use marketplaces::MARKETPLACE_HEADER;
 /// The query form of the getCategoryTree path (the tree id is the `category_tree_id` query
 /// parameter), answered only when [`FakeConfig::tree_routes`](crate::FakeConfig::tree_routes)
 /// allows it.

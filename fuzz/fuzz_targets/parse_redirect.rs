@@ -6,7 +6,8 @@
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use marketplace_client::oauth::{MAX_BODY_IN_ERROR, OAuthError, parse_redirect};
+use marketplace_client::oauth::{OAuthError};
+use marketplace_client::test_util::{MAX_BODY_IN_ERROR, parse_redirect};
 use url::{Url, form_urlencoded};
 
 /// The query as `parse_redirect` reads it (a full URL's, the text after `?`, or all of it).

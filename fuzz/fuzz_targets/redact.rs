@@ -14,10 +14,10 @@ mod common;
 
 /// The siblings `redact.rs` imports from (`super::error`, `super::secret`).
 mod error {
-    pub use marketplace_client::oauth::MAX_BODY_IN_ERROR;
+    pub use marketplace_client::test_util::MAX_BODY_IN_ERROR;
 }
 mod secret {
-    pub use marketplace_client::oauth::REDACTED;
+    pub use marketplace_client::test_util::REDACTED;
 }
 #[allow(dead_code)]
 #[path = "../../crates/marketplace-client/src/oauth/redact.rs"]
@@ -25,7 +25,7 @@ mod redact;
 
 use common::{ALPHABET, Bytes, checkable, json, percent};
 use libfuzzer_sys::fuzz_target;
-use marketplace_client::oauth::MAX_BODY_IN_ERROR;
+use marketplace_client::test_util::MAX_BODY_IN_ERROR;
 
 const HEADER: usize = 96;
 

@@ -29,9 +29,9 @@ mod live {
 
     use clap::{Parser, Subcommand, ValueEnum};
     use marketplace_client::oauth::{
-        AccessTokenSource, ConsentOptions, ConsentRequest, ENV_AUTH_URL, ENV_BASE_URL,
-        ENV_ENVIRONMENT, ENV_REDIRECT_URI, FileStore, OAuthClient, OAuthConfig, OAuthError,
-        RefreshTokenStore, ScopeSet, SharedTokenCache, StoredRefreshToken, UserTokenProvider,
+        AccessTokenSource, ConsentOptions, ConsentRequest, FileStore, OAuthClient, OAuthConfig,
+        OAuthError, RefreshTokenStore, ScopeSet, SharedTokenCache, StoredRefreshToken,
+        UserTokenProvider,
     };
     use marketplace_toolkit::token_store::{self, ENV_TOKEN_STORE};
 
@@ -209,10 +209,10 @@ mod live {
 
     fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         let overrides = [
-            (ENV_ENVIRONMENT, cli.env.clone()),
-            (ENV_BASE_URL, cli.base_url.clone()),
-            (ENV_AUTH_URL, cli.auth_url.clone()),
-            (ENV_REDIRECT_URI, cli.redirect_uri.clone()),
+            (OAuthConfig::ENV_ENVIRONMENT, cli.env.clone()),
+            (OAuthConfig::ENV_BASE_URL, cli.base_url.clone()),
+            (OAuthConfig::ENV_AUTH_URL, cli.auth_url.clone()),
+            (OAuthConfig::ENV_REDIRECT_URI, cli.redirect_uri.clone()),
         ];
         let config = OAuthConfig::from_lookup(|name| {
             overrides

@@ -164,11 +164,17 @@ fn parse_sites_flag(names: &[String]) -> Result<Vec<Marketplace>, String> {
 
 /// `refresh --help`'s closing section: the settings it reads from the environment.
 fn refresh_settings_help() -> String {
-    use marketplace_client::oauth::{
-        ENV_ACCESS_TOKEN, ENV_BASE_URL, ENV_CLIENT_ID, ENV_CLIENT_SECRET, ENV_CONFIG_FILE,
-        ENV_ENVIRONMENT, ENV_SCOPE, PRODUCTION_SCOPE,
-    };
-    use marketplace_client::taxonomy::ENV_TREE_PATH;
+    use marketplace_client::oauth::{Endpoints, OAuthConfig};
+    use marketplace_client::taxonomy::TaxonomyConfig;
+    const ENV_ACCESS_TOKEN: &str = OAuthConfig::ENV_ACCESS_TOKEN;
+    const ENV_BASE_URL: &str = OAuthConfig::ENV_BASE_URL;
+    const ENV_CLIENT_ID: &str = OAuthConfig::ENV_CLIENT_ID;
+    const ENV_CLIENT_SECRET: &str = OAuthConfig::ENV_CLIENT_SECRET;
+    const ENV_CONFIG_FILE: &str = OAuthConfig::ENV_CONFIG_FILE;
+    const ENV_ENVIRONMENT: &str = OAuthConfig::ENV_ENVIRONMENT;
+    const ENV_SCOPE: &str = OAuthConfig::ENV_SCOPE;
+    const PRODUCTION_SCOPE: &str = Endpoints::PRODUCTION_SCOPE;
+    const ENV_TREE_PATH: &str = TaxonomyConfig::ENV_TREE_PATH;
     format!(
         "Settings (environment variables):
   {ENV_CLIENT_ID}, {ENV_CLIENT_SECRET}
@@ -448,12 +454,12 @@ mod live {
     use std::time::Duration;
 
     use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
-    use marketplace_client::oauth::{ENV_BASE_URL, OAuthConfig};
+    use marketplace_client::oauth::OAuthConfig;
     use marketplace_toolkit::token_store;
 
     use super::TOKEN_STORE;
-    use marketplace_client::refresh::{self, Progress};
     use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig, TreePath};
+    use marketplace_client::trees::{self, Progress};
     use marketplaces::Marketplace;
     use taxonomy_tree::pipeline::{self, WriteWhen};
     use taxonomy_tree::snapshot;
@@ -479,7 +485,7 @@ mod live {
     ) -> Result<TaxonomyClient, String> {
         // --base-url stands in for MARKETPLACE_BASE_URL; the consent host is not needed.
         let oauth = OAuthConfig::from_lookup(|name| match (name, base_url) {
-            (n, Some(url)) if n == ENV_BASE_URL => Some(url.to_string()),
+            (n, Some(url)) if n == OAuthConfig::ENV_BASE_URL => Some(url.to_string()),
             _ => std::env::var(name).ok(),
         })
         .map_err(|e| format!("{e}\nTo use the live service, {CREDENTIALS_HINT}."))?;
@@ -534,13 +540,13 @@ mod live {
         if !force {
             let mut to_fetch = Vec::new();
             let mut failed = false;
-            for result in refresh::check_snapshots(&client, dir, &sites, language) {
+            for result in trees::check_snapshots(&client, dir, &sites, language) {
                 match result {
                     Ok(c) => match &c.stale {
                         None => outln!(
                             "{}: unchanged (version {})",
                             c.site,
-                            refresh::server_text(&c.current.tree_version)
+                            trees::server_text(&c.current.tree_version)
                         ),
                         Some(why) => {
                             outln!("{}: to download ({why})", c.site);
@@ -592,7 +598,7 @@ mod live {
                 }
             }
         };
-        let results = refresh::fetch_and_prepare(&client, &sites, language, dir, &on_progress);
+        let results = trees::fetch_and_prepare(&client, &sites, language, dir, &on_progress);
         for (_, bar) in by_site.iter() {
             if !bar.is_finished() {
                 bar.finish();

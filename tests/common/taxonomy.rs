@@ -8,7 +8,8 @@ use fake_marketplace::FakeMarketplace;
 use marketplace_client::oauth::{
     AccessTokenSource, ApplicationTokenProvider, Credentials, Endpoints, OAuthClient,
 };
-use marketplace_client::taxonomy::{RecordingSleeper, TaxonomyClient, TaxonomyConfig};
+use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig};
+use marketplace_client::test_util::RecordingSleeper;
 use marketplaces::Marketplace;
 use taxonomy_tree::tree::{Category, CategoryTree, TreeMeta};
 

@@ -10,8 +10,11 @@
 //!   answers and errors, token renewal and back-off;
 //! - [`aspects`]: a listing's aspects checked against a category's rules before it goes out,
 //!   and what changed between two fetchItemAspects files;
-//! - [`refresh`]: several sites' trees fetched concurrently and prepared as snapshots (the
-//!   `snapshot refresh` command and the build-time download use it).
+//!
+//! Two features add what applications do not call: `trees` (several sites' trees fetched
+//! concurrently and prepared as snapshots, for the `snapshot refresh` command and the
+//! build-time download) and `test-util` (a recording sleeper, a manual clock and the consent
+//! flow's parts, for tests).
 //!
 //! Every call that addresses a marketplace takes a [`Marketplace`] (or anything that converts
 //! into one, such as `taxonomy-data`'s `Site`), and every call that addresses a category a
@@ -80,7 +83,10 @@ mod blocking;
 mod core;
 pub mod oauth;
 mod options;
-pub mod refresh;
 pub mod taxonomy;
+#[cfg(feature = "test-util")]
+pub mod test_util;
+#[cfg(feature = "trees")]
+pub mod trees;
 
 pub use options::HttpOptions;

@@ -438,7 +438,7 @@ fn live_trees(
     snapshots_dir: &Path,
     out_dir: &Path,
 ) -> Vec<(Marketplace, SiteTree)> {
-    use marketplace_client::refresh::server_text;
+    use marketplace_client::trees::server_text;
     match live::fetch(selected, snapshots_dir, out_dir) {
         Ok(results) => results
             .into_iter()
@@ -518,8 +518,8 @@ mod live {
     use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
     use marketplace_client::oauth::OAuthConfig;
-    use marketplace_client::refresh::{self, server_text};
     use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig};
+    use marketplace_client::trees::{self, server_text};
     use marketplaces::Marketplace;
     use taxonomy_tree::snapshot;
     use taxonomy_tree::tree::CategoryTree;
@@ -628,7 +628,7 @@ mod live {
                         .iter()
                         .map(|(site, c)| (*site, Some(c.tree.meta.clone())))
                         .collect();
-                    let checks = refresh::check_versions(client, &metas, None);
+                    let checks = trees::check_versions(client, &metas, None);
                     for ((site, cached), check) in to_check.into_iter().zip(checks) {
                         match check {
                             Ok(c) if c.stale.is_none() => {
@@ -667,7 +667,7 @@ mod live {
             }
             let fetched: Vec<Result<_, String>> = match &client {
                 Ok(client) if !missing.is_empty() => {
-                    refresh::fetch_and_prepare(client, &missing, None, snapshots_dir, &|_, _| {})
+                    trees::fetch_and_prepare(client, &missing, None, snapshots_dir, &|_, _| {})
                         .into_iter()
                         .map(|r| r.map_err(|e| e.to_string()))
                         .collect()
@@ -905,7 +905,7 @@ mod live {
 /// Prints a `cargo:warning`, on one line: a control character (a newline from a server's
 /// text) is escaped, so it can neither end the warning and start a `cargo:` directive of its
 /// own nor drive the terminal. In a live build, text from the server has already been through
-/// the clients' sanitizer (`marketplace_client::refresh::server_text`).
+/// the clients' sanitizer (`marketplace_client::trees::server_text`).
 fn warn(message: &str) {
     let cut: String = message.chars().take(1000).collect();
     let one_line = taxonomy_tree::tree::escaped(&cut);

@@ -290,7 +290,7 @@ fn refresh(
                 continue;
             }
         };
-        let version = marketplace_client::refresh::server_text(&current.tree_version);
+        let version = marketplace_client::trees::server_text(&current.tree_version);
         let held = std::fs::read_to_string(&note).ok();
         let note_text = format!("{} {}\n", current.tree_id, current.tree_version);
         if !force && file.exists() && held.as_deref() == Some(note_text.as_str()) {

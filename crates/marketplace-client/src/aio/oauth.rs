@@ -34,13 +34,13 @@ use crate::oauth::lock;
 use crate::oauth::shared;
 use tracing::Instrument as _;
 
+use crate::oauth::Clock;
 pub use crate::oauth::{
-    AccessToken, AuthorizationCode, AuthorizationResponse, CachedToken, ClientId, ClientSecret,
-    Clock, ConfigError, ConsentOptions, ConsentRequest, Credentials, CsrfState, DEFAULT_EXPIRES_IN,
-    DEFAULT_REFRESH_MARGIN, DEFAULT_RETRY_BACKOFF, DEFAULT_TIMEOUT, Endpoints, Environment,
-    ErrorHook, FileStore, Grant, HttpOptions, ManualClock, MemoryStore, OAuthConfig, OAuthError,
-    OAuthErrorCode, RefreshToken, ScopeSet, SharedCacheError, SharedToken, SharedTokenRequest,
-    StoreError, StoredRefreshToken, SystemClock, TokenResponse,
+    AccessToken, AuthorizationCode, CachedToken, ClientId, ClientSecret, ConfigError,
+    ConsentOptions, ConsentRequest, Credentials, CsrfState, Endpoints, Environment, FileStore,
+    Grant, HttpOptions, MemoryStore, OAuthConfig, OAuthError, OAuthErrorCode, RefreshToken,
+    ScopeSet, SharedCacheError, SharedToken, SharedTokenRequest, StoreError, StoredRefreshToken,
+    TokenResponse,
 };
 
 /// A boxed future that can be sent between threads: what the traits of this module return.
@@ -65,7 +65,7 @@ impl std::fmt::Debug for OAuthClient {
 }
 
 impl OAuthClient {
-    /// A client with the default time-out ([`DEFAULT_TIMEOUT`]).
+    /// A client with the default time-out (30 s).
     pub fn new(endpoints: Endpoints, credentials: Credentials) -> Result<Self, OAuthError> {
         Self::with_options(endpoints, credentials, HttpOptions::default())
     }
@@ -440,6 +440,21 @@ impl ApplicationTokenProvider {
         }
     }
 
+    /// The provider of the application whose settings are in the environment (see
+    /// [`OAuthConfig`]): the common case in one line.
+    ///
+    /// ```no_run
+    /// use marketplace_client::aio::oauth::{AccessTokenSource, ApplicationTokenProvider};
+    /// # async fn run() -> Result<(), marketplace_client::oauth::OAuthError> {
+    /// let token = ApplicationTokenProvider::from_env()?.access_token().await?;
+    /// # let _ = token; Ok(()) }
+    /// ```
+    pub fn from_env() -> Result<Self, OAuthError> {
+        Ok(Self::new(OAuthClient::from_config(
+            &OAuthConfig::from_env()?,
+        )?))
+    }
+
     /// Shares the tokens through `cache` with every process that uses it (for example
     /// `marketplace-client-postgres`): one process of the fleet asks the token endpoint per
     /// expiry. When the cache cannot be reached, this provider asks for its own token, with
@@ -587,6 +602,20 @@ impl UserTokenProvider {
             unsaved: Mutex::new(None),
             consent: tokio::sync::Mutex::new(()),
         }
+    }
+
+    /// The provider of `account`'s user token, for the application whose settings are in the
+    /// environment (see [`OAuthConfig`]), its refresh token in `store`: the common case in one
+    /// line.
+    pub fn from_env(
+        store: Arc<dyn RefreshTokenStore>,
+        account: impl Into<String>,
+    ) -> Result<Self, OAuthError> {
+        Ok(Self::new(
+            OAuthClient::from_config(&OAuthConfig::from_env()?)?,
+            store,
+            account,
+        ))
     }
 
     /// Shares this account's access token through `cache` with every process that uses it:

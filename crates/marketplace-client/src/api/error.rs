@@ -81,7 +81,7 @@ struct ErrorBody {
 /// Parses the service's error body; `None` when `bytes` is not one (or lists no error).
 ///
 /// Every text of it is sanitized (token-like values and control characters removed, cut to
-/// [`crate::oauth::MAX_BODY_IN_ERROR`] bytes) before it is kept; the client also removes the
+/// 512 bytes) before it is kept; the client also removes the
 /// access token it sent.
 pub fn parse_error_body(bytes: &[u8]) -> Option<Vec<ServiceError>> {
     parse_error_body_redacted(bytes, &Redactor::new())
@@ -207,7 +207,7 @@ fn timeout_advice(url: &str) -> &'static str {
 /// [`TaxonomyError`](crate::taxonomy::TaxonomyError) is this type).
 ///
 /// No variant holds the access token: bodies and the service's messages pass the sanitizer
-/// of the request (which knows the token) and are cut to [`crate::oauth::MAX_BODY_IN_ERROR`]
+/// of the request (which knows the token) and are cut to 512 bytes
 /// bytes. The advice of a message depends on the API called (its URL): the Taxonomy API's
 /// calls get that API's, any other a neutral one.
 #[derive(Debug, thiserror::Error)]

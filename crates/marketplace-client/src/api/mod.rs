@@ -61,7 +61,6 @@ pub(crate) mod error;
 mod request;
 
 pub use crate::blocking::api::ApiClient;
-pub use crate::blocking::sleep::{RecordingSleeper, Sleeper, ThreadSleeper};
 pub use config::ApiConfig;
 pub(crate) use config::with_trailing_slash;
 pub use error::{ApiError, ErrorParameter, ServiceError, parse_error_body};

@@ -86,7 +86,8 @@ impl ApiClient {
     }
 
     /// Replaces the way the client waits between attempts (tests pass a
-    /// [`RecordingSleeper`](crate::api::RecordingSleeper)).
+    /// [`RecordingSleeper`](crate::test_util::RecordingSleeper); feature `test-util`).
+    #[cfg(feature = "test-util")]
     pub fn with_sleeper(mut self, sleeper: Arc<dyn Sleeper>) -> Self {
         self.sleeper = sleeper;
         self

@@ -38,7 +38,7 @@ impl std::fmt::Debug for OAuthClient {
 }
 
 impl OAuthClient {
-    /// A client with the default time-out ([`DEFAULT_TIMEOUT`]).
+    /// A client with the default time-out (30 s).
     pub fn new(endpoints: Endpoints, credentials: Credentials) -> Result<Self, OAuthError> {
         Self::with_timeout(endpoints, credentials, DEFAULT_TIMEOUT)
     }

@@ -226,6 +226,19 @@ impl ApplicationTokenProvider {
         }
     }
 
+    /// The provider of the application whose settings are in the environment
+    /// (`MARKETPLACE_CLIENT_ID` and `MARKETPLACE_CLIENT_SECRET`, or the SDK configuration file
+    /// named by `MARKETPLACE_CONFIG`; see [`OAuthConfig`]): the common case in one line.
+    ///
+    /// ```no_run
+    /// use marketplace_client::oauth::{AccessTokenSource, ApplicationTokenProvider};
+    /// let token = ApplicationTokenProvider::from_env()?.access_token()?;
+    /// # let _ = token; Ok::<(), marketplace_client::oauth::OAuthError>(())
+    /// ```
+    pub fn from_env() -> Result<Self, OAuthError> {
+        Ok(Self::new(OAuthConfig::from_env()?.client()?))
+    }
+
     /// Shares the tokens through `cache` with every process that uses it (for example
     /// `marketplace-client-postgres`): one process of the fleet asks the token endpoint per
     /// expiry. When the cache cannot be reached, this provider asks for its own token, with
@@ -387,6 +400,28 @@ impl UserTokenProvider {
             unsaved: Mutex::new(None),
             consent: Mutex::new(()),
         }
+    }
+
+    /// The provider of `account`'s user token, for the application whose settings are in the
+    /// environment (see [`OAuthConfig`]), its refresh token in `store`: the common case in one
+    /// line.
+    ///
+    /// ```no_run
+    /// use std::sync::Arc;
+    /// use marketplace_client::oauth::{AccessTokenSource, FileStore, UserTokenProvider};
+    /// let store = Arc::new(FileStore::new("/var/lib/my-backend/refresh-tokens.json"));
+    /// let token = UserTokenProvider::from_env(store, "seller-1")?.access_token()?;
+    /// # let _ = token; Ok::<(), marketplace_client::oauth::OAuthError>(())
+    /// ```
+    pub fn from_env(
+        store: Arc<dyn RefreshTokenStore>,
+        account: impl Into<String>,
+    ) -> Result<Self, OAuthError> {
+        Ok(Self::new(
+            OAuthConfig::from_env()?.client()?,
+            store,
+            account,
+        ))
     }
 
     /// Shares this account's access token through `cache` with every process that uses it:

@@ -1,7 +1,6 @@
 //! How the blocking taxonomy client waits between attempts, behind a trait so tests can record
 //! the delays instead of waiting.
 
-use std::sync::Mutex;
 use std::time::Duration;
 
 /// Waits between attempts. The client sleeps through one of these (by default
@@ -25,16 +24,18 @@ impl Sleeper for ThreadSleeper {
 ///
 /// ```
 /// use std::time::Duration;
-/// use marketplace_client::taxonomy::{RecordingSleeper, Sleeper};
+/// use marketplace_client::test_util::{RecordingSleeper, Sleeper};
 /// let s = RecordingSleeper::default();
 /// s.sleep(Duration::from_secs(3));
 /// assert_eq!(s.delays(), vec![Duration::from_secs(3)]);
 /// ```
+#[cfg(feature = "test-util")]
 #[derive(Debug, Default)]
 pub struct RecordingSleeper {
-    delays: Mutex<Vec<Duration>>,
+    delays: std::sync::Mutex<Vec<Duration>>,
 }
 
+#[cfg(feature = "test-util")]
 impl RecordingSleeper {
     /// The delays asked for so far, in order.
     pub fn delays(&self) -> Vec<Duration> {
@@ -42,6 +43,7 @@ impl RecordingSleeper {
     }
 }
 
+#[cfg(feature = "test-util")]
 impl Sleeper for RecordingSleeper {
     fn sleep(&self, duration: Duration) {
         crate::oauth::lock(&self.delays).push(duration);

@@ -9,6 +9,7 @@ use taxonomy_tree::decode::{CategorySubtree, Provenance};
 use taxonomy_tree::tree::CategoryTree;
 
 use super::api::ApiClient;
+#[cfg(feature = "test-util")]
 use super::sleep::Sleeper;
 use crate::core::taxonomy::{self as ops, Operation, TreeForms};
 use crate::oauth::{AccessTokenSource, HttpOptions, OAuthConfig};
@@ -113,7 +114,8 @@ impl TaxonomyClient {
     }
 
     /// Replaces the way the client waits between attempts (tests pass a
-    /// [`RecordingSleeper`](crate::taxonomy::RecordingSleeper)).
+    /// [`RecordingSleeper`](crate::test_util::RecordingSleeper); feature `test-util`).
+    #[cfg(feature = "test-util")]
     pub fn with_sleeper(mut self, sleeper: Arc<dyn Sleeper>) -> Self {
         self.api = self.api.with_sleeper(sleeper);
         self

@@ -67,7 +67,7 @@ impl Clock for SystemClock {
 /// clock only, as NTP or an administrator would, and moves no deadline.
 ///
 /// ```
-/// use marketplace_client::oauth::{Clock, ManualClock};
+/// use marketplace_client::test_util::{Clock, ManualClock};
 /// use std::time::{Duration, UNIX_EPOCH};
 /// let clock = ManualClock::new(UNIX_EPOCH + Duration::from_secs(10_000));
 /// let start = clock.instant();
@@ -78,11 +78,13 @@ impl Clock for SystemClock {
 /// clock.set(UNIX_EPOCH + Duration::from_secs(6_405));
 /// assert_eq!(clock.instant() - start, Duration::from_secs(5));
 /// ```
+#[cfg(feature = "test-util")]
 #[derive(Debug)]
 pub struct ManualClock {
     state: Mutex<ManualState>,
 }
 
+#[cfg(feature = "test-util")]
 #[derive(Debug)]
 struct ManualState {
     wall: SystemTime,
@@ -91,6 +93,7 @@ struct ManualState {
     elapsed: Duration,
 }
 
+#[cfg(feature = "test-util")]
 impl ManualClock {
     /// A clock whose wall time stands at `start`.
     pub fn new(start: SystemTime) -> Self {
@@ -118,6 +121,7 @@ impl ManualClock {
     }
 }
 
+#[cfg(feature = "test-util")]
 impl Clock for ManualClock {
     fn now(&self) -> SystemTime {
         lock(&self.state).wall
@@ -250,21 +254,23 @@ impl Policy {
 /// The settings both providers share, as builder methods on a type with a `policy: Policy`.
 macro_rules! policy_settings {
     () => {
-        /// Sets the clock (tests use [`ManualClock`](crate::oauth::ManualClock)).
+        /// Sets the clock (tests use
+        /// [`ManualClock`](crate::test_util::ManualClock); feature `test-util`).
+        #[cfg(feature = "test-util")]
         pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
             self.policy.clock = clock;
             self
         }
 
-        /// Sets how long before expiry a token is renewed ([`DEFAULT_REFRESH_MARGIN`](crate::oauth::DEFAULT_REFRESH_MARGIN)); a
+        /// Sets how long before expiry a token is renewed (5 minutes by default); a
         /// token is never renewed before half of its lifetime has passed.
         pub fn with_refresh_margin(mut self, margin: std::time::Duration) -> Self {
             self.policy.margin = margin;
             self
         }
 
-        /// Sets the wait after a failed renewal ([`DEFAULT_RETRY_BACKOFF`](crate::oauth::DEFAULT_RETRY_BACKOFF); a 429's
-        /// `Retry-After` wins, up to [`MAX_RETRY_AFTER`](crate::oauth::MAX_RETRY_AFTER)).
+        /// Sets the wait after a failed renewal (30 s by default; a 429's
+        /// `Retry-After` wins, up to 2 minutes).
         pub fn with_retry_backoff(mut self, backoff: std::time::Duration) -> Self {
             self.policy.backoff = backoff;
             self

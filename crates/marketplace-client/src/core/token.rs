@@ -53,7 +53,7 @@ pub struct TokenResponse {
     pub access_token: AccessToken,
     /// `token_type`, for example `Application Access Token` or `User Access Token`.
     pub token_type: String,
-    /// `expires_in` (sent as a number or a string); [`DEFAULT_EXPIRES_IN`] when absent.
+    /// `expires_in` (sent as a number or a string); 2 hours when absent.
     pub expires_in: Duration,
     /// `refresh_token` (user grants; on a refresh only when the server rotates it).
     pub refresh_token: Option<RefreshToken>,

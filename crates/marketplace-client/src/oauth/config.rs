@@ -12,37 +12,37 @@ use super::redact::url_for_message;
 use super::secret::{AccessToken, ClientId, ClientSecret};
 
 /// API host of production.
-pub const PRODUCTION_BASE_URL: &str = "https://api.ebay.com";
+pub(crate) const PRODUCTION_BASE_URL: &str = "https://api.ebay.com";
 /// Consent host of production.
-pub const PRODUCTION_AUTH_URL: &str = "https://auth.ebay.com";
+pub(crate) const PRODUCTION_AUTH_URL: &str = "https://auth.ebay.com";
 /// API host of the sandbox.
-pub const SANDBOX_BASE_URL: &str = "https://api.sandbox.ebay.com";
+pub(crate) const SANDBOX_BASE_URL: &str = "https://api.sandbox.ebay.com";
 /// Consent host of the sandbox.
-pub const SANDBOX_AUTH_URL: &str = "https://auth.sandbox.ebay.com";
+pub(crate) const SANDBOX_AUTH_URL: &str = "https://auth.sandbox.ebay.com";
 
 /// `production` or `sandbox`.
-pub const ENV_ENVIRONMENT: &str = "MARKETPLACE_ENV";
+pub(crate) const ENV_ENVIRONMENT: &str = "MARKETPLACE_ENV";
 /// A custom API host (with [`ENV_AUTH_URL`]).
-pub const ENV_BASE_URL: &str = "MARKETPLACE_BASE_URL";
+pub(crate) const ENV_BASE_URL: &str = "MARKETPLACE_BASE_URL";
 /// A custom consent host (with [`ENV_BASE_URL`]).
-pub const ENV_AUTH_URL: &str = "MARKETPLACE_AUTH_URL";
+pub(crate) const ENV_AUTH_URL: &str = "MARKETPLACE_AUTH_URL";
 /// The application id.
-pub const ENV_CLIENT_ID: &str = "MARKETPLACE_CLIENT_ID";
+pub(crate) const ENV_CLIENT_ID: &str = "MARKETPLACE_CLIENT_ID";
 /// The certificate id.
-pub const ENV_CLIENT_SECRET: &str = "MARKETPLACE_CLIENT_SECRET";
+pub(crate) const ENV_CLIENT_SECRET: &str = "MARKETPLACE_CLIENT_SECRET";
 /// The redirect URI (RuName) of the consent flow.
-pub const ENV_REDIRECT_URI: &str = "MARKETPLACE_REDIRECT_URI";
+pub(crate) const ENV_REDIRECT_URI: &str = "MARKETPLACE_REDIRECT_URI";
 /// Path of an SDK configuration file.
-pub const ENV_CONFIG_FILE: &str = "MARKETPLACE_CONFIG";
+pub(crate) const ENV_CONFIG_FILE: &str = "MARKETPLACE_CONFIG";
 /// A ready application token.
-pub const ENV_ACCESS_TOKEN: &str = "MARKETPLACE_ACCESS_TOKEN";
+pub(crate) const ENV_ACCESS_TOKEN: &str = "MARKETPLACE_ACCESS_TOKEN";
 /// The scopes of application tokens (space-separated), instead of [`Endpoints::default_scope`].
-pub const ENV_SCOPE: &str = "MARKETPLACE_SCOPE";
+pub(crate) const ENV_SCOPE: &str = "MARKETPLACE_SCOPE";
 
 /// The public-data scope of application tokens on eBay's production *and* sandbox hosts: the
 /// sandbox's own OAuth clients ask for it too, and refuse `https://api.sandbox.ebay.com/…`
 /// scopes with `invalid_scope`.
-pub const PRODUCTION_SCOPE: &str = "https://api.ebay.com/oauth/api_scope";
+pub(crate) const PRODUCTION_SCOPE: &str = "https://api.ebay.com/oauth/api_scope";
 
 /// Which service the endpoints point at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -81,6 +81,10 @@ pub struct Endpoints {
 }
 
 impl Endpoints {
+    /// The public-data scope of application tokens on eBay's production *and* sandbox hosts
+    /// (the sandbox refuses `https://api.sandbox.ebay.com/…` scopes with `invalid_scope`).
+    pub const PRODUCTION_SCOPE: &'static str = PRODUCTION_SCOPE;
+
     /// Production.
     pub fn production() -> Self {
         Self::preset(
@@ -150,7 +154,7 @@ impl Endpoints {
         join(&self.base_url, "identity/v1/oauth2/token")
     }
 
-    /// `{auth_url}/oauth2/authorize`; [`ConfigError::Missing`] (naming [`ENV_AUTH_URL`]) when
+    /// `{auth_url}/oauth2/authorize`; [`ConfigError::Missing`] (naming `MARKETPLACE_AUTH_URL`) when
     /// no consent host is configured.
     pub fn authorize_url(&self) -> Result<Url, ConfigError> {
         match &self.auth_url {
@@ -165,7 +169,7 @@ impl Endpoints {
     }
 
     /// The scope of an application token when none is asked for: the one set with
-    /// [`with_default_scope`](Self::with_default_scope), else [`PRODUCTION_SCOPE`] for
+    /// [`with_default_scope`](Self::with_default_scope), else [`Endpoints::PRODUCTION_SCOPE`] for
     /// production and the sandbox alike, else `{base_url}/oauth/api_scope`.
     pub fn default_scope(&self) -> String {
         match (&self.scope, self.environment) {
@@ -359,6 +363,27 @@ pub struct OAuthConfig {
     pub access_token: Option<AccessToken>,
     /// The SDK configuration file that was read, if any.
     pub config_file: Option<PathBuf>,
+}
+
+impl OAuthConfig {
+    /// `production` or `sandbox` (`MARKETPLACE_ENV`).
+    pub const ENV_ENVIRONMENT: &'static str = ENV_ENVIRONMENT;
+    /// A custom API host (`MARKETPLACE_BASE_URL`).
+    pub const ENV_BASE_URL: &'static str = ENV_BASE_URL;
+    /// A custom consent host (`MARKETPLACE_AUTH_URL`); only the consent flow needs it.
+    pub const ENV_AUTH_URL: &'static str = ENV_AUTH_URL;
+    /// The application id (`MARKETPLACE_CLIENT_ID`).
+    pub const ENV_CLIENT_ID: &'static str = ENV_CLIENT_ID;
+    /// The certificate id (`MARKETPLACE_CLIENT_SECRET`).
+    pub const ENV_CLIENT_SECRET: &'static str = ENV_CLIENT_SECRET;
+    /// The redirect URI (RuName) of the consent flow (`MARKETPLACE_REDIRECT_URI`).
+    pub const ENV_REDIRECT_URI: &'static str = ENV_REDIRECT_URI;
+    /// The path of an SDK configuration file (`MARKETPLACE_CONFIG`).
+    pub const ENV_CONFIG_FILE: &'static str = ENV_CONFIG_FILE;
+    /// A ready application token (`MARKETPLACE_ACCESS_TOKEN`).
+    pub const ENV_ACCESS_TOKEN: &'static str = ENV_ACCESS_TOKEN;
+    /// The scopes of application tokens, space-separated (`MARKETPLACE_SCOPE`).
+    pub const ENV_SCOPE: &'static str = ENV_SCOPE;
 }
 
 impl OAuthConfig {

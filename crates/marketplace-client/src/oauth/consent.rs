@@ -108,7 +108,9 @@ impl ConsentRequest {
 /// host ([`Endpoints::authorize_url`]).
 ///
 /// ```
-/// use marketplace_client::oauth::{consent_url, ClientId, ConsentOptions, CsrfState, Endpoints, ScopeSet};
+/// # #[cfg(feature = "test-util")] {
+/// use marketplace_client::oauth::{ClientId, ConsentOptions, CsrfState, Endpoints, ScopeSet};
+/// use marketplace_client::test_util::consent_url;
 /// let url = consent_url(
 ///     &Endpoints::sandbox(),
 ///     &ClientId::new("MyApp-SBX-1"),
@@ -125,6 +127,7 @@ impl ConsentRequest {
 ///      &scope=https%3A%2F%2Fapi.ebay.com%2Foauth%2Fapi_scope+https%3A%2F%2Fapi.ebay.com%2Foauth%2Fapi_scope%2Fsell.inventory\
 ///      &state=s-1&prompt=login"
 /// );
+/// # }
 /// ```
 pub fn consent_url(
     endpoints: &Endpoints,
@@ -226,6 +229,7 @@ pub struct AuthorizationResponse {
     /// `state`, as sent back.
     pub state: Option<CsrfState>,
     /// `expires_in` of the code, if sent.
+    #[cfg_attr(not(feature = "test-util"), allow(dead_code))]
     pub expires_in: Option<Duration>,
 }
 
@@ -255,7 +259,9 @@ impl AuthorizationResponse {
 /// [`OAuthError::ConsentDenied`].
 ///
 /// ```
-/// use marketplace_client::oauth::{parse_redirect, CsrfState, OAuthError};
+/// # #[cfg(feature = "test-util")] {
+/// use marketplace_client::oauth::{CsrfState, OAuthError};
+/// use marketplace_client::test_util::parse_redirect;
 /// let r = parse_redirect("https://example.com/ok?state=s-1&code=v%5E1.1%23i%5E1%23p%5E3%25%2Bx&expires_in=299").unwrap();
 /// assert_eq!(r.code.secret(), "v^1.1#i^1#p^3%+x");
 /// assert_eq!(r.verify_state(&CsrfState::new("s-1")).unwrap().secret(), "v^1.1#i^1#p^3%+x");
@@ -265,6 +271,7 @@ impl AuthorizationResponse {
 ///
 /// let denied = parse_redirect("state=s-1&error=access_denied&error_description=user+said+no");
 /// assert!(matches!(denied, Err(OAuthError::ConsentDenied { .. })));
+/// # }
 /// ```
 pub fn parse_redirect(input: &str) -> Result<AuthorizationResponse, OAuthError> {
     let invalid = |reason: &str| OAuthError::InvalidRedirect {

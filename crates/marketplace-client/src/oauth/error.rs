@@ -451,7 +451,7 @@ pub enum OAuthError {
         /// The transport error and its causes.
         message: String,
     },
-    /// The answer is larger than any token answer ([`MAX_TOKEN_ANSWER`](super::MAX_TOKEN_ANSWER));
+    /// The answer is larger than any token answer (64 KiB);
     /// reading stopped at the limit.
     #[error(
         "the token endpoint's answer to a {grant} request is larger than {limit} bytes; \
@@ -499,7 +499,7 @@ pub enum OAuthError {
         description: Option<String>,
         /// The scopes the consent URL asked for, when known: set by
         /// [`ConsentRequest::complete`](super::ConsentRequest::complete), which knows its
-        /// request; `None` from [`parse_redirect`](super::parse_redirect) alone. An
+        /// request; `None` when the redirect was parsed without its request. An
         /// `invalid_scope` names them.
         scopes: Option<super::ScopeSet>,
     },

@@ -80,12 +80,12 @@
 //! assert_eq!(format!("{s:?}"), "ClientSecret([redacted])");
 //! ```
 
-mod config;
+pub(crate) mod config;
 pub(crate) mod consent;
-mod error;
+pub(crate) mod error;
 pub(crate) mod redact;
 mod scope;
-mod secret;
+pub(crate) mod secret;
 pub(crate) mod shared;
 mod store;
 
@@ -94,31 +94,16 @@ pub use crate::blocking::oauth::OAuthClient;
 pub use crate::blocking::provider::{
     AccessTokenSource, ApplicationTokenProvider, StaticTokenSource, UserTokenProvider,
 };
-pub use crate::core::cache::{
-    CachedToken, Clock, DEFAULT_REFRESH_MARGIN, DEFAULT_RETRY_BACKOFF, ErrorHook, ManualClock,
-    SystemClock,
-};
-pub use crate::core::token::{
-    DEFAULT_EXPIRES_IN, DEFAULT_TIMEOUT, MAX_LIFETIME, MAX_RETRY_AFTER, MAX_TOKEN_ANSWER,
-    TokenResponse,
-};
-pub use config::{
-    Credentials, ENV_ACCESS_TOKEN, ENV_AUTH_URL, ENV_BASE_URL, ENV_CLIENT_ID, ENV_CLIENT_SECRET,
-    ENV_CONFIG_FILE, ENV_ENVIRONMENT, ENV_REDIRECT_URI, ENV_SCOPE, Endpoints, Environment,
-    OAuthConfig, PRODUCTION_AUTH_URL, PRODUCTION_BASE_URL, PRODUCTION_SCOPE, SANDBOX_AUTH_URL,
-    SANDBOX_BASE_URL,
-};
+pub use crate::core::cache::CachedToken;
+pub(crate) use crate::core::cache::Clock;
+pub(crate) use crate::core::token::MAX_RETRY_AFTER;
+pub use crate::core::token::TokenResponse;
+pub use config::{Credentials, Endpoints, Environment, OAuthConfig};
 pub(crate) use config::{is_loopback, require_redirect_uri};
-pub use consent::{
-    AuthorizationResponse, ConsentOptions, ConsentRequest, consent_url, parse_redirect,
-};
-pub use error::{
-    ConfigError, Grant, MAX_BODY_IN_ERROR, OAuthError, OAuthErrorCode, StoreError, StoreErrorKind,
-};
+pub use consent::{ConsentOptions, ConsentRequest};
+pub use error::{ConfigError, Grant, OAuthError, OAuthErrorCode, StoreError, StoreErrorKind};
 pub use scope::ScopeSet;
-pub use secret::{
-    AccessToken, AuthorizationCode, ClientId, ClientSecret, CsrfState, REDACTED, RefreshToken,
-};
+pub use secret::{AccessToken, AuthorizationCode, ClientId, ClientSecret, CsrfState, RefreshToken};
 pub use shared::{SharedCacheError, SharedToken, SharedTokenCache, SharedTokenRequest};
 pub use store::{FileStore, MemoryStore, RefreshTokenStore, StoredRefreshToken};
 

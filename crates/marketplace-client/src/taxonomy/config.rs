@@ -10,41 +10,41 @@ use crate::api::ApiConfig;
 use crate::oauth::{Endpoints, OAuthConfig};
 
 /// The marketplace header sent on every call of the taxonomy API.
-pub const MARKETPLACE_HEADER: &str = "X-EBAY-C-MARKETPLACE-ID";
+pub(crate) use marketplaces::MARKETPLACE_HEADER;
 
 /// The path prefix of version 1 of the taxonomy API.
-pub const TAXONOMY_PREFIX: &str = "commerce/taxonomy/v1";
+pub(crate) const TAXONOMY_PREFIX: &str = "commerce/taxonomy/v1";
 
 /// Default connect time-out.
-pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Default total time-out of one request, body included. A full tree (getCategoryTree) takes
 /// 2 to 5 seconds and is tens of megabytes uncompressed, so this is generous.
-pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 /// Default limit on a (decompressed) response body: 64 MiB.
-pub const DEFAULT_MAX_BODY_BYTES: u64 = 64 * 1024 * 1024;
+pub(crate) const DEFAULT_MAX_BODY_BYTES: u64 = 64 * 1024 * 1024;
 /// Default number of retries after the first attempt (429, 5xx, connection failures).
-pub const DEFAULT_MAX_RETRIES: u32 = 3;
+pub(crate) const DEFAULT_MAX_RETRIES: u32 = 3;
 /// Default base of the exponential back-off.
-pub const DEFAULT_BACKOFF_BASE: Duration = Duration::from_millis(500);
+pub(crate) const DEFAULT_BACKOFF_BASE: Duration = Duration::from_millis(500);
 /// Default cap of one back-off delay.
-pub const DEFAULT_BACKOFF_CAP: Duration = Duration::from_secs(30);
+pub(crate) const DEFAULT_BACKOFF_CAP: Duration = Duration::from_secs(30);
 /// Default longest `Retry-After` the client waits for; a longer one ends the call with
 /// [`TaxonomyError::RateLimited`]. The same limit as the token providers'
 /// ([`crate::oauth::MAX_RETRY_AFTER`]).
-pub const DEFAULT_MAX_RETRY_AFTER: Duration = crate::oauth::MAX_RETRY_AFTER;
+pub(crate) const DEFAULT_MAX_RETRY_AFTER: Duration = crate::oauth::MAX_RETRY_AFTER;
 
 /// The environment variable that picks the get-category-tree path form
 /// (`path`, `query` or `auto`, see [`TreePath`]).
-pub const ENV_TREE_PATH: &str = "MARKETPLACE_TREE_PATH";
+pub(crate) const ENV_TREE_PATH: &str = "MARKETPLACE_TREE_PATH";
 
 /// Default total time-out of a file download (fetchItemAspects: over 100 MB compressed).
-pub const DEFAULT_DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+pub(crate) const DEFAULT_DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 /// Default limit on a downloaded file (fetchItemAspects), as received: 4 GiB.
-pub const DEFAULT_MAX_DOWNLOAD_BYTES: u64 = 4 * 1024 * 1024 * 1024;
+pub(crate) const DEFAULT_MAX_DOWNLOAD_BYTES: u64 = 4 * 1024 * 1024 * 1024;
 /// Default limit on the JSON inside a downloaded file (fetchItemAspects), decompressed:
 /// 16 GiB. A real file is over 100 MB compressed and some gigabytes of JSON; a few megabytes
 /// of gzip can hold far more than that (a gzip bomb).
-pub const DEFAULT_MAX_DECOMPRESSED_BYTES: u64 = 16 * 1024 * 1024 * 1024;
+pub(crate) const DEFAULT_MAX_DECOMPRESSED_BYTES: u64 = 16 * 1024 * 1024 * 1024;
 
 /// Which path the get-category-tree call (getCategoryTree) uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -175,6 +175,9 @@ pub struct TaxonomyConfig {
 }
 
 impl TaxonomyConfig {
+    /// getCategoryTree's form: `path`, `query` or `auto` (`MARKETPLACE_TREE_PATH`).
+    pub const ENV_TREE_PATH: &'static str = ENV_TREE_PATH;
+
     /// The defaults for the API host `base_url` (which should end with `/`; one is added).
     pub fn new(base_url: Url) -> Self {
         let base_url = crate::api::with_trailing_slash(base_url);
@@ -244,7 +247,7 @@ impl TaxonomyConfig {
     }
 
     /// Applies the settings of the environment, read through `lookup` (a variable name to its
-    /// value): [`ENV_TREE_PATH`] (`path`, `query` or `auto`). Unset or empty variables change
+    /// value): [`Self::ENV_TREE_PATH`] (`path`, `query` or `auto`). Unset or empty variables change
     /// nothing; a value that is not one of those is an error that names the variable.
     ///
     /// ```

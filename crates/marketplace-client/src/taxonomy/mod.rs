@@ -38,19 +38,17 @@
 //! See `docs/taxonomy.md` for the configuration, the errors and the retry policy.
 
 pub(crate) mod aspects_file;
-mod config;
+pub(crate) mod config;
 pub(crate) mod types;
 
 pub use crate::api::{ErrorParameter, ServiceError, parse_error_body};
-pub use crate::blocking::sleep::{RecordingSleeper, Sleeper, ThreadSleeper};
 pub use crate::blocking::taxonomy::TaxonomyClient;
 pub use aspects_file::{AspectsFileError, DownloadProgress, ItemAspectsFile, ItemAspectsReader};
-pub use config::{
-    DEFAULT_BACKOFF_BASE, DEFAULT_BACKOFF_CAP, DEFAULT_CONNECT_TIMEOUT, DEFAULT_DOWNLOAD_TIMEOUT,
-    DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DECOMPRESSED_BYTES, DEFAULT_MAX_DOWNLOAD_BYTES,
-    DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER, DEFAULT_REQUEST_TIMEOUT, ENV_TREE_PATH,
-    MARKETPLACE_HEADER, TAXONOMY_PREFIX, TaxonomyConfig, TreePath,
+pub(crate) use config::{
+    DEFAULT_BACKOFF_BASE, DEFAULT_BACKOFF_CAP, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER, DEFAULT_REQUEST_TIMEOUT, MARKETPLACE_HEADER,
 };
+pub use config::{TaxonomyConfig, TreePath};
 
 /// Everything a taxonomy call can fail with: the [`ApiError`](crate::api::ApiError) of the
 /// generic request the taxonomy client is built on (same variants, same messages).

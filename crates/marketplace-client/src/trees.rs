@@ -238,7 +238,7 @@ impl std::fmt::Display for Staleness {
 /// is never current.
 ///
 /// ```
-/// use marketplace_client::refresh::{staleness, Staleness};
+/// use marketplace_client::trees::{staleness, Staleness};
 /// use marketplace_client::taxonomy::DefaultTreeId;
 /// use taxonomy_tree::tree::TreeMeta;
 /// let held = TreeMeta { tree_id: 0, marketplace_id: "EBAY_US".into(), language: "en-US".into(),
