@@ -17,12 +17,14 @@
 //! Two tests:
 //!
 //! - `the_command_list_matches_the_documents` (part of `cargo test --workspace`): every entry
-//!   names a command its document has, so the list cannot rot.
+//!   names a command its document has, so the list cannot rot; and no block of another
+//!   language holds a `$ ` prompt (a session whose commands would go unseen).
 //! - `documented_commands_run` (`#[ignore]`d; `.ci/run` runs it after the test command, when
 //!   every build is warm and no other test uses the fixed ports the documents name): runs every
 //!   command with `bash -c`, from the repository's root, one document after another and in the
-//!   document's order. What a command exports, assigns or `cd`s into carries over to the
-//!   document's later commands (as in the one shell a reader types them into); each document
+//!   document's order. What a command exports or assigns carries over to the document's later
+//!   commands (as in the one shell a reader types them into), a `cd` to the end of its block
+//!   (each block starts at the root, so that sections may move); each document
 //!   starts from the runner's environment without `MARKETPLACE_*` and `TAXONOMY_*` variables, so
 //!   no credentials of the machine's reach a command. A command fails the run when it exits
 //!   otherwise than its entry says, runs over 15 minutes, or changes a tracked file. With
@@ -61,12 +63,23 @@ struct DocCommand {
     text: String,
     /// The line (1-based) it starts on, for messages only.
     line: usize,
+    /// The block it is in (0 for the document's first shell block): each block starts at the
+    /// root, whatever an earlier block `cd`ed into.
+    block: usize,
 }
 
-/// The commands of a Markdown document's shell blocks, in order.
-fn extract(markdown: &str) -> Vec<DocCommand> {
+/// A fenced block of a Markdown document.
+struct Fence<'a> {
+    /// The info string's first word (`sh` of ```` ```sh,no_run ````).
+    language: &'a str,
+    /// The block's lines with their numbers (1-based), the fence's indentation removed.
+    body: Vec<(usize, &'a str)>,
+}
+
+/// The fenced blocks of a Markdown document, in order.
+fn fences(markdown: &str) -> Vec<Fence<'_>> {
     let lines: Vec<&str> = markdown.lines().collect();
-    let mut commands = Vec::new();
+    let mut fences = Vec::new();
     let mut i = 0;
     while i < lines.len() {
         let trimmed = lines[i].trim_start();
@@ -76,8 +89,8 @@ fn extract(markdown: &str) -> Vec<DocCommand> {
             i += 1;
             continue;
         }
-        let info = trimmed[ticks..].trim();
-        let language = info
+        let language = trimmed[ticks..]
+            .trim()
             .split(|c: char| c == ',' || c == '{' || c.is_whitespace())
             .next()
             .unwrap_or("");
@@ -91,15 +104,38 @@ fn extract(markdown: &str) -> Vec<DocCommand> {
             }
             end += 1;
         }
-        if SHELL_LANGUAGES.contains(&language) {
-            let body: Vec<(usize, &str)> = (start..end)
-                .map(|n| (n + 1, strip_indent(lines[n], indent)))
-                .collect();
-            commands.extend(block_commands(&body));
-        }
+        let body = (start..end)
+            .map(|n| (n + 1, strip_indent(lines[n], indent)))
+            .collect();
+        fences.push(Fence { language, body });
         i = end + 1;
     }
-    commands
+    fences
+}
+
+/// The commands of a Markdown document's shell blocks, in order.
+fn extract(markdown: &str) -> Vec<DocCommand> {
+    fences(markdown)
+        .iter()
+        .filter(|f| SHELL_LANGUAGES.contains(&f.language))
+        .enumerate()
+        .flat_map(|(block, f)| {
+            block_commands(&f.body)
+                .into_iter()
+                .map(move |c| DocCommand { block, ..c })
+        })
+        .collect()
+}
+
+/// The lines that start with a `$ ` prompt in a block of another language than the shell
+/// ones (an untagged session, whose commands the runner would not see).
+fn untagged_prompts(markdown: &str) -> Vec<usize> {
+    fences(markdown)
+        .iter()
+        .filter(|f| !SHELL_LANGUAGES.contains(&f.language))
+        .flat_map(|f| f.body.iter().filter(|(_, l)| l.starts_with("$ ")))
+        .map(|(n, _)| *n)
+        .collect()
 }
 
 /// `line` without up to `indent` leading spaces (those of its fence).
@@ -138,7 +174,11 @@ fn block_commands(body: &[(usize, &str)]) -> Vec<DocCommand> {
             joined = format!("{} {}", joined.trim_end(), next);
             i += 1;
         }
-        commands.push(DocCommand { text: joined, line });
+        commands.push(DocCommand {
+            text: joined,
+            line,
+            block: 0,
+        });
     }
     commands
 }
@@ -279,6 +319,15 @@ fn the_command_list_matches_the_documents() {
         .collect();
     let stale = stale_entries(&entries, &commands);
     assert!(stale.is_empty(), "{}", stale.join("\n"));
+    for document in commands.keys() {
+        let text = fs::read_to_string(root().join(document)).unwrap();
+        let lines = untagged_prompts(&text);
+        assert!(
+            lines.is_empty(),
+            "{document}: lines {lines:?} start with a `$ ` prompt in a block that is not \
+             ```console/```sh: tag the block so that its commands run"
+        );
+    }
     let mut seen = std::collections::BTreeSet::new();
     for e in &entries {
         assert!(
@@ -360,7 +409,14 @@ fn run_document(
     let mut failures = Vec::new();
     let mut servers = Vec::new();
     let tracked_before = tracked_changes(dir);
+    let mut block = None;
     for (n, command) in commands.iter().enumerate() {
+        if block != Some(command.block) {
+            // A new block starts at `dir` (a `cd` holds to the end of its block), so that a
+            // section that moves does not run its commands where another one `cd`ed into.
+            fs::write(&cwd, dir.as_os_str().as_encoded_bytes()).unwrap();
+            block = Some(command.block);
+        }
         let action = entries
             .iter()
             .find(|e| e.document == document && e.command == command.text)
@@ -614,21 +670,27 @@ $ true
 echo not a command
 ```
 ";
-    let commands: Vec<(usize, String)> =
-        extract(doc).into_iter().map(|c| (c.line, c.text)).collect();
+    let commands: Vec<(usize, usize, String)> = extract(doc)
+        .into_iter()
+        .map(|c| (c.line, c.block, c.text))
+        .collect();
+    let listing = "cargo run --example listing   # a comment after the command";
     assert_eq!(
         commands,
         [
-            (
-                4,
-                "cargo run --example listing   # a comment after the command".into()
-            ),
-            (7, "export A=1 B=2".into()),
-            (18, "snapshot verify".into()),
-            (22, "echo one two".into()),
-            (26, "true".into()),
+            (4, 0, listing.into()),
+            (7, 0, "export A=1 B=2".into()),
+            (18, 1, "snapshot verify".into()),
+            (22, 2, "echo one two".into()),
+            (26, 2, "true".into()),
         ]
     );
+}
+
+#[test]
+fn an_untagged_session_is_found() {
+    let doc = "```\n$ cargo run\noutput\n```\n\n```text\nno prompt\n```\n\n```console\n$ ok\n```\n";
+    assert_eq!(untagged_prompts(doc), [2]);
 }
 
 #[test]
@@ -652,7 +714,7 @@ fn the_list_is_checked() {
 /// (exports, variables, `cd`) carries from one command to the next.
 #[test]
 fn a_failing_command_is_named_with_its_document() {
-    let doc = "```sh\nexport GREETING=hello\nWHO=world; cd /\necho \"$GREETING $WHO from $PWD\"\nls /no/such/dir\necho \\\n  done\n```\n";
+    let doc = "```sh\nexport GREETING=hello\nWHO=world; cd /\necho \"$GREETING $WHO from $PWD\"\nls /no/such/dir\necho \\\n  done\n```\n\n```sh\npwd\n```\n";
     let commands = extract(doc);
     let dir = tempfile::tempdir().unwrap();
     let scratch = tempfile::tempdir().unwrap();
@@ -677,5 +739,11 @@ fn a_failing_command_is_named_with_its_document() {
         read(&scratch.path().join("out-2")).contains("hello world from /"),
         "{lines:?}"
     );
-    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert_eq!(lines.len(), 5, "{lines:?}");
+    // The second block starts at `dir` again, not where the first one `cd`ed into.
+    let pwd = read(&scratch.path().join("out-5"));
+    assert_eq!(
+        Path::new(pwd.trim()).canonicalize().unwrap(),
+        dir.path().canonicalize().unwrap()
+    );
 }
