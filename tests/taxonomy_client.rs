@@ -207,12 +207,6 @@ fn presets_use_the_documented_path_and_the_production_scope() {
     use marketplace_client::taxonomy::TaxonomyConfig;
     for config in [TaxonomyConfig::production(), TaxonomyConfig::sandbox()] {
         assert_eq!(config.tree_path, TreePath::Path);
-        assert!(
-            config
-                .tree_url(0)
-                .as_str()
-                .ends_with("/commerce/taxonomy/v1/category_tree/0")
-        );
     }
     // eBay's sandbox grants application tokens for the production scope URL, and refuses
     // the sandbox-host one with invalid_scope; so does the fake.

@@ -21,6 +21,39 @@
 //! Run [`migrate`] once at start-up (it is idempotent). The tables are
 //! `marketplace_refresh_tokens` and `marketplace_token_cache`.
 //!
+//! # Quick start
+//!
+//! The providers of `marketplace-client` take [`PgTokenCache`] as their shared cache and
+//! [`PgRefreshTokenStore`] as their refresh-token store ([`blocking::TokenStore`] gives both to
+//! blocking code):
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use marketplace_client::aio::oauth::{
+//!     AccessTokenSource, ApplicationTokenProvider, OAuthClient, OAuthConfig, UserTokenProvider,
+//! };
+//! use marketplace_client::oauth::SharedTokenRequest;
+//! use marketplace_client_postgres::{Keyring, PgRefreshTokenStore, PgTokenCache, migrate};
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let pool = sqlx::PgPool::connect("postgres://backend@db.internal/backend").await?;
+//! migrate(&pool).await?;
+//! let keyring = Keyring::from_env()?; // MARKETPLACE_TOKEN_KEY
+//! let oauth = OAuthConfig::from_env()?;
+//! let client = Arc::new(OAuthClient::from_config(&oauth)?);
+//! let shared = Arc::new(PgTokenCache::new(pool.clone(), keyring.clone()));
+//!
+//! let app = ApplicationTokenProvider::new(client.clone()).with_shared_cache(shared.clone());
+//! let _token = app.access_token().await?; // one token request per expiry for the fleet
+//!
+//! let environment = SharedTokenRequest::environment_of(&oauth.endpoints);
+//! let client_id = oauth.credentials()?.client_id;
+//! let store = Arc::new(PgRefreshTokenStore::new(pool, keyring, environment, client_id.as_str()));
+//! let seller = UserTokenProvider::new(client, store, "seller-1").with_shared_cache(shared);
+//! let _token = seller.access_token().await?;
+//! # Ok(()) }
+//! ```
+//!
 //! The tests run against a real PostgreSQL: the server at `DATABASE_URL` when it is set (a
 //! fresh database per test), otherwise a throwaway server they start themselves from the
 //! `initdb`, `pg_ctl` and `postgres` binaries on `PATH` or in `/usr/lib/postgresql/*/bin`.

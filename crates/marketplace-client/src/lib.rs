@@ -22,6 +22,39 @@
 //! pair); both are re-exported here from the `marketplaces` crate (so a project needs no
 //! dependency of its own on it).
 //!
+//! # Quick start
+//!
+//! An application token and a call of the Taxonomy API. With eBay's keys in
+//! `MARKETPLACE_CLIENT_ID` and `MARKETPLACE_CLIENT_SECRET`, the first two lines are
+//! `ApplicationTokenProvider::from_env()?` and `TaxonomyConfig::production()`; this example
+//! runs against the repository's fake marketplace on loopback instead, so that it runs
+//! anywhere:
+//!
+//! ```
+//! use std::sync::Arc;
+//! use marketplace_client::Marketplace;
+//! use marketplace_client::oauth::{ApplicationTokenProvider, Credentials, Endpoints, OAuthClient};
+//! use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let fake = fake_marketplace::FakeMarketplace::new();
+//! # let base_url = fake.base_url();
+//! # let (app_id, cert_id) = (fake.client_id(), fake.client_secret());
+//! let endpoints = Endpoints::custom(&base_url, &base_url)?; // Endpoints::production() on eBay
+//! let client = OAuthClient::new(endpoints.clone(), Credentials::new(app_id, cert_id))?;
+//! let tokens = Arc::new(ApplicationTokenProvider::new(client)); // one request per expiry
+//! let taxonomy = TaxonomyClient::new(TaxonomyConfig::from_endpoints(&endpoints), tokens)?;
+//!
+//! let answer = taxonomy.category_suggestions(Marketplace::Us, "iphone 15")?;
+//! let best = &answer.suggestions[0].category;
+//! assert_eq!((best.id, best.name.as_str()), (9355, "Cell Phones & Smartphones"));
+//! # Ok(()) }
+//! ```
+//!
+//! The same in an async program: `marketplace_client::aio::{oauth, taxonomy}`, the same names
+//! with `.await`. A fleet of processes shares its tokens through `marketplace-client-postgres`
+//! ([`oauth::SharedTokenCache`]).
+//!
 //! See the repository's `ARCHITECTURE.md` for where this crate sits.
 //!
 //! # Tracing

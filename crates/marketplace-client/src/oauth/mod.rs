@@ -79,6 +79,8 @@
 //! let s = ClientSecret::new("PRD-1234");
 //! assert_eq!(format!("{s:?}"), "ClientSecret([redacted])");
 //! ```
+#![doc = "\n# Guide\n"]
+#![doc = include_str!("../../docs/oauth.md")]
 
 pub(crate) mod config;
 pub(crate) mod consent;
@@ -112,9 +114,3 @@ pub use store::{FileStore, MemoryStore, RefreshTokenStore, StoredRefreshToken};
 pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
-
-/// The guide of `docs/oauth.md` (merged into the README), compiled here so its examples are
-/// doc tests.
-#[cfg(doctest)]
-#[doc = include_str!("../../docs/oauth.md")]
-pub struct OAuthGuide;

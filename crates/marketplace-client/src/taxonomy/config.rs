@@ -123,21 +123,11 @@ impl std::fmt::Display for TreePath {
 ///     .with_language("de-DE")
 ///     .with_max_retries(5)
 ///     .with_backoff(Duration::from_millis(1), Duration::from_millis(10));
-/// assert_eq!(
-///     config.tree_url(77).as_str(),
-///     "http://127.0.0.1:8080/commerce/taxonomy/v1/category_tree/77"
-/// );
-/// assert_eq!(
-///     TaxonomyConfig::production().tree_url(0).as_str(),
-///     "https://api.ebay.com/commerce/taxonomy/v1/category_tree/0"
-/// );
+/// assert_eq!(config.base_url.as_str(), "http://127.0.0.1:8080/");
+/// assert_eq!((config.tree_path, config.max_retries), (TreePath::Path, 5));
 /// assert_eq!(TaxonomyConfig::sandbox().tree_path, TreePath::Path);
 /// let local = TaxonomyConfig::for_base_url("http://127.0.0.1:8080").unwrap();
 /// assert_eq!(local.tree_path, TreePath::Auto);
-/// assert_eq!(
-///     local.tree_url_in(0, TreePath::Query).as_str(),
-///     "http://127.0.0.1:8080/commerce/taxonomy/v1/category_tree/get?category_tree_id=0"
-/// );
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -345,13 +335,14 @@ impl TaxonomyConfig {
 
     /// The getCategoryTree URL of `tree_id` in the configured [`TreePath`] form (the path
     /// form for [`TreePath::Auto`], which tries it first).
-    pub fn tree_url(&self, tree_id: u32) -> Url {
+    #[cfg(test)]
+    pub(crate) fn tree_url(&self, tree_id: u32) -> Url {
         self.tree_url_in(tree_id, self.tree_path)
     }
 
     /// The getCategoryTree URL of `tree_id` in the form `form` ([`TreePath::Auto`]: the path
     /// form).
-    pub fn tree_url_in(&self, tree_id: u32, form: TreePath) -> Url {
+    pub(crate) fn tree_url_in(&self, tree_id: u32, form: TreePath) -> Url {
         match form {
             TreePath::Query => {
                 let mut url = self.api_url("category_tree/get");
@@ -364,14 +355,14 @@ impl TaxonomyConfig {
     }
 
     /// `…/category_tree/{tree_id}/get_category_suggestions?q=…` (getCategorySuggestions).
-    pub fn suggestions_url(&self, tree_id: u32, q: &str) -> Url {
+    pub(crate) fn suggestions_url(&self, tree_id: u32, q: &str) -> Url {
         let mut url = self.api_url(&format!("category_tree/{tree_id}/get_category_suggestions"));
         url.query_pairs_mut().append_pair("q", q);
         url
     }
 
     /// `…/category_tree/{tree_id}/get_category_subtree?category_id=…` (getCategorySubtree).
-    pub fn subtree_url(&self, tree_id: u32, category_id: u32) -> Url {
+    pub(crate) fn subtree_url(&self, tree_id: u32, category_id: u32) -> Url {
         let mut url = self.api_url(&format!("category_tree/{tree_id}/get_category_subtree"));
         url.query_pairs_mut()
             .append_pair("category_id", &category_id.to_string());
@@ -380,7 +371,7 @@ impl TaxonomyConfig {
 
     /// `…/category_tree/{tree_id}/get_item_aspects_for_category?category_id=…`
     /// (getItemAspectsForCategory).
-    pub fn aspects_url(&self, tree_id: u32, category_id: u32) -> Url {
+    pub(crate) fn aspects_url(&self, tree_id: u32, category_id: u32) -> Url {
         let mut url = self.api_url(&format!(
             "category_tree/{tree_id}/get_item_aspects_for_category"
         ));
@@ -390,7 +381,7 @@ impl TaxonomyConfig {
     }
 
     /// `…/get_default_category_tree_id?marketplace_id=…` (getDefaultCategoryTreeId).
-    pub fn default_tree_id_url(&self, marketplace_id: &str) -> Url {
+    pub(crate) fn default_tree_id_url(&self, marketplace_id: &str) -> Url {
         let mut url = self.api_url("get_default_category_tree_id");
         url.query_pairs_mut()
             .append_pair("marketplace_id", marketplace_id);
@@ -398,18 +389,18 @@ impl TaxonomyConfig {
     }
 
     /// `…/category_tree/{tree_id}/get_expired_categories` (getExpiredCategories).
-    pub fn expired_categories_url(&self, tree_id: u32) -> Url {
+    pub(crate) fn expired_categories_url(&self, tree_id: u32) -> Url {
         self.api_url(&format!("category_tree/{tree_id}/get_expired_categories"))
     }
 
     /// `…/category_tree/{tree_id}/fetch_item_aspects` (fetchItemAspects).
-    pub fn item_aspects_file_url(&self, tree_id: u32) -> Url {
+    pub(crate) fn item_aspects_file_url(&self, tree_id: u32) -> Url {
         self.api_url(&format!("category_tree/{tree_id}/fetch_item_aspects"))
     }
 
     /// `…/category_tree/{tree_id}/get_compatibility_properties?category_id=…`
     /// (getCompatibilityProperties).
-    pub fn compatibility_properties_url(&self, tree_id: u32, category_id: u32) -> Url {
+    pub(crate) fn compatibility_properties_url(&self, tree_id: u32, category_id: u32) -> Url {
         let mut url = self.api_url(&format!(
             "category_tree/{tree_id}/get_compatibility_properties"
         ));
@@ -421,14 +412,7 @@ impl TaxonomyConfig {
     /// `…/category_tree/{tree_id}/get_compatibility_property_values?category_id=…&compatibility_property=…[&filter=…]`
     /// (getCompatibilityPropertyValues). `filter` holds `name:value` pairs; they are joined
     /// with commas, a comma inside a value escaped as `\,` as eBay documents.
-    ///
-    /// ```
-    /// use marketplace_client::taxonomy::TaxonomyConfig;
-    /// let url = TaxonomyConfig::production().compatibility_property_values_url(
-    ///     100, 6016, "Model", &[("Year", "2018"), ("Make", "Toyota")]);
-    /// assert_eq!(url.query(), Some("category_id=6016&compatibility_property=Model&filter=Year%3A2018%2CMake%3AToyota"));
-    /// ```
-    pub fn compatibility_property_values_url(
+    pub(crate) fn compatibility_property_values_url(
         &self,
         tree_id: u32,
         category_id: u32,
@@ -451,5 +435,41 @@ impl TaxonomyConfig {
             }
         }
         url
+    }
+}
+
+#[cfg(test)]
+mod url_tests {
+    use super::*;
+
+    #[test]
+    fn tree_urls_take_the_configured_form() {
+        let config = TaxonomyConfig::for_base_url("http://127.0.0.1:8080")
+            .unwrap()
+            .with_tree_path(TreePath::Path);
+        assert_eq!(
+            config.tree_url(77).as_str(),
+            "http://127.0.0.1:8080/commerce/taxonomy/v1/category_tree/77"
+        );
+        assert_eq!(
+            TaxonomyConfig::production().tree_url(0).as_str(),
+            "https://api.ebay.com/commerce/taxonomy/v1/category_tree/0"
+        );
+        assert_eq!(
+            config.tree_url_in(0, TreePath::Query).as_str(),
+            "http://127.0.0.1:8080/commerce/taxonomy/v1/category_tree/get?category_tree_id=0"
+        );
+        let url = TaxonomyConfig::production().compatibility_property_values_url(
+            100,
+            6016,
+            "Model",
+            &[("Year", "2018"), ("Make", "Toyota")],
+        );
+        assert_eq!(
+            url.query(),
+            Some(
+                "category_id=6016&compatibility_property=Model&filter=Year%3A2018%2CMake%3AToyota"
+            )
+        );
     }
 }

@@ -35,7 +35,8 @@
 //! `aspectConstraint` fields sit on the aspect itself, and a field the answer left out is
 //! `null` (or `[]`, or `false` for the flags). No token, secret or configuration serializes.
 //!
-//! See `docs/taxonomy.md` for the configuration, the errors and the retry policy.
+#![doc = "\n# Guide\n"]
+#![doc = include_str!("../../docs/taxonomy.md")]
 
 pub(crate) mod aspects_file;
 pub(crate) mod config;
@@ -61,9 +62,3 @@ pub use types::{
     CompatibilityPropertyValues, DefaultTreeId, ExpiredCategories, ExpiredCategory, ItemAspects,
     RelevanceIndicator, TreeBody, ValueConstraint,
 };
-
-/// The guide of `docs/taxonomy.md` (merged into the README), compiled here so its examples are
-/// doc tests.
-#[cfg(doctest)]
-#[doc = include_str!("../../docs/taxonomy.md")]
-pub struct TaxonomyGuide;
