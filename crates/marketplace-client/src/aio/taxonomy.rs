@@ -30,12 +30,13 @@ use taxonomy_tree::tree::CategoryTree;
 use super::oauth::{AccessTokenSource, HttpOptions, OAuthConfig};
 use crate::core::api::ApiCall;
 use crate::core::taxonomy::{self as ops, Operation, TreeForms};
+use crate::taxonomy::CategorySubtree;
 use crate::taxonomy::aspects_file::Download;
 
 pub use crate::taxonomy::{
     Ancestor, Aspect, AspectAdvancedDataType, AspectApplicableTo, AspectCardinality,
     AspectDataType, AspectMode, AspectUsage, AspectValue, AspectsFileError, CategoryAspects,
-    CategoryRef, CategorySubtree, CategorySuggestion, CategorySuggestions, CompatibilityProperties,
+    CategoryRef, CategorySuggestion, CategorySuggestions, CompatibilityProperties,
     CompatibilityProperty, CompatibilityPropertyValues, DefaultTreeId, DownloadProgress,
     ErrorParameter, ExpiredCategories, ExpiredCategory, ItemAspects, ItemAspectsFile,
     ItemAspectsReader, RelevanceIndicator, ServiceError, TaxonomyConfig, TaxonomyError, TreeBody,
