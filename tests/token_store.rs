@@ -107,6 +107,10 @@ async fn eight_snapshot_processes_share_one_token_and_go_on_without_the_database
         stderr.contains("token store cannot be reached"),
         "a warning says the database is down: {stderr}"
     );
+    assert!(
+        stderr.contains("the shared token cache is unavailable"),
+        "the token call says it goes on alone: {stderr}"
+    );
     assert_eq!(fake.token_requests().len(), 2, "it asked for its own token");
 }
 

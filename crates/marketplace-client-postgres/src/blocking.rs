@@ -202,6 +202,7 @@ impl oauth::SharedTokenCache for BlockingTokenCache {
         };
         let (tx, rx) = std::sync::mpsc::channel::<Message>();
         let cache = self.cache.clone();
+        let original = request;
         let request = request.clone();
         runtime.spawn(async move {
             let asker = tx.clone();
@@ -218,15 +219,24 @@ impl oauth::SharedTokenCache for BlockingTokenCache {
             let result = cache.token(&request, &ask).await;
             let _ = tx.send(Message::Done(result));
         });
-        let mut fetched = false;
+        // The grant's answer, kept: once asked, the token endpoint is never asked again
+        // because the cache's task ended early.
+        let mut fetched: Option<Result<TokenResponse, OAuthError>> = None;
         loop {
             match rx.recv() {
                 Ok(Message::Fetch(reply)) => {
-                    fetched = true;
-                    let _ = reply.send(fetch());
+                    let answer = fetch();
+                    fetched = Some(answer.clone());
+                    let _ = reply.send(answer);
                 }
                 Ok(Message::Done(result)) => return result,
-                Err(_) if fetched => return Err(SharedCacheError::Grant(gone())),
+                Err(_) if fetched.is_some() => {
+                    return match fetched {
+                        Some(Ok(response)) => Ok(SharedToken::from_response(&response, original)),
+                        Some(Err(error)) => Err(SharedCacheError::Grant(error)),
+                        None => Err(SharedCacheError::Grant(gone())),
+                    };
+                }
                 Err(_) => {
                     return Err(SharedCacheError::Unavailable(
                         "the token store's runtime has stopped".into(),

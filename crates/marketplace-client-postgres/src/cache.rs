@@ -359,6 +359,36 @@ impl TokenCache {
         Ok(written)
     }
 
+    /// Extends `lease` to `lease_for` from now (the database's clock), while its holder still
+    /// works under it; false, changing nothing, when it is stale.
+    pub async fn extend(
+        &self,
+        key: &CacheKey,
+        lease: &Lease,
+        lease_for: Duration,
+    ) -> Result<bool, Error> {
+        let micros = i64::try_from(lease_for.as_micros()).map_err(|_| Error::TimeOutOfRange {
+            what: "lease duration",
+        })?;
+        let done = sqlx::query(
+            "UPDATE marketplace_token_cache SET \
+               lease_until = now() + $7 * interval '1 microsecond' \
+             WHERE environment = $1 AND client_id = $2 AND kind = $3 AND subject = $4 \
+               AND fence = $5 AND lease_holder = $6",
+        )
+        .bind(&key.environment)
+        .bind(&key.client_id)
+        .bind(key.kind.as_str())
+        .bind(&key.subject)
+        .bind(lease.fence)
+        .bind(&lease.holder)
+        .bind(micros)
+        .execute(&self.pool)
+        .await
+        .map_err(Error::db("extend a token cache lease"))?;
+        Ok(done.rows_affected() > 0)
+    }
+
     /// Ends `lease` without publishing; false when it was already stale.
     pub async fn release(&self, key: &CacheKey, lease: &Lease) -> Result<bool, Error> {
         let done = sqlx::query(

@@ -18,6 +18,10 @@ pub const DEFAULT_LEASE: Duration = Duration::from_secs(10);
 /// The longest a token call waits for the database before going on without it.
 pub const DEFAULT_DB_TIMEOUT: Duration = Duration::from_secs(2);
 
+/// The longest a call waits for another process's token request (which may take as long as
+/// its time-out) before going on alone.
+const MAX_WAIT: Duration = Duration::from_secs(120);
+
 /// How often a process waiting for another's renewal looks at the cache.
 const POLL: Duration = Duration::from_millis(25);
 
@@ -75,8 +79,9 @@ impl PgTokenCache {
         }
     }
 
-    /// Sets how long a renewing process holds the lease ([`DEFAULT_LEASE`]): long enough
-    /// for a token request, short enough that a dead leader is replaced soon.
+    /// Sets how long a renewing process holds the lease ([`DEFAULT_LEASE`]) between its
+    /// extensions (every third of it, while it asks the token endpoint): short enough that
+    /// a dead leader is replaced soon.
     pub fn with_lease(mut self, lease: Duration) -> Self {
         self.lease = lease.max(Duration::from_millis(100));
         self
@@ -102,9 +107,11 @@ impl PgTokenCache {
     ) -> Result<SharedToken, SharedCacheError> {
         let key = key_of(request);
         let started = Instant::now();
-        let patience = self.lease + self.db_timeout + Duration::from_secs(1);
         loop {
-            let row = self.db(self.cache.read(&key)).await?;
+            // Within one round, the database's statements share one time-out: when it is down
+            // or slow, the caller goes on alone after `db_timeout`, not after several.
+            let budget = tokio::time::Instant::now() + self.db_timeout;
+            let row = self.read(&key, budget).await?;
             let seen = row.as_ref().map(|row| Seen::of(row, request));
             if let Some(seen) = &seen {
                 if let Some(token) = &seen.fresh {
@@ -120,22 +127,24 @@ impl PgTokenCache {
             let lease = if held_elsewhere {
                 None
             } else {
-                self.db(self.cache.try_lease(&key, &self.holder, self.lease))
+                self.within(budget, self.cache.try_lease(&key, &self.holder, self.lease))
                     .await?
             };
             match lease {
-                Some(lease) => return self.renew(&key, lease, request, fetch).await,
+                Some(lease) => return self.renew(&key, lease, request, fetch, budget).await,
                 None => {
+                    // Another process renews: the old token while it is valid (looked at
+                    // again soon), otherwise wait for the new one.
                     if let Some(token) = seen.and_then(|s| s.valid) {
                         return Ok(SharedToken {
-                            renew_in: token.renew_in.min(WHILE_RENEWING),
+                            renew_in: WHILE_RENEWING.min(token.expires_in),
                             ..token
                         });
                     }
-                    if started.elapsed() > patience {
+                    if started.elapsed() > MAX_WAIT {
                         return Err(SharedCacheError::Unavailable(format!(
                             "waited {} s for another process's token request",
-                            patience.as_secs()
+                            MAX_WAIT.as_secs()
                         )));
                     }
                     tokio::time::sleep(POLL).await;
@@ -145,43 +154,71 @@ impl PgTokenCache {
     }
 
     /// Renews the token of `key` under `lease`: asks the token endpoint (unless another
-    /// process published a token just before the lease was granted) and publishes the answer,
-    /// or records the failure as the fleet's back-off.
+    /// process published a token, or a failure, just before the lease was granted) while
+    /// keeping the lease alive, and publishes the answer, or records the failure as the
+    /// fleet's back-off. Dropped half way (a cancelled call), it gives the lease back.
     async fn renew(
         &self,
         key: &CacheKey,
         lease: Lease,
         request: &SharedTokenRequest,
         fetch: &FetchToken<'_>,
+        budget: tokio::time::Instant,
     ) -> Result<SharedToken, SharedCacheError> {
+        let mut guard = LeaseGuard {
+            cache: self.cache.clone(),
+            key: key.clone(),
+            lease: lease.clone(),
+            db_timeout: self.db_timeout,
+            heartbeat: None,
+            armed: true,
+        };
         let granted = Instant::now();
         let granted_at = lease
             .until()
             .checked_sub(self.lease)
             .unwrap_or(lease.until());
         // Published between this process's read and its lease: no request needed.
-        match self.db(self.cache.read(key)).await {
+        match self.read(key, budget).await {
             Ok(Some(row)) => {
-                if let Some(token) = Seen::of(&row, request).fresh {
-                    self.release(key, &lease).await;
-                    return Ok(token);
+                let seen = Seen::of(&row, request);
+                let early = seen.fresh.clone().map(Ok).or_else(|| seen.backing_off());
+                if let Some(answer) = early {
+                    guard.release(self).await;
+                    return answer;
                 }
             }
             Ok(None) => {}
             Err(unavailable) => {
-                self.release(key, &lease).await;
+                guard.release(self).await;
                 return Err(unavailable);
             }
         }
-        match fetch().await {
+        guard.heartbeat = Some(tokio::spawn(heartbeat(
+            self.cache.clone(),
+            key.clone(),
+            lease.clone(),
+            self.lease,
+            self.db_timeout,
+        )));
+        let answer = fetch().await;
+        if let Some(beat) = guard.heartbeat.take() {
+            beat.abort();
+        }
+        // Publishing or recording ends the lease (when it is still this process's).
+        guard.armed = false;
+        match answer {
             Ok(response) => {
                 let token = SharedToken::from_response(&response, request);
                 self.publish(key, &lease, granted_at, &token).await;
                 Ok(token)
             }
             Err(error) => {
-                let wait = backoff(&error, request);
-                let retry_not_before = granted_at + granted.elapsed() + wait;
+                let wait = request.backoff_after(&error);
+                let retry_not_before = granted_at
+                    .checked_add(granted.elapsed())
+                    .and_then(|t| t.checked_add(wait))
+                    .unwrap_or(granted_at);
                 let message = error.to_string();
                 match self
                     .db(self
@@ -208,11 +245,18 @@ impl PgTokenCache {
         granted_at: SystemTime,
         token: &SharedToken,
     ) {
+        let (Some(expires_at), Some(renew_at)) = (
+            granted_at.checked_add(token.expires_in),
+            granted_at.checked_add(token.renew_in),
+        ) else {
+            tracing::warn!("a token lifetime too long to store; this process uses it alone");
+            return;
+        };
         let new = NewCachedToken {
             token: token.access_token.secret(),
             token_type: &token.token_type,
-            expires_at: granted_at + token.expires_in,
-            renew_at: granted_at + token.renew_in,
+            expires_at,
+            renew_at,
         };
         match self.db(self.cache.publish(key, lease, new)).await {
             Ok(true) => {}
@@ -225,9 +269,34 @@ impl PgTokenCache {
         }
     }
 
-    async fn release(&self, key: &CacheKey, lease: &Lease) {
-        if let Err(e) = self.db(self.cache.release(key, lease)).await {
-            tracing::warn!(reason = %e, "could not release a token cache lease; it runs out by itself");
+    /// The row of `key`, read before `deadline`. A row that does not decrypt (written under
+    /// a key this process does not hold) counts as holding no token, so that it is replaced.
+    async fn read(
+        &self,
+        key: &CacheKey,
+        deadline: tokio::time::Instant,
+    ) -> Result<Option<CachedRow>, SharedCacheError> {
+        match tokio::time::timeout_at(deadline, self.cache.read(key)).await {
+            Ok(Ok(row)) => Ok(row),
+            Ok(Err(e @ (Error::Decrypt { .. } | Error::Corrupt { .. }))) => {
+                tracing::warn!(reason = %e, "a cached token cannot be read; it will be replaced");
+                Ok(None)
+            }
+            Ok(Err(e)) => Err(SharedCacheError::Unavailable(e.to_string())),
+            Err(_) => Err(self.too_slow()),
+        }
+    }
+
+    /// `statement`, bounded by `deadline`; any failure is "unavailable".
+    async fn within<T>(
+        &self,
+        deadline: tokio::time::Instant,
+        statement: impl Future<Output = Result<T, Error>>,
+    ) -> Result<T, SharedCacheError> {
+        match tokio::time::timeout_at(deadline, statement).await {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(e)) => Err(SharedCacheError::Unavailable(e.to_string())),
+            Err(_) => Err(self.too_slow()),
         }
     }
 
@@ -236,13 +305,85 @@ impl PgTokenCache {
         &self,
         statement: impl Future<Output = Result<T, Error>>,
     ) -> Result<T, SharedCacheError> {
-        match tokio::time::timeout(self.db_timeout, statement).await {
-            Ok(Ok(value)) => Ok(value),
-            Ok(Err(e)) => Err(SharedCacheError::Unavailable(e.to_string())),
-            Err(_) => Err(SharedCacheError::Unavailable(format!(
-                "the database did not answer within {} ms",
-                self.db_timeout.as_millis()
-            ))),
+        self.within(tokio::time::Instant::now() + self.db_timeout, statement)
+            .await
+    }
+
+    fn too_slow(&self) -> SharedCacheError {
+        SharedCacheError::Unavailable(format!(
+            "the database did not answer within {} ms",
+            self.db_timeout.as_millis()
+        ))
+    }
+}
+
+/// Keeps a lease alive while its holder asks the token endpoint (which may take longer than
+/// the lease: up to the request's time-out), extending it every third of its length.
+async fn heartbeat(
+    cache: TokenCache,
+    key: CacheKey,
+    lease: Lease,
+    lease_for: Duration,
+    db_timeout: Duration,
+) {
+    let period = (lease_for / 3).max(Duration::from_millis(10));
+    loop {
+        tokio::time::sleep(period).await;
+        match tokio::time::timeout(db_timeout, cache.extend(&key, &lease, lease_for)).await {
+            Ok(Ok(true)) => {}
+            Ok(Ok(false)) => {
+                tracing::warn!(
+                    "this process's token cache lease was taken over; stopping its heartbeat"
+                );
+                return;
+            }
+            // The database is unreachable: the lease may run out, the request goes on.
+            Ok(Err(_)) | Err(_) => {}
+        }
+    }
+}
+
+/// A lease held while renewing: its heartbeat stops, and the lease is given back, when the
+/// renewal ends early or is dropped half way.
+struct LeaseGuard {
+    cache: TokenCache,
+    key: CacheKey,
+    lease: Lease,
+    db_timeout: Duration,
+    heartbeat: Option<tokio::task::JoinHandle<()>>,
+    armed: bool,
+}
+
+impl LeaseGuard {
+    /// Gives the lease back now.
+    async fn release(&mut self, owner: &PgTokenCache) {
+        self.armed = false;
+        if let Err(e) = owner.db(self.cache.release(&self.key, &self.lease)).await {
+            tracing::warn!(reason = %e, "could not release a token cache lease; it runs out by itself");
+        }
+    }
+}
+
+impl Drop for LeaseGuard {
+    fn drop(&mut self) {
+        if let Some(beat) = self.heartbeat.take() {
+            beat.abort();
+        }
+        if !self.armed {
+            return;
+        }
+        // Cancelled half way: give the lease back in the background, so that the fleet does
+        // not wait for it to run out.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let (cache, key, lease, db_timeout) = (
+                self.cache.clone(),
+                self.key.clone(),
+                self.lease.clone(),
+                self.db_timeout,
+            );
+            runtime.spawn(async move {
+                let _ = tokio::time::timeout(db_timeout, cache.release(&key, &lease)).await;
+            });
         }
     }
 }
@@ -336,14 +477,6 @@ impl Seen {
             })),
         })
     }
-}
-
-/// The shared back-off after `error`: the server's `Retry-After` when longer than the
-/// provider's back-off.
-fn backoff(error: &OAuthError, request: &SharedTokenRequest) -> Duration {
-    error.retry_after().map_or(request.retry_backoff, |after| {
-        after.max(request.retry_backoff)
-    })
 }
 
 /// `host:pid:random`, unique per process and readable in the table.

@@ -40,7 +40,7 @@ fn main() -> ExitCode {
         .enable_all()
         .build()
         .expect("runtime");
-    let tests: [(&str, Test); 5] = [
+    let tests: [(&str, Test); 6] = [
         ("eight_processes_of_32_tasks_make_one_token_request", || {
             Box::pin(eight_processes_of_32_tasks_make_one_token_request())
         }),
@@ -50,6 +50,9 @@ fn main() -> ExitCode {
         ),
         ("every_call_succeeds_while_the_database_is_stopped", || {
             Box::pin(every_call_succeeds_while_the_database_is_stopped())
+        }),
+        ("a_grant_slower_than_the_lease_is_still_one_request", || {
+            Box::pin(a_grant_slower_than_the_lease_is_still_one_request())
         }),
         (
             "a_token_the_marketplace_refused_is_not_shared_again",
@@ -248,6 +251,19 @@ async fn every_call_succeeds_while_the_database_is_stopped() {
         }
     }
     assert!(failures.is_empty(), "every call succeeds: {failures:#?}");
+
+    // The database is back: a renewal goes through the shared cache again.
+    let now = app.access_token().await.unwrap();
+    let row = TokenCache::new(db.pool.clone(), keyring())
+        .read(&application_key(&fake))
+        .await
+        .unwrap()
+        .expect("the application token's row");
+    assert_eq!(
+        row.token.as_ref().map(|t| t.expose()),
+        Some(now.secret()),
+        "the token renewed after the outage is the one shared"
+    );
     assert!(
         user.unsaved_refresh_token().is_none(),
         "the refresh token rotated during the outage was saved once the database was back"
@@ -280,6 +296,41 @@ async fn every_call_succeeds_while_the_database_is_stopped() {
             "a token in plain text in pg_dump"
         );
     }
+}
+
+async fn a_grant_slower_than_the_lease_is_still_one_request() {
+    let db = TestDb::new().await;
+    migrate(&db.pool).await.unwrap();
+    let fake = FakeMarketplace::new();
+    // 2.5 s at the token endpoint, with a lease of 1 s: the leader extends its lease while it
+    // waits, so nobody takes over.
+    fake.fail_times(TOKEN_PATH, Fault::Delay(Duration::from_millis(2500)), 1);
+    let provider = || {
+        Arc::new(
+            ApplicationTokenProvider::new(client(&fake)).with_shared_cache(Arc::new(
+                PgTokenCache::new(db.pool.clone(), keyring()).with_lease(Duration::from_secs(1)),
+            )),
+        )
+    };
+    let (one, other) = (provider(), provider());
+    let first = tokio::spawn({
+        let one = one.clone();
+        async move { one.access_token().await }
+    });
+    while fake.token_requests().is_empty() {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let second = other
+        .access_token()
+        .await
+        .expect("the other process's token");
+    let first = first.await.unwrap().expect("the leader's token");
+    assert_eq!(first, second, "one token for both");
+    assert_eq!(
+        fake.token_requests().len(),
+        1,
+        "a grant slower than the lease is not asked twice"
+    );
 }
 
 async fn a_token_the_marketplace_refused_is_not_shared_again() {
@@ -350,8 +401,8 @@ async fn a_failed_grant_is_a_back_off_for_the_whole_fleet() {
         "no request during the back-off"
     );
 
+    // The fleet's back-off ends at the same moment in every process: no `retry_now` needed.
     tokio::time::sleep(backoff + Duration::from_millis(200)).await;
-    other.retry_now();
     other.access_token().await.expect("after the back-off");
     assert_eq!(fake.token_requests().len(), 2);
 }

@@ -607,6 +607,10 @@ impl OAuthError {
     /// The delay the server asked for (429 `Retry-After`).
     pub fn retry_after(&self) -> Option<Duration> {
         match self {
+            // The fleet's back-off: the time left of it.
+            OAuthError::BackingOff {
+                error, retry_in, ..
+            } if matches!(**error, OAuthError::FailedElsewhere { .. }) => Some(*retry_in),
             OAuthError::BackingOff { error, .. } => error.retry_after(),
             OAuthError::RateLimited { retry_after, .. } => *retry_after,
             _ => None,

@@ -39,6 +39,15 @@ pub struct SharedTokenRequest {
 }
 
 impl SharedTokenRequest {
+    /// How long no process should ask again after `error`: the server's `Retry-After` (up to
+    /// 2 minutes) when it sent one, otherwise [`retry_backoff`](Self::retry_backoff), as a
+    /// provider waits on its own.
+    pub fn backoff_after(&self, error: &OAuthError) -> Duration {
+        error.retry_after().map_or(self.retry_backoff, |after| {
+            after.min(crate::oauth::MAX_RETRY_AFTER)
+        })
+    }
+
     /// The name of the service `endpoints` point at, as the shared cache and the refresh-token
     /// stores key it: `production`, `sandbox`, or the base URL of any other host.
     ///
