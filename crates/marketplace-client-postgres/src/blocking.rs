@@ -124,18 +124,24 @@ impl TokenStore {
     }
 
     /// Creates or updates the tables ([`crate::migrate`]), waiting at most the database
-    /// time-out for a connection.
+    /// time-out. A migration cut short by the time-out closes the store's connections (so
+    /// that no lock it took outlives it); the store then answers "unavailable", and the
+    /// token calls go on without it.
     pub fn migrate(&self) -> Result<(), Error> {
         let pool = self.pool.clone();
         let timeout = self.db_timeout;
         self.runtime
             .run(async move {
-                tokio::time::timeout(timeout, crate::migrate(&pool))
-                    .await
-                    .unwrap_or(Err(Error::TimedOut {
-                        operation: "migrate the token store's schema",
-                        after: timeout,
-                    }))
+                match tokio::time::timeout(timeout, crate::migrate(&pool)).await {
+                    Ok(done) => done,
+                    Err(_) => {
+                        let _ = tokio::time::timeout(timeout, pool.close()).await;
+                        Err(Error::TimedOut {
+                            operation: "migrate the token store's schema",
+                            after: timeout,
+                        })
+                    }
+                }
             })
             .unwrap_or(Err(Error::RuntimeGone))
     }

@@ -401,7 +401,15 @@ impl SharedTokenCache for PgTokenCache {
 /// The cache row of `request`.
 pub(crate) fn key_of(request: &SharedTokenRequest) -> CacheKey {
     match &request.account {
-        Some(account) => CacheKey::user(&request.environment, &request.client_id, account),
+        // A provider asking for a subset of the consented scopes has a token of its own.
+        Some(account) if request.scopes.is_empty() => {
+            CacheKey::user(&request.environment, &request.client_id, account)
+        }
+        Some(account) => CacheKey::user(
+            &request.environment,
+            &request.client_id,
+            format!("{account} [{}]", request.scopes.to_space_separated()),
+        ),
         None => CacheKey::application(
             &request.environment,
             &request.client_id,

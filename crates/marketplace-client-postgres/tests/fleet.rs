@@ -40,7 +40,7 @@ fn main() -> ExitCode {
         .enable_all()
         .build()
         .expect("runtime");
-    let tests: [(&str, Test); 6] = [
+    let tests: [(&str, Test); 7] = [
         ("eight_processes_of_32_tasks_make_one_token_request", || {
             Box::pin(eight_processes_of_32_tasks_make_one_token_request())
         }),
@@ -57,6 +57,10 @@ fn main() -> ExitCode {
         (
             "a_token_the_marketplace_refused_is_not_shared_again",
             || Box::pin(a_token_the_marketplace_refused_is_not_shared_again()),
+        ),
+        (
+            "a_refusal_of_a_token_from_memory_is_the_store_being_down",
+            || Box::pin(a_refusal_of_a_token_from_memory_is_the_store_being_down()),
         ),
         ("a_failed_grant_is_a_back_off_for_the_whole_fleet", || {
             Box::pin(a_failed_grant_is_a_back_off_for_the_whole_fleet())
@@ -357,6 +361,64 @@ async fn a_token_the_marketplace_refused_is_not_shared_again() {
         "the other process takes the renewed token from the cache"
     );
     assert_eq!(fake.token_requests().len(), 2);
+}
+
+/// While the store is down, a refresh uses the last refresh token read from it; if the
+/// marketplace refuses that one, the store may hold a newer consent: the answer is the store's
+/// error, and no account is marked as needing consent.
+async fn a_refusal_of_a_token_from_memory_is_the_store_being_down() {
+    let mut db = TestDb::with_own_server().await;
+    migrate(&db.pool).await.unwrap();
+    let fake = FakeMarketplace::new();
+    let client = Arc::new(client(&fake));
+    let store = Arc::new(
+        PgRefreshTokenStore::new(
+            db.pool.clone(),
+            keyring(),
+            SharedTokenRequest::environment_of(client.endpoints()),
+            fake.client_id(),
+        )
+        .with_timeout(Duration::from_secs(2)),
+    );
+    let user = UserTokenProvider::new(client.clone(), store.clone(), "seller-1");
+    let scopes = ScopeSet::new([fake.scope("/sell.inventory")]);
+    let (request, code) = consent(&client, &scopes).await;
+    user.exchange_code(&code, request.scopes()).await.unwrap();
+    let token = user.access_token().await.unwrap();
+
+    db.server().stop().expect("stop the database");
+    fake.revoke_refresh_tokens();
+    user.invalidate(&token);
+    let refused = user.access_token().await.unwrap_err();
+    assert!(
+        matches!(refused, OAuthError::Store(ref e) if e.kind() == marketplace_client::oauth::StoreErrorKind::Unavailable),
+        "the store being down, not a revoked consent: {refused:?}"
+    );
+
+    db.server().start().expect("start the database again");
+    assert!(
+        !store.needs_consent("seller-1").await.unwrap(),
+        "nothing was marked while the store was down"
+    );
+    // The database back (its pool reconnecting takes a try or two): the refusal now names
+    // the account and marks it.
+    let mut refused = None;
+    for _ in 0..5 {
+        user.retry_now();
+        match user.access_token().await {
+            Err(OAuthError::Store(_)) => tokio::time::sleep(Duration::from_millis(200)).await,
+            other => {
+                refused = Some(other);
+                break;
+            }
+        }
+    }
+    let refused = refused.expect("the store answers again").unwrap_err();
+    assert!(
+        matches!(refused, OAuthError::ConsentRevoked { ref account, .. } if account == "seller-1"),
+        "with the store back, the revoked consent is named: {refused:?}"
+    );
+    assert!(store.needs_consent("seller-1").await.unwrap(), "and marked");
 }
 
 async fn a_failed_grant_is_a_back_off_for_the_whole_fleet() {

@@ -718,6 +718,7 @@ impl UserTokenProvider {
     async fn current_record(
         &self,
     ) -> Result<(StoredRefreshToken, Option<RefreshToken>), OAuthError> {
+        self.known.start();
         let unsaved = lock(&self.unsaved).clone();
         if let Some(u) = unsaved {
             match user::retried(&self.save(&u.record, u.replaces.as_ref()).await) {
@@ -767,6 +768,9 @@ impl UserTokenProvider {
             Ok(response) => response,
             Err(e) => {
                 return Err(match user::revoked(&e) {
+                    Some(_) if self.known.refused_from_memory().is_some() => {
+                        self.known.refused_from_memory().unwrap_or(e)
+                    }
                     Some((description, status)) => {
                         self.consent_revoked(&record.refresh_token, description, status)
                             .await

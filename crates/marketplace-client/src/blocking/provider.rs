@@ -537,6 +537,7 @@ impl UserTokenProvider {
     /// The refresh token to use, and the one the store is known to hold (`None`: unknown, as
     /// when a consent's token could not be saved).
     fn current_record(&self) -> Result<(StoredRefreshToken, Option<RefreshToken>), OAuthError> {
+        self.known.start();
         let unsaved = lock(&self.unsaved).clone();
         if let Some(u) = unsaved {
             // Try the save that failed last time; the token is used either way, unless the
@@ -587,6 +588,11 @@ impl UserTokenProvider {
             Ok(response) => response,
             Err(e) => {
                 return Err(match user::revoked(&e) {
+                    // Refused, but the token came from memory while the store was down: the
+                    // store may hold a newer one; say the store is down, mark nothing.
+                    Some(_) if self.known.refused_from_memory().is_some() => {
+                        self.known.refused_from_memory().unwrap_or(e)
+                    }
                     Some((description, status)) => {
                         self.consent_revoked(&record.refresh_token, description, status)
                     }

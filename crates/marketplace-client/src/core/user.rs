@@ -133,12 +133,22 @@ pub(crate) fn no_refresh_token(account: &str) -> OAuthError {
 /// The last refresh-token record a provider read from or wrote to its store: used when the
 /// store cannot be reached (a database that is down), so that a refresh still succeeds.
 #[derive(Default)]
-pub(crate) struct Known(std::sync::Mutex<Option<StoredRefreshToken>>);
+pub(crate) struct Known {
+    record: std::sync::Mutex<Option<StoredRefreshToken>>,
+    /// The store's error, when the record of the current refresh came from memory.
+    fell_back: std::sync::Mutex<Option<OAuthError>>,
+}
 
 impl Known {
     /// Remembers `record` as what the store holds.
     pub(crate) fn remember(&self, record: &StoredRefreshToken) {
-        *crate::oauth::lock(&self.0) = Some(record.clone());
+        *crate::oauth::lock(&self.record) = Some(record.clone());
+    }
+
+    /// A refresh starts: its record comes from the store (or from a token kept unsaved) until
+    /// [`loaded`](Self::loaded) falls back.
+    pub(crate) fn start(&self) {
+        *crate::oauth::lock(&self.fell_back) = None;
     }
 
     /// The record of a store's `load` answer: the stored one (remembered), or, when the
@@ -156,13 +166,14 @@ impl Known {
             }
             Ok(None) => Err(no_refresh_token(account)),
             Err(OAuthError::Store(e)) if e.kind() == crate::oauth::StoreErrorKind::Unavailable => {
-                match crate::oauth::lock(&self.0).clone() {
+                match crate::oauth::lock(&self.record).clone() {
                     Some(record) => {
                         tracing::warn!(
                             account,
                             reason = %e,
                             "the refresh-token store cannot be reached; refreshing with the last refresh token read from it"
                         );
+                        *crate::oauth::lock(&self.fell_back) = Some(OAuthError::Store(e));
                         Ok(record)
                     }
                     None => Err(OAuthError::Store(e)),
@@ -170,5 +181,13 @@ impl Known {
             }
             Err(e) => Err(e),
         }
+    }
+
+    /// The error to answer when the marketplace refused the refresh token of the current
+    /// refresh (`invalid_grant`): when that token came from memory because the store was down,
+    /// the store may hold a newer one, so the answer is the store's error, not a revoked
+    /// consent (and nothing is marked).
+    pub(crate) fn refused_from_memory(&self) -> Option<OAuthError> {
+        crate::oauth::lock(&self.fell_back).clone()
     }
 }
