@@ -668,21 +668,10 @@ impl AccessTokenSource for UserTokenProvider {
     }
 }
 
-/// A provider's shared cache, if it has one, and the last token the marketplace refused.
-#[derive(Default)]
-struct Shared {
-    cache: Option<Arc<dyn SharedTokenCache>>,
-    rejected: Mutex<Option<AccessToken>>,
-}
+/// A provider's shared cache: the core's, over this front's trait.
+type Shared = shared::Shared<dyn SharedTokenCache>;
 
 impl Shared {
-    /// Remembers `token` as refused, so the shared cache does not hand it out again.
-    fn reject(&self, token: &AccessToken) {
-        if self.cache.is_some() {
-            *lock(&self.rejected) = Some(token.clone());
-        }
-    }
-
     /// A flight's token: through the shared cache when there is one and it can be reached,
     /// otherwise from `grant` directly.
     fn fetch(
@@ -695,12 +684,11 @@ impl Shared {
         grant: &mut dyn FnMut() -> Result<TokenResponse, OAuthError>,
     ) -> Result<Held, OAuthError> {
         if let Some(cache) = &self.cache {
-            let request = shared::request_for(
+            let request = self.request(
                 client.endpoints(),
                 client.client_id().as_str(),
                 account,
                 scopes,
-                lock(&self.rejected).clone(),
                 policy,
             );
             let answer = cache.token(&request, grant);

@@ -140,23 +140,48 @@ pub trait SharedTokenCache: Send + Sync {
     ) -> Result<SharedToken, SharedCacheError>;
 }
 
-/// The request a provider of `endpoints` and `client_id` makes of its shared cache.
-pub(crate) fn request_for(
-    endpoints: &Endpoints,
-    client_id: &str,
-    account: Option<&str>,
-    scopes: &ScopeSet,
-    rejected: Option<AccessToken>,
-    policy: &crate::core::cache::Policy,
-) -> SharedTokenRequest {
-    SharedTokenRequest {
-        environment: SharedTokenRequest::environment_of(endpoints),
-        client_id: client_id.to_owned(),
-        account: account.map(str::to_owned),
-        scopes: scopes.clone(),
-        rejected,
-        refresh_margin: policy.margin,
-        retry_backoff: policy.backoff,
+/// A provider's shared cache (`C`: the blocking or the async trait), if it has one, and the
+/// last token the marketplace refused. Each front adds its `fetch`.
+pub(crate) struct Shared<C: ?Sized> {
+    pub(crate) cache: Option<std::sync::Arc<C>>,
+    rejected: std::sync::Mutex<Option<AccessToken>>,
+}
+
+impl<C: ?Sized> Default for Shared<C> {
+    fn default() -> Self {
+        Self {
+            cache: None,
+            rejected: std::sync::Mutex::new(None),
+        }
+    }
+}
+
+impl<C: ?Sized> Shared<C> {
+    /// Remembers `token` as refused, so the shared cache does not hand it out again.
+    pub(crate) fn reject(&self, token: &AccessToken) {
+        if self.cache.is_some() {
+            *crate::oauth::lock(&self.rejected) = Some(token.clone());
+        }
+    }
+
+    /// The request a provider of `endpoints` and `client_id` makes of its shared cache.
+    pub(crate) fn request(
+        &self,
+        endpoints: &Endpoints,
+        client_id: &str,
+        account: Option<&str>,
+        scopes: &ScopeSet,
+        policy: &crate::core::cache::Policy,
+    ) -> SharedTokenRequest {
+        SharedTokenRequest {
+            environment: SharedTokenRequest::environment_of(endpoints),
+            client_id: client_id.to_owned(),
+            account: account.map(str::to_owned),
+            scopes: scopes.clone(),
+            rejected: crate::oauth::lock(&self.rejected).clone(),
+            refresh_margin: policy.margin,
+            retry_backoff: policy.backoff,
+        }
     }
 }
 
