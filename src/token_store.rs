@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use marketplace_client::oauth::{
-    AccessTokenSource, ApplicationTokenProvider, OAuthConfig, SharedTokenRequest, StaticTokenSource,
+    AccessTokenSource, ApplicationTokenProvider, OAuthConfig, SharedTokenRequest,
 };
 pub use marketplace_client_postgres::blocking::{BlockingRefreshTokenStore, TokenStore};
 use marketplace_client_postgres::{KEY_VAR, Keyring};
@@ -69,17 +69,16 @@ pub fn application_token_source(
     config: &OAuthConfig,
     store: Option<&Store>,
 ) -> Result<Arc<dyn AccessTokenSource>, marketplace_client::oauth::OAuthError> {
-    if let Some(token) = &config.access_token {
-        return Ok(Arc::new(StaticTokenSource::new(token.clone())));
-    }
-    let provider = ApplicationTokenProvider::new(config.client()?);
-    Ok(match store {
-        Some(Store::Postgres(store)) => {
+    match store {
+        // A ready token is used as is; without a database there is nothing to share.
+        Some(Store::Postgres(store)) if config.access_token.is_none() => {
             migrate_or_warn(store);
-            Arc::new(provider.with_shared_cache(store.token_cache()))
+            let provider = ApplicationTokenProvider::new(config.client()?)
+                .with_shared_cache(store.token_cache());
+            Ok(Arc::new(provider))
         }
-        _ => Arc::new(provider),
-    })
+        _ => config.application_token_source(),
+    }
 }
 
 /// The refresh-token table of `config`'s application in the database of `store`.

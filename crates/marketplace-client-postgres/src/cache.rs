@@ -323,20 +323,15 @@ impl TokenCache {
         token: NewCachedToken<'_>,
     ) -> Result<bool, Error> {
         let (ciphertext, key_id) = self.keyring.encrypt(&key.row(), token.token)?;
-        let done = sqlx::query(
-            "UPDATE marketplace_token_cache SET \
-               ciphertext = $7, key_id = $8, token_type = $9, expires_at = $10, renew_at = $11, \
-               lease_holder = NULL, lease_until = NULL, retry_not_before = NULL, \
-               last_error = NULL, updated_at = now() \
-             WHERE environment = $1 AND client_id = $2 AND kind = $3 AND subject = $4 \
-               AND fence = $5 AND lease_holder = $6",
+        let done = fenced(
+            key,
+            lease,
+            fenced_update!(
+                "ciphertext = $7, key_id = $8, token_type = $9, expires_at = $10, renew_at = $11, \
+                 lease_holder = NULL, lease_until = NULL, retry_not_before = NULL, \
+                 last_error = NULL, updated_at = now()"
+            ),
         )
-        .bind(&key.environment)
-        .bind(&key.client_id)
-        .bind(key.kind.as_str())
-        .bind(&key.subject)
-        .bind(lease.fence)
-        .bind(&lease.holder)
         .bind(ciphertext)
         .bind(key_id)
         .bind(token.token_type)
@@ -370,18 +365,11 @@ impl TokenCache {
         let micros = i64::try_from(lease_for.as_micros()).map_err(|_| Error::TimeOutOfRange {
             what: "lease duration",
         })?;
-        let done = sqlx::query(
-            "UPDATE marketplace_token_cache SET \
-               lease_until = now() + $7 * interval '1 microsecond' \
-             WHERE environment = $1 AND client_id = $2 AND kind = $3 AND subject = $4 \
-               AND fence = $5 AND lease_holder = $6",
+        let done = fenced(
+            key,
+            lease,
+            fenced_update!("lease_until = now() + $7 * interval '1 microsecond'"),
         )
-        .bind(&key.environment)
-        .bind(&key.client_id)
-        .bind(key.kind.as_str())
-        .bind(&key.subject)
-        .bind(lease.fence)
-        .bind(&lease.holder)
         .bind(micros)
         .execute(&self.pool)
         .await
@@ -391,17 +379,11 @@ impl TokenCache {
 
     /// Ends `lease` without publishing; false when it was already stale.
     pub async fn release(&self, key: &CacheKey, lease: &Lease) -> Result<bool, Error> {
-        let done = sqlx::query(
-            "UPDATE marketplace_token_cache SET lease_holder = NULL, lease_until = NULL \
-             WHERE environment = $1 AND client_id = $2 AND kind = $3 AND subject = $4 \
-               AND fence = $5 AND lease_holder = $6",
+        let done = fenced(
+            key,
+            lease,
+            fenced_update!("lease_holder = NULL, lease_until = NULL"),
         )
-        .bind(&key.environment)
-        .bind(&key.client_id)
-        .bind(key.kind.as_str())
-        .bind(&key.subject)
-        .bind(lease.fence)
-        .bind(&lease.holder)
         .execute(&self.pool)
         .await
         .map_err(Error::db("release a token cache lease"))?;
@@ -419,19 +401,14 @@ impl TokenCache {
         message: &str,
     ) -> Result<bool, Error> {
         let message = sanitize(message);
-        let done = sqlx::query(
-            "UPDATE marketplace_token_cache SET \
-               retry_not_before = $7, last_error = $8, lease_holder = NULL, lease_until = NULL, \
-               updated_at = now() \
-             WHERE environment = $1 AND client_id = $2 AND kind = $3 AND subject = $4 \
-               AND fence = $5 AND lease_holder = $6",
+        let done = fenced(
+            key,
+            lease,
+            fenced_update!(
+                "retry_not_before = $7, last_error = $8, lease_holder = NULL, \
+                 lease_until = NULL, updated_at = now()"
+            ),
         )
-        .bind(&key.environment)
-        .bind(&key.client_id)
-        .bind(key.kind.as_str())
-        .bind(&key.subject)
-        .bind(lease.fence)
-        .bind(&lease.holder)
         .bind(to_db(retry_not_before, "back-off time")?)
         .bind(&message)
         .execute(&self.pool)
@@ -439,6 +416,36 @@ impl TokenCache {
         .map_err(Error::db("record a token renewal failure"))?;
         Ok(done.rows_affected() > 0)
     }
+}
+
+/// An `UPDATE` of one row that changes it only while `lease` is its current one (the row's
+/// fence and holder): `$1`…`$6` are the key and the lease, the `SET` clause's own
+/// parameters start at `$7`.
+macro_rules! fenced_update {
+    ($set:literal) => {
+        concat!(
+            "UPDATE marketplace_token_cache SET ",
+            $set,
+            " WHERE environment = $1 AND client_id = $2 AND kind = $3 AND subject = $4 \
+               AND fence = $5 AND lease_holder = $6"
+        )
+    };
+}
+use fenced_update;
+
+/// `sql` (a [`fenced_update!`]) with the key's and the lease's parameters bound.
+fn fenced<'q>(
+    key: &'q CacheKey,
+    lease: &'q Lease,
+    sql: &'static str,
+) -> sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments> {
+    sqlx::query(sql)
+        .bind(&key.environment)
+        .bind(&key.client_id)
+        .bind(key.kind.as_str())
+        .bind(&key.subject)
+        .bind(lease.fence)
+        .bind(&lease.holder)
 }
 
 /// `message` without control characters, cut to [`MAX_MESSAGE_CHARS`].
