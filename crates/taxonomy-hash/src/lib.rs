@@ -15,6 +15,30 @@
 //! bits for every seed and no pilot could separate them. The mixer is a bijection of
 //! `key ^ seed` whose every output bit depends on every input bit, so which keys share a
 //! bucket or a slot changes with the hash seed, whatever the ids.
+//!
+//! # Quick start
+//!
+//! A lookup in a table of one key (the generator, `taxonomy-codegen`, finds the seed, the
+//! bucket shift and the pilots that give every key a slot of its own):
+//!
+//! ```
+//! use taxonomy_hash::{bucket_of, entry_position, key_hash, slot_entry, slot_of};
+//!
+//! let (seed, bucket_shift, pilots) = (7_u64, 63_u32, [0_u16; 2]);
+//! let mut slots = [0_u64; 4];
+//! let hash = key_hash(9355, seed);
+//! let slot = slot_of(hash, pilots[bucket_of(hash, bucket_shift, pilots.len())], slots.len());
+//! slots[slot] = slot_entry(9355, 17); // category 9355 is at position 17
+//!
+//! // What taxonomy-data's lookup does: the mixer, two loads and a comparison.
+//! let lookup = |key: u32| {
+//!     let hash = key_hash(key, seed);
+//!     let pilot = pilots[bucket_of(hash, bucket_shift, pilots.len())];
+//!     entry_position(slots[slot_of(hash, pilot, slots.len())], key)
+//! };
+//! assert_eq!(lookup(9355), Some(17));
+//! assert_eq!(lookup(9356), None);
+//! ```
 
 #![no_std]
 

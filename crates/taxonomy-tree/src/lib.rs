@@ -13,6 +13,43 @@
 //! - [`clock`]: today's date, for a snapshot's provenance.
 //!
 //! See the repository's `ARCHITECTURE.md` for where this crate sits.
+//!
+//! # Quick start
+//!
+//! A getCategoryTree answer, decoded into a validated tree and rendered as a snapshot:
+//!
+//! ```
+//! use taxonomy_tree::decode::{Provenance, decode_tree};
+//!
+//! let answer = br#"{
+//!   "categoryTreeId": "0", "categoryTreeVersion": "130", "applicableMarketplaceIds": ["EBAY_US"],
+//!   "rootCategoryNode": {
+//!     "category": {"categoryId": "0", "categoryName": "Root"}, "categoryTreeNodeLevel": 0,
+//!     "childCategoryTreeNodes": [{
+//!       "category": {"categoryId": "15032", "categoryName": "Cell Phones & Accessories"},
+//!       "categoryTreeNodeLevel": 1,
+//!       "childCategoryTreeNodes": [{
+//!         "category": {"categoryId": "9355", "categoryName": "Cell Phones & Smartphones"},
+//!         "categoryTreeNodeLevel": 2, "leafCategoryTreeNode": true
+//!       }]
+//!     }]
+//!   }
+//! }"#;
+//! let provenance = Provenance {
+//!     language: "en-US".into(),
+//!     taken_at: "2026-11-25".into(),
+//!     source: "an example".into(),
+//!     note: None,
+//! };
+//! let tree = decode_tree(answer, &provenance)?;
+//! assert_eq!((tree.len(), tree.leaf_count()), (2, 1));
+//! assert_eq!(tree.get(9355).map(|c| c.name.as_str()), Some("Cell Phones & Smartphones"));
+//!
+//! // The committed form: one category per line, read back to the same tree.
+//! let text = taxonomy_tree::snapshot::to_string(&tree);
+//! assert_eq!(taxonomy_tree::snapshot::parse(&text, "EBAY_US.json".as_ref())?, tree);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod atomic;
 pub mod clock;
