@@ -15,8 +15,8 @@ use std::hint::black_box;
 use std::io::Read as _;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use marketplace_client::aspects::{AspectRules, ListingAspects, rules_from_aspects_file};
-use marketplace_client::taxonomy::ItemAspectsReader;
+use marketplace_client::model::ItemAspectsReader;
+use marketplace_client::model::aspects::{AspectRules, ListingAspects};
 use marketplaces::Marketplace;
 use serde_json::{Value, json};
 
@@ -172,7 +172,7 @@ fn load(c: &mut Criterion) {
     g.throughput(Throughput::Bytes(json.len() as u64));
     g.bench_function("last_category_of_us", |b| {
         b.iter(|| {
-            let found = rules_from_aspects_file(&path, &[last]).expect("read");
+            let found = AspectRules::from_aspects_file(&path, &[last]).expect("read");
             assert!(found.contains_key(&last));
         })
     });

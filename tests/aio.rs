@@ -175,8 +175,8 @@ async fn fetch_item_aspects_streams_to_disk() {
     let received = Arc::new(std::sync::atomic::AtomicU64::new(0));
     let seen = received.clone();
     let file = client
-        .fetch_item_aspects(Marketplace::Us, &dest, move |p| {
-            seen.store(p.received, std::sync::atomic::Ordering::Relaxed)
+        .fetch_item_aspects(Marketplace::Us, &dest, move |received, _total| {
+            seen.store(received, std::sync::atomic::Ordering::Relaxed)
         })
         .await
         .unwrap();
@@ -195,7 +195,7 @@ async fn fetch_item_aspects_streams_to_disk() {
     );
     std::fs::remove_file(&dest).unwrap();
     client
-        .fetch_item_aspects(Marketplace::Us, &dest, |_| {})
+        .fetch_item_aspects(Marketplace::Us, &dest, |_, _| {})
         .await
         .unwrap();
     assert_eq!(std::fs::read(&dest).unwrap(), served);

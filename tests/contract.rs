@@ -165,12 +165,14 @@ fn calls() -> BTreeMap<&'static str, (Run, &'static str)> {
             "fetchItemAspects",
             (
                 (|c: &TaxonomyClient, dir: &Path| {
-                    let file =
-                        match c.fetch_item_aspects(SITE, &dir.join("aspects.json.gz"), &mut |_| {})
-                        {
-                            Ok(file) => file,
-                            Err(e) => return e.into(),
-                        };
+                    let file = match c.fetch_item_aspects(
+                        SITE,
+                        &dir.join("aspects.json.gz"),
+                        &mut |_, _| {},
+                    ) {
+                        Ok(file) => file,
+                        Err(e) => return e.into(),
+                    };
                     let read = file.reader().and_then(|mut reader| {
                         let entries = reader.by_ref().collect::<Result<Vec<_>, _>>()?;
                         Ok(format!(
@@ -707,7 +709,7 @@ fn a_real_item_aspects_answer_decodes_with_every_field_kept() {
 }
 
 /// An aspect in eBay's wire shape, every field the answer had (absent stays absent).
-fn wire_aspect(a: &marketplace_client::taxonomy::Aspect) -> Value {
+fn wire_aspect(a: &marketplace_client::model::Aspect) -> Value {
     let mut constraint = serde_json::Map::new();
     let mut put = |k: &str, v: Option<Value>| {
         if let Some(v) = v {

@@ -13,9 +13,8 @@ use fake_marketplace::taxonomy::{
     TREE_GET_PATH, aspects_path, subtree_path, suggestions_path, tree_path,
 };
 use fake_marketplace::{Fault, Request, Response, TreeRoutes};
-use marketplace_client::taxonomy::{
-    AspectCardinality, AspectDataType, AspectMode, AspectUsage, TaxonomyError, TreePath,
-};
+use marketplace_client::model::{AspectCardinality, AspectDataType, AspectMode, AspectUsage};
+use marketplace_client::taxonomy::{TaxonomyError, TreePath};
 use marketplaces::MARKETPLACE_HEADER;
 use marketplaces::Marketplace;
 use support::*;

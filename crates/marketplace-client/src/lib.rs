@@ -8,8 +8,10 @@
 //!   Account, Fulfillment, …) with the same token renewal, retries and errors;
 //! - [`taxonomy`]: the Taxonomy API (getCategoryTree, getCategorySuggestions, …), typed
 //!   answers and errors, token renewal and back-off;
-//! - [`aspects`]: a listing's aspects checked against a category's rules before it goes out,
-//!   and what changed between two fetchItemAspects files;
+//! - [`model`]: the Taxonomy API's answers as types (`ItemAspects`, `CategorySuggestions`,
+//!   …), the fetchItemAspects file reader, and a listing's aspects checked against a
+//!   category's rules before it goes out ([`model::aspects`]): the `taxonomy-model` crate,
+//!   which needs no HTTP;
 //!
 //! Two features add what applications do not call: `trees` (several sites' trees fetched
 //! concurrently and prepared as snapshots, for the `snapshot refresh` command and the
@@ -111,7 +113,6 @@ pub use marketplaces::MarketplaceCategory;
 
 pub mod aio;
 pub mod api;
-pub mod aspects;
 mod blocking;
 mod core;
 pub mod oauth;
@@ -123,3 +124,16 @@ pub mod test_util;
 pub mod trees;
 
 pub use options::HttpOptions;
+
+/// The Taxonomy API's answers (what the clients' calls return: [`ItemAspects`],
+/// [`CategorySuggestions`], …), their decoding from JSON, the fetchItemAspects file reader
+/// ([`ItemAspectsReader`]) and a listing's aspects check ([`aspects`]): the `taxonomy-model`
+/// crate, re-exported whole, so a project needs no dependency of its own on it. A service
+/// that only checks listings or reads stored answers can depend on `taxonomy-model` alone,
+/// without HTTP.
+///
+/// [`ItemAspects`]: taxonomy_model::ItemAspects
+/// [`CategorySuggestions`]: taxonomy_model::CategorySuggestions
+/// [`ItemAspectsReader`]: taxonomy_model::ItemAspectsReader
+/// [`aspects`]: taxonomy_model::aspects
+pub use taxonomy_model as model;

@@ -12,7 +12,8 @@
 
 use std::path::Path;
 
-use crate::taxonomy::{DefaultTreeId, TaxonomyClient, TaxonomyError};
+use crate::model::DefaultTreeId;
+use crate::taxonomy::{TaxonomyClient, TaxonomyError};
 use marketplaces::Marketplace;
 use taxonomy_tree::clock::today_utc;
 use taxonomy_tree::decode::Provenance;
@@ -239,7 +240,7 @@ impl std::fmt::Display for Staleness {
 ///
 /// ```
 /// use marketplace_client::trees::{staleness, Staleness};
-/// use marketplace_client::taxonomy::DefaultTreeId;
+/// use marketplace_client::model::DefaultTreeId;
 /// use taxonomy_tree::tree::TreeMeta;
 /// let held = TreeMeta { tree_id: 0, marketplace_id: "EBAY_US".into(), language: "en-US".into(),
 ///     version: "134".into(), taken_at: "2026-01-02".into(), source: "doc".into(), note: None,

@@ -8,9 +8,7 @@ use std::time::Duration;
 
 use clap::Subcommand;
 use indicatif::{ProgressBar, ProgressStyle};
-use marketplace_client::aspects::{
-    AspectRules, AspectsDiff, ListingAspects, Problem, rules_from_aspects_file,
-};
+use marketplace_client::model::aspects::{AspectRules, AspectsDiff, ListingAspects, Problem};
 use marketplaces::Marketplace;
 
 /// `snapshot aspects …`.
@@ -122,8 +120,8 @@ pub fn run(command: AspectsCommand, snapshots: &Path) -> Result<ExitCode, String
                         site.marketplace_id()
                     ));
                 }
-                let mut found =
-                    rules_from_aspects_file(&file, &[category]).map_err(|e| e.to_string())?;
+                let mut found = AspectRules::from_aspects_file(&file, &[category])
+                    .map_err(|e| e.to_string())?;
                 let rules = found.remove(&category).ok_or_else(|| {
                     format!(
                         "category {category} is not in {} (not a leaf of {}'s tree, or the file is older than the category)",
@@ -227,7 +225,7 @@ fn check(rules: &AspectRules, paths: &[PathBuf]) -> Result<ExitCode, String> {
 /// The listings that follow the older file's rules of `category` and break the newer's.
 fn broken_listings(old: &Path, new: &Path, category: u32, paths: &[PathBuf]) -> Result<(), String> {
     let rules = |path: &Path| {
-        rules_from_aspects_file(path, &[category])
+        AspectRules::from_aspects_file(path, &[category])
             .map_err(|e| e.to_string())
             .map(|mut found| found.remove(&category))
     };
@@ -304,11 +302,11 @@ fn refresh(
         );
         bar.set_prefix(site.marketplace_id());
         bar.enable_steady_tick(Duration::from_millis(200));
-        let downloaded = client.fetch_item_aspects(site, &file, &mut |p| {
-            if let Some(total) = p.total {
+        let downloaded = client.fetch_item_aspects(site, &file, &mut |received, total| {
+            if let Some(total) = total {
                 bar.set_length(total);
             }
-            bar.set_position(p.received);
+            bar.set_position(received);
         });
         match downloaded {
             Ok(done) => {

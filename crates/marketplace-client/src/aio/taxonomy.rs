@@ -1,6 +1,6 @@
 //! The Taxonomy API for async programs: the same client as [`crate::taxonomy`], with
-//! `async fn` for every call. Configuration, answers and errors are the blocking module's
-//! own types, re-exported here.
+//! `async fn` for every call. Configuration and errors are the blocking module's own types,
+//! re-exported here; the answers are [`crate::model`]'s, as for the blocking client.
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -31,17 +31,17 @@ use super::oauth::{AccessTokenSource, HttpOptions, OAuthConfig};
 use crate::core::api::ApiCall;
 use crate::core::taxonomy::{self as ops, Operation, TreeForms};
 use crate::taxonomy::CategorySubtree;
-use crate::taxonomy::aspects_file::Download;
+use crate::taxonomy::download::Download;
 
-pub use crate::taxonomy::{
-    Ancestor, Aspect, AspectAdvancedDataType, AspectApplicableTo, AspectCardinality,
-    AspectDataType, AspectMode, AspectUsage, AspectValue, AspectsFileError, CategoryAspects,
-    CategoryRef, CategorySuggestion, CategorySuggestions, CompatibilityProperties,
-    CompatibilityProperty, CompatibilityPropertyValues, DefaultTreeId, DownloadProgress,
-    ErrorParameter, ExpiredCategories, ExpiredCategory, ItemAspects, ItemAspectsFile,
-    ItemAspectsReader, RelevanceIndicator, ServiceError, TaxonomyConfig, TaxonomyError, TreeBody,
-    TreePath, ValueConstraint,
+use crate::model::{
+    CategorySuggestions, CompatibilityProperties, CompatibilityPropertyValues, DefaultTreeId,
+    ExpiredCategories, ItemAspects, ItemAspectsFile,
 };
+#[cfg(feature = "trees")]
+pub use crate::taxonomy::TreeBody;
+#[cfg(not(feature = "trees"))]
+use crate::taxonomy::TreeBody;
+pub use crate::taxonomy::{ErrorParameter, ServiceError, TaxonomyConfig, TaxonomyError, TreePath};
 
 /// A client of eBay's Commerce Taxonomy API (v1) for async programs: the async
 /// [`crate::taxonomy::TaxonomyClient`], with the same requests, renewal on 401, retries with
@@ -119,12 +119,24 @@ impl TaxonomyClient {
     /// is tried first; when it is answered with a 404 or the service's "tree not found"
     /// (errorId 62004), the query form is tried once; the form that worked is kept for every
     /// later call of this client (see [`tree_path_in_use`](Self::tree_path_in_use)).
+    ///
+    /// With the `trees` feature (the machinery of the `snapshot refresh` command and of
+    /// taxonomy-data's `live` build): an application calls [`fetch_tree`](Self::fetch_tree).
+    #[cfg(feature = "trees")]
     pub async fn fetch_tree_body(
         &self,
         site: impl Into<Marketplace>,
         language: Option<&str>,
     ) -> Result<TreeBody, TaxonomyError> {
-        let site: Marketplace = site.into();
+        self.tree_body(site.into(), language).await
+    }
+
+    /// getCategoryTree of `site`, the body unparsed (see `fetch_tree_body`).
+    async fn tree_body(
+        &self,
+        site: Marketplace,
+        language: Option<&str>,
+    ) -> Result<TreeBody, TaxonomyError> {
         let mut forms = self.tree_forms.to_try(self.config.tree_path);
         while let Some(form) = forms.next_form() {
             match self
@@ -160,7 +172,7 @@ impl TaxonomyClient {
     ) -> Result<CategoryTree, TaxonomyError> {
         let site: Marketplace = site.into();
         let body = self
-            .fetch_tree_body(site, Some(provenance.language.as_str()))
+            .tree_body(site, Some(provenance.language.as_str()))
             .await?;
         let provenance = provenance.clone();
         // Decoding a 20 MB tree is CPU work: off the runtime's threads.
@@ -319,19 +331,19 @@ impl TaxonomyClient {
     /// `GET …/category_tree/{id}/fetch_item_aspects`) to `dest`, a gzipped JSON file that can
     /// pass 100 MB.
     ///
-    /// The answer streams to a temporary file beside `dest` (never whole into memory) while
-    /// its gzip stream is decompressed and its JSON followed; only a complete, intact file
-    /// (every gzip member whole, the JSON object ended) is renamed over `dest`, so a failed or
-    /// cut-off download leaves `dest` as it was and no temporary file behind. Temporary files
-    /// get random names ([`taxonomy_tree::atomic::stage_file`]), so downloads in other
-    /// processes or containers never collide, and leftovers of a killed download are removed
-    /// by a later one. A server that sent the JSON transport-compressed instead gets it stored
-    /// gzipped all the same. `on_progress` is called as bytes arrive (an `indicatif` bar can
-    /// follow it). The call has its own time-out and size limits
-    /// ([`TaxonomyConfig::download_timeout`], [`TaxonomyConfig::max_download_bytes`] as
-    /// received, [`TaxonomyConfig::max_decompressed_bytes`] for the JSON inside); a connection
-    /// that breaks is retried like any other call, from the start. Read the file with
-    /// [`ItemAspectsFile::reader`].
+    /// The answer streams to a temporary file beside `dest` (never whole into memory) while its
+    /// gzip stream is decompressed and its JSON followed; only a complete, intact file (every gzip
+    /// member whole, the JSON object ended) is renamed over `dest`, so a failed or cut-off download
+    /// leaves `dest` as it was and no temporary file behind. Temporary files get random names
+    /// ([`taxonomy_tree::atomic::stage_file`]), so downloads in other processes or containers never
+    /// collide, and leftovers of a killed download are removed by a later one. A server that sent
+    /// the JSON transport-compressed instead gets it stored gzipped all the same. `on_progress` is
+    /// called as bytes arrive, with the bytes received so far (as sent: compressed) and the
+    /// announced size (`Content-Length`), if any (an `indicatif` bar: `set_length` from the second,
+    /// `set_position` from the first). The call has its own time-out and size limits
+    /// ([`TaxonomyConfig::download_timeout`], [`TaxonomyConfig::max_download_bytes`] as received,
+    /// [`TaxonomyConfig::max_decompressed_bytes`] for the JSON inside); a connection that breaks is
+    /// retried like any other call, from the start. Read the file with [`ItemAspectsFile::reader`].
     ///
     /// Here the answer's bytes arrive on the runtime and are handed to the blocking pool,
     /// where the file is written and checked; `on_progress` is called there.
@@ -339,7 +351,7 @@ impl TaxonomyClient {
         &self,
         site: impl Into<Marketplace>,
         dest: &std::path::Path,
-        on_progress: impl FnMut(DownloadProgress) + Send + 'static,
+        on_progress: impl FnMut(u64, Option<u64>) + Send + 'static,
     ) -> Result<ItemAspectsFile, TaxonomyError> {
         let site: Marketplace = site.into();
         let call = ops::item_aspects_file_call(&self.config, site);
@@ -361,7 +373,7 @@ impl TaxonomyClient {
     /// One attempt of a download: the answer's chunks go through a channel to
     /// [`Download::run`] on the blocking pool.
     #[allow(clippy::too_many_arguments)]
-    async fn download<P: FnMut(DownloadProgress) + Send + 'static>(
+    async fn download<P: FnMut(u64, Option<u64>) + Send + 'static>(
         &self,
         call: &ApiCall,
         request: http::Request<Vec<u8>>,
@@ -400,7 +412,8 @@ impl TaxonomyClient {
                 receiver,
                 current: bytes::Bytes::new(),
             };
-            let mut progress = |p: DownloadProgress| (crate::oauth::lock(&on_progress))(p);
+            let mut progress =
+                |received, total| (crate::oauth::lock(&on_progress))(received, total);
             Download {
                 dest: &dest,
                 url: &at,

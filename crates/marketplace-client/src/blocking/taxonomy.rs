@@ -12,12 +12,13 @@ use super::api::ApiClient;
 #[cfg(feature = "test-util")]
 use super::sleep::Sleeper;
 use crate::core::taxonomy::{self as ops, Operation, TreeForms};
-use crate::oauth::{AccessTokenSource, HttpOptions, OAuthConfig};
-use crate::taxonomy::aspects_file::{Download, DownloadProgress, ItemAspectsFile};
-use crate::taxonomy::{
+use crate::model::{
     CategorySuggestions, CompatibilityProperties, CompatibilityPropertyValues, DefaultTreeId,
-    ExpiredCategories, ItemAspects, TaxonomyConfig, TaxonomyError, TreeBody, TreePath,
+    ExpiredCategories, ItemAspects, ItemAspectsFile,
 };
+use crate::oauth::{AccessTokenSource, HttpOptions, OAuthConfig};
+use crate::taxonomy::download::Download;
+use crate::taxonomy::{TaxonomyConfig, TaxonomyError, TreeBody, TreePath};
 
 /// A client of eBay's Commerce Taxonomy API (v1): getCategoryTree, getCategorySuggestions,
 /// getCategorySubtree, getItemAspectsForCategory, getDefaultCategoryTreeId and the others.
@@ -45,8 +46,8 @@ use crate::taxonomy::{
 /// // MARKETPLACE_CLIENT_ID / MARKETPLACE_CLIENT_SECRET (or MARKETPLACE_ACCESS_TOKEN), and
 /// // MARKETPLACE_BASE_URL + MARKETPLACE_AUTH_URL for another host.
 /// let client = TaxonomyClient::from_env()?;
-/// let body = client.fetch_tree_body(Marketplace::De, None)?; // Accept-Language: de-DE
-/// println!("{} bytes from {}", body.bytes.len(), body.url);
+/// let aspects = client.item_aspects((Marketplace::De, 9355))?; // Accept-Language: de-DE
+/// println!("{} aspects, {} required", aspects.aspects.len(), aspects.required().count());
 /// for s in client.category_suggestions(Marketplace::Us, "iphone 15")?.suggestions {
 ///     println!("{} {}", s.category.id, s.path());
 /// }
@@ -146,12 +147,24 @@ impl TaxonomyClient {
     /// is tried first; when it is answered with a 404 or the service's "tree not found"
     /// (errorId 62004), the query form is tried once; the form that worked is kept for every
     /// later call of this client (see [`tree_path_in_use`](Self::tree_path_in_use)).
+    ///
+    /// With the `trees` feature (the machinery of the `snapshot refresh` command and of
+    /// taxonomy-data's `live` build): an application calls [`fetch_tree`](Self::fetch_tree).
+    #[cfg(feature = "trees")]
     pub fn fetch_tree_body(
         &self,
         site: impl Into<Marketplace>,
         language: Option<&str>,
     ) -> Result<TreeBody, TaxonomyError> {
-        let site: Marketplace = site.into();
+        self.tree_body(site.into(), language)
+    }
+
+    /// getCategoryTree of `site`, the body unparsed (see `fetch_tree_body`).
+    fn tree_body(
+        &self,
+        site: Marketplace,
+        language: Option<&str>,
+    ) -> Result<TreeBody, TaxonomyError> {
         let mut forms = self.tree_forms.to_try(self.config.tree_path);
         loop {
             let Some(form) = forms.next_form() else {
@@ -183,7 +196,7 @@ impl TaxonomyClient {
         provenance: &Provenance,
     ) -> Result<CategoryTree, TaxonomyError> {
         let site: Marketplace = site.into();
-        let body = self.fetch_tree_body(site, Some(provenance.language.as_str()))?;
+        let body = self.tree_body(site, Some(provenance.language.as_str()))?;
         ops::decode_tree_body(&body, provenance)
     }
 
@@ -329,24 +342,24 @@ impl TaxonomyClient {
     /// `GET …/category_tree/{id}/fetch_item_aspects`) to `dest`, a gzipped JSON file that can
     /// pass 100 MB.
     ///
-    /// The answer streams to a temporary file beside `dest` (never whole into memory) while
-    /// its gzip stream is decompressed and its JSON followed; only a complete, intact file
-    /// (every gzip member whole, the JSON object ended) is renamed over `dest`, so a failed or
-    /// cut-off download leaves `dest` as it was and no temporary file behind. Temporary files
-    /// get random names ([`taxonomy_tree::atomic::stage_file`]), so downloads in other
-    /// processes or containers never collide, and leftovers of a killed download are removed
-    /// by a later one. A server that sent the JSON transport-compressed instead gets it stored
-    /// gzipped all the same. `on_progress` is called as bytes arrive (an `indicatif` bar can
-    /// follow it). The call has its own time-out and size limits
-    /// ([`TaxonomyConfig::download_timeout`], [`TaxonomyConfig::max_download_bytes`] as
-    /// received, [`TaxonomyConfig::max_decompressed_bytes`] for the JSON inside); a connection
-    /// that breaks is retried like any other call, from the start. Read the file with
-    /// [`ItemAspectsFile::reader`].
+    /// The answer streams to a temporary file beside `dest` (never whole into memory) while its
+    /// gzip stream is decompressed and its JSON followed; only a complete, intact file (every gzip
+    /// member whole, the JSON object ended) is renamed over `dest`, so a failed or cut-off download
+    /// leaves `dest` as it was and no temporary file behind. Temporary files get random names
+    /// ([`taxonomy_tree::atomic::stage_file`]), so downloads in other processes or containers never
+    /// collide, and leftovers of a killed download are removed by a later one. A server that sent
+    /// the JSON transport-compressed instead gets it stored gzipped all the same. `on_progress` is
+    /// called as bytes arrive, with the bytes received so far (as sent: compressed) and the
+    /// announced size (`Content-Length`), if any (an `indicatif` bar: `set_length` from the second,
+    /// `set_position` from the first). The call has its own time-out and size limits
+    /// ([`TaxonomyConfig::download_timeout`], [`TaxonomyConfig::max_download_bytes`] as received,
+    /// [`TaxonomyConfig::max_decompressed_bytes`] for the JSON inside); a connection that breaks is
+    /// retried like any other call, from the start. Read the file with [`ItemAspectsFile::reader`].
     pub fn fetch_item_aspects(
         &self,
         site: impl Into<Marketplace>,
         dest: &std::path::Path,
-        on_progress: &mut (dyn FnMut(DownloadProgress) + Send),
+        on_progress: &mut (dyn FnMut(u64, Option<u64>) + Send),
     ) -> Result<ItemAspectsFile, TaxonomyError> {
         let site: Marketplace = site.into();
         let call = ops::item_aspects_file_call(&self.config, site);

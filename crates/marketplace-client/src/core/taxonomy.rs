@@ -9,16 +9,12 @@ use taxonomy_tree::decode::{CategorySubtree, Provenance, decode_subtree, decode_
 use taxonomy_tree::tree::CategoryTree;
 
 use super::api::{ApiCall, Fetched, MAX_ERROR_ANSWER};
-use crate::taxonomy::types::{
-    WireAspects, WireCompatibilityProperties, WireCompatibilityValues, WireDefaultTreeId,
-    WireExpiredCategories, WireSuggestions, aspects_from_wire, compatibility_properties_from_wire,
-    compatibility_values_from_wire, default_tree_id_from_wire, expired_from_wire,
-    suggestions_from_wire,
-};
-use crate::taxonomy::{
+use crate::model::decode;
+use crate::model::{
     CategorySuggestions, CompatibilityProperties, CompatibilityPropertyValues, DefaultTreeId,
-    ExpiredCategories, ItemAspects, TaxonomyConfig, TaxonomyError, TreeBody, TreePath,
+    ExpiredCategories, ItemAspects,
 };
+use crate::taxonomy::{TaxonomyConfig, TaxonomyError, TreeBody, TreePath};
 
 /// A call and what turns its answer into `T`.
 pub(crate) struct Operation<T> {
@@ -155,8 +151,7 @@ pub(crate) fn suggestions(
                 suggestions: Vec::new(),
             });
         }
-        let wire: WireSuggestions = fetched.json()?;
-        suggestions_from_wire(tree_id, wire).map_err(|reason| fetched.unexpected(reason))
+        decode::category_suggestions(tree_id, &fetched.bytes).map_err(|e| fetched.undecoded(e))
     })
 }
 
@@ -194,8 +189,7 @@ pub(crate) fn item_aspects(
                     aspects: Vec::new(),
                 });
             }
-            let wire: WireAspects = fetched.json()?;
-            aspects_from_wire(category_id, wire).map_err(|reason| fetched.unexpected(reason))
+            decode::item_aspects(category_id, &fetched.bytes).map_err(|e| fetched.undecoded(e))
         },
     )
 }
@@ -228,8 +222,7 @@ pub(crate) fn default_tree_id(
                 url: fetched.url.to_string(),
             });
         }
-        let wire: WireDefaultTreeId = fetched.json()?;
-        default_tree_id_from_wire(wire).map_err(|reason| fetched.unexpected(reason))
+        decode::default_tree_id(&fetched.bytes).map_err(|e| fetched.undecoded(e))
     })
 }
 
@@ -249,8 +242,7 @@ pub(crate) fn expired_categories(
                     mappings: Vec::new(),
                 });
             }
-            let wire: WireExpiredCategories = fetched.json()?;
-            expired_from_wire(tree_id, wire).map_err(|reason| fetched.unexpected(reason))
+            decode::expired_categories(tree_id, &fetched.bytes).map_err(|e| fetched.undecoded(e))
         },
     )
 }
@@ -271,9 +263,8 @@ pub(crate) fn compatibility_properties(
                     properties: Vec::new(),
                 });
             }
-            let wire: WireCompatibilityProperties = fetched.json()?;
-            compatibility_properties_from_wire(category_id, wire)
-                .map_err(|reason| fetched.unexpected(reason))
+            decode::compatibility_properties(category_id, &fetched.bytes)
+                .map_err(|e| fetched.undecoded(e))
         },
     )
 }
@@ -303,9 +294,8 @@ pub(crate) fn compatibility_property_values(
                     values: Vec::new(),
                 });
             }
-            let wire: WireCompatibilityValues = fetched.json()?;
-            compatibility_values_from_wire(category_id, &property, wire)
-                .map_err(|reason| fetched.unexpected(reason))
+            decode::compatibility_property_values(category_id, &property, &fetched.bytes)
+                .map_err(|e| fetched.undecoded(e))
         },
     )
 }

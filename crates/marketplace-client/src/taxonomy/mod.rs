@@ -26,25 +26,21 @@
 //! # Ok(()) }
 //! ```
 //!
-//! With the crate's `serde` feature (off by default) the answers ([`ItemAspects`],
-//! [`CategorySuggestions`], [`DefaultTreeId`], [`ExpiredCategories`], the compatibility
-//! answers, [`CategoryAspects`] and their parts, and [`ServiceError`]) implement
+//! The answers are the types of [`crate::model`] (the `taxonomy-model` crate): with the
+//! crate's `serde` feature (off by default) they, and [`ServiceError`], implement
 //! `serde::Serialize`, each field under the name of the eBay field it holds
 //! (`categoryTreeId`, `localizedAspectName`, …), so a backend can pass them on through its
-//! own JSON API. The shape is this crate's: ids are JSON numbers, an aspect's
-//! `aspectConstraint` fields sit on the aspect itself, and a field the answer left out is
-//! `null` (or `[]`, or `false` for the flags). No token, secret or configuration serializes.
+//! own JSON API. No token, secret or configuration serializes.
 //!
 #![doc = "\n# Guide\n"]
 #![doc = include_str!("../../docs/taxonomy.md")]
 
-pub(crate) mod aspects_file;
 pub(crate) mod config;
-pub(crate) mod types;
+pub(crate) mod download;
+mod tree_body;
 
 pub use crate::api::{ErrorParameter, ServiceError, parse_error_body};
 pub use crate::blocking::taxonomy::TaxonomyClient;
-pub use aspects_file::{AspectsFileError, DownloadProgress, ItemAspectsFile, ItemAspectsReader};
 pub(crate) use config::{
     DEFAULT_BACKOFF_BASE, DEFAULT_BACKOFF_CAP, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_BODY_BYTES,
     DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER, DEFAULT_REQUEST_TIMEOUT, MARKETPLACE_HEADER,
@@ -55,10 +51,7 @@ pub use config::{TaxonomyConfig, TreePath};
 /// generic request the taxonomy client is built on (same variants, same messages).
 pub type TaxonomyError = crate::api::ApiError;
 pub use taxonomy_tree::decode::CategorySubtree;
-pub use types::{
-    Ancestor, Aspect, AspectAdvancedDataType, AspectApplicableTo, AspectCardinality,
-    AspectDataType, AspectMode, AspectUsage, AspectValue, CategoryAspects, CategoryRef,
-    CategorySuggestion, CategorySuggestions, CompatibilityProperties, CompatibilityProperty,
-    CompatibilityPropertyValues, DefaultTreeId, ExpiredCategories, ExpiredCategory, ItemAspects,
-    RelevanceIndicator, TreeBody, ValueConstraint,
-};
+#[cfg(feature = "trees")]
+pub use tree_body::TreeBody;
+#[cfg(not(feature = "trees"))]
+pub(crate) use tree_body::TreeBody;

@@ -1,32 +1,13 @@
-//! The typed answers of the taxonomy calls, and their wire shapes.
+//! The typed answers of the Taxonomy API's calls, and their wire shapes.
 //!
-//! With the `serde` feature the answers (not [`TreeBody`], the raw bytes of a tree) implement
-//! `serde::Serialize`, each field under the name of the eBay field it holds
-//! (`categoryTreeId`, `localizedAspectName`, …, as each field's documentation names it), so
-//! a backend can pass them on through its own JSON API. The shape is this crate's, not the
-//! wire's: ids are JSON numbers, an aspect's `aspectConstraint` fields sit on the aspect
-//! itself, compatibility values are strings, and a field the answer left out is `null` (or
-//! `[]`, or `false` for the flags).
+//! With the `serde` feature the answers implement `serde::Serialize`, each field under the
+//! name of the eBay field it holds (`categoryTreeId`, `localizedAspectName`, …, as each
+//! field's documentation names it), so a backend can pass them on through its own JSON API.
+//! The shape is this crate's, not the wire's: ids are JSON numbers, an aspect's
+//! `aspectConstraint` fields sit on the aspect itself, compatibility values are strings, and a
+//! field the answer left out is `null` (or `[]`, or `false` for the flags).
 
 use serde::Deserialize;
-use url::Url;
-
-use marketplaces::Marketplace;
-
-/// The raw body of a getCategoryTree answer and where it came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TreeBody {
-    /// The site asked for.
-    pub site: Marketplace,
-    /// The tree asked for: the site's tree in the language sent.
-    pub tree_id: u32,
-    /// The URL it was fetched from.
-    pub url: Url,
-    /// The `Accept-Language` sent.
-    pub language: String,
-    /// The body (decompressed), unparsed.
-    pub bytes: Vec<u8>,
-}
 
 /// A category named by id and name.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -11,10 +11,10 @@
 //! aspect does not allow it) and, as warnings, what it will refuse soon or cannot match.
 //!
 //! ```
-//! use marketplace_client::aspects::{AspectRules, ListingAspects, Problem};
-//! use marketplace_client::taxonomy::ItemAspectsReader;
+//! use taxonomy_model::ItemAspectsReader;
+//! use taxonomy_model::aspects::{AspectRules, ListingAspects, Problem};
 //!
-//! // One category of a fetchItemAspects file (or `client.item_aspects((site, id))?` online).
+//! // One category of a fetchItemAspects file (or a getItemAspectsForCategory answer, `decode::item_aspects`).
 //! let file = br#"{"categoryTreeId":"0","categoryAspects":[{"category":{"categoryId":"179"},
 //!   "aspects":[{"localizedAspectName":"Brand","aspectConstraint":{"aspectRequired":true,
 //!     "itemToAspectCardinality":"SINGLE","aspectMode":"FREE_TEXT"}},
@@ -39,4 +39,4 @@ mod rules;
 pub use diff::{AspectChange, AspectsDiff, CategoryChange, ConstraintChange};
 pub use listing::{ListingAspects, ListingError};
 pub use problem::{Problem, Severity};
-pub use rules::{AspectRules, rules_from_aspects_file};
+pub use rules::AspectRules;

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::listing::ListingAspects;
 use super::problem::Problem;
-use crate::taxonomy::{
+use crate::{
     Aspect, AspectCardinality, AspectDataType, AspectMode, AspectsFileError, CategoryAspects,
     ItemAspects, ItemAspectsReader,
 };
@@ -13,8 +13,8 @@ use crate::taxonomy::{
 /// The aspect rules of one leaf category, from a getItemAspectsForCategory answer
 /// ([`From<&ItemAspects>`](#impl-From<%26ItemAspects>-for-AspectRules)) or an entry of a
 /// fetchItemAspects file ([`From<&CategoryAspects>`](#impl-From<%26CategoryAspects>-for-AspectRules),
-/// [`rules_from_aspects_file`]), indexed once so that [`check`](Self::check) looks every
-/// aspect and value up by hash.
+/// [`from_aspects_file`](Self::from_aspects_file)), indexed once so that
+/// [`check`](Self::check) looks every aspect and value up by hash.
 ///
 /// Names and values are compared ignoring case (the names as the service localizes them).
 #[derive(Debug, Clone)]
@@ -336,6 +336,28 @@ impl AspectRules {
     }
 }
 
+impl AspectRules {
+    /// The rules of each of `categories` from a fetchItemAspects file (gzipped, as
+    /// downloaded, or plain JSON), read in one pass that holds one entry at a time; a category
+    /// the file lacks is not in the map.
+    pub fn from_aspects_file(
+        path: &Path,
+        categories: &[u32],
+    ) -> Result<HashMap<u32, AspectRules>, AspectsFileError> {
+        let mut found = HashMap::with_capacity(categories.len());
+        for entry in ItemAspectsReader::open_gzipped_or_plain(path)? {
+            let entry = entry?;
+            if categories.contains(&entry.category.id) {
+                found.insert(entry.category.id, AspectRules::from(&entry));
+                if found.len() == categories.len() {
+                    break;
+                }
+            }
+        }
+        Ok(found)
+    }
+}
+
 impl From<&ItemAspects> for AspectRules {
     fn from(answer: &ItemAspects) -> Self {
         Self::new(answer.category_id, &answer.aspects)
@@ -346,27 +368,6 @@ impl From<&CategoryAspects> for AspectRules {
     fn from(entry: &CategoryAspects) -> Self {
         Self::new(entry.category.id, &entry.aspects)
     }
-}
-
-/// The rules of each of `categories` from a fetchItemAspects file (gzipped, as downloaded,
-/// or plain JSON),
-/// read in one pass that holds one entry at a time; a category the file lacks is not in the
-/// map.
-pub fn rules_from_aspects_file(
-    path: &Path,
-    categories: &[u32],
-) -> Result<HashMap<u32, AspectRules>, AspectsFileError> {
-    let mut found = HashMap::with_capacity(categories.len());
-    for entry in ItemAspectsReader::open_gzipped_or_plain(path)? {
-        let entry = entry?;
-        if categories.contains(&entry.category.id) {
-            found.insert(entry.category.id, AspectRules::from(&entry));
-            if found.len() == categories.len() {
-                break;
-            }
-        }
-    }
-    Ok(found)
 }
 
 /// The candidate closest to `given` (edit distance, case ignored), when it is close: at most
@@ -390,7 +391,7 @@ pub(crate) fn closest<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::taxonomy::{AspectValue, ValueConstraint};
+    use crate::{AspectValue, ValueConstraint};
 
     fn aspect(name: &str) -> Aspect {
         Aspect {

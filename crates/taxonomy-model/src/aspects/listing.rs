@@ -46,7 +46,7 @@ impl ListingAspects {
     /// Adds an aspect with its values.
     ///
     /// ```
-    /// use marketplace_client::aspects::ListingAspects;
+    /// use taxonomy_model::aspects::ListingAspects;
     /// let listing = ListingAspects::new().with("Brand", ["Dell"]).with("Features", ["Wi-Fi", "Bluetooth"]);
     /// assert_eq!(listing.values("brand"), Some(&["Dell".to_string()][..]));
     /// ```

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
-use crate::taxonomy::{Aspect, AspectsFileError, CategoryAspects, ItemAspectsReader};
+use crate::{Aspect, AspectsFileError, CategoryAspects, ItemAspectsReader};
 
 /// The differences between an older and a newer fetchItemAspects file of one tree.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -132,7 +132,7 @@ impl AspectChange {
                 .filter(|v| !new_values.contains(v))
                 .map(str::to_owned)
                 .collect(),
-            selection_only: new.mode == Some(crate::taxonomy::AspectMode::SelectionOnly),
+            selection_only: new.mode == Some(crate::AspectMode::SelectionOnly),
         };
         let changed = !change.constraint.is_empty()
             || !change.new_values.is_empty()
