@@ -95,8 +95,8 @@ fn containers_of_secrets_print_no_secret() {
         &[CLIENT_SECRET, "READY-ACCESS-TOKEN"],
     );
     check_debug(
-        "StaticTokenSource",
-        &StaticTokenSource::new(AccessToken::new("READY-ACCESS-TOKEN")),
+        "AccessToken as AccessTokenSource",
+        &AccessToken::new("READY-ACCESS-TOKEN"),
         &["READY-ACCESS-TOKEN"],
     );
 
@@ -472,11 +472,7 @@ fn taxonomy_errors_never_hold_the_bearer_token() {
     let config = TaxonomyConfig::for_base_url(&fake.base_url())
         .unwrap()
         .with_max_retries(0);
-    let client = TaxonomyClient::new(
-        config,
-        Arc::new(StaticTokenSource::new(AccessToken::new(token))),
-    )
-    .unwrap();
+    let client = TaxonomyClient::new(config, Arc::new(AccessToken::new(token))).unwrap();
     let mut errors: Vec<TaxonomyError> = Vec::new();
     for shape in ["service", "service-429", "plain", "garbage-2xx", "json-2xx"] {
         fake.route("GET", path, move |req, _| {

@@ -267,22 +267,12 @@ impl Shared {
     }
 }
 
-/// A fixed token (for example `MARKETPLACE_ACCESS_TOKEN`), handed out as is.
-#[derive(Debug, Clone)]
-pub struct StaticTokenSource {
-    token: AccessToken,
-}
-
-impl StaticTokenSource {
-    /// A source that always returns `token`.
-    pub fn new(token: AccessToken) -> Self {
-        Self { token }
-    }
-}
-
-impl AccessTokenSource for StaticTokenSource {
+/// A fixed token (for example `MARKETPLACE_ACCESS_TOKEN`) is its own source: it is handed
+/// out as is, and [`invalidate`](AccessTokenSource::invalidate) does nothing (the async
+/// twin of the blocking implementation).
+impl AccessTokenSource for AccessToken {
     fn access_token(&self) -> BoxFuture<'_, Result<AccessToken, OAuthError>> {
-        let token = self.token.clone();
+        let token = self.clone();
         Box::pin(async move { Ok(token) })
     }
     fn invalidate(&self, _token: &AccessToken) {}
@@ -295,7 +285,7 @@ pub fn application_token_source(
     config: &OAuthConfig,
 ) -> Result<Arc<dyn AccessTokenSource>, OAuthError> {
     if let Some(token) = &config.access_token {
-        return Ok(Arc::new(StaticTokenSource::new(token.clone())));
+        return Ok(Arc::new(token.clone()));
     }
     Ok(Arc::new(ApplicationTokenProvider::new(
         OAuthClient::from_config(config)?,

@@ -24,10 +24,10 @@
 //! use std::sync::Arc;
 //! use marketplace_client::Marketplace;
 //! use marketplace_client::api::{ApiClient, ApiConfig, ApiError, ApiRequest};
-//! use marketplace_client::oauth::{AccessToken, StaticTokenSource};
+//! use marketplace_client::oauth::AccessToken;
 //!
 //! # fn main() -> Result<(), ApiError> {
-//! let tokens = Arc::new(StaticTokenSource::new(AccessToken::new("v^1.1#i^1#…")));
+//! let tokens = Arc::new(AccessToken::new("v^1.1#i^1#…"));
 //! let client = ApiClient::new(ApiConfig::production(), tokens)?;
 //! let sku = "SHOE 42/blue"; // one path segment, whatever it holds
 //! let item = serde_json::json!({

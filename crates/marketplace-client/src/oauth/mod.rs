@@ -94,7 +94,7 @@ mod store;
 pub use crate::HttpOptions;
 pub use crate::blocking::oauth::OAuthClient;
 pub use crate::blocking::provider::{
-    AccessTokenSource, ApplicationTokenProvider, StaticTokenSource, UserTokenProvider,
+    AccessTokenSource, ApplicationTokenProvider, UserTokenProvider,
 };
 pub use crate::core::cache::CachedToken;
 pub(crate) use crate::core::cache::Clock;

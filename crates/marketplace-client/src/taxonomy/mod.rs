@@ -11,12 +11,12 @@
 //!
 //! ```no_run
 //! use std::sync::Arc;
-//! use marketplace_client::oauth::{AccessToken, StaticTokenSource};
+//! use marketplace_client::oauth::AccessToken;
 //! use marketplace_client::Marketplace;
 //! use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig, TreePath};
 //!
 //! # fn main() -> Result<(), marketplace_client::taxonomy::TaxonomyError> {
-//! let tokens = Arc::new(StaticTokenSource::new(AccessToken::new("v^1.1#i^1#…")));
+//! let tokens = Arc::new(AccessToken::new("v^1.1#i^1#…"));
 //! let config = TaxonomyConfig::production().with_tree_path(TreePath::Path); // the default
 //! let client = TaxonomyClient::new(config, tokens)?;
 //! let aspects = client.item_aspects((Marketplace::Us, 9355))?;
