@@ -88,7 +88,7 @@ impl TaxonomyClient {
     /// A client configured from the environment, as [`crate::taxonomy::TaxonomyClient::from_env`].
     pub fn from_env() -> Result<Self, TaxonomyError> {
         let oauth = OAuthConfig::from_env().map_err(crate::oauth::OAuthError::from)?;
-        let tokens = super::oauth::application_token_source(&oauth)?;
+        let tokens = oauth.aio_application_token_source()?;
         let config =
             TaxonomyConfig::from_oauth_config(&oauth).with_env(|name| std::env::var(name).ok())?;
         Self::new(config, tokens)

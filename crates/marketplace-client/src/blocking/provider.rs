@@ -703,7 +703,8 @@ impl OAuthConfig {
     }
 
     /// The application-token source this configuration describes: the ready token of
-    /// `MARKETPLACE_ACCESS_TOKEN` when set, otherwise an [`ApplicationTokenProvider`].
+    /// `MARKETPLACE_ACCESS_TOKEN` when set, otherwise an [`ApplicationTokenProvider`]. Async
+    /// programs take [`aio_application_token_source`](Self::aio_application_token_source).
     pub fn application_token_source(&self) -> Result<Arc<dyn AccessTokenSource>, OAuthError> {
         if let Some(token) = &self.access_token {
             return Ok(Arc::new(token.clone()));
