@@ -214,23 +214,21 @@ impl<T: AccessTokenSource + ?Sized> AccessTokenSource for Arc<T> {
     }
 }
 
-/// A grant as a shared cache calls it: the provider's own token request.
-pub type FetchToken<'f> =
-    dyn Fn() -> BoxFuture<'f, Result<TokenResponse, OAuthError>> + Send + Sync + 'f;
-
 /// A token cache shared by processes, for the async providers: the async
 /// [`crate::oauth::SharedTokenCache`], with the same contract.
 ///
 /// [`token`](Self::token) returns the fleet's current token for `request`, or calls `fetch`
 /// (at most once) when this process is the one elected to ask the token endpoint, and shares
-/// its answer. Once `fetch` has been called, the answer is never
-/// [`SharedCacheError::Unavailable`].
+/// its answer. `fetch` is the provider's own grant (its future is the token request). Once
+/// `fetch` has been called, the answer is never [`SharedCacheError::Unavailable`].
 pub trait SharedTokenCache: Send + Sync {
     /// The current token of `request`, from the cache or from `fetch`.
     fn token<'a, 'f: 'a>(
         &'a self,
         request: &'a SharedTokenRequest,
-        fetch: &'a FetchToken<'f>,
+        fetch: &'a (
+                dyn Fn() -> BoxFuture<'f, Result<TokenResponse, OAuthError>> + Send + Sync + 'f
+            ),
     ) -> BoxFuture<'a, Result<SharedToken, SharedCacheError>>;
 }
 
@@ -247,7 +245,9 @@ impl Shared {
         scopes: &'a ScopeSet,
         policy: &'a Policy,
         flight: Flight,
-        grant: &'a FetchToken<'a>,
+        grant: &'a (
+                dyn Fn() -> BoxFuture<'a, Result<TokenResponse, OAuthError>> + Send + Sync + 'a
+            ),
     ) -> Result<Held, OAuthError> {
         if let Some(cache) = &self.cache {
             let request = self.request(
@@ -292,9 +292,7 @@ impl OAuthConfig {
     /// let token = tokens.access_token().await?;
     /// # let _ = token; Ok(()) }
     /// ```
-    pub fn aio_application_token_source(
-        &self,
-    ) -> Result<Arc<dyn AccessTokenSource>, OAuthError> {
+    pub fn aio_application_token_source(&self) -> Result<Arc<dyn AccessTokenSource>, OAuthError> {
         if let Some(token) = &self.access_token {
             return Ok(Arc::new(token.clone()));
         }
