@@ -391,7 +391,7 @@ async fn a_refusal_of_a_token_from_memory_is_the_store_being_down() {
     user.invalidate(&token);
     let refused = user.access_token().await.unwrap_err();
     assert!(
-        matches!(refused, OAuthError::Store(ref e) if e.kind() == marketplace_client::oauth::StoreErrorKind::Unavailable),
+        matches!(refused, OAuthError::Store(ref e) if e.is_unavailable()),
         "the store being down, not a revoked consent: {refused:?}"
     );
 

@@ -103,7 +103,7 @@ pub use crate::core::token::TokenResponse;
 pub use config::{Credentials, Endpoints, Environment, OAuthConfig};
 pub(crate) use config::{is_loopback, require_redirect_uri};
 pub use consent::{ConsentOptions, ConsentRequest};
-pub use error::{ConfigError, Grant, OAuthError, OAuthErrorCode, StoreError, StoreErrorKind};
+pub use error::{ConfigError, Grant, OAuthError, OAuthErrorCode, StoreError};
 pub use scope::ScopeSet;
 pub use secret::{AccessToken, AuthorizationCode, ClientId, ClientSecret, CsrfState, RefreshToken};
 pub use shared::{SharedCacheError, SharedToken, SharedTokenCache, SharedTokenRequest};
