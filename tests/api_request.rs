@@ -389,9 +389,9 @@ fn the_token_never_appears_in_an_error() {
 
 #[test]
 fn the_taxonomy_error_is_the_api_error() {
-    let error: marketplace_client::taxonomy::TaxonomyError = ApiError::Invalid("x".into());
+    let error: marketplace_client::taxonomy::ApiError = ApiError::Invalid("x".into());
     assert!(matches!(
         error,
-        marketplace_client::taxonomy::TaxonomyError::Invalid(_)
+        marketplace_client::taxonomy::ApiError::Invalid(_)
     ));
 }

@@ -17,9 +17,9 @@ use fake_marketplace::taxonomy::{
 };
 use fake_marketplace::{FakeConfig, FakeMarketplace, Fault, Request, Response};
 use marketplace_client::taxonomy::{
-    AspectAdvancedDataType, AspectApplicableTo, AspectCardinality, AspectDataType, AspectMode,
-    AspectUsage, AspectsFileError, DownloadProgress, ExpiredCategory, ItemAspectsReader,
-    TaxonomyError,
+    ApiError, AspectAdvancedDataType, AspectApplicableTo, AspectCardinality, AspectDataType,
+    AspectMode, AspectUsage, AspectsFileError, DownloadProgress, ExpiredCategory,
+    ItemAspectsReader,
 };
 use marketplaces::MARKETPLACE_HEADER;
 use marketplaces::Marketplace;
@@ -140,7 +140,7 @@ fn expired_categories_error_paths() {
         },
     );
     let err = client.expired_categories(Marketplace::Gb).unwrap_err();
-    let TaxonomyError::UnexpectedBody { reason, .. } = &err else {
+    let ApiError::UnexpectedBody { reason, .. } = &err else {
         panic!("{err:?}")
     };
     assert!(
@@ -449,7 +449,7 @@ fn fetch_item_aspects_truncated_gzip_is_a_clear_error_and_leaves_no_file() {
     let err = client
         .fetch_item_aspects(Marketplace::Gb, &dest, &mut |_| {})
         .unwrap_err();
-    let TaxonomyError::UnexpectedBody { reason, .. } = &err else {
+    let ApiError::UnexpectedBody { reason, .. } = &err else {
         panic!("{err:?}")
     };
     assert!(reason.contains("gzip file ends before its end"), "{reason}");
@@ -480,7 +480,7 @@ fn fetch_item_aspects_cut_off_connection_is_retried_from_the_start() {
     let err = client
         .fetch_item_aspects(Marketplace::Au, &dest, &mut |_| {})
         .unwrap_err();
-    assert!(matches!(err, TaxonomyError::Truncated { .. }), "{err:?}");
+    assert!(matches!(err, ApiError::Truncated { .. }), "{err:?}");
     assert!(files_in(dir.path()).is_empty());
 
     let (client, sleeper) = support::client(&fake);
@@ -506,7 +506,7 @@ fn fetch_item_aspects_limit_and_error_answers() {
         .fetch_item_aspects(Marketplace::De, &dest, &mut |_| {})
         .unwrap_err();
     assert!(
-        matches!(err, TaxonomyError::BodyTooLarge { limit: 10_000, .. }),
+        matches!(err, ApiError::BodyTooLarge { limit: 10_000, .. }),
         "{err:?}"
     );
     assert!(files_in(dir.path()).is_empty());
@@ -534,7 +534,7 @@ fn fetch_item_aspects_limit_and_error_answers() {
             &mut |_| {},
         )
         .unwrap_err();
-    let TaxonomyError::File { path, .. } = &err else {
+    let ApiError::File { path, .. } = &err else {
         panic!("{err:?}")
     };
     assert!(path.starts_with(dir.path().join("missing")), "{path:?}");
@@ -704,7 +704,7 @@ fn fetch_item_aspects_limits_the_decompressed_json() {
         assert!(
             matches!(
                 err,
-                TaxonomyError::BodyTooLarge {
+                ApiError::BodyTooLarge {
                     limit: 4_000_000,
                     ..
                 }
@@ -831,7 +831,7 @@ fn fetch_item_aspects_keeps_the_good_file_when_the_json_is_cut_off() {
         let err = client
             .fetch_item_aspects(Marketplace::Us, &dest, &mut |_| {})
             .unwrap_err();
-        let TaxonomyError::UnexpectedBody { reason, .. } = &err else {
+        let ApiError::UnexpectedBody { reason, .. } = &err else {
             panic!("{err:?}")
         };
         assert!(
@@ -880,10 +880,7 @@ fn fetch_item_aspects_takes_a_multi_member_gzip() {
     let err = client
         .fetch_item_aspects(Marketplace::Us, &dest, &mut |_| {})
         .unwrap_err();
-    assert!(
-        matches!(err, TaxonomyError::UnexpectedBody { .. }),
-        "{err:?}"
-    );
+    assert!(matches!(err, ApiError::UnexpectedBody { .. }), "{err:?}");
     assert_eq!(std::fs::read(&dest).unwrap(), members);
 }
 
@@ -986,7 +983,7 @@ fn subtree_answers_are_held_to_the_tree_rules() {
         let err = client
             .category_subtree((Marketplace::Us, 15032))
             .unwrap_err();
-        assert!(matches!(err, TaxonomyError::Decode { .. }), "{err:?}");
+        assert!(matches!(err, ApiError::Decode { .. }), "{err:?}");
         let message = err.to_string();
         assert!(
             message.contains(expected),

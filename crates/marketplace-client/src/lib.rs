@@ -101,7 +101,7 @@ pub use marketplaces::Marketplace;
 /// ```no_run
 /// use marketplace_client::Marketplace;
 /// use marketplace_client::taxonomy::TaxonomyClient;
-/// # fn main() -> Result<(), marketplace_client::taxonomy::TaxonomyError> {
+/// # fn main() -> Result<(), marketplace_client::taxonomy::ApiError> {
 /// let client = TaxonomyClient::from_env()?;
 /// // With taxonomy-data: `client.item_aspects(category!(EBAY_US, "9355"))?`.
 /// let aspects = client.item_aspects((Marketplace::Us, 9355))?;

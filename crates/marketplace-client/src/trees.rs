@@ -12,7 +12,7 @@
 
 use std::path::Path;
 
-use crate::taxonomy::{DefaultTreeId, TaxonomyClient, TaxonomyError};
+use crate::taxonomy::{ApiError, DefaultTreeId, TaxonomyClient};
 use marketplaces::Marketplace;
 use taxonomy_tree::clock::today_utc;
 use taxonomy_tree::decode::Provenance;
@@ -43,7 +43,7 @@ pub enum RefreshError {
         /// The site.
         site: Marketplace,
         /// The client's error.
-        source: TaxonomyError,
+        source: ApiError,
     },
     /// The body did not decode or validate, or is another site's tree.
     #[error("{site}: {source}")]
@@ -59,7 +59,7 @@ pub enum RefreshError {
         /// The site.
         site: Marketplace,
         /// The client's error.
-        source: TaxonomyError,
+        source: ApiError,
     },
     /// The fetching thread panicked (a bug).
     #[error("{site}: the fetch panicked")]

@@ -34,13 +34,13 @@ use crate::taxonomy::CategorySubtree;
 use crate::taxonomy::aspects_file::Download;
 
 pub use crate::taxonomy::{
-    Ancestor, Aspect, AspectAdvancedDataType, AspectApplicableTo, AspectCardinality,
+    Ancestor, ApiError, Aspect, AspectAdvancedDataType, AspectApplicableTo, AspectCardinality,
     AspectDataType, AspectMode, AspectUsage, AspectValue, AspectsFileError, CategoryAspects,
     CategoryRef, CategorySuggestion, CategorySuggestions, CompatibilityProperties,
     CompatibilityProperty, CompatibilityPropertyValues, DefaultTreeId, DownloadProgress,
     ErrorParameter, ExpiredCategories, ExpiredCategory, ItemAspects, ItemAspectsFile,
-    ItemAspectsReader, RelevanceIndicator, ServiceError, TaxonomyConfig, TaxonomyError, TreeBody,
-    TreePath, ValueConstraint,
+    ItemAspectsReader, RelevanceIndicator, ServiceError, TaxonomyConfig, TreeBody, TreePath,
+    ValueConstraint,
 };
 
 /// A client of eBay's Commerce Taxonomy API (v1) for async programs: the async
@@ -66,7 +66,7 @@ impl TaxonomyClient {
     pub fn new(
         config: TaxonomyConfig,
         tokens: Arc<dyn AccessTokenSource>,
-    ) -> Result<Self, TaxonomyError> {
+    ) -> Result<Self, ApiError> {
         Self::with_options(config, tokens, HttpOptions::default())
     }
 
@@ -76,7 +76,7 @@ impl TaxonomyClient {
         config: TaxonomyConfig,
         tokens: Arc<dyn AccessTokenSource>,
         options: HttpOptions,
-    ) -> Result<Self, TaxonomyError> {
+    ) -> Result<Self, ApiError> {
         let api = super::api::ApiClient::with_options(config.api_config(), tokens, options)?;
         Ok(Self {
             config,
@@ -86,7 +86,7 @@ impl TaxonomyClient {
     }
 
     /// A client configured from the environment, as [`crate::taxonomy::TaxonomyClient::from_env`].
-    pub fn from_env() -> Result<Self, TaxonomyError> {
+    pub fn from_env() -> Result<Self, ApiError> {
         let oauth = OAuthConfig::from_env().map_err(crate::oauth::OAuthError::from)?;
         let tokens = oauth.aio_application_token_source()?;
         let config =
@@ -123,7 +123,7 @@ impl TaxonomyClient {
         &self,
         site: impl Into<Marketplace>,
         language: Option<&str>,
-    ) -> Result<TreeBody, TaxonomyError> {
+    ) -> Result<TreeBody, ApiError> {
         let site: Marketplace = site.into();
         let mut forms = self.tree_forms.to_try(self.config.tree_path);
         while let Some(form) = forms.next_form() {
@@ -142,9 +142,7 @@ impl TaxonomyClient {
                 }
             }
         }
-        Err(TaxonomyError::Invalid(
-            "no getCategoryTree form to try".into(),
-        ))
+        Err(ApiError::Invalid("no getCategoryTree form to try".into()))
     }
 
     /// Fetches and decodes the full category tree of `site` with
@@ -157,7 +155,7 @@ impl TaxonomyClient {
         &self,
         site: impl Into<Marketplace>,
         provenance: &Provenance,
-    ) -> Result<CategoryTree, TaxonomyError> {
+    ) -> Result<CategoryTree, ApiError> {
         let site: Marketplace = site.into();
         let body = self
             .fetch_tree_body(site, Some(provenance.language.as_str()))
@@ -166,7 +164,7 @@ impl TaxonomyClient {
         // Decoding a 20 MB tree is CPU work: off the runtime's threads.
         tokio::task::spawn_blocking(move || ops::decode_tree_body(&body, &provenance))
             .await
-            .unwrap_or_else(|e| Err(TaxonomyError::Invalid(format!("decoding failed: {e}"))))
+            .unwrap_or_else(|e| Err(ApiError::Invalid(format!("decoding failed: {e}"))))
     }
 
     /// Categories matching a keyword (getCategorySuggestions):
@@ -180,7 +178,7 @@ impl TaxonomyClient {
         &self,
         site: impl Into<Marketplace>,
         q: &str,
-    ) -> Result<CategorySuggestions, TaxonomyError> {
+    ) -> Result<CategorySuggestions, ApiError> {
         let site: Marketplace = site.into();
         self.run(ops::suggestions(&self.config, site, q)).await
     }
@@ -189,7 +187,7 @@ impl TaxonomyClient {
     /// `GET …/category_tree/{id}/get_category_subtree?category_id=…`. The answer goes through
     /// the tree's node decoder and structural rules
     /// ([`decode_subtree`](taxonomy_tree::decode::decode_subtree)); a failure is
-    /// [`TaxonomyError::Decode`].
+    /// [`ApiError::Decode`].
     ///
     /// `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s
     /// `LeafCategory` (e.g. `category!(EBAY_US, "9355")`) or `Category`, or a
@@ -198,7 +196,7 @@ impl TaxonomyClient {
     pub async fn category_subtree(
         &self,
         category: impl MarketplaceCategory,
-    ) -> Result<CategorySubtree, TaxonomyError> {
+    ) -> Result<CategorySubtree, ApiError> {
         let (site, category_id) = (category.marketplace(), category.category_id());
         self.run(ops::subtree(&self.config, site, category_id))
             .await
@@ -209,7 +207,7 @@ impl TaxonomyClient {
     /// without aspects (`204 No Content`) gives empty [`ItemAspects::aspects`]. Every
     /// documented field of an aspect is kept; only an aspect without `localizedAspectName`
     /// (or a value without `localizedValue`) is refused, as
-    /// [`TaxonomyError::UnexpectedBody`] naming the field.
+    /// [`ApiError::UnexpectedBody`] naming the field.
     ///
     /// `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s
     /// `LeafCategory` (e.g. `category!(EBAY_US, "9355")`) or `Category`, or a
@@ -220,7 +218,7 @@ impl TaxonomyClient {
     /// # use std::sync::Arc;
     /// use marketplace_client::Marketplace;
     /// use marketplace_client::aio::taxonomy::{TaxonomyClient, TaxonomyConfig};
-    /// # async fn run(client: TaxonomyClient) -> Result<(), marketplace_client::taxonomy::TaxonomyError> {
+    /// # async fn run(client: TaxonomyClient) -> Result<(), marketplace_client::taxonomy::ApiError> {
     /// // With taxonomy-data: `client.item_aspects(category!(EBAY_US, "9355")).await?`.
     /// for aspect in client.item_aspects((Marketplace::Us, 9355)).await?.required() {
     ///     println!("{}", aspect.name);
@@ -230,7 +228,7 @@ impl TaxonomyClient {
     pub async fn item_aspects(
         &self,
         category: impl MarketplaceCategory,
-    ) -> Result<ItemAspects, TaxonomyError> {
+    ) -> Result<ItemAspects, ApiError> {
         let (site, category_id) = (category.marketplace(), category.category_id());
         self.run(ops::item_aspects(&self.config, site, category_id))
             .await
@@ -240,13 +238,10 @@ impl TaxonomyClient {
     /// `GET …/get_default_category_tree_id?marketplace_id=…`. The marketplace header carries
     /// the same id, and `Accept-Language` the site's language when the marketplace is known.
     /// `204 No Content` (the service has no default tree for it) is
-    /// [`TaxonomyError::NoDefaultTree`]. The answer is two short fields: one of over 1 MiB
+    /// [`ApiError::NoDefaultTree`]. The answer is two short fields: one of over 1 MiB
     /// (or over [`TaxonomyConfig::max_body_bytes`], if smaller) is
-    /// [`TaxonomyError::BodyTooLarge`].
-    pub async fn default_tree_id(
-        &self,
-        marketplace_id: &str,
-    ) -> Result<DefaultTreeId, TaxonomyError> {
+    /// [`ApiError::BodyTooLarge`].
+    pub async fn default_tree_id(&self, marketplace_id: &str) -> Result<DefaultTreeId, ApiError> {
         self.run(ops::default_tree_id(&self.config, marketplace_id))
             .await
     }
@@ -261,7 +256,7 @@ impl TaxonomyClient {
     pub async fn expired_categories(
         &self,
         site: impl Into<Marketplace>,
-    ) -> Result<ExpiredCategories, TaxonomyError> {
+    ) -> Result<ExpiredCategories, ApiError> {
         let site: Marketplace = site.into();
         self.run(ops::expired_categories(&self.config, site)).await
     }
@@ -278,7 +273,7 @@ impl TaxonomyClient {
     pub async fn compatibility_properties(
         &self,
         category: impl MarketplaceCategory,
-    ) -> Result<CompatibilityProperties, TaxonomyError> {
+    ) -> Result<CompatibilityProperties, ApiError> {
         let (site, category_id) = (category.marketplace(), category.category_id());
         self.run(ops::compatibility_properties(
             &self.config,
@@ -303,7 +298,7 @@ impl TaxonomyClient {
         category: impl MarketplaceCategory,
         property: &str,
         filter: &[(&str, &str)],
-    ) -> Result<CompatibilityPropertyValues, TaxonomyError> {
+    ) -> Result<CompatibilityPropertyValues, ApiError> {
         let (site, category_id) = (category.marketplace(), category.category_id());
         self.run(ops::compatibility_property_values(
             &self.config,
@@ -340,7 +335,7 @@ impl TaxonomyClient {
         site: impl Into<Marketplace>,
         dest: &std::path::Path,
         on_progress: impl FnMut(DownloadProgress) + Send + 'static,
-    ) -> Result<ItemAspectsFile, TaxonomyError> {
+    ) -> Result<ItemAspectsFile, ApiError> {
         let site: Marketplace = site.into();
         let call = ops::item_aspects_file_call(&self.config, site);
         let tree_id = ops::tree_id_for(&self.config, site);
@@ -370,7 +365,7 @@ impl TaxonomyClient {
         dest: &std::path::Path,
         tree_id: u32,
         on_progress: Arc<std::sync::Mutex<P>>,
-    ) -> Result<ItemAspectsFile, TaxonomyError> {
+    ) -> Result<ItemAspectsFile, ApiError> {
         let started = Instant::now();
         let deadline = started.checked_add(call.timeout);
         let mut response = super::transport::send(self.api.http(), request, call.timeout)
@@ -410,12 +405,12 @@ impl TaxonomyClient {
             }
             .run(&mut body, total, tree_id, &|e, received| {
                 if e.kind() == std::io::ErrorKind::TimedOut {
-                    TaxonomyError::Timeout {
+                    ApiError::Timeout {
                         url: at.clone(),
                         message: e.to_string(),
                     }
                 } else {
-                    TaxonomyError::Truncated {
+                    ApiError::Truncated {
                         url: at.clone(),
                         received,
                         message: e.to_string(),
@@ -462,7 +457,7 @@ impl TaxonomyClient {
         }
         drop(sender);
         let result = writer.await.unwrap_or_else(|e| {
-            Err(TaxonomyError::Invalid(format!(
+            Err(ApiError::Invalid(format!(
                 "the download's writer failed: {e}"
             )))
         });
@@ -472,7 +467,7 @@ impl TaxonomyClient {
 
     /// Runs `operation`: its call (through the [`ApiClient`](super::api::ApiClient)'s retry
     /// loop), then its decoding.
-    async fn run<T>(&self, operation: Operation<T>) -> Result<T, TaxonomyError> {
+    async fn run<T>(&self, operation: Operation<T>) -> Result<T, ApiError> {
         let fetched = self.api.fetch(&operation.call).await?;
         operation.decode(fetched)
     }

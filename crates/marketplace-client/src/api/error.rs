@@ -1,5 +1,5 @@
 //! The one error type of a request to the service's REST APIs ([`ApiError`], which the
-//! taxonomy client returns as `TaxonomyError`), and the service's error body.
+//! taxonomy client returns as `ApiError`), and the service's error body.
 
 use std::fmt;
 use std::time::Duration;
@@ -203,8 +203,8 @@ fn timeout_advice(url: &str) -> &'static str {
 }
 
 /// Everything a request to the service's REST APIs can fail with: a call of an
-/// [`ApiClient`](super::ApiClient) and every call of the taxonomy client (whose
-/// [`TaxonomyError`](crate::taxonomy::TaxonomyError) is this type).
+/// [`ApiClient`](super::ApiClient) and every call of the taxonomy client (its re-export
+/// [`taxonomy::ApiError`](crate::taxonomy::ApiError)).
 ///
 /// No variant holds the access token: bodies and the service's messages pass the sanitizer
 /// of the request (which knows the token) and are cut to 512 bytes

@@ -9,8 +9,8 @@
 //!   [`AccessTokenSource`](crate::oauth::AccessTokenSource) (`ApiClient::send`);
 //! * [`ApiResponse`]: a 2xx answer (status, headers, body, typed JSON);
 //! * [`ApiError`]: every failure, with the service's error body typed ([`ServiceError`]).
-//!   The taxonomy client is one user of this request: its
-//!   [`TaxonomyError`](crate::taxonomy::TaxonomyError) is this type.
+//!   The taxonomy client is one user of this request: its errors are
+//!   this [`ApiError`] (re-exported as `taxonomy::ApiError`).
 //!
 //! A call sends `Authorization: Bearer …` from the token source; a 401 makes the client
 //! invalidate the token, take a new one and try once more; 429, 5xx, connection failures and

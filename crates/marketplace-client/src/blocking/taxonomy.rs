@@ -15,8 +15,8 @@ use crate::core::taxonomy::{self as ops, Operation, TreeForms};
 use crate::oauth::{AccessTokenSource, HttpOptions, OAuthConfig};
 use crate::taxonomy::aspects_file::{Download, DownloadProgress, ItemAspectsFile};
 use crate::taxonomy::{
-    CategorySuggestions, CompatibilityProperties, CompatibilityPropertyValues, DefaultTreeId,
-    ExpiredCategories, ItemAspects, TaxonomyConfig, TaxonomyError, TreeBody, TreePath,
+    ApiError, CategorySuggestions, CompatibilityProperties, CompatibilityPropertyValues,
+    DefaultTreeId, ExpiredCategories, ItemAspects, TaxonomyConfig, TreeBody, TreePath,
 };
 
 /// A client of eBay's Commerce Taxonomy API (v1): getCategoryTree, getCategorySuggestions,
@@ -34,14 +34,14 @@ use crate::taxonomy::{
 ///   otherwise a random delay in `[0, min(cap, base · 2^n)]` (exponential back-off with full
 ///   jitter). Time-outs are not retried: the time budget is spent.
 /// * The body is read incrementally and the call fails with
-///   [`TaxonomyError::BodyTooLarge`] as soon as it passes [`TaxonomyConfig::max_body_bytes`].
+///   [`ApiError::BodyTooLarge`] as soon as it passes [`TaxonomyConfig::max_body_bytes`].
 ///
 /// The client is `Send + Sync`: one client can serve many threads.
 ///
 /// ```no_run
 /// use marketplace_client::Marketplace;
 /// use marketplace_client::taxonomy::TaxonomyClient;
-/// # fn main() -> Result<(), marketplace_client::taxonomy::TaxonomyError> {
+/// # fn main() -> Result<(), marketplace_client::taxonomy::ApiError> {
 /// // MARKETPLACE_CLIENT_ID / MARKETPLACE_CLIENT_SECRET (or MARKETPLACE_ACCESS_TOKEN), and
 /// // MARKETPLACE_BASE_URL + MARKETPLACE_AUTH_URL for another host.
 /// let client = TaxonomyClient::from_env()?;
@@ -81,7 +81,7 @@ impl TaxonomyClient {
     pub fn new(
         config: TaxonomyConfig,
         tokens: Arc<dyn AccessTokenSource>,
-    ) -> Result<Self, TaxonomyError> {
+    ) -> Result<Self, ApiError> {
         Self::with_options(config, tokens, HttpOptions::default())
     }
 
@@ -92,7 +92,7 @@ impl TaxonomyClient {
         config: TaxonomyConfig,
         tokens: Arc<dyn AccessTokenSource>,
         options: HttpOptions,
-    ) -> Result<Self, TaxonomyError> {
+    ) -> Result<Self, ApiError> {
         let api = ApiClient::with_options(config.api_config(), tokens, options)?;
         Ok(Self {
             config,
@@ -105,7 +105,7 @@ impl TaxonomyClient {
     /// the credentials (an application token source, or `MARKETPLACE_ACCESS_TOKEN`), and the
     /// default [`TaxonomyConfig`] for that host with the environment's settings
     /// ([`TaxonomyConfig::with_env`]: `MARKETPLACE_TREE_PATH`).
-    pub fn from_env() -> Result<Self, TaxonomyError> {
+    pub fn from_env() -> Result<Self, ApiError> {
         let oauth = OAuthConfig::from_env().map_err(crate::oauth::OAuthError::from)?;
         let tokens = oauth.application_token_source()?;
         let config =
@@ -150,7 +150,7 @@ impl TaxonomyClient {
         &self,
         site: impl Into<Marketplace>,
         language: Option<&str>,
-    ) -> Result<TreeBody, TaxonomyError> {
+    ) -> Result<TreeBody, ApiError> {
         let site: Marketplace = site.into();
         let mut forms = self.tree_forms.to_try(self.config.tree_path);
         loop {
@@ -181,7 +181,7 @@ impl TaxonomyClient {
         &self,
         site: impl Into<Marketplace>,
         provenance: &Provenance,
-    ) -> Result<CategoryTree, TaxonomyError> {
+    ) -> Result<CategoryTree, ApiError> {
         let site: Marketplace = site.into();
         let body = self.fetch_tree_body(site, Some(provenance.language.as_str()))?;
         ops::decode_tree_body(&body, provenance)
@@ -198,7 +198,7 @@ impl TaxonomyClient {
         &self,
         site: impl Into<Marketplace>,
         q: &str,
-    ) -> Result<CategorySuggestions, TaxonomyError> {
+    ) -> Result<CategorySuggestions, ApiError> {
         let site: Marketplace = site.into();
         self.run(ops::suggestions(&self.config, site, q))
     }
@@ -207,7 +207,7 @@ impl TaxonomyClient {
     /// `GET …/category_tree/{id}/get_category_subtree?category_id=…`. The answer goes through
     /// the tree's node decoder and structural rules
     /// ([`decode_subtree`](taxonomy_tree::decode::decode_subtree)); a failure is
-    /// [`TaxonomyError::Decode`].
+    /// [`ApiError::Decode`].
     ///
     /// `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s
     /// `LeafCategory` (e.g. `category!(EBAY_US, "9355")`) or `Category`, or a
@@ -216,7 +216,7 @@ impl TaxonomyClient {
     pub fn category_subtree(
         &self,
         category: impl MarketplaceCategory,
-    ) -> Result<CategorySubtree, TaxonomyError> {
+    ) -> Result<CategorySubtree, ApiError> {
         let (site, category_id) = (category.marketplace(), category.category_id());
         self.run(ops::subtree(&self.config, site, category_id))
     }
@@ -226,7 +226,7 @@ impl TaxonomyClient {
     /// without aspects (`204 No Content`) gives empty [`ItemAspects::aspects`]. Every
     /// documented field of an aspect is kept; only an aspect without `localizedAspectName`
     /// (or a value without `localizedValue`) is refused, as
-    /// [`TaxonomyError::UnexpectedBody`] naming the field.
+    /// [`ApiError::UnexpectedBody`] naming the field.
     ///
     /// `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s
     /// `LeafCategory` (e.g. `category!(EBAY_US, "9355")`) or `Category`, or a
@@ -236,7 +236,7 @@ impl TaxonomyClient {
     /// ```no_run
     /// use marketplace_client::Marketplace;
     /// use marketplace_client::taxonomy::TaxonomyClient;
-    /// # fn main() -> Result<(), marketplace_client::taxonomy::TaxonomyError> {
+    /// # fn main() -> Result<(), marketplace_client::taxonomy::ApiError> {
     /// let client = TaxonomyClient::from_env()?;
     /// // With taxonomy-data: `client.item_aspects(category!(EBAY_US, "9355"))?`.
     /// for aspect in client.item_aspects((Marketplace::Us, 9355))?.required() {
@@ -247,7 +247,7 @@ impl TaxonomyClient {
     pub fn item_aspects(
         &self,
         category: impl MarketplaceCategory,
-    ) -> Result<ItemAspects, TaxonomyError> {
+    ) -> Result<ItemAspects, ApiError> {
         let (site, category_id) = (category.marketplace(), category.category_id());
         self.run(ops::item_aspects(&self.config, site, category_id))
     }
@@ -256,10 +256,10 @@ impl TaxonomyClient {
     /// `GET …/get_default_category_tree_id?marketplace_id=…`. The marketplace header carries
     /// the same id, and `Accept-Language` the site's language when the marketplace is known.
     /// `204 No Content` (the service has no default tree for it) is
-    /// [`TaxonomyError::NoDefaultTree`]. The answer is two short fields: one of over 1 MiB
+    /// [`ApiError::NoDefaultTree`]. The answer is two short fields: one of over 1 MiB
     /// (or over [`TaxonomyConfig::max_body_bytes`], if smaller) is
-    /// [`TaxonomyError::BodyTooLarge`].
-    pub fn default_tree_id(&self, marketplace_id: &str) -> Result<DefaultTreeId, TaxonomyError> {
+    /// [`ApiError::BodyTooLarge`].
+    pub fn default_tree_id(&self, marketplace_id: &str) -> Result<DefaultTreeId, ApiError> {
         self.run(ops::default_tree_id(&self.config, marketplace_id))
     }
 
@@ -273,7 +273,7 @@ impl TaxonomyClient {
     pub fn expired_categories(
         &self,
         site: impl Into<Marketplace>,
-    ) -> Result<ExpiredCategories, TaxonomyError> {
+    ) -> Result<ExpiredCategories, ApiError> {
         let site: Marketplace = site.into();
         self.run(ops::expired_categories(&self.config, site))
     }
@@ -290,7 +290,7 @@ impl TaxonomyClient {
     pub fn compatibility_properties(
         &self,
         category: impl MarketplaceCategory,
-    ) -> Result<CompatibilityProperties, TaxonomyError> {
+    ) -> Result<CompatibilityProperties, ApiError> {
         let (site, category_id) = (category.marketplace(), category.category_id());
         self.run(ops::compatibility_properties(
             &self.config,
@@ -314,7 +314,7 @@ impl TaxonomyClient {
         category: impl MarketplaceCategory,
         property: &str,
         filter: &[(&str, &str)],
-    ) -> Result<CompatibilityPropertyValues, TaxonomyError> {
+    ) -> Result<CompatibilityPropertyValues, ApiError> {
         let (site, category_id) = (category.marketplace(), category.category_id());
         self.run(ops::compatibility_property_values(
             &self.config,
@@ -347,7 +347,7 @@ impl TaxonomyClient {
         site: impl Into<Marketplace>,
         dest: &std::path::Path,
         on_progress: &mut (dyn FnMut(DownloadProgress) + Send),
-    ) -> Result<ItemAspectsFile, TaxonomyError> {
+    ) -> Result<ItemAspectsFile, ApiError> {
         let site: Marketplace = site.into();
         let call = ops::item_aspects_file_call(&self.config, site);
         let tree_id = ops::tree_id_for(&self.config, site);
@@ -389,22 +389,22 @@ impl TaxonomyClient {
 
     /// Runs `operation`: its call (through the [`ApiClient`]'s retry loop), then its
     /// decoding.
-    fn run<T>(&self, operation: Operation<T>) -> Result<T, TaxonomyError> {
+    fn run<T>(&self, operation: Operation<T>) -> Result<T, ApiError> {
         let fetched = self.api.fetch(&operation.call)?;
         operation.decode(fetched)
     }
 }
 
 /// A failed body read of a download: a time-out, or a cut-off body (retried).
-fn read_error(e: &std::io::Error, url: &str, received: u64) -> TaxonomyError {
+fn read_error(e: &std::io::Error, url: &str, received: u64) -> ApiError {
     let message = super::transport::error_chain(e);
     if super::transport::io_is_timeout(e) {
-        TaxonomyError::Timeout {
+        ApiError::Timeout {
             url: url.to_owned(),
             message,
         }
     } else {
-        TaxonomyError::Truncated {
+        ApiError::Truncated {
             url: url.to_owned(),
             received,
             message,

@@ -16,21 +16,21 @@ use crate::taxonomy::types::{
     suggestions_from_wire,
 };
 use crate::taxonomy::{
-    CategorySuggestions, CompatibilityProperties, CompatibilityPropertyValues, DefaultTreeId,
-    ExpiredCategories, ItemAspects, TaxonomyConfig, TaxonomyError, TreeBody, TreePath,
+    ApiError, CategorySuggestions, CompatibilityProperties, CompatibilityPropertyValues,
+    DefaultTreeId, ExpiredCategories, ItemAspects, TaxonomyConfig, TreeBody, TreePath,
 };
 
 /// A call and what turns its answer into `T`.
 pub(crate) struct Operation<T> {
     /// The request.
     pub(crate) call: ApiCall,
-    decode: Box<dyn FnOnce(Fetched) -> Result<T, TaxonomyError> + Send>,
+    decode: Box<dyn FnOnce(Fetched) -> Result<T, ApiError> + Send>,
 }
 
 impl<T> Operation<T> {
     fn new(
         call: ApiCall,
-        decode: impl FnOnce(Fetched) -> Result<T, TaxonomyError> + Send + 'static,
+        decode: impl FnOnce(Fetched) -> Result<T, ApiError> + Send + 'static,
     ) -> Self {
         Self {
             call,
@@ -39,7 +39,7 @@ impl<T> Operation<T> {
     }
 
     /// The typed result of a successful answer.
-    pub(crate) fn decode(self, fetched: Fetched) -> Result<T, TaxonomyError> {
+    pub(crate) fn decode(self, fetched: Fetched) -> Result<T, ApiError> {
         (self.decode)(fetched)
     }
 }
@@ -108,7 +108,7 @@ pub(crate) fn tree_body(
 pub(crate) fn decode_tree_body(
     body: &TreeBody,
     provenance: &Provenance,
-) -> Result<CategoryTree, TaxonomyError> {
+) -> Result<CategoryTree, ApiError> {
     let mut provenance = provenance.clone();
     if provenance.language.trim().is_empty() {
         provenance.language = body.language.clone();
@@ -116,12 +116,12 @@ pub(crate) fn decode_tree_body(
     if provenance.source.trim().is_empty() {
         provenance.source = body.url.to_string();
     }
-    let tree = decode_tree(&body.bytes, &provenance).map_err(|source| TaxonomyError::Decode {
+    let tree = decode_tree(&body.bytes, &provenance).map_err(|source| ApiError::Decode {
         url: body.url.to_string(),
         source,
     })?;
     if tree.meta.tree_id != body.tree_id {
-        return Err(TaxonomyError::UnexpectedBody {
+        return Err(ApiError::UnexpectedBody {
             url: body.url.to_string(),
             status: 200,
             reason: format!(
@@ -170,7 +170,7 @@ pub(crate) fn subtree(
     Operation::new(
         site_call(config, "getCategorySubtree", url, site),
         move |fetched| {
-            decode_subtree(&fetched.bytes, category_id).map_err(|source| TaxonomyError::Decode {
+            decode_subtree(&fetched.bytes, category_id).map_err(|source| ApiError::Decode {
                 url: fetched.url.to_string(),
                 source,
             })
@@ -200,7 +200,7 @@ pub(crate) fn item_aspects(
     )
 }
 
-/// getDefaultCategoryTreeId: `204 No Content` is [`TaxonomyError::NoDefaultTree`]; the answer
+/// getDefaultCategoryTreeId: `204 No Content` is [`ApiError::NoDefaultTree`]; the answer
 /// is two short fields, so at most 1 MiB of it is read.
 pub(crate) fn default_tree_id(
     config: &TaxonomyConfig,
@@ -223,7 +223,7 @@ pub(crate) fn default_tree_id(
     let marketplace_id = marketplace_id.to_owned();
     Operation::new(call, move |fetched| {
         if fetched.is_empty() {
-            return Err(TaxonomyError::NoDefaultTree {
+            return Err(ApiError::NoDefaultTree {
                 marketplace_id,
                 url: fetched.url.to_string(),
             });
@@ -376,7 +376,7 @@ impl TreeForms {
 pub(crate) struct TreeFallback {
     forms: Vec<TreePath>,
     next: usize,
-    first_error: Option<TaxonomyError>,
+    first_error: Option<ApiError>,
 }
 
 impl TreeFallback {
@@ -391,7 +391,7 @@ impl TreeFallback {
     /// service's "tree not found", errorId 62004, when a form is left), or the call's error.
     /// When every form says "not found", the tree id is unknown, and the first answer (of the
     /// documented form) says so.
-    pub(crate) fn failed(&mut self, error: TaxonomyError) -> Option<TaxonomyError> {
+    pub(crate) fn failed(&mut self, error: ApiError) -> Option<ApiError> {
         let not_found = is_tree_not_found(&error);
         if !not_found {
             return Some(error);
@@ -407,6 +407,6 @@ impl TreeFallback {
 }
 
 /// A 404, or the service's "category tree not found" (errorId 62004) whatever its status.
-fn is_tree_not_found(error: &TaxonomyError) -> bool {
+fn is_tree_not_found(error: &ApiError) -> bool {
     error.status() == Some(404) || error.error_id() == Some(62004)
 }

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use url::Url;
 
-use super::TaxonomyError;
+use super::ApiError;
 use crate::api::ApiConfig;
 use crate::oauth::{Endpoints, OAuthConfig};
 
@@ -29,7 +29,7 @@ pub(crate) const DEFAULT_BACKOFF_BASE: Duration = Duration::from_millis(500);
 /// Default cap of one back-off delay.
 pub(crate) const DEFAULT_BACKOFF_CAP: Duration = Duration::from_secs(30);
 /// Default longest `Retry-After` the client waits for; a longer one ends the call with
-/// [`TaxonomyError::RateLimited`]. The same limit as the token providers'
+/// [`ApiError::RateLimited`]. The same limit as the token providers'
 /// ([`crate::oauth::MAX_RETRY_AFTER`]).
 pub(crate) const DEFAULT_MAX_RETRY_AFTER: Duration = crate::oauth::MAX_RETRY_AFTER;
 
@@ -143,7 +143,7 @@ pub struct TaxonomyConfig {
     /// Total time allowed for one request, from sending to the last byte of the body.
     pub timeout: Duration,
     /// Largest response body accepted (after decompression); a larger one ends the call with
-    /// [`TaxonomyError::BodyTooLarge`].
+    /// [`ApiError::BodyTooLarge`].
     pub max_body_bytes: u64,
     /// Retries after the first attempt for 429, 5xx, connection failures and cut-off bodies.
     pub max_retries: u32,
@@ -224,9 +224,9 @@ impl TaxonomyConfig {
     }
 
     /// Any API host, checked like [`Endpoints::custom`]: `https`, or `http` on loopback only.
-    pub fn for_base_url(base_url: &str) -> Result<Self, TaxonomyError> {
+    pub fn for_base_url(base_url: &str) -> Result<Self, ApiError> {
         let endpoints = Endpoints::custom(base_url, base_url)
-            .map_err(|e| TaxonomyError::OAuth(crate::oauth::OAuthError::Config(e)))?;
+            .map_err(|e| ApiError::OAuth(crate::oauth::OAuthError::Config(e)))?;
         Ok(Self::from_endpoints(&endpoints))
     }
 
@@ -248,13 +248,10 @@ impl TaxonomyConfig {
     /// assert_eq!(config.tree_path, TreePath::Query);
     /// assert!(TaxonomyConfig::production().with_env(|_| Some("sideways".into())).is_err());
     /// ```
-    pub fn with_env(
-        mut self,
-        lookup: impl Fn(&str) -> Option<String>,
-    ) -> Result<Self, TaxonomyError> {
+    pub fn with_env(mut self, lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ApiError> {
         if let Some(value) = lookup(ENV_TREE_PATH).filter(|v| !v.trim().is_empty()) {
             self.tree_path = TreePath::parse(&value).ok_or_else(|| {
-                TaxonomyError::Invalid(format!(
+                ApiError::Invalid(format!(
                     "{ENV_TREE_PATH}={value:?} is not a tree path form; use path, query or auto"
                 ))
             })?;

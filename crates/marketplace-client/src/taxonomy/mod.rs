@@ -6,7 +6,7 @@
 //!
 //! [`TaxonomyClient`] is blocking (reqwest), `Send + Sync`, and takes its bearer tokens from
 //! any [`AccessTokenSource`](crate::oauth::AccessTokenSource). Its settings live in
-//! [`TaxonomyConfig`]; every failure is a [`TaxonomyError`] that carries the service's error
+//! [`TaxonomyConfig`]; every failure is an [`ApiError`] that carries the service's error
 //! body typed ([`ServiceError`]).
 //!
 //! ```no_run
@@ -15,7 +15,7 @@
 //! use marketplace_client::Marketplace;
 //! use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig, TreePath};
 //!
-//! # fn main() -> Result<(), marketplace_client::taxonomy::TaxonomyError> {
+//! # fn main() -> Result<(), marketplace_client::taxonomy::ApiError> {
 //! let tokens = Arc::new(AccessToken::new("v^1.1#i^1#…"));
 //! let config = TaxonomyConfig::production().with_tree_path(TreePath::Path); // the default
 //! let client = TaxonomyClient::new(config, tokens)?;
@@ -51,9 +51,9 @@ pub(crate) use config::{
 };
 pub use config::{TaxonomyConfig, TreePath};
 
-/// Everything a taxonomy call can fail with: the [`ApiError`](crate::api::ApiError) of the
+/// Everything a taxonomy call can fail with: the [`ApiError`] of the
 /// generic request the taxonomy client is built on (same variants, same messages).
-pub type TaxonomyError = crate::api::ApiError;
+pub use crate::api::ApiError;
 pub use taxonomy_tree::decode::CategorySubtree;
 pub use types::{
     Ancestor, Aspect, AspectAdvancedDataType, AspectApplicableTo, AspectCardinality,
