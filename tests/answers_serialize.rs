@@ -17,7 +17,7 @@ use support::*;
 
 /// The raw JSON the fake answers at `path` (with `query`) for the US marketplace.
 fn raw(fake: &fake_marketplace::FakeMarketplace, path: &str, query: (&str, &str)) -> Value {
-    let api = ApiClient::new(config(fake).api_config(), tokens(fake)).unwrap();
+    let api = ApiClient::new(config(fake), tokens(fake)).unwrap();
     let request = ApiRequest::get(path)
         .query(query.0, query.1)
         .marketplace(Marketplace::Us);

@@ -465,11 +465,11 @@ fn oauth_errors_sanitize_every_server_text_with_every_request_secret() {
 /// parse.
 #[test]
 fn taxonomy_errors_never_hold_the_bearer_token() {
-    use marketplace_client::taxonomy::{ApiError, TaxonomyClient, TaxonomyConfig};
+    use marketplace_client::taxonomy::{ApiError, ClientConfig, TaxonomyClient};
     let token = "v^1.1#i^1#f^0#BEARER/SECRET%+x==";
     let fake = FakeMarketplace::new();
     let path = "/commerce/taxonomy/v1/get_default_category_tree_id";
-    let config = TaxonomyConfig::for_base_url(&fake.base_url())
+    let config = ClientConfig::for_base_url(&fake.base_url())
         .unwrap()
         .with_max_retries(0);
     let client = TaxonomyClient::new(config, Arc::new(AccessToken::new(token))).unwrap();

@@ -204,8 +204,8 @@ fn presets_use_the_documented_path_and_the_production_scope() {
     use marketplace_client::oauth::{
         Credentials, Endpoints, OAuthClient, OAuthError, OAuthErrorCode, ScopeSet,
     };
-    use marketplace_client::taxonomy::TaxonomyConfig;
-    for config in [TaxonomyConfig::production(), TaxonomyConfig::sandbox()] {
+    use marketplace_client::taxonomy::ClientConfig;
+    for config in [ClientConfig::production(), ClientConfig::sandbox()] {
         assert_eq!(config.tree_path, TreePath::Path);
     }
     // eBay's sandbox grants application tokens for the production scope URL, and refuses
@@ -913,7 +913,7 @@ fn connection_refused_is_retried_then_transport() {
     let addr = closed.local_addr().unwrap();
     drop(closed);
     let config =
-        marketplace_client::taxonomy::TaxonomyConfig::for_base_url(&format!("http://{addr}"))
+        marketplace_client::taxonomy::ClientConfig::for_base_url(&format!("http://{addr}"))
             .unwrap()
             .with_backoff(Duration::from_millis(1), Duration::from_millis(2))
             .with_max_retries(2);

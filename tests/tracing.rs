@@ -22,7 +22,7 @@ use marketplace_client::oauth::{
     AccessTokenSource, ApplicationTokenProvider, ConsentOptions, MemoryStore, ScopeSet,
     UserTokenProvider,
 };
-use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig};
+use marketplace_client::taxonomy::{ClientConfig, TaxonomyClient};
 use marketplace_client::test_util::ManualClock;
 use marketplace_client::test_util::RecordingSleeper;
 use marketplaces::Marketplace;
@@ -382,7 +382,7 @@ fn run_flow(fake: &FakeMarketplace) -> Issued {
     // Taxonomy calls with it: a 401 (renewal, then a retry), a 429 with Retry-After, and a
     // 403 that echoes the token.
     let sleeper = Arc::new(RecordingSleeper::default());
-    let config = TaxonomyConfig::for_base_url(&fake.base_url())
+    let config = ClientConfig::for_base_url(&fake.base_url())
         .expect("loopback")
         .with_backoff(Duration::from_millis(1), Duration::from_millis(8));
     let tokens: Arc<dyn AccessTokenSource> = app.clone();

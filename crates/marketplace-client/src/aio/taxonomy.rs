@@ -6,12 +6,12 @@
 //! use std::sync::Arc;
 //! use marketplace_client::Marketplace;
 //! use marketplace_client::aio::oauth::{ApplicationTokenProvider, OAuthConfig, OAuthClient};
-//! use marketplace_client::aio::taxonomy::{TaxonomyClient, TaxonomyConfig};
+//! use marketplace_client::aio::taxonomy::{TaxonomyClient, ClientConfig};
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! let oauth = OAuthConfig::from_env()?;
 //! let tokens = Arc::new(ApplicationTokenProvider::new(OAuthClient::from_config(&oauth)?));
-//! let client = TaxonomyClient::new(TaxonomyConfig::from_oauth_config(&oauth), tokens)?;
+//! let client = TaxonomyClient::new(ClientConfig::from_oauth_config(&oauth), tokens)?;
 //! for s in client.category_suggestions(Marketplace::Us, "iphone 15").await?.suggestions {
 //!     println!("{} {}", s.category.id, s.path());
 //! }
@@ -36,11 +36,10 @@ use crate::taxonomy::aspects_file::Download;
 pub use crate::taxonomy::{
     Ancestor, ApiError, Aspect, AspectAdvancedDataType, AspectApplicableTo, AspectCardinality,
     AspectDataType, AspectMode, AspectUsage, AspectValue, AspectsFileError, CategoryAspects,
-    CategoryRef, CategorySuggestion, CategorySuggestions, CompatibilityProperties,
+    CategoryRef, CategorySuggestion, CategorySuggestions, ClientConfig, CompatibilityProperties,
     CompatibilityProperty, CompatibilityPropertyValues, DefaultTreeId, DownloadProgress,
     ErrorParameter, ExpiredCategories, ExpiredCategory, ItemAspects, ItemAspectsFile,
-    ItemAspectsReader, RelevanceIndicator, ServiceError, TaxonomyConfig, TreeBody, TreePath,
-    ValueConstraint,
+    ItemAspectsReader, RelevanceIndicator, ServiceError, TreeBody, TreePath, ValueConstraint,
 };
 
 /// A client of eBay's Commerce Taxonomy API (v1) for async programs: the async
@@ -48,7 +47,7 @@ pub use crate::taxonomy::{
 /// back-off (waiting with `tokio::time::sleep`), time-outs and limits. `Send + Sync`: one
 /// client serves every task.
 pub struct TaxonomyClient {
-    config: TaxonomyConfig,
+    config: ClientConfig,
     api: super::api::ApiClient,
     tree_forms: TreeForms,
 }
@@ -63,21 +62,18 @@ impl std::fmt::Debug for TaxonomyClient {
 
 impl TaxonomyClient {
     /// A client with `config` that takes its tokens from `tokens`.
-    pub fn new(
-        config: TaxonomyConfig,
-        tokens: Arc<dyn AccessTokenSource>,
-    ) -> Result<Self, ApiError> {
+    pub fn new(config: ClientConfig, tokens: Arc<dyn AccessTokenSource>) -> Result<Self, ApiError> {
         Self::with_options(config, tokens, HttpOptions::default())
     }
 
     /// A client with its own HTTP options (proxy, user agent, extra root certificates); the
     /// time-outs are the configuration's.
     pub fn with_options(
-        config: TaxonomyConfig,
+        config: ClientConfig,
         tokens: Arc<dyn AccessTokenSource>,
         options: HttpOptions,
     ) -> Result<Self, ApiError> {
-        let api = super::api::ApiClient::with_options(config.api_config(), tokens, options)?;
+        let api = super::api::ApiClient::with_options(config.clone(), tokens, options)?;
         Ok(Self {
             config,
             api,
@@ -90,12 +86,12 @@ impl TaxonomyClient {
         let oauth = OAuthConfig::from_env().map_err(crate::oauth::OAuthError::from)?;
         let tokens = oauth.aio_application_token_source()?;
         let config =
-            TaxonomyConfig::from_oauth_config(&oauth).with_env(|name| std::env::var(name).ok())?;
+            ClientConfig::from_oauth_config(&oauth).with_env(|name| std::env::var(name).ok())?;
         Self::new(config, tokens)
     }
 
     /// The configuration.
-    pub fn config(&self) -> &TaxonomyConfig {
+    pub fn config(&self) -> &ClientConfig {
         &self.config
     }
 
@@ -115,7 +111,7 @@ impl TaxonomyClient {
     /// unparsed, with the URL and language it was fetched with. `language` overrides
     /// `Accept-Language`.
     ///
-    /// The path form is [`TaxonomyConfig::tree_path`]. With [`TreePath::Auto`] the path form
+    /// The path form is [`ClientConfig::tree_path`]. With [`TreePath::Auto`] the path form
     /// is tried first; when it is answered with a 404 or the service's "tree not found"
     /// (errorId 62004), the query form is tried once; the form that worked is kept for every
     /// later call of this client (see [`tree_path_in_use`](Self::tree_path_in_use)).
@@ -217,7 +213,7 @@ impl TaxonomyClient {
     /// ```no_run
     /// # use std::sync::Arc;
     /// use marketplace_client::Marketplace;
-    /// use marketplace_client::aio::taxonomy::{TaxonomyClient, TaxonomyConfig};
+    /// use marketplace_client::aio::taxonomy::{TaxonomyClient, ClientConfig};
     /// # async fn run(client: TaxonomyClient) -> Result<(), marketplace_client::taxonomy::ApiError> {
     /// // With taxonomy-data: `client.item_aspects(category!(EBAY_US, "9355")).await?`.
     /// for aspect in client.item_aspects((Marketplace::Us, 9355)).await?.required() {
@@ -239,7 +235,7 @@ impl TaxonomyClient {
     /// the same id, and `Accept-Language` the site's language when the marketplace is known.
     /// `204 No Content` (the service has no default tree for it) is
     /// [`ApiError::NoDefaultTree`]. The answer is two short fields: one of over 1 MiB
-    /// (or over [`TaxonomyConfig::max_body_bytes`], if smaller) is
+    /// (or over [`ClientConfig::max_body_bytes`], if smaller) is
     /// [`ApiError::BodyTooLarge`].
     pub async fn default_tree_id(&self, marketplace_id: &str) -> Result<DefaultTreeId, ApiError> {
         self.run(ops::default_tree_id(&self.config, marketplace_id))
@@ -323,8 +319,8 @@ impl TaxonomyClient {
     /// by a later one. A server that sent the JSON transport-compressed instead gets it stored
     /// gzipped all the same. `on_progress` is called as bytes arrive (an `indicatif` bar can
     /// follow it). The call has its own time-out and size limits
-    /// ([`TaxonomyConfig::download_timeout`], [`TaxonomyConfig::max_download_bytes`] as
-    /// received, [`TaxonomyConfig::max_decompressed_bytes`] for the JSON inside); a connection
+    /// ([`ClientConfig::download_timeout`], [`ClientConfig::max_download_bytes`] as
+    /// received, [`ClientConfig::max_decompressed_bytes`] for the JSON inside); a connection
     /// that breaks is retried like any other call, from the start. Read the file with
     /// [`ItemAspectsFile::reader`].
     ///

@@ -15,8 +15,8 @@ use crate::core::taxonomy::{self as ops, Operation, TreeForms};
 use crate::oauth::{AccessTokenSource, HttpOptions, OAuthConfig};
 use crate::taxonomy::aspects_file::{Download, DownloadProgress, ItemAspectsFile};
 use crate::taxonomy::{
-    ApiError, CategorySuggestions, CompatibilityProperties, CompatibilityPropertyValues,
-    DefaultTreeId, ExpiredCategories, ItemAspects, TaxonomyConfig, TreeBody, TreePath,
+    ApiError, CategorySuggestions, ClientConfig, CompatibilityProperties,
+    CompatibilityPropertyValues, DefaultTreeId, ExpiredCategories, ItemAspects, TreeBody, TreePath,
 };
 
 /// A client of eBay's Commerce Taxonomy API (v1): getCategoryTree, getCategorySuggestions,
@@ -24,17 +24,17 @@ use crate::taxonomy::{
 ///
 /// Every call sends `Authorization: Bearer …` from the token source, the marketplace header
 /// [`MARKETPLACE_HEADER`](crate::taxonomy::MARKETPLACE_HEADER) with the site's marketplace id, `Accept-Language` (the language
-/// argument, else [`TaxonomyConfig::language`], else the site's language) and
+/// argument, else [`ClientConfig::language`], else the site's language) and
 /// `Accept-Encoding: gzip`.
 ///
 /// * A 401 makes the client [`invalidate`](AccessTokenSource::invalidate) the token, get a new
 ///   one and try once more (this does not count as a retry).
 /// * 429, 5xx, connection failures and cut-off bodies are retried up to
-///   [`TaxonomyConfig::max_retries`] times, waiting `Retry-After` when the answer has one and
+///   [`ClientConfig::max_retries`] times, waiting `Retry-After` when the answer has one and
 ///   otherwise a random delay in `[0, min(cap, base · 2^n)]` (exponential back-off with full
 ///   jitter). Time-outs are not retried: the time budget is spent.
 /// * The body is read incrementally and the call fails with
-///   [`ApiError::BodyTooLarge`] as soon as it passes [`TaxonomyConfig::max_body_bytes`].
+///   [`ApiError::BodyTooLarge`] as soon as it passes [`ClientConfig::max_body_bytes`].
 ///
 /// The client is `Send + Sync`: one client can serve many threads.
 ///
@@ -53,8 +53,8 @@ use crate::taxonomy::{
 /// # Ok(()) }
 /// ```
 pub struct TaxonomyClient {
-    config: TaxonomyConfig,
-    /// The generic request's client, with [`TaxonomyConfig::api_config`]: every call goes
+    config: ClientConfig,
+    /// The generic request's client, with the same [`ClientConfig`]: every call goes
     /// through its retry loop.
     api: ApiClient,
     /// With [`TreePath::Auto`]: the form that worked.
@@ -78,22 +78,19 @@ impl TaxonomyClient {
     /// A client with `config` that takes its tokens from `tokens` (for example
     /// [`OAuthConfig::application_token_source`] or an
     /// [`ApplicationTokenProvider`](crate::oauth::ApplicationTokenProvider)).
-    pub fn new(
-        config: TaxonomyConfig,
-        tokens: Arc<dyn AccessTokenSource>,
-    ) -> Result<Self, ApiError> {
+    pub fn new(config: ClientConfig, tokens: Arc<dyn AccessTokenSource>) -> Result<Self, ApiError> {
         Self::with_options(config, tokens, HttpOptions::default())
     }
 
     /// A client with its own HTTP options (proxy, user agent, extra root certificates); the
-    /// time-outs are the configuration's ([`TaxonomyConfig::timeout`],
-    /// [`TaxonomyConfig::connect_timeout`]).
+    /// time-outs are the configuration's ([`ClientConfig::timeout`],
+    /// [`ClientConfig::connect_timeout`]).
     pub fn with_options(
-        config: TaxonomyConfig,
+        config: ClientConfig,
         tokens: Arc<dyn AccessTokenSource>,
         options: HttpOptions,
     ) -> Result<Self, ApiError> {
-        let api = ApiClient::with_options(config.api_config(), tokens, options)?;
+        let api = ApiClient::with_options(config.clone(), tokens, options)?;
         Ok(Self {
             config,
             api,
@@ -103,13 +100,13 @@ impl TaxonomyClient {
 
     /// A client configured from the environment: [`OAuthConfig::from_env`] for the host and
     /// the credentials (an application token source, or `MARKETPLACE_ACCESS_TOKEN`), and the
-    /// default [`TaxonomyConfig`] for that host with the environment's settings
-    /// ([`TaxonomyConfig::with_env`]: `MARKETPLACE_TREE_PATH`).
+    /// default [`ClientConfig`] for that host with the environment's settings
+    /// ([`ClientConfig::with_env`]: `MARKETPLACE_TREE_PATH`).
     pub fn from_env() -> Result<Self, ApiError> {
         let oauth = OAuthConfig::from_env().map_err(crate::oauth::OAuthError::from)?;
         let tokens = oauth.application_token_source()?;
         let config =
-            TaxonomyConfig::from_oauth_config(&oauth).with_env(|name| std::env::var(name).ok())?;
+            ClientConfig::from_oauth_config(&oauth).with_env(|name| std::env::var(name).ok())?;
         Self::new(config, tokens)
     }
 
@@ -122,7 +119,7 @@ impl TaxonomyClient {
     }
 
     /// The configuration.
-    pub fn config(&self) -> &TaxonomyConfig {
+    pub fn config(&self) -> &ClientConfig {
         &self.config
     }
 
@@ -142,7 +139,7 @@ impl TaxonomyClient {
     /// unparsed, with the URL and language it was fetched with. `language` overrides
     /// `Accept-Language`.
     ///
-    /// The path form is [`TaxonomyConfig::tree_path`]. With [`TreePath::Auto`] the path form
+    /// The path form is [`ClientConfig::tree_path`]. With [`TreePath::Auto`] the path form
     /// is tried first; when it is answered with a 404 or the service's "tree not found"
     /// (errorId 62004), the query form is tried once; the form that worked is kept for every
     /// later call of this client (see [`tree_path_in_use`](Self::tree_path_in_use)).
@@ -257,7 +254,7 @@ impl TaxonomyClient {
     /// the same id, and `Accept-Language` the site's language when the marketplace is known.
     /// `204 No Content` (the service has no default tree for it) is
     /// [`ApiError::NoDefaultTree`]. The answer is two short fields: one of over 1 MiB
-    /// (or over [`TaxonomyConfig::max_body_bytes`], if smaller) is
+    /// (or over [`ClientConfig::max_body_bytes`], if smaller) is
     /// [`ApiError::BodyTooLarge`].
     pub fn default_tree_id(&self, marketplace_id: &str) -> Result<DefaultTreeId, ApiError> {
         self.run(ops::default_tree_id(&self.config, marketplace_id))
@@ -338,8 +335,8 @@ impl TaxonomyClient {
     /// by a later one. A server that sent the JSON transport-compressed instead gets it stored
     /// gzipped all the same. `on_progress` is called as bytes arrive (an `indicatif` bar can
     /// follow it). The call has its own time-out and size limits
-    /// ([`TaxonomyConfig::download_timeout`], [`TaxonomyConfig::max_download_bytes`] as
-    /// received, [`TaxonomyConfig::max_decompressed_bytes`] for the JSON inside); a connection
+    /// ([`ClientConfig::download_timeout`], [`ClientConfig::max_download_bytes`] as
+    /// received, [`ClientConfig::max_decompressed_bytes`] for the JSON inside); a connection
     /// that breaks is retried like any other call, from the start. Read the file with
     /// [`ItemAspectsFile::reader`].
     pub fn fetch_item_aspects(

@@ -16,8 +16,8 @@ use crate::taxonomy::types::{
     suggestions_from_wire,
 };
 use crate::taxonomy::{
-    ApiError, CategorySuggestions, CompatibilityProperties, CompatibilityPropertyValues,
-    DefaultTreeId, ExpiredCategories, ItemAspects, TaxonomyConfig, TreeBody, TreePath,
+    ApiError, CategorySuggestions, ClientConfig, CompatibilityProperties,
+    CompatibilityPropertyValues, DefaultTreeId, ExpiredCategories, ItemAspects, TreeBody, TreePath,
 };
 
 /// A call and what turns its answer into `T`.
@@ -47,7 +47,7 @@ impl<T> Operation<T> {
 /// The `Accept-Language` a call for `site` sends: `language`, else the configured language,
 /// else the site's language.
 pub(crate) fn language_for(
-    config: &TaxonomyConfig,
+    config: &ClientConfig,
     site: Marketplace,
     language: Option<&str>,
 ) -> String {
@@ -61,13 +61,13 @@ pub(crate) fn language_for(
 /// The tree a call for `site` addresses: the site's tree in the configured language
 /// ([`Marketplace::tree_for_language`]: Canada's French tree with `fr-CA`), else its default
 /// tree.
-pub(crate) fn tree_id_for(config: &TaxonomyConfig, site: Marketplace) -> u32 {
+pub(crate) fn tree_id_for(config: &ClientConfig, site: Marketplace) -> u32 {
     site.tree_for_language(&language_for(config, site, None))
 }
 
 /// A `GET` of `url` in `site` with the configured language and limits.
 fn site_call(
-    config: &TaxonomyConfig,
+    config: &ClientConfig,
     operation: &'static str,
     url: url::Url,
     site: Marketplace,
@@ -78,7 +78,7 @@ fn site_call(
 
 /// getCategoryTree of `site` in `language`, in the path form `form`: the body unparsed.
 pub(crate) fn tree_body(
-    config: &TaxonomyConfig,
+    config: &ClientConfig,
     site: Marketplace,
     language: Option<&str>,
     form: TreePath,
@@ -136,7 +136,7 @@ pub(crate) fn decode_tree_body(
 
 /// getCategorySuggestions: no match (an empty list, or `204 No Content`) is an empty list.
 pub(crate) fn suggestions(
-    config: &TaxonomyConfig,
+    config: &ClientConfig,
     site: Marketplace,
     q: &str,
 ) -> Operation<CategorySuggestions> {
@@ -162,7 +162,7 @@ pub(crate) fn suggestions(
 
 /// getCategorySubtree, through the tree's node decoder and structural rules.
 pub(crate) fn subtree(
-    config: &TaxonomyConfig,
+    config: &ClientConfig,
     site: Marketplace,
     category_id: u32,
 ) -> Operation<CategorySubtree> {
@@ -180,7 +180,7 @@ pub(crate) fn subtree(
 
 /// getItemAspectsForCategory: `204 No Content` is a category without aspects.
 pub(crate) fn item_aspects(
-    config: &TaxonomyConfig,
+    config: &ClientConfig,
     site: Marketplace,
     category_id: u32,
 ) -> Operation<ItemAspects> {
@@ -203,7 +203,7 @@ pub(crate) fn item_aspects(
 /// getDefaultCategoryTreeId: `204 No Content` is [`ApiError::NoDefaultTree`]; the answer
 /// is two short fields, so at most 1 MiB of it is read.
 pub(crate) fn default_tree_id(
-    config: &TaxonomyConfig,
+    config: &ClientConfig,
     marketplace_id: &str,
 ) -> Operation<DefaultTreeId> {
     let language = match Marketplace::from_marketplace_id(marketplace_id) {
@@ -235,7 +235,7 @@ pub(crate) fn default_tree_id(
 
 /// getExpiredCategories: none (an empty list, or `204 No Content`) is an empty list.
 pub(crate) fn expired_categories(
-    config: &TaxonomyConfig,
+    config: &ClientConfig,
     site: Marketplace,
 ) -> Operation<ExpiredCategories> {
     let tree_id = tree_id_for(config, site);
@@ -257,7 +257,7 @@ pub(crate) fn expired_categories(
 
 /// getCompatibilityProperties: `204 No Content` is an empty list.
 pub(crate) fn compatibility_properties(
-    config: &TaxonomyConfig,
+    config: &ClientConfig,
     site: Marketplace,
     category_id: u32,
 ) -> Operation<CompatibilityProperties> {
@@ -280,7 +280,7 @@ pub(crate) fn compatibility_properties(
 
 /// getCompatibilityPropertyValues: `204 No Content` is an empty list.
 pub(crate) fn compatibility_property_values(
-    config: &TaxonomyConfig,
+    config: &ClientConfig,
     site: Marketplace,
     category_id: u32,
     property: &str,
@@ -311,7 +311,7 @@ pub(crate) fn compatibility_property_values(
 }
 
 /// fetchItemAspects of `site`: the request only (the answer streams to a file).
-pub(crate) fn item_aspects_file_call(config: &TaxonomyConfig, site: Marketplace) -> ApiCall {
+pub(crate) fn item_aspects_file_call(config: &ClientConfig, site: Marketplace) -> ApiCall {
     let mut call = site_call(
         config,
         "fetchItemAspects",
