@@ -62,7 +62,7 @@ mod request;
 /// The settings of the client (re-exported from the crate root).
 pub use crate::ClientConfig;
 pub use crate::blocking::api::ApiClient;
-pub use error::{ApiError, ErrorParameter, ServiceError, parse_error_body};
+pub use error::{ApiError, ErrorParameter, ServiceError};
 /// The method of a request (the `http` crate's).
 pub use http::Method;
 pub use request::{ApiRequest, ApiResponse};

@@ -44,7 +44,7 @@ pub(crate) mod types;
 
 /// The settings of the client (re-exported from the crate root).
 pub use crate::ClientConfig;
-pub use crate::api::{ErrorParameter, ServiceError, parse_error_body};
+pub use crate::api::{ErrorParameter, ServiceError};
 pub use crate::blocking::taxonomy::TaxonomyClient;
 pub use aspects_file::{AspectsFileError, DownloadProgress, ItemAspectsFile, ItemAspectsReader};
 pub(crate) use config::MARKETPLACE_HEADER;
