@@ -9,8 +9,8 @@ use std::time::Duration;
 use fake_marketplace::{FakeMarketplace, Fault, TOKEN_PATH};
 use marketplace_client::Marketplace;
 use marketplace_client::aio::oauth::{
-    AccessTokenSource, ApplicationTokenProvider, ConsentOptions, Credentials, Endpoints, FileStore,
-    OAuthClient, RefreshTokenStore, ScopeSet, UserTokenProvider,
+    AccessTokenSource, ApplicationTokenProvider, Credentials, Endpoints, FileStore, OAuthClient,
+    RefreshTokenStore, ScopeSet, UserTokenProvider,
 };
 use marketplace_client::aio::taxonomy::{ClientConfig, TaxonomyClient};
 
@@ -135,9 +135,7 @@ async fn the_user_token_flow_with_the_file_store() {
     let dir = tempfile::tempdir().unwrap();
     let store = Arc::new(FileStore::new(dir.path().join("tokens.json")));
     let scopes = ScopeSet::new([fake.scope("/sell.inventory")]);
-    let request = client
-        .consent_request(&scopes, &ConsentOptions::default())
-        .unwrap();
+    let request = client.consent_request(&scopes).unwrap();
     // The browser's part (blocking, as a browser is), off the runtime.
     let url = request.url().to_string();
     let landed = tokio::task::spawn_blocking(move || oauth_common::visit_consent(&url))

@@ -105,9 +105,7 @@ fn containers_of_secrets_print_no_secret() {
     check_debug("TokenResponse", &app, &[&app_token, CLIENT_SECRET]);
 
     let scopes = ScopeSet::new([fake.scope("")]);
-    let consent = client
-        .consent_request(&scopes, &ConsentOptions::default())
-        .unwrap();
+    let consent = client.consent_request(&scopes).unwrap();
     let state = consent.state().secret().to_owned();
     check_debug("ConsentRequest", &consent, &[&state]);
     let redirect = consent_redirect(&fake, &consent);

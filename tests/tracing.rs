@@ -19,8 +19,7 @@ use fake_marketplace::{
     taxonomy::{DEFAULT_TREE_ID_PATH, tree_path},
 };
 use marketplace_client::oauth::{
-    AccessTokenSource, ApplicationTokenProvider, ConsentOptions, MemoryStore, ScopeSet,
-    UserTokenProvider,
+    AccessTokenSource, ApplicationTokenProvider, MemoryStore, ScopeSet, UserTokenProvider,
 };
 use marketplace_client::taxonomy::{ClientConfig, TaxonomyClient};
 use marketplace_client::test_util::ManualClock;
@@ -419,9 +418,7 @@ fn run_flow(fake: &FakeMarketplace) -> Issued {
     // Consent: the code from the fake's consent page, exchanged by a user-token provider.
     let client = oauth_support::client(fake);
     let scopes = ScopeSet::new([fake.scope("/sell.account")]);
-    let request = client
-        .consent_request(&scopes, &ConsentOptions::default())
-        .expect("consent request");
+    let request = client.consent_request(&scopes).expect("consent request");
     issued.add("consent state", request.state().secret());
     let location = oauth_support::consent_redirect(fake, &request);
     let code = request.complete(&location).expect("code");

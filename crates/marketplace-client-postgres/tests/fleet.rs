@@ -17,7 +17,7 @@ use marketplace_client::aio::oauth::{
     AccessTokenSource, ApplicationTokenProvider, AuthorizationCode, OAuthClient, OAuthError,
     UserTokenProvider,
 };
-use marketplace_client::oauth::{ConsentOptions, ScopeSet, SharedTokenRequest};
+use marketplace_client::oauth::{ScopeSet, SharedTokenRequest};
 use marketplace_client_postgres::{PgRefreshTokenStore, PgTokenCache, TokenCache, migrate};
 use support::fleet::{
     Worker, application_key, client, fingerprint, is_worker, keyring, seed_expired, worker,
@@ -186,9 +186,7 @@ async fn consent(
     client: &OAuthClient,
     scopes: &ScopeSet,
 ) -> (marketplace_client::oauth::ConsentRequest, AuthorizationCode) {
-    let request = client
-        .consent_request(scopes, &ConsentOptions::default())
-        .unwrap();
+    let request = client.consent_request(scopes).unwrap();
     let browser = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .no_proxy()

@@ -37,10 +37,9 @@ use tracing::Instrument as _;
 use crate::oauth::Clock;
 pub use crate::oauth::{
     AccessToken, AuthorizationCode, CachedToken, ClientId, ClientSecret, ConfigError,
-    ConsentOptions, ConsentRequest, Credentials, CsrfState, Endpoints, Environment, FileStore,
-    Grant, HttpOptions, MemoryStore, OAuthConfig, OAuthError, OAuthErrorCode, RefreshToken,
-    ScopeSet, SharedCacheError, SharedToken, SharedTokenRequest, StoreError, StoredRefreshToken,
-    TokenResponse,
+    ConsentRequest, Credentials, CsrfState, Endpoints, Environment, FileStore, Grant, HttpOptions,
+    MemoryStore, OAuthConfig, OAuthError, OAuthErrorCode, RefreshToken, ScopeSet, SharedCacheError,
+    SharedToken, SharedTokenRequest, StoreError, StoredRefreshToken, TokenResponse,
 };
 
 /// A boxed future that can be sent between threads: what the traits of this module return.
@@ -121,18 +120,14 @@ impl OAuthClient {
     }
 
     /// A consent request for `scopes` (empty: the default scope) with a fresh random state,
-    /// sent to the configured redirect URI.
-    pub fn consent_request(
-        &self,
-        scopes: &ScopeSet,
-        options: &ConsentOptions,
-    ) -> Result<ConsentRequest, OAuthError> {
+    /// sent to the configured redirect URI (the optional `prompt` and `locale`:
+    /// [`ConsentRequest::with_prompt`], [`ConsentRequest::with_locale`]).
+    pub fn consent_request(&self, scopes: &ScopeSet) -> Result<ConsentRequest, OAuthError> {
         crate::oauth::consent::new_request(
             &self.endpoints,
             self.client_id(),
             self.redirect_uri(),
             scopes,
-            options,
         )
     }
 

@@ -48,7 +48,7 @@
 //! let scopes = ScopeSet::new(["https://api.ebay.com/oauth/api_scope/sell.inventory"]);
 //!
 //! // 1. The consent URL, with a fresh random state.
-//! let request = client.consent_request(&scopes, &ConsentOptions::default())?;
+//! let request = client.consent_request(&scopes)?;
 //! println!("open {}", request.url());
 //!
 //! // 2. The address the browser ended on; its state is checked in constant time.
@@ -102,7 +102,7 @@ pub(crate) use crate::core::token::MAX_RETRY_AFTER;
 pub use crate::core::token::TokenResponse;
 pub use config::{Credentials, Endpoints, Environment, OAuthConfig};
 pub(crate) use config::{is_loopback, require_redirect_uri};
-pub use consent::{ConsentOptions, ConsentRequest};
+pub use consent::ConsentRequest;
 pub use error::{ConfigError, Grant, OAuthError, OAuthErrorCode, StoreError};
 pub use scope::ScopeSet;
 pub use secret::{AccessToken, AuthorizationCode, ClientId, ClientSecret, CsrfState, RefreshToken};
