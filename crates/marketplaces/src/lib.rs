@@ -52,7 +52,8 @@ use core::fmt;
 use core::str::FromStr;
 
 /// The request header that names the marketplace a call is about (`X-EBAY-C-MARKETPLACE-ID`),
-/// sent with a [`Marketplace::id`] on every call of the Taxonomy API and most of the Sell APIs.
+/// sent with a [`Marketplace::marketplace_id`] on every call of the Taxonomy API and most of
+/// the Sell APIs.
 pub const MARKETPLACE_HEADER: &str = "X-EBAY-C-MARKETPLACE-ID";
 
 /// Defines [`Marketplace`] and its facts from one table, a row per marketplace.

@@ -1,7 +1,7 @@
 //! What `taxonomy-data`'s build script does, as a library so it can be tested: pick the sites,
 //! obtain each site's tree, generate the tables, tell cargo when to run again.
 //!
-//! [`obtain_trees`] is the single place trees enter the build: from the live service when
+//! `obtain_trees` is the single place trees enter the build: from the live service when
 //! credentials are set (and the `live` feature is on, and `TAXONOMY_OFFLINE` is not set),
 //! else, or on any failure, from the committed snapshots. A live download is cached in the
 //! target directory under a key of the settings, so the host and target builds of

@@ -457,7 +457,7 @@ struct WireSubtreeNode {
 /// [`CategoryTree::validate`] wants them (non-empty, free of `>`, of control and of
 /// bidirectional formatting characters), a leaf has no
 /// children and a non-leaf has some, and no node is deeper than
-/// [`MAX_LEVEL`](crate::tree::MAX_LEVEL).
+/// [`MAX_LEVEL`].
 ///
 /// ```
 /// use taxonomy_tree::decode::decode_subtree;

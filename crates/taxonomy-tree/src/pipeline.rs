@@ -78,7 +78,7 @@ pub enum PipelineError {
     #[error(transparent)]
     Snapshot(#[from] SnapshotError),
     /// The expired-category mapping does not hold against the new tree (see
-    /// [`expired`](crate::expired) for the rule), or its file could not be read or written.
+    /// [`expired`] for the rule), or its file could not be read or written.
     #[error(transparent)]
     Expired(#[from] ExpiredError),
 }
@@ -258,7 +258,7 @@ pub fn prepare_tree(
 }
 
 /// Sets the tree's expired-category mapping from the service's answer (getExpiredCategories),
-/// checked against the new tree (see [`expired`](crate::expired) for the rule). The file is
+/// checked against the new tree (see [`expired`] for the rule). The file is
 /// rewritten when the mappings or the tree's version changed; an empty answer creates no file.
 pub fn with_expired(
     mut prepared: Prepared,

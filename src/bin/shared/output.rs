@@ -17,14 +17,14 @@ pub fn write(args: std::fmt::Arguments<'_>) {
     }
 }
 
-/// `println!` that ends the command quietly on a closed pipe ([`write`]).
+/// `println!` that ends the command quietly on a closed pipe ([`write()`]).
 macro_rules! outln {
     ($($arg:tt)*) => {
         $crate::output::write(format_args!("{}\n", format_args!($($arg)*)))
     };
 }
 
-/// `print!` that ends the command quietly on a closed pipe ([`write`]).
+/// `print!` that ends the command quietly on a closed pipe ([`write()`]).
 macro_rules! out {
     ($($arg:tt)*) => {
         $crate::output::write(format_args!($($arg)*))
