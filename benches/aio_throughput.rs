@@ -58,14 +58,14 @@ fn blocking_client(fake: &FakeMarketplace) -> marketplace_client::taxonomy::Taxo
     use marketplace_client::oauth::{
         ApplicationTokenProvider, Credentials, Endpoints, OAuthClient,
     };
-    use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig};
+    use marketplace_client::taxonomy::{ClientConfig, TaxonomyClient};
     let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url()).unwrap();
     let credentials = Credentials::new(fake.client_id(), fake.client_secret());
     let tokens = Arc::new(ApplicationTokenProvider::new(
         OAuthClient::new(endpoints, credentials).unwrap(),
     ));
     TaxonomyClient::new(
-        TaxonomyConfig::for_base_url(&fake.base_url()).unwrap(),
+        ClientConfig::for_base_url(&fake.base_url()).unwrap(),
         tokens,
     )
     .unwrap()
@@ -75,7 +75,7 @@ fn aio_client(fake: &FakeMarketplace) -> Arc<marketplace_client::aio::taxonomy::
     use marketplace_client::aio::oauth::{
         ApplicationTokenProvider, Credentials, Endpoints, OAuthClient,
     };
-    use marketplace_client::aio::taxonomy::{TaxonomyClient, TaxonomyConfig};
+    use marketplace_client::aio::taxonomy::{ClientConfig, TaxonomyClient};
     let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url()).unwrap();
     let credentials = Credentials::new(fake.client_id(), fake.client_secret());
     let tokens = Arc::new(ApplicationTokenProvider::new(
@@ -83,7 +83,7 @@ fn aio_client(fake: &FakeMarketplace) -> Arc<marketplace_client::aio::taxonomy::
     ));
     Arc::new(
         TaxonomyClient::new(
-            TaxonomyConfig::for_base_url(&fake.base_url()).unwrap(),
+            ClientConfig::for_base_url(&fake.base_url()).unwrap(),
             tokens,
         )
         .unwrap(),

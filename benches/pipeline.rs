@@ -21,7 +21,7 @@ use std::time::Duration;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use fake_marketplace::{FakeConfig, FakeMarketplace};
 use marketplace_client::oauth::{ApplicationTokenProvider, Credentials, Endpoints, OAuthClient};
-use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig};
+use marketplace_client::taxonomy::{ClientConfig, TaxonomyClient};
 use marketplace_client::trees;
 use marketplaces::Marketplace;
 use taxonomy_codegen::codegen::{self, SiteData};
@@ -80,7 +80,7 @@ fn client_for(fake: &FakeMarketplace) -> TaxonomyClient {
     let credentials = Credentials::new(fake.client_id(), fake.client_secret());
     let oauth = OAuthClient::new(endpoints.clone(), credentials).unwrap();
     let tokens = Arc::new(ApplicationTokenProvider::new(oauth));
-    TaxonomyClient::new(TaxonomyConfig::from_endpoints(&endpoints), tokens).unwrap()
+    TaxonomyClient::new(ClientConfig::from_endpoints(&endpoints), tokens).unwrap()
 }
 
 fn refresh_four_sites(c: &mut Criterion) {

@@ -9,10 +9,10 @@ use std::time::Duration;
 use fake_marketplace::{FakeMarketplace, Fault, TOKEN_PATH};
 use marketplace_client::Marketplace;
 use marketplace_client::aio::oauth::{
-    AccessTokenSource, ApplicationTokenProvider, ConsentOptions, Credentials, Endpoints, FileStore,
-    OAuthClient, RefreshTokenStore, ScopeSet, UserTokenProvider,
+    AccessTokenSource, ApplicationTokenProvider, Credentials, Endpoints, FileStore, OAuthClient,
+    RefreshTokenStore, ScopeSet, UserTokenProvider,
 };
-use marketplace_client::aio::taxonomy::{TaxonomyClient, TaxonomyConfig};
+use marketplace_client::aio::taxonomy::{ClientConfig, TaxonomyClient};
 
 #[path = "common/oauth.rs"]
 mod oauth_common;
@@ -31,7 +31,7 @@ fn oauth_client(fake: &FakeMarketplace) -> OAuthClient {
 
 fn shared(fake: &FakeMarketplace) -> (Arc<ApplicationTokenProvider>, Arc<TaxonomyClient>) {
     let provider = Arc::new(ApplicationTokenProvider::new(oauth_client(fake)));
-    let config = TaxonomyConfig::for_base_url(&fake.base_url())
+    let config = ClientConfig::for_base_url(&fake.base_url())
         .unwrap()
         .with_backoff(Duration::from_millis(1), Duration::from_millis(8));
     let client = Arc::new(TaxonomyClient::new(config, provider.clone()).unwrap());
@@ -135,9 +135,7 @@ async fn the_user_token_flow_with_the_file_store() {
     let dir = tempfile::tempdir().unwrap();
     let store = Arc::new(FileStore::new(dir.path().join("tokens.json")));
     let scopes = ScopeSet::new([fake.scope("/sell.inventory")]);
-    let request = client
-        .consent_request(&scopes, &ConsentOptions::default())
-        .unwrap();
+    let request = client.consent_request(&scopes).unwrap();
     // The browser's part (blocking, as a browser is), off the runtime.
     let url = request.url().to_string();
     let landed = tokio::task::spawn_blocking(move || oauth_common::visit_consent(&url))
@@ -203,7 +201,7 @@ async fn fetch_item_aspects_streams_to_disk() {
 
 #[tokio::test]
 async fn the_generic_request_renews_on_401_and_encodes_its_path() {
-    use marketplace_client::aio::api::{ApiClient, ApiConfig, ApiRequest};
+    use marketplace_client::aio::api::{ApiClient, ApiRequest, ClientConfig};
     let fake = FakeMarketplace::new();
     fake.route(
         "PUT",
@@ -217,7 +215,11 @@ async fn the_generic_request_renews_on_401_and_encodes_its_path() {
         },
     );
     let provider = Arc::new(ApplicationTokenProvider::new(oauth_client(&fake)));
-    let api = ApiClient::new(ApiConfig::for_base_url(&fake.base_url()).unwrap(), provider).unwrap();
+    let api = ApiClient::new(
+        ClientConfig::for_base_url(&fake.base_url()).unwrap(),
+        provider,
+    )
+    .unwrap();
     fake.fail_next(
         "/sell/inventory/v1/inventory_item/SKU%201%2FA",
         Fault::Status {

@@ -17,7 +17,7 @@ use support::*;
 
 /// The raw JSON the fake answers at `path` (with `query`) for the US marketplace.
 fn raw(fake: &fake_marketplace::FakeMarketplace, path: &str, query: (&str, &str)) -> Value {
-    let api = ApiClient::new(config(fake).api_config(), tokens(fake)).unwrap();
+    let api = ApiClient::new(config(fake), tokens(fake)).unwrap();
     let request = ApiRequest::get(path)
         .query(query.0, query.1)
         .marketplace(Marketplace::Us);
@@ -143,7 +143,7 @@ fn the_service_error_serializes_under_ebays_names() {
         "message":"The specified category tree ID was not found.",
         "parameters":[{"name":"categoryTreeId","value":"9999"}]}]}"#;
     let errors: Vec<ServiceError> =
-        marketplace_client::api::parse_error_body(body).expect("an error body");
+        marketplace_client::api::ServiceError::parse_body(body).expect("an error body");
     let serialized = serde_json::to_value(&errors[0]).unwrap();
     assert_eq!(serialized["errorId"], 62004);
     assert_eq!(serialized["parameters"][0]["name"], "categoryTreeId");

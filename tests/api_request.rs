@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use fake_marketplace::{FakeMarketplace, Fault, Response};
 use marketplace_client::Marketplace;
-use marketplace_client::api::{ApiClient, ApiConfig, ApiError, ApiRequest};
+use marketplace_client::api::{ApiClient, ApiError, ApiRequest, ClientConfig};
 use marketplace_client::test_util::RecordingSleeper;
 use serde_json::json;
 use support::{fake, tokens};
@@ -20,7 +20,7 @@ use support::{fake, tokens};
 const ITEM: &str = "/sell/inventory/v1/inventory_item/{sku}";
 
 fn client(fake: &FakeMarketplace) -> (ApiClient, Arc<RecordingSleeper>) {
-    let config = ApiConfig::for_base_url(&fake.base_url())
+    let config = ClientConfig::for_base_url(&fake.base_url())
         .expect("loopback base URL")
         .with_backoff(Duration::from_millis(1), Duration::from_millis(8));
     let sleeper = Arc::new(RecordingSleeper::default());
@@ -354,7 +354,7 @@ fn the_token_never_appears_in_an_error() {
             _ => Response::json(200, &json!({"id": token})),
         }
     });
-    let config = ApiConfig::for_base_url(&fake.base_url())
+    let config = ClientConfig::for_base_url(&fake.base_url())
         .unwrap()
         .with_max_retries(0);
     let client = ApiClient::new(config, tokens(&fake)).unwrap();
@@ -389,9 +389,9 @@ fn the_token_never_appears_in_an_error() {
 
 #[test]
 fn the_taxonomy_error_is_the_api_error() {
-    let error: marketplace_client::taxonomy::TaxonomyError = ApiError::Invalid("x".into());
+    let error: marketplace_client::taxonomy::ApiError = ApiError::Invalid("x".into());
     assert!(matches!(
         error,
-        marketplace_client::taxonomy::TaxonomyError::Invalid(_)
+        marketplace_client::taxonomy::ApiError::Invalid(_)
     ));
 }

@@ -17,8 +17,8 @@ use std::time::{Duration, SystemTime};
 
 use fake_marketplace::FakeMarketplace;
 use marketplace_client::oauth::{
-    AccessTokenSource, ApplicationTokenProvider, AuthorizationCode, ConsentOptions, MemoryStore,
-    OAuthClient, RefreshTokenStore, ScopeSet, UserTokenProvider,
+    AccessTokenSource, ApplicationTokenProvider, AuthorizationCode, MemoryStore, OAuthClient,
+    RefreshTokenStore, ScopeSet, UserTokenProvider,
 };
 use marketplace_client::taxonomy::TaxonomyClient;
 use marketplace_client::test_util::ManualClock;
@@ -175,9 +175,7 @@ fn the_application_token_provider_works_in_every_context() {
 /// Consent against the fake, on the test's own thread (it plays the browser): a fresh code.
 fn consent_code(fake: &FakeMarketplace, scopes: &ScopeSet) -> AuthorizationCode {
     let client = oauth_support::client(fake);
-    let consent = client
-        .consent_request(scopes, &ConsentOptions::default())
-        .unwrap();
+    let consent = client.consent_request(scopes).unwrap();
     consent
         .complete(&oauth_support::consent_redirect(fake, &consent))
         .unwrap()

@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex};
 
 use fake_marketplace::{FakeMarketplace, Request, Response};
 use marketplace_client::oauth::Endpoints;
-use marketplace_client::taxonomy::{ServiceError, TaxonomyClient, TaxonomyError, TreePath};
+use marketplace_client::taxonomy::{ApiError, ServiceError, TaxonomyClient, TreePath};
 use marketplaces::MARKETPLACE_HEADER;
 use marketplaces::Marketplace;
 use openapi::{Document, Operation, changed_at, pattern_of, scalar_pointers};
@@ -59,19 +59,19 @@ enum Outcome {
     },
 }
 
-impl From<TaxonomyError> for Outcome {
-    fn from(e: TaxonomyError) -> Self {
+impl From<ApiError> for Outcome {
+    fn from(e: ApiError) -> Self {
         Outcome::Failed {
             status: e.status(),
             errors: e.service_errors().to_vec(),
             retryable: e.is_retryable(),
-            no_default_tree: matches!(e, TaxonomyError::NoDefaultTree { .. }),
+            no_default_tree: matches!(e, ApiError::NoDefaultTree { .. }),
             message: e.to_string(),
         }
     }
 }
 
-fn answer<T: std::fmt::Debug>(r: Result<T, TaxonomyError>) -> Outcome {
+fn answer<T: std::fmt::Debug>(r: Result<T, ApiError>) -> Outcome {
     match r {
         Ok(a) => Outcome::Answer(format!("{a:#?}")),
         Err(e) => e.into(),

@@ -4,7 +4,7 @@
 mod support;
 
 use fake_marketplace::{ConsentBehavior, FakeConfig, FakeMarketplace, parse_form_strict};
-use marketplace_client::oauth::{ConsentOptions, CsrfState, OAuthError, OAuthErrorCode, ScopeSet};
+use marketplace_client::oauth::{CsrfState, OAuthError, OAuthErrorCode, ScopeSet};
 use marketplace_client::test_util::parse_redirect;
 use support::*;
 
@@ -13,11 +13,11 @@ fn consent_url_carries_every_parameter_encoded() {
     let fake = FakeMarketplace::new();
     let client = client(&fake);
     let scopes = ScopeSet::new([fake.scope(""), fake.scope("/sell.inventory")]);
-    let options = ConsentOptions {
-        prompt: Some("login".into()),
-        locale: Some("de-DE".into()),
-    };
-    let request = client.consent_request(&scopes, &options).unwrap();
+    let request = client
+        .consent_request(&scopes)
+        .unwrap()
+        .with_prompt("login")
+        .with_locale("de-DE");
     let url = request.url().as_str().to_owned();
     let (base, query) = url.split_once('?').unwrap();
     assert_eq!(base, format!("{}/oauth2/authorize", fake.auth_url()));
@@ -50,7 +50,11 @@ fn consent_url_carries_every_parameter_encoded() {
     assert!(query.contains("scope=http%3A%2F%2F127.0.0.1"), "{query}");
     assert!(query.contains("+http%3A"), "space as +: {query}");
 
-    let other = client.consent_request(&scopes, &options).unwrap();
+    let other = client
+        .consent_request(&scopes)
+        .unwrap()
+        .with_prompt("login")
+        .with_locale("de-DE");
     assert_ne!(other.state(), request.state(), "a fresh state every time");
 }
 
@@ -59,10 +63,7 @@ fn consent_grant_round_trip() {
     let fake = FakeMarketplace::new();
     let client = client(&fake);
     let request = client
-        .consent_request(
-            &ScopeSet::new([fake.scope("/sell.account")]),
-            &ConsentOptions::default(),
-        )
+        .consent_request(&ScopeSet::new([fake.scope("/sell.account")]))
         .unwrap();
     let location = consent_redirect(&fake, &request);
     assert!(
@@ -90,12 +91,8 @@ fn state_mismatch_is_rejected() {
     let fake = FakeMarketplace::new();
     let client = client(&fake);
     let scopes = ScopeSet::new([fake.scope("")]);
-    let mine = client
-        .consent_request(&scopes, &ConsentOptions::default())
-        .unwrap();
-    let theirs = client
-        .consent_request(&scopes, &ConsentOptions::default())
-        .unwrap();
+    let mine = client.consent_request(&scopes).unwrap();
+    let theirs = client.consent_request(&scopes).unwrap();
     let their_redirect = consent_redirect(&fake, &theirs);
     let err = mine.complete(&their_redirect).unwrap_err();
     assert!(matches!(err, OAuthError::StateMismatch));
@@ -132,7 +129,7 @@ fn refused_consent_is_reported() {
     .unwrap();
     let client = client(&fake);
     let request = client
-        .consent_request(&ScopeSet::new([fake.scope("")]), &ConsentOptions::default())
+        .consent_request(&ScopeSet::new([fake.scope("")]))
         .unwrap();
     let location = consent_redirect(&fake, &request);
     match request.complete(&location) {
@@ -154,10 +151,7 @@ fn scopes_the_user_cannot_grant_come_back_as_an_error() {
     let fake = FakeMarketplace::new();
     let client = client(&fake);
     let request = client
-        .consent_request(
-            &ScopeSet::new([fake.scope("/not.a.scope")]),
-            &ConsentOptions::default(),
-        )
+        .consent_request(&ScopeSet::new([fake.scope("/not.a.scope")]))
         .unwrap();
     let err = request
         .complete(&consent_redirect(&fake, &request))
@@ -205,9 +199,7 @@ fn consent_needs_a_redirect_uri() {
         marketplace_client::oauth::Credentials::new(fake.client_id(), fake.client_secret()),
     )
     .unwrap();
-    let err = client
-        .consent_request(&ScopeSet::default(), &ConsentOptions::default())
-        .unwrap_err();
+    let err = client.consent_request(&ScopeSet::default()).unwrap_err();
     assert!(
         err.to_string().contains("MARKETPLACE_REDIRECT_URI"),
         "{err}"
@@ -237,9 +229,7 @@ fn the_consent_host_is_required_only_for_consent() {
     let client = config.client().unwrap();
     let token = client.client_credentials(&ScopeSet::default()).unwrap();
     assert!(!token.access_token.secret().is_empty());
-    let e = client
-        .consent_request(&ScopeSet::default(), &ConsentOptions::default())
-        .unwrap_err();
+    let e = client.consent_request(&ScopeSet::default()).unwrap_err();
     assert!(matches!(e, OAuthError::Config(_)), "{e:?}");
     let text = e.to_string();
     assert!(text.contains("MARKETPLACE_AUTH_URL is not set"), "{text}");

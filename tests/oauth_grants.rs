@@ -6,9 +6,7 @@ mod support;
 use std::time::{Duration, Instant};
 
 use fake_marketplace::{FakeConfig, FakeMarketplace, Fault, TOKEN_PATH};
-use marketplace_client::oauth::{
-    ConsentOptions, Grant, OAuthError, OAuthErrorCode, RefreshToken, ScopeSet,
-};
+use marketplace_client::oauth::{Grant, OAuthError, OAuthErrorCode, RefreshToken, ScopeSet};
 use support::*;
 
 fn assert_token_request_headers(fake: &FakeMarketplace, request: &fake_marketplace::Request) {
@@ -110,9 +108,7 @@ fn code_exchange_request_is_exact_and_keeps_special_characters() {
     let fake = FakeMarketplace::new();
     let client = client(&fake);
     let scopes = ScopeSet::new([fake.scope("/sell.inventory"), fake.scope("/sell.account")]);
-    let consent = client
-        .consent_request(&scopes, &ConsentOptions::default())
-        .unwrap();
+    let consent = client.consent_request(&scopes).unwrap();
     let redirect = consent_redirect(&fake, &consent);
     let code = consent.complete(&redirect).unwrap();
     for c in ['^', '#', '%', '+'] {
@@ -156,9 +152,7 @@ fn refresh_request_is_exact() {
     let fake = FakeMarketplace::new();
     let client = client(&fake);
     let scopes = ScopeSet::new([fake.scope(""), fake.scope("/sell.inventory")]);
-    let consent = client
-        .consent_request(&scopes, &ConsentOptions::default())
-        .unwrap();
+    let consent = client.consent_request(&scopes).unwrap();
     let code = consent
         .complete(&consent_redirect(&fake, &consent))
         .unwrap();

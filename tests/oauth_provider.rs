@@ -10,8 +10,8 @@ use std::time::{Duration, SystemTime};
 
 use fake_marketplace::{FakeConfig, FakeMarketplace, Fault, TOKEN_PATH};
 use marketplace_client::oauth::{
-    AccessTokenSource, ApplicationTokenProvider, ConsentOptions, MemoryStore, OAuthConfig,
-    OAuthError, OAuthErrorCode, RefreshTokenStore, ScopeSet, UserTokenProvider,
+    AccessTokenSource, ApplicationTokenProvider, MemoryStore, OAuthConfig, OAuthError,
+    OAuthErrorCode, RefreshTokenStore, ScopeSet, UserTokenProvider,
 };
 use marketplace_client::test_util::{Clock, DEFAULT_RETRY_BACKOFF, MAX_RETRY_AFTER, ManualClock};
 use support::*;
@@ -394,9 +394,7 @@ fn consented_user<S: RefreshTokenStore + 'static>(
     let client = Arc::new(client(fake));
     let provider =
         UserTokenProvider::new(client.clone(), store, "seller-1").with_clock(clock.clone());
-    let consent = client
-        .consent_request(scopes, &ConsentOptions::default())
-        .unwrap();
+    let consent = client.consent_request(scopes).unwrap();
     let code = consent.complete(&consent_redirect(fake, &consent)).unwrap();
     provider.exchange_code(&code, consent.scopes()).unwrap();
     provider
@@ -649,9 +647,7 @@ fn consent_again(
     provider: &UserTokenProvider,
     scopes: &ScopeSet,
 ) -> marketplace_client::oauth::StoredRefreshToken {
-    let consent = client(fake)
-        .consent_request(scopes, &ConsentOptions::default())
-        .unwrap();
+    let consent = client(fake).consent_request(scopes).unwrap();
     let code = consent.complete(&consent_redirect(fake, &consent)).unwrap();
     provider.exchange_code(&code, consent.scopes()).unwrap()
 }
@@ -745,9 +741,7 @@ fn a_refresh_that_starts_during_a_consent_does_not_undo_it() {
     fake.fail_next(TOKEN_PATH, Fault::Delay(Duration::from_secs(3)));
     let consenting = {
         let provider = provider.clone();
-        let consent = client(&fake)
-            .consent_request(&more, &ConsentOptions::default())
-            .unwrap();
+        let consent = client(&fake).consent_request(&more).unwrap();
         let code = consent
             .complete(&consent_redirect(&fake, &consent))
             .unwrap();

@@ -95,8 +95,8 @@ fn containers_of_secrets_print_no_secret() {
         &[CLIENT_SECRET, "READY-ACCESS-TOKEN"],
     );
     check_debug(
-        "StaticTokenSource",
-        &StaticTokenSource::new(AccessToken::new("READY-ACCESS-TOKEN")),
+        "AccessToken as AccessTokenSource",
+        &AccessToken::new("READY-ACCESS-TOKEN"),
         &["READY-ACCESS-TOKEN"],
     );
 
@@ -105,9 +105,7 @@ fn containers_of_secrets_print_no_secret() {
     check_debug("TokenResponse", &app, &[&app_token, CLIENT_SECRET]);
 
     let scopes = ScopeSet::new([fake.scope("")]);
-    let consent = client
-        .consent_request(&scopes, &ConsentOptions::default())
-        .unwrap();
+    let consent = client.consent_request(&scopes).unwrap();
     let state = consent.state().secret().to_owned();
     check_debug("ConsentRequest", &consent, &[&state]);
     let redirect = consent_redirect(&fake, &consent);
@@ -465,19 +463,15 @@ fn oauth_errors_sanitize_every_server_text_with_every_request_secret() {
 /// parse.
 #[test]
 fn taxonomy_errors_never_hold_the_bearer_token() {
-    use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig, TaxonomyError};
+    use marketplace_client::taxonomy::{ApiError, ClientConfig, TaxonomyClient};
     let token = "v^1.1#i^1#f^0#BEARER/SECRET%+x==";
     let fake = FakeMarketplace::new();
     let path = "/commerce/taxonomy/v1/get_default_category_tree_id";
-    let config = TaxonomyConfig::for_base_url(&fake.base_url())
+    let config = ClientConfig::for_base_url(&fake.base_url())
         .unwrap()
         .with_max_retries(0);
-    let client = TaxonomyClient::new(
-        config,
-        Arc::new(StaticTokenSource::new(AccessToken::new(token))),
-    )
-    .unwrap();
-    let mut errors: Vec<TaxonomyError> = Vec::new();
+    let client = TaxonomyClient::new(config, Arc::new(AccessToken::new(token))).unwrap();
+    let mut errors: Vec<ApiError> = Vec::new();
     for shape in ["service", "service-429", "plain", "garbage-2xx", "json-2xx"] {
         fake.route("GET", path, move |req, _| {
             let bearer = req
@@ -513,32 +507,32 @@ fn taxonomy_errors_never_hold_the_bearer_token() {
     }
     let escaped = json_escaped(token);
     for e in &errors {
-        assert_clean("TaxonomyError", &format!("{e}"), &[token, &escaped]);
-        assert_clean("TaxonomyError", &format!("{e:?}"), &[token, &escaped]);
+        assert_clean("ApiError", &format!("{e}"), &[token, &escaped]);
+        assert_clean("ApiError", &format!("{e:?}"), &[token, &escaped]);
         assert!(!format!("{e}").contains('\n'), "newline kept: {e}");
     }
     assert!(
-        matches!(errors[0], TaxonomyError::Service { .. }),
+        matches!(errors[0], ApiError::Service { .. }),
         "{:?}",
         errors[0]
     );
     assert!(
-        matches!(errors[1], TaxonomyError::RateLimited { .. }),
+        matches!(errors[1], ApiError::RateLimited { .. }),
         "{:?}",
         errors[1]
     );
     assert!(
-        matches!(errors[2], TaxonomyError::Http { .. }),
+        matches!(errors[2], ApiError::Http { .. }),
         "{:?}",
         errors[2]
     );
     assert!(
-        matches!(errors[3], TaxonomyError::UnexpectedBody { .. }),
+        matches!(errors[3], ApiError::UnexpectedBody { .. }),
         "{:?}",
         errors[3]
     );
     assert!(
-        matches!(errors[4], TaxonomyError::UnexpectedBody { .. }),
+        matches!(errors[4], ApiError::UnexpectedBody { .. }),
         "{:?}",
         errors[4]
     );

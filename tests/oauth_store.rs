@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use marketplace_client::oauth::{
     FileStore, MemoryStore, OAuthError, RefreshToken, RefreshTokenStore, ScopeSet, StoreError,
-    StoreErrorKind, StoredRefreshToken,
+    StoredRefreshToken,
 };
 
 fn record(token: &str) -> StoredRefreshToken {
@@ -119,7 +119,7 @@ fn file_store_refuses_files_others_can_read() {
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(bad)).unwrap();
         let err = store.load("a").unwrap_err();
         match &err {
-            OAuthError::Store(e) if e.kind() == StoreErrorKind::Insecure => {
+            OAuthError::Store(e) if e.is_insecure() => {
                 assert_eq!(e.path(), Some(path.as_path()));
                 assert_eq!(e.store(), path.display().to_string());
                 assert!(
@@ -158,7 +158,7 @@ fn corrupt_store_is_reported_without_its_content() {
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
     let err = FileStore::new(&path).load("a").unwrap_err();
     assert!(
-        matches!(&err, OAuthError::Store(e) if e.kind() == StoreErrorKind::Corrupt),
+        matches!(&err, OAuthError::Store(e) if e.is_corrupt()),
         "{err:?}"
     );
     assert!(!format!("{err} {err:?}").contains("leaky-secret"));
@@ -170,7 +170,7 @@ fn corrupt_store_is_reported_without_its_content() {
     .unwrap();
     let err = FileStore::new(&path).load("a").unwrap_err();
     assert!(
-        matches!(&err, OAuthError::Store(e) if e.kind() == StoreErrorKind::Corrupt),
+        matches!(&err, OAuthError::Store(e) if e.is_corrupt()),
         "{err:?}"
     );
 }
@@ -287,7 +287,7 @@ fn a_directory_at_the_store_path_is_named_as_such() {
             "{message}"
         );
         assert!(
-            matches!(&err, OAuthError::Store(e) if e.kind() == StoreErrorKind::NotAFile),
+            matches!(&err, OAuthError::Store(e) if e.is_not_a_file()),
             "{err:?}"
         );
     }
@@ -456,7 +456,7 @@ fn a_store_error_of_any_store_keeps_its_kind_store_and_source() {
     // What a database store returns: not file-shaped, with its cause.
     let refused = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "connection refused");
     let e = StoreError::unavailable("postgres db=tokens", "load a refresh token from", refused);
-    assert_eq!(e.kind(), StoreErrorKind::Unavailable);
+    assert!(e.is_unavailable());
     assert_eq!(e.store(), "postgres db=tokens");
     assert_eq!(e.action(), "load a refresh token from");
     assert_eq!(e.path(), None);
@@ -473,12 +473,12 @@ fn a_store_error_of_any_store_keeps_its_kind_store_and_source() {
     assert_eq!(io.kind(), std::io::ErrorKind::ConnectionRefused);
 
     let lost = StoreError::conflict("postgres db=tokens", "save", "another process saved first");
-    assert_eq!(lost.kind(), StoreErrorKind::Conflict);
+    assert!(lost.is_conflict());
     assert!(std::error::Error::source(&lost).is_none());
     assert!(lost.to_string().contains("another process saved first"));
     let bad = StoreError::corrupt("postgres db=tokens", "load", "row 3 does not decrypt")
         .with_source(std::io::Error::other("tag mismatch"));
-    assert_eq!(bad.kind(), StoreErrorKind::Corrupt);
+    assert!(bad.is_corrupt());
     assert_eq!(
         std::error::Error::source(&bad).map(ToString::to_string),
         Some("tag mismatch".to_owned())
@@ -497,7 +497,7 @@ fn a_file_store_io_failure_has_the_io_error_as_its_source() {
     let OAuthError::Store(e) = &err else {
         panic!("{err:?}")
     };
-    assert_eq!(e.kind(), StoreErrorKind::Unavailable, "{e}");
+    assert!(e.is_unavailable(), "{e}");
     assert_eq!(e.path(), Some(path.as_path()));
     assert!(e.to_string().starts_with("cannot "), "{e}");
     assert!(e.to_string().contains(&path.display().to_string()), "{e}");

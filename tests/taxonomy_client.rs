@@ -14,7 +14,7 @@ use fake_marketplace::taxonomy::{
 };
 use fake_marketplace::{Fault, Request, Response, TreeRoutes};
 use marketplace_client::model::{AspectCardinality, AspectDataType, AspectMode, AspectUsage};
-use marketplace_client::taxonomy::{TaxonomyError, TreePath};
+use marketplace_client::taxonomy::{ApiError, TreePath};
 use marketplaces::MARKETPLACE_HEADER;
 use marketplaces::Marketplace;
 use support::*;
@@ -203,8 +203,8 @@ fn presets_use_the_documented_path_and_the_production_scope() {
     use marketplace_client::oauth::{
         Credentials, Endpoints, OAuthClient, OAuthError, OAuthErrorCode, ScopeSet,
     };
-    use marketplace_client::taxonomy::TaxonomyConfig;
-    for config in [TaxonomyConfig::production(), TaxonomyConfig::sandbox()] {
+    use marketplace_client::taxonomy::ClientConfig;
+    for config in [ClientConfig::production(), ClientConfig::sandbox()] {
         assert_eq!(config.tree_path, TreePath::Path);
     }
     // eBay's sandbox grants application tokens for the production scope URL, and refuses
@@ -315,7 +315,7 @@ fn invalid_tree_body_is_a_decode_error_and_raw_bytes_are_returned_as_is() {
             &provenance_of(&small_tree(Marketplace::Au)),
         )
         .unwrap_err();
-    assert!(matches!(err, TaxonomyError::Decode { .. }), "{err:?}");
+    assert!(matches!(err, ApiError::Decode { .. }), "{err:?}");
     assert!(err.to_string().contains("categoryId"), "{err}");
     fake.reset_tree(Marketplace::Au);
 }
@@ -519,7 +519,7 @@ fn error_body_is_typed_with_message_in_display() {
     let err = client
         .category_subtree((Marketplace::Us, 999_999_999))
         .unwrap_err();
-    let TaxonomyError::Service { status, errors, .. } = &err else {
+    let ApiError::Service { status, errors, .. } = &err else {
         panic!("{err:?}")
     };
     assert_eq!(*status, 400);
@@ -640,7 +640,7 @@ fn rate_limited_beyond_the_longest_wait_gives_up_at_once() {
         },
     );
     let err = client.item_aspects((Marketplace::Us, 9355)).unwrap_err();
-    assert!(matches!(err, TaxonomyError::RateLimited { .. }), "{err:?}");
+    assert!(matches!(err, ApiError::RateLimited { .. }), "{err:?}");
     assert_eq!(err.retry_after(), Some(Duration::from_secs(3600)));
     assert_eq!(err.error_id(), Some(2001));
     assert_eq!(fake.requests_to(&aspects_path(0)).len(), 1);
@@ -663,7 +663,7 @@ fn server_errors_are_retried_then_given_up_with_exact_attempts() {
     let err = client
         .category_subtree((Marketplace::Us, 15032))
         .unwrap_err();
-    let TaxonomyError::Http { status, body, .. } = &err else {
+    let ApiError::Http { status, body, .. } = &err else {
         panic!("{err:?}")
     };
     assert_eq!(*status, 503);
@@ -721,7 +721,7 @@ fn timeout_is_reported_and_not_retried() {
     let err = client
         .category_suggestions(Marketplace::Us, "phone")
         .unwrap_err();
-    assert!(matches!(err, TaxonomyError::Timeout { .. }), "{err:?}");
+    assert!(matches!(err, ApiError::Timeout { .. }), "{err:?}");
     assert!(start.elapsed() < Duration::from_secs(2));
     assert_eq!(fake.requests_to(&suggestions_path(0)).len(), 1);
     assert!(sleeper.delays().is_empty());
@@ -748,7 +748,7 @@ fn cut_off_body_is_truncated_and_retried() {
     let (client, sleeper) = client_with(&fake, config(&fake).with_max_retries(0));
     fake.fail_next(&tree_path(77), Fault::CutOffBody);
     let err = client.fetch_tree_body(Marketplace::De, None).unwrap_err();
-    assert!(matches!(err, TaxonomyError::Truncated { .. }), "{err:?}");
+    assert!(matches!(err, ApiError::Truncated { .. }), "{err:?}");
     assert!(sleeper.delays().is_empty());
 
     // With retries, the next attempt gets the whole body.
@@ -765,7 +765,7 @@ fn oversize_body_stops_at_the_limit() {
     let fake = fake();
     let (client, sleeper) = client_with(&fake, config(&fake).with_max_body_bytes(10_000));
     let err = client.fetch_tree_body(Marketplace::Us, None).unwrap_err();
-    let TaxonomyError::BodyTooLarge { limit, .. } = err else {
+    let ApiError::BodyTooLarge { limit, .. } = err else {
         panic!("{err:?}")
     };
     assert_eq!(limit, 10_000);
@@ -791,7 +791,7 @@ fn unexpected_body_is_reported_with_its_start() {
     let err = client
         .category_suggestions(Marketplace::Us, "phone")
         .unwrap_err();
-    let TaxonomyError::UnexpectedBody {
+    let ApiError::UnexpectedBody {
         status,
         body,
         reason,
@@ -824,7 +824,7 @@ fn a_huge_hostile_answer_fails_at_once_with_its_start() {
     let started = Instant::now();
     let err = client.item_aspects((Marketplace::Us, 9355)).unwrap_err();
     let took = started.elapsed();
-    let TaxonomyError::UnexpectedBody { body, .. } = &err else {
+    let ApiError::UnexpectedBody { body, .. } = &err else {
         panic!("{err:?}")
     };
     assert!(body.starts_with(r"%252525\u0025%252525"), "{body}");
@@ -845,7 +845,7 @@ fn default_tree_id_answers_are_short() {
     });
     let err = client.default_tree_id("EBAY_US").unwrap_err();
     assert!(
-        matches!(err, TaxonomyError::BodyTooLarge { limit, .. } if limit == 1 << 20),
+        matches!(err, ApiError::BodyTooLarge { limit, .. } if limit == 1 << 20),
         "{err:?}"
     );
 
@@ -857,7 +857,7 @@ fn default_tree_id_answers_are_short() {
         Response::new(200, long.clone()).with_header("Content-Type", "application/json")
     });
     let err = client.default_tree_id("EBAY_US").unwrap_err();
-    let TaxonomyError::UnexpectedBody { reason, .. } = &err else {
+    let ApiError::UnexpectedBody { reason, .. } = &err else {
         panic!("{err:?}")
     };
     assert_eq!(
@@ -871,7 +871,7 @@ fn default_tree_id_answers_are_short() {
         Response::json(200, &serde_json::json!({"categoryTreeId": token}))
     });
     let err = client.default_tree_id("EBAY_US").unwrap_err();
-    let TaxonomyError::UnexpectedBody { reason, body, .. } = &err else {
+    let ApiError::UnexpectedBody { reason, body, .. } = &err else {
         panic!("{err:?}")
     };
     assert_eq!(
@@ -899,7 +899,7 @@ fn oauth_failure_is_an_oauth_error() {
     ));
     let client = marketplace_client::taxonomy::TaxonomyClient::new(config(&fake), tokens).unwrap();
     let err = client.default_tree_id("EBAY_US").unwrap_err();
-    assert!(matches!(err, TaxonomyError::OAuth(_)), "{err:?}");
+    assert!(matches!(err, ApiError::OAuth(_)), "{err:?}");
     assert!(fake.requests_to(DEFAULT_TREE_ID_PATH).is_empty());
 }
 
@@ -912,7 +912,7 @@ fn connection_refused_is_retried_then_transport() {
     let addr = closed.local_addr().unwrap();
     drop(closed);
     let config =
-        marketplace_client::taxonomy::TaxonomyConfig::for_base_url(&format!("http://{addr}"))
+        marketplace_client::taxonomy::ClientConfig::for_base_url(&format!("http://{addr}"))
             .unwrap()
             .with_backoff(Duration::from_millis(1), Duration::from_millis(2))
             .with_max_retries(2);
@@ -921,7 +921,7 @@ fn connection_refused_is_retried_then_transport() {
         .unwrap()
         .with_sleeper(sleeper.clone());
     let err = client.default_tree_id("EBAY_US").unwrap_err();
-    assert!(matches!(err, TaxonomyError::Transport { .. }), "{err:?}");
+    assert!(matches!(err, ApiError::Transport { .. }), "{err:?}");
     assert_eq!(sleeper.delays().len(), 2);
 }
 

@@ -20,7 +20,7 @@ use marketplace_client::model::{
     AspectAdvancedDataType, AspectApplicableTo, AspectCardinality, AspectDataType, AspectMode,
     AspectUsage, AspectsFileError, ExpiredCategory, ItemAspectsReader,
 };
-use marketplace_client::taxonomy::TaxonomyError;
+use marketplace_client::taxonomy::ApiError;
 use marketplaces::MARKETPLACE_HEADER;
 use marketplaces::Marketplace;
 use support::*;
@@ -140,7 +140,7 @@ fn expired_categories_error_paths() {
         },
     );
     let err = client.expired_categories(Marketplace::Gb).unwrap_err();
-    let TaxonomyError::UnexpectedBody { reason, .. } = &err else {
+    let ApiError::UnexpectedBody { reason, .. } = &err else {
         panic!("{err:?}")
     };
     assert!(
@@ -451,7 +451,7 @@ fn fetch_item_aspects_truncated_gzip_is_a_clear_error_and_leaves_no_file() {
     let err = client
         .fetch_item_aspects(Marketplace::Gb, &dest, &mut |_, _| {})
         .unwrap_err();
-    let TaxonomyError::UnexpectedBody { reason, .. } = &err else {
+    let ApiError::UnexpectedBody { reason, .. } = &err else {
         panic!("{err:?}")
     };
     assert!(reason.contains("gzip file ends before its end"), "{reason}");
@@ -482,7 +482,7 @@ fn fetch_item_aspects_cut_off_connection_is_retried_from_the_start() {
     let err = client
         .fetch_item_aspects(Marketplace::Au, &dest, &mut |_, _| {})
         .unwrap_err();
-    assert!(matches!(err, TaxonomyError::Truncated { .. }), "{err:?}");
+    assert!(matches!(err, ApiError::Truncated { .. }), "{err:?}");
     assert!(files_in(dir.path()).is_empty());
 
     let (client, sleeper) = support::client(&fake);
@@ -508,7 +508,7 @@ fn fetch_item_aspects_limit_and_error_answers() {
         .fetch_item_aspects(Marketplace::De, &dest, &mut |_, _| {})
         .unwrap_err();
     assert!(
-        matches!(err, TaxonomyError::BodyTooLarge { limit: 10_000, .. }),
+        matches!(err, ApiError::BodyTooLarge { limit: 10_000, .. }),
         "{err:?}"
     );
     assert!(files_in(dir.path()).is_empty());
@@ -536,7 +536,7 @@ fn fetch_item_aspects_limit_and_error_answers() {
             &mut |_, _| {},
         )
         .unwrap_err();
-    let TaxonomyError::File { path, .. } = &err else {
+    let ApiError::File { path, .. } = &err else {
         panic!("{err:?}")
     };
     assert!(path.starts_with(dir.path().join("missing")), "{path:?}");
@@ -663,7 +663,7 @@ fn fetch_item_aspects_limits_the_decompressed_json() {
         assert!(
             matches!(
                 err,
-                TaxonomyError::BodyTooLarge {
+                ApiError::BodyTooLarge {
                     limit: 4_000_000,
                     ..
                 }
@@ -714,7 +714,7 @@ fn fetch_item_aspects_keeps_the_good_file_when_the_json_is_cut_off() {
         let err = client
             .fetch_item_aspects(Marketplace::Us, &dest, &mut |_, _| {})
             .unwrap_err();
-        let TaxonomyError::UnexpectedBody { reason, .. } = &err else {
+        let ApiError::UnexpectedBody { reason, .. } = &err else {
             panic!("{err:?}")
         };
         assert!(
@@ -763,10 +763,7 @@ fn fetch_item_aspects_takes_a_multi_member_gzip() {
     let err = client
         .fetch_item_aspects(Marketplace::Us, &dest, &mut |_, _| {})
         .unwrap_err();
-    assert!(
-        matches!(err, TaxonomyError::UnexpectedBody { .. }),
-        "{err:?}"
-    );
+    assert!(matches!(err, ApiError::UnexpectedBody { .. }), "{err:?}");
     assert_eq!(std::fs::read(&dest).unwrap(), members);
 }
 
@@ -869,7 +866,7 @@ fn subtree_answers_are_held_to_the_tree_rules() {
         let err = client
             .category_subtree((Marketplace::Us, 15032))
             .unwrap_err();
-        assert!(matches!(err, TaxonomyError::Decode { .. }), "{err:?}");
+        assert!(matches!(err, ApiError::Decode { .. }), "{err:?}");
         let message = err.to_string();
         assert!(
             message.contains(expected),

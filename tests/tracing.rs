@@ -19,10 +19,9 @@ use fake_marketplace::{
     taxonomy::{DEFAULT_TREE_ID_PATH, tree_path},
 };
 use marketplace_client::oauth::{
-    AccessTokenSource, ApplicationTokenProvider, ConsentOptions, MemoryStore, ScopeSet,
-    UserTokenProvider,
+    AccessTokenSource, ApplicationTokenProvider, MemoryStore, ScopeSet, UserTokenProvider,
 };
-use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig};
+use marketplace_client::taxonomy::{ClientConfig, TaxonomyClient};
 use marketplace_client::test_util::ManualClock;
 use marketplace_client::test_util::RecordingSleeper;
 use marketplaces::Marketplace;
@@ -382,7 +381,7 @@ fn run_flow(fake: &FakeMarketplace) -> Issued {
     // Taxonomy calls with it: a 401 (renewal, then a retry), a 429 with Retry-After, and a
     // 403 that echoes the token.
     let sleeper = Arc::new(RecordingSleeper::default());
-    let config = TaxonomyConfig::for_base_url(&fake.base_url())
+    let config = ClientConfig::for_base_url(&fake.base_url())
         .expect("loopback")
         .with_backoff(Duration::from_millis(1), Duration::from_millis(8));
     let tokens: Arc<dyn AccessTokenSource> = app.clone();
@@ -419,9 +418,7 @@ fn run_flow(fake: &FakeMarketplace) -> Issued {
     // Consent: the code from the fake's consent page, exchanged by a user-token provider.
     let client = oauth_support::client(fake);
     let scopes = ScopeSet::new([fake.scope("/sell.account")]);
-    let request = client
-        .consent_request(&scopes, &ConsentOptions::default())
-        .expect("consent request");
+    let request = client.consent_request(&scopes).expect("consent request");
     issued.add("consent state", request.state().secret());
     let location = oauth_support::consent_redirect(fake, &request);
     let code = request.complete(&location).expect("code");

@@ -29,9 +29,8 @@ mod live {
 
     use clap::{Parser, Subcommand, ValueEnum};
     use marketplace_client::oauth::{
-        AccessTokenSource, ConsentOptions, ConsentRequest, FileStore, OAuthClient, OAuthConfig,
-        OAuthError, RefreshTokenStore, ScopeSet, SharedTokenCache, StoredRefreshToken,
-        UserTokenProvider,
+        AccessTokenSource, ConsentRequest, FileStore, OAuthClient, OAuthConfig, OAuthError,
+        RefreshTokenStore, ScopeSet, SharedTokenCache, StoredRefreshToken, UserTokenProvider,
     };
     use marketplace_toolkit::token_store::{self, ENV_TOKEN_STORE};
 
@@ -292,11 +291,13 @@ mod live {
         })?;
         let client = Arc::new(config.client()?);
         let scopes = ScopeSet::new(args.scopes);
-        let options = ConsentOptions {
-            prompt: args.prompt,
-            locale: args.locale,
-        };
-        let request = client.consent_request(&scopes, &options)?;
+        let mut request = client.consent_request(&scopes)?;
+        if let Some(prompt) = args.prompt {
+            request = request.with_prompt(prompt);
+        }
+        if let Some(locale) = args.locale {
+            request = request.with_locale(locale);
+        }
         let listen_addr = loopback_target(&client)?;
         let listener = match (args.input, listen_addr) {
         (Input::Stdin, _) | (Input::Auto, None) => None,

@@ -165,7 +165,7 @@ fn parse_sites_flag(names: &[String]) -> Result<Vec<Marketplace>, String> {
 /// `refresh --help`'s closing section: the settings it reads from the environment.
 fn refresh_settings_help() -> String {
     use marketplace_client::oauth::{Endpoints, OAuthConfig};
-    use marketplace_client::taxonomy::TaxonomyConfig;
+    use marketplace_client::taxonomy::ClientConfig;
     const ENV_ACCESS_TOKEN: &str = OAuthConfig::ENV_ACCESS_TOKEN;
     const ENV_BASE_URL: &str = OAuthConfig::ENV_BASE_URL;
     const ENV_CLIENT_ID: &str = OAuthConfig::ENV_CLIENT_ID;
@@ -174,7 +174,7 @@ fn refresh_settings_help() -> String {
     const ENV_ENVIRONMENT: &str = OAuthConfig::ENV_ENVIRONMENT;
     const ENV_SCOPE: &str = OAuthConfig::ENV_SCOPE;
     const PRODUCTION_SCOPE: &str = Endpoints::PRODUCTION_SCOPE;
-    const ENV_TREE_PATH: &str = TaxonomyConfig::ENV_TREE_PATH;
+    const ENV_TREE_PATH: &str = ClientConfig::ENV_TREE_PATH;
     format!(
         "Settings (environment variables):
   {ENV_CLIENT_ID}, {ENV_CLIENT_SECRET}
@@ -458,7 +458,7 @@ mod live {
     use marketplace_toolkit::token_store;
 
     use super::TOKEN_STORE;
-    use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig, TreePath};
+    use marketplace_client::taxonomy::{ClientConfig, TaxonomyClient, TreePath};
     use marketplace_client::trees::{self, Progress};
     use marketplaces::Marketplace;
     use taxonomy_tree::pipeline::{self, WriteWhen};
@@ -492,7 +492,7 @@ mod live {
         let store = token_store::from_setting(TOKEN_STORE.get().cloned().flatten())?;
         let tokens = token_store::application_token_source(&oauth, store.as_ref())
             .map_err(|e| format!("{e}\nTo use the live service, {CREDENTIALS_HINT}."))?;
-        let mut config = TaxonomyConfig::from_oauth_config(&oauth)
+        let mut config = ClientConfig::from_oauth_config(&oauth)
             .with_env(|name| std::env::var(name).ok())
             .map_err(|e| e.to_string())?;
         if let Some(form) = tree_path {

@@ -8,7 +8,7 @@ use fake_marketplace::FakeMarketplace;
 use marketplace_client::oauth::{
     AccessTokenSource, ApplicationTokenProvider, Credentials, Endpoints, OAuthClient,
 };
-use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig};
+use marketplace_client::taxonomy::{ClientConfig, TaxonomyClient};
 use marketplace_client::test_util::RecordingSleeper;
 use marketplaces::Marketplace;
 use taxonomy_tree::tree::{Category, CategoryTree, TreeMeta};
@@ -30,8 +30,8 @@ pub fn tokens(fake: &FakeMarketplace) -> Arc<dyn AccessTokenSource> {
 }
 
 /// The fake's base URL with a 1 ms back-off, so retries cost nothing.
-pub fn config(fake: &FakeMarketplace) -> TaxonomyConfig {
-    TaxonomyConfig::for_base_url(&fake.base_url())
+pub fn config(fake: &FakeMarketplace) -> ClientConfig {
+    ClientConfig::for_base_url(&fake.base_url())
         .expect("loopback base URL")
         .with_backoff(Duration::from_millis(1), Duration::from_millis(8))
 }
@@ -39,7 +39,7 @@ pub fn config(fake: &FakeMarketplace) -> TaxonomyConfig {
 /// A client of the fake with `config` and a recording sleeper (no real waits).
 pub fn client_with(
     fake: &FakeMarketplace,
-    config: TaxonomyConfig,
+    config: ClientConfig,
 ) -> (TaxonomyClient, Arc<RecordingSleeper>) {
     let sleeper = Arc::new(RecordingSleeper::default());
     let client = TaxonomyClient::new(config, tokens(fake))

@@ -25,7 +25,7 @@ use std::time::Duration;
 use marketplace_client::aio::oauth::BoxFuture;
 use marketplace_client::oauth::{
     self, OAuthError, RefreshToken, SharedCacheError, SharedToken, SharedTokenRequest, StoreError,
-    StoreErrorKind, StoredRefreshToken, TokenResponse,
+    StoredRefreshToken, TokenResponse,
 };
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
@@ -288,12 +288,12 @@ impl BlockingRefreshTokenStore {
         work: impl Future<Output = Result<T, OAuthError>> + Send + 'static,
     ) -> Result<T, OAuthError> {
         self.runtime.run(work).unwrap_or_else(|| {
-            Err(StoreError::new(
-                StoreErrorKind::Unavailable,
+            Err(StoreError::unavailable(
                 "postgres table marketplace_refresh_tokens",
                 "reach",
-                "the token store's runtime has stopped",
+                crate::Error::RuntimeGone,
             )
+            .with_message("the token store's runtime has stopped")
             .into())
         })
     }

@@ -5,8 +5,10 @@
 use std::fmt;
 use std::time::{Duration, Instant, SystemTime};
 
-use marketplace_client::aio::oauth::{BoxFuture, FetchToken, SharedTokenCache};
-use marketplace_client::oauth::{OAuthError, SharedCacheError, SharedToken, SharedTokenRequest};
+use marketplace_client::aio::oauth::{BoxFuture, SharedTokenCache};
+use marketplace_client::oauth::{
+    OAuthError, SharedCacheError, SharedToken, SharedTokenRequest, TokenResponse,
+};
 
 use crate::cache::{CacheKey, CachedRow, Lease, NewCachedToken, TokenCache};
 use crate::crypto::Keyring;
@@ -100,10 +102,10 @@ impl PgTokenCache {
 
     /// The current token of `request`, from the cache, from another process or from `fetch`
     /// (see the type's documentation).
-    pub async fn token(
+    pub async fn token<'f>(
         &self,
         request: &SharedTokenRequest,
-        fetch: &FetchToken<'_>,
+        fetch: &(dyn Fn() -> BoxFuture<'f, Result<TokenResponse, OAuthError>> + Send + Sync + 'f),
     ) -> Result<SharedToken, SharedCacheError> {
         let key = key_of(request);
         let started = Instant::now();
@@ -157,12 +159,12 @@ impl PgTokenCache {
     /// process published a token, or a failure, just before the lease was granted) while
     /// keeping the lease alive, and publishes the answer, or records the failure as the
     /// fleet's back-off. Dropped half way (a cancelled call), it gives the lease back.
-    async fn renew(
+    async fn renew<'f>(
         &self,
         key: &CacheKey,
         lease: Lease,
         request: &SharedTokenRequest,
-        fetch: &FetchToken<'_>,
+        fetch: &(dyn Fn() -> BoxFuture<'f, Result<TokenResponse, OAuthError>> + Send + Sync + 'f),
         budget: tokio::time::Instant,
     ) -> Result<SharedToken, SharedCacheError> {
         let mut guard = LeaseGuard {
@@ -392,7 +394,9 @@ impl SharedTokenCache for PgTokenCache {
     fn token<'a, 'f: 'a>(
         &'a self,
         request: &'a SharedTokenRequest,
-        fetch: &'a FetchToken<'f>,
+        fetch: &'a (
+                dyn Fn() -> BoxFuture<'f, Result<TokenResponse, OAuthError>> + Send + Sync + 'f
+            ),
     ) -> BoxFuture<'a, Result<SharedToken, SharedCacheError>> {
         Box::pin(PgTokenCache::token(self, request, fetch))
     }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use marketplace_client::aio::oauth::{BoxFuture, RefreshTokenStore};
 use marketplace_client::oauth::{
-    OAuthError, RefreshToken, ScopeSet, StoreError, StoreErrorKind, StoredRefreshToken,
+    OAuthError, RefreshToken, ScopeSet, StoreError, StoredRefreshToken,
 };
 
 use crate::crypto::Keyring;
@@ -77,14 +77,16 @@ impl PgRefreshTokenStore {
     ) -> Result<T, OAuthError> {
         match tokio::time::timeout(self.timeout, statement).await {
             Ok(result) => result.map_err(|e| store_error(action, e)),
-            Err(_) => Err(StoreError::new(
-                StoreErrorKind::Unavailable,
+            // Worded as every unavailable store's error, the time-out as its cause.
+            Err(_) => Err(StoreError::unavailable(
                 STORE,
                 action,
-                format!(
-                    "cannot {action} the refresh-token store {STORE}: the database did not \
-                     answer within {} s",
-                    self.timeout.as_secs()
+                std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    format!(
+                        "the database did not answer within {} s",
+                        self.timeout.as_secs()
+                    ),
                 ),
             )
             .into()),
@@ -180,16 +182,16 @@ fn new_token<'a>(token: &'a StoredRefreshToken, scopes: &'a str) -> NewRefreshTo
 
 /// The store's error for `e`, met while doing `action`.
 fn store_error(action: &'static str, e: Error) -> OAuthError {
-    let kind = match &e {
+    match &e {
         Error::Decrypt { .. } | Error::Corrupt { .. } | Error::TimeOutOfRange { .. } => {
-            StoreErrorKind::Corrupt
+            let message = format!("cannot {action} the refresh-token store {STORE}: {e}");
+            StoreError::corrupt(STORE, action, &e)
+                .with_message(message)
+                .with_source(e)
         }
-        _ => StoreErrorKind::Unavailable,
-    };
-    let message = format!("cannot {action} the refresh-token store {STORE}: {e}");
-    StoreError::new(kind, STORE, action, message)
-        .with_source(e)
-        .into()
+        _ => StoreError::unavailable(STORE, action, e),
+    }
+    .into()
 }
 
 impl RefreshTokenStore for PgRefreshTokenStore {

@@ -17,7 +17,7 @@ use marketplace_client::aio::oauth::{
     AccessTokenSource, ApplicationTokenProvider, AuthorizationCode, OAuthClient, OAuthError,
     UserTokenProvider,
 };
-use marketplace_client::oauth::{ConsentOptions, ScopeSet, SharedTokenRequest};
+use marketplace_client::oauth::{ScopeSet, SharedTokenRequest};
 use marketplace_client_postgres::{PgRefreshTokenStore, PgTokenCache, TokenCache, migrate};
 use support::fleet::{
     Worker, application_key, client, fingerprint, is_worker, keyring, seed_expired, worker,
@@ -186,9 +186,7 @@ async fn consent(
     client: &OAuthClient,
     scopes: &ScopeSet,
 ) -> (marketplace_client::oauth::ConsentRequest, AuthorizationCode) {
-    let request = client
-        .consent_request(scopes, &ConsentOptions::default())
-        .unwrap();
+    let request = client.consent_request(scopes).unwrap();
     let browser = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .no_proxy()
@@ -391,7 +389,7 @@ async fn a_refusal_of_a_token_from_memory_is_the_store_being_down() {
     user.invalidate(&token);
     let refused = user.access_token().await.unwrap_err();
     assert!(
-        matches!(refused, OAuthError::Store(ref e) if e.kind() == marketplace_client::oauth::StoreErrorKind::Unavailable),
+        matches!(refused, OAuthError::Store(ref e) if e.is_unavailable()),
         "the store being down, not a revoked consent: {refused:?}"
     );
 

@@ -28,7 +28,7 @@
 //!
 //! An application token and a call of the Taxonomy API. With eBay's keys in
 //! `MARKETPLACE_CLIENT_ID` and `MARKETPLACE_CLIENT_SECRET`, the first two lines are
-//! `ApplicationTokenProvider::from_env()?` and `TaxonomyConfig::production()`; this example
+//! `ApplicationTokenProvider::from_env()?` and `ClientConfig::production()`; this example
 //! runs against the repository's fake marketplace on loopback instead, so that it runs
 //! anywhere:
 //!
@@ -36,7 +36,7 @@
 //! use std::sync::Arc;
 //! use marketplace_client::Marketplace;
 //! use marketplace_client::oauth::{ApplicationTokenProvider, Credentials, Endpoints, OAuthClient};
-//! use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig};
+//! use marketplace_client::taxonomy::{TaxonomyClient, ClientConfig};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! # let fake = fake_marketplace::FakeMarketplace::new();
@@ -45,7 +45,7 @@
 //! let endpoints = Endpoints::custom(&base_url, &base_url)?; // Endpoints::production() on eBay
 //! let client = OAuthClient::new(endpoints.clone(), Credentials::new(app_id, cert_id))?;
 //! let tokens = Arc::new(ApplicationTokenProvider::new(client)); // one request per expiry
-//! let taxonomy = TaxonomyClient::new(TaxonomyConfig::from_endpoints(&endpoints), tokens)?;
+//! let taxonomy = TaxonomyClient::new(ClientConfig::from_endpoints(&endpoints), tokens)?;
 //!
 //! let answer = taxonomy.category_suggestions(Marketplace::Us, "iphone 15")?;
 //! let best = &answer.suggestions[0].category;
@@ -103,7 +103,7 @@ pub use marketplaces::Marketplace;
 /// ```no_run
 /// use marketplace_client::Marketplace;
 /// use marketplace_client::taxonomy::TaxonomyClient;
-/// # fn main() -> Result<(), marketplace_client::taxonomy::TaxonomyError> {
+/// # fn main() -> Result<(), marketplace_client::taxonomy::ApiError> {
 /// let client = TaxonomyClient::from_env()?;
 /// // With taxonomy-data: `client.item_aspects(category!(EBAY_US, "9355"))?`.
 /// let aspects = client.item_aspects((Marketplace::Us, 9355))?;
@@ -114,6 +114,7 @@ pub use marketplaces::MarketplaceCategory;
 pub mod aio;
 pub mod api;
 mod blocking;
+mod config;
 mod core;
 pub mod oauth;
 mod options;
@@ -123,6 +124,7 @@ pub mod test_util;
 #[cfg(feature = "trees")]
 pub mod trees;
 
+pub use config::ClientConfig;
 pub use options::HttpOptions;
 
 /// The Taxonomy API's answers (what the clients' calls return: [`ItemAspects`],

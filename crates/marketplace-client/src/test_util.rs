@@ -25,5 +25,4 @@ pub const DEFAULT_RETRY_BACKOFF: std::time::Duration = crate::core::cache::DEFAU
 /// What a secret prints as.
 pub const REDACTED: &str = crate::oauth::secret::REDACTED;
 /// The most a fetchItemAspects file may decompress to, unless set.
-pub const DEFAULT_MAX_DECOMPRESSED_BYTES: u64 =
-    crate::taxonomy::config::DEFAULT_MAX_DECOMPRESSED_BYTES;
+pub const DEFAULT_MAX_DECOMPRESSED_BYTES: u64 = crate::config::DEFAULT_MAX_DECOMPRESSED_BYTES;

@@ -13,7 +13,7 @@
 use std::path::Path;
 
 use crate::model::DefaultTreeId;
-use crate::taxonomy::{TaxonomyClient, TaxonomyError};
+use crate::taxonomy::{ApiError, TaxonomyClient};
 use marketplaces::Marketplace;
 use taxonomy_tree::clock::today_utc;
 use taxonomy_tree::decode::Provenance;
@@ -44,7 +44,7 @@ pub enum RefreshError {
         /// The site.
         site: Marketplace,
         /// The client's error.
-        source: TaxonomyError,
+        source: ApiError,
     },
     /// The body did not decode or validate, or is another site's tree.
     #[error("{site}: {source}")]
@@ -60,7 +60,7 @@ pub enum RefreshError {
         /// The site.
         site: Marketplace,
         /// The client's error.
-        source: TaxonomyError,
+        source: ApiError,
     },
     /// The fetching thread panicked (a bug).
     #[error("{site}: the fetch panicked")]

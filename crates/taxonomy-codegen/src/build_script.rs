@@ -518,7 +518,7 @@ mod live {
     use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
     use marketplace_client::oauth::OAuthConfig;
-    use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig};
+    use marketplace_client::taxonomy::{ClientConfig, TaxonomyClient};
     use marketplace_client::trees::{self, server_text};
     use marketplaces::Marketplace;
     use taxonomy_tree::snapshot;
@@ -549,7 +549,7 @@ mod live {
         let oauth = OAuthConfig::from_env().map_err(|e| e.to_string())?;
         // A build must not hang on the network: short time-outs, one retry, short waits.
         // getCategoryTree's documented path on eBay's hosts; MARKETPLACE_TREE_PATH overrides.
-        let config = TaxonomyConfig::from_oauth_config(&oauth)
+        let config = ClientConfig::from_oauth_config(&oauth)
             .with_env(|name| std::env::var(name).ok())
             .map_err(|e| e.to_string())?
             .with_connect_timeout(Duration::from_secs(10))

@@ -30,7 +30,7 @@ use marketplace_client::Marketplace;
 use marketplace_client::aio::oauth::{
     AccessTokenSource, ApplicationTokenProvider, Credentials, Endpoints, OAuthClient, OAuthConfig,
 };
-use marketplace_client::aio::taxonomy::{TaxonomyClient, TaxonomyConfig, TaxonomyError};
+use marketplace_client::aio::taxonomy::{ClientConfig, TaxonomyClient};
 use serde::{Deserialize, Serialize};
 use taxonomy_data::Site;
 
@@ -46,8 +46,8 @@ pub const MAX_QUERY_CHARS: usize = 350;
 /// (single flight), so a burst of requests to the server costs one token request.
 pub fn shared_client(
     oauth: OAuthClient,
-    taxonomy: TaxonomyConfig,
-) -> Result<Arc<TaxonomyClient>, TaxonomyError> {
+    taxonomy: ClientConfig,
+) -> Result<Arc<TaxonomyClient>, marketplace_client::api::ApiError> {
     let tokens: Arc<dyn AccessTokenSource> = Arc::new(ApplicationTokenProvider::new(oauth));
     Ok(Arc::new(TaxonomyClient::new(taxonomy, tokens)?))
 }
@@ -59,7 +59,7 @@ pub fn client_from_env() -> Result<Arc<TaxonomyClient>, Box<dyn std::error::Erro
     let oauth = OAuthClient::from_config(&config)?;
     Ok(shared_client(
         oauth,
-        TaxonomyConfig::from_oauth_config(&config),
+        ClientConfig::from_oauth_config(&config),
     )?)
 }
 
@@ -74,7 +74,7 @@ pub fn client_for_fake(
     )?;
     Ok(shared_client(
         oauth,
-        TaxonomyConfig::for_base_url(&fake.base_url())?,
+        ClientConfig::for_base_url(&fake.base_url())?,
     )?)
 }
 
@@ -137,10 +137,12 @@ impl ApiError {
 
     /// The answer to a failed upstream call: 504 on a time-out, else 502, with the service's
     /// own message when it sent one.
-    pub fn upstream(error: &TaxonomyError) -> Self {
+    pub fn upstream(error: &marketplace_client::api::ApiError) -> Self {
         let (status, message) = match error {
-            TaxonomyError::Timeout { .. } => (StatusCode::GATEWAY_TIMEOUT, error.to_string()),
-            TaxonomyError::Service { status, errors, .. } => {
+            marketplace_client::api::ApiError::Timeout { .. } => {
+                (StatusCode::GATEWAY_TIMEOUT, error.to_string())
+            }
+            marketplace_client::api::ApiError::Service { status, errors, .. } => {
                 let messages: Vec<&str> = errors
                     .iter()
                     .map(|e| e.long_message.as_deref().unwrap_or(&e.message))

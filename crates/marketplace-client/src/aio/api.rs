@@ -5,14 +5,14 @@
 //! ```no_run
 //! use std::sync::Arc;
 //! use marketplace_client::Marketplace;
-//! use marketplace_client::aio::api::{ApiClient, ApiConfig, ApiRequest};
+//! use marketplace_client::aio::api::{ApiClient, ClientConfig, ApiRequest};
 //! use marketplace_client::aio::oauth::{FileStore, OAuthClient, OAuthConfig, UserTokenProvider};
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! let oauth = OAuthConfig::from_env()?;
 //! let store = Arc::new(FileStore::new("/var/lib/my-backend/refresh-tokens.json"));
 //! let tokens = Arc::new(UserTokenProvider::new(OAuthClient::from_config(&oauth)?, store, "seller-1"));
-//! let api = ApiClient::new(ApiConfig::from_oauth_config(&oauth), tokens)?;
+//! let api = ApiClient::new(ClientConfig::from_oauth_config(&oauth), tokens)?;
 //! let item = api
 //!     .send(ApiRequest::get_segments(["sell", "inventory", "v1", "inventory_item", "SKU 1/A"])
 //!         .marketplace(Marketplace::Us))
@@ -32,13 +32,15 @@ use crate::core::api::{ApiCall, Fetched};
 use crate::core::retry::{Attempts, Next};
 use crate::oauth::redact::Redactor;
 
-pub use crate::api::{ApiConfig, ApiError, ApiRequest, ApiResponse, ErrorParameter, ServiceError};
+pub use crate::api::{
+    ApiError, ApiRequest, ApiResponse, ClientConfig, ErrorParameter, ServiceError,
+};
 
 /// A client of the service's REST APIs for async programs: the async
 /// [`crate::api::ApiClient`], with the same behaviour. `Send + Sync`: one client serves every
 /// task.
 pub struct ApiClient {
-    config: ApiConfig,
+    config: ClientConfig,
     tokens: Arc<dyn AccessTokenSource>,
     http: reqwest::Client,
 }
@@ -53,14 +55,14 @@ impl std::fmt::Debug for ApiClient {
 
 impl ApiClient {
     /// A client of the API host of `config` that takes its tokens from `tokens`.
-    pub fn new(config: ApiConfig, tokens: Arc<dyn AccessTokenSource>) -> Result<Self, ApiError> {
+    pub fn new(config: ClientConfig, tokens: Arc<dyn AccessTokenSource>) -> Result<Self, ApiError> {
         Self::with_options(config, tokens, HttpOptions::default())
     }
 
     /// A client with its own HTTP options (proxy, user agent, extra root certificates); the
     /// time-outs are the configuration's.
     pub fn with_options(
-        config: ApiConfig,
+        config: ClientConfig,
         tokens: Arc<dyn AccessTokenSource>,
         options: HttpOptions,
     ) -> Result<Self, ApiError> {
@@ -81,7 +83,7 @@ impl ApiClient {
     }
 
     /// The configuration.
-    pub fn config(&self) -> &ApiConfig {
+    pub fn config(&self) -> &ClientConfig {
         &self.config
     }
 

@@ -37,10 +37,9 @@ use tracing::Instrument as _;
 use crate::oauth::Clock;
 pub use crate::oauth::{
     AccessToken, AuthorizationCode, CachedToken, ClientId, ClientSecret, ConfigError,
-    ConsentOptions, ConsentRequest, Credentials, CsrfState, Endpoints, Environment, FileStore,
-    Grant, HttpOptions, MemoryStore, OAuthConfig, OAuthError, OAuthErrorCode, RefreshToken,
-    ScopeSet, SharedCacheError, SharedToken, SharedTokenRequest, StoreError, StoredRefreshToken,
-    TokenResponse,
+    ConsentRequest, Credentials, CsrfState, Endpoints, Environment, FileStore, Grant, HttpOptions,
+    MemoryStore, OAuthConfig, OAuthError, OAuthErrorCode, RefreshToken, ScopeSet, SharedCacheError,
+    SharedToken, SharedTokenRequest, StoreError, StoredRefreshToken, TokenResponse,
 };
 
 /// A boxed future that can be sent between threads: what the traits of this module return.
@@ -121,18 +120,14 @@ impl OAuthClient {
     }
 
     /// A consent request for `scopes` (empty: the default scope) with a fresh random state,
-    /// sent to the configured redirect URI.
-    pub fn consent_request(
-        &self,
-        scopes: &ScopeSet,
-        options: &ConsentOptions,
-    ) -> Result<ConsentRequest, OAuthError> {
+    /// sent to the configured redirect URI (the optional `prompt` and `locale`:
+    /// [`ConsentRequest::with_prompt`], [`ConsentRequest::with_locale`]).
+    pub fn consent_request(&self, scopes: &ScopeSet) -> Result<ConsentRequest, OAuthError> {
         crate::oauth::consent::new_request(
             &self.endpoints,
             self.client_id(),
             self.redirect_uri(),
             scopes,
-            options,
         )
     }
 
@@ -214,23 +209,21 @@ impl<T: AccessTokenSource + ?Sized> AccessTokenSource for Arc<T> {
     }
 }
 
-/// A grant as a shared cache calls it: the provider's own token request.
-pub type FetchToken<'f> =
-    dyn Fn() -> BoxFuture<'f, Result<TokenResponse, OAuthError>> + Send + Sync + 'f;
-
 /// A token cache shared by processes, for the async providers: the async
 /// [`crate::oauth::SharedTokenCache`], with the same contract.
 ///
 /// [`token`](Self::token) returns the fleet's current token for `request`, or calls `fetch`
 /// (at most once) when this process is the one elected to ask the token endpoint, and shares
-/// its answer. Once `fetch` has been called, the answer is never
-/// [`SharedCacheError::Unavailable`].
+/// its answer. `fetch` is the provider's own grant (its future is the token request). Once
+/// `fetch` has been called, the answer is never [`SharedCacheError::Unavailable`].
 pub trait SharedTokenCache: Send + Sync {
     /// The current token of `request`, from the cache or from `fetch`.
     fn token<'a, 'f: 'a>(
         &'a self,
         request: &'a SharedTokenRequest,
-        fetch: &'a FetchToken<'f>,
+        fetch: &'a (
+                dyn Fn() -> BoxFuture<'f, Result<TokenResponse, OAuthError>> + Send + Sync + 'f
+            ),
     ) -> BoxFuture<'a, Result<SharedToken, SharedCacheError>>;
 }
 
@@ -247,7 +240,9 @@ impl Shared {
         scopes: &'a ScopeSet,
         policy: &'a Policy,
         flight: Flight,
-        grant: &'a FetchToken<'a>,
+        grant: &'a (
+                dyn Fn() -> BoxFuture<'a, Result<TokenResponse, OAuthError>> + Send + Sync + 'a
+            ),
     ) -> Result<Held, OAuthError> {
         if let Some(cache) = &self.cache {
             let request = self.request(
@@ -267,39 +262,39 @@ impl Shared {
     }
 }
 
-/// A fixed token (for example `MARKETPLACE_ACCESS_TOKEN`), handed out as is.
-#[derive(Debug, Clone)]
-pub struct StaticTokenSource {
-    token: AccessToken,
-}
-
-impl StaticTokenSource {
-    /// A source that always returns `token`.
-    pub fn new(token: AccessToken) -> Self {
-        Self { token }
-    }
-}
-
-impl AccessTokenSource for StaticTokenSource {
+/// A fixed token (for example `MARKETPLACE_ACCESS_TOKEN`) is its own source: it is handed
+/// out as is, and [`invalidate`](AccessTokenSource::invalidate) does nothing (the async
+/// twin of the blocking implementation).
+impl AccessTokenSource for AccessToken {
     fn access_token(&self) -> BoxFuture<'_, Result<AccessToken, OAuthError>> {
-        let token = self.token.clone();
+        let token = self.clone();
         Box::pin(async move { Ok(token) })
     }
     fn invalidate(&self, _token: &AccessToken) {}
 }
 
-/// The application-token source `config` describes: the ready token of
-/// `MARKETPLACE_ACCESS_TOKEN` when set, otherwise an [`ApplicationTokenProvider`] (the async
-/// [`OAuthConfig::application_token_source`]).
-pub fn application_token_source(
-    config: &OAuthConfig,
-) -> Result<Arc<dyn AccessTokenSource>, OAuthError> {
-    if let Some(token) = &config.access_token {
-        return Ok(Arc::new(StaticTokenSource::new(token.clone())));
+impl OAuthConfig {
+    /// The application-token source this configuration describes, for async programs: the
+    /// ready token of `MARKETPLACE_ACCESS_TOKEN` when set, otherwise an async
+    /// [`ApplicationTokenProvider`] (the async front's twin of
+    /// [`OAuthConfig::application_token_source`]). Building it does no I/O; the source's
+    /// [`access_token`](AccessTokenSource::access_token) is what awaits.
+    ///
+    /// ```no_run
+    /// use marketplace_client::aio::oauth::{AccessTokenSource, OAuthConfig};
+    /// # async fn run() -> Result<(), marketplace_client::oauth::OAuthError> {
+    /// let tokens = OAuthConfig::from_env()?.aio_application_token_source()?;
+    /// let token = tokens.access_token().await?;
+    /// # let _ = token; Ok(()) }
+    /// ```
+    pub fn aio_application_token_source(&self) -> Result<Arc<dyn AccessTokenSource>, OAuthError> {
+        if let Some(token) = &self.access_token {
+            return Ok(Arc::new(token.clone()));
+        }
+        Ok(Arc::new(ApplicationTokenProvider::new(
+            OAuthClient::from_config(self)?,
+        )))
     }
-    Ok(Arc::new(ApplicationTokenProvider::new(
-        OAuthClient::from_config(config)?,
-    )))
 }
 
 /// One cached token: the core's [`CacheState`] behind a mutex that is never held across an

@@ -6,12 +6,12 @@
 //! use std::sync::Arc;
 //! use marketplace_client::Marketplace;
 //! use marketplace_client::aio::oauth::{ApplicationTokenProvider, OAuthConfig, OAuthClient};
-//! use marketplace_client::aio::taxonomy::{TaxonomyClient, TaxonomyConfig};
+//! use marketplace_client::aio::taxonomy::{TaxonomyClient, ClientConfig};
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! let oauth = OAuthConfig::from_env()?;
 //! let tokens = Arc::new(ApplicationTokenProvider::new(OAuthClient::from_config(&oauth)?));
-//! let client = TaxonomyClient::new(TaxonomyConfig::from_oauth_config(&oauth), tokens)?;
+//! let client = TaxonomyClient::new(ClientConfig::from_oauth_config(&oauth), tokens)?;
 //! for s in client.category_suggestions(Marketplace::Us, "iphone 15").await?.suggestions {
 //!     println!("{} {}", s.category.id, s.path());
 //! }
@@ -41,14 +41,14 @@ use crate::model::{
 pub use crate::taxonomy::TreeBody;
 #[cfg(not(feature = "trees"))]
 use crate::taxonomy::TreeBody;
-pub use crate::taxonomy::{ErrorParameter, ServiceError, TaxonomyConfig, TaxonomyError, TreePath};
+pub use crate::taxonomy::{ApiError, ClientConfig, ErrorParameter, ServiceError, TreePath};
 
 /// A client of eBay's Commerce Taxonomy API (v1) for async programs: the async
 /// [`crate::taxonomy::TaxonomyClient`], with the same requests, renewal on 401, retries with
 /// back-off (waiting with `tokio::time::sleep`), time-outs and limits. `Send + Sync`: one
 /// client serves every task.
 pub struct TaxonomyClient {
-    config: TaxonomyConfig,
+    config: ClientConfig,
     api: super::api::ApiClient,
     tree_forms: TreeForms,
 }
@@ -63,21 +63,18 @@ impl std::fmt::Debug for TaxonomyClient {
 
 impl TaxonomyClient {
     /// A client with `config` that takes its tokens from `tokens`.
-    pub fn new(
-        config: TaxonomyConfig,
-        tokens: Arc<dyn AccessTokenSource>,
-    ) -> Result<Self, TaxonomyError> {
+    pub fn new(config: ClientConfig, tokens: Arc<dyn AccessTokenSource>) -> Result<Self, ApiError> {
         Self::with_options(config, tokens, HttpOptions::default())
     }
 
     /// A client with its own HTTP options (proxy, user agent, extra root certificates); the
     /// time-outs are the configuration's.
     pub fn with_options(
-        config: TaxonomyConfig,
+        config: ClientConfig,
         tokens: Arc<dyn AccessTokenSource>,
         options: HttpOptions,
-    ) -> Result<Self, TaxonomyError> {
-        let api = super::api::ApiClient::with_options(config.api_config(), tokens, options)?;
+    ) -> Result<Self, ApiError> {
+        let api = super::api::ApiClient::with_options(config.clone(), tokens, options)?;
         Ok(Self {
             config,
             api,
@@ -86,16 +83,16 @@ impl TaxonomyClient {
     }
 
     /// A client configured from the environment, as [`crate::taxonomy::TaxonomyClient::from_env`].
-    pub fn from_env() -> Result<Self, TaxonomyError> {
+    pub fn from_env() -> Result<Self, ApiError> {
         let oauth = OAuthConfig::from_env().map_err(crate::oauth::OAuthError::from)?;
-        let tokens = super::oauth::application_token_source(&oauth)?;
+        let tokens = oauth.aio_application_token_source()?;
         let config =
-            TaxonomyConfig::from_oauth_config(&oauth).with_env(|name| std::env::var(name).ok())?;
+            ClientConfig::from_oauth_config(&oauth).with_env(|name| std::env::var(name).ok())?;
         Self::new(config, tokens)
     }
 
     /// The configuration.
-    pub fn config(&self) -> &TaxonomyConfig {
+    pub fn config(&self) -> &ClientConfig {
         &self.config
     }
 
@@ -115,7 +112,7 @@ impl TaxonomyClient {
     /// unparsed, with the URL and language it was fetched with. `language` overrides
     /// `Accept-Language`.
     ///
-    /// The path form is [`TaxonomyConfig::tree_path`]. With [`TreePath::Auto`] the path form
+    /// The path form is [`ClientConfig::tree_path`]. With [`TreePath::Auto`] the path form
     /// is tried first; when it is answered with a 404 or the service's "tree not found"
     /// (errorId 62004), the query form is tried once; the form that worked is kept for every
     /// later call of this client (see [`tree_path_in_use`](Self::tree_path_in_use)).
@@ -127,7 +124,7 @@ impl TaxonomyClient {
         &self,
         site: impl Into<Marketplace>,
         language: Option<&str>,
-    ) -> Result<TreeBody, TaxonomyError> {
+    ) -> Result<TreeBody, ApiError> {
         self.tree_body(site.into(), language).await
     }
 
@@ -136,7 +133,7 @@ impl TaxonomyClient {
         &self,
         site: Marketplace,
         language: Option<&str>,
-    ) -> Result<TreeBody, TaxonomyError> {
+    ) -> Result<TreeBody, ApiError> {
         let mut forms = self.tree_forms.to_try(self.config.tree_path);
         while let Some(form) = forms.next_form() {
             match self
@@ -154,9 +151,7 @@ impl TaxonomyClient {
                 }
             }
         }
-        Err(TaxonomyError::Invalid(
-            "no getCategoryTree form to try".into(),
-        ))
+        Err(ApiError::Invalid("no getCategoryTree form to try".into()))
     }
 
     /// Fetches and decodes the full category tree of `site` with
@@ -169,7 +164,7 @@ impl TaxonomyClient {
         &self,
         site: impl Into<Marketplace>,
         provenance: &Provenance,
-    ) -> Result<CategoryTree, TaxonomyError> {
+    ) -> Result<CategoryTree, ApiError> {
         let site: Marketplace = site.into();
         let body = self
             .tree_body(site, Some(provenance.language.as_str()))
@@ -178,7 +173,7 @@ impl TaxonomyClient {
         // Decoding a 20 MB tree is CPU work: off the runtime's threads.
         tokio::task::spawn_blocking(move || ops::decode_tree_body(&body, &provenance))
             .await
-            .unwrap_or_else(|e| Err(TaxonomyError::Invalid(format!("decoding failed: {e}"))))
+            .unwrap_or_else(|e| Err(ApiError::Invalid(format!("decoding failed: {e}"))))
     }
 
     /// Categories matching a keyword (getCategorySuggestions):
@@ -192,7 +187,7 @@ impl TaxonomyClient {
         &self,
         site: impl Into<Marketplace>,
         q: &str,
-    ) -> Result<CategorySuggestions, TaxonomyError> {
+    ) -> Result<CategorySuggestions, ApiError> {
         let site: Marketplace = site.into();
         self.run(ops::suggestions(&self.config, site, q)).await
     }
@@ -201,7 +196,7 @@ impl TaxonomyClient {
     /// `GET …/category_tree/{id}/get_category_subtree?category_id=…`. The answer goes through
     /// the tree's node decoder and structural rules
     /// ([`decode_subtree`](taxonomy_tree::decode::decode_subtree)); a failure is
-    /// [`TaxonomyError::Decode`].
+    /// [`ApiError::Decode`].
     ///
     /// `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s
     /// `LeafCategory` (e.g. `category!(EBAY_US, "9355")`) or `Category`, or a
@@ -210,7 +205,7 @@ impl TaxonomyClient {
     pub async fn category_subtree(
         &self,
         category: impl MarketplaceCategory,
-    ) -> Result<CategorySubtree, TaxonomyError> {
+    ) -> Result<CategorySubtree, ApiError> {
         let (site, category_id) = (category.marketplace(), category.category_id());
         self.run(ops::subtree(&self.config, site, category_id))
             .await
@@ -221,7 +216,7 @@ impl TaxonomyClient {
     /// without aspects (`204 No Content`) gives empty [`ItemAspects::aspects`]. Every
     /// documented field of an aspect is kept; only an aspect without `localizedAspectName`
     /// (or a value without `localizedValue`) is refused, as
-    /// [`TaxonomyError::UnexpectedBody`] naming the field.
+    /// [`ApiError::UnexpectedBody`] naming the field.
     ///
     /// `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s
     /// `LeafCategory` (e.g. `category!(EBAY_US, "9355")`) or `Category`, or a
@@ -231,8 +226,8 @@ impl TaxonomyClient {
     /// ```no_run
     /// # use std::sync::Arc;
     /// use marketplace_client::Marketplace;
-    /// use marketplace_client::aio::taxonomy::{TaxonomyClient, TaxonomyConfig};
-    /// # async fn run(client: TaxonomyClient) -> Result<(), marketplace_client::taxonomy::TaxonomyError> {
+    /// use marketplace_client::aio::taxonomy::{TaxonomyClient, ClientConfig};
+    /// # async fn run(client: TaxonomyClient) -> Result<(), marketplace_client::taxonomy::ApiError> {
     /// // With taxonomy-data: `client.item_aspects(category!(EBAY_US, "9355")).await?`.
     /// for aspect in client.item_aspects((Marketplace::Us, 9355)).await?.required() {
     ///     println!("{}", aspect.name);
@@ -242,7 +237,7 @@ impl TaxonomyClient {
     pub async fn item_aspects(
         &self,
         category: impl MarketplaceCategory,
-    ) -> Result<ItemAspects, TaxonomyError> {
+    ) -> Result<ItemAspects, ApiError> {
         let (site, category_id) = (category.marketplace(), category.category_id());
         self.run(ops::item_aspects(&self.config, site, category_id))
             .await
@@ -252,13 +247,10 @@ impl TaxonomyClient {
     /// `GET …/get_default_category_tree_id?marketplace_id=…`. The marketplace header carries
     /// the same id, and `Accept-Language` the site's language when the marketplace is known.
     /// `204 No Content` (the service has no default tree for it) is
-    /// [`TaxonomyError::NoDefaultTree`]. The answer is two short fields: one of over 1 MiB
-    /// (or over [`TaxonomyConfig::max_body_bytes`], if smaller) is
-    /// [`TaxonomyError::BodyTooLarge`].
-    pub async fn default_tree_id(
-        &self,
-        marketplace_id: &str,
-    ) -> Result<DefaultTreeId, TaxonomyError> {
+    /// [`ApiError::NoDefaultTree`]. The answer is two short fields: one of over 1 MiB
+    /// (or over [`ClientConfig::max_body_bytes`], if smaller) is
+    /// [`ApiError::BodyTooLarge`].
+    pub async fn default_tree_id(&self, marketplace_id: &str) -> Result<DefaultTreeId, ApiError> {
         self.run(ops::default_tree_id(&self.config, marketplace_id))
             .await
     }
@@ -273,7 +265,7 @@ impl TaxonomyClient {
     pub async fn expired_categories(
         &self,
         site: impl Into<Marketplace>,
-    ) -> Result<ExpiredCategories, TaxonomyError> {
+    ) -> Result<ExpiredCategories, ApiError> {
         let site: Marketplace = site.into();
         self.run(ops::expired_categories(&self.config, site)).await
     }
@@ -290,7 +282,7 @@ impl TaxonomyClient {
     pub async fn compatibility_properties(
         &self,
         category: impl MarketplaceCategory,
-    ) -> Result<CompatibilityProperties, TaxonomyError> {
+    ) -> Result<CompatibilityProperties, ApiError> {
         let (site, category_id) = (category.marketplace(), category.category_id());
         self.run(ops::compatibility_properties(
             &self.config,
@@ -315,7 +307,7 @@ impl TaxonomyClient {
         category: impl MarketplaceCategory,
         property: &str,
         filter: &[(&str, &str)],
-    ) -> Result<CompatibilityPropertyValues, TaxonomyError> {
+    ) -> Result<CompatibilityPropertyValues, ApiError> {
         let (site, category_id) = (category.marketplace(), category.category_id());
         self.run(ops::compatibility_property_values(
             &self.config,
@@ -341,8 +333,8 @@ impl TaxonomyClient {
     /// called as bytes arrive, with the bytes received so far (as sent: compressed) and the
     /// announced size (`Content-Length`), if any (an `indicatif` bar: `set_length` from the second,
     /// `set_position` from the first). The call has its own time-out and size limits
-    /// ([`TaxonomyConfig::download_timeout`], [`TaxonomyConfig::max_download_bytes`] as received,
-    /// [`TaxonomyConfig::max_decompressed_bytes`] for the JSON inside); a connection that breaks is
+    /// ([`ClientConfig::download_timeout`], [`ClientConfig::max_download_bytes`] as received,
+    /// [`ClientConfig::max_decompressed_bytes`] for the JSON inside); a connection that breaks is
     /// retried like any other call, from the start. Read the file with [`ItemAspectsFile::reader`].
     ///
     /// Here the answer's bytes arrive on the runtime and are handed to the blocking pool,
@@ -352,7 +344,7 @@ impl TaxonomyClient {
         site: impl Into<Marketplace>,
         dest: &std::path::Path,
         on_progress: impl FnMut(u64, Option<u64>) + Send + 'static,
-    ) -> Result<ItemAspectsFile, TaxonomyError> {
+    ) -> Result<ItemAspectsFile, ApiError> {
         let site: Marketplace = site.into();
         let call = ops::item_aspects_file_call(&self.config, site);
         let tree_id = ops::tree_id_for(&self.config, site);
@@ -382,7 +374,7 @@ impl TaxonomyClient {
         dest: &std::path::Path,
         tree_id: u32,
         on_progress: Arc<std::sync::Mutex<P>>,
-    ) -> Result<ItemAspectsFile, TaxonomyError> {
+    ) -> Result<ItemAspectsFile, ApiError> {
         let started = Instant::now();
         let deadline = started.checked_add(call.timeout);
         let mut response = super::transport::send(self.api.http(), request, call.timeout)
@@ -423,12 +415,12 @@ impl TaxonomyClient {
             }
             .run(&mut body, total, tree_id, &|e, received| {
                 if e.kind() == std::io::ErrorKind::TimedOut {
-                    TaxonomyError::Timeout {
+                    ApiError::Timeout {
                         url: at.clone(),
                         message: e.to_string(),
                     }
                 } else {
-                    TaxonomyError::Truncated {
+                    ApiError::Truncated {
                         url: at.clone(),
                         received,
                         message: e.to_string(),
@@ -475,7 +467,7 @@ impl TaxonomyClient {
         }
         drop(sender);
         let result = writer.await.unwrap_or_else(|e| {
-            Err(TaxonomyError::Invalid(format!(
+            Err(ApiError::Invalid(format!(
                 "the download's writer failed: {e}"
             )))
         });
@@ -485,7 +477,7 @@ impl TaxonomyClient {
 
     /// Runs `operation`: its call (through the [`ApiClient`](super::api::ApiClient)'s retry
     /// loop), then its decoding.
-    async fn run<T>(&self, operation: Operation<T>) -> Result<T, TaxonomyError> {
+    async fn run<T>(&self, operation: Operation<T>) -> Result<T, ApiError> {
         let fetched = self.api.fetch(&operation.call).await?;
         operation.decode(fetched)
     }

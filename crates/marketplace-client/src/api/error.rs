@@ -1,5 +1,5 @@
 //! The one error type of a request to the service's REST APIs ([`ApiError`], which the
-//! taxonomy client returns as `TaxonomyError`), and the service's error body.
+//! taxonomy client returns as `ApiError`), and the service's error body.
 
 use std::fmt;
 use std::time::Duration;
@@ -78,16 +78,7 @@ struct ErrorBody {
     errors: Vec<ServiceError>,
 }
 
-/// Parses the service's error body; `None` when `bytes` is not one (or lists no error).
-///
-/// Every text of it is sanitized (token-like values and control characters removed, cut to
-/// 512 bytes) before it is kept; the client also removes the
-/// access token it sent.
-pub fn parse_error_body(bytes: &[u8]) -> Option<Vec<ServiceError>> {
-    parse_error_body_redacted(bytes, &Redactor::new())
-}
-
-/// [`parse_error_body`] with the sanitizer of the request, which knows its secrets.
+/// [`ServiceError::parse_body`] with the sanitizer of the request, which knows its secrets.
 pub(crate) fn parse_error_body_redacted(
     bytes: &[u8],
     redactor: &Redactor,
@@ -103,6 +94,16 @@ pub(crate) fn parse_error_body_redacted(
 }
 
 impl ServiceError {
+    /// The errors of the service's error body (`{"errors": [...]}`, as every eBay REST API
+    /// answers a failed call); `None` when `bytes` is not one (or lists no error).
+    ///
+    /// Every text of it is sanitized (token-like values and control characters removed, cut to
+    /// 512 bytes) before it is kept; the client also removes the
+    /// access token it sent.
+    pub fn parse_body(bytes: &[u8]) -> Option<Vec<ServiceError>> {
+        parse_error_body_redacted(bytes, &Redactor::new())
+    }
+
     /// Passes every text the service sent through `redactor`.
     fn redact(&mut self, redactor: &Redactor) {
         let clean = |s: &mut String| *s = redactor.text(s);
@@ -203,8 +204,8 @@ fn timeout_advice(url: &str) -> &'static str {
 }
 
 /// Everything a request to the service's REST APIs can fail with: a call of an
-/// [`ApiClient`](super::ApiClient) and every call of the taxonomy client (whose
-/// [`TaxonomyError`](crate::taxonomy::TaxonomyError) is this type).
+/// [`ApiClient`](super::ApiClient) and every call of the taxonomy client (its re-export
+/// [`taxonomy::ApiError`](crate::taxonomy::ApiError)).
 ///
 /// No variant holds the access token: bodies and the service's messages pass the sanitizer
 /// of the request (which knows the token) and are cut to 512 bytes

@@ -9,12 +9,12 @@
 //!   [`AccessTokenSource`](crate::oauth::AccessTokenSource) (`ApiClient::send`);
 //! * [`ApiResponse`]: a 2xx answer (status, headers, body, typed JSON);
 //! * [`ApiError`]: every failure, with the service's error body typed ([`ServiceError`]).
-//!   The taxonomy client is one user of this request: its
-//!   [`TaxonomyError`](crate::taxonomy::TaxonomyError) is this type.
+//!   The taxonomy client is one user of this request: its errors are
+//!   this [`ApiError`] (re-exported as `taxonomy::ApiError`).
 //!
 //! A call sends `Authorization: Bearer …` from the token source; a 401 makes the client
 //! invalidate the token, take a new one and try once more; 429, 5xx, connection failures and
-//! cut-off bodies are retried up to [`ApiConfig::max_retries`] times (`Retry-After` honoured,
+//! cut-off bodies are retried up to [`ClientConfig::max_retries`] times (`Retry-After` honoured,
 //! else exponential back-off with full jitter). The token never appears in an error.
 //!
 //! An Inventory call with a user token (from the consent flow or a refresh-token store; here
@@ -23,12 +23,12 @@
 //! ```no_run
 //! use std::sync::Arc;
 //! use marketplace_client::Marketplace;
-//! use marketplace_client::api::{ApiClient, ApiConfig, ApiError, ApiRequest};
-//! use marketplace_client::oauth::{AccessToken, StaticTokenSource};
+//! use marketplace_client::api::{ApiClient, ClientConfig, ApiError, ApiRequest};
+//! use marketplace_client::oauth::AccessToken;
 //!
 //! # fn main() -> Result<(), ApiError> {
-//! let tokens = Arc::new(StaticTokenSource::new(AccessToken::new("v^1.1#i^1#…")));
-//! let client = ApiClient::new(ApiConfig::production(), tokens)?;
+//! let tokens = Arc::new(AccessToken::new("v^1.1#i^1#…"));
+//! let client = ApiClient::new(ClientConfig::production(), tokens)?;
 //! let sku = "SHOE 42/blue"; // one path segment, whatever it holds
 //! let item = serde_json::json!({
 //!     "availability": {"shipToLocationAvailability": {"quantity": 5}},
@@ -56,14 +56,13 @@
 //!
 //! The async front will offer the same names.
 
-mod config;
 pub(crate) mod error;
 mod request;
 
+/// The settings of the client (re-exported from the crate root).
+pub use crate::ClientConfig;
 pub use crate::blocking::api::ApiClient;
-pub use config::ApiConfig;
-pub(crate) use config::with_trailing_slash;
-pub use error::{ApiError, ErrorParameter, ServiceError, parse_error_body};
+pub use error::{ApiError, ErrorParameter, ServiceError};
 /// The method of a request (the `http` crate's).
 pub use http::Method;
 pub use request::{ApiRequest, ApiResponse};

@@ -247,7 +247,7 @@ impl ApiRequest {
     }
 
     /// The time-out of one attempt, body included, instead of the client's
-    /// ([`ApiConfig::timeout`](super::ApiConfig::timeout)).
+    /// ([`ClientConfig::timeout`](super::ClientConfig::timeout)).
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
         self

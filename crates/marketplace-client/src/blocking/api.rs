@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use super::sleep::{Sleeper, ThreadSleeper};
 use super::transport::Http;
-use crate::api::{ApiConfig, ApiError, ApiRequest, ApiResponse};
+use crate::api::{ApiError, ApiRequest, ApiResponse, ClientConfig};
 use crate::core::api::{ApiCall, Fetched};
 use crate::core::retry::{Attempts, Next};
 use crate::oauth::redact::Redactor;
@@ -24,17 +24,17 @@ pub(crate) type Attempt<'a, T> =
 /// * A 401 makes the client [`invalidate`](AccessTokenSource::invalidate) the token, get a new
 ///   one and try once more (this does not count as a retry).
 /// * 429, 5xx, connection failures and cut-off bodies are retried up to
-///   [`ApiConfig::max_retries`] times, waiting `Retry-After` when the answer has one and
+///   [`ClientConfig::max_retries`] times, waiting `Retry-After` when the answer has one and
 ///   otherwise a random delay in `[0, min(cap, base · 2^n)]` (exponential back-off with full
 ///   jitter). Time-outs are not retried. A retried `POST` is sent again: the service's
 ///   idempotent calls (`PUT`, `DELETE`) are the safe ones to retry.
-/// * The body is read incrementally; past [`ApiConfig::max_body_bytes`] the call fails with
+/// * The body is read incrementally; past [`ClientConfig::max_body_bytes`] the call fails with
 ///   [`ApiError::BodyTooLarge`].
 /// * Redirects are never followed (the token would follow them).
 ///
 /// The client is `Send + Sync`. See the [module](crate::api) for an example.
 pub struct ApiClient {
-    config: ApiConfig,
+    config: ClientConfig,
     tokens: Arc<dyn AccessTokenSource>,
     http: Http,
     sleeper: Arc<dyn Sleeper>,
@@ -55,15 +55,15 @@ const _: () = {
 
 impl ApiClient {
     /// A client of the API host of `config` that takes its tokens from `tokens`.
-    pub fn new(config: ApiConfig, tokens: Arc<dyn AccessTokenSource>) -> Result<Self, ApiError> {
+    pub fn new(config: ClientConfig, tokens: Arc<dyn AccessTokenSource>) -> Result<Self, ApiError> {
         Self::with_options(config, tokens, HttpOptions::default())
     }
 
     /// A client with its own HTTP options (proxy, user agent, extra root certificates); the
-    /// time-outs are the configuration's ([`ApiConfig::timeout`],
-    /// [`ApiConfig::connect_timeout`]).
+    /// time-outs are the configuration's ([`ClientConfig::timeout`],
+    /// [`ClientConfig::connect_timeout`]).
     pub fn with_options(
-        config: ApiConfig,
+        config: ClientConfig,
         tokens: Arc<dyn AccessTokenSource>,
         options: HttpOptions,
     ) -> Result<Self, ApiError> {
@@ -94,7 +94,7 @@ impl ApiClient {
     }
 
     /// The configuration.
-    pub fn config(&self) -> &ApiConfig {
+    pub fn config(&self) -> &ClientConfig {
         &self.config
     }
 

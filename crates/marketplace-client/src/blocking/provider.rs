@@ -66,23 +66,18 @@ impl<T: AccessTokenSource + ?Sized> AccessTokenSource for Arc<T> {
     }
 }
 
-/// A fixed token (for example `MARKETPLACE_ACCESS_TOKEN`), handed out as is.
-#[derive(Debug, Clone)]
-pub struct StaticTokenSource {
-    token: AccessToken,
-}
-
-impl StaticTokenSource {
-    /// A source that always returns `token`; [`invalidate`](AccessTokenSource::invalidate)
-    /// does nothing, since there is nothing to renew it with.
-    pub fn new(token: AccessToken) -> Self {
-        Self { token }
-    }
-}
-
-impl AccessTokenSource for StaticTokenSource {
+/// A fixed token (for example `MARKETPLACE_ACCESS_TOKEN`) is its own source: it is handed
+/// out as is, and [`invalidate`](AccessTokenSource::invalidate) does nothing, since there is
+/// nothing to renew it with. Its `Debug` stays `AccessToken([redacted])`.
+///
+/// ```
+/// use marketplace_client::oauth::{AccessToken, AccessTokenSource};
+/// let token = AccessToken::new("v^1.1#i^1#…");
+/// assert_eq!(token.access_token().unwrap(), token);
+/// ```
+impl AccessTokenSource for AccessToken {
     fn access_token(&self) -> Result<AccessToken, OAuthError> {
-        Ok(self.token.clone())
+        Ok(self.clone())
     }
     fn invalidate(&self, _token: &AccessToken) {}
 }
@@ -708,10 +703,11 @@ impl OAuthConfig {
     }
 
     /// The application-token source this configuration describes: the ready token of
-    /// `MARKETPLACE_ACCESS_TOKEN` when set, otherwise an [`ApplicationTokenProvider`].
+    /// `MARKETPLACE_ACCESS_TOKEN` when set, otherwise an [`ApplicationTokenProvider`]. Async
+    /// programs take [`aio_application_token_source`](Self::aio_application_token_source).
     pub fn application_token_source(&self) -> Result<Arc<dyn AccessTokenSource>, OAuthError> {
         if let Some(token) = &self.access_token {
-            return Ok(Arc::new(StaticTokenSource::new(token.clone())));
+            return Ok(Arc::new(token.clone()));
         }
         Ok(Arc::new(ApplicationTokenProvider::new(self.client()?)))
     }

@@ -18,31 +18,31 @@ use crate::model::{
 };
 use crate::oauth::{AccessTokenSource, HttpOptions, OAuthConfig};
 use crate::taxonomy::download::Download;
-use crate::taxonomy::{TaxonomyConfig, TaxonomyError, TreeBody, TreePath};
+use crate::taxonomy::{ApiError, ClientConfig, TreeBody, TreePath};
 
 /// A client of eBay's Commerce Taxonomy API (v1): getCategoryTree, getCategorySuggestions,
 /// getCategorySubtree, getItemAspectsForCategory, getDefaultCategoryTreeId and the others.
 ///
 /// Every call sends `Authorization: Bearer …` from the token source, the marketplace header
 /// [`MARKETPLACE_HEADER`](crate::taxonomy::MARKETPLACE_HEADER) with the site's marketplace id, `Accept-Language` (the language
-/// argument, else [`TaxonomyConfig::language`], else the site's language) and
+/// argument, else [`ClientConfig::language`], else the site's language) and
 /// `Accept-Encoding: gzip`.
 ///
 /// * A 401 makes the client [`invalidate`](AccessTokenSource::invalidate) the token, get a new
 ///   one and try once more (this does not count as a retry).
 /// * 429, 5xx, connection failures and cut-off bodies are retried up to
-///   [`TaxonomyConfig::max_retries`] times, waiting `Retry-After` when the answer has one and
+///   [`ClientConfig::max_retries`] times, waiting `Retry-After` when the answer has one and
 ///   otherwise a random delay in `[0, min(cap, base · 2^n)]` (exponential back-off with full
 ///   jitter). Time-outs are not retried: the time budget is spent.
 /// * The body is read incrementally and the call fails with
-///   [`TaxonomyError::BodyTooLarge`] as soon as it passes [`TaxonomyConfig::max_body_bytes`].
+///   [`ApiError::BodyTooLarge`] as soon as it passes [`ClientConfig::max_body_bytes`].
 ///
 /// The client is `Send + Sync`: one client can serve many threads.
 ///
 /// ```no_run
 /// use marketplace_client::Marketplace;
 /// use marketplace_client::taxonomy::TaxonomyClient;
-/// # fn main() -> Result<(), marketplace_client::taxonomy::TaxonomyError> {
+/// # fn main() -> Result<(), marketplace_client::taxonomy::ApiError> {
 /// // MARKETPLACE_CLIENT_ID / MARKETPLACE_CLIENT_SECRET (or MARKETPLACE_ACCESS_TOKEN), and
 /// // MARKETPLACE_BASE_URL + MARKETPLACE_AUTH_URL for another host.
 /// let client = TaxonomyClient::from_env()?;
@@ -54,8 +54,8 @@ use crate::taxonomy::{TaxonomyConfig, TaxonomyError, TreeBody, TreePath};
 /// # Ok(()) }
 /// ```
 pub struct TaxonomyClient {
-    config: TaxonomyConfig,
-    /// The generic request's client, with [`TaxonomyConfig::api_config`]: every call goes
+    config: ClientConfig,
+    /// The generic request's client, with the same [`ClientConfig`]: every call goes
     /// through its retry loop.
     api: ApiClient,
     /// With [`TreePath::Auto`]: the form that worked.
@@ -79,22 +79,19 @@ impl TaxonomyClient {
     /// A client with `config` that takes its tokens from `tokens` (for example
     /// [`OAuthConfig::application_token_source`] or an
     /// [`ApplicationTokenProvider`](crate::oauth::ApplicationTokenProvider)).
-    pub fn new(
-        config: TaxonomyConfig,
-        tokens: Arc<dyn AccessTokenSource>,
-    ) -> Result<Self, TaxonomyError> {
+    pub fn new(config: ClientConfig, tokens: Arc<dyn AccessTokenSource>) -> Result<Self, ApiError> {
         Self::with_options(config, tokens, HttpOptions::default())
     }
 
     /// A client with its own HTTP options (proxy, user agent, extra root certificates); the
-    /// time-outs are the configuration's ([`TaxonomyConfig::timeout`],
-    /// [`TaxonomyConfig::connect_timeout`]).
+    /// time-outs are the configuration's ([`ClientConfig::timeout`],
+    /// [`ClientConfig::connect_timeout`]).
     pub fn with_options(
-        config: TaxonomyConfig,
+        config: ClientConfig,
         tokens: Arc<dyn AccessTokenSource>,
         options: HttpOptions,
-    ) -> Result<Self, TaxonomyError> {
-        let api = ApiClient::with_options(config.api_config(), tokens, options)?;
+    ) -> Result<Self, ApiError> {
+        let api = ApiClient::with_options(config.clone(), tokens, options)?;
         Ok(Self {
             config,
             api,
@@ -104,13 +101,13 @@ impl TaxonomyClient {
 
     /// A client configured from the environment: [`OAuthConfig::from_env`] for the host and
     /// the credentials (an application token source, or `MARKETPLACE_ACCESS_TOKEN`), and the
-    /// default [`TaxonomyConfig`] for that host with the environment's settings
-    /// ([`TaxonomyConfig::with_env`]: `MARKETPLACE_TREE_PATH`).
-    pub fn from_env() -> Result<Self, TaxonomyError> {
+    /// default [`ClientConfig`] for that host with the environment's settings
+    /// ([`ClientConfig::with_env`]: `MARKETPLACE_TREE_PATH`).
+    pub fn from_env() -> Result<Self, ApiError> {
         let oauth = OAuthConfig::from_env().map_err(crate::oauth::OAuthError::from)?;
         let tokens = oauth.application_token_source()?;
         let config =
-            TaxonomyConfig::from_oauth_config(&oauth).with_env(|name| std::env::var(name).ok())?;
+            ClientConfig::from_oauth_config(&oauth).with_env(|name| std::env::var(name).ok())?;
         Self::new(config, tokens)
     }
 
@@ -123,7 +120,7 @@ impl TaxonomyClient {
     }
 
     /// The configuration.
-    pub fn config(&self) -> &TaxonomyConfig {
+    pub fn config(&self) -> &ClientConfig {
         &self.config
     }
 
@@ -143,7 +140,7 @@ impl TaxonomyClient {
     /// unparsed, with the URL and language it was fetched with. `language` overrides
     /// `Accept-Language`.
     ///
-    /// The path form is [`TaxonomyConfig::tree_path`]. With [`TreePath::Auto`] the path form
+    /// The path form is [`ClientConfig::tree_path`]. With [`TreePath::Auto`] the path form
     /// is tried first; when it is answered with a 404 or the service's "tree not found"
     /// (errorId 62004), the query form is tried once; the form that worked is kept for every
     /// later call of this client (see [`tree_path_in_use`](Self::tree_path_in_use)).
@@ -155,16 +152,12 @@ impl TaxonomyClient {
         &self,
         site: impl Into<Marketplace>,
         language: Option<&str>,
-    ) -> Result<TreeBody, TaxonomyError> {
+    ) -> Result<TreeBody, ApiError> {
         self.tree_body(site.into(), language)
     }
 
     /// getCategoryTree of `site`, the body unparsed (see `fetch_tree_body`).
-    fn tree_body(
-        &self,
-        site: Marketplace,
-        language: Option<&str>,
-    ) -> Result<TreeBody, TaxonomyError> {
+    fn tree_body(&self, site: Marketplace, language: Option<&str>) -> Result<TreeBody, ApiError> {
         let mut forms = self.tree_forms.to_try(self.config.tree_path);
         loop {
             let Some(form) = forms.next_form() else {
@@ -194,7 +187,7 @@ impl TaxonomyClient {
         &self,
         site: impl Into<Marketplace>,
         provenance: &Provenance,
-    ) -> Result<CategoryTree, TaxonomyError> {
+    ) -> Result<CategoryTree, ApiError> {
         let site: Marketplace = site.into();
         let body = self.tree_body(site, Some(provenance.language.as_str()))?;
         ops::decode_tree_body(&body, provenance)
@@ -211,7 +204,7 @@ impl TaxonomyClient {
         &self,
         site: impl Into<Marketplace>,
         q: &str,
-    ) -> Result<CategorySuggestions, TaxonomyError> {
+    ) -> Result<CategorySuggestions, ApiError> {
         let site: Marketplace = site.into();
         self.run(ops::suggestions(&self.config, site, q))
     }
@@ -220,7 +213,7 @@ impl TaxonomyClient {
     /// `GET …/category_tree/{id}/get_category_subtree?category_id=…`. The answer goes through
     /// the tree's node decoder and structural rules
     /// ([`decode_subtree`](taxonomy_tree::decode::decode_subtree)); a failure is
-    /// [`TaxonomyError::Decode`].
+    /// [`ApiError::Decode`].
     ///
     /// `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s
     /// `LeafCategory` (e.g. `category!(EBAY_US, "9355")`) or `Category`, or a
@@ -229,7 +222,7 @@ impl TaxonomyClient {
     pub fn category_subtree(
         &self,
         category: impl MarketplaceCategory,
-    ) -> Result<CategorySubtree, TaxonomyError> {
+    ) -> Result<CategorySubtree, ApiError> {
         let (site, category_id) = (category.marketplace(), category.category_id());
         self.run(ops::subtree(&self.config, site, category_id))
     }
@@ -239,7 +232,7 @@ impl TaxonomyClient {
     /// without aspects (`204 No Content`) gives empty [`ItemAspects::aspects`]. Every
     /// documented field of an aspect is kept; only an aspect without `localizedAspectName`
     /// (or a value without `localizedValue`) is refused, as
-    /// [`TaxonomyError::UnexpectedBody`] naming the field.
+    /// [`ApiError::UnexpectedBody`] naming the field.
     ///
     /// `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s
     /// `LeafCategory` (e.g. `category!(EBAY_US, "9355")`) or `Category`, or a
@@ -249,7 +242,7 @@ impl TaxonomyClient {
     /// ```no_run
     /// use marketplace_client::Marketplace;
     /// use marketplace_client::taxonomy::TaxonomyClient;
-    /// # fn main() -> Result<(), marketplace_client::taxonomy::TaxonomyError> {
+    /// # fn main() -> Result<(), marketplace_client::taxonomy::ApiError> {
     /// let client = TaxonomyClient::from_env()?;
     /// // With taxonomy-data: `client.item_aspects(category!(EBAY_US, "9355"))?`.
     /// for aspect in client.item_aspects((Marketplace::Us, 9355))?.required() {
@@ -260,7 +253,7 @@ impl TaxonomyClient {
     pub fn item_aspects(
         &self,
         category: impl MarketplaceCategory,
-    ) -> Result<ItemAspects, TaxonomyError> {
+    ) -> Result<ItemAspects, ApiError> {
         let (site, category_id) = (category.marketplace(), category.category_id());
         self.run(ops::item_aspects(&self.config, site, category_id))
     }
@@ -269,10 +262,10 @@ impl TaxonomyClient {
     /// `GET …/get_default_category_tree_id?marketplace_id=…`. The marketplace header carries
     /// the same id, and `Accept-Language` the site's language when the marketplace is known.
     /// `204 No Content` (the service has no default tree for it) is
-    /// [`TaxonomyError::NoDefaultTree`]. The answer is two short fields: one of over 1 MiB
-    /// (or over [`TaxonomyConfig::max_body_bytes`], if smaller) is
-    /// [`TaxonomyError::BodyTooLarge`].
-    pub fn default_tree_id(&self, marketplace_id: &str) -> Result<DefaultTreeId, TaxonomyError> {
+    /// [`ApiError::NoDefaultTree`]. The answer is two short fields: one of over 1 MiB
+    /// (or over [`ClientConfig::max_body_bytes`], if smaller) is
+    /// [`ApiError::BodyTooLarge`].
+    pub fn default_tree_id(&self, marketplace_id: &str) -> Result<DefaultTreeId, ApiError> {
         self.run(ops::default_tree_id(&self.config, marketplace_id))
     }
 
@@ -286,7 +279,7 @@ impl TaxonomyClient {
     pub fn expired_categories(
         &self,
         site: impl Into<Marketplace>,
-    ) -> Result<ExpiredCategories, TaxonomyError> {
+    ) -> Result<ExpiredCategories, ApiError> {
         let site: Marketplace = site.into();
         self.run(ops::expired_categories(&self.config, site))
     }
@@ -303,7 +296,7 @@ impl TaxonomyClient {
     pub fn compatibility_properties(
         &self,
         category: impl MarketplaceCategory,
-    ) -> Result<CompatibilityProperties, TaxonomyError> {
+    ) -> Result<CompatibilityProperties, ApiError> {
         let (site, category_id) = (category.marketplace(), category.category_id());
         self.run(ops::compatibility_properties(
             &self.config,
@@ -327,7 +320,7 @@ impl TaxonomyClient {
         category: impl MarketplaceCategory,
         property: &str,
         filter: &[(&str, &str)],
-    ) -> Result<CompatibilityPropertyValues, TaxonomyError> {
+    ) -> Result<CompatibilityPropertyValues, ApiError> {
         let (site, category_id) = (category.marketplace(), category.category_id());
         self.run(ops::compatibility_property_values(
             &self.config,
@@ -352,15 +345,15 @@ impl TaxonomyClient {
     /// called as bytes arrive, with the bytes received so far (as sent: compressed) and the
     /// announced size (`Content-Length`), if any (an `indicatif` bar: `set_length` from the second,
     /// `set_position` from the first). The call has its own time-out and size limits
-    /// ([`TaxonomyConfig::download_timeout`], [`TaxonomyConfig::max_download_bytes`] as received,
-    /// [`TaxonomyConfig::max_decompressed_bytes`] for the JSON inside); a connection that breaks is
+    /// ([`ClientConfig::download_timeout`], [`ClientConfig::max_download_bytes`] as received,
+    /// [`ClientConfig::max_decompressed_bytes`] for the JSON inside); a connection that breaks is
     /// retried like any other call, from the start. Read the file with [`ItemAspectsFile::reader`].
     pub fn fetch_item_aspects(
         &self,
         site: impl Into<Marketplace>,
         dest: &std::path::Path,
         on_progress: &mut (dyn FnMut(u64, Option<u64>) + Send),
-    ) -> Result<ItemAspectsFile, TaxonomyError> {
+    ) -> Result<ItemAspectsFile, ApiError> {
         let site: Marketplace = site.into();
         let call = ops::item_aspects_file_call(&self.config, site);
         let tree_id = ops::tree_id_for(&self.config, site);
@@ -402,22 +395,22 @@ impl TaxonomyClient {
 
     /// Runs `operation`: its call (through the [`ApiClient`]'s retry loop), then its
     /// decoding.
-    fn run<T>(&self, operation: Operation<T>) -> Result<T, TaxonomyError> {
+    fn run<T>(&self, operation: Operation<T>) -> Result<T, ApiError> {
         let fetched = self.api.fetch(&operation.call)?;
         operation.decode(fetched)
     }
 }
 
 /// A failed body read of a download: a time-out, or a cut-off body (retried).
-fn read_error(e: &std::io::Error, url: &str, received: u64) -> TaxonomyError {
+fn read_error(e: &std::io::Error, url: &str, received: u64) -> ApiError {
     let message = super::transport::error_chain(e);
     if super::transport::io_is_timeout(e) {
-        TaxonomyError::Timeout {
+        ApiError::Timeout {
             url: url.to_owned(),
             message,
         }
     } else {
-        TaxonomyError::Truncated {
+        ApiError::Truncated {
             url: url.to_owned(),
             received,
             message,

@@ -14,7 +14,7 @@ use url::Url;
 
 use super::exchange::{Answer, Failure, FailureKind, Limits};
 use crate::api::error::parse_error_body_redacted;
-use crate::api::{ApiConfig, ApiError, ApiRequest};
+use crate::api::{ApiError, ApiRequest, ClientConfig};
 use crate::oauth::AccessToken;
 use crate::oauth::redact::Redactor;
 
@@ -275,7 +275,10 @@ impl ApiCall {
     /// The call of a caller's `request` to the API host of `config`: the path below the
     /// base URL, the query, the JSON body, the marketplace and language headers (the
     /// marketplace's language unless one is set) and the caller's other headers.
-    pub(crate) fn from_request(request: &ApiRequest, config: &ApiConfig) -> Result<Self, ApiError> {
+    pub(crate) fn from_request(
+        request: &ApiRequest,
+        config: &ClientConfig,
+    ) -> Result<Self, ApiError> {
         if let Some(problem) = &request.problem {
             return Err(problem.to_error());
         }

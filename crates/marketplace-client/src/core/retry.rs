@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::api::{ApiConfig, ApiError};
+use crate::api::{ApiError, ClientConfig};
 
 /// What to do after a failed attempt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,7 +32,7 @@ pub(crate) struct Attempts {
 
 impl Attempts {
     /// The first attempt of a call made with `config`'s retry settings.
-    pub(crate) fn new(config: &ApiConfig) -> Self {
+    pub(crate) fn new(config: &ClientConfig) -> Self {
         Self {
             max_retries: config.max_retries,
             base: config.backoff_base,

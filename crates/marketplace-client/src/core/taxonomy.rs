@@ -14,19 +14,19 @@ use crate::model::{
     CategorySuggestions, CompatibilityProperties, CompatibilityPropertyValues, DefaultTreeId,
     ExpiredCategories, ItemAspects,
 };
-use crate::taxonomy::{TaxonomyConfig, TaxonomyError, TreeBody, TreePath};
+use crate::taxonomy::{ApiError, ClientConfig, TreeBody, TreePath};
 
 /// A call and what turns its answer into `T`.
 pub(crate) struct Operation<T> {
     /// The request.
     pub(crate) call: ApiCall,
-    decode: Box<dyn FnOnce(Fetched) -> Result<T, TaxonomyError> + Send>,
+    decode: Box<dyn FnOnce(Fetched) -> Result<T, ApiError> + Send>,
 }
 
 impl<T> Operation<T> {
     fn new(
         call: ApiCall,
-        decode: impl FnOnce(Fetched) -> Result<T, TaxonomyError> + Send + 'static,
+        decode: impl FnOnce(Fetched) -> Result<T, ApiError> + Send + 'static,
     ) -> Self {
         Self {
             call,
@@ -35,7 +35,7 @@ impl<T> Operation<T> {
     }
 
     /// The typed result of a successful answer.
-    pub(crate) fn decode(self, fetched: Fetched) -> Result<T, TaxonomyError> {
+    pub(crate) fn decode(self, fetched: Fetched) -> Result<T, ApiError> {
         (self.decode)(fetched)
     }
 }
@@ -43,7 +43,7 @@ impl<T> Operation<T> {
 /// The `Accept-Language` a call for `site` sends: `language`, else the configured language,
 /// else the site's language.
 pub(crate) fn language_for(
-    config: &TaxonomyConfig,
+    config: &ClientConfig,
     site: Marketplace,
     language: Option<&str>,
 ) -> String {
@@ -57,13 +57,13 @@ pub(crate) fn language_for(
 /// The tree a call for `site` addresses: the site's tree in the configured language
 /// ([`Marketplace::tree_for_language`]: Canada's French tree with `fr-CA`), else its default
 /// tree.
-pub(crate) fn tree_id_for(config: &TaxonomyConfig, site: Marketplace) -> u32 {
+pub(crate) fn tree_id_for(config: &ClientConfig, site: Marketplace) -> u32 {
     site.tree_for_language(&language_for(config, site, None))
 }
 
 /// A `GET` of `url` in `site` with the configured language and limits.
 fn site_call(
-    config: &TaxonomyConfig,
+    config: &ClientConfig,
     operation: &'static str,
     url: url::Url,
     site: Marketplace,
@@ -74,7 +74,7 @@ fn site_call(
 
 /// getCategoryTree of `site` in `language`, in the path form `form`: the body unparsed.
 pub(crate) fn tree_body(
-    config: &TaxonomyConfig,
+    config: &ClientConfig,
     site: Marketplace,
     language: Option<&str>,
     form: TreePath,
@@ -104,7 +104,7 @@ pub(crate) fn tree_body(
 pub(crate) fn decode_tree_body(
     body: &TreeBody,
     provenance: &Provenance,
-) -> Result<CategoryTree, TaxonomyError> {
+) -> Result<CategoryTree, ApiError> {
     let mut provenance = provenance.clone();
     if provenance.language.trim().is_empty() {
         provenance.language = body.language.clone();
@@ -112,12 +112,12 @@ pub(crate) fn decode_tree_body(
     if provenance.source.trim().is_empty() {
         provenance.source = body.url.to_string();
     }
-    let tree = decode_tree(&body.bytes, &provenance).map_err(|source| TaxonomyError::Decode {
+    let tree = decode_tree(&body.bytes, &provenance).map_err(|source| ApiError::Decode {
         url: body.url.to_string(),
         source,
     })?;
     if tree.meta.tree_id != body.tree_id {
-        return Err(TaxonomyError::UnexpectedBody {
+        return Err(ApiError::UnexpectedBody {
             url: body.url.to_string(),
             status: 200,
             reason: format!(
@@ -132,7 +132,7 @@ pub(crate) fn decode_tree_body(
 
 /// getCategorySuggestions: no match (an empty list, or `204 No Content`) is an empty list.
 pub(crate) fn suggestions(
-    config: &TaxonomyConfig,
+    config: &ClientConfig,
     site: Marketplace,
     q: &str,
 ) -> Operation<CategorySuggestions> {
@@ -157,7 +157,7 @@ pub(crate) fn suggestions(
 
 /// getCategorySubtree, through the tree's node decoder and structural rules.
 pub(crate) fn subtree(
-    config: &TaxonomyConfig,
+    config: &ClientConfig,
     site: Marketplace,
     category_id: u32,
 ) -> Operation<CategorySubtree> {
@@ -165,7 +165,7 @@ pub(crate) fn subtree(
     Operation::new(
         site_call(config, "getCategorySubtree", url, site),
         move |fetched| {
-            decode_subtree(&fetched.bytes, category_id).map_err(|source| TaxonomyError::Decode {
+            decode_subtree(&fetched.bytes, category_id).map_err(|source| ApiError::Decode {
                 url: fetched.url.to_string(),
                 source,
             })
@@ -175,7 +175,7 @@ pub(crate) fn subtree(
 
 /// getItemAspectsForCategory: `204 No Content` is a category without aspects.
 pub(crate) fn item_aspects(
-    config: &TaxonomyConfig,
+    config: &ClientConfig,
     site: Marketplace,
     category_id: u32,
 ) -> Operation<ItemAspects> {
@@ -194,10 +194,10 @@ pub(crate) fn item_aspects(
     )
 }
 
-/// getDefaultCategoryTreeId: `204 No Content` is [`TaxonomyError::NoDefaultTree`]; the answer
+/// getDefaultCategoryTreeId: `204 No Content` is [`ApiError::NoDefaultTree`]; the answer
 /// is two short fields, so at most 1 MiB of it is read.
 pub(crate) fn default_tree_id(
-    config: &TaxonomyConfig,
+    config: &ClientConfig,
     marketplace_id: &str,
 ) -> Operation<DefaultTreeId> {
     let language = match Marketplace::from_marketplace_id(marketplace_id) {
@@ -217,7 +217,7 @@ pub(crate) fn default_tree_id(
     let marketplace_id = marketplace_id.to_owned();
     Operation::new(call, move |fetched| {
         if fetched.is_empty() {
-            return Err(TaxonomyError::NoDefaultTree {
+            return Err(ApiError::NoDefaultTree {
                 marketplace_id,
                 url: fetched.url.to_string(),
             });
@@ -228,7 +228,7 @@ pub(crate) fn default_tree_id(
 
 /// getExpiredCategories: none (an empty list, or `204 No Content`) is an empty list.
 pub(crate) fn expired_categories(
-    config: &TaxonomyConfig,
+    config: &ClientConfig,
     site: Marketplace,
 ) -> Operation<ExpiredCategories> {
     let tree_id = tree_id_for(config, site);
@@ -249,7 +249,7 @@ pub(crate) fn expired_categories(
 
 /// getCompatibilityProperties: `204 No Content` is an empty list.
 pub(crate) fn compatibility_properties(
-    config: &TaxonomyConfig,
+    config: &ClientConfig,
     site: Marketplace,
     category_id: u32,
 ) -> Operation<CompatibilityProperties> {
@@ -271,7 +271,7 @@ pub(crate) fn compatibility_properties(
 
 /// getCompatibilityPropertyValues: `204 No Content` is an empty list.
 pub(crate) fn compatibility_property_values(
-    config: &TaxonomyConfig,
+    config: &ClientConfig,
     site: Marketplace,
     category_id: u32,
     property: &str,
@@ -301,7 +301,7 @@ pub(crate) fn compatibility_property_values(
 }
 
 /// fetchItemAspects of `site`: the request only (the answer streams to a file).
-pub(crate) fn item_aspects_file_call(config: &TaxonomyConfig, site: Marketplace) -> ApiCall {
+pub(crate) fn item_aspects_file_call(config: &ClientConfig, site: Marketplace) -> ApiCall {
     let mut call = site_call(
         config,
         "fetchItemAspects",
@@ -366,7 +366,7 @@ impl TreeForms {
 pub(crate) struct TreeFallback {
     forms: Vec<TreePath>,
     next: usize,
-    first_error: Option<TaxonomyError>,
+    first_error: Option<ApiError>,
 }
 
 impl TreeFallback {
@@ -381,7 +381,7 @@ impl TreeFallback {
     /// service's "tree not found", errorId 62004, when a form is left), or the call's error.
     /// When every form says "not found", the tree id is unknown, and the first answer (of the
     /// documented form) says so.
-    pub(crate) fn failed(&mut self, error: TaxonomyError) -> Option<TaxonomyError> {
+    pub(crate) fn failed(&mut self, error: ApiError) -> Option<ApiError> {
         let not_found = is_tree_not_found(&error);
         if !not_found {
             return Some(error);
@@ -397,6 +397,6 @@ impl TreeFallback {
 }
 
 /// A 404, or the service's "category tree not found" (errorId 62004) whatever its status.
-fn is_tree_not_found(error: &TaxonomyError) -> bool {
+fn is_tree_not_found(error: &ApiError) -> bool {
     error.status() == Some(404) || error.error_id() == Some(62004)
 }

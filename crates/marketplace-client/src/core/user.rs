@@ -165,7 +165,7 @@ impl Known {
                 Ok(record)
             }
             Ok(None) => Err(no_refresh_token(account)),
-            Err(OAuthError::Store(e)) if e.kind() == crate::oauth::StoreErrorKind::Unavailable => {
+            Err(OAuthError::Store(e)) if e.is_unavailable() => {
                 match crate::oauth::lock(&self.record).clone() {
                     Some(record) => {
                         tracing::warn!(

@@ -18,16 +18,10 @@ use super::scope::ScopeSet;
 use super::secret::{AuthorizationCode, ClientId, CsrfState, REDACTED};
 use crate::blocking::oauth::OAuthClient;
 
-/// Optional parameters of the consent URL.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ConsentOptions {
-    /// `prompt`, for example `login` to make the user sign in again.
-    pub prompt: Option<String>,
-    /// `locale`, for example `de-DE`, for the language of the consent page.
-    pub locale: Option<String>,
-}
-
 /// A consent URL and the state it carries; keep it until the redirect comes back.
+///
+/// The URL's optional parameters are set with [`with_prompt`](Self::with_prompt) and
+/// [`with_locale`](Self::with_locale).
 pub struct ConsentRequest {
     url: Url,
     state: CsrfState,
@@ -59,6 +53,48 @@ impl fmt::Debug for ConsentRequest {
 }
 
 impl ConsentRequest {
+    /// Adds `prompt` to the consent URL, for example `login` to make the user sign in again
+    /// (replacing a `prompt` set before).
+    ///
+    /// ```
+    /// use marketplace_client::oauth::{Credentials, Endpoints, OAuthClient, ScopeSet};
+    /// # fn main() -> Result<(), marketplace_client::oauth::OAuthError> {
+    /// let credentials = Credentials::new("MyApp-SBX-1", "SBX-secret")
+    ///     .with_redirect_uri("My_Company-MyApp-SBX-abc");
+    /// let client = OAuthClient::new(Endpoints::sandbox(), credentials)?;
+    /// let request = client
+    ///     .consent_request(&ScopeSet::default())?
+    ///     .with_prompt("login")
+    ///     .with_locale("de-DE");
+    /// assert!(request.url().as_str().ends_with("&prompt=login&locale=de-DE"));
+    /// # Ok(()) }
+    /// ```
+    pub fn with_prompt(self, prompt: impl Into<String>) -> Self {
+        self.with_parameter("prompt", &prompt.into())
+    }
+
+    /// Adds `locale` to the consent URL, for example `de-DE`, for the language of the consent
+    /// page (replacing a `locale` set before).
+    pub fn with_locale(self, locale: impl Into<String>) -> Self {
+        self.with_parameter("locale", &locale.into())
+    }
+
+    /// The URL with `key=value` last in its query, instead of any `key` it had.
+    fn with_parameter(mut self, key: &str, value: &str) -> Self {
+        let kept: Vec<(String, String)> = self
+            .url
+            .query_pairs()
+            .filter(|(k, _)| k != key)
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect();
+        self.url
+            .query_pairs_mut()
+            .clear()
+            .extend_pairs(kept)
+            .append_pair(key, value);
+        self
+    }
+
     /// The URL to open in the user's browser. It holds the state: show it to the user only.
     pub fn url(&self) -> &Url {
         &self.url
@@ -104,12 +140,13 @@ impl ConsentRequest {
 }
 
 /// Builds `GET {auth_url}/oauth2/authorize?client_id=…&redirect_uri=…&response_type=code&scope=…&state=…`
-/// (and `prompt`, `locale` when set). [`ConfigError::Missing`] when `endpoints` has no consent
+/// (`prompt` and `locale` are added by [`ConsentRequest::with_prompt`] and
+/// [`ConsentRequest::with_locale`]). [`ConfigError::Missing`] when `endpoints` has no consent
 /// host ([`Endpoints::authorize_url`]).
 ///
 /// ```
 /// # #[cfg(feature = "test-util")] {
-/// use marketplace_client::oauth::{ClientId, ConsentOptions, CsrfState, Endpoints, ScopeSet};
+/// use marketplace_client::oauth::{ClientId, CsrfState, Endpoints, ScopeSet};
 /// use marketplace_client::test_util::consent_url;
 /// let url = consent_url(
 ///     &Endpoints::sandbox(),
@@ -117,7 +154,6 @@ impl ConsentRequest {
 ///     "My_Company-MyApp-SBX-abc",
 ///     &ScopeSet::new(["https://api.ebay.com/oauth/api_scope", "https://api.ebay.com/oauth/api_scope/sell.inventory"]),
 ///     &CsrfState::new("s-1"),
-///     &ConsentOptions { prompt: Some("login".into()), locale: None },
 /// )
 /// .unwrap();
 /// assert_eq!(
@@ -125,7 +161,7 @@ impl ConsentRequest {
 ///     "https://auth.sandbox.ebay.com/oauth2/authorize?client_id=MyApp-SBX-1\
 ///      &redirect_uri=My_Company-MyApp-SBX-abc&response_type=code\
 ///      &scope=https%3A%2F%2Fapi.ebay.com%2Foauth%2Fapi_scope+https%3A%2F%2Fapi.ebay.com%2Foauth%2Fapi_scope%2Fsell.inventory\
-///      &state=s-1&prompt=login"
+///      &state=s-1"
 /// );
 /// # }
 /// ```
@@ -135,7 +171,6 @@ pub fn consent_url(
     redirect_uri: &str,
     scopes: &ScopeSet,
     state: &CsrfState,
-    options: &ConsentOptions,
 ) -> Result<Url, ConfigError> {
     let mut url = endpoints.authorize_url()?;
     {
@@ -150,30 +185,20 @@ pub fn consent_url(
         };
         q.append_pair("scope", &scope);
         q.append_pair("state", state.secret());
-        if let Some(prompt) = &options.prompt {
-            q.append_pair("prompt", prompt);
-        }
-        if let Some(locale) = &options.locale {
-            q.append_pair("locale", locale);
-        }
     }
     Ok(url)
 }
 
 impl OAuthClient {
     /// A consent request for `scopes` (empty: the default scope) with a fresh random state,
-    /// sent to the configured redirect URI.
-    pub fn consent_request(
-        &self,
-        scopes: &ScopeSet,
-        options: &ConsentOptions,
-    ) -> Result<ConsentRequest, OAuthError> {
+    /// sent to the configured redirect URI (the optional `prompt` and `locale`:
+    /// [`ConsentRequest::with_prompt`], [`ConsentRequest::with_locale`]).
+    pub fn consent_request(&self, scopes: &ScopeSet) -> Result<ConsentRequest, OAuthError> {
         new_request(
             self.endpoints(),
             self.client_id(),
             self.redirect_uri(),
             scopes,
-            options,
         )
     }
 }
@@ -185,7 +210,6 @@ pub(crate) fn new_request(
     client_id: &ClientId,
     redirect_uri: Option<&str>,
     scopes: &ScopeSet,
-    options: &ConsentOptions,
 ) -> Result<ConsentRequest, OAuthError> {
     let redirect_uri = super::require_redirect_uri(redirect_uri)?;
     let state = CsrfState::new_random().map_err(|e| OAuthError::Random(e.to_string()))?;
@@ -194,7 +218,7 @@ pub(crate) fn new_request(
     } else {
         scopes.clone()
     };
-    let url = consent_url(endpoints, client_id, redirect_uri, &scopes, &state, options)?;
+    let url = consent_url(endpoints, client_id, redirect_uri, &scopes, &state)?;
     Ok(ConsentRequest { url, state, scopes })
 }
 

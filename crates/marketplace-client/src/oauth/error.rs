@@ -136,10 +136,10 @@ pub enum ConfigError {
     },
 }
 
-/// What kind of failure a [`StoreError`] is, whatever the store (a file, a database).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum StoreErrorKind {
+/// What kind of failure a [`StoreError`] is, whatever the store (a file, a database); asked
+/// with its predicates ([`StoreError::is_unavailable`], …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
     /// The store is not private enough to be used (a file group or others can read).
     Insecure,
     /// The store's path holds something other than a regular file (a directory, a named
@@ -154,24 +154,28 @@ pub enum StoreErrorKind {
     /// Another writer changed the entry first (a compare-and-swap that lost, a lease held
     /// by another process).
     Conflict,
-    /// Anything else.
-    Other,
 }
 
 /// A refresh-token store failed: one error that every store returns (the [`FileStore`]
 /// and a database store alike), with the store it is about, what was being done, the kind
 /// of failure and its source.
 ///
+/// The kind is asked with a predicate: [`is_unavailable`](Self::is_unavailable) (the store
+/// cannot be reached, read or written; trying again later may work),
+/// [`is_corrupt`](Self::is_corrupt), [`is_conflict`](Self::is_conflict),
+/// [`is_insecure`](Self::is_insecure), [`is_not_a_file`](Self::is_not_a_file).
+///
 /// The message says what to check next and never holds a secret; a store builds it with
-/// the constructors ([`unavailable`](Self::unavailable), [`corrupt`](Self::corrupt),
-/// [`conflict`](Self::conflict), [`new`](Self::new)). The error is `Clone` (its source is
-/// shared), like [`OAuthError`].
+/// the constructors of its kind ([`unavailable`](Self::unavailable),
+/// [`corrupt`](Self::corrupt), [`conflict`](Self::conflict)), and may word it its own way
+/// with [`with_message`](Self::with_message). The error is `Clone` (its source is shared),
+/// like [`OAuthError`].
 ///
 /// ```
-/// use marketplace_client::oauth::{StoreError, StoreErrorKind};
+/// use marketplace_client::oauth::StoreError;
 /// let refused = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "refused");
 /// let e = StoreError::unavailable("postgres db=tokens", "load a refresh token from", refused);
-/// assert_eq!(e.kind(), StoreErrorKind::Unavailable);
+/// assert!(e.is_unavailable());
 /// assert_eq!(
 ///     e.to_string(),
 ///     "cannot load a refresh token from the refresh-token store postgres db=tokens: refused"
@@ -187,7 +191,7 @@ pub struct StoreError(Box<Inner>);
 /// holds it) stays small.
 #[derive(Debug, Clone)]
 struct Inner {
-    kind: StoreErrorKind,
+    kind: Kind,
     store: String,
     action: &'static str,
     path: Option<PathBuf>,
@@ -198,19 +202,14 @@ struct Inner {
 impl StoreError {
     /// An error of `kind` while doing `action` (`read`, `save a refresh token to`) on
     /// `store` (a file's path, `postgres …`), whose message is `message` (a whole sentence;
-    /// never a secret). Add the cause with [`with_source`](Self::with_source).
-    pub fn new(
-        kind: StoreErrorKind,
-        store: impl Into<String>,
-        action: &'static str,
-        message: impl Into<String>,
-    ) -> Self {
+    /// never a secret).
+    fn new(kind: Kind, store: impl Into<String>, action: &'static str, message: String) -> Self {
         Self(Box::new(Inner {
             kind,
             store: store.into(),
             action,
             path: None,
-            message: message.into(),
+            message,
             source: None,
         }))
     }
@@ -224,24 +223,32 @@ impl StoreError {
         self
     }
 
+    /// The error with `message` as its text instead of the constructor's (a whole sentence
+    /// that says what to check next; never a secret), for a store that words its failures
+    /// its own way. The kind, store, action and source stay.
+    pub fn with_message(mut self, message: impl Into<String>) -> Self {
+        self.0.message = message.into();
+        self
+    }
+
     /// `store` could not be reached, read or written while doing `action`, because of
-    /// `source` ([`StoreErrorKind::Unavailable`]): "cannot {action} the refresh-token store
-    /// {store}: {source}".
+    /// `source` ([`is_unavailable`](Self::is_unavailable)): "cannot {action} the
+    /// refresh-token store {store}: {source}".
     pub fn unavailable(
         store: impl Into<String>,
         action: &'static str,
         source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
     ) -> Self {
         Self::failure(
-            StoreErrorKind::Unavailable,
+            Kind::Unavailable,
             store.into(),
             action,
             Arc::from(source.into()),
         )
     }
 
-    /// `store` holds something it cannot use ([`StoreErrorKind::Corrupt`]); `reason` says
-    /// what (never a secret).
+    /// `store` holds something it cannot use ([`is_corrupt`](Self::is_corrupt)); `reason`
+    /// says what (never a secret).
     pub fn corrupt(
         store: impl Into<String>,
         action: &'static str,
@@ -249,11 +256,11 @@ impl StoreError {
     ) -> Self {
         let store = store.into();
         let message = format!("the refresh-token store {store} holds what it cannot use: {reason}");
-        Self::new(StoreErrorKind::Corrupt, store, action, message)
+        Self::new(Kind::Corrupt, store, action, message)
     }
 
     /// Another writer changed the entry first while doing `action` on `store`
-    /// ([`StoreErrorKind::Conflict`]); `reason` says what.
+    /// ([`is_conflict`](Self::is_conflict)); `reason` says what.
     pub fn conflict(
         store: impl Into<String>,
         action: &'static str,
@@ -261,11 +268,11 @@ impl StoreError {
     ) -> Self {
         let store = store.into();
         let message = format!("cannot {action} the refresh-token store {store}: {reason}");
-        Self::new(StoreErrorKind::Conflict, store, action, message)
+        Self::new(Kind::Conflict, store, action, message)
     }
 
     fn failure(
-        kind: StoreErrorKind,
+        kind: Kind,
         store: String,
         action: &'static str,
         source: Arc<dyn std::error::Error + Send + Sync>,
@@ -284,7 +291,7 @@ impl StoreError {
     /// Reading or writing the store file `path` failed.
     pub(crate) fn file_io(action: &'static str, path: &Path, source: std::io::Error) -> Self {
         Self::failure(
-            StoreErrorKind::Unavailable,
+            Kind::Unavailable,
             path.display().to_string(),
             action,
             Arc::new(source),
@@ -295,7 +302,7 @@ impl StoreError {
     /// The same failure while doing `action` instead (an I/O failure's message is rebuilt).
     pub(crate) fn while_doing(self, action: &'static str) -> Self {
         match (&self.0.source, self.0.kind) {
-            (Some(source), StoreErrorKind::Unavailable) => {
+            (Some(source), Kind::Unavailable) => {
                 let mut e =
                     Self::failure(self.0.kind, self.0.store.clone(), action, source.clone());
                 e.0.path = self.0.path.clone();
@@ -313,7 +320,7 @@ impl StoreError {
              or others can read it; run `chmod 600 {shown}` (and consider revoking the refresh \
              tokens it holds)"
         );
-        Self::new(StoreErrorKind::Insecure, shown.to_string(), "read", message).at(path)
+        Self::new(Kind::Insecure, shown.to_string(), "read", message).at(path)
     }
 
     /// `path` is `what` (`a directory`, `a named pipe (FIFO)`, …), not a regular file.
@@ -323,7 +330,7 @@ impl StoreError {
             "{shown} is {what}, where the refresh-token store must be a regular file; give the \
              path of a file (it is created on the first save)"
         );
-        Self::new(StoreErrorKind::NotAFile, shown.to_string(), "open", message).at(path)
+        Self::new(Kind::NotAFile, shown.to_string(), "open", message).at(path)
     }
 
     /// The store file `path` is not a store this crate wrote.
@@ -333,7 +340,7 @@ impl StoreError {
             "the refresh-token store {shown} is not valid: {reason}; fix or delete it and run \
              consent again"
         );
-        Self::new(StoreErrorKind::Corrupt, shown.to_string(), action, message).at(path)
+        Self::new(Kind::Corrupt, shown.to_string(), action, message).at(path)
     }
 
     fn at(mut self, path: &Path) -> Self {
@@ -341,9 +348,34 @@ impl StoreError {
         self
     }
 
-    /// The kind of failure.
-    pub fn kind(&self) -> StoreErrorKind {
-        self.0.kind
+    /// The store cannot be reached, read or written (an I/O error, a database that does not
+    /// answer or refuses the connection); trying again later may work. A provider keeps
+    /// using the refresh token it holds in memory meanwhile.
+    pub fn is_unavailable(&self) -> bool {
+        self.0.kind == Kind::Unavailable
+    }
+
+    /// The store holds something it cannot use (not a store this crate wrote, a value the
+    /// schema does not allow, a ciphertext that does not decrypt).
+    pub fn is_corrupt(&self) -> bool {
+        self.0.kind == Kind::Corrupt
+    }
+
+    /// Another writer changed the entry first (a compare-and-swap that lost, a lease held by
+    /// another process).
+    pub fn is_conflict(&self) -> bool {
+        self.0.kind == Kind::Conflict
+    }
+
+    /// The store is not private enough to be used (a file group or others can read).
+    pub fn is_insecure(&self) -> bool {
+        self.0.kind == Kind::Insecure
+    }
+
+    /// The store's path holds something other than a regular file (a directory, a named
+    /// pipe, a device), or names a directory.
+    pub fn is_not_a_file(&self) -> bool {
+        self.0.kind == Kind::NotAFile
     }
 
     /// The store it is about: a file's path, or what a database store calls itself.

@@ -48,7 +48,7 @@
 //! let scopes = ScopeSet::new(["https://api.ebay.com/oauth/api_scope/sell.inventory"]);
 //!
 //! // 1. The consent URL, with a fresh random state.
-//! let request = client.consent_request(&scopes, &ConsentOptions::default())?;
+//! let request = client.consent_request(&scopes)?;
 //! println!("open {}", request.url());
 //!
 //! // 2. The address the browser ended on; its state is checked in constant time.
@@ -94,7 +94,7 @@ mod store;
 pub use crate::HttpOptions;
 pub use crate::blocking::oauth::OAuthClient;
 pub use crate::blocking::provider::{
-    AccessTokenSource, ApplicationTokenProvider, StaticTokenSource, UserTokenProvider,
+    AccessTokenSource, ApplicationTokenProvider, UserTokenProvider,
 };
 pub use crate::core::cache::CachedToken;
 pub(crate) use crate::core::cache::Clock;
@@ -102,8 +102,8 @@ pub(crate) use crate::core::token::MAX_RETRY_AFTER;
 pub use crate::core::token::TokenResponse;
 pub use config::{Credentials, Endpoints, Environment, OAuthConfig};
 pub(crate) use config::{is_loopback, require_redirect_uri};
-pub use consent::{ConsentOptions, ConsentRequest};
-pub use error::{ConfigError, Grant, OAuthError, OAuthErrorCode, StoreError, StoreErrorKind};
+pub use consent::ConsentRequest;
+pub use error::{ConfigError, Grant, OAuthError, OAuthErrorCode, StoreError};
 pub use scope::ScopeSet;
 pub use secret::{AccessToken, AuthorizationCode, ClientId, ClientSecret, CsrfState, RefreshToken};
 pub use shared::{SharedCacheError, SharedToken, SharedTokenCache, SharedTokenRequest};

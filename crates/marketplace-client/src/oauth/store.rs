@@ -12,7 +12,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use zeroize::{Zeroize, Zeroizing};
 
-use super::error::{OAuthError, StoreError, StoreErrorKind};
+use super::error::{OAuthError, StoreError};
 use super::lock;
 use super::scope::ScopeSet;
 use super::secret::RefreshToken;
@@ -194,9 +194,9 @@ impl RefreshTokenStore for MemoryStore {
 /// holds an exclusive operating-system lock on a companion file (`<file>.lock`, mode `0600`),
 /// so processes (and `FileStore` values) sharing the file never lose each other's updates;
 /// [`replace`](RefreshTokenStore::replace) compares and saves under that lock. Reading a file
-/// whose mode lets group or others read it fails with a [`StoreError`] of kind [`StoreErrorKind::Insecure`],
+/// whose mode lets group or others read it fails with a [`StoreError`] that [`is_insecure`](StoreError::is_insecure),
 /// which names the path and the mode; a path that holds anything but a regular file (a
-/// directory, a named pipe, a device) fails with a [`StoreError`] of kind [`StoreErrorKind::NotAFile`], which says what is
+/// directory, a named pipe, a device) fails with a [`StoreError`] that [`is_not_a_file`](StoreError::is_not_a_file), which says what is
 /// there, and is never opened to read. [`check`](Self::check) tries all of that, and whether
 /// the directory takes a new file, before a token is at stake.
 ///
@@ -409,7 +409,7 @@ impl FileStore {
         let (file, _) = self
             .open_regular(&lock_path, &mut options)
             .map_err(|e| match e {
-                OAuthError::Store(e) if e.kind() == StoreErrorKind::Unavailable => {
+                OAuthError::Store(e) if e.is_unavailable() => {
                     OAuthError::Store(e.while_doing("open the lock file of"))
                 }
                 other => other,

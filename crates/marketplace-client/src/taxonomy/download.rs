@@ -12,7 +12,7 @@ use flate2::write::GzEncoder;
 use taxonomy_model::ItemAspectsFile;
 use taxonomy_tree::atomic::{self, Staging};
 
-use super::TaxonomyError;
+use super::ApiError;
 
 /// Follows the decompressed JSON as it streams by without keeping it: counts it against the
 /// limit, and tells whether the top-level object ended, with only white space after it.
@@ -154,8 +154,8 @@ pub(crate) struct Download<'a> {
     pub(crate) on_progress: &'a mut dyn FnMut(u64, Option<u64>),
 }
 
-fn file_error(path: &Path, e: &io::Error) -> TaxonomyError {
-    TaxonomyError::File {
+fn file_error(path: &Path, e: &io::Error) -> ApiError {
+    ApiError::File {
         path: path.to_owned(),
         message: e.to_string(),
     }
@@ -171,8 +171,8 @@ impl Download<'_> {
         body: &mut dyn Read,
         total: Option<u64>,
         tree_id: u32,
-        map_read_error: &dyn Fn(io::Error, u64) -> TaxonomyError,
-    ) -> Result<ItemAspectsFile, TaxonomyError> {
+        map_read_error: &dyn Fn(io::Error, u64) -> ApiError,
+    ) -> Result<ItemAspectsFile, ApiError> {
         if total.is_some_and(|n| n > self.limit) {
             return Err(self.too_large(self.limit));
         }
@@ -240,7 +240,7 @@ impl Download<'_> {
 
     /// Writes `bytes` to the temporary file through the sink's check; the first two bytes
     /// decide the sink: gzip by its magic bytes, else JSON.
-    fn feed(&self, sink: Sink, bytes: &[u8]) -> Result<Sink, TaxonomyError> {
+    fn feed(&self, sink: Sink, bytes: &[u8]) -> Result<Sink, ApiError> {
         match sink {
             Sink::Undecided(staging, mut head) => {
                 head.extend_from_slice(bytes);
@@ -275,7 +275,7 @@ impl Download<'_> {
     }
 
     /// The error for a stream the check (or the gzip decoder, `otherwise`) refused.
-    fn refused(&self, check: &JsonCheck, otherwise: impl FnOnce() -> String) -> TaxonomyError {
+    fn refused(&self, check: &JsonCheck, otherwise: impl FnOnce() -> String) -> ApiError {
         match &check.failure {
             Some(CheckFailure::TooLarge) => self.too_large(self.json_limit),
             Some(CheckFailure::NotThisJson(reason)) => {
@@ -285,15 +285,15 @@ impl Download<'_> {
         }
     }
 
-    fn too_large(&self, limit: u64) -> TaxonomyError {
-        TaxonomyError::BodyTooLarge {
+    fn too_large(&self, limit: u64) -> ApiError {
+        ApiError::BodyTooLarge {
             url: self.url.to_owned(),
             limit,
         }
     }
 
-    fn unexpected(&self, reason: String) -> TaxonomyError {
-        TaxonomyError::UnexpectedBody {
+    fn unexpected(&self, reason: String) -> ApiError {
+        ApiError::UnexpectedBody {
             url: self.url.to_owned(),
             status: 200,
             reason,

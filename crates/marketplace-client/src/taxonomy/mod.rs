@@ -6,18 +6,18 @@
 //!
 //! [`TaxonomyClient`] is blocking (reqwest), `Send + Sync`, and takes its bearer tokens from
 //! any [`AccessTokenSource`](crate::oauth::AccessTokenSource). Its settings live in
-//! [`TaxonomyConfig`]; every failure is a [`TaxonomyError`] that carries the service's error
+//! [`ClientConfig`]; every failure is an [`ApiError`] that carries the service's error
 //! body typed ([`ServiceError`]).
 //!
 //! ```no_run
 //! use std::sync::Arc;
-//! use marketplace_client::oauth::{AccessToken, StaticTokenSource};
+//! use marketplace_client::oauth::AccessToken;
 //! use marketplace_client::Marketplace;
-//! use marketplace_client::taxonomy::{TaxonomyClient, TaxonomyConfig, TreePath};
+//! use marketplace_client::taxonomy::{TaxonomyClient, ClientConfig, TreePath};
 //!
-//! # fn main() -> Result<(), marketplace_client::taxonomy::TaxonomyError> {
-//! let tokens = Arc::new(StaticTokenSource::new(AccessToken::new("v^1.1#i^1#…")));
-//! let config = TaxonomyConfig::production().with_tree_path(TreePath::Path); // the default
+//! # fn main() -> Result<(), marketplace_client::taxonomy::ApiError> {
+//! let tokens = Arc::new(AccessToken::new("v^1.1#i^1#…"));
+//! let config = ClientConfig::production().with_tree_path(TreePath::Path); // the default
 //! let client = TaxonomyClient::new(config, tokens)?;
 //! let aspects = client.item_aspects((Marketplace::Us, 9355))?;
 //! for aspect in aspects.required() {
@@ -39,17 +39,16 @@ pub(crate) mod config;
 pub(crate) mod download;
 mod tree_body;
 
-pub use crate::api::{ErrorParameter, ServiceError, parse_error_body};
+/// The settings of the client (re-exported from the crate root).
+pub use crate::ClientConfig;
+pub use crate::api::{ErrorParameter, ServiceError};
 pub use crate::blocking::taxonomy::TaxonomyClient;
-pub(crate) use config::{
-    DEFAULT_BACKOFF_BASE, DEFAULT_BACKOFF_CAP, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_BODY_BYTES,
-    DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_AFTER, DEFAULT_REQUEST_TIMEOUT, MARKETPLACE_HEADER,
-};
-pub use config::{TaxonomyConfig, TreePath};
+pub(crate) use config::MARKETPLACE_HEADER;
+pub use config::TreePath;
 
-/// Everything a taxonomy call can fail with: the [`ApiError`](crate::api::ApiError) of the
+/// Everything a taxonomy call can fail with: the [`ApiError`] of the
 /// generic request the taxonomy client is built on (same variants, same messages).
-pub type TaxonomyError = crate::api::ApiError;
+pub use crate::api::ApiError;
 pub use taxonomy_tree::decode::CategorySubtree;
 #[cfg(feature = "trees")]
 pub use tree_body::TreeBody;
