@@ -11,7 +11,8 @@ use std::collections::BTreeSet;
 
 use fake_marketplace::taxonomy::{aspects_path, suggestions_path};
 use marketplace_client::Marketplace;
-use marketplace_client::api::{ApiClient, ApiRequest, ServiceError};
+use marketplace_client::api::{ApiClient, ApiRequest};
+use marketplace_client::model::ServiceError;
 use serde_json::{Map, Value};
 use support::*;
 
@@ -143,7 +144,7 @@ fn the_service_error_serializes_under_ebays_names() {
         "message":"The specified category tree ID was not found.",
         "parameters":[{"name":"categoryTreeId","value":"9999"}]}]}"#;
     let errors: Vec<ServiceError> =
-        marketplace_client::api::ServiceError::parse_body(body).expect("an error body");
+        marketplace_client::model::decode::service_errors(body).expect("an error body");
     let serialized = serde_json::to_value(&errors[0]).unwrap();
     assert_eq!(serialized["errorId"], 62004);
     assert_eq!(serialized["parameters"][0]["name"], "categoryTreeId");

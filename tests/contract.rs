@@ -24,8 +24,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use fake_marketplace::{FakeMarketplace, Request, Response};
+use marketplace_client::model::ServiceError;
 use marketplace_client::oauth::Endpoints;
-use marketplace_client::taxonomy::{ApiError, ServiceError, TaxonomyClient, TreePath};
+use marketplace_client::taxonomy::{ApiError, TaxonomyClient, TreePath};
 use marketplaces::MARKETPLACE_HEADER;
 use marketplaces::Marketplace;
 use openapi::{Document, Operation, changed_at, pattern_of, scalar_pointers};

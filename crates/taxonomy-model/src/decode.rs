@@ -34,9 +34,10 @@ use crate::answers::{
     aspects_from_wire, compatibility_properties_from_wire, compatibility_values_from_wire,
     default_tree_id_from_wire, expired_from_wire, suggestions_from_wire,
 };
+use crate::service_error::ErrorBody;
 use crate::{
     CategorySuggestions, CompatibilityProperties, CompatibilityPropertyValues, DefaultTreeId,
-    ExpiredCategories, ItemAspects,
+    ExpiredCategories, ItemAspects, ServiceError,
 };
 
 /// Why an answer's body does not decode.
@@ -124,4 +125,15 @@ pub fn compatibility_property_values(
     body: &[u8],
 ) -> Result<CompatibilityPropertyValues, DecodeError> {
     compatibility_values_from_wire(category_id, property, wire(body)?).map_err(DecodeError::Field)
+}
+
+/// The errors of an error body (`{"errors": [...]}`, as every eBay REST API answers a failed
+/// call); `None` when `body` is not one, or lists no error. The texts are kept as the service
+/// sent them: sanitize before printing an error body you did not get from
+/// `marketplace-client` (whose `ApiError` carries them sanitized).
+pub fn service_errors(body: &[u8]) -> Option<Vec<ServiceError>> {
+    wire::<ErrorBody>(body)
+        .ok()
+        .map(|b| b.errors)
+        .filter(|e| !e.is_empty())
 }

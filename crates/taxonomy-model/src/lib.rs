@@ -15,7 +15,8 @@
 //! re-exports this crate as `marketplace_client::model`.
 //!
 //! getCategoryTree and getCategorySubtree answer category trees, which the `taxonomy-tree`
-//! crate models and decodes.
+//! crate models and decodes ([`CategorySubtree`] is re-exported here). A failed call of any
+//! eBay REST API answers an error body: [`ServiceError`].
 //!
 //! # Quick start
 //!
@@ -65,6 +66,7 @@ mod answers;
 pub mod aspects;
 pub mod decode;
 mod file;
+mod service_error;
 
 pub use answers::{
     Ancestor, Aspect, AspectAdvancedDataType, AspectApplicableTo, AspectCardinality,
@@ -74,3 +76,8 @@ pub use answers::{
     RelevanceIndicator, ValueConstraint,
 };
 pub use file::{AspectsFileError, ItemAspectsFile, ItemAspectsReader};
+pub use service_error::{ErrorParameter, ServiceError};
+
+/// One category and everything below it: a getCategorySubtree answer (the `taxonomy-tree`
+/// crate's, which decodes category trees).
+pub use taxonomy_tree::decode::CategorySubtree;

@@ -32,9 +32,7 @@ use crate::core::api::{ApiCall, Fetched};
 use crate::core::retry::{Attempts, Next};
 use crate::oauth::redact::Redactor;
 
-pub use crate::api::{
-    ApiError, ApiRequest, ApiResponse, ClientConfig, ErrorParameter, ServiceError,
-};
+pub use crate::api::{ApiError, ApiRequest, ApiResponse, ClientConfig};
 
 /// A client of the service's REST APIs for async programs: the async
 /// [`crate::api::ApiClient`], with the same behaviour. `Send + Sync`: one client serves every

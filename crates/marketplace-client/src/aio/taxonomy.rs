@@ -30,7 +30,7 @@ use taxonomy_tree::tree::CategoryTree;
 use super::oauth::{AccessTokenSource, HttpOptions, OAuthConfig};
 use crate::core::api::ApiCall;
 use crate::core::taxonomy::{self as ops, Operation, TreeForms};
-use crate::taxonomy::CategorySubtree;
+use crate::model::CategorySubtree;
 use crate::taxonomy::download::Download;
 
 use crate::model::{
@@ -41,7 +41,7 @@ use crate::model::{
 pub use crate::taxonomy::TreeBody;
 #[cfg(not(feature = "trees"))]
 use crate::taxonomy::TreeBody;
-pub use crate::taxonomy::{ApiError, ClientConfig, ErrorParameter, ServiceError, TreePath};
+pub use crate::taxonomy::{ApiError, ClientConfig, TreePath};
 
 /// A client of eBay's Commerce Taxonomy API (v1) for async programs: the async
 /// [`crate::taxonomy::TaxonomyClient`], with the same requests, renewal on 401, retries with

@@ -1,130 +1,46 @@
 //! The one error type of a request to the service's REST APIs ([`ApiError`], which the
 //! taxonomy client returns as `ApiError`), and the service's error body.
 
-use std::fmt;
 use std::time::Duration;
 
-use serde::Deserialize;
-
+use crate::model::ServiceError;
 use crate::oauth::OAuthError;
 use crate::oauth::redact::Redactor;
 use taxonomy_tree::decode::DecodeError;
 
-/// One entry of the service's error body, every field of eBay's documented `Error` object
-/// (`{"errors": [{"errorId", "domain", "subdomain", "category", "message", "longMessage",
-/// "inputRefIds", "outputRefIds", "parameters"}]}`). A field the body leaves out is empty.
-///
-/// With the `serde` feature it serializes under eBay's names (its texts are sanitized
-/// already, as every text of the error body is).
-#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
-#[serde(rename_all = "camelCase", default)]
-pub struct ServiceError {
-    /// The error id, e.g. `62004` (category tree not found) or `1001` (invalid token).
-    pub error_id: u32,
-    /// The domain, e.g. `API_TAXONOMY`.
-    pub domain: Option<String>,
-    /// A subdomain, if sent.
-    pub subdomain: Option<String>,
-    /// `REQUEST`, `APPLICATION` or `BUSINESS`.
-    pub category: Option<String>,
-    /// The short message.
-    pub message: String,
-    /// The long message, if sent.
-    pub long_message: Option<String>,
-    /// The input the error refers to (`inputRefIds`), if sent.
-    pub input_ref_ids: Vec<String>,
-    /// The output the error refers to (`outputRefIds`), if sent.
-    pub output_ref_ids: Vec<String>,
-    /// Named values of the error.
-    pub parameters: Vec<ErrorParameter>,
-}
-
-/// A `{name, value}` pair of a [`ServiceError`].
-#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
-#[serde(default)]
-pub struct ErrorParameter {
-    /// The name.
-    pub name: String,
-    /// The value.
-    pub value: String,
-}
-
-impl fmt::Display for ServiceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (errorId {}", self.message, self.error_id)?;
-        if let Some(domain) = &self.domain {
-            write!(f, ", {domain}")?;
-        }
-        f.write_str(")")?;
-        if let Some(long) = self
-            .long_message
-            .as_deref()
-            .filter(|l| !l.is_empty() && *l != self.message)
-        {
-            write!(f, ": {long}")?;
-        }
-        for p in &self.parameters {
-            write!(f, " [{}={}]", p.name, p.value)?;
-        }
-        Ok(())
-    }
-}
-
-#[derive(Deserialize)]
-struct ErrorBody {
-    #[serde(default)]
-    errors: Vec<ServiceError>,
-}
-
-/// [`ServiceError::parse_body`] with the sanitizer of the request, which knows its secrets.
+/// The errors of the service's error body (`{"errors": [...]}`), every text passed through
+/// the sanitizer of the request, which knows its secrets; `None` when `bytes` is not one.
 pub(crate) fn parse_error_body_redacted(
     bytes: &[u8],
     redactor: &Redactor,
 ) -> Option<Vec<ServiceError>> {
-    let mut errors = serde_json::from_slice::<ErrorBody>(bytes)
-        .ok()
-        .map(|b| b.errors)
-        .filter(|e| !e.is_empty())?;
+    let mut errors = crate::model::decode::service_errors(bytes)?;
     for e in &mut errors {
-        e.redact(redactor);
+        redact(e, redactor);
     }
     Some(errors)
 }
 
-impl ServiceError {
-    /// The errors of the service's error body (`{"errors": [...]}`, as every eBay REST API
-    /// answers a failed call); `None` when `bytes` is not one (or lists no error).
-    ///
-    /// Every text of it is sanitized (token-like values and control characters removed, cut to
-    /// 512 bytes) before it is kept; the client also removes the
-    /// access token it sent.
-    pub fn parse_body(bytes: &[u8]) -> Option<Vec<ServiceError>> {
-        parse_error_body_redacted(bytes, &Redactor::new())
+/// Passes every text the service sent through `redactor`.
+fn redact(error: &mut ServiceError, redactor: &Redactor) {
+    let clean = |s: &mut String| *s = redactor.text(s);
+    for s in [
+        &mut error.domain,
+        &mut error.subdomain,
+        &mut error.category,
+        &mut error.long_message,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        clean(s);
     }
-
-    /// Passes every text the service sent through `redactor`.
-    fn redact(&mut self, redactor: &Redactor) {
-        let clean = |s: &mut String| *s = redactor.text(s);
-        for s in [
-            &mut self.domain,
-            &mut self.subdomain,
-            &mut self.category,
-            &mut self.long_message,
-        ]
-        .into_iter()
-        .flatten()
-        {
-            clean(s);
-        }
-        clean(&mut self.message);
-        self.input_ref_ids.iter_mut().for_each(clean);
-        self.output_ref_ids.iter_mut().for_each(clean);
-        for p in &mut self.parameters {
-            clean(&mut p.name);
-            clean(&mut p.value);
-        }
+    clean(&mut error.message);
+    error.input_ref_ids.iter_mut().for_each(clean);
+    error.output_ref_ids.iter_mut().for_each(clean);
+    for p in &mut error.parameters {
+        clean(&mut p.name);
+        clean(&mut p.value);
     }
 }
 

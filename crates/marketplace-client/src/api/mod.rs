@@ -8,7 +8,7 @@
 //! * [`ApiClient`]: the blocking client that sends it with the bearer token of an
 //!   [`AccessTokenSource`](crate::oauth::AccessTokenSource) (`ApiClient::send`);
 //! * [`ApiResponse`]: a 2xx answer (status, headers, body, typed JSON);
-//! * [`ApiError`]: every failure, with the service's error body typed ([`ServiceError`]).
+//! * [`ApiError`]: every failure, with the service's error body typed ([`ServiceError`](crate::model::ServiceError)).
 //!   The taxonomy client is one user of this request: its errors are
 //!   this [`ApiError`] (re-exported as `taxonomy::ApiError`).
 //!
@@ -62,7 +62,5 @@ mod request;
 /// The settings of the client (re-exported from the crate root).
 pub use crate::ClientConfig;
 pub use crate::blocking::api::ApiClient;
-pub use error::{ApiError, ErrorParameter, ServiceError};
-/// The method of a request (the `http` crate's).
-pub use http::Method;
+pub use error::ApiError;
 pub use request::{ApiRequest, ApiResponse};

@@ -93,7 +93,7 @@ impl fmt::Debug for ApiRequest {
 
 impl ApiRequest {
     /// A request with `method` of `path` (below the base URL, starting with `/`).
-    pub fn new(method: Method, path: impl Into<String>) -> Self {
+    fn new(method: Method, path: impl Into<String>) -> Self {
         Self {
             method,
             path: path.into(),
@@ -132,10 +132,7 @@ impl ApiRequest {
     /// A request with `method` of the path made of `segments`, each percent-encoded whole
     /// (every byte but `A-Z a-z 0-9 - . _ ~`). An empty, `.` or `..` segment cannot be sent
     /// (the call fails with [`ApiError::Invalid`]).
-    pub fn with_segments<S: AsRef<str>>(
-        method: Method,
-        segments: impl IntoIterator<Item = S>,
-    ) -> Self {
+    fn with_segments<S: AsRef<str>>(method: Method, segments: impl IntoIterator<Item = S>) -> Self {
         let mut path = String::new();
         let mut problem = None;
         for segment in segments {
@@ -155,29 +152,31 @@ impl ApiRequest {
         request
     }
 
-    /// A `GET` of the path made of `segments` (see [`with_segments`](Self::with_segments)).
+    /// A `GET` of the path made of `segments`, each percent-encoded whole (every byte but
+    /// `A-Z a-z 0-9 - . _ ~`). An empty, `.` or `..` segment cannot be sent (the call fails
+    /// with [`ApiError::Invalid`]).
     pub fn get_segments<S: AsRef<str>>(segments: impl IntoIterator<Item = S>) -> Self {
         Self::with_segments(Method::GET, segments)
     }
 
-    /// A `POST` to the path made of `segments` (see [`with_segments`](Self::with_segments)).
+    /// A `POST` to the path made of `segments` (encoded as [`get_segments`](Self::get_segments) encodes them).
     pub fn post_segments<S: AsRef<str>>(segments: impl IntoIterator<Item = S>) -> Self {
         Self::with_segments(Method::POST, segments)
     }
 
-    /// A `PUT` to the path made of `segments` (see [`with_segments`](Self::with_segments)).
+    /// A `PUT` to the path made of `segments` (encoded as [`get_segments`](Self::get_segments) encodes them).
     pub fn put_segments<S: AsRef<str>>(segments: impl IntoIterator<Item = S>) -> Self {
         Self::with_segments(Method::PUT, segments)
     }
 
-    /// A `DELETE` of the path made of `segments` (see [`with_segments`](Self::with_segments)).
+    /// A `DELETE` of the path made of `segments` (encoded as [`get_segments`](Self::get_segments) encodes them).
     pub fn delete_segments<S: AsRef<str>>(segments: impl IntoIterator<Item = S>) -> Self {
         Self::with_segments(Method::DELETE, segments)
     }
 
-    /// The method.
-    pub fn method(&self) -> &Method {
-        &self.method
+    /// The method: `GET`, `POST`, `PUT` or `DELETE`.
+    pub fn method(&self) -> &str {
+        self.method.as_str()
     }
 
     /// The path, as it is sent (below the base URL).

@@ -7,7 +7,7 @@
 //! [`TaxonomyClient`] is blocking (reqwest), `Send + Sync`, and takes its bearer tokens from
 //! any [`AccessTokenSource`](crate::oauth::AccessTokenSource). Its settings live in
 //! [`ClientConfig`]; every failure is an [`ApiError`] that carries the service's error
-//! body typed ([`ServiceError`]).
+//! body typed ([`ServiceError`](crate::model::ServiceError)).
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -27,7 +27,7 @@
 //! ```
 //!
 //! The answers are the types of [`crate::model`] (the `taxonomy-model` crate): with the
-//! crate's `serde` feature (off by default) they, and [`ServiceError`], implement
+//! crate's `serde` feature (off by default) they, the service's error body included, implement
 //! `serde::Serialize`, each field under the name of the eBay field it holds
 //! (`categoryTreeId`, `localizedAspectName`, …), so a backend can pass them on through its
 //! own JSON API. No token, secret or configuration serializes.
@@ -41,7 +41,7 @@ mod tree_body;
 
 /// The settings of the client (re-exported from the crate root).
 pub use crate::ClientConfig;
-pub use crate::api::{ErrorParameter, ServiceError};
+
 pub use crate::blocking::taxonomy::TaxonomyClient;
 pub(crate) use config::MARKETPLACE_HEADER;
 pub use config::TreePath;
@@ -49,7 +49,7 @@ pub use config::TreePath;
 /// Everything a taxonomy call can fail with: the [`ApiError`] of the
 /// generic request the taxonomy client is built on (same variants, same messages).
 pub use crate::api::ApiError;
-pub use taxonomy_tree::decode::CategorySubtree;
+
 #[cfg(feature = "trees")]
 pub use tree_body::TreeBody;
 #[cfg(not(feature = "trees"))]
