@@ -56,13 +56,14 @@ fn slow_fake() -> FakeMarketplace {
 
 fn blocking_client(fake: &FakeMarketplace) -> marketplace_client::taxonomy::TaxonomyClient {
     use marketplace_client::oauth::{
-        ApplicationTokenProvider, Credentials, Endpoints, OAuthClient,
+        ApplicationTokenProvider, Endpoints, OAuthClient, OAuthConfig,
     };
     use marketplace_client::taxonomy::{ClientConfig, TaxonomyClient};
     let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url()).unwrap();
-    let credentials = Credentials::new(fake.client_id(), fake.client_secret());
+    let config =
+        OAuthConfig::new(endpoints).with_credentials(fake.client_id(), fake.client_secret());
     let tokens = Arc::new(ApplicationTokenProvider::new(
-        OAuthClient::new(endpoints, credentials).unwrap(),
+        OAuthClient::from_config(&config).unwrap(),
     ));
     TaxonomyClient::new(
         ClientConfig::for_base_url(&fake.base_url()).unwrap(),
@@ -73,13 +74,14 @@ fn blocking_client(fake: &FakeMarketplace) -> marketplace_client::taxonomy::Taxo
 
 fn aio_client(fake: &FakeMarketplace) -> Arc<marketplace_client::aio::taxonomy::TaxonomyClient> {
     use marketplace_client::aio::oauth::{
-        ApplicationTokenProvider, Credentials, Endpoints, OAuthClient,
+        ApplicationTokenProvider, Endpoints, OAuthClient, OAuthConfig,
     };
     use marketplace_client::aio::taxonomy::{ClientConfig, TaxonomyClient};
     let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url()).unwrap();
-    let credentials = Credentials::new(fake.client_id(), fake.client_secret());
+    let config =
+        OAuthConfig::new(endpoints).with_credentials(fake.client_id(), fake.client_secret());
     let tokens = Arc::new(ApplicationTokenProvider::new(
-        OAuthClient::new(endpoints, credentials).unwrap(),
+        OAuthClient::from_config(&config).unwrap(),
     ));
     Arc::new(
         TaxonomyClient::new(

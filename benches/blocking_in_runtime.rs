@@ -16,13 +16,14 @@ use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use fake_marketplace::FakeMarketplace;
-use marketplace_client::oauth::{ApplicationTokenProvider, Credentials, Endpoints, OAuthClient};
+use marketplace_client::oauth::{ApplicationTokenProvider, Endpoints, OAuthClient, OAuthConfig};
 use marketplace_client::taxonomy::{ClientConfig, TaxonomyClient};
 
 fn client_for(fake: &FakeMarketplace) -> TaxonomyClient {
     let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url()).unwrap();
-    let credentials = Credentials::new(fake.client_id(), fake.client_secret());
-    let oauth = OAuthClient::new(endpoints.clone(), credentials).unwrap();
+    let config = OAuthConfig::new(endpoints.clone())
+        .with_credentials(fake.client_id(), fake.client_secret());
+    let oauth = OAuthClient::from_config(&config).unwrap();
     let tokens = Arc::new(ApplicationTokenProvider::new(oauth));
     TaxonomyClient::new(ClientConfig::from_endpoints(&endpoints), tokens).unwrap()
 }

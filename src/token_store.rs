@@ -86,7 +86,7 @@ pub fn refresh_tokens(
     store: &TokenStore,
     config: &OAuthConfig,
 ) -> Result<BlockingRefreshTokenStore, marketplace_client::oauth::OAuthError> {
-    let client_id = config.credentials()?.client_id;
+    let client_id = config.require_client_id()?;
     Ok(store.refresh_tokens(
         SharedTokenRequest::environment_of(&config.endpoints),
         client_id.as_str(),

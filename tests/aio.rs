@@ -9,7 +9,7 @@ use std::time::Duration;
 use fake_marketplace::{FakeMarketplace, Fault, TOKEN_PATH};
 use marketplace_client::Marketplace;
 use marketplace_client::aio::oauth::{
-    AccessTokenSource, ApplicationTokenProvider, Credentials, Endpoints, FileStore, OAuthClient,
+    AccessTokenSource, ApplicationTokenProvider, Endpoints, FileStore, OAuthClient, OAuthConfig,
     RefreshTokenStore, ScopeSet, UserTokenProvider,
 };
 use marketplace_client::aio::taxonomy::{ClientConfig, TaxonomyClient};
@@ -21,9 +21,9 @@ const SUGGESTIONS_US: &str = "/commerce/taxonomy/v1/category_tree/0/get_category
 
 fn oauth_client(fake: &FakeMarketplace) -> OAuthClient {
     let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url()).unwrap();
-    OAuthClient::new(
-        endpoints,
-        Credentials::new(fake.client_id(), fake.client_secret())
+    OAuthClient::from_config(
+        &OAuthConfig::new(endpoints)
+            .with_credentials(fake.client_id(), fake.client_secret())
             .with_redirect_uri("Test_App-TestApp-SBX-abcdef"),
     )
     .unwrap()
@@ -254,9 +254,9 @@ async fn a_refused_connection_is_cached_says_so_and_retry_now_asks_again() {
     let port = oauth_common::closed_port();
     let base = format!("http://127.0.0.1:{port}");
     let config = fake_marketplace::FakeConfig::default();
-    let client = OAuthClient::new(
-        Endpoints::custom(&base, &base).unwrap(),
-        Credentials::new(config.client_id.clone(), config.client_secret.clone()),
+    let client = OAuthClient::from_config(
+        &OAuthConfig::new(Endpoints::custom(&base, &base).unwrap())
+            .with_credentials(config.client_id.clone(), config.client_secret.clone()),
     )
     .unwrap();
     let provider: Arc<dyn AccessTokenSource> = Arc::new(ApplicationTokenProvider::new(client));

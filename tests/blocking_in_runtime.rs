@@ -123,15 +123,11 @@ fn in_every_context<T: Send + 'static>(
 #[test]
 fn the_oauth_client_works_in_every_context() {
     let fake = Arc::new(FakeMarketplace::new());
-    let (endpoints, credentials) = (
-        oauth_support::endpoints(&fake),
-        oauth_support::credentials(&fake),
-    );
+    let oauth_config = oauth_support::oauth_config(&fake);
     in_every_context(
         "OAuthClient::client_credentials",
         move || {
-            let client = OAuthClient::new(endpoints.clone(), credentials.clone())
-                .map_err(|e| e.to_string())?;
+            let client = OAuthClient::from_config(&oauth_config).map_err(|e| e.to_string())?;
             let token = client
                 .client_credentials(&ScopeSet::default())
                 .map_err(|e| e.to_string())?;
@@ -149,15 +145,11 @@ fn the_oauth_client_works_in_every_context() {
 #[test]
 fn the_application_token_provider_works_in_every_context() {
     let fake = Arc::new(FakeMarketplace::new());
-    let (endpoints, credentials) = (
-        oauth_support::endpoints(&fake),
-        oauth_support::credentials(&fake),
-    );
+    let oauth_config = oauth_support::oauth_config(&fake);
     in_every_context(
         "ApplicationTokenProvider::access_token",
         move || {
-            let client = OAuthClient::new(endpoints.clone(), credentials.clone())
-                .map_err(|e| e.to_string())?;
+            let client = OAuthClient::from_config(&oauth_config).map_err(|e| e.to_string())?;
             let provider = ApplicationTokenProvider::new(client);
             let first = provider.access_token().map_err(|e| e.to_string())?;
             let cached = provider.access_token().map_err(|e| e.to_string())?;
@@ -189,16 +181,13 @@ fn the_user_token_provider_works_in_every_context() {
     for context in CONTEXTS {
         // Each context consents anew: a code is good for one exchange.
         let code = consent_code(&fake, &scopes);
-        let (endpoints, credentials) = (
-            oauth_support::endpoints(&fake),
-            oauth_support::credentials(&fake),
-        );
+        let oauth_config = oauth_support::oauth_config(&fake);
         let store = Arc::new(MemoryStore::new());
         let granted = scopes.clone();
         let in_context = store.clone();
         let answer = run_in(context, move || {
             let clock = Arc::new(ManualClock::new(SystemTime::now()));
-            let client = OAuthClient::new(endpoints, credentials).map_err(|e| e.to_string())?;
+            let client = OAuthClient::from_config(&oauth_config).map_err(|e| e.to_string())?;
             let provider =
                 UserTokenProvider::new(client, in_context, "seller-1").with_clock(clock.clone());
             provider
@@ -231,15 +220,11 @@ fn the_user_token_provider_works_in_every_context() {
 fn the_taxonomy_client_works_in_every_context() {
     let fake = Arc::new(FakeMarketplace::new());
     let config = taxonomy_support::config(&fake);
-    let (endpoints, credentials) = (
-        oauth_support::endpoints(&fake),
-        oauth_support::credentials(&fake),
-    );
+    let oauth_config = oauth_support::oauth_config(&fake);
     in_every_context(
         "TaxonomyClient::default_tree_id",
         move || {
-            let oauth = OAuthClient::new(endpoints.clone(), credentials.clone())
-                .map_err(|e| e.to_string())?;
+            let oauth = OAuthClient::from_config(&oauth_config).map_err(|e| e.to_string())?;
             let tokens = Arc::new(ApplicationTokenProvider::new(oauth));
             let client = TaxonomyClient::new(config.clone(), tokens).map_err(|e| e.to_string())?;
             let answer = client
@@ -260,18 +245,14 @@ fn the_concurrent_refresh_works_in_every_context() {
         taxonomy_support::small_tree(Marketplace::Us),
     );
     let config = taxonomy_support::config(&fake);
-    let (endpoints, credentials) = (
-        oauth_support::endpoints(&fake),
-        oauth_support::credentials(&fake),
-    );
+    let oauth_config = oauth_support::oauth_config(&fake);
     // No snapshot held: the tree is prepared as a new one, and nothing is written.
     let snapshots = Arc::new(tempfile::tempdir().unwrap());
     let dir = snapshots.clone();
     in_every_context(
         "trees::fetch_and_prepare",
         move || {
-            let oauth = OAuthClient::new(endpoints.clone(), credentials.clone())
-                .map_err(|e| e.to_string())?;
+            let oauth = OAuthClient::from_config(&oauth_config).map_err(|e| e.to_string())?;
             let tokens = Arc::new(ApplicationTokenProvider::new(oauth));
             let client = TaxonomyClient::new(config.clone(), tokens).map_err(|e| e.to_string())?;
             let results =

@@ -97,15 +97,14 @@ fn the_blocking_client_takes_a_leaf_category_a_category_and_a_site() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_async_client_takes_a_leaf_category_a_category_and_a_site() {
     use marketplace_client::aio::oauth::{
-        ApplicationTokenProvider, Credentials, Endpoints, OAuthClient,
+        ApplicationTokenProvider, Endpoints, OAuthClient, OAuthConfig,
     };
     use marketplace_client::aio::taxonomy::TaxonomyClient;
 
     let fake = fake();
     let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url()).unwrap();
-    let oauth = OAuthClient::new(
-        endpoints,
-        Credentials::new(fake.client_id(), fake.client_secret()),
+    let oauth = OAuthClient::from_config(
+        &OAuthConfig::new(endpoints).with_credentials(fake.client_id(), fake.client_secret()),
     )
     .unwrap();
     let tokens = Arc::new(ApplicationTokenProvider::new(oauth));

@@ -194,9 +194,9 @@ fn malformed_redirects_are_errors_not_panics() {
 #[test]
 fn consent_needs_a_redirect_uri() {
     let fake = FakeMarketplace::new();
-    let client = marketplace_client::oauth::OAuthClient::new(
-        endpoints(&fake),
-        marketplace_client::oauth::Credentials::new(fake.client_id(), fake.client_secret()),
+    let client = marketplace_client::oauth::OAuthClient::from_config(
+        &marketplace_client::oauth::OAuthConfig::new(endpoints(&fake))
+            .with_credentials(fake.client_id(), fake.client_secret()),
     )
     .unwrap();
     let err = client.consent_request(&ScopeSet::default()).unwrap_err();

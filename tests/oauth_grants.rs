@@ -212,12 +212,51 @@ fn refresh_request_is_exact() {
     );
 }
 
+/// A client is built from a configuration, on either front: without the application id or
+/// the certificate id it is refused with the error naming the missing setting (as with
+/// `OAuthConfig::from_env`); what the builder methods set is what the client holds.
+#[test]
+fn a_client_from_a_configuration_names_a_missing_credential() {
+    use marketplace_client::aio::oauth::OAuthClient as AsyncClient;
+    use marketplace_client::oauth::{Endpoints, OAuthClient, OAuthConfig};
+    let without = OAuthConfig::new(Endpoints::sandbox());
+    let mut id_only = OAuthConfig::new(Endpoints::sandbox()).with_credentials("MyApp-SBX-1", "c");
+    id_only.client_secret = None;
+    for (config, missing) in [
+        (&without, "MARKETPLACE_CLIENT_ID is not set"),
+        (&id_only, "MARKETPLACE_CLIENT_SECRET is not set"),
+    ] {
+        let blocking = OAuthClient::from_config(config).unwrap_err();
+        assert!(
+            matches!(&blocking, OAuthError::Config(e) if e.to_string().contains(missing)),
+            "{blocking}"
+        );
+        let aio = AsyncClient::from_config(config).unwrap_err();
+        assert!(
+            matches!(&aio, OAuthError::Config(e) if e.to_string().contains(missing)),
+            "{aio}"
+        );
+    }
+    let config = OAuthConfig::new(Endpoints::sandbox())
+        .with_credentials("MyApp-SBX-1", "SBX-cert")
+        .with_redirect_uri(RU_NAME);
+    let blocking = OAuthClient::from_config(&config).unwrap();
+    let aio = AsyncClient::from_config(&config).unwrap();
+    for (client_id, redirect_uri) in [
+        (blocking.client_id(), blocking.redirect_uri()),
+        (aio.client_id(), aio.redirect_uri()),
+    ] {
+        assert_eq!(client_id.as_str(), "MyApp-SBX-1");
+        assert_eq!(redirect_uri, Some(RU_NAME));
+    }
+}
+
 #[test]
 fn wrong_credentials_are_invalid_client() {
     let fake = FakeMarketplace::new();
-    let client = marketplace_client::oauth::OAuthClient::new(
-        endpoints(&fake),
-        marketplace_client::oauth::Credentials::new(fake.client_id(), "wrong"),
+    let client = marketplace_client::oauth::OAuthClient::from_config(
+        &marketplace_client::oauth::OAuthConfig::new(endpoints(&fake))
+            .with_credentials(fake.client_id(), "wrong"),
     )
     .unwrap();
     let err = client.client_credentials(&ScopeSet::default()).unwrap_err();
@@ -403,9 +442,11 @@ fn connection_refused_is_a_transport_error() {
         l.local_addr().unwrap().port()
     };
     let base = format!("http://127.0.0.1:{port}");
-    let client = marketplace_client::oauth::OAuthClient::new(
-        marketplace_client::oauth::Endpoints::custom(&base, &base).unwrap(),
-        marketplace_client::oauth::Credentials::new("id", "secret"),
+    let client = marketplace_client::oauth::OAuthClient::from_config(
+        &marketplace_client::oauth::OAuthConfig::new(
+            marketplace_client::oauth::Endpoints::custom(&base, &base).unwrap(),
+        )
+        .with_credentials("id", "secret"),
     )
     .unwrap();
     let err = client.client_credentials(&ScopeSet::default()).unwrap_err();

@@ -77,9 +77,11 @@ fn containers_of_secrets_print_no_secret() {
         ..FakeConfig::default()
     })
     .unwrap();
-    let credentials = Credentials::new(fake.client_id(), CLIENT_SECRET).with_redirect_uri(RU_NAME);
-    check_debug("Credentials", &credentials, &[CLIENT_SECRET]);
-    let client = Arc::new(OAuthClient::new(endpoints(&fake), credentials).unwrap());
+    let config = OAuthConfig::new(endpoints(&fake))
+        .with_credentials(fake.client_id(), CLIENT_SECRET)
+        .with_redirect_uri(RU_NAME);
+    check_debug("OAuthConfig::with_credentials", &config, &[CLIENT_SECRET]);
+    let client = Arc::new(OAuthClient::from_config(&config).unwrap());
     check_debug("OAuthClient", &client, &[CLIENT_SECRET]);
 
     let config = OAuthConfig::from_lookup(|name| match name {
@@ -236,8 +238,9 @@ fn support_client_id() -> &'static str {
 fn client_for_secret(fake: &FakeMarketplace) -> OAuthClient {
     assert_eq!(fake.client_id(), support_client_id());
     OAuthClient::with_timeout(
-        endpoints(fake),
-        Credentials::new(fake.client_id(), CLIENT_SECRET).with_redirect_uri(RU_NAME),
+        &OAuthConfig::new(endpoints(fake))
+            .with_credentials(fake.client_id(), CLIENT_SECRET)
+            .with_redirect_uri(RU_NAME),
         Duration::from_secs(1),
     )
     .unwrap()

@@ -201,7 +201,7 @@ fn explicit_forms_never_fall_back() {
 #[test]
 fn presets_use_the_documented_path_and_the_production_scope() {
     use marketplace_client::oauth::{
-        Credentials, Endpoints, OAuthClient, OAuthError, OAuthErrorCode, ScopeSet,
+        Endpoints, OAuthClient, OAuthConfig, OAuthError, OAuthErrorCode, ScopeSet,
     };
     use marketplace_client::taxonomy::ClientConfig;
     for config in [ClientConfig::production(), ClientConfig::sandbox()] {
@@ -211,9 +211,8 @@ fn presets_use_the_documented_path_and_the_production_scope() {
     // the sandbox-host one with invalid_scope; so does the fake.
     let fake = fake();
     let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url()).unwrap();
-    let oauth = OAuthClient::new(
-        endpoints,
-        Credentials::new(fake.client_id(), fake.client_secret()),
+    let oauth = OAuthClient::from_config(
+        &OAuthConfig::new(endpoints).with_credentials(fake.client_id(), fake.client_secret()),
     )
     .unwrap();
     let sandbox_default = Endpoints::sandbox().default_scope();
@@ -889,9 +888,9 @@ fn oauth_failure_is_an_oauth_error() {
     let fake = fake();
     let endpoints =
         marketplace_client::oauth::Endpoints::custom(&fake.base_url(), &fake.auth_url()).unwrap();
-    let oauth = marketplace_client::oauth::OAuthClient::new(
-        endpoints,
-        marketplace_client::oauth::Credentials::new(fake.client_id(), "wrong-secret"),
+    let oauth = marketplace_client::oauth::OAuthClient::from_config(
+        &marketplace_client::oauth::OAuthConfig::new(endpoints)
+            .with_credentials(fake.client_id(), "wrong-secret"),
     )
     .unwrap();
     let tokens = std::sync::Arc::new(marketplace_client::oauth::ApplicationTokenProvider::new(

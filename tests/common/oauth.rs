@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use fake_marketplace::{AUTHORIZE_PATH, FakeMarketplace};
-use marketplace_client::oauth::{ConsentRequest, Credentials, Endpoints, OAuthClient};
+use marketplace_client::oauth::{ConsentRequest, Endpoints, OAuthClient, OAuthConfig};
 
 /// The RuName the tests use as redirect_uri.
 pub const RU_NAME: &str = "Fake_Company-FakeApp-PRD-abcdefghi";
@@ -14,19 +14,21 @@ pub fn endpoints(fake: &FakeMarketplace) -> Endpoints {
     Endpoints::custom(&fake.base_url(), &fake.auth_url()).expect("loopback endpoints")
 }
 
-/// The fake's credentials with [`RU_NAME`] as redirect URI.
-pub fn credentials(fake: &FakeMarketplace) -> Credentials {
-    Credentials::new(fake.client_id(), fake.client_secret()).with_redirect_uri(RU_NAME)
+/// The fake's endpoints and credentials, with [`RU_NAME`] as redirect URI.
+pub fn oauth_config(fake: &FakeMarketplace) -> OAuthConfig {
+    OAuthConfig::new(endpoints(fake))
+        .with_credentials(fake.client_id(), fake.client_secret())
+        .with_redirect_uri(RU_NAME)
 }
 
 /// A client of the fake.
 pub fn client(fake: &FakeMarketplace) -> OAuthClient {
-    OAuthClient::new(endpoints(fake), credentials(fake)).expect("client")
+    OAuthClient::from_config(&oauth_config(fake)).expect("client")
 }
 
 /// A client of the fake with a request time-out.
 pub fn client_with_timeout(fake: &FakeMarketplace, timeout: Duration) -> OAuthClient {
-    OAuthClient::with_timeout(endpoints(fake), credentials(fake), timeout).expect("client")
+    OAuthClient::with_timeout(&oauth_config(fake), timeout).expect("client")
 }
 
 /// A reqwest client that does not follow redirects.
@@ -96,9 +98,10 @@ pub fn closed_port() -> u16 {
 pub fn client_for_port(port: u16) -> OAuthClient {
     let base = format!("http://127.0.0.1:{port}");
     let config = fake_marketplace::FakeConfig::default();
-    OAuthClient::new(
-        Endpoints::custom(&base, &base).expect("loopback endpoints"),
-        Credentials::new(config.client_id, config.client_secret).with_redirect_uri(RU_NAME),
+    OAuthClient::from_config(
+        &OAuthConfig::new(Endpoints::custom(&base, &base).expect("loopback endpoints"))
+            .with_credentials(config.client_id, config.client_secret)
+            .with_redirect_uri(RU_NAME),
     )
     .expect("client")
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use fake_marketplace::FakeMarketplace;
 use marketplace_client::oauth::{
-    AccessTokenSource, ApplicationTokenProvider, Credentials, Endpoints, OAuthClient,
+    AccessTokenSource, ApplicationTokenProvider, Endpoints, OAuthClient, OAuthConfig,
 };
 use marketplace_client::taxonomy::{ClientConfig, TaxonomyClient};
 use marketplace_client::test_util::RecordingSleeper;
@@ -21,9 +21,8 @@ pub fn fake() -> FakeMarketplace {
 /// A token provider that asks the fake's token endpoint (so token requests can be counted).
 pub fn tokens(fake: &FakeMarketplace) -> Arc<dyn AccessTokenSource> {
     let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url()).expect("endpoints");
-    let client = OAuthClient::new(
-        endpoints,
-        Credentials::new(fake.client_id(), fake.client_secret()),
+    let client = OAuthClient::from_config(
+        &OAuthConfig::new(endpoints).with_credentials(fake.client_id(), fake.client_secret()),
     )
     .expect("oauth client");
     Arc::new(ApplicationTokenProvider::new(client))

@@ -47,7 +47,7 @@
 //! let _token = app.access_token().await?; // one token request per expiry for the fleet
 //!
 //! let environment = SharedTokenRequest::environment_of(&oauth.endpoints);
-//! let client_id = oauth.credentials()?.client_id;
+//! let client_id = oauth.require_client_id()?;
 //! let store = Arc::new(PgRefreshTokenStore::new(pool, keyring, environment, client_id.as_str()));
 //! let seller = UserTokenProvider::new(client, store, "seller-1").with_shared_cache(shared);
 //! let _token = seller.access_token().await?;

@@ -35,7 +35,7 @@
 //! ```
 //! use std::sync::Arc;
 //! use marketplace_client::Marketplace;
-//! use marketplace_client::oauth::{ApplicationTokenProvider, Credentials, Endpoints, OAuthClient};
+//! use marketplace_client::oauth::{ApplicationTokenProvider, Endpoints, OAuthClient, OAuthConfig};
 //! use marketplace_client::taxonomy::{TaxonomyClient, ClientConfig};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -43,7 +43,8 @@
 //! # let base_url = fake.base_url();
 //! # let (app_id, cert_id) = (fake.client_id(), fake.client_secret());
 //! let endpoints = Endpoints::custom(&base_url, &base_url)?; // Endpoints::production() on eBay
-//! let client = OAuthClient::new(endpoints.clone(), Credentials::new(app_id, cert_id))?;
+//! let config = OAuthConfig::new(endpoints.clone()).with_credentials(app_id, cert_id);
+//! let client = OAuthClient::from_config(&config)?;
 //! let tokens = Arc::new(ApplicationTokenProvider::new(client)); // one request per expiry
 //! let taxonomy = TaxonomyClient::new(ClientConfig::from_endpoints(&endpoints), tokens)?;
 //!

@@ -28,7 +28,7 @@ use axum::routing::get;
 use fake_marketplace::FakeMarketplace;
 use marketplace_client::Marketplace;
 use marketplace_client::aio::oauth::{
-    AccessTokenSource, ApplicationTokenProvider, Credentials, Endpoints, OAuthClient, OAuthConfig,
+    AccessTokenSource, ApplicationTokenProvider, Endpoints, OAuthClient, OAuthConfig,
 };
 use marketplace_client::aio::taxonomy::{ClientConfig, TaxonomyClient};
 use serde::{Deserialize, Serialize};
@@ -68,9 +68,8 @@ pub fn client_for_fake(
     fake: &FakeMarketplace,
 ) -> Result<Arc<TaxonomyClient>, Box<dyn std::error::Error>> {
     let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url())?;
-    let oauth = OAuthClient::new(
-        endpoints,
-        Credentials::new(fake.client_id(), fake.client_secret()),
+    let oauth = OAuthClient::from_config(
+        &OAuthConfig::new(endpoints).with_credentials(fake.client_id(), fake.client_secret()),
     )?;
     Ok(shared_client(
         oauth,

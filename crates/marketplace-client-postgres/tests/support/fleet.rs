@@ -12,7 +12,7 @@ use std::time::Duration;
 use base64::Engine as _;
 use fake_marketplace::FakeMarketplace;
 use marketplace_client::aio::oauth::{
-    AccessTokenSource, ApplicationTokenProvider, Credentials, Endpoints, OAuthClient,
+    AccessTokenSource, ApplicationTokenProvider, Endpoints, OAuthClient, OAuthConfig,
 };
 use marketplace_client::oauth::SharedTokenRequest;
 use marketplace_client_postgres::{
@@ -40,9 +40,9 @@ pub fn endpoints(fake: &FakeMarketplace) -> Endpoints {
 }
 
 pub fn client(fake: &FakeMarketplace) -> OAuthClient {
-    OAuthClient::new(
-        endpoints(fake),
-        Credentials::new(fake.client_id(), fake.client_secret())
+    OAuthClient::from_config(
+        &OAuthConfig::new(endpoints(fake))
+            .with_credentials(fake.client_id(), fake.client_secret())
             .with_redirect_uri("Fake_Company-FakeApp-PRD-abcdefghi"),
     )
     .expect("client")
@@ -163,9 +163,9 @@ pub mod worker {
         let lease = Duration::from_millis(var("FLEET_LEASE_MS").parse().unwrap());
         let cache = PgTokenCache::new(pool.clone(), keyring).with_lease(lease);
         let base = var("FLEET_BASE");
-        let client = OAuthClient::new(
-            Endpoints::custom(&base, &base).unwrap(),
-            Credentials::new(var("FLEET_CLIENT_ID"), var("FLEET_CLIENT_SECRET")),
+        let client = OAuthClient::from_config(
+            &OAuthConfig::new(Endpoints::custom(&base, &base).unwrap())
+                .with_credentials(var("FLEET_CLIENT_ID"), var("FLEET_CLIENT_SECRET")),
         )
         .unwrap();
         let provider =

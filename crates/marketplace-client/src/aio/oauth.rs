@@ -4,10 +4,11 @@
 //! adding `.await`.
 //!
 //! ```no_run
-//! use marketplace_client::aio::oauth::{AccessTokenSource, ApplicationTokenProvider, Credentials, Endpoints, OAuthClient};
+//! use marketplace_client::aio::oauth::{AccessTokenSource, ApplicationTokenProvider, Endpoints, OAuthClient, OAuthConfig};
 //!
 //! # async fn run() -> Result<(), marketplace_client::oauth::OAuthError> {
-//! let client = OAuthClient::new(Endpoints::production(), Credentials::new("MyApp-PRD-1", "PRD-cert-id"))?;
+//! let config = OAuthConfig::new(Endpoints::production()).with_credentials("MyApp-PRD-1", "PRD-cert-id");
+//! let client = OAuthClient::from_config(&config)?;
 //! let provider = ApplicationTokenProvider::new(client);
 //! let token = provider.access_token().await?; // one request, however many tasks ask at once
 //! let _header = format!("Bearer {}", token.secret());
@@ -34,13 +35,13 @@ use crate::oauth::lock;
 use crate::oauth::shared;
 use tracing::Instrument as _;
 
-use crate::oauth::Clock;
 pub use crate::oauth::{
     AccessToken, AuthorizationCode, CachedToken, ClientId, ClientSecret, ConfigError,
-    ConsentRequest, Credentials, CsrfState, Endpoints, Environment, FileStore, Grant, HttpOptions,
-    MemoryStore, OAuthConfig, OAuthError, OAuthErrorCode, RefreshToken, ScopeSet, SharedCacheError,
-    SharedToken, SharedTokenRequest, StoreError, StoredRefreshToken, TokenResponse,
+    ConsentRequest, CsrfState, Endpoints, Environment, FileStore, Grant, HttpOptions, MemoryStore,
+    OAuthConfig, OAuthError, OAuthErrorCode, RefreshToken, ScopeSet, SharedCacheError, SharedToken,
+    SharedTokenRequest, StoreError, StoredRefreshToken, TokenResponse,
 };
+use crate::oauth::{Clock, Credentials};
 
 /// A boxed future that can be sent between threads: what the traits of this module return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -64,31 +65,23 @@ impl std::fmt::Debug for OAuthClient {
 }
 
 impl OAuthClient {
-    /// A client with the default time-out (30 s).
-    pub fn new(endpoints: Endpoints, credentials: Credentials) -> Result<Self, OAuthError> {
-        Self::with_options(endpoints, credentials, HttpOptions::default())
+    /// A client with the endpoints and credentials of `config` and the default time-out
+    /// (30 s); [`OAuthError::Config`] naming the missing setting when `config` has no
+    /// application id or no certificate id.
+    pub fn from_config(config: &OAuthConfig) -> Result<Self, OAuthError> {
+        Self::with_options(config, HttpOptions::default())
     }
 
-    /// A client whose requests give up after `timeout`.
-    pub fn with_timeout(
-        endpoints: Endpoints,
-        credentials: Credentials,
-        timeout: Duration,
-    ) -> Result<Self, OAuthError> {
-        Self::with_options(
-            endpoints,
-            credentials,
-            HttpOptions::default().with_timeout(timeout),
-        )
+    /// [`from_config`](Self::from_config) with requests that give up after `timeout`.
+    pub fn with_timeout(config: &OAuthConfig, timeout: Duration) -> Result<Self, OAuthError> {
+        Self::with_options(config, HttpOptions::default().with_timeout(timeout))
     }
 
-    /// A client with its own HTTP options (time-outs, proxy, user agent, extra root
-    /// certificates).
-    pub fn with_options(
-        endpoints: Endpoints,
-        credentials: Credentials,
-        options: HttpOptions,
-    ) -> Result<Self, OAuthError> {
+    /// [`from_config`](Self::from_config) with its own HTTP options (time-outs, proxy, user
+    /// agent, extra root certificates).
+    pub fn with_options(config: &OAuthConfig, options: HttpOptions) -> Result<Self, OAuthError> {
+        let credentials = config.credentials()?;
+        let endpoints = config.endpoints.clone();
         let http = super::transport::client(endpoints.base_url(), &options)
             .map_err(|message| OAuthError::Transport { message })?;
         Ok(Self {
@@ -97,11 +90,6 @@ impl OAuthClient {
             http,
             timeout: options.timeout,
         })
-    }
-
-    /// A client with the endpoints and credentials of `config`.
-    pub fn from_config(config: &OAuthConfig) -> Result<Self, OAuthError> {
-        Self::new(config.endpoints.clone(), config.credentials()?)
     }
 
     /// The endpoints.

@@ -5,16 +5,17 @@ use std::time::{Duration, Instant};
 
 use crate::core::token::{self, DEFAULT_TIMEOUT, TokenCall, TokenResponse};
 use crate::oauth::{
-    AuthorizationCode, ClientId, Credentials, Endpoints, HttpOptions, OAuthError, RefreshToken,
-    ScopeSet,
+    AuthorizationCode, ClientId, Credentials, Endpoints, HttpOptions, OAuthConfig, OAuthError,
+    RefreshToken, ScopeSet,
 };
 
 /// A client of the token endpoint for one application.
 ///
 /// ```no_run
-/// use marketplace_client::oauth::{Credentials, Endpoints, OAuthClient, ScopeSet};
+/// use marketplace_client::oauth::{Endpoints, OAuthClient, OAuthConfig, ScopeSet};
 /// # fn main() -> Result<(), marketplace_client::oauth::OAuthError> {
-/// let client = OAuthClient::new(Endpoints::sandbox(), Credentials::new("MyApp-SBX-1", "SBX-secret"))?;
+/// let config = OAuthConfig::new(Endpoints::sandbox()).with_credentials("MyApp-SBX-1", "SBX-secret");
+/// let client = OAuthClient::from_config(&config)?;
 /// // An application token for the default scope ({base_url}/oauth/api_scope).
 /// let token = client.client_credentials(&ScopeSet::default())?;
 /// println!("valid for {} s", token.expires_in.as_secs());
@@ -38,32 +39,25 @@ impl std::fmt::Debug for OAuthClient {
 }
 
 impl OAuthClient {
-    /// A client with the default time-out (30 s).
-    pub fn new(endpoints: Endpoints, credentials: Credentials) -> Result<Self, OAuthError> {
-        Self::with_timeout(endpoints, credentials, DEFAULT_TIMEOUT)
+    /// A client with the endpoints and credentials of `config` and the default time-out
+    /// (30 s); [`OAuthError::Config`] naming the missing setting when `config` has no
+    /// application id or no certificate id.
+    pub fn from_config(config: &OAuthConfig) -> Result<Self, OAuthError> {
+        Self::with_timeout(config, DEFAULT_TIMEOUT)
     }
 
-    /// A client whose requests give up after `timeout`. A time-out too long for the clock
-    /// (up to [`Duration::MAX`]) is taken as no deadline beyond what the HTTP client allows.
-    pub fn with_timeout(
-        endpoints: Endpoints,
-        credentials: Credentials,
-        timeout: Duration,
-    ) -> Result<Self, OAuthError> {
-        Self::with_options(
-            endpoints,
-            credentials,
-            HttpOptions::default().with_timeout(timeout),
-        )
+    /// [`from_config`](Self::from_config) with requests that give up after `timeout`. A
+    /// time-out too long for the clock (up to [`Duration::MAX`]) is taken as no deadline
+    /// beyond what the HTTP client allows.
+    pub fn with_timeout(config: &OAuthConfig, timeout: Duration) -> Result<Self, OAuthError> {
+        Self::with_options(config, HttpOptions::default().with_timeout(timeout))
     }
 
-    /// A client with its own HTTP options (time-outs, proxy, user agent, extra root
-    /// certificates).
-    pub fn with_options(
-        endpoints: Endpoints,
-        credentials: Credentials,
-        options: HttpOptions,
-    ) -> Result<Self, OAuthError> {
+    /// [`from_config`](Self::from_config) with its own HTTP options (time-outs, proxy, user
+    /// agent, extra root certificates).
+    pub fn with_options(config: &OAuthConfig, options: HttpOptions) -> Result<Self, OAuthError> {
+        let credentials = config.credentials()?;
+        let endpoints = config.endpoints.clone();
         // A token request carries credentials: the client never follows a redirect with them.
         let http = super::transport::client(endpoints.base_url(), &options)
             .map_err(|message| OAuthError::Transport { message })?;

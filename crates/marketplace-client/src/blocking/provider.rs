@@ -697,9 +697,10 @@ impl Shared {
 }
 
 impl OAuthConfig {
-    /// A client of the token endpoint with these endpoints and credentials.
+    /// A client of the token endpoint with these endpoints and credentials
+    /// ([`OAuthClient::from_config`]).
     pub fn client(&self) -> Result<OAuthClient, OAuthError> {
-        OAuthClient::new(self.endpoints.clone(), self.credentials()?)
+        OAuthClient::from_config(self)
     }
 
     /// The application-token source this configuration describes: the ready token of

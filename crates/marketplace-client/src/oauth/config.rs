@@ -266,35 +266,23 @@ fn parse_base(name: &str, value: &str) -> Result<Url, ConfigError> {
     Ok(url)
 }
 
-/// The application's credentials for the token endpoint.
+/// The application's credentials, checked present: what a client of the token endpoint holds
+/// ([`OAuthConfig::credentials`] builds them).
 #[derive(Debug, Clone)]
-pub struct Credentials {
+pub(crate) struct Credentials {
     /// The application id.
-    pub client_id: ClientId,
+    pub(crate) client_id: ClientId,
     /// The certificate id.
-    pub client_secret: ClientSecret,
+    pub(crate) client_secret: ClientSecret,
     /// The redirect URI of the consent flow (a RuName or a URL); needed for user tokens only.
-    pub redirect_uri: Option<String>,
+    pub(crate) redirect_uri: Option<String>,
 }
 
-impl Credentials {
-    /// Credentials without a redirect URI (enough for application tokens).
-    pub fn new(client_id: impl Into<String>, client_secret: impl Into<String>) -> Self {
-        Self {
-            client_id: ClientId::new(client_id),
-            client_secret: ClientSecret::new(client_secret),
-            redirect_uri: None,
-        }
-    }
-
-    /// Sets the redirect URI (RuName) of the consent flow.
-    pub fn with_redirect_uri(mut self, redirect_uri: impl Into<String>) -> Self {
-        self.redirect_uri = Some(redirect_uri.into());
-        self
-    }
-}
-
-/// Everything read from the environment and the configuration file.
+/// The hosts and the application's settings: read from the environment and the configuration
+/// file of the official SDKs ([`from_env`](Self::from_env)), or set in code
+/// ([`new`](Self::new), [`with_credentials`](Self::with_credentials),
+/// [`with_redirect_uri`](Self::with_redirect_uri)). A client of the token endpoint is built
+/// from it ([`OAuthClient::from_config`](crate::oauth::OAuthClient::from_config)).
 ///
 /// # Environment variables
 ///
@@ -345,7 +333,18 @@ impl Credentials {
 /// })
 /// .unwrap();
 /// assert_eq!(config.endpoints.environment(), Environment::Sandbox);
-/// assert_eq!(config.credentials().unwrap().client_id.as_str(), "MyApp-SBX-123");
+/// assert_eq!(config.require_client_id().unwrap().as_str(), "MyApp-SBX-123");
+/// ```
+///
+/// The same settings in code, for a program that keeps them elsewhere:
+///
+/// ```
+/// use marketplace_client::oauth::{Endpoints, OAuthConfig};
+/// let config = OAuthConfig::new(Endpoints::sandbox())
+///     .with_credentials("MyApp-SBX-123", "SBX-secret")
+///     .with_redirect_uri("My_Company-MyApp-SBX-abcdefg"); // the RuName; user tokens only
+/// assert_eq!(config.require_client_id().unwrap().as_str(), "MyApp-SBX-123");
+/// assert_eq!(config.require_redirect_uri().unwrap(), "My_Company-MyApp-SBX-abcdefg");
 /// ```
 #[derive(Debug, Clone)]
 pub struct OAuthConfig {
@@ -387,7 +386,8 @@ impl OAuthConfig {
 }
 
 impl OAuthConfig {
-    /// A configuration with endpoints only.
+    /// A configuration with endpoints only (set the credentials with
+    /// [`with_credentials`](Self::with_credentials)).
     pub fn new(endpoints: Endpoints) -> Self {
         Self {
             endpoints,
@@ -398,6 +398,25 @@ impl OAuthConfig {
             access_token: None,
             config_file: None,
         }
+    }
+
+    /// Sets the application id and the certificate id (what `MARKETPLACE_CLIENT_ID` and
+    /// `MARKETPLACE_CLIENT_SECRET` set): enough for application tokens.
+    pub fn with_credentials(
+        mut self,
+        client_id: impl Into<String>,
+        client_secret: impl Into<String>,
+    ) -> Self {
+        self.client_id = Some(ClientId::new(client_id));
+        self.client_secret = Some(ClientSecret::new(client_secret));
+        self
+    }
+
+    /// Sets the redirect URI of the consent flow (what `MARKETPLACE_REDIRECT_URI` sets): the
+    /// application's RuName, or a URL. Needed for user tokens only.
+    pub fn with_redirect_uri(mut self, redirect_uri: impl Into<String>) -> Self {
+        self.redirect_uri = Some(redirect_uri.into());
+        self
     }
 
     /// Reads the process environment (see [`OAuthConfig`] for the variable names).
@@ -532,15 +551,21 @@ impl OAuthConfig {
         Ok(())
     }
 
-    /// The client credentials, or an error naming the missing setting.
-    pub fn credentials(&self) -> Result<Credentials, ConfigError> {
-        let client_id = self.client_id.clone().ok_or_else(|| ConfigError::Missing {
+    /// The application id, or an error naming the missing setting.
+    pub fn require_client_id(&self) -> Result<&ClientId, ConfigError> {
+        self.client_id.as_ref().ok_or_else(|| ConfigError::Missing {
             name: ENV_CLIENT_ID.into(),
             hint: format!(
                 "set it to the application id (or `appid` under `{}` in the file named by {ENV_CONFIG_FILE})",
                 self.endpoints.host_key()
             ),
-        })?;
+        })
+    }
+
+    /// The client credentials, or an error naming the missing setting (the application id
+    /// first, then the certificate id).
+    pub(crate) fn credentials(&self) -> Result<Credentials, ConfigError> {
+        let client_id = self.require_client_id()?.clone();
         let client_secret = self.client_secret.clone().ok_or_else(|| ConfigError::Missing {
             name: ENV_CLIENT_SECRET.into(),
             hint: format!(
@@ -567,7 +592,7 @@ pub(crate) fn require_redirect_uri(redirect_uri: Option<&str>) -> Result<&str, C
     redirect_uri.ok_or_else(|| ConfigError::Missing {
         name: ENV_REDIRECT_URI.into(),
         hint: "set it to the application's RuName, or a loopback URL such as \
-               http://127.0.0.1:8976/callback (in code: Credentials::with_redirect_uri)"
+               http://127.0.0.1:8976/callback (in code: OAuthConfig::with_redirect_uri)"
             .into(),
     })
 }

@@ -57,11 +57,12 @@ impl ConsentRequest {
     /// (replacing a `prompt` set before).
     ///
     /// ```
-    /// use marketplace_client::oauth::{Credentials, Endpoints, OAuthClient, ScopeSet};
+    /// use marketplace_client::oauth::{Endpoints, OAuthClient, OAuthConfig, ScopeSet};
     /// # fn main() -> Result<(), marketplace_client::oauth::OAuthError> {
-    /// let credentials = Credentials::new("MyApp-SBX-1", "SBX-secret")
+    /// let config = OAuthConfig::new(Endpoints::sandbox())
+    ///     .with_credentials("MyApp-SBX-1", "SBX-secret")
     ///     .with_redirect_uri("My_Company-MyApp-SBX-abc");
-    /// let client = OAuthClient::new(Endpoints::sandbox(), credentials)?;
+    /// let client = OAuthClient::from_config(&config)?;
     /// let request = client
     ///     .consent_request(&ScopeSet::default())?
     ///     .with_prompt("login")

@@ -9,10 +9,11 @@
 //! per expiry however many threads ask.
 //!
 //! ```no_run
-//! use marketplace_client::oauth::{AccessTokenSource, ApplicationTokenProvider, Credentials, Endpoints, OAuthClient};
+//! use marketplace_client::oauth::{AccessTokenSource, ApplicationTokenProvider, Endpoints, OAuthClient, OAuthConfig};
 //!
 //! # fn main() -> Result<(), marketplace_client::oauth::OAuthError> {
-//! let client = OAuthClient::new(Endpoints::production(), Credentials::new("MyApp-PRD-1", "PRD-cert-id"))?;
+//! let config = OAuthConfig::new(Endpoints::production()).with_credentials("MyApp-PRD-1", "PRD-cert-id");
+//! let client = OAuthClient::from_config(&config)?;
 //! let provider = ApplicationTokenProvider::new(client);
 //! let token = provider.access_token()?;
 //! let _header = format!("Bearer {}", token.secret());
@@ -42,9 +43,10 @@
 //! use marketplace_client::oauth::*;
 //!
 //! # fn main() -> Result<(), OAuthError> {
-//! let credentials = Credentials::new("MyApp-PRD-1", "PRD-cert-id")
+//! let config = OAuthConfig::new(Endpoints::production())
+//!     .with_credentials("MyApp-PRD-1", "PRD-cert-id")
 //!     .with_redirect_uri("My_Company-MyApp-PRD-abcdefg"); // the RuName
-//! let client = Arc::new(OAuthClient::new(Endpoints::production(), credentials)?);
+//! let client = Arc::new(OAuthClient::from_config(&config)?);
 //! let scopes = ScopeSet::new(["https://api.ebay.com/oauth/api_scope/sell.inventory"]);
 //!
 //! // 1. The consent URL, with a fresh random state.
@@ -100,7 +102,8 @@ pub use crate::core::cache::CachedToken;
 pub(crate) use crate::core::cache::Clock;
 pub(crate) use crate::core::token::MAX_RETRY_AFTER;
 pub use crate::core::token::TokenResponse;
-pub use config::{Credentials, Endpoints, Environment, OAuthConfig};
+pub(crate) use config::Credentials;
+pub use config::{Endpoints, Environment, OAuthConfig};
 pub(crate) use config::{is_loopback, require_redirect_uri};
 pub use consent::ConsentRequest;
 pub use error::{ConfigError, Grant, OAuthError, OAuthErrorCode, StoreError};
