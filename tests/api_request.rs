@@ -395,3 +395,31 @@ fn the_taxonomy_error_is_the_api_error() {
         marketplace_client::taxonomy::ApiError::Invalid(_)
     ));
 }
+
+/// An error body parsed outside a call (stored, or received through another client) is
+/// sanitized as a call's would be: a token-like value and control characters the service
+/// echoed do not reach the error's text, while the model's decoding keeps the text as sent.
+#[test]
+fn an_error_body_parsed_outside_a_call_is_sanitized() {
+    let body = br#"{"errors":[{"errorId":1001,"domain":"OAuth","category":"REQUEST",
+        "message":"Invalid access token: access_token=v^1.1#i^1#ECHOED-TOKEN \u001b[31mred",
+        "parameters":[{"name":"code","value":"code=v^1.1#i^1#ECHOED-CODE"}]}]}"#;
+    let raw = marketplace_client::model::decode::service_errors(body).expect("an error body");
+    assert!(
+        raw[0].message.contains("ECHOED-TOKEN"),
+        "{:?}",
+        raw[0].message
+    );
+
+    let err =
+        ApiError::from_error_body(401, "https://api.ebay.com/x", body).expect("an error body");
+    assert_eq!(err.error_id(), Some(1001));
+    let shown = format!("{err} {err:?}");
+    for leak in ["ECHOED-TOKEN", "ECHOED-CODE", "\u{1b}"] {
+        assert!(!shown.contains(leak), "{leak:?} in {shown}");
+    }
+
+    let rate_limited = ApiError::from_error_body(429, "https://api.ebay.com/x", body).unwrap();
+    assert!(rate_limited.is_retryable());
+    assert!(ApiError::from_error_body(400, "u", b"<html>").is_none());
+}

@@ -1,7 +1,6 @@
 //! # taxonomy-macros
 //!
-//! `category!` turns a category id or a full path into a
-//! [`taxonomy_data::LeafCategory`](../taxonomy_data/struct.LeafCategory.html), checked at
+//! `category!` turns a category id or a full path into a `taxonomy_data::LeafCategory`, checked at
 //! compile time against the very tables `taxonomy-data` compiles into your program.
 //! Only leaf categories accept listings, so anything else is a compile error that says what to
 //! write instead.

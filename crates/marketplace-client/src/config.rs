@@ -49,7 +49,8 @@ pub(crate) const DEFAULT_MAX_DECOMPRESSED_BYTES: u64 = 16 * 1024 * 1024 * 1024;
 /// (which reads the common settings) and
 /// [`taxonomy::TaxonomyClient::new`](crate::taxonomy::TaxonomyClient::new) (which reads them
 /// all, and sends its calls through the generic request with the same settings), and the
-/// same two of the async front. A setting means the same in both.
+/// same two of the async front. A common setting means the same in both; the tree path, the
+/// language and the download limits are the taxonomy client's only.
 ///
 /// ```
 /// use std::time::Duration;

@@ -129,8 +129,9 @@ pub fn compatibility_property_values(
 
 /// The errors of an error body (`{"errors": [...]}`, as every eBay REST API answers a failed
 /// call); `None` when `body` is not one, or lists no error. The texts are kept as the service
-/// sent them: sanitize before printing an error body you did not get from
-/// `marketplace-client` (whose `ApiError` carries them sanitized).
+/// sent them, which may echo what the request sent (a token, a control character):
+/// `marketplace-client`'s `ApiError::from_error_body` gives the same errors sanitized, as
+/// its calls report them.
 pub fn service_errors(body: &[u8]) -> Option<Vec<ServiceError>> {
     wire::<ErrorBody>(body)
         .ok()

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::model::ServiceError;
+use crate::model::{ErrorParameter, ServiceError};
 use crate::oauth::OAuthError;
 use crate::oauth::redact::Redactor;
 use taxonomy_tree::decode::DecodeError;
@@ -21,26 +21,33 @@ pub(crate) fn parse_error_body_redacted(
     Some(errors)
 }
 
-/// Passes every text the service sent through `redactor`.
+/// Passes every text the service sent through `redactor`. The error is taken apart whole, so
+/// a field added to `ServiceError` does not compile here until it is cleaned too.
 fn redact(error: &mut ServiceError, redactor: &Redactor) {
+    let ServiceError {
+        error_id: _,
+        domain,
+        subdomain,
+        category,
+        message,
+        long_message,
+        input_ref_ids,
+        output_ref_ids,
+        parameters,
+    } = error;
     let clean = |s: &mut String| *s = redactor.text(s);
-    for s in [
-        &mut error.domain,
-        &mut error.subdomain,
-        &mut error.category,
-        &mut error.long_message,
-    ]
-    .into_iter()
-    .flatten()
+    for s in [domain, subdomain, category, long_message]
+        .into_iter()
+        .flatten()
     {
         clean(s);
     }
-    clean(&mut error.message);
-    error.input_ref_ids.iter_mut().for_each(clean);
-    error.output_ref_ids.iter_mut().for_each(clean);
-    for p in &mut error.parameters {
-        clean(&mut p.name);
-        clean(&mut p.value);
+    clean(message);
+    input_ref_ids.iter_mut().for_each(clean);
+    output_ref_ids.iter_mut().for_each(clean);
+    for ErrorParameter { name, value } in parameters {
+        clean(name);
+        clean(value);
     }
 }
 
@@ -290,6 +297,38 @@ impl ApiError {
             ApiError::NoDefaultTree { .. } => Some(204),
             _ => None,
         }
+    }
+
+    /// The error that the service's answer `body` with `status` (of a call of `url`) is, as a
+    /// call would report it: every text passed through the sanitizer (token-like values and
+    /// control characters removed, cut to 512 bytes). `None` when `body` is not the service's
+    /// error body (`{"errors": [...]}`) or lists no error. For an error body stored or
+    /// received some other way.
+    ///
+    /// ```
+    /// use marketplace_client::api::ApiError;
+    /// let body = br#"{"errors":[{"errorId":62005,"domain":"API_TAXONOMY","category":"REQUEST",
+    ///   "message":"The specified category ID does not belong to the specified category tree."}]}"#;
+    /// let err = ApiError::from_error_body(400, "https://api.ebay.com/…", body).unwrap();
+    /// assert_eq!(err.error_id(), Some(62005));
+    /// assert!(!err.is_retryable());
+    /// ```
+    pub fn from_error_body(status: u16, url: impl Into<String>, body: &[u8]) -> Option<ApiError> {
+        let errors = parse_error_body_redacted(body, &Redactor::new())?;
+        let url = url.into();
+        Some(if status == 429 {
+            ApiError::RateLimited {
+                url,
+                retry_after: None,
+                errors,
+            }
+        } else {
+            ApiError::Service {
+                status,
+                url,
+                errors,
+            }
+        })
     }
 
     /// The service's errors, when its error body was received.

@@ -37,7 +37,8 @@ impl Problem {
 /// One authenticated request to any of the service's REST APIs (Inventory, Account,
 /// Fulfillment, Taxonomy, …), built and then sent by a client
 /// ([`ApiClient::send`](super::ApiClient::send)), which adds `Authorization: Bearer …` from
-/// its token source, renews the token on a 401, retries and backs off.
+/// its token source, renews the token on a 401, retries and backs off. The methods are those
+/// eBay's REST APIs use: `GET`, `POST`, `PUT` and `DELETE` (one constructor each).
 ///
 /// The path is below the client's base URL (`/sell/inventory/v1/inventory_item/SKU-1`) and
 /// taken as written (already percent-encoded; characters a path cannot hold, such as a space,

@@ -18,7 +18,7 @@ pub enum TreePath {
     /// getCategoryTree. The default of the production and sandbox hosts.
     Path,
     /// `GET {base_url}/commerce/taxonomy/v1/category_tree/get?category_tree_id=N`: the tree id
-    /// as a query parameter, as the API contract this project started from states it.
+    /// as a query parameter (the form this project first targeted, kept as a setting).
     Query,
     /// Try [`Path`](TreePath::Path) first; on a 404 or the service's "tree not found" answer
     /// (errorId 62004) try [`Query`](TreePath::Query) once, and remember the form that worked
