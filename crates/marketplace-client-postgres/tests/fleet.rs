@@ -123,7 +123,7 @@ async fn eight_processes_of_32_tasks_make_one_token_request() {
     );
     assert_eq!(
         row.fence, 2,
-        "one lease for the seeder, one for the whole fleet"
+        "one lease for the process that seeded the row, one for the whole fleet"
     );
 }
 

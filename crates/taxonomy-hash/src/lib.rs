@@ -18,7 +18,7 @@
 //!
 //! # Quick start
 //!
-//! A lookup in a table of one key (the generator, `taxonomy-codegen`, finds the seed, the
+//! A lookup in a table of one key (the generator, `taxonomy-codegen`, finds the hash seed, the
 //! bucket shift and the pilots that give every key a slot of its own):
 //!
 //! ```

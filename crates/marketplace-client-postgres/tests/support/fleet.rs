@@ -71,7 +71,7 @@ pub async fn seed_expired(db: &TestDb, key: &CacheKey) {
         .try_lease(key, "seeder", Duration::from_secs(5))
         .await
         .unwrap()
-        .expect("the seeder's lease");
+        .expect("the lease of the process that seeds the row");
     let past = db_now(&db.pool).await.unwrap() - Duration::from_secs(60);
     let token = NewCachedToken {
         token: "expired-token-of-the-fleet",
