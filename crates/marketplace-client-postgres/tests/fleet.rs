@@ -203,6 +203,18 @@ async fn consent(
     (request, code)
 }
 
+/// The database's refresh-token store of `client`'s application, with a 2 s time-out so
+/// that a stopped database answers quickly.
+fn user_store(db: &TestDb, client: &OAuthClient, fake: &FakeMarketplace) -> PgRefreshTokenStore {
+    PgRefreshTokenStore::new(
+        db.pool.clone(),
+        keyring(),
+        SharedTokenRequest::environment_of(client.endpoints()),
+        fake.client_id(),
+    )
+    .with_timeout(Duration::from_secs(2))
+}
+
 async fn every_call_succeeds_while_the_database_is_stopped() {
     let mut db = TestDb::with_own_server().await;
     migrate(&db.pool).await.unwrap();
@@ -213,15 +225,7 @@ async fn every_call_succeeds_while_the_database_is_stopped() {
     .unwrap();
     let client = Arc::new(client(&fake));
     let cache = Arc::new(PgTokenCache::new(db.pool.clone(), keyring()));
-    let store = Arc::new(
-        PgRefreshTokenStore::new(
-            db.pool.clone(),
-            keyring(),
-            SharedTokenRequest::environment_of(client.endpoints()),
-            fake.client_id(),
-        )
-        .with_timeout(Duration::from_secs(2)),
-    );
+    let store = Arc::new(user_store(&db, &client, &fake));
     let app = ApplicationTokenProvider::new(client.clone()).with_shared_cache(cache.clone());
     let user = UserTokenProvider::new(client.clone(), store.clone(), "seller-1")
         .with_shared_cache(cache.clone());
@@ -369,15 +373,7 @@ async fn a_refusal_of_a_token_from_memory_is_the_store_being_down() {
     migrate(&db.pool).await.unwrap();
     let fake = FakeMarketplace::new();
     let client = Arc::new(client(&fake));
-    let store = Arc::new(
-        PgRefreshTokenStore::new(
-            db.pool.clone(),
-            keyring(),
-            SharedTokenRequest::environment_of(client.endpoints()),
-            fake.client_id(),
-        )
-        .with_timeout(Duration::from_secs(2)),
-    );
+    let store = Arc::new(user_store(&db, &client, &fake));
     let user = UserTokenProvider::new(client.clone(), store.clone(), "seller-1");
     let scopes = ScopeSet::new([fake.scope("/sell.inventory")]);
     let (request, code) = consent(&client, &scopes).await;

@@ -421,7 +421,7 @@ impl Fetched {
     /// The body as JSON of type `T`; an error that names where it failed (and, for a field of
     /// the wrong shape, which field), sanitized.
     pub(crate) fn json<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
-        serde_json::from_slice(&self.bytes).map_err(|e| self.not_json(&e))
+        serde_json::from_slice(&self.bytes).map_err(|e| self.not_json(e))
     }
 
     /// An answer that `taxonomy-model`'s decoder refused: not the JSON of the call's answer,
@@ -430,31 +430,29 @@ impl Fetched {
     pub(crate) fn undecoded(&self, error: taxonomy_model::decode::DecodeError) -> ApiError {
         use taxonomy_model::decode::DecodeError;
         match error {
-            DecodeError::Json(e) => self.not_json(&e),
+            DecodeError::Json(e) => self.not_json(e),
             DecodeError::Field(reason) => self.unexpected(reason),
             other => self.unexpected(other.to_string()),
         }
     }
 
-    /// The answer's body did not parse as `json` expected.
-    fn not_json(&self, e: &serde_json::Error) -> ApiError {
-        let reason = match e.classify() {
-            // "invalid type: string \"…\", expected u32": it names the field's expected
-            // type and may quote the body, so it passes the request's sanitizer.
-            serde_json::error::Category::Data => format!(
-                "not the documented shape: {}{}",
-                self.redactor.text(&e.to_string()),
-                field_before(&self.bytes, e.line(), e.column())
-                    .map(|f| format!(" (in field \"{}\")", self.redactor.text(&f)))
-                    .unwrap_or_default()
-            ),
-            // Syntax and EOF errors would quote nothing useful: where it failed is enough.
-            category => format!(
-                "not the expected JSON ({category:?} error at line {} column {})",
-                e.line(),
-                e.column()
-            ),
+    /// The answer's body did not parse as `json` expected: `taxonomy-model`'s wording of a
+    /// JSON decode error (one for the client and the model), sanitized, and for a value of the
+    /// wrong shape the field it stood in.
+    fn not_json(&self, e: serde_json::Error) -> ApiError {
+        // "invalid type: string \"…\", expected u32" names the field's expected type and may
+        // quote the body, so it passes the request's sanitizer; syntax and EOF errors quote
+        // nothing and say where they failed.
+        let field = match e.classify() {
+            serde_json::error::Category::Data => field_before(&self.bytes, e.line(), e.column()),
+            _ => None,
         };
+        let mut reason = self
+            .redactor
+            .text(&taxonomy_model::decode::DecodeError::Json(e).to_string());
+        if let Some(field) = field {
+            reason.push_str(&format!(" (in field \"{}\")", self.redactor.text(&field)));
+        }
         self.unexpected(reason)
     }
 
