@@ -801,3 +801,62 @@ fn a_missing_account_names_the_flag_to_pass() {
         );
     }
 }
+
+/// A URL of another scheme in `MARKETPLACE_TOKEN_STORE` or `--store` (a JDBC URL pasted from
+/// a Java service's settings) is refused, naming its scheme only: the password it holds is
+/// never printed, and no file is created under its name, whatever the command.
+#[test]
+fn a_store_url_of_another_scheme_is_refused_without_echoing_it() {
+    const PASSWORD: &str = "hunter2-S3cret";
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let cwd = tempfile::tempdir().unwrap();
+    let urls = [
+        format!("jdbc:postgresql://db.internal:5432/backend?user=backend&password={PASSWORD}"),
+        format!("mysql://backend:{PASSWORD}@db.internal/backend"),
+        format!("postgress://backend:{PASSWORD}@db.internal/backend"),
+    ];
+    for url in &urls {
+        let scheme = url.split("://").next().unwrap();
+        for (how, args) in [
+            ("the variable, consent", vec![]),
+            ("the variable", vec!["--input", "stdin"]),
+            ("the variable", vec!["status"]),
+            ("the variable", vec!["list"]),
+            ("the variable", vec!["token"]),
+            ("the variable", vec!["forget"]),
+            ("the flag", vec!["--store", url.as_str(), "status"]),
+        ] {
+            let mut command = consent(&fake, home.path(), RU_NAME);
+            command.current_dir(cwd.path()).args(&args);
+            if how.starts_with("the variable") {
+                command.env("MARKETPLACE_TOKEN_STORE", url);
+            }
+            let mut child = command.spawn().unwrap();
+            // Unfixed, the command printed a consent URL: play the seller, so that what it
+            // does with the refresh token shows.
+            let (first, stdout) = read_url(&mut child);
+            if first.starts_with("http") {
+                let landed = visit_consent(&first);
+                let _ = writeln!(child.stdin.as_mut().unwrap(), "{landed}");
+            }
+            let output = finish(child, stdout);
+            let (out, err) = (text(&output.stdout), text(&output.stderr));
+            let all = format!("{first}\n{out}\n{err}");
+            assert!(!output.status.success(), "{how} {args:?} {url}: {all}");
+            assert!(!all.contains(PASSWORD), "{how} {args:?}: {all}");
+            assert!(!all.contains("db.internal"), "{how} {args:?}: {all}");
+            assert!(
+                err.contains(&format!("{scheme}://")),
+                "{how} {args:?}: {err}"
+            );
+            assert!(err.contains("postgres://"), "{how} {args:?}: {err}");
+            let created: Vec<_> = std::fs::read_dir(cwd.path())
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect();
+            assert!(created.is_empty(), "{how} {args:?}: created {created:?}");
+        }
+    }
+    assert!(fake.token_requests().is_empty(), "no code was spent");
+}

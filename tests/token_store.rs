@@ -208,3 +208,41 @@ async fn consent_list_shows_the_accounts_of_the_database_soonest_expiry_first() 
     assert!(lines[2].starts_with("late-seller\t"), "{stdout}");
     assert!(!stdout.contains("rt-"), "no token is printed: {stdout}");
 }
+
+/// `snapshot` with a URL of another scheme as its token store fails, naming the scheme only
+/// (never the password), instead of sharing nothing in silence.
+#[test]
+fn a_store_url_of_another_scheme_is_refused_without_echoing_it() {
+    const PASSWORD: &str = "hunter2-S3cret";
+    let fake = FakeMarketplace::new();
+    let cwd = tempfile::tempdir().unwrap();
+    let url =
+        format!("jdbc:postgresql://db.internal:5432/backend?user=backend&password={PASSWORD}");
+    for flag in [false, true] {
+        let mut command = common::clean_command(env!("CARGO_BIN_EXE_snapshot"));
+        command
+            .current_dir(cwd.path())
+            .args(["refresh", "--check", "--sites", "EBAY_US", "--dir"])
+            .arg(common::snapshots_dir())
+            .env("MARKETPLACE_BASE_URL", fake.base_url())
+            .env("MARKETPLACE_CLIENT_ID", fake.client_id())
+            .env("MARKETPLACE_CLIENT_SECRET", fake.client_secret())
+            .env("MARKETPLACE_TOKEN_KEY", token_key());
+        if flag {
+            command.args(["--token-store", &url]);
+        } else {
+            command.env("MARKETPLACE_TOKEN_STORE", &url);
+        }
+        let out = command.output().unwrap();
+        let all = format!(
+            "{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!out.status.success(), "flag {flag}: {all}");
+        assert!(!all.contains(PASSWORD), "flag {flag}: {all}");
+        assert!(all.contains("jdbc:postgresql://"), "flag {flag}: {all}");
+        assert!(std::fs::read_dir(cwd.path()).unwrap().next().is_none());
+    }
+    assert!(fake.token_requests().is_empty(), "nothing was asked");
+}
