@@ -85,8 +85,13 @@ pub fn from_setting(setting: Option<String>) -> Result<Option<Store>, String> {
 pub fn migrate_or_warn(store: &TokenStore) {
     if let Err(e) = store.migrate() {
         tracing::warn!(reason = %e, "the PostgreSQL token store cannot be reached; going on without it");
-        eprintln!(
-            "warning: the PostgreSQL token store cannot be reached ({e}); this process asks for its own token"
+        // Never a panic on a closed standard error; the database's text escaped as the
+        // commands escape what they print.
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "warning: the PostgreSQL token store cannot be reached ({}); this process asks for its own token",
+            taxonomy_tree::tree::escaped(&e.to_string())
         );
     }
 }

@@ -12,6 +12,11 @@
 //! Settings come from the `MARKETPLACE_*` environment variables of
 //! `marketplace_client::oauth::OAuthConfig`; the flags override them.
 
+// Before the modules that print: `errln!` (stderr: escaped, never a panic).
+#[path = "shared/output.rs"]
+#[macro_use]
+#[allow(dead_code, unused_macros)] // `consent` writes no JSON and prints through `out()`
+mod output;
 #[path = "shared/verbosity.rs"]
 mod verbosity;
 
@@ -34,12 +39,13 @@ mod live {
     };
     use marketplace_toolkit::token_store::{self, ENV_TOKEN_STORE};
 
-    /// Writes `line` and a newline to standard output: an error (a closed pipe) is returned,
-    /// where `println!` would panic.
+    use crate::output::escaped;
+
+    /// Writes `line` and a newline to standard output, escaped for a terminal; a closed pipe
+    /// ends the command quietly (`crate::output::write`), where `println!` would panic.
     fn out(line: &str) -> std::io::Result<()> {
-        let mut stdout = std::io::stdout().lock();
-        writeln!(stdout, "{line}")?;
-        stdout.flush()
+        crate::output::write(format_args!("{line}\n"));
+        Ok(())
     }
 
     /// Where the refresh tokens are: a file, or the PostgreSQL store shared by a fleet.
@@ -200,7 +206,7 @@ mod live {
                 ExitCode::from(141)
             }
             Err(e) => {
-                eprintln!("error: {e}");
+                errln!("error: {e}");
                 ExitCode::FAILURE
             }
         }
@@ -251,7 +257,7 @@ mod live {
             }
             Command::Forget => {
                 store.as_dyn().remove(&cli.account)?;
-                eprintln!(
+                errln!(
                     "Removed the refresh token of account {:?} from {}",
                     cli.account,
                     store.describe()
@@ -309,19 +315,19 @@ mod live {
         }
     };
 
-        eprintln!("Open this address in a browser and grant consent:");
+        errln!("Open this address in a browser and grant consent:");
         out(request.url().as_str())?;
 
         let code = match listener {
             Some((listener, path)) => {
-                eprintln!(
+                errln!(
                     "Waiting for the browser to come back to {} …",
                     client.redirect_uri().unwrap_or_default()
                 );
                 catch_redirect(listener, &path, &request, Duration::from_secs(args.wait))?
             }
             None => {
-                eprintln!("Then paste the full address your browser ended on and press Enter:");
+                errln!("Then paste the full address your browser ended on and press Enter:");
                 let mut line = String::new();
                 std::io::stdin().lock().read_line(&mut line)?;
                 let line = zeroize::Zeroizing::new(line);
@@ -343,11 +349,11 @@ mod live {
             Store::File(file) => format!("{} (mode 0600)", file.path().display()),
             Store::Postgres { .. } => "the PostgreSQL token store (encrypted)".into(),
         };
-        eprintln!(
+        errln!(
             "Stored the refresh token of account {account:?} in {place}{}.",
             describe_expiry(record.expires_at)
         );
-        eprintln!("Scopes: {}", record.scopes);
+        errln!("Scopes: {}", escaped(&record.scopes.to_string()));
         Ok(())
     }
 
@@ -468,7 +474,7 @@ mod live {
             let target = match read_request_target(&stream, connection_deadline) {
                 Ok(target) => target,
                 Err(reason) => {
-                    eprintln!("Ignored a request to the listener: {reason}; still waiting …");
+                    errln!("Ignored a request to the listener: {reason}; still waiting …");
                     respond(&stream, "400 Bad Request", "Bad request.");
                     continue;
                 }
@@ -498,7 +504,7 @@ mod live {
                 }
                 Err(e) => {
                     // The error's text is sanitized (no secrets, no control characters).
-                    eprintln!(
+                    errln!(
                         "Ignored a request to {path} that is not this consent request's redirect \
                          ({e}); still waiting …"
                     );
@@ -630,9 +636,9 @@ mod live {
             }
             .into());
         };
-        out(&format!("account: {account}"))?;
+        out(&format!("account: {}", escaped(account)))?;
         out(&format!("store: {}", store.describe()))?;
-        out(&format!("scopes: {}", record.scopes))?;
+        out(&format!("scopes: {}", escaped(&record.scopes.to_string())))?;
         if store.as_dyn().needs_consent(account)? {
             out("refresh token: refused by the server (revoked): needs consent")?;
             return Err(format!(
@@ -680,7 +686,7 @@ mod live {
         // Soonest expiry first; unknown expiries last.
         rows.sort_by(|a, b| (a.1.is_none(), a.1, &a.0).cmp(&(b.1.is_none(), b.1, &b.0)));
         if rows.is_empty() {
-            eprintln!("No refresh token is stored in {}.", store.describe());
+            errln!("No refresh token is stored in {}.", store.describe());
             return Ok(());
         }
         const SOON: Duration = Duration::from_secs(30 * 86_400);
@@ -701,7 +707,7 @@ mod live {
             } else {
                 ""
             };
-            out(&format!("{account}\t{expiry}{mark}"))?;
+            out(&format!("{}\t{expiry}{mark}", escaped(&account)))?;
         }
         Ok(())
     }
