@@ -80,17 +80,23 @@ pub fn from_setting(setting: Option<String>) -> Result<Option<Store>, String> {
     Ok(Some(Store::Postgres(store)))
 }
 
-/// Creates or updates the store's tables; when the database cannot be reached, warns and goes
-/// on (a token call then asks the token endpoint itself).
+/// Creates or updates the store's tables; when that fails (the database cannot be reached,
+/// or it refused the migration), warns, saying which, and goes on (a token call then asks
+/// the token endpoint itself).
 pub fn migrate_or_warn(store: &TokenStore) {
     if let Err(e) = store.migrate() {
-        tracing::warn!(reason = %e, "the PostgreSQL token store cannot be reached; going on without it");
+        let what = if e.is_unreachable() {
+            "cannot be reached"
+        } else {
+            "refused to create or update its tables"
+        };
+        tracing::warn!(reason = %e, "the PostgreSQL token store {what}; going on without it");
         // Never a panic on a closed standard error; the database's text escaped as the
         // commands escape what they print.
         use std::io::Write as _;
         let _ = writeln!(
             std::io::stderr().lock(),
-            "warning: the PostgreSQL token store cannot be reached ({}); this process asks for its own token",
+            "warning: the PostgreSQL token store {what} ({}); this process asks for its own token",
             taxonomy_tree::tree::escaped(&e.to_string())
         );
     }

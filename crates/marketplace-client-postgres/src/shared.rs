@@ -284,7 +284,7 @@ impl PgTokenCache {
                 tracing::warn!(reason = %e, "a cached token cannot be read; it will be replaced");
                 Ok(None)
             }
-            Ok(Err(e)) => Err(SharedCacheError::Unavailable(e.to_string())),
+            Ok(Err(e)) => Err(self.unavailable(e).await),
             Err(_) => Err(self.too_slow()),
         }
     }
@@ -297,9 +297,16 @@ impl PgTokenCache {
     ) -> Result<T, SharedCacheError> {
         match tokio::time::timeout_at(deadline, statement).await {
             Ok(Ok(value)) => Ok(value),
-            Ok(Err(e)) => Err(SharedCacheError::Unavailable(e.to_string())),
+            Ok(Err(e)) => Err(self.unavailable(e).await),
             Err(_) => Err(self.too_slow()),
         }
+    }
+
+    /// `e` as the cache's unavailability. The pool's "timed out while waiting for an open
+    /// connection" says nothing of why: one direct attempt finds it (refused, …).
+    async fn unavailable(&self, e: Error) -> SharedCacheError {
+        let probe = self.db_timeout.min(Duration::from_secs(3));
+        SharedCacheError::Unavailable(e.explained(self.cache.pool(), probe).await.to_string())
     }
 
     /// `statement`, bounded by the time-out; any failure is "unavailable".
