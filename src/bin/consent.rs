@@ -146,6 +146,13 @@ mod live {
         /// List the accounts with a stored refresh token, those expiring soonest first (eBay's
         /// are valid for 18 months), marking those that expire within 30 days or need consent.
         List,
+        /// Copy the refresh tokens of a store file (such as the one a failed save rescued)
+        /// into the configured store, one account at a time, keeping a newer token the store
+        /// already holds; says what it did with each account, never the token.
+        Import {
+            /// The store file to read (it is left as it is).
+            file: PathBuf,
+        },
     }
 
     #[derive(clap::Args)]
@@ -265,6 +272,7 @@ mod live {
                 Ok(())
             }
             Command::List => list(&store),
+            Command::Import { file } => import(&store, &file),
         }
     }
 
@@ -397,8 +405,10 @@ mod live {
                 "the consent went through, but its refresh token could not be stored in \
                  {store} ({error}).\nThe refresh token was saved instead in {} (mode 0600), \
                  under account {account:?}: use that file as the store (--store or \
-                 {ENV_TOKEN_STORE}), or move it to {store} once that is fixed, if {store} held \
-                 no other account. There is no need to consent again.",
+                 {ENV_TOKEN_STORE}), or, once {store} is fixed, import it there with \
+                 `cargo run --bin consent -- import {}` (with the same --store or \
+                 {ENV_TOKEN_STORE}). There is no need to consent again.",
+                path.display(),
                 path.display(),
             ),
             None => format!(
@@ -408,6 +418,94 @@ mod live {
                  consent again."
             ),
         }
+    }
+
+    /// `consent import FILE`: each account of the store file `file` into `store`. An account
+    /// whose token the store already holds, or holds a newer one of (a later expiry), is left
+    /// as the store has it; one marked as needing consent is not imported. Each account is
+    /// one save (atomic in both stores), or a compare and swap over the token the store held,
+    /// so a consent saved meanwhile is never overwritten.
+    fn import(store: &Store, file: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
+        let source = FileStore::new(file);
+        if let Store::File(target) = store
+            && std::fs::canonicalize(target.path()).ok() == std::fs::canonicalize(file).ok()
+        {
+            return Err(format!(
+                "{} is the configured store itself: pass the store to import into with --store \
+                 or {ENV_TOKEN_STORE}",
+                file.display()
+            )
+            .into());
+        }
+        let accounts = source.accounts()?;
+        if accounts.is_empty() {
+            return Err(format!(
+                "{} holds no refresh token: nothing was imported",
+                file.display()
+            )
+            .into());
+        }
+        let target = store.as_dyn();
+        let (mut imported, mut failed) = (0, 0);
+        for account in accounts {
+            let name = format!("{account:?}");
+            let Some(record) = source.load(&account)? else {
+                continue;
+            };
+            if source.needs_consent(&account)? {
+                errln!(
+                    "{name}: not imported: its refresh token was refused (revoked); consent again"
+                );
+                continue;
+            }
+            let done = match target.load(&account)? {
+                None => target.save(&account, &record).map(|()| "imported"),
+                Some(held) if held.refresh_token.ct_eq(&record.refresh_token) => {
+                    Ok("already in the store")
+                }
+                // Unknown expiries count as older than any known one; when neither is
+                // known, the store's is kept.
+                Some(held)
+                    if record.expires_at.is_none() || held.expires_at >= record.expires_at =>
+                {
+                    Ok("kept: the store holds a newer refresh token")
+                }
+                Some(held) => {
+                    target
+                        .replace(&account, &held.refresh_token, &record)
+                        .map(|swapped| {
+                            if swapped {
+                                "imported, replacing an older refresh token"
+                            } else {
+                                "kept: the store's refresh token changed meanwhile"
+                            }
+                        })
+                }
+            };
+            match done {
+                Ok(what) => {
+                    if what.starts_with("imported") {
+                        imported += 1;
+                    }
+                    errln!("{name}: {what}");
+                }
+                Err(e) => {
+                    failed += 1;
+                    errln!("{name}: not imported: {e}");
+                }
+            }
+        }
+        errln!(
+            "Imported {imported} refresh token(s) from {} into {}; {} is left as it was (delete \
+             it once the import is checked: it holds refresh tokens).",
+            file.display(),
+            store.describe(),
+            file.display()
+        );
+        if failed > 0 {
+            return Err(format!("{failed} account(s) could not be imported").into());
+        }
+        Ok(())
     }
 
     /// The socket address and path to listen on, when the redirect URI is a loopback URL.
