@@ -140,10 +140,16 @@ impl TokenStore {
                     Ok(done) => done,
                     Err(_) => {
                         let _ = tokio::time::timeout(timeout, pool.close()).await;
-                        Err(Error::TimedOut {
-                            operation: "migrate the token store's schema",
-                            after: timeout,
-                        })
+                        // No answer in time: a refused connection says so (the pool keeps
+                        // trying a refused one until its own time-out).
+                        let operation = "migrate the token store's schema";
+                        match Error::unreachable(&pool, operation, timeout.min(PROBE)).await {
+                            Some(unreachable) => Err(unreachable),
+                            None => Err(Error::TimedOut {
+                                operation,
+                                after: timeout,
+                            }),
+                        }
                     }
                 }
             })

@@ -161,30 +161,41 @@ impl Error {
     /// connection attempt, within `within`, gives the driver's reason (refused, unknown host,
     /// authentication). When that attempt succeeds the pool was busy, and `self` stays.
     pub(crate) async fn explained(self, pool: &sqlx::PgPool, within: std::time::Duration) -> Error {
-        use sqlx::Connection as _;
         let operation = match &self {
             _ if !self.is_pool_timeout() => return self,
             Error::Database { operation, .. } => *operation,
             _ => "migrate the token store's schema",
         };
+        match Error::unreachable(pool, operation, within).await {
+            Some(unreachable) => unreachable,
+            None => self,
+        }
+    }
+
+    /// [`Error::Unreachable`] with the driver's reason when one direct connection attempt to
+    /// the database of `pool` fails within `within`; `None` when it connects.
+    pub(crate) async fn unreachable(
+        pool: &sqlx::PgPool,
+        operation: &'static str,
+        within: std::time::Duration,
+    ) -> Option<Error> {
+        use sqlx::Connection as _;
         let options = pool.connect_options();
         let server = format!("{}:{}", options.get_host(), options.get_port());
-        match tokio::time::timeout(within, sqlx::PgConnection::connect_with(&options)).await {
-            Ok(Ok(connection)) => {
-                let _ = connection.close().await;
-                self
-            }
-            Ok(Err(reason)) => Error::Unreachable {
-                operation,
-                server,
-                reason: reason.to_string(),
-            },
-            Err(_) => Error::Unreachable {
-                operation,
-                server,
-                reason: format!("no answer within {} ms", within.as_millis()),
-            },
-        }
+        let reason =
+            match tokio::time::timeout(within, sqlx::PgConnection::connect_with(&options)).await {
+                Ok(Ok(connection)) => {
+                    let _ = connection.close().await;
+                    return None;
+                }
+                Ok(Err(reason)) => reason.to_string(),
+                Err(_) => format!("no answer within {} ms", within.as_millis()),
+            };
+        Some(Error::Unreachable {
+            operation,
+            server,
+            reason,
+        })
     }
 }
 
