@@ -1,7 +1,9 @@
 //! `MARKETPLACE_TOKEN_STORE` and `--token-store` for the commands: a `postgres://` URL is the
 //! token store shared by a fleet (marketplace-client-postgres: encrypted refresh tokens and a
-//! shared access-token cache, under the key in `MARKETPLACE_TOKEN_KEY`); anything else is the
-//! path of a refresh-token file.
+//! shared access-token cache, under the key in `MARKETPLACE_TOKEN_KEY`); a URL of any other
+//! scheme (anything with `://`, such as a pasted `jdbc:postgresql://…`) is refused, naming its
+//! scheme only (the rest may hold a password); anything else is the path of a refresh-token
+//! file.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -20,7 +22,8 @@ pub const TOKEN_STORE_HELP: &str = "Where tokens are shared (overrides MARKETPLA
     postgres://user:password@host/database URL shares one application token with every process \
     that uses the same database (one token request per expiry for the whole fleet; the tokens are \
     encrypted under MARKETPLACE_TOKEN_KEY). When the database is down, the command asks for its \
-    own token and warns. A file path (a refresh-token file) shares nothing here.";
+    own token and warns. A file path (a refresh-token file) shares nothing here; a URL of any other \
+    scheme is refused.";
 
 /// Where tokens are kept.
 pub enum Store {
@@ -36,6 +39,24 @@ pub fn is_database_url(setting: &str) -> bool {
     lower.starts_with("postgres://") || lower.starts_with("postgresql://")
 }
 
+/// What `setting` is when it looks like a URL (it holds `://`) that is not a database URL:
+/// "a jdbc:postgresql:// URL" for a JDBC URL. A scheme that is not made of letters, digits,
+/// `+-.:` (at most 40 of them) is named only as "a URL of another scheme", so that nothing
+/// else of the value is ever printed.
+pub(crate) fn other_scheme(setting: &str) -> Option<String> {
+    let (scheme, _) = setting.trim_start().split_once("://")?;
+    let plain = !scheme.is_empty()
+        && scheme.len() <= 40
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.' | ':'));
+    Some(if plain {
+        format!("a {scheme}:// URL")
+    } else {
+        "a URL of another scheme".to_owned()
+    })
+}
+
 /// The store `setting` names (the flag, else `MARKETPLACE_TOKEN_STORE`); `None` when neither
 /// is set.
 pub fn from_setting(setting: Option<String>) -> Result<Option<Store>, String> {
@@ -43,6 +64,13 @@ pub fn from_setting(setting: Option<String>) -> Result<Option<Store>, String> {
         return Ok(None);
     };
     if !is_database_url(&setting) {
+        if let Some(scheme) = other_scheme(&setting) {
+            return Err(format!(
+                "the token store (--store/--token-store or {ENV_TOKEN_STORE}) is {scheme}; \
+                 only postgres:// and postgresql:// URLs name a token store (a path names a \
+                 refresh-token file). The rest of the value is not shown: it may hold a password."
+            ));
+        }
         return Ok(Some(Store::File(PathBuf::from(setting))));
     }
     let keyring = Keyring::from_env().map_err(|e| {
@@ -52,13 +80,24 @@ pub fn from_setting(setting: Option<String>) -> Result<Option<Store>, String> {
     Ok(Some(Store::Postgres(store)))
 }
 
-/// Creates or updates the store's tables; when the database cannot be reached, warns and goes
-/// on (a token call then asks the token endpoint itself).
+/// Creates or updates the store's tables; when that fails (the database cannot be reached,
+/// or it refused the migration), warns, saying which, and goes on (a token call then asks
+/// the token endpoint itself).
 pub fn migrate_or_warn(store: &TokenStore) {
     if let Err(e) = store.migrate() {
-        tracing::warn!(reason = %e, "the PostgreSQL token store cannot be reached; going on without it");
-        eprintln!(
-            "warning: the PostgreSQL token store cannot be reached ({e}); this process asks for its own token"
+        let what = if e.is_unreachable() {
+            "cannot be reached"
+        } else {
+            "refused to create or update its tables"
+        };
+        tracing::warn!(reason = %e, "the PostgreSQL token store {what}; going on without it");
+        // Never a panic on a closed standard error; the database's text escaped as the
+        // commands escape what they print.
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "warning: the PostgreSQL token store {what} ({}); this process asks for its own token",
+            taxonomy_tree::tree::escaped(&e.to_string())
         );
     }
 }

@@ -423,3 +423,95 @@ fn an_error_body_parsed_outside_a_call_is_sanitized() {
     assert!(rate_limited.is_retryable());
     assert!(ApiError::from_error_body(400, "u", b"<html>").is_none());
 }
+
+/// Every form a URL parser would turn into another path (it drops tab, CR and LF, reads `\`
+/// as `/`, resolves `..`, and a decoding proxy reads `%2e%2e` and `%2f`), or another host,
+/// is refused before anything is sent: over loopback, behind a base URL with a path of its
+/// own, no request reaches any path but the base path with the bearer token.
+#[test]
+fn no_path_form_leaves_the_base_path() {
+    let fake = fake();
+    let config = ClientConfig::for_base_url(&format!("{}/gateway/ebay/", fake.base_url()))
+        .expect("loopback base URL with a path")
+        .with_backoff(Duration::from_millis(1), Duration::from_millis(8));
+    let client = ApiClient::new(config, tokens(&fake))
+        .expect("client")
+        .with_sleeper(Arc::new(RecordingSleeper::default()));
+    let mut bad: Vec<ApiRequest> = [
+        "/sell/.\t./.\t./.\t./other-service/secrets",
+        "/sell/.\r./.\r./.\r./other-service/secrets",
+        "/sell/.\n./.\n./.\n./other-service/secrets",
+        "/sell/\t/x",
+        "/sell/..\\..\\..\\other-service/secrets",
+        "/sell\\other",
+        "/sell/a\u{7f}b",
+        "/sell/a\u{85}b",
+        "/sell/%2e%2e/%2e%2e/other-service/secrets",
+        "/sell/.%2E/other",
+        "/sell/..%2f..%2f..%2fother-service/secrets",
+        "/sell/x%2F..%2F..%2Fother",
+        "/sell/%5c..%5cother",
+        "/sell/a%09b",
+        "/sell/%0d%0aHost: evil",
+        "//evil.example/other-service/secrets",
+        "/\\evil.example/other",
+        "http://evil.example/other-service/secrets",
+        "https:/other-service/secrets",
+        "/sell/http://evil.example/x/../../..",
+    ]
+    .into_iter()
+    .map(ApiRequest::get)
+    .collect();
+    bad.push(ApiRequest::get_segments(["sell", ".\t.", "other"]));
+    bad.push(ApiRequest::get_segments(["sell", "../../other"]));
+    bad.push(ApiRequest::get_segments(["sell", "..\\..\\other"]));
+    bad.push(ApiRequest::get_segments(["sell", "a\nb"]));
+    bad.push(ApiRequest::get("/sell/a").query("na\tme", "v"));
+    bad.push(ApiRequest::get("/sell/a").query("na\\me", "v"));
+    bad.push(ApiRequest::get("/sell/a").query("name\r\n", "v"));
+    for request in bad {
+        let error = client.send(request.clone()).unwrap_err();
+        assert!(
+            matches!(error, ApiError::Invalid(_)),
+            "{request:?} was not refused: {error:?}"
+        );
+    }
+    let sent: Vec<String> = fake
+        .requests()
+        .into_iter()
+        .filter(|r| r.path != fake_marketplace::TOKEN_PATH)
+        .map(|r| format!("{} {}", r.method, r.path))
+        .collect();
+    assert!(sent.is_empty(), "requests reached the host: {sent:?}");
+
+    // What stays inside a segment still goes out, below the base path, exactly.
+    fake.route(
+        "GET",
+        "/gateway/ebay/sell/{rest}",
+        |req, state| match state.check_bearer(req) {
+            Ok(_) => Response::new(204, Vec::new()),
+            Err(refused) => refused,
+        },
+    );
+    for (request, path) in [
+        (
+            ApiRequest::get_segments(["sell", "a/b c..d"]),
+            "/gateway/ebay/sell/a%2Fb%20c..d",
+        ),
+        (ApiRequest::get("/sell/a%2Fb"), "/gateway/ebay/sell/a%2Fb"),
+        (
+            ApiRequest::get("/sell/...").query("q", "a\tb"),
+            "/gateway/ebay/sell/...",
+        ),
+    ] {
+        client.send(request.clone()).expect("sent");
+        assert_eq!(fake.requests_to(path).len(), 1, "{request:?}");
+    }
+    let elsewhere: Vec<String> = fake
+        .requests()
+        .into_iter()
+        .filter(|r| r.path != fake_marketplace::TOKEN_PATH && !r.path.starts_with("/gateway/ebay/"))
+        .map(|r| r.path)
+        .collect();
+    assert!(elsewhere.is_empty(), "{elsewhere:?}");
+}

@@ -801,3 +801,154 @@ fn a_missing_account_names_the_flag_to_pass() {
         );
     }
 }
+
+/// A URL of another scheme in `MARKETPLACE_TOKEN_STORE` or `--store` (a JDBC URL pasted from
+/// a Java service's settings) is refused, naming its scheme only: the password it holds is
+/// never printed, and no file is created under its name, whatever the command.
+#[test]
+fn a_store_url_of_another_scheme_is_refused_without_echoing_it() {
+    const PASSWORD: &str = "hunter2-S3cret";
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let cwd = tempfile::tempdir().unwrap();
+    let urls = [
+        format!("jdbc:postgresql://db.internal:5432/backend?user=backend&password={PASSWORD}"),
+        format!("mysql://backend:{PASSWORD}@db.internal/backend"),
+        format!("postgress://backend:{PASSWORD}@db.internal/backend"),
+    ];
+    for url in &urls {
+        let scheme = url.split("://").next().unwrap();
+        for (how, args) in [
+            ("the variable, consent", vec![]),
+            ("the variable", vec!["--input", "stdin"]),
+            ("the variable", vec!["status"]),
+            ("the variable", vec!["list"]),
+            ("the variable", vec!["token"]),
+            ("the variable", vec!["forget"]),
+            ("the flag", vec!["--store", url.as_str(), "status"]),
+        ] {
+            let mut command = consent(&fake, home.path(), RU_NAME);
+            command.current_dir(cwd.path()).args(&args);
+            if how.starts_with("the variable") {
+                command.env("MARKETPLACE_TOKEN_STORE", url);
+            }
+            let mut child = command.spawn().unwrap();
+            // Unfixed, the command printed a consent URL: play the seller, so that what it
+            // does with the refresh token shows.
+            let (first, stdout) = read_url(&mut child);
+            if first.starts_with("http") {
+                let landed = visit_consent(&first);
+                let _ = writeln!(child.stdin.as_mut().unwrap(), "{landed}");
+            }
+            let output = finish(child, stdout);
+            let (out, err) = (text(&output.stdout), text(&output.stderr));
+            let all = format!("{first}\n{out}\n{err}");
+            assert!(!output.status.success(), "{how} {args:?} {url}: {all}");
+            assert!(!all.contains(PASSWORD), "{how} {args:?}: {all}");
+            assert!(!all.contains("db.internal"), "{how} {args:?}: {all}");
+            assert!(
+                err.contains(&format!("{scheme}://")),
+                "{how} {args:?}: {err}"
+            );
+            assert!(err.contains("postgres://"), "{how} {args:?}: {err}");
+            let created: Vec<_> = std::fs::read_dir(cwd.path())
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect();
+            assert!(created.is_empty(), "{how} {args:?}: created {created:?}");
+        }
+    }
+    assert!(fake.token_requests().is_empty(), "no code was spent");
+}
+
+/// After a failed save, the message says how to bring the rescued token into the store:
+/// `consent import FILE`, which does it, says what it did and prints no token; a second
+/// import changes nothing, and an older file never replaces a newer consent.
+#[test]
+fn a_rescued_token_is_imported_into_the_fixed_store() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("tokens/refresh.json");
+    let mut child = authorize_from_stdin(&fake, home.path(), &store)
+        .spawn()
+        .unwrap();
+    let (url, stdout) = read_url(&mut child);
+    let landed = visit_consent(&url);
+    std::fs::write(&store, "garbage").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&store, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    writeln!(child.stdin.as_mut().unwrap(), "{landed}").unwrap();
+    let output = finish(child, stdout);
+    let stderr = text(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    let rescued = std::fs::read_dir(store.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            name.starts_with("refresh-token-rescued-") && name.ends_with(".json")
+        })
+        .expect("a rescued file");
+    let import = format!("consent -- import {}", rescued.display());
+    assert!(
+        stderr.contains(&import),
+        "the message names the import: {stderr}"
+    );
+    assert!(!stderr.contains("move it"), "{stderr}");
+    let refresh = stored_refresh_token(&rescued);
+
+    // The store fixed (here: the garbage removed), the import brings the token in.
+    std::fs::remove_file(&store).unwrap();
+    let run = |args: &[&str]| {
+        consent(&fake, home.path(), RU_NAME)
+            .args(["--store", store.to_str().unwrap()])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let imported = run(&["import", rescued.to_str().unwrap()]);
+    let said = format!("{}{}", text(&imported.stdout), text(&imported.stderr));
+    assert!(imported.status.success(), "{said}");
+    assert!(said.contains("\"default\": imported"), "{said}");
+    assert!(said.contains("Imported 1 refresh token"), "{said}");
+    assert!(!said.contains(&refresh), "no token printed: {said}");
+    assert_eq!(stored_refresh_token(&store), refresh);
+    let status = run(&["status"]);
+    assert!(status.status.success(), "{}", text(&status.stderr));
+
+    // Again: nothing changes.
+    let again = run(&["import", rescued.to_str().unwrap()]);
+    assert!(again.status.success());
+    assert!(
+        text(&again.stderr).contains("already in the store"),
+        "{}",
+        text(&again.stderr)
+    );
+
+    // An older file (an earlier expiry) does not replace the store's newer token.
+    let older = home.path().join("older.json");
+    let mut json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&rescued).unwrap()).unwrap();
+    json["accounts"]["default"]["refresh_token"] = "rt-older".into();
+    let expiry = &mut json["accounts"]["default"]["expires_at"];
+    if let Some(at) = expiry.as_u64() {
+        *expiry = (at - 86_400).into();
+    }
+    std::fs::write(&older, serde_json::to_vec(&json).unwrap()).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&older, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    let kept = run(&["import", older.to_str().unwrap()]);
+    assert!(kept.status.success(), "{}", text(&kept.stderr));
+    assert!(
+        text(&kept.stderr).contains("kept"),
+        "{}",
+        text(&kept.stderr)
+    );
+    assert_eq!(stored_refresh_token(&store), refresh);
+}

@@ -208,3 +208,105 @@ async fn consent_list_shows_the_accounts_of_the_database_soonest_expiry_first() 
     assert!(lines[2].starts_with("late-seller\t"), "{stdout}");
     assert!(!stdout.contains("rt-"), "no token is printed: {stdout}");
 }
+
+/// `snapshot` with a URL of another scheme as its token store fails, naming the scheme only
+/// (never the password), instead of sharing nothing in silence.
+#[test]
+fn a_store_url_of_another_scheme_is_refused_without_echoing_it() {
+    const PASSWORD: &str = "hunter2-S3cret";
+    let fake = FakeMarketplace::new();
+    let cwd = tempfile::tempdir().unwrap();
+    let url =
+        format!("jdbc:postgresql://db.internal:5432/backend?user=backend&password={PASSWORD}");
+    for flag in [false, true] {
+        let mut command = common::clean_command(env!("CARGO_BIN_EXE_snapshot"));
+        command
+            .current_dir(cwd.path())
+            .args(["refresh", "--check", "--sites", "EBAY_US", "--dir"])
+            .arg(common::snapshots_dir())
+            .env("MARKETPLACE_BASE_URL", fake.base_url())
+            .env("MARKETPLACE_CLIENT_ID", fake.client_id())
+            .env("MARKETPLACE_CLIENT_SECRET", fake.client_secret())
+            .env("MARKETPLACE_TOKEN_KEY", token_key());
+        if flag {
+            command.args(["--token-store", &url]);
+        } else {
+            command.env("MARKETPLACE_TOKEN_STORE", &url);
+        }
+        let out = command.output().unwrap();
+        let all = format!(
+            "{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!out.status.success(), "flag {flag}: {all}");
+        assert!(!all.contains(PASSWORD), "flag {flag}: {all}");
+        assert!(all.contains("jdbc:postgresql://"), "flag {flag}: {all}");
+        assert!(std::fs::read_dir(cwd.path()).unwrap().next().is_none());
+    }
+    assert!(fake.token_requests().is_empty(), "nothing was asked");
+}
+
+/// A port nothing listens on.
+fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+/// A refused connection says it was refused (not "pool timed out"), in `consent` and in
+/// `snapshot`'s warning; a migration the database refuses (a role that may not create
+/// tables) says it was refused (not "cannot be reached").
+#[tokio::test(flavor = "multi_thread")]
+async fn a_refused_connection_and_a_refused_migration_say_so() {
+    let fake = FakeMarketplace::new();
+    let refused = format!(
+        "postgres://backend:hunter2@127.0.0.1:{}/backend",
+        closed_port()
+    );
+    let out = tokio::task::block_in_place(|| {
+        common::clean_command(env!("CARGO_BIN_EXE_consent"))
+            .arg("list")
+            .env("MARKETPLACE_BASE_URL", fake.base_url())
+            .env("MARKETPLACE_AUTH_URL", fake.auth_url())
+            .env("MARKETPLACE_CLIENT_ID", fake.client_id())
+            .env("MARKETPLACE_CLIENT_SECRET", fake.client_secret())
+            .env("MARKETPLACE_TOKEN_STORE", &refused)
+            .env("MARKETPLACE_TOKEN_KEY", token_key())
+            .output()
+            .unwrap()
+    });
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("refused"), "consent: {stderr}");
+    assert!(!stderr.contains("pool timed out"), "consent: {stderr}");
+    assert!(!stderr.contains("hunter2"), "consent: {stderr}");
+    let out = tokio::task::block_in_place(|| check_us(&fake, &refused).wait_with_output().unwrap());
+    let stderr = succeeded(&out);
+    assert!(
+        stderr.contains("cannot be reached") && stderr.contains("refused"),
+        "snapshot: {stderr}"
+    );
+    assert!(!stderr.contains("pool timed out"), "snapshot: {stderr}");
+
+    // A role that may connect but not create tables.
+    let db = TestDb::new().await;
+    sqlx::query("CREATE ROLE mcp_reader LOGIN")
+        .execute(&db.pool)
+        .await
+        .ok();
+    sqlx::query("REVOKE CREATE ON SCHEMA public FROM PUBLIC")
+        .execute(&db.pool)
+        .await
+        .unwrap();
+    let url = db.url();
+    let (scheme, rest) = url.split_once("://").unwrap();
+    let (_, host) = rest.split_once('@').unwrap();
+    let reader = format!("{scheme}://mcp_reader@{host}");
+    let out = tokio::task::block_in_place(|| check_us(&fake, &reader).wait_with_output().unwrap());
+    let stderr = succeeded(&out);
+    assert!(
+        stderr.contains("refused to create or update its tables"),
+        "snapshot: {stderr}"
+    );
+    assert!(!stderr.contains("cannot be reached"), "snapshot: {stderr}");
+}

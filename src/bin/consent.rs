@@ -12,6 +12,11 @@
 //! Settings come from the `MARKETPLACE_*` environment variables of
 //! `marketplace_client::oauth::OAuthConfig`; the flags override them.
 
+// Before the modules that print: `errln!` (stderr: escaped, never a panic).
+#[path = "shared/output.rs"]
+#[macro_use]
+#[allow(dead_code, unused_macros)] // `consent` writes no JSON and prints through `out()`
+mod output;
 #[path = "shared/verbosity.rs"]
 mod verbosity;
 
@@ -34,12 +39,13 @@ mod live {
     };
     use marketplace_toolkit::token_store::{self, ENV_TOKEN_STORE};
 
-    /// Writes `line` and a newline to standard output: an error (a closed pipe) is returned,
-    /// where `println!` would panic.
+    use crate::output::escaped;
+
+    /// Writes `line` and a newline to standard output, escaped for a terminal; a closed pipe
+    /// ends the command quietly (`crate::output::write`), where `println!` would panic.
     fn out(line: &str) -> std::io::Result<()> {
-        let mut stdout = std::io::stdout().lock();
-        writeln!(stdout, "{line}")?;
-        stdout.flush()
+        crate::output::write(format_args!("{line}\n"));
+        Ok(())
     }
 
     /// Where the refresh tokens are: a file, or the PostgreSQL store shared by a fleet.
@@ -140,6 +146,13 @@ mod live {
         /// List the accounts with a stored refresh token, those expiring soonest first (eBay's
         /// are valid for 18 months), marking those that expire within 30 days or need consent.
         List,
+        /// Copy the refresh tokens of a store file (such as the one a failed save rescued)
+        /// into the configured store, one account at a time, keeping a newer token the store
+        /// already holds; says what it did with each account, never the token.
+        Import {
+            /// The store file to read (it is left as it is).
+            file: PathBuf,
+        },
     }
 
     #[derive(clap::Args)]
@@ -200,7 +213,7 @@ mod live {
                 ExitCode::from(141)
             }
             Err(e) => {
-                eprintln!("error: {e}");
+                errln!("error: {e}");
                 ExitCode::FAILURE
             }
         }
@@ -251,7 +264,7 @@ mod live {
             }
             Command::Forget => {
                 store.as_dyn().remove(&cli.account)?;
-                eprintln!(
+                errln!(
                     "Removed the refresh token of account {:?} from {}",
                     cli.account,
                     store.describe()
@@ -259,6 +272,7 @@ mod live {
                 Ok(())
             }
             Command::List => list(&store),
+            Command::Import { file } => import(&store, &file),
         }
     }
 
@@ -309,19 +323,19 @@ mod live {
         }
     };
 
-        eprintln!("Open this address in a browser and grant consent:");
+        errln!("Open this address in a browser and grant consent:");
         out(request.url().as_str())?;
 
         let code = match listener {
             Some((listener, path)) => {
-                eprintln!(
+                errln!(
                     "Waiting for the browser to come back to {} …",
                     client.redirect_uri().unwrap_or_default()
                 );
                 catch_redirect(listener, &path, &request, Duration::from_secs(args.wait))?
             }
             None => {
-                eprintln!("Then paste the full address your browser ended on and press Enter:");
+                errln!("Then paste the full address your browser ended on and press Enter:");
                 let mut line = String::new();
                 std::io::stdin().lock().read_line(&mut line)?;
                 let line = zeroize::Zeroizing::new(line);
@@ -343,11 +357,11 @@ mod live {
             Store::File(file) => format!("{} (mode 0600)", file.path().display()),
             Store::Postgres { .. } => "the PostgreSQL token store (encrypted)".into(),
         };
-        eprintln!(
+        errln!(
             "Stored the refresh token of account {account:?} in {place}{}.",
             describe_expiry(record.expires_at)
         );
-        eprintln!("Scopes: {}", record.scopes);
+        errln!("Scopes: {}", escaped(&record.scopes.to_string()));
         Ok(())
     }
 
@@ -391,8 +405,10 @@ mod live {
                 "the consent went through, but its refresh token could not be stored in \
                  {store} ({error}).\nThe refresh token was saved instead in {} (mode 0600), \
                  under account {account:?}: use that file as the store (--store or \
-                 {ENV_TOKEN_STORE}), or move it to {store} once that is fixed, if {store} held \
-                 no other account. There is no need to consent again.",
+                 {ENV_TOKEN_STORE}), or, once {store} is fixed, import it there with \
+                 `cargo run --bin consent -- import {}` (with the same --store or \
+                 {ENV_TOKEN_STORE}). There is no need to consent again.",
+                path.display(),
                 path.display(),
             ),
             None => format!(
@@ -402,6 +418,94 @@ mod live {
                  consent again."
             ),
         }
+    }
+
+    /// `consent import FILE`: each account of the store file `file` into `store`. An account
+    /// whose token the store already holds, or holds a newer one of (a later expiry), is left
+    /// as the store has it; one marked as needing consent is not imported. Each account is
+    /// one save (atomic in both stores), or a compare and swap over the token the store held,
+    /// so a consent saved meanwhile is never overwritten.
+    fn import(store: &Store, file: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
+        let source = FileStore::new(file);
+        if let Store::File(target) = store
+            && std::fs::canonicalize(target.path()).ok() == std::fs::canonicalize(file).ok()
+        {
+            return Err(format!(
+                "{} is the configured store itself: pass the store to import into with --store \
+                 or {ENV_TOKEN_STORE}",
+                file.display()
+            )
+            .into());
+        }
+        let accounts = source.accounts()?;
+        if accounts.is_empty() {
+            return Err(format!(
+                "{} holds no refresh token: nothing was imported",
+                file.display()
+            )
+            .into());
+        }
+        let target = store.as_dyn();
+        let (mut imported, mut failed) = (0, 0);
+        for account in accounts {
+            let name = format!("{account:?}");
+            let Some(record) = source.load(&account)? else {
+                continue;
+            };
+            if source.needs_consent(&account)? {
+                errln!(
+                    "{name}: not imported: its refresh token was refused (revoked); consent again"
+                );
+                continue;
+            }
+            let done = match target.load(&account)? {
+                None => target.save(&account, &record).map(|()| "imported"),
+                Some(held) if held.refresh_token.ct_eq(&record.refresh_token) => {
+                    Ok("already in the store")
+                }
+                // Unknown expiries count as older than any known one; when neither is
+                // known, the store's is kept.
+                Some(held)
+                    if record.expires_at.is_none() || held.expires_at >= record.expires_at =>
+                {
+                    Ok("kept: the store holds a newer refresh token")
+                }
+                Some(held) => {
+                    target
+                        .replace(&account, &held.refresh_token, &record)
+                        .map(|swapped| {
+                            if swapped {
+                                "imported, replacing an older refresh token"
+                            } else {
+                                "kept: the store's refresh token changed meanwhile"
+                            }
+                        })
+                }
+            };
+            match done {
+                Ok(what) => {
+                    if what.starts_with("imported") {
+                        imported += 1;
+                    }
+                    errln!("{name}: {what}");
+                }
+                Err(e) => {
+                    failed += 1;
+                    errln!("{name}: not imported: {e}");
+                }
+            }
+        }
+        errln!(
+            "Imported {imported} refresh token(s) from {} into {}; {} is left as it was (delete \
+             it once the import is checked: it holds refresh tokens).",
+            file.display(),
+            store.describe(),
+            file.display()
+        );
+        if failed > 0 {
+            return Err(format!("{failed} account(s) could not be imported").into());
+        }
+        Ok(())
     }
 
     /// The socket address and path to listen on, when the redirect URI is a loopback URL.
@@ -468,7 +572,7 @@ mod live {
             let target = match read_request_target(&stream, connection_deadline) {
                 Ok(target) => target,
                 Err(reason) => {
-                    eprintln!("Ignored a request to the listener: {reason}; still waiting …");
+                    errln!("Ignored a request to the listener: {reason}; still waiting …");
                     respond(&stream, "400 Bad Request", "Bad request.");
                     continue;
                 }
@@ -498,7 +602,7 @@ mod live {
                 }
                 Err(e) => {
                     // The error's text is sanitized (no secrets, no control characters).
-                    eprintln!(
+                    errln!(
                         "Ignored a request to {path} that is not this consent request's redirect \
                          ({e}); still waiting …"
                     );
@@ -630,9 +734,9 @@ mod live {
             }
             .into());
         };
-        out(&format!("account: {account}"))?;
+        out(&format!("account: {}", escaped(account)))?;
         out(&format!("store: {}", store.describe()))?;
-        out(&format!("scopes: {}", record.scopes))?;
+        out(&format!("scopes: {}", escaped(&record.scopes.to_string())))?;
         if store.as_dyn().needs_consent(account)? {
             out("refresh token: refused by the server (revoked): needs consent")?;
             return Err(format!(
@@ -680,7 +784,7 @@ mod live {
         // Soonest expiry first; unknown expiries last.
         rows.sort_by(|a, b| (a.1.is_none(), a.1, &a.0).cmp(&(b.1.is_none(), b.1, &b.0)));
         if rows.is_empty() {
-            eprintln!("No refresh token is stored in {}.", store.describe());
+            errln!("No refresh token is stored in {}.", store.describe());
             return Ok(());
         }
         const SOON: Duration = Duration::from_secs(30 * 86_400);
@@ -701,7 +805,7 @@ mod live {
             } else {
                 ""
             };
-            out(&format!("{account}\t{expiry}{mark}"))?;
+            out(&format!("{}\t{expiry}{mark}", escaped(&account)))?;
         }
         Ok(())
     }

@@ -22,7 +22,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-// Before the modules that print: `outln!` and `out!` (stdout, quiet on a closed pipe).
+// Before the modules that print: `outln!` and `out!` (stdout, quiet on a closed pipe) and
+// `errln!` (stderr, never a panic), all escaped for a terminal.
 #[path = "shared/output.rs"]
 #[macro_use]
 mod output;
@@ -218,11 +219,11 @@ fn main() -> ExitCode {
     TOKEN_STORE.get_or_init(|| cli.token_store.clone());
     let (dir, from) = snapshots_dir(cli.dir);
     let shown = std::path::absolute(&dir).unwrap_or_else(|_| dir.clone());
-    eprintln!("snapshots: {} (from {from})", shown.display());
+    errln!("snapshots: {} (from {from})", shown.display());
     match run(cli.command, &dir) {
         Ok(code) => code,
         Err(message) => {
-            eprintln!("error: {message}");
+            errln!("error: {message}");
             ExitCode::FAILURE
         }
     }
@@ -331,7 +332,7 @@ fn run(command: Command, dir: &Path) -> Result<ExitCode, String> {
                             match read_in_step(&dir.join(site.snapshot_file_name()), &tree) {
                                 Ok(file) => file.map_or_else(Vec::new, |f| f.mappings),
                                 Err(stale @ ExpiredError::OutOfStep { .. }) => {
-                                    eprintln!("warning: {stale}");
+                                    errln!("warning: {stale}");
                                     Vec::new()
                                 }
                                 Err(e) => return Err(e.to_string()),
@@ -354,7 +355,7 @@ fn run(command: Command, dir: &Path) -> Result<ExitCode, String> {
                     ),
                     Err(e) => {
                         failed = true;
-                        eprintln!("error: {e}");
+                        errln!("error: {e}");
                     }
                 }
             }
@@ -377,7 +378,7 @@ fn create_dir(dir: &Path) -> Result<(), String> {
 /// printed through `escaped` (a validated tree holds no control character, but the summary
 /// does not rely on it).
 fn report(p: &Prepared, when: pipeline::WriteWhen) {
-    use taxonomy_tree::tree::escaped;
+    use crate::output::escaped;
     outln!(
         "{}: {} categories, {} leaves, version {} → {}",
         p.site,
@@ -423,7 +424,7 @@ fn report(p: &Prepared, when: pipeline::WriteWhen) {
 /// The leaves that expired since the last snapshot, with their replacements
 /// (getExpiredCategories), or why the committed mapping no longer holds.
 fn report_expired(p: &Prepared) {
-    use taxonomy_tree::tree::escaped;
+    use crate::output::escaped;
     const SHOWN: usize = 20;
     if let Some(problem) = &p.expired_problem {
         outln!("  {}", escaped(&problem.to_string()));
@@ -555,12 +556,12 @@ mod live {
                     },
                     Err(e) => {
                         failed = true;
-                        eprintln!("error: {e}");
+                        errln!("error: {e}");
                     }
                 }
             }
             if failed {
-                eprintln!(
+                errln!(
                     "error: nothing was written: every site's version must be known first (--force downloads without asking)"
                 );
                 return Ok(ExitCode::FAILURE);
@@ -612,12 +613,12 @@ mod live {
                 Ok(p) => prepared.push(p),
                 Err(e) => {
                     failed = true;
-                    eprintln!("error: {e}");
+                    errln!("error: {e}");
                 }
             }
         }
         if failed {
-            eprintln!("error: nothing was written: every site must download and validate first");
+            errln!("error: nothing was written: every site must download and validate first");
             return Ok(ExitCode::FAILURE);
         }
         let mut stale = false;
@@ -627,7 +628,7 @@ mod live {
         }
         if check {
             return Ok(if stale {
-                eprintln!(
+                errln!(
                     "error: the snapshots are stale: run `snapshot refresh` (`cargo run --bin snapshot -- refresh` in the toolkit's repository) and commit the result"
                 );
                 ExitCode::FAILURE

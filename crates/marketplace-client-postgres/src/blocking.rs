@@ -22,6 +22,9 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// The longest wait of the direct connection that finds why the pool could not connect.
+const PROBE: Duration = Duration::from_secs(3);
+
 use marketplace_client::aio::oauth::BoxFuture;
 use marketplace_client::oauth::{
     self, OAuthError, RefreshToken, SharedCacheError, SharedToken, SharedTokenRequest, StoreError,
@@ -133,13 +136,20 @@ impl TokenStore {
         self.runtime
             .run(async move {
                 match tokio::time::timeout(timeout, crate::migrate(&pool)).await {
+                    Ok(Err(e)) => Err(e.explained(&pool, timeout.min(PROBE)).await),
                     Ok(done) => done,
                     Err(_) => {
                         let _ = tokio::time::timeout(timeout, pool.close()).await;
-                        Err(Error::TimedOut {
-                            operation: "migrate the token store's schema",
-                            after: timeout,
-                        })
+                        // No answer in time: a refused connection says so (the pool keeps
+                        // trying a refused one until its own time-out).
+                        let operation = "migrate the token store's schema";
+                        match Error::unreachable(&pool, operation, timeout.min(PROBE)).await {
+                            Some(unreachable) => Err(unreachable),
+                            None => Err(Error::TimedOut {
+                                operation,
+                                after: timeout,
+                            }),
+                        }
                     }
                 }
             })

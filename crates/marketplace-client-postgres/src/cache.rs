@@ -200,6 +200,13 @@ pub struct TokenCache {
 }
 
 impl TokenCache {
+    /// The pool the cache reads and writes through.
+    pub(crate) fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+}
+
+impl TokenCache {
     /// The cache in the database of `pool` (migrated with [`crate::migrate`]).
     pub fn new(pool: PgPool, keyring: Keyring) -> Self {
         Self {

@@ -96,6 +96,19 @@ pub enum Error {
         after: std::time::Duration,
     },
 
+    /// No connection to the database could be made: `reason` is the driver's own (connection
+    /// refused, unknown host, authentication failed), found by one direct attempt after the
+    /// pool gave up waiting ("pool timed out" says nothing of why).
+    #[error("cannot connect to the database at {server} to {operation}: {reason}")]
+    Unreachable {
+        /// What was being done.
+        operation: &'static str,
+        /// The server's host and port (never the user or the password).
+        server: String,
+        /// Why, as the driver says it.
+        reason: String,
+    },
+
     /// The runtime of the blocking store could not start.
     #[error("cannot start the token store's runtime: {0}")]
     Runtime(#[source] std::io::Error),
@@ -108,6 +121,81 @@ pub enum Error {
 impl Error {
     pub(crate) fn db(operation: &'static str) -> impl FnOnce(sqlx::Error) -> Error {
         move |source| Error::Database { operation, source }
+    }
+
+    /// True when the database could not be reached (no connection, or no answer in time), as
+    /// opposed to a statement or a migration the database refused.
+    pub fn is_unreachable(&self) -> bool {
+        let unreachable = |e: &sqlx::Error| {
+            matches!(
+                e,
+                sqlx::Error::PoolTimedOut
+                    | sqlx::Error::PoolClosed
+                    | sqlx::Error::Io(_)
+                    | sqlx::Error::Tls(_)
+                    | sqlx::Error::WorkerCrashed
+            )
+        };
+        match self {
+            Error::Database { source, .. } => unreachable(source),
+            Error::Migration(sqlx::migrate::MigrateError::Execute(source)) => unreachable(source),
+            Error::Unreachable { .. } | Error::TimedOut { .. } | Error::RuntimeGone => true,
+            _ => false,
+        }
+    }
+
+    /// True for the pool's "timed out while waiting for an open connection", which hides why.
+    fn is_pool_timeout(&self) -> bool {
+        matches!(
+            self,
+            Error::Database {
+                source: sqlx::Error::PoolTimedOut,
+                ..
+            } | Error::Migration(sqlx::migrate::MigrateError::Execute(
+                sqlx::Error::PoolTimedOut
+            ))
+        )
+    }
+
+    /// `self`, or when it is the pool's time-out, why no connection could be made: one direct
+    /// connection attempt, within `within`, gives the driver's reason (refused, unknown host,
+    /// authentication). When that attempt succeeds the pool was busy, and `self` stays.
+    pub(crate) async fn explained(self, pool: &sqlx::PgPool, within: std::time::Duration) -> Error {
+        let operation = match &self {
+            _ if !self.is_pool_timeout() => return self,
+            Error::Database { operation, .. } => *operation,
+            _ => "migrate the token store's schema",
+        };
+        match Error::unreachable(pool, operation, within).await {
+            Some(unreachable) => unreachable,
+            None => self,
+        }
+    }
+
+    /// [`Error::Unreachable`] with the driver's reason when one direct connection attempt to
+    /// the database of `pool` fails within `within`; `None` when it connects.
+    pub(crate) async fn unreachable(
+        pool: &sqlx::PgPool,
+        operation: &'static str,
+        within: std::time::Duration,
+    ) -> Option<Error> {
+        use sqlx::Connection as _;
+        let options = pool.connect_options();
+        let server = format!("{}:{}", options.get_host(), options.get_port());
+        let reason =
+            match tokio::time::timeout(within, sqlx::PgConnection::connect_with(&options)).await {
+                Ok(Ok(connection)) => {
+                    let _ = connection.close().await;
+                    return None;
+                }
+                Ok(Err(reason)) => reason.to_string(),
+                Err(_) => format!("no answer within {} ms", within.as_millis()),
+            };
+        Some(Error::Unreachable {
+            operation,
+            server,
+            reason,
+        })
     }
 }
 

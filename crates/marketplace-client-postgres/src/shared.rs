@@ -83,9 +83,9 @@ impl PgTokenCache {
 
     /// Sets how long a renewing process holds the lease ([`DEFAULT_LEASE`]) between its
     /// extensions (every third of it, while it asks the token endpoint): short enough that
-    /// a dead leader is replaced soon.
+    /// a dead leader is replaced soon. It is taken between 100 ms and a day.
     pub fn with_lease(mut self, lease: Duration) -> Self {
-        self.lease = lease.max(Duration::from_millis(100));
+        self.lease = lease.clamp(Duration::from_millis(100), Duration::from_secs(86_400));
         self
     }
 
@@ -112,7 +112,7 @@ impl PgTokenCache {
         loop {
             // Within one round, the database's statements share one time-out: when it is down
             // or slow, the caller goes on alone after `db_timeout`, not after several.
-            let budget = tokio::time::Instant::now() + self.db_timeout;
+            let budget = crate::time::deadline_in(self.db_timeout);
             let row = self.read(&key, budget).await?;
             let seen = row.as_ref().map(|row| Seen::of(row, request));
             if let Some(seen) = &seen {
@@ -284,7 +284,7 @@ impl PgTokenCache {
                 tracing::warn!(reason = %e, "a cached token cannot be read; it will be replaced");
                 Ok(None)
             }
-            Ok(Err(e)) => Err(SharedCacheError::Unavailable(e.to_string())),
+            Ok(Err(e)) => Err(self.unavailable(e).await),
             Err(_) => Err(self.too_slow()),
         }
     }
@@ -297,9 +297,16 @@ impl PgTokenCache {
     ) -> Result<T, SharedCacheError> {
         match tokio::time::timeout_at(deadline, statement).await {
             Ok(Ok(value)) => Ok(value),
-            Ok(Err(e)) => Err(SharedCacheError::Unavailable(e.to_string())),
+            Ok(Err(e)) => Err(self.unavailable(e).await),
             Err(_) => Err(self.too_slow()),
         }
+    }
+
+    /// `e` as the cache's unavailability. The pool's "timed out while waiting for an open
+    /// connection" says nothing of why: one direct attempt finds it (refused, …).
+    async fn unavailable(&self, e: Error) -> SharedCacheError {
+        let probe = self.db_timeout.min(Duration::from_secs(3));
+        SharedCacheError::Unavailable(e.explained(self.cache.pool(), probe).await.to_string())
     }
 
     /// `statement`, bounded by the time-out; any failure is "unavailable".
@@ -307,7 +314,7 @@ impl PgTokenCache {
         &self,
         statement: impl Future<Output = Result<T, Error>>,
     ) -> Result<T, SharedCacheError> {
-        self.within(tokio::time::Instant::now() + self.db_timeout, statement)
+        self.within(crate::time::deadline_in(self.db_timeout), statement)
             .await
     }
 

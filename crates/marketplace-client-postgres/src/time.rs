@@ -54,6 +54,15 @@ pub(crate) fn to_db_opt(
     time.map(|t| to_db(t, what)).transpose()
 }
 
+/// The moment `wait` from now on tokio's clock; a wait beyond what the clock can hold
+/// (`Duration::MAX`) is a century, as good as no deadline, instead of a panic.
+pub(crate) fn deadline_in(wait: Duration) -> tokio::time::Instant {
+    let now = tokio::time::Instant::now();
+    now.checked_add(wait)
+        .or_else(|| now.checked_add(Duration::from_secs(100 * 365 * 86_400)))
+        .unwrap_or(now)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,7 +19,7 @@ fn filter(verbose: u8) -> EnvFilter {
     let mut filter = match from_env.as_deref().map(EnvFilter::try_new) {
         Some(Ok(filter)) => filter,
         Some(Err(e)) => {
-            eprintln!("warning: RUST_LOG ignored: {e}");
+            errln!("warning: RUST_LOG ignored: {e}");
             EnvFilter::new("warn")
         }
         None => EnvFilter::new("warn"),
@@ -44,6 +44,28 @@ pub fn init(verbose: u8) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter(verbose))
         .with_span_events(FmtSpan::CLOSE)
-        .with_writer(std::io::stderr)
+        .with_writer(|| EscapingStderr)
         .try_init();
+}
+
+/// Standard error for the log: each event (tracing-subscriber writes one whole) has every
+/// control character but its final newline escaped, as the commands escape what they print
+/// (a field may hold a store's or a server's text), and a failed write is dropped rather than
+/// reported (a closed standard error never stops a command).
+struct EscapingStderr;
+
+impl std::io::Write for EscapingStderr {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let text = String::from_utf8_lossy(buf);
+        let (body, end) = match text.strip_suffix('\n') {
+            Some(body) => (body, "\n"),
+            None => (&*text, ""),
+        };
+        crate::output::write_err(format_args!("{}{end}", crate::output::escaped(body)));
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }

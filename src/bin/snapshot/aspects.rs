@@ -129,7 +129,7 @@ pub fn run(command: AspectsCommand, snapshots: &Path) -> Result<ExitCode, String
                         site.marketplace_id()
                     )
                 })?;
-                eprintln!("rules: category {category} from {}", file.display());
+                errln!("rules: category {category} from {}", file.display());
                 rules
             } else {
                 let client = super::live::client(base_url.as_deref(), None).map_err(|e| {
@@ -138,7 +138,7 @@ pub fn run(command: AspectsCommand, snapshots: &Path) -> Result<ExitCode, String
                 let answer = client
                     .item_aspects((site, category))
                     .map_err(|e| e.to_string())?;
-                eprintln!("rules: category {category} from getItemAspectsForCategory");
+                errln!("rules: category {category} from getItemAspectsForCategory");
                 AspectRules::from(&answer)
             };
             check(&rules, &listings)
@@ -154,7 +154,7 @@ pub fn run(command: AspectsCommand, snapshots: &Path) -> Result<ExitCode, String
             if json {
                 let text =
                     serde_json::to_string_pretty(&diff.to_json()).map_err(|e| e.to_string())?;
-                outln!("{text}");
+                outln!("{}", crate::output::json_for_terminal(&text));
             } else if diff.is_empty() {
                 outln!("no difference");
             } else {
@@ -207,10 +207,14 @@ fn check(rules: &AspectRules, paths: &[PathBuf]) -> Result<ExitCode, String> {
             } else {
                 warnings += 1;
             }
-            outln!("{name}: {problem}");
+            outln!(
+                "{}: {}",
+                crate::output::escaped(name),
+                crate::output::escaped(&problem.to_string())
+            );
         }
     }
-    eprintln!(
+    errln!(
         "{} listing(s) checked against category {}: {errors} error(s), {warnings} warning(s)",
         listings.len(),
         rules.category_id()
@@ -247,9 +251,9 @@ fn broken_listings(old: &Path, new: &Path, category: u32, paths: &[PathBuf]) -> 
             .filter(Problem::is_error)
             .collect();
         if errors_before == 0 && !now.is_empty() {
-            outln!("breaks {name}:");
+            outln!("breaks {}:", crate::output::escaped(&name));
             for p in now {
-                outln!("  {p}");
+                outln!("  {}", crate::output::escaped(&p.to_string()));
             }
         }
     }
@@ -284,7 +288,7 @@ fn refresh(
             Ok(answer) => answer,
             Err(e) => {
                 failed = true;
-                eprintln!("error: {site}: {e}");
+                errln!("error: {site}: {e}");
                 continue;
             }
         };
@@ -323,7 +327,7 @@ fn refresh(
             Err(e) => {
                 bar.abandon();
                 failed = true;
-                eprintln!("error: {site}: {e}");
+                errln!("error: {site}: {e}");
             }
         }
     }

@@ -46,6 +46,13 @@ impl Problem {
 /// [`get_segments`](Self::get_segments) and the other `*_segments` constructors, which
 /// percent-encode each segment whole: a SKU with `/`, `?`, `%` or spaces stays one segment.
 ///
+/// A path (or segment) that any reading could move elsewhere is refused: a `.` or `..`
+/// segment, also percent-encoded (`%2e%2e`) or between encoded slashes (`..%2F`), a control
+/// character (URL parsers drop tab, CR and LF) or a backslash (read as `/`), raw or encoded,
+/// an empty segment (`//host`), and a query parameter name with a control character or a
+/// backslash. The URL is checked once built: its path is the base URL's path followed by
+/// exactly the segments given, on the base URL's host.
+///
 /// Building never fails: a problem (a JSON body that cannot be serialized, an
 /// `Authorization` header, a path with `..`) is the error of the call that sends it.
 ///
@@ -131,7 +138,8 @@ impl ApiRequest {
     }
 
     /// A request with `method` of the path made of `segments`, each percent-encoded whole
-    /// (every byte but `A-Z a-z 0-9 - . _ ~`). An empty, `.` or `..` segment cannot be sent
+    /// (every byte but `A-Z a-z 0-9 - . _ ~`). An empty, `.` or `..` segment, or one with a
+    /// control character, a backslash or a `.` or `..` between its slashes, cannot be sent
     /// (the call fails with [`ApiError::Invalid`]).
     fn with_segments<S: AsRef<str>>(method: Method, segments: impl IntoIterator<Item = S>) -> Self {
         let mut path = String::new();

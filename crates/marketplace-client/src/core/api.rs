@@ -283,13 +283,22 @@ impl ApiCall {
             return Err(problem.to_error());
         }
         let path = checked_path(&request.path)?;
+        for (name, _) in &request.query {
+            if name.chars().any(|c| c.is_control() || c == '\\') {
+                return Err(ApiError::Invalid(format!(
+                    "the query parameter name {name:?} holds a control character or a backslash"
+                )));
+            }
+        }
         let mut url = config.base_url.clone();
-        url.set_path(&format!("{}{path}", config.base_url.path()));
+        let base = with_slash(config.base_url.path());
+        url.set_path(&format!("{base}{path}"));
         url.set_query(None);
         url.set_fragment(None);
         if !request.query.is_empty() {
             url.query_pairs_mut().extend_pairs(&request.query);
         }
+        stays_below(&url, &base, path, &config.base_url)?;
         let timeout = request.timeout.unwrap_or(config.timeout);
         let mut call = ApiCall::get("request", url, timeout, config.max_body_bytes);
         call.method = request.method.clone();
@@ -323,8 +332,10 @@ impl ApiCall {
 }
 
 /// `path` (below the base URL, starting with `/`) without its leading slash, or why it
-/// cannot be requested: a query or fragment in it (use [`ApiRequest::query`]), a segment
-/// `.` or `..` (it would leave the path asked for) or an empty one.
+/// cannot be requested: a query or fragment in it (use [`ApiRequest::query`]), a control
+/// character or a backslash (a URL parser drops tab, CR and LF and reads `\` as `/`), a
+/// segment `.` or `..` (it would leave the path asked for), also once percent-decoded and
+/// split at a decoded `/` (as a decoding proxy would read it), or an empty one.
 fn checked_path(path: &str) -> Result<&str, ApiError> {
     let invalid = |why: &str| Err(ApiError::Invalid(format!("the path {path:?} {why}")));
     let Some(rest) = path.strip_prefix('/') else {
@@ -333,16 +344,86 @@ fn checked_path(path: &str) -> Result<&str, ApiError> {
     if rest.contains(['?', '#']) {
         return invalid("holds a query or fragment; add query parameters with .query(name, value)");
     }
+    if path.chars().any(|c| c.is_control() || c == '\\') {
+        return invalid("holds a control character or a backslash");
+    }
     for segment in rest.split('/') {
-        let decoded = segment.to_ascii_lowercase().replace("%2e", ".");
-        if decoded == "." || decoded == ".." {
-            return invalid("has a '.' or '..' segment");
+        if segment.is_empty() {
+            return invalid("has an empty segment");
+        }
+        let decoded = percent_decoded(segment);
+        if decoded.chars().any(|c| c.is_control() || c == '\\') {
+            return invalid("holds an encoded control character or backslash");
+        }
+        if decoded
+            .split('/')
+            .any(|piece| piece == "." || piece == "..")
+        {
+            return invalid("has a '.' or '..' segment (also once percent-decoded)");
         }
     }
-    if rest.contains("//") {
-        return invalid("has an empty segment");
-    }
     Ok(rest)
+}
+
+/// `segment` with its `%XX` escapes decoded (an escape that is not one stays as it is;
+/// bytes that are not UTF-8 become U+FFFD).
+fn percent_decoded(segment: &str) -> String {
+    let bytes = segment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| char::from(b).to_digit(16);
+        if bytes[i] == b'%'
+            && let (Some(hi), Some(lo)) = (
+                bytes.get(i + 1).copied().and_then(hex),
+                bytes.get(i + 2).copied().and_then(hex),
+            )
+        {
+            out.push((hi * 16 + lo) as u8);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// `path` ending with `/`.
+fn with_slash(path: &str) -> Cow<'_, str> {
+    if path.ends_with('/') {
+        Cow::Borrowed(path)
+    } else {
+        Cow::Owned(format!("{path}/"))
+    }
+}
+
+/// Checks the URL as it will be sent: same scheme, host and port as the base URL, and a path
+/// that is the base path followed by exactly the segments of `rest` (byte for byte once
+/// percent-decoded: the URL parser only encodes what must be), so that no parser's reading
+/// can have moved the request elsewhere.
+fn stays_below(url: &Url, base_path: &str, rest: &str, base: &Url) -> Result<(), ApiError> {
+    let moved = || {
+        Err(ApiError::Invalid(format!(
+            "the path {:?} would not be sent below the base URL's path {base_path:?}",
+            format!("/{rest}")
+        )))
+    };
+    if url.scheme() != base.scheme()
+        || url.host_str() != base.host_str()
+        || url.port_or_known_default() != base.port_or_known_default()
+    {
+        return moved();
+    }
+    let Some(sent) = url.path().strip_prefix(base_path) else {
+        return moved();
+    };
+    let sent: Vec<String> = sent.split('/').map(percent_decoded).collect();
+    let given: Vec<String> = rest.split('/').map(percent_decoded).collect();
+    if sent != given {
+        return moved();
+    }
+    Ok(())
 }
 
 /// One path segment percent-encoded: every byte but the unreserved characters of RFC 3986
@@ -353,6 +434,16 @@ pub(crate) fn encode_segment(segment: &str) -> Result<String, String> {
         return Err(format!(
             "the path segment {segment:?} cannot be sent: an empty, '.' or '..' segment \
              would change the path"
+        ));
+    }
+    if segment.chars().any(|c| c.is_control() || c == '\\')
+        || segment
+            .split('/')
+            .any(|piece| piece == "." || piece == "..")
+    {
+        return Err(format!(
+            "the path segment {segment:?} cannot be sent: a control character, a backslash \
+             or a '.' or '..' between slashes would change the path wherever it is decoded"
         ));
     }
     let mut encoded = String::with_capacity(segment.len());
@@ -478,7 +569,9 @@ mod tests {
         assert_eq!(encode_segment("A/B C%?#").unwrap(), "A%2FB%20C%25%3F%23");
         assert_eq!(encode_segment("SKU-1_a.b~").unwrap(), "SKU-1_a.b~");
         assert_eq!(encode_segment("é").unwrap(), "%C3%A9");
-        for bad in ["", ".", ".."] {
+        for bad in [
+            "", ".", "..", ".\t.", "../x", "x/..", "a\\b", "a\nb", "a\u{7f}",
+        ] {
             assert!(encode_segment(bad).is_err(), "{bad:?}");
         }
     }
@@ -518,8 +611,42 @@ mod tests {
             "/a?x=1",
             "/a#f",
             "/a//b",
+            "/a/.\t./b",
+            "/a/.\r./b",
+            "/a/.\n./b",
+            "/a/..\\b",
+            "/a/%2e%2e%2fb",
+            "/a/x%2F..",
+            "/a/%5Cb",
+            "/a/%0Ab",
+            "//host/b",
+            "http://host/b",
         ] {
             assert!(checked_path(bad).is_err(), "{bad}");
+        }
+        assert_eq!(checked_path("/a/b%2Fc/...").unwrap(), "a/b%2Fc/...");
+    }
+
+    #[test]
+    fn the_final_url_must_be_the_base_path_and_the_segments() {
+        let base = Url::parse("http://h:1/gateway/ebay/").unwrap();
+        let sent = |s: &str| Url::parse(s).unwrap();
+        let ok = sent("http://h:1/gateway/ebay/sell/a%20b%2Fc");
+        assert!(stays_below(&ok, "/gateway/ebay/", "sell/a b%2Fc", &base).is_ok());
+        for (url, rest) in [
+            (
+                "http://h:1/other-service/secrets",
+                "sell/.\t./other-service/secrets",
+            ),
+            ("http://h:1/gateway/ebay/sell/other", "sell/x/other"),
+            ("http://h:1/gateway/ebay/sell", "sell/"),
+            ("http://evil:1/gateway/ebay/sell", "sell"),
+            ("https://h:1/gateway/ebay/sell", "sell"),
+        ] {
+            assert!(
+                stays_below(&sent(url), "/gateway/ebay/", rest, &base).is_err(),
+                "{url}"
+            );
         }
     }
 }

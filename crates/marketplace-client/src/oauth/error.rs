@@ -545,7 +545,8 @@ pub enum OAuthError {
     },
     /// No refresh token is stored for this account.
     #[error(
-        "no refresh token is stored for account {account:?}; run the consent flow first (`cargo run --bin consent -- --account {account}`)"
+        "no refresh token is stored for account {account:?}; run the consent flow first (`cargo run --bin consent -- --account {}`)",
+        shell_word(account)
     )]
     NoRefreshToken {
         /// The store key.
@@ -553,7 +554,8 @@ pub enum OAuthError {
     },
     /// The stored refresh token has passed its expiry.
     #[error(
-        "the refresh token of account {account:?} has expired; run the consent flow again (`cargo run --bin consent -- --account {account}`)"
+        "the refresh token of account {account:?} has expired; run the consent flow again (`cargo run --bin consent -- --account {}`)",
+        shell_word(account)
     )]
     RefreshTokenExpired {
         /// The store key.
@@ -566,7 +568,8 @@ pub enum OAuthError {
     #[error(
         "the refresh token of account {account:?} was refused (invalid_grant, HTTP {status}): \
          the seller or eBay revoked this application's access, or the token expired; the \
-         account needs consent again: run `cargo run --bin consent -- --account {account}`{}",
+         account needs consent again: run `cargo run --bin consent -- --account {}`{}",
+        shell_word(account),
         description.as_deref().filter(|d| !d.is_empty()).map(|d| format!("; server said: {d}")).unwrap_or_default()
     )]
     ConsentRevoked {
@@ -742,4 +745,19 @@ fn server_message(
         msg.push_str(d);
     }
     msg
+}
+
+/// `account` as a word of the command a message suggests: as it is when made of letters,
+/// digits and `-_.@+=:,/`, else quoted with its special characters escaped (`"a\u{1b}b"`),
+/// so that a name from a store can neither forge a line nor reach a terminal raw.
+fn shell_word(account: &str) -> std::borrow::Cow<'_, str> {
+    if !account.is_empty()
+        && account
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.@+=:,/".contains(c))
+    {
+        std::borrow::Cow::Borrowed(account)
+    } else {
+        std::borrow::Cow::Owned(format!("{account:?}"))
+    }
 }
