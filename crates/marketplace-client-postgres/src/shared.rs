@@ -215,6 +215,14 @@ impl PgTokenCache {
                 self.publish(key, &lease, granted_at, &token).await;
                 Ok(token)
             }
+            Err(error) if !answered_by_token_endpoint(&error) => {
+                // This process's own failure (its store, its key, its network): not the
+                // fleet's. The lease goes back at once, so another process renews.
+                if let Err(e) = self.db(self.cache.release(key, &lease)).await {
+                    tracing::warn!(reason = %e, "could not release a token cache lease; it runs out by itself");
+                }
+                Err(SharedCacheError::Grant(error))
+            }
             Err(error) => {
                 let wait = request.backoff_after(&error);
                 let retry_not_before = granted_at
@@ -402,17 +410,33 @@ impl SharedTokenCache for PgTokenCache {
     }
 }
 
+/// True when the token endpoint itself refused the request (it answered with an error
+/// status): the failure every process would meet, shared as the fleet's back-off. A failure
+/// of this process alone (a store it cannot read, a key that does not decrypt, no refresh
+/// token, a network that does not reach the endpoint) is not: the other processes may well
+/// succeed, and this one backs off on its own (`retry_now` ends that wait).
+fn answered_by_token_endpoint(error: &OAuthError) -> bool {
+    match error {
+        OAuthError::Server { .. }
+        | OAuthError::ConsentRevoked { .. }
+        | OAuthError::RateLimited { .. }
+        | OAuthError::Http { .. }
+        | OAuthError::UnexpectedBody { .. } => true,
+        _ => false,
+    }
+}
+
 /// The cache row of `request`.
 pub(crate) fn key_of(request: &SharedTokenRequest) -> CacheKey {
     match &request.account {
-        // A provider asking for a subset of the consented scopes has a token of its own.
-        Some(account) if request.scopes.is_empty() => {
-            CacheKey::user(&request.environment, &request.client_id, account)
-        }
-        Some(account) => CacheKey::user(
+        // A provider asking for a subset of the consented scopes has a token of its own, keyed
+        // by the account and, in a column of its own, the scope set: no account name can
+        // stand for another account's scoped token.
+        Some(account) => CacheKey::user_for_scopes(
             &request.environment,
             &request.client_id,
-            format!("{account} [{}]", request.scopes.to_space_separated()),
+            account,
+            &request.scopes.to_space_separated(),
         ),
         None => CacheKey::application(
             &request.environment,
