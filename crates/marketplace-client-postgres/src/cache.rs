@@ -7,7 +7,7 @@
 //! [`publish`](TokenCache::publish)es it; the write happens only while the row's fence still
 //! equals the lease's, so a holder whose lease ran out and was granted to another process
 //! cannot overwrite the newer holder's work. The others wait and [`read`](TokenCache::read)
-//! again. A failed renewal is recorded as a shared back-off
+//! again. A renewal the token endpoint refused is recorded as a shared back-off
 //! ([`record_failure`](TokenCache::record_failure)), so the fleet does not hammer the token
 //! endpoint (eBay allows 1,000 client-credentials grants a day per application).
 

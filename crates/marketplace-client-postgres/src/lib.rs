@@ -19,7 +19,10 @@
 //! token or a key.
 //!
 //! Run [`migrate`] once at start-up (it is idempotent). The tables are
-//! `marketplace_refresh_tokens` and `marketplace_token_cache`.
+//! `marketplace_refresh_tokens` and `marketplace_token_cache`; the migrations are recorded in
+//! `marketplace_client_migrations`, beside (never in) the application's own `_sqlx_migrations`.
+//! During a key rotation, [`key_census`] counts the tokens still under the previous key and
+//! [`rekey`] re-encrypts them.
 //!
 //! # Quick start
 //!

@@ -43,6 +43,11 @@ const WHILE_RENEWING: Duration = Duration::from_secs(1);
 ///   the token under the lease's fence; the others hand out the old token while it is valid,
 ///   or wait for the new one. A leader that dies is replaced when its lease runs out.
 ///
+/// Only the token endpoint's own refusals (an error status) become the fleet's back-off; a
+/// failure of this process alone (a refresh token its key cannot decrypt, a store it cannot
+/// read, a network that does not reach the endpoint) gives the lease back at once and is this
+/// process's answer only.
+///
 /// When the database fails or takes longer than the time-out (2 s by default) before this
 /// process asked the token endpoint, the answer is [`SharedCacheError::Unavailable`]: the
 /// provider asks for its own token and logs a warning. A token fetched here is returned even
@@ -157,8 +162,9 @@ impl PgTokenCache {
 
     /// Renews the token of `key` under `lease`: asks the token endpoint (unless another
     /// process published a token, or a failure, just before the lease was granted) while
-    /// keeping the lease alive, and publishes the answer, or records the failure as the
-    /// fleet's back-off. Dropped half way (a cancelled call), it gives the lease back.
+    /// keeping the lease alive, and publishes the answer, or records the token endpoint's
+    /// refusal as the fleet's back-off (any other failure only gives the lease back). Dropped
+    /// half way (a cancelled call), it gives the lease back.
     async fn renew<'f>(
         &self,
         key: &CacheKey,

@@ -554,16 +554,25 @@ async fn a_new_consent_reaches_every_process_at_once() {
         fake.scope("/sell.fulfillment"),
     ]);
     let (request, code) = consent(&client, &second_scopes).await;
-    process()
+    let consenting = process();
+    consenting
         .exchange_code(&code, request.scopes())
         .await
         .unwrap();
+    // The code exchange's own access token (held in the consenting process).
+    let exchanged = consenting.access_token().await.unwrap();
+    let requests = fake.token_requests().len();
 
     let started_after = process().access_token().await.unwrap();
     assert_ne!(
         started_after, old,
         "a process started after the new consent got the old consent's token"
     );
+    assert_eq!(
+        started_after, exchanged,
+        "the new consent's access token reached the shared cache"
+    );
+    assert_eq!(fake.token_requests().len(), requests, "no refresh needed");
     let issued = fake
         .issued_token(started_after.secret())
         .expect("a token the fake issued");

@@ -588,6 +588,94 @@ async fn a_row_read_under_the_previous_key_is_re_encrypted_under_the_current_one
     assert_eq!(after.version, version, "re-encryption is not a new token");
 }
 
+/// `key_census` counts the tokens of both tables by key; `rekey` re-encrypts those under the
+/// previous key, leaves those it cannot read, and then none is left under the previous key.
+#[tokio::test]
+async fn rekey_re_encrypts_every_token_under_the_previous_key_and_counts_what_is_left() {
+    use marketplace_client_postgres::{KeyUse, key_census, rekey};
+    let db = migrated().await;
+    let (a, b, c) = (
+        TokenKey::from_bytes([0xA; 32]),
+        TokenKey::from_bytes([0xB; 32]),
+        TokenKey::from_bytes([0xC; 32]),
+    );
+    let under = |k: &TokenKey| RefreshTokens::new(db.pool.clone(), Keyring::new(k.clone()));
+    under(&a)
+        .save(&key("alice"), refresh("alice-token", None))
+        .await
+        .unwrap();
+    under(&b)
+        .save(&key("bob"), refresh("bob-token", None))
+        .await
+        .unwrap();
+    under(&c)
+        .save(&key("carol"), refresh("carol-token", None))
+        .await
+        .unwrap();
+    let scoped = CacheKey::user_for_scopes(ENV, APP, "alice", "scope-b scope-a");
+    let cache_a = TokenCache::new(db.pool.clone(), Keyring::new(a.clone()));
+    let lease = cache_a
+        .try_lease(&scoped, "holder", Duration::from_secs(30))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        cache_a
+            .publish(&scoped, &lease, cached("alice-access", at(2_000_000_000)))
+            .await
+            .unwrap()
+    );
+
+    let rotating = Keyring::with_previous(b.clone(), a.clone());
+    let census = key_census(&db.pool, &rotating).await.unwrap();
+    assert!(census.rotating);
+    assert_eq!(
+        census.refresh_tokens,
+        KeyUse {
+            current: 1,
+            previous: 1,
+            unknown: 1
+        }
+    );
+    assert_eq!(census.cached_tokens.previous, 1);
+    assert_eq!(census.under_previous(), 2);
+
+    let done = rekey(&db.pool, &rotating).await.unwrap();
+    assert_eq!((done.refresh_tokens, done.cached_tokens), (1, 1));
+    assert_eq!(done.after.under_previous(), 0);
+    assert_eq!(
+        done.after.refresh_tokens.unknown, 1,
+        "carol's key is not held"
+    );
+    assert_eq!(done.after.refresh_tokens.current, 2);
+
+    // The previous key dropped, everything it held reads under the current one.
+    let alice = under(&b).load(&key("alice")).await.unwrap().unwrap();
+    assert_eq!(alice.token.expose(), "alice-token");
+    let row = TokenCache::new(db.pool.clone(), Keyring::new(b.clone()))
+        .read(&scoped)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(row.token.unwrap().expose(), "alice-access");
+    // A scoped token's scope set is part of its row's identity: moved to the account's own
+    // row, it does not decrypt.
+    sqlx::query(
+        "INSERT INTO marketplace_token_cache \
+           (environment, client_id, kind, subject, scopes, ciphertext, key_id) \
+         SELECT environment, client_id, kind, subject, '', ciphertext, key_id \
+         FROM marketplace_token_cache WHERE subject = 'alice' AND scopes <> ''",
+    )
+    .execute(&db.pool)
+    .await
+    .unwrap();
+    let err = TokenCache::new(db.pool.clone(), Keyring::new(b))
+        .read(&CacheKey::user(ENV, APP, "alice"))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Decrypt { .. }), "{err:?}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn racing_holders_get_exactly_one_lease() {
     let db = migrated().await;
