@@ -422,14 +422,14 @@ impl SharedTokenCache for PgTokenCache {
 /// token, a network that does not reach the endpoint) is not: the other processes may well
 /// succeed, and this one backs off on its own (`retry_now` ends that wait).
 fn answered_by_token_endpoint(error: &OAuthError) -> bool {
-    match error {
+    matches!(
+        error,
         OAuthError::Server { .. }
-        | OAuthError::ConsentRevoked { .. }
-        | OAuthError::RateLimited { .. }
-        | OAuthError::Http { .. }
-        | OAuthError::UnexpectedBody { .. } => true,
-        _ => false,
-    }
+            | OAuthError::ConsentRevoked { .. }
+            | OAuthError::RateLimited { .. }
+            | OAuthError::Http { .. }
+            | OAuthError::UnexpectedBody { .. }
+    )
 }
 
 /// The cache row of `request`.
