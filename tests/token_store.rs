@@ -432,3 +432,67 @@ async fn consent_rekey_re_encrypts_every_token_under_the_previous_key() {
     let loaded = only_new.load("seller-2").await.unwrap().unwrap();
     assert_eq!(loaded.refresh_token.secret(), "rt-of-seller-2");
 }
+
+/// The blocking front's code exchange hands its access token to the shared cache too: a
+/// process started after the consent gets that token without a request.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_blocking_consent_shares_its_access_token_with_the_fleet() {
+    use marketplace_client::oauth::{
+        AccessTokenSource as _, Endpoints, OAuthClient, OAuthConfig, ScopeSet, UserTokenProvider,
+    };
+    use marketplace_client_postgres::{Keyring, TokenKey, blocking::TokenStore};
+    use std::sync::Arc;
+
+    let db = TestDb::new().await;
+    let fake = FakeMarketplace::new();
+    let url = db.url();
+    let (base, auth) = (fake.base_url(), fake.auth_url());
+    let (id, secret) = (fake.client_id().to_owned(), fake.client_secret().to_owned());
+    let scope = fake.scope("/sell.inventory");
+    let requests = tokio::task::spawn_blocking(move || {
+        let store =
+            TokenStore::connect(&url, Keyring::new(TokenKey::from_bytes([42u8; 32]))).unwrap();
+        store.migrate().unwrap();
+        let endpoints = Endpoints::custom(&base, &auth).unwrap();
+        let config = OAuthConfig::new(endpoints.clone())
+            .with_credentials(id.as_str(), secret.as_str())
+            .with_redirect_uri("Fake_Company-FakeApp-PRD-abcdefghi");
+        let tokens = Arc::new(store.refresh_tokens(
+            marketplace_client::oauth::SharedTokenRequest::environment_of(&endpoints),
+            id.as_str(),
+        ));
+        let process = || {
+            UserTokenProvider::new(
+                OAuthClient::from_config(&config).unwrap(),
+                tokens.clone(),
+                "seller-1",
+            )
+            .with_shared_cache(store.token_cache())
+        };
+        let client = OAuthClient::from_config(&config).unwrap();
+        let request = client.consent_request(&ScopeSet::new([scope])).unwrap();
+        let browser = reqwest::blocking::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .build()
+            .unwrap();
+        let answer = browser.get(request.url().as_str()).send().unwrap();
+        let landed = answer.headers()["location"].to_str().unwrap().to_owned();
+        let code = request.complete(&landed).unwrap();
+        let consenting = process();
+        consenting.exchange_code(&code, request.scopes()).unwrap();
+        let exchanged = consenting.access_token().unwrap();
+        let started_after = process().access_token().unwrap();
+        assert_eq!(
+            started_after, exchanged,
+            "the consent's access token reached the shared cache"
+        );
+    })
+    .await;
+    requests.unwrap();
+    assert_eq!(
+        fake.token_requests().len(),
+        1,
+        "the code exchange only: no refresh"
+    );
+}
