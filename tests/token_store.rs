@@ -310,3 +310,291 @@ async fn a_refused_connection_and_a_refused_migration_say_so() {
     );
     assert!(!stderr.contains("cannot be reached"), "snapshot: {stderr}");
 }
+
+/// `consent COMMAND --account ACCOUNT` against `fake`, its tokens in `db` under `key` (and
+/// `previous`, as `MARKETPLACE_TOKEN_KEY_PREVIOUS`, when given).
+fn consent_command(
+    fake: &FakeMarketplace,
+    db: &TestDb,
+    args: &[&str],
+    key: &str,
+    previous: Option<&str>,
+) -> Output {
+    let mut command = common::clean_command(env!("CARGO_BIN_EXE_consent"));
+    command
+        .args(args)
+        .env("MARKETPLACE_BASE_URL", fake.base_url())
+        .env("MARKETPLACE_AUTH_URL", fake.auth_url())
+        .env("MARKETPLACE_CLIENT_ID", fake.client_id())
+        .env("MARKETPLACE_CLIENT_SECRET", fake.client_secret())
+        .env("MARKETPLACE_TOKEN_STORE", db.url())
+        .env("MARKETPLACE_TOKEN_KEY", key);
+    if let Some(previous) = previous {
+        command.env("MARKETPLACE_TOKEN_KEY_PREVIOUS", previous);
+    }
+    tokio::task::block_in_place(|| command.output().unwrap())
+}
+
+/// A process of the fleet: seller-1 consented against `fake` (the test plays the seller's
+/// browser), the refresh token in `db` under [`token_key`], the access token shared through
+/// the database's cache. Returns the shared access token.
+async fn consented_fleet(db: &TestDb, fake: &FakeMarketplace) -> String {
+    use marketplace_client::aio::oauth::{
+        AccessTokenSource as _, Endpoints, OAuthClient, OAuthConfig, ScopeSet, UserTokenProvider,
+    };
+    use marketplace_client_postgres::{Keyring, PgRefreshTokenStore, PgTokenCache, TokenKey};
+    use std::sync::Arc;
+
+    marketplace_client_postgres::migrate(&db.pool)
+        .await
+        .unwrap();
+    let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url()).unwrap();
+    let client = Arc::new(
+        OAuthClient::from_config(
+            &OAuthConfig::new(endpoints.clone())
+                .with_credentials(fake.client_id(), fake.client_secret())
+                .with_redirect_uri("Fake_Company-FakeApp-PRD-abcdefghi"),
+        )
+        .unwrap(),
+    );
+    let keyring = Keyring::new(TokenKey::from_bytes([42u8; 32]));
+    let store = Arc::new(PgRefreshTokenStore::new(
+        db.pool.clone(),
+        keyring.clone(),
+        marketplace_client::oauth::SharedTokenRequest::environment_of(&endpoints),
+        fake.client_id(),
+    ));
+    let cache = Arc::new(PgTokenCache::new(db.pool.clone(), keyring));
+    let request = client
+        .consent_request(&ScopeSet::new([fake.scope("/sell.inventory")]))
+        .unwrap();
+    let browser = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .build()
+        .unwrap();
+    let answer = browser.get(request.url().as_str()).send().await.unwrap();
+    let landed = answer.headers()["location"].to_str().unwrap().to_owned();
+    let code = request.complete(&landed).unwrap();
+    UserTokenProvider::new(client.clone(), store.clone(), "seller-1")
+        .exchange_code(&code, request.scopes())
+        .await
+        .unwrap();
+    // Another process: it refreshes, and shares the access token through the cache.
+    let process = UserTokenProvider::new(client, store, "seller-1").with_shared_cache(cache);
+    process.access_token().await.unwrap().secret().to_owned()
+}
+
+/// After `consent forget`, the fleet's shared access token of the account goes too: `consent
+/// token` does not print it.
+#[tokio::test(flavor = "multi_thread")]
+async fn after_consent_forget_consent_token_prints_no_old_token() {
+    let db = TestDb::new().await;
+    let fake = FakeMarketplace::new();
+    let shared = consented_fleet(&db, &fake).await;
+    let key = token_key();
+    let args = |command: &'static str| [command, "--account", "seller-1"];
+
+    let out = consent_command(&fake, &db, &args("token"), &key, None);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        shared,
+        "the fleet's shared token, before forget"
+    );
+
+    let out = consent_command(&fake, &db, &args("forget"), &key, None);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let out = consent_command(&fake, &db, &args("token"), &key, None);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !stdout.contains(&shared),
+        "consent token printed the forgotten account's old access token"
+    );
+    assert!(!out.status.success(), "no token after forget: {stdout}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no refresh token"), "{stderr}");
+}
+
+/// `consent status` checks the refresh token at the token endpoint even when the fleet shares
+/// a valid access token: a revoked refresh token is reported as such.
+#[tokio::test(flavor = "multi_thread")]
+async fn consent_status_reports_a_revoked_refresh_token_despite_a_shared_access_token() {
+    let db = TestDb::new().await;
+    let fake = FakeMarketplace::new();
+    consented_fleet(&db, &fake).await;
+    let key = token_key();
+    let args = ["status", "--account", "seller-1"];
+
+    let out = consent_command(&fake, &db, &args, &key, None);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("refreshed, valid for"), "{stdout}");
+
+    fake.revoke_refresh_tokens();
+    let before = fake.token_requests().len();
+    let out = consent_command(&fake, &db, &args, &key, None);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stdout.contains("refreshed"),
+        "consent status reports a revoked refresh token as working: {stdout}"
+    );
+    assert!(!out.status.success(), "{stdout}\n{stderr}");
+    assert_eq!(
+        fake.token_requests().len(),
+        before + 1,
+        "consent status asked the token endpoint"
+    );
+    assert!(stderr.contains("revoked"), "{stderr}");
+    assert!(stderr.contains("needs consent again"), "{stderr}");
+}
+
+/// Key rotation completes: `consent list` counts the refresh tokens still under the previous
+/// key, `consent rekey` re-encrypts them, and then none is left.
+#[tokio::test(flavor = "multi_thread")]
+async fn consent_rekey_re_encrypts_every_token_under_the_previous_key() {
+    use marketplace_client::aio::oauth::RefreshTokenStore as _;
+    use marketplace_client::oauth::{Endpoints, RefreshToken, ScopeSet, StoredRefreshToken};
+    use marketplace_client_postgres::{Keyring, PgRefreshTokenStore, TokenKey, migrate};
+
+    let db = TestDb::new().await;
+    migrate(&db.pool).await.unwrap();
+    let fake = FakeMarketplace::new();
+    let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url()).unwrap();
+    let old = TokenKey::from_bytes([42u8; 32]);
+    let new_bytes = [43u8; 32];
+    let new = TokenKey::from_bytes(new_bytes);
+    let under_old = PgRefreshTokenStore::new(
+        db.pool.clone(),
+        Keyring::new(old.clone()),
+        marketplace_client::oauth::SharedTokenRequest::environment_of(&endpoints),
+        fake.client_id(),
+    );
+    for account in ["seller-1", "seller-2"] {
+        let record = StoredRefreshToken {
+            refresh_token: RefreshToken::new(format!("rt-of-{account}")),
+            scopes: ScopeSet::new([fake.scope("/sell.inventory")]),
+            expires_at: None,
+        };
+        under_old.save(account, &record).await.unwrap();
+    }
+    let new_key = base64::engine::general_purpose::STANDARD.encode(new_bytes);
+    let old_key = token_key();
+
+    let out = consent_command(&fake, &db, &["list"], &new_key, Some(&old_key));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("2 refresh tokens are still encrypted under the previous key"),
+        "consent list says how many rows the previous key still holds: {stderr}"
+    );
+
+    let out = consent_command(&fake, &db, &["rekey"], &new_key, Some(&old_key));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("Re-encrypted 2 refresh tokens"), "{stderr}");
+    assert!(
+        stderr.contains("MARKETPLACE_TOKEN_KEY_PREVIOUS can be removed"),
+        "{stderr}"
+    );
+    let key_ids: Vec<String> =
+        sqlx::query_scalar("SELECT key_id FROM marketplace_refresh_tokens ORDER BY account")
+            .fetch_all(&db.pool)
+            .await
+            .unwrap();
+    assert_eq!(key_ids, [new.id(), new.id()]);
+
+    let out = consent_command(&fake, &db, &["list"], &new_key, Some(&old_key));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("No token is left under the previous key"),
+        "{stderr}"
+    );
+    // And the previous key dropped, the tokens still read.
+    let only_new = PgRefreshTokenStore::new(
+        db.pool.clone(),
+        Keyring::new(new),
+        marketplace_client::oauth::SharedTokenRequest::environment_of(&endpoints),
+        fake.client_id(),
+    );
+    let loaded = only_new.load("seller-2").await.unwrap().unwrap();
+    assert_eq!(loaded.refresh_token.secret(), "rt-of-seller-2");
+}
+
+/// The blocking front's code exchange hands its access token to the shared cache too: a
+/// process started after the consent gets that token without a request.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_blocking_consent_shares_its_access_token_with_the_fleet() {
+    use marketplace_client::oauth::{
+        AccessTokenSource as _, Endpoints, OAuthClient, OAuthConfig, ScopeSet, UserTokenProvider,
+    };
+    use marketplace_client_postgres::{Keyring, TokenKey, blocking::TokenStore};
+    use std::sync::Arc;
+
+    let db = TestDb::new().await;
+    let fake = FakeMarketplace::new();
+    let url = db.url();
+    let (base, auth) = (fake.base_url(), fake.auth_url());
+    let (id, secret) = (fake.client_id().to_owned(), fake.client_secret().to_owned());
+    let scope = fake.scope("/sell.inventory");
+    let requests = tokio::task::spawn_blocking(move || {
+        let store =
+            TokenStore::connect(&url, Keyring::new(TokenKey::from_bytes([42u8; 32]))).unwrap();
+        store.migrate().unwrap();
+        let endpoints = Endpoints::custom(&base, &auth).unwrap();
+        let config = OAuthConfig::new(endpoints.clone())
+            .with_credentials(id.as_str(), secret.as_str())
+            .with_redirect_uri("Fake_Company-FakeApp-PRD-abcdefghi");
+        let tokens = Arc::new(store.refresh_tokens(
+            marketplace_client::oauth::SharedTokenRequest::environment_of(&endpoints),
+            id.as_str(),
+        ));
+        let process = || {
+            UserTokenProvider::new(
+                OAuthClient::from_config(&config).unwrap(),
+                tokens.clone(),
+                "seller-1",
+            )
+            .with_shared_cache(store.token_cache())
+        };
+        let client = OAuthClient::from_config(&config).unwrap();
+        let request = client.consent_request(&ScopeSet::new([scope])).unwrap();
+        let browser = reqwest::blocking::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .build()
+            .unwrap();
+        let answer = browser.get(request.url().as_str()).send().unwrap();
+        let landed = answer.headers()["location"].to_str().unwrap().to_owned();
+        let code = request.complete(&landed).unwrap();
+        let consenting = process();
+        consenting.exchange_code(&code, request.scopes()).unwrap();
+        let exchanged = consenting.access_token().unwrap();
+        let started_after = process().access_token().unwrap();
+        assert_eq!(
+            started_after, exchanged,
+            "the consent's access token reached the shared cache"
+        );
+    })
+    .await;
+    requests.unwrap();
+    assert_eq!(
+        fake.token_requests().len(),
+        1,
+        "the code exchange only: no refresh"
+    );
+}

@@ -53,6 +53,7 @@ mod live {
     enum Store {
         File(Arc<FileStore>),
         Postgres {
+            db: Arc<token_store::TokenStore>,
             tokens: Arc<token_store::BlockingRefreshTokenStore>,
             cache: Arc<dyn SharedTokenCache>,
         },
@@ -144,7 +145,8 @@ mod live {
         /// Remove the stored refresh token.
         Forget,
         /// List the accounts with a stored refresh token, those expiring soonest first (eBay's
-        /// are valid for 18 months), marking those that expire within 30 days or need consent.
+        /// are valid for 18 months), marking those that expire within 30 days or need consent;
+        /// with the PostgreSQL store, also how many tokens are still under the previous key.
         List,
         /// Copy the refresh tokens of a store file (such as the one a failed save rescued)
         /// into the configured store, one account at a time, keeping a newer token the store
@@ -153,6 +155,10 @@ mod live {
             /// The store file to read (it is left as it is).
             file: PathBuf,
         },
+        /// PostgreSQL store: re-encrypt every token still under the previous key
+        /// (MARKETPLACE_TOKEN_KEY_PREVIOUS) with the current one (MARKETPLACE_TOKEN_KEY), and
+        /// say whether the previous key can be removed.
+        Rekey,
     }
 
     #[derive(clap::Args)]
@@ -242,6 +248,7 @@ mod live {
                 Store::Postgres {
                     tokens: Arc::new(token_store::refresh_tokens(&db, &config)?),
                     cache: db.token_cache(),
+                    db: Arc::new(db),
                 }
             }
             None => Store::File(Arc::new(FileStore::new(default_store()?))),
@@ -273,6 +280,7 @@ mod live {
             }
             Command::List => list(&store),
             Command::Import { file } => import(&store, &file),
+            Command::Rekey => rekey(&store),
         }
     }
 
@@ -749,7 +757,10 @@ mod live {
             "refresh token: stored{}",
             describe_expiry(record.expires_at)
         ))?;
-        let provider = store.provider(config.client()?, account);
+        // Asks the token endpoint itself, never the fleet's shared access token: a token
+        // still valid in the cache says nothing of the refresh token (a revoked one is
+        // refused here, and marked).
+        let provider = UserTokenProvider::new(config.client()?, store.as_dyn(), account);
         provider.access_token()?;
         let left = provider
             .cached()
@@ -760,6 +771,69 @@ mod live {
             human(left)
         ))?;
         Ok(())
+    }
+
+    /// `consent rekey`: every token under the previous key re-encrypted under the current one.
+    fn rekey(store: &Store) -> Result<(), Box<dyn std::error::Error>> {
+        let Store::Postgres { db, .. } = store else {
+            return Err(format!(
+                "`consent rekey` re-encrypts the PostgreSQL token store ({ENV_TOKEN_STORE}=postgres://…); \
+                 {} is a refresh-token file, which is not encrypted",
+                store.describe()
+            )
+            .into());
+        };
+        let done = db.rekey()?;
+        errln!(
+            "Re-encrypted {} and {} under the current key ({}).",
+            count(done.refresh_tokens, "refresh token"),
+            count(done.cached_tokens, "cached access token"),
+            marketplace_client_postgres::KEY_VAR
+        );
+        report_keys(&done.after);
+        if done.after.under_previous() > 0 {
+            return Err("some tokens are still under the previous key (see above)".into());
+        }
+        Ok(())
+    }
+
+    /// `n` `thing`s, in words (`1 refresh token`, `2 refresh tokens`).
+    fn count(n: u64, thing: &str) -> String {
+        if n == 1 {
+            format!("1 {thing}")
+        } else {
+            format!("{n} {thing}s")
+        }
+    }
+
+    /// What the keys of the PostgreSQL store encrypt, on standard error: how many tokens are
+    /// still under the previous key (or that none is, during a rotation), and how many under
+    /// a key this process does not hold.
+    fn report_keys(census: &marketplace_client_postgres::KeyCensus) {
+        use marketplace_client_postgres::{KEY_VAR, PREVIOUS_KEY_VAR};
+        let (refresh, cached) = (census.refresh_tokens, census.cached_tokens);
+        if census.under_previous() > 0 {
+            let verb = if refresh.previous == 1 { "is" } else { "are" };
+            errln!(
+                "{} {verb} still encrypted under the previous key ({PREVIOUS_KEY_VAR}), and {}: \
+                 each is re-encrypted under {KEY_VAR} when next read, or all at once by \
+                 `consent rekey`; keep {PREVIOUS_KEY_VAR} until none is left.",
+                count(refresh.previous, "refresh token"),
+                count(cached.previous, "cached access token"),
+            );
+        } else if census.rotating {
+            errln!(
+                "No token is left under the previous key: {PREVIOUS_KEY_VAR} can be removed."
+            );
+        }
+        if refresh.unknown > 0 {
+            let verb = if refresh.unknown == 1 { "is" } else { "are" };
+            errln!(
+                "warning: {} {verb} encrypted under a key that is neither {KEY_VAR} nor \
+                 {PREVIOUS_KEY_VAR}: this process cannot read them.",
+                count(refresh.unknown, "refresh token"),
+            );
+        }
     }
 
     /// `consent list`: the stored accounts, soonest expiry first.
@@ -785,7 +859,6 @@ mod live {
         rows.sort_by(|a, b| (a.1.is_none(), a.1, &a.0).cmp(&(b.1.is_none(), b.1, &b.0)));
         if rows.is_empty() {
             errln!("No refresh token is stored in {}.", store.describe());
-            return Ok(());
         }
         const SOON: Duration = Duration::from_secs(30 * 86_400);
         for (account, expires_at, needs_consent) in rows {
@@ -806,6 +879,9 @@ mod live {
                 ""
             };
             out(&format!("{}\t{expiry}{mark}", escaped(&account)))?;
+        }
+        if let Store::Postgres { db, .. } = store {
+            report_keys(&db.key_census()?);
         }
         Ok(())
     }

@@ -38,6 +38,9 @@ use crate::refresh::AccountSummary;
 use crate::shared::{DEFAULT_DB_TIMEOUT, PgTokenCache};
 use crate::store::PgRefreshTokenStore;
 
+/// The longest [`TokenStore::rekey`] waits for the database, all rows together.
+pub const REKEY_TIMEOUT: Duration = Duration::from_secs(300);
+
 /// The runtime the database work runs on; shut down without waiting when dropped, so that
 /// dropping the store inside an async context does not panic.
 struct Runtime(Option<tokio::runtime::Runtime>);
@@ -152,6 +155,39 @@ impl TokenStore {
                         }
                     }
                 }
+            })
+            .unwrap_or(Err(Error::RuntimeGone))
+    }
+
+    /// How many stored tokens each key of the store's keyring encrypts ([`crate::key_census`]),
+    /// waiting at most the database time-out.
+    pub fn key_census(&self) -> Result<crate::KeyCensus, Error> {
+        let (pool, keyring, timeout) = (self.pool.clone(), self.keyring.clone(), self.db_timeout);
+        self.runtime
+            .run(async move {
+                tokio::time::timeout(timeout, crate::key_census(&pool, &keyring))
+                    .await
+                    .unwrap_or(Err(Error::TimedOut {
+                        operation: "count the tokens by key",
+                        after: timeout,
+                    }))
+            })
+            .unwrap_or(Err(Error::RuntimeGone))
+    }
+
+    /// Re-encrypts every token under the previous key with the current one ([`crate::rekey`]),
+    /// waiting at most [`REKEY_TIMEOUT`] (or the database time-out, if longer).
+    pub fn rekey(&self) -> Result<crate::Rekeyed, Error> {
+        let (pool, keyring) = (self.pool.clone(), self.keyring.clone());
+        let timeout = self.db_timeout.max(REKEY_TIMEOUT);
+        self.runtime
+            .run(async move {
+                tokio::time::timeout(timeout, crate::rekey(&pool, &keyring))
+                    .await
+                    .unwrap_or(Err(Error::TimedOut {
+                        operation: "re-encrypt the tokens under the current key",
+                        after: timeout,
+                    }))
             })
             .unwrap_or(Err(Error::RuntimeGone))
     }

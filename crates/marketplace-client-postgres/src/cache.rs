@@ -7,7 +7,7 @@
 //! [`publish`](TokenCache::publish)es it; the write happens only while the row's fence still
 //! equals the lease's, so a holder whose lease ran out and was granted to another process
 //! cannot overwrite the newer holder's work. The others wait and [`read`](TokenCache::read)
-//! again. A failed renewal is recorded as a shared back-off
+//! again. A renewal the token endpoint refused is recorded as a shared back-off
 //! ([`record_failure`](TokenCache::record_failure)), so the fleet does not hammer the token
 //! endpoint (eBay allows 1,000 client-credentials grants a day per application).
 
@@ -46,8 +46,10 @@ impl TokenKind {
     }
 }
 
-/// Which cached token: environment, client id, kind and subject (the scope set of an
-/// application token, space-separated and sorted, or the account of a user token).
+/// Which cached token: environment, client id, kind, subject (the scope set of an
+/// application token, space-separated and sorted, or the account of a user token) and, for a
+/// user token asked for a subset of the consented scopes, that scope set in a key column of
+/// its own (so that no account name can stand for another account's scoped token).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct CacheKey {
     /// The environment.
@@ -58,6 +60,17 @@ pub struct CacheKey {
     pub kind: TokenKind,
     /// The scope set (application) or account (user).
     pub subject: String,
+    /// The scope set (space-separated, sorted) of a user token asked for a subset of the
+    /// consented scopes; empty for the consent's own scopes and for an application token.
+    pub scopes: String,
+}
+
+/// `scopes` split on whitespace, sorted, deduplicated and joined with one space.
+fn normalized(scopes: &str) -> String {
+    let mut set: Vec<&str> = scopes.split_whitespace().collect();
+    set.sort_unstable();
+    set.dedup();
+    set.join(" ")
 }
 
 impl CacheKey {
@@ -68,18 +81,16 @@ impl CacheKey {
         client_id: impl Into<String>,
         scopes: &str,
     ) -> Self {
-        let mut set: Vec<&str> = scopes.split_whitespace().collect();
-        set.sort_unstable();
-        set.dedup();
         Self {
             environment: environment.into(),
             client_id: client_id.into(),
             kind: TokenKind::Application,
-            subject: set.join(" "),
+            subject: normalized(scopes),
+            scopes: String::new(),
         }
     }
 
-    /// The key of the user token of `account`.
+    /// The key of the user token of `account` (for the scopes of its consent).
     pub fn user(
         environment: impl Into<String>,
         client_id: impl Into<String>,
@@ -90,16 +101,32 @@ impl CacheKey {
             client_id: client_id.into(),
             kind: TokenKind::User,
             subject: account.into(),
+            scopes: String::new(),
         }
     }
 
-    fn row(&self) -> RowId {
+    /// The key of the user token of `account` asked for `scopes`, a subset of the consented
+    /// ones (split on whitespace, sorted and deduplicated; empty: [`CacheKey::user`]).
+    pub fn user_for_scopes(
+        environment: impl Into<String>,
+        client_id: impl Into<String>,
+        account: impl Into<String>,
+        scopes: &str,
+    ) -> Self {
+        Self {
+            scopes: normalized(scopes),
+            ..Self::user(environment, client_id, account)
+        }
+    }
+
+    pub(crate) fn row(&self) -> RowId {
         RowId {
             table: TABLE,
             environment: self.environment.clone(),
             client_id: self.client_id.clone(),
             kind: Some(self.kind.as_str()),
             subject: self.subject.clone(),
+            scopes: self.scopes.clone(),
         }
     }
 }
@@ -221,12 +248,14 @@ impl TokenCache {
             "SELECT ciphertext, key_id, token_type, expires_at, renew_at, retry_not_before, \
                     last_error, lease_holder, lease_until, fence, updated_at, now() AS read_at \
              FROM marketplace_token_cache \
-             WHERE environment = $1 AND client_id = $2 AND kind = $3 AND subject = $4",
+             WHERE environment = $1 AND client_id = $2 AND kind = $3 AND subject = $4 \
+               AND scopes = $5",
         )
         .bind(&key.environment)
         .bind(&key.client_id)
         .bind(key.kind.as_str())
         .bind(&key.subject)
+        .bind(&key.scopes)
         .fetch_optional(&self.pool)
         .await
         .map_err(Error::db("read the token cache"))?;
@@ -284,9 +313,9 @@ impl TokenCache {
         })?;
         let granted: Option<(i64, DateTime<Utc>)> = sqlx::query_as(
             "INSERT INTO marketplace_token_cache AS c \
-               (environment, client_id, kind, subject, lease_holder, lease_until, fence) \
-             VALUES ($1, $2, $3, $4, $5, now() + $6 * interval '1 microsecond', 1) \
-             ON CONFLICT (environment, client_id, kind, subject) DO UPDATE SET \
+               (environment, client_id, kind, subject, scopes, lease_holder, lease_until, fence) \
+             VALUES ($1, $2, $3, $4, $7, $5, now() + $6 * interval '1 microsecond', 1) \
+             ON CONFLICT (environment, client_id, kind, subject, scopes) DO UPDATE SET \
                lease_holder = EXCLUDED.lease_holder, lease_until = EXCLUDED.lease_until, \
                fence = c.fence + 1, updated_at = now() \
              WHERE c.lease_until IS NULL OR c.lease_until <= now() \
@@ -298,6 +327,7 @@ impl TokenCache {
         .bind(&key.subject)
         .bind(holder)
         .bind(micros)
+        .bind(&key.scopes)
         .fetch_optional(&self.pool)
         .await
         .map_err(Error::db("take a token cache lease"))?;
@@ -334,7 +364,7 @@ impl TokenCache {
             key,
             lease,
             fenced_update!(
-                "ciphertext = $7, key_id = $8, token_type = $9, expires_at = $10, renew_at = $11, \
+                "ciphertext = $8, key_id = $9, token_type = $10, expires_at = $11, renew_at = $12, \
                  lease_holder = NULL, lease_until = NULL, retry_not_before = NULL, \
                  last_error = NULL, updated_at = now()"
             ),
@@ -375,7 +405,7 @@ impl TokenCache {
         let done = fenced(
             key,
             lease,
-            fenced_update!("lease_until = now() + $7 * interval '1 microsecond'"),
+            fenced_update!("lease_until = now() + $8 * interval '1 microsecond'"),
         )
         .bind(micros)
         .execute(&self.pool)
@@ -412,7 +442,7 @@ impl TokenCache {
             key,
             lease,
             fenced_update!(
-                "retry_not_before = $7, last_error = $8, lease_holder = NULL, \
+                "retry_not_before = $8, last_error = $9, lease_holder = NULL, \
                  lease_until = NULL, updated_at = now()"
             ),
         )
@@ -426,15 +456,15 @@ impl TokenCache {
 }
 
 /// An `UPDATE` of one row that changes it only while `lease` is its current one (the row's
-/// fence and holder): `$1`…`$6` are the key and the lease, the `SET` clause's own
-/// parameters start at `$7`.
+/// fence and holder): `$1`…`$7` are the key and the lease, the `SET` clause's own
+/// parameters start at `$8`.
 macro_rules! fenced_update {
     ($set:literal) => {
         concat!(
             "UPDATE marketplace_token_cache SET ",
             $set,
             " WHERE environment = $1 AND client_id = $2 AND kind = $3 AND subject = $4 \
-               AND fence = $5 AND lease_holder = $6"
+               AND scopes = $5 AND fence = $6 AND lease_holder = $7"
         )
     };
 }
@@ -451,6 +481,7 @@ fn fenced<'q>(
         .bind(&key.client_id)
         .bind(key.kind.as_str())
         .bind(&key.subject)
+        .bind(&key.scopes)
         .bind(lease.fence)
         .bind(&lease.holder)
 }

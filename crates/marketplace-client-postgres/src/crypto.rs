@@ -5,7 +5,7 @@
 //! is the associated data, so a ciphertext copied into another row does not decrypt there.
 //! Each row also records the fingerprint of the key that encrypted it, so that after a key
 //! rotation the previous key still reads the rows it wrote; they are re-encrypted under the
-//! current key when next written.
+//! current key when next written or read, or all at once by [`crate::rekey`].
 
 use std::fmt;
 
@@ -140,6 +140,16 @@ impl Keyring {
         Ok(Self { current, previous })
     }
 
+    /// The fingerprint of the current key ([`TokenKey::id`]).
+    pub(crate) fn current_id(&self) -> String {
+        self.current.id()
+    }
+
+    /// The fingerprint of the previous key, during a rotation.
+    pub(crate) fn previous_id(&self) -> Option<String> {
+        self.previous.as_ref().map(TokenKey::id)
+    }
+
     /// Encrypts `plaintext` for `row`: the stored bytes (nonce, ciphertext, tag) and the
     /// fingerprint of the key used.
     pub(crate) fn encrypt(&self, row: &RowId, plaintext: &str) -> Result<(Vec<u8>, String), Error> {
@@ -239,6 +249,7 @@ mod tests {
             client_id: "App-1".into(),
             kind: None,
             subject: subject.into(),
+            scopes: String::new(),
         }
     }
 

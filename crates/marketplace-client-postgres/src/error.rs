@@ -259,11 +259,14 @@ pub struct RowId {
     pub(crate) client_id: String,
     pub(crate) kind: Option<&'static str>,
     pub(crate) subject: String,
+    /// The scope set of a user token asked for a subset of the consented scopes, else empty.
+    pub(crate) scopes: String,
 }
 
 impl RowId {
     /// The associated data of the row's ciphertext: every part length-prefixed, so that no two
-    /// identities encode alike.
+    /// identities encode alike. A scoped user token's scope set is a seventh part (rows without
+    /// one keep the six parts they were written with).
     pub(crate) fn associated_data(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(64);
         let parts: [&str; 6] = [
@@ -274,7 +277,8 @@ impl RowId {
             self.kind.unwrap_or(""),
             &self.subject,
         ];
-        for part in parts {
+        let scopes = (!self.scopes.is_empty()).then_some(self.scopes.as_str());
+        for part in parts.into_iter().chain(scopes) {
             out.extend_from_slice(&(part.len() as u64).to_be_bytes());
             out.extend_from_slice(part.as_bytes());
         }
@@ -290,7 +294,14 @@ impl fmt::Display for RowId {
             self.table, self.environment, self.client_id
         )?;
         match self.kind {
-            Some(kind) => write!(f, ", kind {kind:?}, subject {:?})", self.subject),
+            Some(kind) if self.scopes.is_empty() => {
+                write!(f, ", kind {kind:?}, subject {:?})", self.subject)
+            }
+            Some(kind) => write!(
+                f,
+                ", kind {kind:?}, subject {:?}, scopes {:?})",
+                self.subject, self.scopes
+            ),
             None => write!(f, ", account {:?})", self.subject),
         }
     }

@@ -19,7 +19,10 @@
 //! token or a key.
 //!
 //! Run [`migrate`] once at start-up (it is idempotent). The tables are
-//! `marketplace_refresh_tokens` and `marketplace_token_cache`.
+//! `marketplace_refresh_tokens` and `marketplace_token_cache`; the migrations are recorded in
+//! `marketplace_client_migrations`, beside (never in) the application's own `_sqlx_migrations`.
+//! During a key rotation, [`key_census`] counts the tokens still under the previous key and
+//! [`rekey`] re-encrypts them.
 //!
 //! # Quick start
 //!
@@ -62,7 +65,9 @@ pub mod blocking;
 mod cache;
 mod crypto;
 mod error;
+mod migrate;
 mod refresh;
+mod rotation;
 mod shared;
 mod store;
 mod time;
@@ -75,15 +80,20 @@ pub use cache::{CacheKey, CachedRow, Lease, NewCachedToken, TokenCache, TokenKin
 pub use crypto::{KEY_VAR, Keyring, PREVIOUS_KEY_VAR, SecretText, TokenKey};
 pub use error::{DecryptFailure, Error, KeyProblem, RowId};
 pub use refresh::{AccountSummary, NewRefreshToken, RefreshKey, RefreshTokens, StoredRefresh};
+pub use rotation::{KeyCensus, KeyUse, Rekeyed, key_census, rekey};
 pub use shared::{DEFAULT_DB_TIMEOUT, DEFAULT_LEASE, PgTokenCache};
 pub use store::{DEFAULT_STORE_TIMEOUT, PgRefreshTokenStore};
 
-static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
-
 /// Creates or updates the store's tables. Running it again (from any number of processes) is
 /// harmless: applied migrations are recorded and skipped.
+///
+/// The record is the table `marketplace_client_migrations`, not sqlx's default
+/// `_sqlx_migrations`, so that an application's own `sqlx::migrate!` and this function run on
+/// one database in any order. A database that an earlier version migrated into
+/// `_sqlx_migrations` is taken over: the store's records move to its own table, the
+/// application's stay.
 pub async fn migrate(pool: &PgPool) -> Result<(), Error> {
-    MIGRATOR.run(pool).await.map_err(Error::Migration)
+    migrate::run(pool).await
 }
 
 /// The database's clock. Leases are granted by it; compute expiry and renewal times from it

@@ -17,6 +17,21 @@ type SummaryRow = (String, Option<DateTime<Utc>>, bool, DateTime<Utc>);
 
 const TABLE: &str = "marketplace_refresh_tokens";
 
+/// An `UPDATE` (for a `WITH` clause) that clears the access tokens of account `$3` (every
+/// scope set) of application `$2` in environment `$1` shared in `marketplace_token_cache`:
+/// no token, no back-off, no lease, and the fence moved on, so that a lease granted before
+/// cannot publish.
+macro_rules! clear_shared_tokens {
+    () => {
+        "UPDATE marketplace_token_cache SET \
+           ciphertext = NULL, key_id = NULL, token_type = NULL, expires_at = NULL, \
+           renew_at = NULL, retry_not_before = NULL, last_error = NULL, \
+           lease_holder = NULL, lease_until = NULL, fence = fence + 1, updated_at = now() \
+         WHERE environment = $1 AND client_id = $2 AND kind = 'user' AND subject = $3 \
+         RETURNING 1"
+    };
+}
+
 /// Which refresh token: the eBay environment (for example `"production"` or `"sandbox"`), the
 /// application's client id and the seller's account name.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -43,13 +58,14 @@ impl RefreshKey {
         }
     }
 
-    fn row(&self) -> RowId {
+    pub(crate) fn row(&self) -> RowId {
         RowId {
             table: TABLE,
             environment: self.environment.clone(),
             client_id: self.client_id.clone(),
             kind: None,
             subject: self.account.clone(),
+            scopes: String::new(),
         }
     }
 }
@@ -139,6 +155,9 @@ impl RefreshTokens {
         let ciphertext: Vec<u8> = row.try_get("ciphertext").map_err(get)?;
         let key_id: String = row.try_get("key_id").map_err(get)?;
         let token = self.keyring.decrypt(&key.row(), &key_id, &ciphertext)?;
+        if key_id != self.keyring.current_id() {
+            self.reencrypt(key, &key_id, &ciphertext, &token).await;
+        }
         Ok(Some(StoredRefresh {
             token,
             scopes: row.try_get("scopes").map_err(get)?,
@@ -149,14 +168,49 @@ impl RefreshTokens {
         }))
     }
 
+    /// Writes `token`, just read from the row of `key` under the previous key (`key_id`,
+    /// `ciphertext`), again under the current key, if the row still holds that ciphertext: a
+    /// refresh token is written only at consent and rotation, so without this a rotation
+    /// would never complete. The token, its version and its update time stay as they are. A
+    /// failure is only logged: the token was read.
+    async fn reencrypt(
+        &self,
+        key: &RefreshKey,
+        key_id: &str,
+        ciphertext: &[u8],
+        token: &SecretText,
+    ) {
+        match reencrypt_refresh_row(&self.pool, &self.keyring, key, key_id, ciphertext, token).await
+        {
+            Ok(true) => tracing::info!(
+                environment = %key.environment,
+                client_id = %key.client_id,
+                account = %key.account,
+                "refresh token re-encrypted under the current key"
+            ),
+            Ok(false) => {}
+            Err(e) => tracing::warn!(
+                reason = %e,
+                "could not re-encrypt a refresh token read under the previous key"
+            ),
+        }
+    }
+
     /// Stores `token` for `key`, encrypted under the current key, in one statement: inserted
     /// with version 1, or replacing the stored token with its version incremented. Clears the
     /// needs-consent mark. Returns the new version.
+    ///
+    /// A save is a new consent: in the same statement, the access tokens of the account
+    /// shared in `marketplace_token_cache` (those of the consent it replaces) are cleared,
+    /// with their back-off, and their leases fenced off, so that no process is handed them
+    /// again and a refresh still running with the replaced token cannot publish its answer.
     pub async fn save(&self, key: &RefreshKey, token: NewRefreshToken<'_>) -> Result<i64, Error> {
         let (ciphertext, key_id) = self.keyring.encrypt(&key.row(), token.token)?;
         let expires_at = to_db_opt(token.expires_at, "expiry")?;
-        let version: i64 = sqlx::query_scalar(
-            "INSERT INTO marketplace_refresh_tokens AS t \
+        let version: i64 = sqlx::query_scalar(concat!(
+            "WITH cleared AS (",
+            clear_shared_tokens!(),
+            ") INSERT INTO marketplace_refresh_tokens AS t \
                (environment, client_id, account, ciphertext, key_id, scopes, expires_at, \
                 needs_consent, version, updated_at) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, false, 1, now()) \
@@ -165,7 +219,7 @@ impl RefreshTokens {
                scopes = EXCLUDED.scopes, expires_at = EXCLUDED.expires_at, \
                needs_consent = false, version = t.version + 1, updated_at = now() \
              RETURNING version",
-        )
+        ))
         .bind(&key.environment)
         .bind(&key.client_id)
         .bind(&key.account)
@@ -258,12 +312,16 @@ impl RefreshTokens {
         ))
     }
 
-    /// Forgets the token of `key`; true when one was stored.
+    /// Forgets the token of `key`; true when one was stored. In the same statement, the
+    /// account's access tokens shared in `marketplace_token_cache` are cleared (as by
+    /// [`save`](Self::save)): no process is handed them again.
     pub async fn delete(&self, key: &RefreshKey) -> Result<bool, Error> {
-        let done = sqlx::query(
-            "DELETE FROM marketplace_refresh_tokens \
+        let done = sqlx::query(concat!(
+            "WITH cleared AS (",
+            clear_shared_tokens!(),
+            ") DELETE FROM marketplace_refresh_tokens \
              WHERE environment = $1 AND client_id = $2 AND account = $3",
-        )
+        ))
         .bind(&key.environment)
         .bind(&key.client_id)
         .bind(&key.account)
@@ -360,4 +418,33 @@ impl RefreshTokens {
         .map_err(Error::db("read a needs-consent mark"))?;
         Ok(marked.unwrap_or(false))
     }
+}
+
+/// Writes `token` (read from the row of `key` as `ciphertext` under `key_id`) under the
+/// current key of `keyring`, when the row still holds `ciphertext`; true when rewritten.
+pub(crate) async fn reencrypt_refresh_row(
+    pool: &PgPool,
+    keyring: &Keyring,
+    key: &RefreshKey,
+    key_id: &str,
+    ciphertext: &[u8],
+    token: &SecretText,
+) -> Result<bool, Error> {
+    let (new_ciphertext, new_key_id) = keyring.encrypt(&key.row(), token.expose())?;
+    let done = sqlx::query(
+        "UPDATE marketplace_refresh_tokens SET ciphertext = $6, key_id = $7 \
+         WHERE environment = $1 AND client_id = $2 AND account = $3 \
+           AND key_id = $4 AND ciphertext = $5",
+    )
+    .bind(&key.environment)
+    .bind(&key.client_id)
+    .bind(&key.account)
+    .bind(key_id)
+    .bind(ciphertext)
+    .bind(new_ciphertext)
+    .bind(new_key_id)
+    .execute(pool)
+    .await
+    .map_err(Error::db("re-encrypt a refresh token"))?;
+    Ok(done.rows_affected() > 0)
 }

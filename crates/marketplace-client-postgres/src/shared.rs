@@ -43,6 +43,11 @@ const WHILE_RENEWING: Duration = Duration::from_secs(1);
 ///   the token under the lease's fence; the others hand out the old token while it is valid,
 ///   or wait for the new one. A leader that dies is replaced when its lease runs out.
 ///
+/// Only the token endpoint's own refusals (an error status) become the fleet's back-off; a
+/// failure of this process alone (a refresh token its key cannot decrypt, a store it cannot
+/// read, a network that does not reach the endpoint) gives the lease back at once and is this
+/// process's answer only.
+///
 /// When the database fails or takes longer than the time-out (2 s by default) before this
 /// process asked the token endpoint, the answer is [`SharedCacheError::Unavailable`]: the
 /// provider asks for its own token and logs a warning. A token fetched here is returned even
@@ -157,8 +162,9 @@ impl PgTokenCache {
 
     /// Renews the token of `key` under `lease`: asks the token endpoint (unless another
     /// process published a token, or a failure, just before the lease was granted) while
-    /// keeping the lease alive, and publishes the answer, or records the failure as the
-    /// fleet's back-off. Dropped half way (a cancelled call), it gives the lease back.
+    /// keeping the lease alive, and publishes the answer, or records the token endpoint's
+    /// refusal as the fleet's back-off (any other failure only gives the lease back). Dropped
+    /// half way (a cancelled call), it gives the lease back.
     async fn renew<'f>(
         &self,
         key: &CacheKey,
@@ -214,6 +220,14 @@ impl PgTokenCache {
                 let token = SharedToken::from_response(&response, request);
                 self.publish(key, &lease, granted_at, &token).await;
                 Ok(token)
+            }
+            Err(error) if !answered_by_token_endpoint(&error) => {
+                // This process's own failure (its store, its key, its network): not the
+                // fleet's. The lease goes back at once, so another process renews.
+                if let Err(e) = self.db(self.cache.release(key, &lease)).await {
+                    tracing::warn!(reason = %e, "could not release a token cache lease; it runs out by itself");
+                }
+                Err(SharedCacheError::Grant(error))
             }
             Err(error) => {
                 let wait = request.backoff_after(&error);
@@ -409,17 +423,33 @@ impl SharedTokenCache for PgTokenCache {
     }
 }
 
+/// True when the token endpoint itself refused the request (it answered with an error
+/// status): the failure every process would meet, shared as the fleet's back-off. A failure
+/// of this process alone (a store it cannot read, a key that does not decrypt, no refresh
+/// token, a network that does not reach the endpoint) is not: the other processes may well
+/// succeed, and this one backs off on its own (`retry_now` ends that wait).
+fn answered_by_token_endpoint(error: &OAuthError) -> bool {
+    matches!(
+        error,
+        OAuthError::Server { .. }
+            | OAuthError::ConsentRevoked { .. }
+            | OAuthError::RateLimited { .. }
+            | OAuthError::Http { .. }
+            | OAuthError::UnexpectedBody { .. }
+    )
+}
+
 /// The cache row of `request`.
 pub(crate) fn key_of(request: &SharedTokenRequest) -> CacheKey {
     match &request.account {
-        // A provider asking for a subset of the consented scopes has a token of its own.
-        Some(account) if request.scopes.is_empty() => {
-            CacheKey::user(&request.environment, &request.client_id, account)
-        }
-        Some(account) => CacheKey::user(
+        // A provider asking for a subset of the consented scopes has a token of its own, keyed
+        // by the account and, in a column of its own, the scope set: no account name can
+        // stand for another account's scoped token.
+        Some(account) => CacheKey::user_for_scopes(
             &request.environment,
             &request.client_id,
-            format!("{account} [{}]", request.scopes.to_space_separated()),
+            account,
+            &request.scopes.to_space_separated(),
         ),
         None => CacheKey::application(
             &request.environment,

@@ -40,7 +40,7 @@ fn main() -> ExitCode {
         .enable_all()
         .build()
         .expect("runtime");
-    let tests: [(&str, Test); 7] = [
+    let tests: [(&str, Test); 10] = [
         ("eight_processes_of_32_tasks_make_one_token_request", || {
             Box::pin(eight_processes_of_32_tasks_make_one_token_request())
         }),
@@ -65,6 +65,17 @@ fn main() -> ExitCode {
         ("a_failed_grant_is_a_back_off_for_the_whole_fleet", || {
             Box::pin(a_failed_grant_is_a_back_off_for_the_whole_fleet())
         }),
+        (
+            "an_account_named_after_a_scoped_token_gets_none_of_it",
+            || Box::pin(an_account_named_after_a_scoped_token_gets_none_of_it()),
+        ),
+        ("a_new_consent_reaches_every_process_at_once", || {
+            Box::pin(a_new_consent_reaches_every_process_at_once())
+        }),
+        (
+            "a_process_with_a_wrong_key_does_not_back_off_the_fleet",
+            || Box::pin(a_process_with_a_wrong_key_does_not_back_off_the_fleet()),
+        ),
     ];
     let mut ran = 0;
     for (name, test) in tests {
@@ -461,4 +472,166 @@ async fn a_failed_grant_is_a_back_off_for_the_whole_fleet() {
     tokio::time::sleep(backoff + Duration::from_millis(200)).await;
     other.access_token().await.expect("after the back-off");
     assert_eq!(fake.token_requests().len(), 2);
+}
+
+/// The shared cache keys a user token asked for a subset of the consented scopes apart from
+/// the account's own: an account literally named like such a token (`seller-1 [scope]`), with
+/// no refresh token of its own, is not handed seller-1's token.
+async fn an_account_named_after_a_scoped_token_gets_none_of_it() {
+    let db = TestDb::new().await;
+    migrate(&db.pool).await.unwrap();
+    let fake = FakeMarketplace::new();
+    let client = Arc::new(client(&fake));
+    let cache = Arc::new(PgTokenCache::new(db.pool.clone(), keyring()));
+    let store = Arc::new(user_store(&db, &client, &fake));
+    let inventory = fake.scope("/sell.inventory");
+    let scopes = ScopeSet::new([inventory.clone(), fake.scope("/sell.account")]);
+    let (request, code) = consent(&client, &scopes).await;
+    UserTokenProvider::new(client.clone(), store.clone(), "seller-1")
+        .exchange_code(&code, request.scopes())
+        .await
+        .unwrap();
+    let narrow = UserTokenProvider::new(client.clone(), store.clone(), "seller-1")
+        .with_scopes(ScopeSet::new([inventory.clone()]))
+        .with_shared_cache(cache.clone());
+    let sellers = narrow.access_token().await.unwrap();
+    let requests = fake.token_requests().len();
+
+    let name = format!("seller-1 [{inventory}]");
+    let impostor = UserTokenProvider::new(client.clone(), store.clone(), name.as_str())
+        .with_shared_cache(cache.clone());
+    match impostor.access_token().await {
+        Ok(token) => {
+            assert_ne!(
+                token, sellers,
+                "the account {name:?} was handed seller-1's token"
+            );
+            panic!("the account {name:?} has no refresh token, yet got a token");
+        }
+        Err(e) => assert!(
+            matches!(&e, OAuthError::NoRefreshToken { account } if *account == name),
+            "{e:?}"
+        ),
+    }
+    assert_eq!(
+        fake.token_requests().len(),
+        requests,
+        "nothing to refresh with"
+    );
+
+    // seller-1's scoped token is still shared with seller-1's other processes.
+    let twin = UserTokenProvider::new(client.clone(), store.clone(), "seller-1")
+        .with_scopes(ScopeSet::new([inventory]))
+        .with_shared_cache(cache.clone());
+    assert_eq!(twin.access_token().await.unwrap(), sellers);
+    assert_eq!(fake.token_requests().len(), requests);
+}
+
+/// A new consent (other scopes, say) replaces the account's refresh token: a process started
+/// after it gets an access token of the new consent, not the old consent's shared token.
+async fn a_new_consent_reaches_every_process_at_once() {
+    let db = TestDb::new().await;
+    migrate(&db.pool).await.unwrap();
+    let fake = FakeMarketplace::new();
+    let client = Arc::new(client(&fake));
+    let cache = Arc::new(PgTokenCache::new(db.pool.clone(), keyring()));
+    let store = Arc::new(user_store(&db, &client, &fake));
+    let process = || {
+        UserTokenProvider::new(client.clone(), store.clone(), "seller-1")
+            .with_shared_cache(cache.clone())
+    };
+    let first_scopes = ScopeSet::new([fake.scope("/sell.inventory")]);
+    let (request, code) = consent(&client, &first_scopes).await;
+    process()
+        .exchange_code(&code, request.scopes())
+        .await
+        .unwrap();
+    let old = process().access_token().await.unwrap();
+    assert_eq!(process().access_token().await.unwrap(), old, "shared");
+
+    let second_scopes = ScopeSet::new([
+        fake.scope("/sell.inventory"),
+        fake.scope("/sell.fulfillment"),
+    ]);
+    let (request, code) = consent(&client, &second_scopes).await;
+    let consenting = process();
+    consenting
+        .exchange_code(&code, request.scopes())
+        .await
+        .unwrap();
+    // The code exchange's own access token (held in the consenting process).
+    let exchanged = consenting.access_token().await.unwrap();
+    let requests = fake.token_requests().len();
+
+    let started_after = process().access_token().await.unwrap();
+    assert_ne!(
+        started_after, old,
+        "a process started after the new consent got the old consent's token"
+    );
+    assert_eq!(
+        started_after, exchanged,
+        "the new consent's access token reached the shared cache"
+    );
+    assert_eq!(fake.token_requests().len(), requests, "no refresh needed");
+    let issued = fake
+        .issued_token(started_after.secret())
+        .expect("a token the fake issued");
+    let mut granted: Vec<String> = second_scopes.iter().map(str::to_owned).collect();
+    granted.sort();
+    let mut scopes = issued.scopes.clone();
+    scopes.sort();
+    assert_eq!(scopes, granted, "the new consent's token");
+}
+
+/// A process whose MARKETPLACE_TOKEN_KEY cannot decrypt the stored refresh token fails on its
+/// own: its failure is not the fleet's back-off, so the healthy processes keep refreshing.
+async fn a_process_with_a_wrong_key_does_not_back_off_the_fleet() {
+    use marketplace_client_postgres::{Keyring, TokenKey};
+    let db = TestDb::new().await;
+    migrate(&db.pool).await.unwrap();
+    let fake = FakeMarketplace::new();
+    let client = Arc::new(client(&fake));
+    let store = Arc::new(user_store(&db, &client, &fake));
+    let scopes = ScopeSet::new([fake.scope("/sell.inventory")]);
+    let (request, code) = consent(&client, &scopes).await;
+    UserTokenProvider::new(client.clone(), store.clone(), "seller-1")
+        .exchange_code(&code, request.scopes())
+        .await
+        .unwrap();
+    let before = fake.token_requests().len();
+
+    let wrong = Keyring::new(TokenKey::from_bytes([0x5A; 32]));
+    let misconfigured = UserTokenProvider::new(
+        client.clone(),
+        Arc::new(
+            PgRefreshTokenStore::new(
+                db.pool.clone(),
+                wrong.clone(),
+                SharedTokenRequest::environment_of(client.endpoints()),
+                fake.client_id(),
+            )
+            .with_timeout(Duration::from_secs(2)),
+        ),
+        "seller-1",
+    )
+    .with_shared_cache(Arc::new(PgTokenCache::new(db.pool.clone(), wrong)));
+    let failed = misconfigured.access_token().await.unwrap_err();
+    assert!(
+        matches!(&failed, OAuthError::Store(e) if e.is_corrupt()),
+        "the wrong key's own error: {failed:?}"
+    );
+    assert_eq!(fake.token_requests().len(), before, "nothing to send");
+
+    let healthy = UserTokenProvider::new(client.clone(), store.clone(), "seller-1")
+        .with_shared_cache(Arc::new(PgTokenCache::new(db.pool.clone(), keyring())));
+    let token = healthy
+        .access_token()
+        .await
+        .expect("a healthy process refreshes despite the misconfigured one");
+    assert_eq!(
+        fake.token_requests().len(),
+        before + 1,
+        "the healthy process asked the token endpoint"
+    );
+    assert!(fake.issued_token(token.secret()).is_some());
 }

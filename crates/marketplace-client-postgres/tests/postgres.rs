@@ -53,11 +53,134 @@ async fn migrations_run_twice() {
     .await
     .unwrap();
     assert_eq!(tables, 2);
-    let applied: i64 = sqlx::query_scalar("SELECT count(*) FROM _sqlx_migrations")
+    let applied: i64 = sqlx::query_scalar("SELECT count(*) FROM marketplace_client_migrations")
         .fetch_one(&db.pool)
         .await
         .unwrap();
-    assert_eq!(applied, 1);
+    assert_eq!(applied, 2);
+    let sqlx_table: bool = sqlx::query_scalar("SELECT to_regclass('_sqlx_migrations') IS NOT NULL")
+        .fetch_one(&db.pool)
+        .await
+        .unwrap();
+    assert!(
+        !sqlx_table,
+        "sqlx's default table is the application's to create"
+    );
+}
+
+/// A backend's own migrations (`tests/app_migrations`), run by its own `sqlx::migrate!` into
+/// sqlx's default table, as an application using this crate does.
+static APP_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./tests/app_migrations");
+
+/// The application's table and the store's work: an item written and read back, a refresh
+/// token saved and loaded.
+async fn both_schemas_work(db: &TestDb, round: &str) {
+    sqlx::query("INSERT INTO app_items (name, price_cents) VALUES ($1, 100)")
+        .bind(round)
+        .execute(&db.pool)
+        .await
+        .unwrap_or_else(|e| panic!("{round}: the application's table: {e}"));
+    let store = RefreshTokens::new(db.pool.clone(), ring(1));
+    store
+        .save(&key(round), refresh("token-of-the-round", None))
+        .await
+        .unwrap_or_else(|e| panic!("{round}: the store's table: {e}"));
+    assert!(store.load(&key(round)).await.unwrap().is_some(), "{round}");
+}
+
+#[tokio::test]
+async fn the_application_s_sqlx_migrations_and_the_store_s_live_side_by_side() {
+    // The application first, then the store, then both again.
+    let db = TestDb::new().await;
+    APP_MIGRATOR
+        .run(&db.pool)
+        .await
+        .expect("the application migrates");
+    migrate(&db.pool)
+        .await
+        .expect("the store migrates after the application");
+    both_schemas_work(&db, "app-first").await;
+    APP_MIGRATOR
+        .run(&db.pool)
+        .await
+        .expect("the application migrates again");
+    migrate(&db.pool).await.expect("the store migrates again");
+    both_schemas_work(&db, "app-first-again").await;
+
+    // The store first, then the application, then both again.
+    let db = TestDb::new().await;
+    migrate(&db.pool).await.expect("the store migrates first");
+    APP_MIGRATOR
+        .run(&db.pool)
+        .await
+        .expect("the application migrates after the store");
+    both_schemas_work(&db, "store-first").await;
+    migrate(&db.pool).await.expect("the store migrates again");
+    APP_MIGRATOR
+        .run(&db.pool)
+        .await
+        .expect("the application migrates again");
+    both_schemas_work(&db, "store-first-again").await;
+    let applied: Vec<i64> =
+        sqlx::query_scalar("SELECT version FROM _sqlx_migrations ORDER BY version")
+            .fetch_all(&db.pool)
+            .await
+            .unwrap();
+    assert_eq!(
+        applied,
+        [20240101000000, 20240201000000],
+        "sqlx's table holds the application's migrations only"
+    );
+}
+
+/// A deployment whose store an earlier version migrated into sqlx's default table (and whose
+/// application's next `sqlx::migrate!` then failed): the store takes its migration over, the
+/// application migrates again, and nothing stored is lost.
+#[tokio::test]
+async fn a_store_migrated_into_sqlx_s_table_by_an_earlier_version_upgrades() {
+    let db = TestDb::new().await;
+    // The earlier version: the store's first migration, run by sqlx's own migrator.
+    let earlier = std::env::temp_dir().join(format!(
+        "marketplace-earlier-migrations-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&earlier).unwrap();
+    let first = "20250101000000_token_store.sql";
+    std::fs::copy(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("migrations")
+            .join(first),
+        earlier.join(first),
+    )
+    .unwrap();
+    let earlier_migrator = sqlx::migrate::Migrator::new(earlier.as_path())
+        .await
+        .unwrap();
+    std::fs::remove_dir_all(&earlier).unwrap();
+    earlier_migrator
+        .run(&db.pool)
+        .await
+        .expect("the earlier version migrates");
+    let store = RefreshTokens::new(db.pool.clone(), ring(1));
+    store
+        .save(
+            &key("kept"),
+            refresh("token-saved-before-the-upgrade", None),
+        )
+        .await
+        .unwrap();
+
+    migrate(&db.pool)
+        .await
+        .expect("this version migrates over the earlier one");
+    APP_MIGRATOR
+        .run(&db.pool)
+        .await
+        .expect("the application's migrations run after the upgrade");
+    migrate(&db.pool).await.expect("and the store's again");
+    both_schemas_work(&db, "upgraded").await;
+    let kept = store.load(&key("kept")).await.unwrap().expect("kept");
+    assert_eq!(kept.token.expose(), "token-saved-before-the-upgrade");
 }
 
 #[tokio::test]
@@ -419,6 +542,138 @@ async fn key_rotation_reads_with_the_previous_key_and_rewrites_under_the_new() {
     let loaded = only_b.load(&key("alice")).await.unwrap().unwrap();
     assert_eq!(loaded.token.expose(), "token-under-b");
     assert!(under_a.load(&key("alice")).await.is_err());
+}
+
+/// A refresh token is written only at consent and rotation: one that is only ever read would
+/// stay under the previous key for good. Read under the previous key, it is re-encrypted under
+/// the current one, so the previous key can be dropped once every row has been read.
+#[tokio::test]
+async fn a_row_read_under_the_previous_key_is_re_encrypted_under_the_current_one() {
+    let db = migrated().await;
+    let key_a = TokenKey::from_bytes([0xA; 32]);
+    let key_b = TokenKey::from_bytes([0xB; 32]);
+    let under_a = RefreshTokens::new(db.pool.clone(), Keyring::new(key_a.clone()));
+    let expiry = at(1_900_000_000);
+    let version = under_a
+        .save(&key("alice"), refresh("token-read-only", Some(expiry)))
+        .await
+        .unwrap();
+
+    let rotating = RefreshTokens::new(
+        db.pool.clone(),
+        Keyring::with_previous(key_b.clone(), key_a.clone()),
+    );
+    let loaded = rotating.load(&key("alice")).await.unwrap().unwrap();
+    assert_eq!(loaded.token.expose(), "token-read-only");
+
+    let stored_key_id: String =
+        sqlx::query_scalar("SELECT key_id FROM marketplace_refresh_tokens WHERE account = 'alice'")
+            .fetch_one(&db.pool)
+            .await
+            .unwrap();
+    assert_eq!(
+        stored_key_id,
+        key_b.id(),
+        "the row read under the previous key is now under the current one"
+    );
+    // The previous key dropped: the row still reads, unchanged.
+    let only_b = RefreshTokens::new(db.pool.clone(), Keyring::new(key_b));
+    let after = only_b
+        .load(&key("alice"))
+        .await
+        .expect("readable under the current key alone")
+        .unwrap();
+    assert_eq!(after.token.expose(), "token-read-only");
+    assert_eq!(after.expires_at, Some(expiry));
+    assert_eq!(after.version, version, "re-encryption is not a new token");
+}
+
+/// `key_census` counts the tokens of both tables by key; `rekey` re-encrypts those under the
+/// previous key, leaves those it cannot read, and then none is left under the previous key.
+#[tokio::test]
+async fn rekey_re_encrypts_every_token_under_the_previous_key_and_counts_what_is_left() {
+    use marketplace_client_postgres::{KeyUse, key_census, rekey};
+    let db = migrated().await;
+    let (a, b, c) = (
+        TokenKey::from_bytes([0xA; 32]),
+        TokenKey::from_bytes([0xB; 32]),
+        TokenKey::from_bytes([0xC; 32]),
+    );
+    let under = |k: &TokenKey| RefreshTokens::new(db.pool.clone(), Keyring::new(k.clone()));
+    under(&a)
+        .save(&key("alice"), refresh("alice-token", None))
+        .await
+        .unwrap();
+    under(&b)
+        .save(&key("bob"), refresh("bob-token", None))
+        .await
+        .unwrap();
+    under(&c)
+        .save(&key("carol"), refresh("carol-token", None))
+        .await
+        .unwrap();
+    let scoped = CacheKey::user_for_scopes(ENV, APP, "alice", "scope-b scope-a");
+    let cache_a = TokenCache::new(db.pool.clone(), Keyring::new(a.clone()));
+    let lease = cache_a
+        .try_lease(&scoped, "holder", Duration::from_secs(30))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        cache_a
+            .publish(&scoped, &lease, cached("alice-access", at(2_000_000_000)))
+            .await
+            .unwrap()
+    );
+
+    let rotating = Keyring::with_previous(b.clone(), a.clone());
+    let census = key_census(&db.pool, &rotating).await.unwrap();
+    assert!(census.rotating);
+    assert_eq!(
+        census.refresh_tokens,
+        KeyUse {
+            current: 1,
+            previous: 1,
+            unknown: 1
+        }
+    );
+    assert_eq!(census.cached_tokens.previous, 1);
+    assert_eq!(census.under_previous(), 2);
+
+    let done = rekey(&db.pool, &rotating).await.unwrap();
+    assert_eq!((done.refresh_tokens, done.cached_tokens), (1, 1));
+    assert_eq!(done.after.under_previous(), 0);
+    assert_eq!(
+        done.after.refresh_tokens.unknown, 1,
+        "carol's key is not held"
+    );
+    assert_eq!(done.after.refresh_tokens.current, 2);
+
+    // The previous key dropped, everything it held reads under the current one.
+    let alice = under(&b).load(&key("alice")).await.unwrap().unwrap();
+    assert_eq!(alice.token.expose(), "alice-token");
+    let row = TokenCache::new(db.pool.clone(), Keyring::new(b.clone()))
+        .read(&scoped)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(row.token.unwrap().expose(), "alice-access");
+    // A scoped token's scope set is part of its row's identity: moved to the account's own
+    // row, it does not decrypt.
+    sqlx::query(
+        "INSERT INTO marketplace_token_cache \
+           (environment, client_id, kind, subject, scopes, ciphertext, key_id) \
+         SELECT environment, client_id, kind, subject, '', ciphertext, key_id \
+         FROM marketplace_token_cache WHERE subject = 'alice' AND scopes <> ''",
+    )
+    .execute(&db.pool)
+    .await
+    .unwrap();
+    let err = TokenCache::new(db.pool.clone(), Keyring::new(b))
+        .read(&CacheKey::user(ENV, APP, "alice"))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Decrypt { .. }), "{err:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

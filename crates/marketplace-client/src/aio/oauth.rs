@@ -248,6 +248,33 @@ impl Shared {
         let response = grant().await?;
         Ok(Held::from_response(&response, flight.mono, policy.margin))
     }
+
+    /// Hands a new consent's access token (`response`, the code exchange's answer) to the
+    /// shared cache, if there is one, so that the fleet's next process gets it instead of an
+    /// older consent's (a database store clears those when the refresh token is saved). The
+    /// cache publishes it as if fetched; a cache that cannot be reached only logs it.
+    async fn share_consent(
+        &self,
+        client: &OAuthClient,
+        account: &str,
+        policy: &Policy,
+        response: &TokenResponse,
+    ) {
+        let Some(cache) = &self.cache else { return };
+        let request = self.request(
+            client.endpoints(),
+            client.client_id().as_str(),
+            Some(account),
+            &ScopeSet::default(),
+            policy,
+        );
+        let exchanged = || -> BoxFuture<'_, Result<TokenResponse, OAuthError>> {
+            Box::pin(std::future::ready(Ok(response.clone())))
+        };
+        if let Err(e) = cache.token(&request, &exchanged).await {
+            tracing::warn!(reason = %e, "the new consent's access token was not shared");
+        }
+    }
 }
 
 /// A fixed token (for example `MARKETPLACE_ACCESS_TOKEN`) is its own source: it is handed
@@ -621,8 +648,9 @@ impl UserTokenProvider {
     }
 
     /// Completes consent: exchanges `code`, stores the refresh token with the
-    /// `granted_scopes` and caches the access token. When the store fails, its error is
-    /// returned but the consent is not lost (see [`crate::oauth::UserTokenProvider`]).
+    /// `granted_scopes` and caches the access token (and, once the refresh token is saved,
+    /// hands it to the shared cache, if any). When the store fails, its error is returned but
+    /// the consent is not lost (see [`crate::oauth::UserTokenProvider`]).
     pub async fn exchange_code(
         &self,
         code: &AuthorizationCode,
@@ -655,6 +683,10 @@ impl UserTokenProvider {
             return Err(e);
         }
         self.known.remember(&record);
+        self.shared
+            .share_consent(&self.client, &self.account, &self.policy, &response)
+            .instrument(span)
+            .await;
         Ok(record)
     }
 

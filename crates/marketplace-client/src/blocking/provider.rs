@@ -455,8 +455,10 @@ impl UserTokenProvider {
 
     /// Completes consent: exchanges `code` (the authorization-code grant, "Exchanging the
     /// authorization code for a user access token"), stores the refresh token with the
-    /// `granted_scopes` (those of the consent URL) and caches the access token. A refresh that
-    /// is running meanwhile cannot undo it (see the type's documentation).
+    /// `granted_scopes` (those of the consent URL) and caches the access token (and, once the
+    /// refresh token is saved, hands it to the shared cache, if any, so that the fleet's next
+    /// process gets it). A refresh that is running meanwhile cannot undo it (see the type's
+    /// documentation).
     ///
     /// When the store fails to save the refresh token, the store's error is returned, but the
     /// consent is not lost: the access token is cached, and the refresh token is kept
@@ -494,6 +496,8 @@ impl UserTokenProvider {
             return Err(e);
         }
         self.known.remember(&record);
+        self.shared
+            .share_consent(&self.client, &self.account, &self.policy, &response);
         Ok(record)
     }
 
@@ -693,6 +697,30 @@ impl Shared {
         }
         let response = grant()?;
         Ok(Held::from_response(&response, flight.mono, policy.margin))
+    }
+
+    /// Hands a new consent's access token (`response`, the code exchange's answer) to the
+    /// shared cache, if there is one, so that the fleet's next process gets it instead of an
+    /// older consent's (a database store clears those when the refresh token is saved). The
+    /// cache publishes it as if fetched; a cache that cannot be reached only logs it.
+    fn share_consent(
+        &self,
+        client: &OAuthClient,
+        account: &str,
+        policy: &Policy,
+        response: &TokenResponse,
+    ) {
+        let Some(cache) = &self.cache else { return };
+        let request = self.request(
+            client.endpoints(),
+            client.client_id().as_str(),
+            Some(account),
+            &ScopeSet::default(),
+            policy,
+        );
+        if let Err(e) = cache.token(&request, &mut || Ok(response.clone())) {
+            tracing::warn!(reason = %e, "the new consent's access token was not shared");
+        }
     }
 }
 
