@@ -22,7 +22,11 @@ fn aspect(name: &str, cardinality: &str, values: &[String]) -> Value {
 
 /// `work`'s result, or a failure naming `what` when it has not ended within `bound` (the
 /// work is left running on its thread; the test binary ends with the test).
-fn within<T: Send + 'static>(bound: Duration, what: &str, work: impl FnOnce() -> T + Send + 'static) -> T {
+fn within<T: Send + 'static>(
+    bound: Duration,
+    what: &str,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> T {
     let (tx, rx) = mpsc::channel();
     let started = Instant::now();
     std::thread::spawn(move || {
@@ -30,7 +34,10 @@ fn within<T: Send + 'static>(bound: Duration, what: &str, work: impl FnOnce() ->
     });
     match rx.recv_timeout(bound) {
         Ok(done) => done,
-        Err(_) => panic!("{what} took over {bound:?} ({:?} so far)", started.elapsed()),
+        Err(_) => panic!(
+            "{what} took over {bound:?} ({:?} so far)",
+            started.elapsed()
+        ),
     }
 }
 
@@ -122,9 +129,11 @@ fn a_diff_of_80k_aspects_is_not_quadratic() {
     let dir = tempfile::tempdir().unwrap();
     let old = file(dir.path(), "old.json.gz", 80_000, false);
     let new = file(dir.path(), "new.json.gz", 80_000, true);
-    let diff = within(Duration::from_secs(20), "a diff of 80k aspects", move || {
-        AspectsDiff::between_files(&old, &new).unwrap()
-    });
+    let diff = within(
+        Duration::from_secs(20),
+        "a diff of 80k aspects",
+        move || AspectsDiff::between_files(&old, &new).unwrap(),
+    );
     let change = &diff.modified_categories[0];
     assert_eq!(
         (change.new_aspects.len(), change.removed_aspects.len()),
@@ -150,7 +159,13 @@ fn the_closest_value_of_a_32_kb_value_is_found_in_bounded_time() {
         let rules = rules.clone();
         let problems = within(Duration::from_secs(5), &what, move || rules.check(&listing));
         assert!(
-            matches!(&problems[..], [Problem::NotAllowed { suggestion: None, .. }]),
+            matches!(
+                &problems[..],
+                [Problem::NotAllowed {
+                    suggestion: None,
+                    ..
+                }]
+            ),
             "{problems:?}"
         );
     }

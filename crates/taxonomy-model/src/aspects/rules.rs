@@ -230,8 +230,7 @@ impl AspectRules {
         // Names that differ only in case are one aspect, as the service takes them: the
         // entries of each aspect together, in the order of its first spelling.
         // (`None`: an aspect the category does not know, each spelling on its own.)
-        let mut spellings: Vec<(Option<usize>, Vec<&super::listing::ListingAspect>)> =
-            Vec::new();
+        let mut spellings: Vec<(Option<usize>, Vec<&super::listing::ListingAspect>)> = Vec::new();
         let mut at: HashMap<usize, usize> = HashMap::new();
         for entry in &listing.entries {
             let index = self.by_name.get(&entry.key).copied();
@@ -605,8 +604,21 @@ mod tests {
     #[test]
     fn the_banded_distance_is_levenshtein_within_its_limit() {
         let words = [
-            "", "a", "ab", "abc", "kitten", "sitting", "samsung", "samsnug", "apple", "äpfel",
-            "iphone 15", "iphone 16 pro", "galaxy s24", "xxxxxxxxxxxx", "samsung galaxy",
+            "",
+            "a",
+            "ab",
+            "abc",
+            "kitten",
+            "sitting",
+            "samsung",
+            "samsnug",
+            "apple",
+            "äpfel",
+            "iphone 15",
+            "iphone 16 pro",
+            "galaxy s24",
+            "xxxxxxxxxxxx",
+            "samsung galaxy",
         ];
         for a in words {
             for b in words {
@@ -614,7 +626,11 @@ mod tests {
                 let exact = strsim::levenshtein(a, b);
                 for limit in 0..=6 {
                     let expected = (exact <= limit).then_some(exact);
-                    assert_eq!(banded_distance(&ac, &bc, limit), expected, "{a:?} {b:?} {limit}");
+                    assert_eq!(
+                        banded_distance(&ac, &bc, limit),
+                        expected,
+                        "{a:?} {b:?} {limit}"
+                    );
                 }
             }
         }
