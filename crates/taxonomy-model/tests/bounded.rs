@@ -176,3 +176,66 @@ fn the_closest_value_of_a_32_kb_value_is_found_in_bounded_time() {
         [Problem::NotAllowed { suggestion: Some(s), .. }] if s == "Brand number 1234"
     ));
 }
+
+/// Each decoder refuses an answer past what a real one holds, naming the limit, before it
+/// holds more: the aspects of one category, and the array elements of an answer in all.
+#[test]
+fn decoders_name_the_element_limit_they_hit() {
+    let many = |head: &str, n: usize, tail: &str| {
+        let mut body = String::from(head);
+        body.push_str(&vec!["{}"; n].join(","));
+        body.push_str(tail);
+        body.into_bytes()
+    };
+    let error = decode::item_aspects(179, &many(r#"{"aspects":["#, 100_001, "]}"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("more than 100000 aspects in one category"),
+        "{error}"
+    );
+    let error = decode::item_aspects(
+        179,
+        &many(
+            r#"{"aspects":[{"localizedAspectName":"Brand","aspectValues":["#,
+            1_000_001,
+            "]}]}",
+        ),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        error.contains("more than 1000000 array elements in all in one answer"),
+        "{error}"
+    );
+    // An id sent as a huge array is read past, and named for what it is.
+    let error = decode::category_suggestions(
+        0,
+        &many(
+            r#"{"categorySuggestions":[{"category":{"categoryId":["#,
+            2_000_000,
+            "]}}]}",
+        ),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(error.contains("is an array"), "{error}");
+    let tree = many(
+        r#"{"categoryTreeId":"0","categoryTreeVersion":"1","applicableMarketplaceIds":["EBAY_US"],"rootCategoryNode":{"category":{"categoryId":"0","categoryName":"Root"},"childCategoryTreeNodes":["#,
+        300_001,
+        "]}}",
+    );
+    let provenance = taxonomy_tree::decode::Provenance {
+        language: "en-US".into(),
+        taken_at: "2026-01-01".into(),
+        source: "test".into(),
+        note: None,
+    };
+    let error = taxonomy_tree::decode::decode_tree(&tree, &provenance)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("more than 300000 array elements in all in a getCategoryTree answer"),
+        "{error}"
+    );
+}
