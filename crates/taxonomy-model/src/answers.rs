@@ -8,6 +8,7 @@
 //! field the answer left out is `null` (or `[]`, or `false` for the flags).
 
 use serde::Deserialize;
+use taxonomy_tree::bounded;
 
 /// A category named by id and name.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -426,6 +427,31 @@ pub struct CategoryAspects {
 
 // ---- wire shapes ----
 
+/// The most aspects one category may have in an answer or a fetchItemAspects entry:
+/// 100,000. A real category has a few dozen (Graphics/Video Cards, one of the larger, has 20);
+/// the limit leaves room for any growth and for tools that compare large generated files,
+/// while keeping a hostile answer of 60 MB of `{}` aspects (5.4 GB once decoded) to a few
+/// MB.
+pub(crate) const MAX_ASPECTS: usize = 100_000;
+
+/// The most array elements one answer (or one fetchItemAspects entry) may hold in all:
+/// aspects, their values, the values' constraints, every list of names. 1,000,000: the
+/// largest real answers list a few tens of thousands of values (brands, models); a decoded
+/// element takes 24 to 100 bytes, so the limit keeps the decoded answer near 100 MB whatever
+/// it is made of (see taxonomy-tree's `bounded`).
+pub(crate) const MAX_ANSWER_ELEMENTS: usize = 1_000_000;
+
+fn aspects_at_most<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<WireAspect>, D::Error> {
+    bounded::vec_at_most(d, MAX_ASPECTS, "aspects in one category")
+}
+
+/// An optional field of which only a scalar is kept (see `bounded::skipped`).
+fn skipped_opt<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<serde_json::Value>, D::Error> {
+    bounded::skipped(d).map(|v| (!v.is_null()).then_some(v))
+}
+
 /// A server's string as a message shows it: quoted whole when short, else only its length. A
 /// string can be megabytes; and one cut in the middle could keep the start of a secret that
 /// the sanitizer, which sees only the message, would no longer recognise.
@@ -467,7 +493,7 @@ pub(crate) fn parse_id(field: &str, value: &serde_json::Value) -> Result<u32, St
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct WireCategory {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded::skipped")]
     pub category_id: serde_json::Value,
     #[serde(default)]
     pub category_name: Option<String>,
@@ -476,7 +502,7 @@ pub(crate) struct WireCategory {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct WireAncestor {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded::skipped")]
     pub category_id: serde_json::Value,
     #[serde(default)]
     pub category_name: Option<String>,
@@ -491,20 +517,20 @@ pub(crate) struct WireAncestor {
 pub(crate) struct WireSuggestion {
     #[serde(default)]
     pub category: Option<WireCategory>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded::vec")]
     pub category_tree_node_ancestors: Vec<WireAncestor>,
     #[serde(default)]
     pub category_tree_node_level: Option<u32>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "skipped_opt")]
     pub relevancy: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct WireSuggestions {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded::vec")]
     pub category_suggestions: Vec<WireSuggestion>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded::skipped")]
     pub category_tree_id: serde_json::Value,
     #[serde(default)]
     pub category_tree_version: Option<String>,
@@ -575,6 +601,7 @@ pub(crate) struct WireConstraint {
     pub aspect_mode: Option<AspectMode>,
     pub item_to_aspect_cardinality: Option<AspectCardinality>,
     pub aspect_usage: Option<AspectUsage>,
+    #[serde(deserialize_with = "bounded::vec")]
     pub aspect_applicable_to: Vec<AspectApplicableTo>,
     pub aspect_enabled_for_variations: Option<bool>,
     pub aspect_max_length: Option<u32>,
@@ -586,6 +613,7 @@ pub(crate) struct WireConstraint {
 #[serde(rename_all = "camelCase", default)]
 pub(crate) struct WireValueConstraint {
     pub applicable_for_localized_aspect_name: Option<String>,
+    #[serde(deserialize_with = "bounded::vec")]
     pub applicable_for_localized_aspect_values: Vec<String>,
 }
 
@@ -594,7 +622,7 @@ pub(crate) struct WireValueConstraint {
 pub(crate) struct WireAspectValue {
     #[serde(default)]
     pub localized_value: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded::vec")]
     pub value_constraints: Vec<WireValueConstraint>,
 }
 
@@ -611,8 +639,8 @@ pub(crate) struct WireAspect {
     #[serde(default)]
     pub localized_aspect_name: Option<String>,
     #[serde(default)]
-    pub aspect_constraint: Option<WireConstraint>,
-    #[serde(default)]
+    pub aspect_constraint: Option<Box<WireConstraint>>,
+    #[serde(default, deserialize_with = "bounded::vec")]
     pub aspect_values: Vec<WireAspectValue>,
     #[serde(default)]
     pub relevance_indicator: Option<WireRelevance>,
@@ -623,7 +651,7 @@ impl WireAspect {
     /// name, nor a value without its text: both are refused, naming the field. Every other
     /// field is optional, as the service documents it.
     pub(crate) fn into_aspect(self, at: impl Fn() -> String) -> Result<Aspect, String> {
-        let c = self.aspect_constraint.unwrap_or_default();
+        let c = self.aspect_constraint.map(|c| *c).unwrap_or_default();
         let name = self
             .localized_aspect_name
             .ok_or_else(|| format!("{}.localizedAspectName is missing", at()))?;
@@ -675,7 +703,7 @@ fn aspects_of(prefix: impl Fn() -> String, wire: Vec<WireAspect>) -> Result<Vec<
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct WireAspects {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "aspects_at_most")]
     pub aspects: Vec<WireAspect>,
 }
 
@@ -691,7 +719,7 @@ pub(crate) fn aspects_from_wire(category_id: u32, w: WireAspects) -> Result<Item
 pub(crate) struct WireCategoryAspect {
     #[serde(default)]
     pub category: Option<WireCategory>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "aspects_at_most")]
     pub aspects: Vec<WireAspect>,
 }
 
@@ -719,16 +747,16 @@ pub(crate) fn category_aspects_from_wire(
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct WireExpiredCategory {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded::skipped")]
     pub from_category_id: serde_json::Value,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded::skipped")]
     pub to_category_id: serde_json::Value,
 }
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct WireExpiredCategories {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded::vec")]
     pub expired_categories: Vec<WireExpiredCategory>,
 }
 
@@ -764,7 +792,7 @@ pub(crate) struct WireCompatibilityProperty {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct WireCompatibilityProperties {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded::vec")]
     pub compatibility_properties: Vec<WireCompatibilityProperty>,
 }
 
@@ -797,7 +825,7 @@ pub(crate) struct WireCompatibilityValue {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct WireCompatibilityValues {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded::vec")]
     pub compatibility_property_values: Vec<WireCompatibilityValue>,
 }
 
@@ -823,7 +851,7 @@ pub(crate) fn compatibility_values_from_wire(
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct WireDefaultTreeId {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded::skipped")]
     pub category_tree_id: serde_json::Value,
     #[serde(default)]
     pub category_tree_version: Option<String>,

@@ -81,9 +81,17 @@ impl std::error::Error for DecodeError {
     }
 }
 
-/// The body as the wire shape `W`.
+/// The body as the wire shape `W`, holding at most
+/// [`MAX_ANSWER_ELEMENTS`](crate::answers::MAX_ANSWER_ELEMENTS) array elements in all (a
+/// larger answer is refused as soon as the count passes it, with a [`DecodeError::Json`]
+/// that names the limit).
 fn wire<W: DeserializeOwned>(body: &[u8]) -> Result<W, DecodeError> {
-    serde_json::from_slice(body).map_err(DecodeError::Json)
+    taxonomy_tree::bounded::with_element_limit(
+        crate::answers::MAX_ANSWER_ELEMENTS,
+        "one answer",
+        || serde_json::from_slice(body),
+    )
+    .map_err(DecodeError::Json)
 }
 
 /// A getItemAspectsForCategory answer for `category_id` (the category asked for: the answer

@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 
 use flate2::read::MultiGzDecoder;
 
-use crate::answers::{CategoryAspects, WireCategoryAspect, category_aspects_from_wire, parse_id};
+use crate::answers::{
+    CategoryAspects, MAX_ANSWER_ELEMENTS, WireCategoryAspect, category_aspects_from_wire, parse_id,
+};
 
 /// A fetchItemAspects file on disk, as marketplace-client's `fetch_item_aspects` leaves it
 /// once the download is complete.
@@ -187,20 +189,50 @@ impl<R: Read> Bytes<R> {
             b'"' => self.string(out),
             b'{' | b'[' => {
                 self.keep(out, first)?;
-                let mut depth = 1usize;
+                // A buffer's worth at a time (an entry can be tens of megabytes): where the
+                // value ends, tracking strings (and their escapes) and nesting.
+                let (mut depth, mut in_string, mut escaped) = (1usize, false, false);
                 while depth > 0 {
-                    match self.next()? {
-                        Some(b'"') => self.string(out)?,
-                        Some(b) => {
+                    if self.peek()?.is_none() {
+                        return Err(self.syntax("the JSON ends inside a value"));
+                    }
+                    let chunk = &self.buf[self.pos..self.len];
+                    let mut used = 0;
+                    for &b in chunk {
+                        used += 1;
+                        if in_string {
+                            if escaped {
+                                escaped = false;
+                            } else if b == b'\\' {
+                                escaped = true;
+                            } else if b == b'"' {
+                                in_string = false;
+                            }
+                        } else {
                             match b {
+                                b'"' => in_string = true,
                                 b'{' | b'[' => depth += 1,
-                                b'}' | b']' => depth -= 1,
+                                b'}' | b']' => {
+                                    depth -= 1;
+                                    if depth == 0 {
+                                        break;
+                                    }
+                                }
                                 _ => {}
                             }
-                            self.keep(out, b)?;
                         }
-                        None => return Err(self.syntax("the JSON ends inside a value")),
                     }
+                    let room = self.max_value.saturating_sub(out.len());
+                    if used > room {
+                        // As a byte at a time: the offset just past the first byte too many.
+                        return Err(AspectsFileError::ValueTooLarge {
+                            offset: self.offset + room as u64 + 1,
+                            limit: self.max_value,
+                        });
+                    }
+                    out.extend_from_slice(&chunk[..used]);
+                    self.pos += used;
+                    self.offset += used as u64;
                 }
                 Ok(())
             }
@@ -421,8 +453,12 @@ impl<R: Read> ItemAspectsReader<R> {
                     let mut value = Vec::new();
                     self.bytes.value(first_byte, &mut value)?;
                     self.state = State::Keys { first: false };
-                    let parsed: serde_json::Value = serde_json::from_slice(&value)
-                        .map_err(|e| self.bytes.syntax(format!("a value is not JSON ({e})")))?;
+                    // Only a scalar is kept: any other top-level value is read past without
+                    // holding what it contains.
+                    let parsed = taxonomy_tree::bounded::skipped(
+                        &mut serde_json::Deserializer::from_slice(&value),
+                    )
+                    .map_err(|e| self.bytes.syntax(format!("a value is not JSON ({e})")))?;
                     match key.as_slice() {
                         b"\"categoryTreeId\"" => {
                             self.tree_id = Some(
@@ -455,7 +491,12 @@ impl<R: Read> ItemAspectsReader<R> {
                     self.bytes.value(b, &mut entry)?;
                     self.state = State::Entries { first: false };
                     let index = self.index;
-                    let wire: Result<WireCategoryAspect, _> = serde_json::from_slice(&entry);
+                    let wire: Result<WireCategoryAspect, _> =
+                        taxonomy_tree::bounded::with_element_limit(
+                            MAX_ANSWER_ELEMENTS,
+                            "one categoryAspects entry",
+                            || serde_json::from_slice(&entry),
+                        );
                     self.scratch = entry;
                     let wire = wire.map_err(|e| AspectsFileError::Entry {
                         index,

@@ -45,10 +45,13 @@ pub struct ServiceError {
     /// The long message, if sent.
     pub long_message: Option<String>,
     /// The input the error refers to (`inputRefIds`), if sent.
+    #[serde(deserialize_with = "taxonomy_tree::bounded::vec")]
     pub input_ref_ids: Vec<String>,
     /// The output the error refers to (`outputRefIds`), if sent.
+    #[serde(deserialize_with = "taxonomy_tree::bounded::vec")]
     pub output_ref_ids: Vec<String>,
     /// Named values of the error.
+    #[serde(deserialize_with = "taxonomy_tree::bounded::vec")]
     pub parameters: Vec<ErrorParameter>,
 }
 
@@ -87,6 +90,6 @@ impl fmt::Display for ServiceError {
 /// The error body's shape.
 #[derive(Deserialize)]
 pub(crate) struct ErrorBody {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "taxonomy_tree::bounded::vec")]
     pub(crate) errors: Vec<ServiceError>,
 }

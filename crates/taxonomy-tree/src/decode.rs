@@ -19,6 +19,7 @@ use std::fmt;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 
+use crate::bounded;
 use crate::tree::{
     Category, CategoryTree, MAX_LEVEL, ROOT_ID, TreeError, TreeMeta, check_version, escaped,
     name_problem,
@@ -57,6 +58,14 @@ pub enum DecodeError {
     #[error("the tree is inconsistent: {0}")]
     Tree(#[from] TreeError),
 }
+
+/// The most array elements a getCategoryTree or getCategorySubtree answer may hold in all
+/// (nodes, `childCategoryIds`, marketplace ids): 300,000. The largest tree, EBAY_US, has
+/// about 17,000 categories, each counted twice at most (its node, its id in its parent's
+/// `childCategoryIds`); the limit is almost 9 times that. A decoded node takes a few hundred
+/// bytes, so the limit keeps a hostile answer (60 MB of `{}` nodes, which took 3.2 GB)
+/// under about 100 MB (see [`bounded`]).
+pub const MAX_TREE_ELEMENTS: usize = 300_000;
 
 /// An id field as found on the wire, checked later so the error can say where.
 #[derive(Debug)]
@@ -122,7 +131,7 @@ fn parse_id(s: &str) -> WireId {
 struct WireResponse {
     category_tree_id: Option<WireId>,
     category_tree_version: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded::vec")]
     applicable_marketplace_ids: Vec<String>,
     root_category_node: Option<WireNode>,
 }
@@ -141,10 +150,14 @@ struct WireNode {
     category_id: Option<WireId>,
     category_name: Option<String>,
     category_tree_node_level: Option<u32>,
+    #[serde(default, deserialize_with = "bounded::opt_vec")]
     child_category_tree_nodes: Option<Vec<WireNode>>,
+    #[serde(default, deserialize_with = "bounded::opt_vec")]
     child_category_ids: Option<Vec<WireId>>,
     leaf_category_tree_node: Option<bool>,
     leaf_category: Option<bool>,
+    /// Read on a subtree's first node only.
+    parent_category_tree_node_href: Option<String>,
 }
 
 /// Decodes and validates a get-category-tree response.
@@ -169,7 +182,10 @@ struct WireNode {
 /// assert!(tree.get(9355).unwrap().leaf);
 /// ```
 pub fn decode_tree(body: &[u8], provenance: &Provenance) -> Result<CategoryTree, DecodeError> {
-    let wire: WireResponse = serde_json::from_slice(body)?;
+    let wire: WireResponse =
+        bounded::with_element_limit(MAX_TREE_ELEMENTS, "a getCategoryTree answer", || {
+            serde_json::from_slice(body)
+        })?;
     let tree_id = match wire.category_tree_id {
         Some(WireId::Ok(id)) => id,
         Some(WireId::Bad(problem)) => return Err(field("the response", "categoryTreeId", problem)),
@@ -439,14 +455,10 @@ struct WireSubtreeResponse {
     category_subtree_node: Option<WireSubtreeNode>,
 }
 
-/// The subtree's first node: a [`WireNode`] plus the link to its parent.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct WireSubtreeNode {
-    #[serde(flatten)]
-    node: WireNode,
-    parent_category_tree_node_href: Option<String>,
-}
+/// The subtree's first node: a [`WireNode`], whose link to its parent is read (not
+/// `#[serde(flatten)]`, which would buffer the whole node, children included, before the
+/// element limit could count them).
+type WireSubtreeNode = WireNode;
 
 /// Decodes and validates a getCategorySubtree response for `category_id`.
 ///
@@ -473,7 +485,10 @@ struct WireSubtreeNode {
 /// assert!(decode_subtree(body, 9355).is_err()); // not the category asked for
 /// ```
 pub fn decode_subtree(body: &[u8], category_id: u32) -> Result<CategorySubtree, DecodeError> {
-    let wire: WireSubtreeResponse = serde_json::from_slice(body)?;
+    let wire: WireSubtreeResponse =
+        bounded::with_element_limit(MAX_TREE_ELEMENTS, "a getCategorySubtree answer", || {
+            serde_json::from_slice(body)
+        })?;
     let tree_id = match wire.category_tree_id {
         Some(WireId::Ok(id)) => id,
         Some(WireId::Bad(problem)) => return Err(field("the response", "categoryTreeId", problem)),
@@ -485,7 +500,7 @@ pub fn decode_subtree(body: &[u8], category_id: u32) -> Result<CategorySubtree, 
     let first = wire
         .category_subtree_node
         .ok_or_else(|| field("the response", "categorySubtreeNode", "missing".into()))?;
-    let level = first.node.category_tree_node_level.unwrap_or(0);
+    let level = first.category_tree_node_level.unwrap_or(0);
     let parent = match first.parent_category_tree_node_href.as_deref() {
         None => None,
         Some(href) => Some(parent_from_href(href).ok_or_else(|| {
@@ -504,7 +519,7 @@ pub fn decode_subtree(body: &[u8], category_id: u32) -> Result<CategorySubtree, 
         out: &mut categories,
     };
     // A parent placeholder keeps the first node's `leaf` (the walk clears it on a root).
-    walk.flatten(first.node, Some(parent.unwrap_or(u32::MAX)), 0)?;
+    walk.flatten(first, Some(parent.unwrap_or(u32::MAX)), 0)?;
     categories[0].parent = parent;
     let first_id = categories[0].id;
     if first_id != category_id {

@@ -52,6 +52,7 @@
 //! ```
 
 pub mod atomic;
+pub mod bounded;
 pub mod clock;
 pub mod decode;
 pub mod diff;

@@ -476,12 +476,25 @@ impl TaxonomyClient {
     }
 
     /// Runs `operation`: its call (through the [`ApiClient`](super::api::ApiClient)'s retry
-    /// loop), then its decoding.
-    async fn run<T>(&self, operation: Operation<T>) -> Result<T, ApiError> {
+    /// loop), then its decoding: on the blocking pool for an answer over
+    /// [`DECODE_INLINE_BYTES`], as [`fetch_tree`](Self::fetch_tree) decodes its tree, so that
+    /// a large answer (a getItemAspectsForCategory answer can list a million values, a
+    /// second of work) never stalls the runtime's other tasks.
+    async fn run<T: Send + 'static>(&self, operation: Operation<T>) -> Result<T, ApiError> {
         let fetched = self.api.fetch(&operation.call).await?;
-        operation.decode(fetched)
+        if fetched.bytes.len() <= DECODE_INLINE_BYTES {
+            return operation.decode(fetched);
+        }
+        tokio::task::spawn_blocking(move || operation.decode(fetched))
+            .await
+            .unwrap_or_else(|e| Err(ApiError::Invalid(format!("decoding failed: {e}"))))
     }
 }
+
+/// The largest answer decoded on the runtime's thread: 64 KiB, well under a millisecond of
+/// decoding (a larger one goes to the blocking pool, whose hand-over costs tens of
+/// microseconds).
+const DECODE_INLINE_BYTES: usize = 64 * 1024;
 
 /// The answer's chunks as a `Read`, on the blocking pool.
 struct ChannelReader {

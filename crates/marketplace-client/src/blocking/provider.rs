@@ -163,8 +163,8 @@ impl Slot {
         st
     }
 
-    fn invalidate(&self, token: &AccessToken) {
-        lock(&self.state).invalidate(token);
+    fn invalidate(&self, token: &AccessToken, policy: &Policy) {
+        lock(&self.state).invalidate(token, policy);
     }
 
     fn retry_now(&self) {
@@ -317,7 +317,7 @@ impl AccessTokenSource for ApplicationTokenProvider {
         self.shared.reject(token);
         let slots: Vec<Arc<Slot>> = lock(&self.slots).values().cloned().collect();
         for slot in slots {
-            slot.invalidate(token);
+            slot.invalidate(token, &self.policy);
         }
     }
 
@@ -659,7 +659,7 @@ impl AccessTokenSource for UserTokenProvider {
 
     fn invalidate(&self, token: &AccessToken) {
         self.shared.reject(token);
-        self.slot.invalidate(token);
+        self.slot.invalidate(token, &self.policy);
     }
 
     fn retry_now(&self) {

@@ -317,6 +317,10 @@ pub(crate) struct CacheState {
     invalidated: bool,
     /// Why the running flight was started (see [`RequestReason`]), for the traces.
     reason: RequestReason,
+    /// When [`invalidate`](Self::invalidate) last dropped a token the marketplace refused
+    /// (so that the next call renewed it), on the monotonic clock: a refusal of the renewed
+    /// token within the back-off renews nothing.
+    dropped_after_refusal: Option<Instant>,
 }
 
 /// Why a token is requested, as the token events say it (`reason`, and `renewal`: whether a
@@ -566,6 +570,7 @@ impl CacheState {
         self.generation += 1;
         self.token = Some(token);
         self.invalidated = false;
+        self.dropped_after_refusal = None;
         self.failure = None;
         self.retry_not_before = None;
     }
@@ -580,20 +585,50 @@ impl CacheState {
         self.failure.is_some()
     }
 
-    /// Drops the cached token if it is `token`, and with it any pending back-off; with no
-    /// token cached (a failure left none), the back-off is cleared too, so the next call asks
-    /// the server at once. A stale token (already replaced) changes nothing.
-    pub(crate) fn invalidate(&mut self, token: &AccessToken) {
+    /// Drops the cached token if it is `token` (the marketplace refused it: a 401), and with
+    /// it any pending back-off, so that the next call renews it; with no token cached (a
+    /// failure left none), the back-off is cleared too, so the next call asks the server at
+    /// once. A stale token (already replaced) changes nothing.
+    ///
+    /// At most one renewal a back-off is caused by refusals: when the token refused is the
+    /// one renewed after a refusal less than the back-off ago (a host that refuses every
+    /// token, wrong credentials or scopes), it is dropped without a renewal, and until the
+    /// back-off has passed callers get [`OAuthError::RenewedTokenRefused`] without a request
+    /// (each refused call would otherwise cost a grant of the day's quota).
+    pub(crate) fn invalidate(&mut self, token: &AccessToken, policy: &Policy) {
         let current = match &self.token {
             Some(t) => t.access_token.ct_eq(token),
             None => true,
         };
-        if current {
-            tracing::debug!(target: "marketplace_client::token", "token invalidated");
-            self.invalidated |= self.token.is_some();
-            self.token = None;
-            self.retry_not_before = None;
+        if !current {
+            return;
         }
+        let now = policy.clock.instant();
+        if let Some(dropped) = self.dropped_after_refusal
+            && self.token.is_some()
+            && now < later(dropped, policy.backoff)
+        {
+            let renewed_ago = now.saturating_duration_since(dropped);
+            tracing::warn!(
+                target: "marketplace_client::token",
+                renewed_ago_ms = renewed_ago.as_millis() as u64,
+                backoff_ms = policy.backoff.as_millis() as u64,
+                "the token renewed after a refusal was refused too: no renewal before the back-off ends"
+            );
+            self.token = None;
+            self.invalidated = true;
+            self.failure = Some(OAuthError::RenewedTokenRefused { renewed_ago });
+            self.failed_at = Some(now);
+            self.retry_not_before = Some(later(dropped, policy.backoff));
+            return;
+        }
+        tracing::debug!(target: "marketplace_client::token", "token invalidated");
+        if self.token.is_some() {
+            self.dropped_after_refusal = Some(now);
+        }
+        self.invalidated |= self.token.is_some();
+        self.token = None;
+        self.retry_not_before = None;
     }
 
     /// Ends a pending back-off: the next call asks the server.

@@ -605,6 +605,19 @@ pub enum OAuthError {
         /// How long until the provider asks the server again.
         retry_in: Duration,
     },
+    /// The marketplace refused (401) the access token that was renewed after its last
+    /// refusal, less than the back-off ago: the credentials, scopes or host are wrong, and a
+    /// renewal for each refused call would spend the day's grants. No token is requested
+    /// before the back-off has passed (answered inside [`BackingOff`](Self::BackingOff));
+    /// [`retry_now`](super::AccessTokenSource::retry_now) ends the wait.
+    #[error(
+        "the marketplace refused the access token, and the token renewed after a refusal was refused too ({} s after it was renewed): no new token is requested before the back-off ends; check the credentials, the scopes and the API host",
+        renewed_ago.as_secs()
+    )]
+    RenewedTokenRefused {
+        /// How long after the renewal it was refused.
+        renewed_ago: Duration,
+    },
     /// Another process sharing the token cache asked for this token and failed; `message` is
     /// its error as the cache stored it (never a secret). Answered, inside
     /// [`BackingOff`](Self::BackingOff), until the shared back-off has passed.

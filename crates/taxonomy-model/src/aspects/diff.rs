@@ -166,10 +166,13 @@ impl CategoryChange {
                     .extend(AspectChange::between(before, aspect)),
             }
         }
+        // By hash: a category can list tens of thousands of aspects, and a scan of the
+        // newer list for each older aspect made the diff quadratic.
+        let new_names: HashSet<&str> = new.aspects.iter().map(|a| a.name.as_str()).collect();
         change.removed_aspects = old
             .aspects
             .iter()
-            .filter(|a| !new.aspects.iter().any(|n| n.name == a.name))
+            .filter(|a| !new_names.contains(a.name.as_str()))
             .map(|a| a.name.clone())
             .collect();
         let changed = !change.new_aspects.is_empty()

@@ -80,6 +80,16 @@ pub enum Problem {
         /// The closest aspect of the category, when one is close.
         suggestion: Option<String>,
     },
+    /// A warning: the listing gives one aspect under several names that differ only in case
+    /// (`"Brand"` and `"brand"`). The service takes them as one aspect, and so does the check:
+    /// their values are counted together (a `SINGLE` aspect given a value under each is
+    /// [`TooManyValues`](Self::TooManyValues)).
+    SpelledTwice {
+        /// The aspect, as the category names it.
+        aspect: String,
+        /// The names the listing gives it under, in its order.
+        spellings: Vec<String>,
+    },
     /// A warning: an aspect not required yet that will be from `expectedRequiredByDate`,
     /// missing from the listing.
     RequiredSoon {
@@ -91,11 +101,14 @@ pub enum Problem {
 }
 
 impl Problem {
-    /// [`Severity::Warning`] for [`UnknownAspect`](Self::UnknownAspect) and
-    /// [`RequiredSoon`](Self::RequiredSoon), [`Severity::Error`] for the rest.
+    /// [`Severity::Warning`] for [`UnknownAspect`](Self::UnknownAspect),
+    /// [`SpelledTwice`](Self::SpelledTwice) and [`RequiredSoon`](Self::RequiredSoon),
+    /// [`Severity::Error`] for the rest.
     pub fn severity(&self) -> Severity {
         match self {
-            Problem::UnknownAspect { .. } | Problem::RequiredSoon { .. } => Severity::Warning,
+            Problem::UnknownAspect { .. }
+            | Problem::SpelledTwice { .. }
+            | Problem::RequiredSoon { .. } => Severity::Warning,
             _ => Severity::Error,
         }
     }
@@ -115,6 +128,7 @@ impl Problem {
             | Problem::BadFormat { aspect, .. }
             | Problem::ConstraintNotMet { aspect, .. }
             | Problem::UnknownAspect { aspect, .. }
+            | Problem::SpelledTwice { aspect, .. }
             | Problem::RequiredSoon { aspect, .. } => aspect,
         }
     }
@@ -223,6 +237,13 @@ impl fmt::Display for Problem {
                     None => f.write_str(": check the name"),
                 }
             }
+            Problem::SpelledTwice { aspect, spellings } => write!(
+                f,
+                "{} is given under {} spellings ({}); the service takes them as one aspect: give it once",
+                Shown(aspect),
+                spellings.len(),
+                list(spellings)
+            ),
             Problem::RequiredSoon { aspect, from } => write!(
                 f,
                 "{} will be required from {} (expectedRequiredByDate) and is missing: add it now",

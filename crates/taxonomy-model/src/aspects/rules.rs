@@ -227,19 +227,43 @@ impl AspectRules {
     pub fn check(&self, listing: &ListingAspects) -> Vec<Problem> {
         let mut problems = Vec::new();
         let mut given = vec![false; self.aspects.len()];
+        // Names that differ only in case are one aspect, as the service takes them: the
+        // entries of each aspect together, in the order of its first spelling.
+        // (`None`: an aspect the category does not know, each spelling on its own.)
+        let mut spellings: Vec<(Option<usize>, Vec<&super::listing::ListingAspect>)> = Vec::new();
+        let mut at: HashMap<usize, usize> = HashMap::new();
         for entry in &listing.entries {
-            let Some(&index) = self.by_name.get(&entry.key) else {
+            let index = self.by_name.get(&entry.key).copied();
+            match index.and_then(|index| at.get(&index)) {
+                Some(&i) => spellings[i].1.push(entry),
+                None => {
+                    if let Some(index) = index {
+                        at.insert(index, spellings.len());
+                    }
+                    spellings.push((index, vec![entry]));
+                }
+            }
+        }
+        for (index, entries) in spellings {
+            let Some(index) = index else {
+                let name = &entries[0].name;
                 problems.push(Problem::UnknownAspect {
-                    aspect: entry.name.clone(),
-                    suggestion: closest(&entry.name, self.aspects.iter().map(|a| a.name.as_str()))
+                    aspect: name.clone(),
+                    suggestion: closest(name, self.aspects.iter().map(|a| a.name.as_str()))
                         .map(str::to_owned),
                 });
                 continue;
             };
             let rule = &self.aspects[index];
-            let values: Vec<&String> = entry
-                .values
+            if entries.len() > 1 {
+                problems.push(Problem::SpelledTwice {
+                    aspect: rule.name.clone(),
+                    spellings: entries.iter().map(|e| e.name.clone()).collect(),
+                });
+            }
+            let values: Vec<&String> = entries
                 .iter()
+                .flat_map(|e| &e.values)
                 .filter(|v| !v.trim().is_empty())
                 .collect();
             if values.is_empty() {
@@ -318,18 +342,20 @@ impl AspectRules {
             return;
         };
         for c in constraints {
-            let found: &[String] = listing
+            // The control aspect's values under every spelling of its name.
+            let found: Vec<String> = listing
                 .entries
                 .iter()
-                .find(|e| e.key == c.control_key)
-                .map_or(&[], |e| e.values.as_slice());
+                .filter(|e| e.key == c.control_key)
+                .flat_map(|e| e.values.iter().cloned())
+                .collect();
             if !found.iter().any(|f| c.allowed_keys.contains(&key(f))) {
                 problems.push(Problem::ConstraintNotMet {
                     aspect: rule.name.clone(),
                     value: value.to_owned(),
                     control: c.control.clone(),
                     allowed: c.allowed.clone(),
-                    found: found.to_vec(),
+                    found,
                 });
             }
         }
@@ -370,22 +396,86 @@ impl From<&CategoryAspects> for AspectRules {
     }
 }
 
+/// The most cells of the edit-distance table [`closest`] fills for one value, whatever the
+/// number and length of the candidates: about a millisecond of work. A suggestion is a
+/// convenience; past this the best candidate found so far (if any) is given.
+const MAX_CLOSEST_WORK: usize = 2_000_000;
+
 /// The candidate closest to `given` (edit distance, case ignored), when it is close: at most
 /// a third of the longer text's characters differ (at least one, at most five).
+///
+/// In bounded time for any value: a candidate whose length differs from the value's by more
+/// than the distance allowed cannot be close and is skipped without a comparison; the others
+/// are compared by a distance computed only within that band (the exact distance when it is
+/// within the limit, which is all that is asked); and the work for one value is capped
+/// ([`MAX_CLOSEST_WORK`]).
 pub(crate) fn closest<'a>(
     given: &str,
     candidates: impl Iterator<Item = &'a str>,
 ) -> Option<&'a str> {
-    let given = key(given);
+    let given: Vec<char> = key(given).chars().collect();
     let mut best: Option<(usize, &str)> = None;
+    let mut work = 0usize;
+    let mut candidate_chars = Vec::new();
     for candidate in candidates {
-        let distance = strsim::levenshtein(&given, &key(candidate));
-        let limit = (given.chars().count().max(candidate.chars().count()) / 3).clamp(1, 5);
-        if distance <= limit && best.is_none_or(|(d, _)| distance < d) {
+        let lowered = key(candidate);
+        let length = lowered.chars().count();
+        let mut limit = (given.len().max(length) / 3).clamp(1, 5);
+        if let Some((d, _)) = best {
+            // Only a strictly closer candidate replaces the best.
+            match d.checked_sub(1) {
+                Some(tighter) => limit = limit.min(tighter),
+                None => break, // an exact match (case ignored) cannot be beaten
+            }
+        }
+        if given.len().abs_diff(length) > limit {
+            continue;
+        }
+        candidate_chars.clear();
+        candidate_chars.extend(lowered.chars());
+        work += given.len().min(length).max(1) * (2 * limit + 1);
+        if work > MAX_CLOSEST_WORK {
+            break;
+        }
+        if let Some(distance) = banded_distance(&given, &candidate_chars, limit) {
             best = Some((distance, candidate));
         }
     }
     best.map(|(_, c)| c)
+}
+
+/// The Levenshtein distance of `a` and `b` when it is at most `limit`, else `None`, in
+/// `O(min(|a|, |b|) · limit)`: only the cells within `limit` of the diagonal can lead to a
+/// distance within it.
+fn banded_distance(a: &[char], b: &[char], limit: usize) -> Option<usize> {
+    let (a, b) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    if b.len() - a.len() > limit {
+        return None;
+    }
+    let far = limit + 1;
+    // row[j]: the distance of a[..i] and b[..j]; cells outside the band hold `far`.
+    let mut previous: Vec<usize> = (0..=b.len()).map(|j| j.min(far)).collect();
+    let mut row = vec![far; b.len() + 1];
+    for i in 1..=a.len() {
+        let from = i.saturating_sub(limit).max(1);
+        let to = (i + limit).min(b.len());
+        row[from - 1] = if from == 1 { i.min(far) } else { far };
+        let mut smallest = row[from - 1];
+        for j in from..=to {
+            let substitute = previous[j - 1] + usize::from(a[i - 1] != b[j - 1]);
+            let cell = substitute.min(previous[j] + 1).min(row[j - 1] + 1).min(far);
+            row[j] = cell;
+            smallest = smallest.min(cell);
+        }
+        if to < b.len() {
+            row[to + 1] = far;
+        }
+        if smallest > limit {
+            return None;
+        }
+        std::mem::swap(&mut previous, &mut row);
+    }
+    Some(previous[b.len()]).filter(|&d| d <= limit)
 }
 
 #[cfg(test)]
@@ -509,6 +599,41 @@ mod tests {
             .with("Colour", ["Red", "Blue"])
             .with("MPN", ["A2846"]);
         assert_eq!(rules().check(&listing), []);
+    }
+
+    #[test]
+    fn the_banded_distance_is_levenshtein_within_its_limit() {
+        let words = [
+            "",
+            "a",
+            "ab",
+            "abc",
+            "kitten",
+            "sitting",
+            "samsung",
+            "samsnug",
+            "apple",
+            "äpfel",
+            "iphone 15",
+            "iphone 16 pro",
+            "galaxy s24",
+            "xxxxxxxxxxxx",
+            "samsung galaxy",
+        ];
+        for a in words {
+            for b in words {
+                let (ac, bc): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+                let exact = strsim::levenshtein(a, b);
+                for limit in 0..=6 {
+                    let expected = (exact <= limit).then_some(exact);
+                    assert_eq!(
+                        banded_distance(&ac, &bc, limit),
+                        expected,
+                        "{a:?} {b:?} {limit}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
