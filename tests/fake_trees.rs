@@ -110,7 +110,10 @@ fn snapshot_at(base_url: &str, cwd: &Path, args: &[&str]) -> Output {
         .env("MARKETPLACE_BASE_URL", base_url)
         .env("MARKETPLACE_AUTH_URL", base_url)
         .env("MARKETPLACE_CLIENT_ID", "FakeApp-PRD-0a1b2c3d4-5e6f7a8b")
-        .env("MARKETPLACE_CLIENT_SECRET", "PRD-fake cert+id%42")
+        .env(
+            "MARKETPLACE_CLIENT_SECRET",
+            "PRD-fa4e0c1d2b3a-9f8e-4d7c-b6a5-0f1e",
+        )
         .output()
         .unwrap()
 }

@@ -113,6 +113,32 @@ pub fn default_snapshots_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../snapshots")
 }
 
+/// The fake's own trees and expired categories, served beside the snapshots by default
+/// (`defaults/` of this crate: eBay Motors, tree 100; see its `PROVENANCE.md`).
+pub fn defaults_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("defaults")
+}
+
+/// The default fake's expired-category files: made-up sets for `EBAY_US` (against the
+/// committed snapshot) and `EBAY_MOTORS_US` (against the tree of [`defaults_dir`]).
+pub fn default_expired_files() -> Vec<PathBuf> {
+    let dir = defaults_dir();
+    vec![
+        dir.join("EBAY_US.expired.json"),
+        dir.join("EBAY_MOTORS_US.expired.json"),
+    ]
+}
+
+/// The expired-category files of a trees directory: `EBAY_*.expired.json` named after a
+/// marketplace of the table, as `snapshot refresh` writes them beside the snapshots.
+pub fn expired_files_in(dir: &Path) -> Vec<PathBuf> {
+    Marketplace::ALL
+        .iter()
+        .map(|m| taxonomy_tree::expired::path_beside(&dir.join(tree_file_name(*m))))
+        .filter(|p| p.is_file())
+        .collect()
+}
+
 /// A tree body, plain and gzip-compressed.
 type Bodies = (Arc<Vec<u8>>, Arc<Vec<u8>>);
 
@@ -130,6 +156,8 @@ struct SiteData {
 /// The taxonomy part of the fake's state.
 pub(crate) struct TaxonomyState {
     snapshots_dir: PathBuf,
+    /// Where the trees `snapshots_dir` lacks are read.
+    defaults_dir: Option<PathBuf>,
     delay: Mutex<Option<(Duration, Duration)>>,
     routes: Mutex<TreeRoutes>,
     expired: Mutex<HashMap<Marketplace, Vec<(u32, u32)>>>,
@@ -263,37 +291,75 @@ pub(crate) fn check_trees_dir(dir: &Path) -> std::io::Result<()> {
 impl TaxonomyState {
     pub(crate) fn new(
         snapshots_dir: PathBuf,
+        defaults_dir: Option<PathBuf>,
         delay: Option<(Duration, Duration)>,
         routes: TreeRoutes,
-        expired: &[(Marketplace, Vec<(u32, u32)>)],
     ) -> Self {
         Self {
             snapshots_dir,
+            defaults_dir,
             delay: Mutex::new(delay),
             routes: Mutex::new(routes),
-            expired: Mutex::new(expired.iter().cloned().collect()),
+            expired: Mutex::new(HashMap::new()),
             sites: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Reads the expired-category `files` (each checked against the tree served for its
+    /// marketplace, except the fake's own defaults, which its tests check), then `explicit`
+    /// over them. The error names the file and what is wrong.
+    pub(crate) fn load_expired(
+        &self,
+        files: &[PathBuf],
+        explicit: &[(Marketplace, Vec<(u32, u32)>)],
+    ) -> std::io::Result<()> {
+        let defaults = default_expired_files();
+        let mut expired = HashMap::new();
+        for path in files {
+            let (site, mappings) = read_expired_file(path, |site| self.tree(site))
+                .or_else(|e| {
+                    if defaults.contains(path) {
+                        // The defaults name trees that a test may have replaced: checked by
+                        // the crate's tests, never a reason not to start.
+                        read_expired_unchecked(path).map_err(|_| e)
+                    } else {
+                        Err(e)
+                    }
+                })
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+            expired.insert(site, mappings);
+        }
+        for (site, mappings) in explicit {
+            expired.insert(*site, mappings.clone());
+        }
+        *lock(&self.expired) = expired;
+        Ok(())
     }
 
     pub(crate) fn tree(&self, site: Marketplace) -> Result<Arc<CategoryTree>, Unavailable> {
         if let Some(tree) = lock(&self.sites).get(&site).and_then(|d| d.tree.clone()) {
             return Ok(tree);
         }
-        let tree = snapshot(&self.snapshots_dir, site)?;
+        let tree = match (snapshot(&self.snapshots_dir, site), &self.defaults_dir) {
+            (Err(Unavailable::Missing), Some(defaults)) => snapshot(defaults, site)?,
+            (found, _) => found?,
+        };
         lock(&self.sites).entry(site).or_default().tree = Some(tree.clone());
         Ok(tree)
     }
 
-    /// Whether `site` has something to serve: a tree set by a test, a body, or a tree file.
-    fn available(&self, site: Marketplace) -> Result<(), Unavailable> {
-        if lock(&self.sites)
+    /// The id of the tree the fake holds for `site` (its default tree, or the other
+    /// language's, e.g. 210 for EBAY_CA in French): a tree set by a test, a tree file, or
+    /// a body set alone (taken as the default tree).
+    fn held_tree_id(&self, site: Marketplace) -> Result<u32, Unavailable> {
+        let raw_only = lock(&self.sites)
             .get(&site)
-            .is_some_and(|d| d.tree.is_some() || d.raw.is_some())
-        {
-            return Ok(());
+            .is_some_and(|d| d.tree.is_none() && d.raw.is_some());
+        match self.tree(site) {
+            Ok(tree) => Ok(tree.meta.tree_id),
+            Err(Unavailable::Missing) if raw_only => Ok(site.tree_id()),
+            Err(e) => Err(e),
         }
-        self.tree(site).map(|_| ())
     }
 
     pub(crate) fn set_tree(&self, site: Marketplace, tree: CategoryTree) {
@@ -365,7 +431,7 @@ impl TaxonomyState {
         let tree = self.tree(site)?;
         let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         let head = json!({
-            "categoryTreeId": site.tree_id().to_string(),
+            "categoryTreeId": tree.meta.tree_id.to_string(),
             "categoryTreeVersion": tree.meta.version,
         });
         // {"categoryTreeId":…,"categoryTreeVersion":…,"categoryAspects":[…]}, written entry
@@ -396,10 +462,7 @@ impl TaxonomyState {
 }
 
 fn gzip_bytes(bytes: &[u8]) -> Vec<u8> {
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    // Writing to a Vec cannot fail.
-    let _ = encoder.write_all(bytes);
-    encoder.finish().unwrap_or_default()
+    crate::http::gzip(bytes)
 }
 
 impl FakeMarketplace {
@@ -538,16 +601,17 @@ fn guard(
 ) -> Result<Marketplace, Response> {
     state.check_bearer(request)?;
     let tree_id = tree_id.unwrap_or_default();
-    let site = tree_id
-        .parse::<u32>()
-        .ok()
+    let asked = tree_id.parse::<u32>().ok();
+    let site = asked
         .and_then(Marketplace::from_tree_id)
         .ok_or_else(|| tree_not_found(tree_id))?;
-    state
-        .taxonomy
-        .available(site)
-        .map_err(|e| unavailable(site, &e))?;
-    Ok(site)
+    // One tree per marketplace: the one held is answered under its own id; the marketplace's
+    // other tree (210 when 2 is held) is a tree the fake does not hold, as eBay answers it.
+    match state.taxonomy.held_tree_id(site) {
+        Ok(held) if Some(held) == asked => Ok(site),
+        Ok(_) | Err(Unavailable::Missing) => Err(tree_not_found(tree_id)),
+        Err(e) => Err(unavailable(site, &e)),
+    }
 }
 
 fn tree_not_found(tree_id: &str) -> Response {
@@ -610,14 +674,16 @@ fn tree(request: &Request, state: &FakeState) -> Response {
     if let Some((min, max)) = delay {
         std::thread::sleep(pseudo_random(min, max));
     }
-    let gzip = request
-        .header("Accept-Encoding")
-        .is_some_and(|v| v.split(',').any(|e| e.trim().starts_with("gzip")));
+    let gzip = request.accepts_gzip();
+    let language = state.taxonomy.tree(site).map_or_else(
+        |_| site.default_language().to_owned(),
+        |t| t.meta.language.clone(),
+    );
     match state.taxonomy.body(site, state.base_url(), gzip) {
         Ok(body) => {
             let mut r = Response::new(200, body.to_vec())
                 .with_header("Content-Type", "application/json")
-                .with_header("Content-Language", site.default_language());
+                .with_header("Content-Language", language);
             if gzip {
                 r = r.with_header("Content-Encoding", "gzip");
             }
@@ -738,18 +804,6 @@ struct Rank {
     all_in_name: bool,
 }
 
-impl Rank {
-    fn relevancy(&self) -> &'static str {
-        if self.exact {
-            "EXACT"
-        } else if self.all_in_name {
-            "HIGH"
-        } else {
-            "MEDIUM"
-        }
-    }
-}
-
 /// The rank of a leaf named `name` below `ancestors` (their words, root excluded) for `query`
 /// (lowercase) and its `words`; `None` when no word that is not a number matches.
 fn rank(query: &str, words: &[QueryWord], name: &str, ancestors: &[Vec<String>]) -> Option<Rank> {
@@ -824,10 +878,10 @@ fn suggestions(request: &Request, state: &FakeState) -> Response {
         .collect();
     hits.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     hits.truncate(10);
-    let tree_id = site.tree_id();
+    let tree_id = tree.meta.tree_id;
     let list: Vec<Value> = hits
         .iter()
-        .filter_map(|(score, id)| {
+        .filter_map(|(_, id)| {
             let id = *id;
             let c = tree.get(id)?;
             let anc = ancestors(&tree, id);
@@ -848,7 +902,7 @@ fn suggestions(request: &Request, state: &FakeState) -> Response {
                 "category": {"categoryId": c.id.to_string(), "categoryName": c.name},
                 "categoryTreeNodeAncestors": anc,
                 "categoryTreeNodeLevel": n,
-                "relevancy": score.relevancy(),
+                // `relevancy` is reserved for future use (eBay's reference): not filled.
             }))
         })
         .collect();
@@ -904,7 +958,7 @@ fn category_request(
 }
 
 fn subtree(request: &Request, state: &FakeState) -> Response {
-    let (site, tree, id) = match category_request(request, state) {
+    let (_, tree, id) = match category_request(request, state) {
         Ok(found) => found,
         Err(r) => return r,
     };
@@ -914,7 +968,7 @@ fn subtree(request: &Request, state: &FakeState) -> Response {
         &json!({
             "categorySubtreeNode": taxonomy_tree::encode::encode_node(&tree, id, level as u32, state.base_url())
                 .unwrap_or(Value::Null),
-            "categoryTreeId": site.tree_id().to_string(),
+            "categoryTreeId": tree.meta.tree_id.to_string(),
             "categoryTreeVersion": tree.meta.version,
         }),
     )
@@ -1088,19 +1142,84 @@ fn default_tree_id(request: &Request, state: &FakeState) -> Response {
             &[("marketplace_id", &marketplace)],
         );
     };
-    // A marketplace of the table the fake has no tree for: no default tree (documented 204).
+    // The tree of the language asked for (`Accept-Language: fr-CA` on EBAY_CA: 210), else
+    // the marketplace's default tree.
+    let language = request
+        .header("Accept-Language")
+        .and_then(|v| v.split(',').next())
+        .and_then(|v| v.split(';').next())
+        .unwrap_or_default()
+        .trim();
+    let wanted = site.tree_for_language(language);
+    // A tree the fake does not hold (no file, or the marketplace's other tree): no default
+    // tree (documented 204).
     let tree = match state.taxonomy.tree(site) {
-        Ok(t) => t,
-        Err(Unavailable::Missing) => return Response::new(204, Vec::new()),
+        Ok(t) if t.meta.tree_id == wanted => t,
+        Ok(_) | Err(Unavailable::Missing) => return Response::new(204, Vec::new()),
         Err(e) => return unavailable(site, &e),
     };
     Response::json(
         200,
         &json!({
-            "categoryTreeId": site.tree_id().to_string(),
+            "categoryTreeId": tree.meta.tree_id.to_string(),
             "categoryTreeVersion": tree.meta.version,
         }),
     )
+}
+
+/// Reads an expired-category file and checks it against the tree `tree_of` gives for the
+/// marketplace it names: `(site, [(from, to)])`, or what is wrong, naming the file.
+fn read_expired_file(
+    path: &Path,
+    tree_of: impl Fn(Marketplace) -> Result<Arc<CategoryTree>, Unavailable>,
+) -> Result<(Marketplace, Vec<(u32, u32)>), String> {
+    let (site, file) = read_expired_unchecked_file(path)?;
+    let tree = tree_of(site).map_err(|e| {
+        format!(
+            "{}: expired categories of {site}, which the fake serves no tree of ({e})",
+            path.display()
+        )
+    })?;
+    if tree.meta.tree_id != file.tree_id {
+        return Err(format!(
+            "{}: expired categories of tree {}, but the fake serves tree {} for {site}",
+            path.display(),
+            file.tree_id,
+            tree.meta.tree_id
+        ));
+    }
+    if let Err((i, rule)) = taxonomy_tree::expired::check(&file.mappings, &tree) {
+        let m = file.mappings[i];
+        return Err(format!(
+            "{}: mapping {} → {}: {rule} (against the {site} tree the fake serves)",
+            path.display(),
+            m.from,
+            m.to
+        ));
+    }
+    Ok((site, file.mappings.iter().map(|m| (m.from, m.to)).collect()))
+}
+
+/// An expired-category file read without a tree to check it against.
+fn read_expired_unchecked(path: &Path) -> Result<(Marketplace, Vec<(u32, u32)>), String> {
+    let (site, file) = read_expired_unchecked_file(path)?;
+    Ok((site, file.mappings.iter().map(|m| (m.from, m.to)).collect()))
+}
+
+fn read_expired_unchecked_file(
+    path: &Path,
+) -> Result<(Marketplace, taxonomy_tree::expired::ExpiredFile), String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("expired categories {}: {e}", path.display()))?;
+    let file = taxonomy_tree::expired::parse_unchecked(&text, path).map_err(|e| e.to_string())?;
+    let site = Marketplace::from_marketplace_id(&file.marketplace_id).ok_or_else(|| {
+        format!(
+            "{}: marketplaceId {:?} is not a marketplace the fake knows",
+            path.display(),
+            file.marketplace_id
+        )
+    })?;
+    Ok((site, file))
 }
 
 fn expired_categories(request: &Request, state: &FakeState) -> Response {
@@ -1135,12 +1254,20 @@ fn fetch_item_aspects(request: &Request, state: &FakeState) -> Response {
     }
 }
 
-/// Parts compatibility is enabled for leaves below a category named "… Parts …" (or "Teile").
+/// eBay Motors' Car & Truck Parts & Accessories: parts compatibility is enabled for it and
+/// every category below it (eBay's own getCompatibilityProperties sample asks 33559, Brakes &
+/// Brake Parts, below it on tree 100).
+pub const MOTORS_CAR_TRUCK_PARTS: u32 = 6030;
+
+/// Whether eBay enables parts compatibility for `id`: vehicle parts, which among the trees
+/// the fake serves by default are eBay Motors' Car & Truck Parts & Accessories (tree 100) and
+/// the categories below it. Vehicles, tools and every category of the other trees are not.
 fn compatibility_enabled(tree: &CategoryTree, id: u32) -> bool {
-    tree.get(id).is_some_and(|c| c.leaf)
-        && ancestors(tree, id)
-            .iter()
-            .any(|(_, name)| name.contains("Parts") || name.contains("Teile"))
+    tree.meta.tree_id == Marketplace::MotorsUs.tree_id()
+        && (id == MOTORS_CAR_TRUCK_PARTS
+            || ancestors(tree, id)
+                .iter()
+                .any(|(a, _)| *a == MOTORS_CAR_TRUCK_PARTS))
 }
 
 /// The properties, then the vehicles the values come from.
