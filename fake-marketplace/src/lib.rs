@@ -54,14 +54,18 @@
 //! # Taxonomy
 //!
 //! The taxonomy endpoints (see [`taxonomy`]) serve the committed snapshots
-//! (`<repo>/snapshots/EBAY_*.json`), or the trees of another directory
-//! ([`FakeConfig::with_trees`]), in the getCategoryTree shape, gzip-compressed when the
-//! request accepts it, at eBay's documented path `/commerce/taxonomy/v1/category_tree/N`
-//! (the query form `/commerce/taxonomy/v1/category_tree/get?category_tree_id=N` only when
+//! (`<repo>/snapshots/EBAY_*.json`) and the fake's own eBay Motors tree (tree 100, in
+//! `defaults/`), or the trees of another directory ([`FakeConfig::with_trees`]), in the
+//! getCategoryTree shape. Every answer is gzip-compressed when the request accepts it
+//! ([`FakeMarketplace::answers`] shows what was sent), connections are kept alive, and the
+//! query is read as eBay reads it. The tree is at eBay's documented path
+//! `/commerce/taxonomy/v1/category_tree/N` (the query form `/commerce/taxonomy/v1/category_tree/get?category_tree_id=N` only when
 //! [`FakeConfig::tree_routes`] says so), plus suggestions, subtrees, aspects, the default
 //! tree id, the expired categories (getExpiredCategories), the aspects of every leaf as one
-//! gzipped file (fetchItemAspects) and parts compatibility (getCompatibilityProperties,
-//! getCompatibilityPropertyValues). [`FakeMarketplace::set_tree`] and
+//! gzipped file (fetchItemAspects; by default a made-up set for EBAY_US and EBAY_MOTORS_US,
+//! [`FakeConfig::expired_files`]) and parts compatibility (getCompatibilityProperties,
+//! getCompatibilityPropertyValues; enabled for eBay Motors' vehicle parts only, as eBay
+//! enables it). [`FakeMarketplace::set_tree`] and
 //! [`FakeMarketplace::set_tree_body`] replace what a site serves.
 //!
 //! # Time

@@ -1,13 +1,17 @@
 //! The fake's taxonomy endpoints: getCategoryTree (eBay's path form, and the query form when
 //! [`FakeConfig::tree_routes`](crate::FakeConfig::tree_routes) says so),
-//! getCategorySuggestions, getCategorySubtree, getItemAspectsForCategory and
-//! getDefaultCategoryTreeId, with the service's error bodies.
+//! getCategorySuggestions, getCategorySubtree, getItemAspectsForCategory,
+//! getDefaultCategoryTreeId, getExpiredCategories, fetchItemAspects and the parts
+//! compatibility operations, with the service's error bodies.
 //!
 //! Trees come from [`FakeConfig::snapshots_dir`](crate::FakeConfig::snapshots_dir) (default:
-//! the committed `<repo>/snapshots/EBAY_*.json`; `--trees DIR` for the binary), read once per
-//! process and file version, unless a test replaced them with [`FakeMarketplace::set_tree`] or
-//! [`FakeMarketplace::set_tree_body`](crate::FakeMarketplace::set_tree_body). A marketplace
-//! of the table without a tree is an unknown tree id (400, errorId 62004; for
+//! the committed `<repo>/snapshots/EBAY_*.json`; `--trees DIR` for the binary), then
+//! [`FakeConfig::defaults_dir`](crate::FakeConfig::defaults_dir) (default: this crate's
+//! `defaults/`, eBay Motors), read once per process and file version, unless a test replaced
+//! them with [`FakeMarketplace::set_tree`] or
+//! [`FakeMarketplace::set_tree_body`](crate::FakeMarketplace::set_tree_body). One tree per
+//! marketplace, answered under its own id and language (a file of EBAY_CA holds tree 2 or
+//! 210); a tree the fake does not hold is an unknown tree id (400, errorId 62004; for
 //! getDefaultCategoryTreeId, 204 No Content).
 //!
 //! Every endpoint checks `Authorization: Bearer …` ([`FakeState::check_bearer`]) and the
@@ -151,6 +155,9 @@ struct SiteData {
     raw: Option<Arc<Vec<u8>>>,
     /// The gzipped fetchItemAspects file of `tree`, made on first use.
     aspects_file: Option<Arc<Vec<u8>>>,
+    /// A test replaced the tree or its body (`set_tree`, `set_tree_body`): the default
+    /// expired categories, made for the default tree, no longer apply.
+    replaced: bool,
 }
 
 /// The taxonomy part of the fake's state.
@@ -160,7 +167,11 @@ pub(crate) struct TaxonomyState {
     defaults_dir: Option<PathBuf>,
     delay: Mutex<Option<(Duration, Duration)>>,
     routes: Mutex<TreeRoutes>,
+    /// The expired categories given for a site (files, settings, the setter).
     expired: Mutex<HashMap<Marketplace, Vec<(u32, u32)>>>,
+    /// The fake's own made-up sets, served for a site with none given while its tree is the
+    /// one they were made for (not replaced by a test).
+    default_expired: Mutex<HashMap<Marketplace, Vec<(u32, u32)>>>,
     sites: Mutex<HashMap<Marketplace, SiteData>>,
 }
 
@@ -301,39 +312,56 @@ impl TaxonomyState {
             delay: Mutex::new(delay),
             routes: Mutex::new(routes),
             expired: Mutex::new(HashMap::new()),
+            default_expired: Mutex::new(HashMap::new()),
             sites: Mutex::new(HashMap::new()),
         }
     }
 
-    /// Reads the expired-category `files` (each checked against the tree served for its
-    /// marketplace, except the fake's own defaults, which its tests check), then `explicit`
-    /// over them. The error names the file and what is wrong.
+    /// Reads the expired-category `files`, each checked against the tree served for its
+    /// marketplace, then `explicit` over them. The fake's own defaults are read without a
+    /// check (its tests check them against the default trees, and they are served only with
+    /// those). The error names the file and what is wrong.
     pub(crate) fn load_expired(
         &self,
         files: &[PathBuf],
         explicit: &[(Marketplace, Vec<(u32, u32)>)],
     ) -> std::io::Result<()> {
+        let invalid = |e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e);
         let defaults = default_expired_files();
         let mut expired = HashMap::new();
+        let mut default_expired = HashMap::new();
         for path in files {
-            let (site, mappings) = read_expired_file(path, |site| self.tree(site))
-                .or_else(|e| {
-                    if defaults.contains(path) {
-                        // The defaults name trees that a test may have replaced: checked by
-                        // the crate's tests, never a reason not to start.
-                        read_expired_unchecked(path).map_err(|_| e)
-                    } else {
-                        Err(e)
-                    }
-                })
-                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
-            expired.insert(site, mappings);
+            if defaults.contains(path) {
+                let (site, mappings) = read_expired_unchecked(path).map_err(invalid)?;
+                default_expired.insert(site, mappings);
+            } else {
+                let (site, mappings) =
+                    read_expired_file(path, |site| self.tree(site)).map_err(invalid)?;
+                expired.insert(site, mappings);
+            }
         }
         for (site, mappings) in explicit {
             expired.insert(*site, mappings.clone());
         }
         *lock(&self.expired) = expired;
+        *lock(&self.default_expired) = default_expired;
         Ok(())
+    }
+
+    /// The expired categories served for `site`: the ones given, else the default set while
+    /// the site's tree is the default one.
+    fn expired_of(&self, site: Marketplace) -> Vec<(u32, u32)> {
+        if let Some(given) = lock(&self.expired).get(&site) {
+            return given.clone();
+        }
+        let replaced = lock(&self.sites).get(&site).is_some_and(|d| d.replaced);
+        if replaced {
+            return Vec::new();
+        }
+        lock(&self.default_expired)
+            .get(&site)
+            .cloned()
+            .unwrap_or_default()
     }
 
     pub(crate) fn tree(&self, site: Marketplace) -> Result<Arc<CategoryTree>, Unavailable> {
@@ -369,10 +397,14 @@ impl TaxonomyState {
         data.body = None;
         data.raw = None;
         data.aspects_file = None;
+        data.replaced = true;
     }
 
     pub(crate) fn set_tree_body(&self, site: Marketplace, body: Vec<u8>) {
-        lock(&self.sites).entry(site).or_default().raw = Some(Arc::new(body));
+        let mut sites = lock(&self.sites);
+        let data = sites.entry(site).or_default();
+        data.raw = Some(Arc::new(body));
+        data.replaced = true;
     }
 
     pub(crate) fn reset(&self, site: Marketplace) {
@@ -468,7 +500,9 @@ fn gzip_bytes(bytes: &[u8]) -> Vec<u8> {
 impl FakeMarketplace {
     /// Serves `tree` as the category tree of `site` (replacing the snapshot, and any body set
     /// with [`set_tree_body`](Self::set_tree_body)); suggestions, subtrees, aspects and the
-    /// default tree id follow it.
+    /// default tree id follow it. The fake's default expired categories of `site` (made for
+    /// the default tree) are no longer served; expired categories given in the configuration
+    /// or with [`set_expired_categories`](Self::set_expired_categories) still are.
     pub fn set_tree(&self, site: Marketplace, tree: CategoryTree) {
         self.state().taxonomy.set_tree(site, tree);
     }
@@ -806,9 +840,8 @@ struct Rank {
 
 /// The rank of a leaf named `name` below `ancestors` (their words, root excluded) for `query`
 /// (lowercase) and its `words`; `None` when no word that is not a number matches.
-fn rank(query: &str, words: &[QueryWord], name: &str, ancestors: &[Vec<String>]) -> Option<Rank> {
-    let lower = name.to_lowercase();
-    let tokens = name_tokens(name);
+fn rank(query: &str, words: &[QueryWord], leaf: &LeafWords) -> Option<Rank> {
+    let (lower, tokens, ancestors) = (&leaf.lower, &leaf.tokens, &leaf.ancestors);
     let (mut matched, mut in_name, mut forms_in_name, mut text) = (0, 0, 0, false);
     for word in words {
         let here = word
@@ -844,6 +877,49 @@ fn rank(query: &str, words: &[QueryWord], name: &str, ancestors: &[Vec<String>])
     })
 }
 
+/// A leaf's words, as getCategorySuggestions compares them with a query.
+struct LeafWords {
+    id: u32,
+    /// The name, lower-case.
+    lower: String,
+    /// The name's words ([`name_tokens`]).
+    tokens: Vec<String>,
+    /// The words of each ancestor's name, the root excluded.
+    ancestors: Vec<Vec<String>>,
+}
+
+/// The words of every leaf of `tree`, made once per tree (a process's fakes share the
+/// snapshots' trees): a query then costs a comparison per leaf, not a walk to the root.
+fn leaf_words(tree: &Arc<CategoryTree>) -> Arc<Vec<LeafWords>> {
+    type Cache = Mutex<Vec<(std::sync::Weak<CategoryTree>, Arc<Vec<LeafWords>>)>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let mut cache = lock(CACHE.get_or_init(Default::default));
+    cache.retain(|(tree, _)| tree.strong_count() > 0);
+    if let Some((_, words)) = cache
+        .iter()
+        .find(|(cached, _)| std::ptr::eq(cached.as_ptr(), Arc::as_ptr(tree)))
+    {
+        return words.clone();
+    }
+    let words: Arc<Vec<LeafWords>> = Arc::new(
+        tree.listable()
+            .filter(|c| c.leaf)
+            .map(|c| LeafWords {
+                id: c.id,
+                lower: c.name.to_lowercase(),
+                tokens: name_tokens(&c.name),
+                ancestors: ancestors(tree, c.id)
+                    .iter()
+                    .filter(|(id, _)| *id != ROOT_ID)
+                    .map(|(_, n)| name_tokens(n))
+                    .collect(),
+            })
+            .collect(),
+    );
+    cache.push((Arc::downgrade(tree), words.clone()));
+    words
+}
+
 fn suggestions(request: &Request, state: &FakeState) -> Response {
     let site = match guard(request, state, request.param("id")) {
         Ok(site) => site,
@@ -864,17 +940,9 @@ fn suggestions(request: &Request, state: &FakeState) -> Response {
         Err(r) => return r,
     };
     let words = query_words(&needle);
-    let mut hits: Vec<(Rank, u32)> = tree
-        .listable()
-        .filter(|c| c.leaf)
-        .filter_map(|c| {
-            let ancestors: Vec<Vec<String>> = ancestors(&tree, c.id)
-                .iter()
-                .filter(|(id, _)| *id != ROOT_ID)
-                .map(|(_, n)| name_tokens(n))
-                .collect();
-            rank(&needle, &words, &c.name, &ancestors).map(|r| (r, c.id))
-        })
+    let mut hits: Vec<(Rank, u32)> = leaf_words(&tree)
+        .iter()
+        .filter_map(|leaf| rank(&needle, &words, leaf).map(|r| (r, leaf.id)))
         .collect();
     hits.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     hits.truncate(10);
@@ -1227,10 +1295,7 @@ fn expired_categories(request: &Request, state: &FakeState) -> Response {
         Ok(site) => site,
         Err(denied) => return denied,
     };
-    let mappings = lock(&state.taxonomy.expired)
-        .get(&site)
-        .cloned()
-        .unwrap_or_default();
+    let mappings = state.taxonomy.expired_of(site);
     if mappings.is_empty() {
         return Response::new(204, Vec::new());
     }
@@ -1448,4 +1513,60 @@ fn compatibility_property_values(request: &Request, state: &FakeState) -> Respon
     }
     let list: Vec<Value> = values.iter().map(|v| json!({ "value": v })).collect();
     Response::json(200, &json!({ "compatibilityPropertyValues": list }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The default fake's expired categories follow the rules against the trees it serves
+    /// by default (no fallback: `load_expired` would serve them unchecked).
+    #[test]
+    fn the_default_expired_categories_follow_the_rules_against_their_trees() {
+        let state = TaxonomyState::new(
+            default_snapshots_dir(),
+            Some(defaults_dir()),
+            None,
+            TreeRoutes::Path,
+        );
+        let files = default_expired_files();
+        assert_eq!(files.len(), 2);
+        for path in files {
+            let (site, mappings) =
+                read_expired_file(&path, |site| state.tree(site)).unwrap_or_else(|e| panic!("{e}"));
+            assert!(!mappings.is_empty(), "{site}");
+        }
+    }
+
+    /// A file that breaks a rule, names another tree or a marketplace without a tree stops
+    /// the fake, naming the file and the rule.
+    #[test]
+    fn an_expired_file_that_breaks_a_rule_stops_the_fake_naming_it() {
+        let dir = std::env::temp_dir().join(format!("fake-expired-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let cases = [
+            ("live.json", 0, "EBAY_US", 9355, 852, "still a category"),
+            ("branch.json", 0, "EBAY_US", 858, 15032, "15032"),
+            ("tree.json", 3, "EBAY_US", 858, 852, "tree 3"),
+            ("none.json", 101, "EBAY_IT", 1, 2, "no tree"),
+        ];
+        for (name, tree, site, from, to, says) in cases {
+            let path = dir.join(name);
+            std::fs::write(
+                &path,
+                format!(
+                    r#"{{"format": 1, "categoryTreeId": {tree}, "marketplaceId": "{site}", "categoryTreeVersion": "1", "source": "test", "mappingCount": 1, "expired": [{{"from": {from}, "to": {to}}}]}}"#
+                ),
+            )
+            .unwrap();
+            let err = crate::FakeMarketplace::start(crate::FakeConfig {
+                expired_files: vec![path.clone()],
+                ..crate::FakeConfig::default()
+            })
+            .unwrap_err()
+            .to_string();
+            assert!(err.contains(name) && err.contains(says), "{name}: {err}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
