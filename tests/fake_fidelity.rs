@@ -11,7 +11,7 @@ use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use fake_marketplace::{FakeMarketplace, TOKEN_PATH};
+use fake_marketplace::FakeMarketplace;
 use marketplaces::Marketplace;
 use serde_json::Value;
 

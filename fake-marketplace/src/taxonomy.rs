@@ -847,7 +847,7 @@ fn rank(query: &str, words: &[QueryWord], leaf: &LeafWords) -> Option<Rank> {
         let here = word
             .forms
             .iter()
-            .filter(|f| contains_run(&tokens, f))
+            .filter(|f| contains_run(tokens, f))
             .count();
         let above = word
             .forms
