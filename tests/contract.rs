@@ -833,8 +833,10 @@ fn the_fake_answers_as_documented() {
         .unwrap();
     let base = doc.base_path();
     let us = format!("{base}/category_tree/0");
-    // A leaf below eBay Motors > Parts & Accessories (compatibility-enabled), a leaf, a branch.
-    let (brake_pads, leaf, branch) = (177_806, 9355, 15032);
+    // eBay Motors' Brakes & Brake Parts (tree 100; eBay's own getCompatibilityProperties
+    // sample, compatibility-enabled), a leaf, a branch.
+    let motors = format!("{base}/category_tree/100");
+    let (brakes, leaf, branch) = (33559, 9355, 15032);
     let requests: Vec<(String, Option<u32>)> = vec![
         // getCategoryTree
         (us.clone(), None),
@@ -898,11 +900,15 @@ fn the_fake_answers_as_documented() {
             format!("{base}/category_tree/101/get_category_suggestions?q=phone"),
             Some(62004),
         ),
-        // getExpiredCategories (none: 204)
+        // getExpiredCategories (the default fake's made-up set; none for EBAY_DE: 204)
         (format!("{us}/get_expired_categories"), None),
+        (
+            format!("{base}/category_tree/77/get_expired_categories"),
+            None,
+        ),
         // getCompatibilityProperties
         (
-            format!("{us}/get_compatibility_properties?category_id={brake_pads}"),
+            format!("{motors}/get_compatibility_properties?category_id={brakes}"),
             None,
         ),
         (
@@ -912,24 +918,24 @@ fn the_fake_answers_as_documented() {
         // getCompatibilityPropertyValues
         (
             format!(
-                "{us}/get_compatibility_property_values?category_id={brake_pads}&compatibility_property=Make"
+                "{motors}/get_compatibility_property_values?category_id={brakes}&compatibility_property=Make"
             ),
             None,
         ),
         (
             format!(
-                "{us}/get_compatibility_property_values?category_id={brake_pads}&compatibility_property=Make&filter=Year"
+                "{motors}/get_compatibility_property_values?category_id={brakes}&compatibility_property=Make&filter=Year"
             ),
             Some(62100),
         ),
         (
             format!(
-                "{us}/get_compatibility_property_values?category_id={brake_pads}&compatibility_property=Colour"
+                "{motors}/get_compatibility_property_values?category_id={brakes}&compatibility_property=Colour"
             ),
             Some(62102),
         ),
         (
-            format!("{us}/get_compatibility_property_values?category_id={brake_pads}"),
+            format!("{motors}/get_compatibility_property_values?category_id={brakes}"),
             Some(62104),
         ),
         // fetchItemAspects

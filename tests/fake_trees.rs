@@ -110,7 +110,10 @@ fn snapshot_at(base_url: &str, cwd: &Path, args: &[&str]) -> Output {
         .env("MARKETPLACE_BASE_URL", base_url)
         .env("MARKETPLACE_AUTH_URL", base_url)
         .env("MARKETPLACE_CLIENT_ID", "FakeApp-PRD-0a1b2c3d4-5e6f7a8b")
-        .env("MARKETPLACE_CLIENT_SECRET", "PRD-fake cert+id%42")
+        .env(
+            "MARKETPLACE_CLIENT_SECRET",
+            "PRD-fa4e0c1d2b3a-9f8e-4d7c-b6a5-0f1e",
+        )
         .output()
         .unwrap()
 }
@@ -469,4 +472,111 @@ fn a_tree_file_in_another_shape_is_named_and_a_saved_response_imported() {
         tree.get(9355).map(|c| c.name.as_str()),
         Some("Cellulari e smartphone")
     );
+}
+
+/// An application token from the fake at `base_url`, asked as eBay documents it (its default
+/// credentials in `Basic base64(client_id:client_secret)`).
+fn raw_token(http: &reqwest::blocking::Client, base_url: &str) -> String {
+    use base64::Engine as _;
+    let basic = base64::engine::general_purpose::STANDARD
+        .encode("FakeApp-PRD-0a1b2c3d4-5e6f7a8b:PRD-fa4e0c1d2b3a-9f8e-4d7c-b6a5-0f1e");
+    let body: serde_json::Value = http
+        .post(format!("{base_url}{}", fake_marketplace::TOKEN_PATH))
+        .header("Authorization", format!("Basic {basic}"))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body("grant_type=client_credentials&scope=https%3A%2F%2Fapi.ebay.com%2Foauth%2Fapi_scope")
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    body["access_token"].as_str().expect("a token").to_owned()
+}
+
+/// The binary answers 200 where eBay does: by default it serves eBay Motors
+/// (getDefaultCategoryTreeId for EBAY_MOTORS_US is tree 100) and a made-up set of expired
+/// categories (getExpiredCategories); with `--expired FILE` it serves a project's own, which
+/// `snapshot refresh` writes beside the tree; a file that breaks the rules stops it, named.
+#[test]
+fn the_binary_serves_motors_and_expired_categories_by_default_and_from_expired_files() {
+    let http = reqwest::blocking::Client::builder()
+        .no_proxy()
+        .build()
+        .unwrap();
+    let fake = start_fake(&[]);
+    let token = raw_token(&http, &fake.base_url);
+    let get = |path: &str| {
+        let r = http
+            .get(format!("{}{path}", fake.base_url))
+            .bearer_auth(&token)
+            .send()
+            .unwrap();
+        let status = r.status().as_u16();
+        (status, r.json::<serde_json::Value>().unwrap_or_default())
+    };
+    let (status, body) = get(&format!(
+        "{DEFAULT_TREE_ID_PATH}?marketplace_id=EBAY_MOTORS_US"
+    ));
+    assert_eq!(
+        (status, body["categoryTreeId"].as_str()),
+        (200, Some("100"))
+    );
+    for tree in [0, 100] {
+        let (status, body) = get(&format!("{}/get_expired_categories", tree_path(tree)));
+        assert_eq!(status, 200, "tree {tree}: {body}");
+        assert!(!body["expiredCategories"].as_array().unwrap().is_empty());
+    }
+    drop(fake);
+
+    let project = tempfile::tempdir().unwrap();
+    let trees = project.path().join("trees");
+    std::fs::create_dir(&trees).unwrap();
+    std::fs::write(trees.join(tree_file_name(Marketplace::Fr)), fr_tree()).unwrap();
+    let expired = |name: &str, to: u32| {
+        let path = project.path().join(name);
+        std::fs::write(
+            &path,
+            format!(
+                r#"{{"format": 1, "categoryTreeId": 71, "marketplaceId": "EBAY_FR", "categoryTreeVersion": "7", "source": "test", "mappingCount": 1, "expired": [{{"from": 9354, "to": {to}}}]}}"#
+            ),
+        )
+        .unwrap();
+        path
+    };
+    let good = expired("fr.expired.json", 9355);
+    let fake = start_fake(&[
+        "--trees",
+        trees.to_str().unwrap(),
+        "--expired",
+        good.to_str().unwrap(),
+    ]);
+    let out = snapshot(
+        &fake,
+        project.path(),
+        &["refresh", "--sites", "EBAY_FR", "--dir", "snapshots"],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("expired: 9354 → 9355"), "{stdout}");
+    let written =
+        std::fs::read_to_string(project.path().join("snapshots/EBAY_FR.expired.json")).unwrap();
+    assert!(written.contains(r#"{"from":9354,"to":9355}"#), "{written}");
+    drop(fake);
+
+    // 15032 is a branch of the tree: not a replacement.
+    let bad = expired("bad.expired.json", 15032);
+    let out = fake_command(&[
+        "--trees",
+        trees.to_str().unwrap(),
+        "--expired",
+        bad.to_str().unwrap(),
+    ])
+    .output()
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("bad.expired.json"), "{stderr}");
 }

@@ -21,13 +21,69 @@ fn assert_token_request_headers(fake: &FakeMarketplace, request: &fake_marketpla
         request.headers_named("Authorization"),
         vec![expected_basic(fake.client_id(), fake.client_secret())]
     );
-    // The default secret has a space, '+' and '%': form-encoded before base64.
+    // eBay's form: base64 of `id:secret` as they are.
     assert_eq!(
         expected_basic(fake.client_id(), fake.client_secret()),
         format!(
             "Basic {}",
-            base64_of("FakeApp-PRD-0a1b2c3d4-5e6f7a8b:PRD-fake+cert%2Bid%2542")
+            base64_of("FakeApp-PRD-0a1b2c3d4-5e6f7a8b:PRD-fa4e0c1d2b3a-9f8e-4d7c-b6a5-0f1e")
         )
+    );
+}
+
+/// The fake's default credentials keep to the alphabet of eBay's real application ids and
+/// certificate ids: letters, digits and `-`.
+#[test]
+fn the_default_credentials_use_ebays_alphabet() {
+    let fake = FakeMarketplace::new();
+    for (what, value) in [("id", fake.client_id()), ("secret", fake.client_secret())] {
+        assert!(
+            !value.is_empty() && value.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'),
+            "the default client {what} {value:?} has a character eBay's do not"
+        );
+    }
+}
+
+/// eBay documents the client's Basic credentials as base64 of `client_id:client_secret`, and
+/// nothing else: the fake takes them so, and the client sends them so, even for a secret a
+/// form-encoding would change (the client must not encode it).
+#[test]
+fn basic_credentials_are_base64_of_id_and_secret_as_ebay_documents() {
+    let fake = FakeMarketplace::new();
+    let http = reqwest::blocking::Client::builder()
+        .no_proxy()
+        .build()
+        .unwrap();
+    let token = |id: &str, secret: &str| {
+        http.post(format!("{}{TOKEN_PATH}", fake.base_url()))
+            .header("Authorization", format!("Basic {}", base64_of(&format!("{id}:{secret}"))))
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .body("grant_type=client_credentials&scope=https%3A%2F%2Fapi.ebay.com%2Foauth%2Fapi_scope")
+            .send()
+            .unwrap()
+            .status()
+            .as_u16()
+    };
+    assert_eq!(token(fake.client_id(), fake.client_secret()), 200);
+    assert_eq!(token(fake.client_id(), "PRD-not-the-secret"), 401);
+
+    // A fake configured with a secret that form-encoding changes: the client sends it as is.
+    let secret = "PRD-odd secret+/%42";
+    let odd = FakeMarketplace::start(FakeConfig {
+        client_secret: secret.into(),
+        ..FakeConfig::default()
+    })
+    .unwrap();
+    let client = client(&odd);
+    client
+        .client_credentials(&ScopeSet::new([odd.scope("")]))
+        .expect("the fake takes base64(id:secret)");
+    assert_eq!(
+        odd.token_requests()[0].headers_named("Authorization"),
+        vec![format!(
+            "Basic {}",
+            base64_of(&format!("{}:{secret}", odd.client_id()))
+        )]
     );
 }
 

@@ -12,7 +12,7 @@ use fake_marketplace::taxonomy::{
     DEFAULT_TREE_ID_PATH, ERROR_CATEGORY_NOT_IN_TREE, ERROR_NOT_LEAF, ERROR_TREE_NOT_FOUND,
     TREE_GET_PATH, aspects_path, subtree_path, suggestions_path, tree_path,
 };
-use fake_marketplace::{Fault, Request, Response, TreeRoutes};
+use fake_marketplace::{FakeMarketplace, Fault, Request, Response, TreeRoutes};
 use marketplace_client::model::{AspectCardinality, AspectDataType, AspectMode, AspectUsage};
 use marketplace_client::taxonomy::{ApiError, TreePath};
 use marketplaces::MARKETPLACE_HEADER;
@@ -341,7 +341,8 @@ fn suggestions_exact_request_and_typed_answer() {
     assert_eq!(first.category.id, 9355);
     assert_eq!(first.category.name, "Cell Phones & Smartphones");
     assert_eq!(first.level, 2);
-    assert_eq!(first.relevancy.as_deref(), Some("EXACT"));
+    // `relevancy` is reserved for future use (eBay's reference): not filled, so none.
+    assert_eq!(first.relevancy, None);
     let ancestors: Vec<(u32, u32)> = first.ancestors.iter().map(|a| (a.id, a.level)).collect();
     assert_eq!(ancestors, vec![(15032, 1), (0, 0)]);
     assert_eq!(first.ancestors[0].name, "Cell Phones & Accessories");
@@ -358,6 +359,23 @@ fn suggestions_exact_request_and_typed_answer() {
         .category_suggestions(Marketplace::Us, "zzzz-no-such-thing")
         .unwrap();
     assert!(none.suggestions.is_empty());
+    assert_arrived_gzipped(&fake, &suggestions_path(0), 2);
+}
+
+/// Every answer to `path` came compressed (`Content-Encoding: gzip`, as the fake records what
+/// it sent), so the client's decompression decoded it: `count` answers.
+fn assert_arrived_gzipped(fake: &FakeMarketplace, path: &str, count: usize) {
+    let answers = fake.answers_to(path);
+    assert_eq!(answers.len(), count, "answers to {path}");
+    for a in &answers {
+        assert_eq!(
+            a.header("Content-Encoding"),
+            Some("gzip"),
+            "{path} answered {} uncompressed: {:?}",
+            a.status,
+            a.headers
+        );
+    }
 }
 
 /// The README's query: "iphone 15" names no category, but its words do (a product word the
@@ -415,6 +433,7 @@ fn subtree_is_typed_and_flat() {
         assert_eq!(c, full.get(c.id).unwrap(), "category {}", c.id);
     }
     assert!(sub.leaves().count() > 1);
+    assert_arrived_gzipped(&fake, &subtree_path(0), 1);
 }
 
 #[test]
@@ -453,6 +472,8 @@ fn aspects_are_typed() {
     assert_eq!(err.status(), Some(400));
     assert_eq!(err.error_id(), Some(ERROR_NOT_LEAF));
     assert!(err.to_string().contains("must be a leaf category"), "{err}");
+    // The answers, the error's included, came compressed.
+    assert_arrived_gzipped(&fake, &aspects_path(0), 3);
 }
 
 #[test]
@@ -816,8 +837,11 @@ fn a_huge_hostile_answer_fails_at_once_with_its_start() {
         "GET",
         "/commerce/taxonomy/v1/category_tree/{id}/get_item_aspects_for_category",
         |_, _| {
+            // Sent as is (a server that does not compress): the fake would otherwise gzip
+            // 60 MB for a client that accepts gzip, and the time measured would be its own.
             Response::new(200, br"%252525\u0025".repeat(60_000_000 / 13))
                 .with_header("Content-Type", "application/json")
+                .with_header("Content-Encoding", "identity")
         },
     );
     let started = Instant::now();

@@ -151,32 +151,43 @@ fn expired_categories_error_paths() {
 
 // ---- getCompatibilityProperties / getCompatibilityPropertyValues ----
 
-/// Brake Pads, a leaf below "Bicycle Components & Parts": compatibility-enabled in the fake.
-const BRAKE_PADS: u32 = 177806;
+/// eBay Motors' Brakes & Brake Parts (tree 100), the category of eBay's own
+/// getCompatibilityProperties sample: eBay enables parts compatibility for it.
+const BRAKES: (Marketplace, u32) = (Marketplace::MotorsUs, 33559);
+/// Graphics/Video Cards (EBAY_US): no vehicle part, so eBay answers 62101.
+const GRAPHICS_CARDS: (Marketplace, u32) = (Marketplace::Us, 27386);
 
 #[test]
 fn compatibility_properties_exact_request_and_typed_answer() {
     let fake = fake();
     let (client, _) = client(&fake);
-    let got = client
-        .compatibility_properties((Marketplace::Us, BRAKE_PADS))
-        .unwrap();
-    let r = only_request(&fake, &compatibility_properties_path(0));
-    assert_eq!(r.query.as_deref(), Some("category_id=177806"));
-    assert_headers(&fake, &r, Marketplace::Us);
-    assert_eq!(got.category_id, BRAKE_PADS);
+    let got = client.compatibility_properties(BRAKES).unwrap();
+    let r = only_request(&fake, &compatibility_properties_path(100));
+    assert_eq!(r.query.as_deref(), Some("category_id=33559"));
+    assert_headers(&fake, &r, Marketplace::MotorsUs);
+    assert_eq!(got.category_id, BRAKES.1);
     let names: Vec<&str> = got.properties.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["Make", "Model", "Year", "Trim", "Engine"]);
     assert_eq!(got.properties[0].localized_name.as_deref(), Some("Make"));
 
-    // A category without parts compatibility, and one that is not in the tree.
+    // Categories eBay does not enable (no vehicle part: graphics cards, bicycle brake pads; a
+    // vehicle; tools), and one that is not in the tree.
+    for category in [
+        GRAPHICS_CARDS,
+        (Marketplace::Us, 177806),
+        (Marketplace::MotorsUs, 6001),
+        (Marketplace::MotorsUs, 34998),
+    ] {
+        let err = client.compatibility_properties(category).unwrap_err();
+        assert_eq!(err.status(), Some(400), "{category:?}");
+        assert_eq!(
+            err.error_id(),
+            Some(ERROR_NOT_COMPATIBILITY_ENABLED),
+            "{category:?}"
+        );
+    }
     let err = client
-        .compatibility_properties((Marketplace::Us, 9355))
-        .unwrap_err();
-    assert_eq!(err.status(), Some(400));
-    assert_eq!(err.error_id(), Some(ERROR_NOT_COMPATIBILITY_ENABLED));
-    let err = client
-        .compatibility_properties((Marketplace::Us, 4_000_000))
+        .compatibility_properties((Marketplace::MotorsUs, 4_000_000))
         .unwrap_err();
     assert_eq!(err.error_id(), Some(ERROR_CATEGORY_NOT_IN_TREE));
 }
@@ -186,33 +197,25 @@ fn compatibility_property_values_exact_request_filter_and_typed_answer() {
     let fake = fake();
     let (client, _) = client(&fake);
     let got = client
-        .compatibility_property_values(
-            (Marketplace::Us, BRAKE_PADS),
-            "Model",
-            &[("Year", "2018"), ("Make", "Toyota")],
-        )
+        .compatibility_property_values(BRAKES, "Model", &[("Year", "2018"), ("Make", "Toyota")])
         .unwrap();
-    let r = only_request(&fake, &compatibility_values_path(0));
+    let r = only_request(&fake, &compatibility_values_path(100));
     assert_eq!(
         r.query.as_deref(),
-        Some("category_id=177806&compatibility_property=Model&filter=Year%3A2018%2CMake%3AToyota")
+        Some("category_id=33559&compatibility_property=Model&filter=Year%3A2018%2CMake%3AToyota")
     );
-    assert_headers(&fake, &r, Marketplace::Us);
+    assert_headers(&fake, &r, Marketplace::MotorsUs);
     assert_eq!(got.property, "Model");
-    assert_eq!(got.category_id, BRAKE_PADS);
+    assert_eq!(got.category_id, BRAKES.1);
     assert_eq!(got.values, ["Camry", "Corolla"]);
 
     // A comma inside a value is escaped (`\,`), so the value arrives whole.
     let audi = client
-        .compatibility_property_values(
-            (Marketplace::Us, BRAKE_PADS),
-            "Make",
-            &[("Trim", "AWD B9 8W5,8WD")],
-        )
+        .compatibility_property_values(BRAKES, "Make", &[("Trim", "AWD B9 8W5,8WD")])
         .unwrap();
     assert_eq!(audi.values, ["Audi"]);
     let r = fake
-        .requests_to(&compatibility_values_path(0))
+        .requests_to(&compatibility_values_path(100))
         .pop()
         .unwrap();
     assert_eq!(
@@ -222,12 +225,12 @@ fn compatibility_property_values_exact_request_filter_and_typed_answer() {
 
     // No filter: every value. No match: 204, an empty list.
     let makes = client
-        .compatibility_property_values((Marketplace::Us, BRAKE_PADS), "Make", &[])
+        .compatibility_property_values(BRAKES, "Make", &[])
         .unwrap();
     assert_eq!(makes.values, ["Audi", "Ford", "Honda", "Toyota"]);
     assert!(
         !fake
-            .requests_to(&compatibility_values_path(0))
+            .requests_to(&compatibility_values_path(100))
             .last()
             .unwrap()
             .query
@@ -236,25 +239,21 @@ fn compatibility_property_values_exact_request_filter_and_typed_answer() {
             .contains("filter")
     );
     let none = client
-        .compatibility_property_values((Marketplace::Us, BRAKE_PADS), "Model", &[("Year", "1901")])
+        .compatibility_property_values(BRAKES, "Model", &[("Year", "1901")])
         .unwrap();
     assert!(none.values.is_empty());
 
     // Error paths: the service's error bodies, typed.
     let err = client
-        .compatibility_property_values((Marketplace::Us, BRAKE_PADS), "Colour", &[])
+        .compatibility_property_values(BRAKES, "Colour", &[])
         .unwrap_err();
     assert_eq!(err.error_id(), Some(ERROR_BAD_PROPERTY));
     let err = client
-        .compatibility_property_values(
-            (Marketplace::Us, BRAKE_PADS),
-            "Model",
-            &[("Year", "2018"), ("", "x")],
-        )
+        .compatibility_property_values(BRAKES, "Model", &[("Year", "2018"), ("", "x")])
         .unwrap_err();
     assert_eq!(err.error_id(), Some(ERROR_BAD_FILTER));
     let err = client
-        .compatibility_property_values((Marketplace::Us, 9355), "Make", &[])
+        .compatibility_property_values(GRAPHICS_CARDS, "Make", &[])
         .unwrap_err();
     assert_eq!(err.error_id(), Some(ERROR_NOT_COMPATIBILITY_ENABLED));
 }

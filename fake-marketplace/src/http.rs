@@ -23,6 +23,8 @@ pub struct Request {
     pub body: Vec<u8>,
     /// Values of the `{name}` segments of the route that matched (empty when recorded).
     pub params: Vec<(String, String)>,
+    /// The protocol of the request line (`HTTP/1.1`).
+    pub version: String,
 }
 
 impl Request {
@@ -53,18 +55,61 @@ impl Request {
         parse_form_strict(&self.body)
     }
 
-    /// The query decoded strictly as `application/x-www-form-urlencoded`.
+    /// The query's parameters, decoded as eBay's servers read a query (see [`parse_query`]):
+    /// `&` separates the parameters, the first `=` a name from its value, `%XX` and `+` are
+    /// decoded, and every other character stands for itself, so the unencoded `:` and `,` of
+    /// eBay's documented request URIs (`filter=Year:2018,Make:Toyota`) are read as sent. Never
+    /// an error (the `Result` is kept for the callers that matched on it).
     pub fn query_pairs(&self) -> Result<Vec<(String, String)>, String> {
-        parse_form_strict(self.query.as_deref().unwrap_or("").as_bytes())
+        Ok(parse_query(self.query.as_deref().unwrap_or("")))
     }
 
-    /// The first query parameter called `name`, decoded (`None` if absent or malformed).
+    /// The first query parameter called `name`, decoded as [`query_pairs`](Self::query_pairs)
+    /// decodes it (`None` if absent).
     pub fn query_param(&self, name: &str) -> Option<String> {
-        self.query_pairs()
-            .ok()?
+        parse_query(self.query.as_deref().unwrap_or(""))
             .into_iter()
             .find(|(k, _)| k == name)
             .map(|(_, v)| v)
+    }
+
+    /// Whether the request accepts a gzip-compressed answer: its `Accept-Encoding` names
+    /// `gzip` (or `x-gzip`, or `*`) with a quality above zero (`gzip;q=0` refuses it, RFC 9110
+    /// §12.5.3).
+    pub fn accepts_gzip(&self) -> bool {
+        let mut gzip = None;
+        let mut any = None;
+        for value in self.headers_named("Accept-Encoding") {
+            for item in value.split(',') {
+                let mut parts = item.split(';');
+                let coding = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+                let quality = parts
+                    .filter_map(|p| {
+                        let (k, v) = p.split_once('=')?;
+                        k.trim()
+                            .eq_ignore_ascii_case("q")
+                            .then(|| v.trim().parse::<f32>().ok())?
+                    })
+                    .next()
+                    .unwrap_or(1.0);
+                match coding.as_str() {
+                    "gzip" | "x-gzip" => gzip = Some(quality > 0.0),
+                    "*" => any = Some(quality > 0.0),
+                    _ => {}
+                }
+            }
+        }
+        gzip.or(any).unwrap_or(false)
+    }
+
+    /// Whether the client asked to keep the connection open after the answer: HTTP/1.1
+    /// without `Connection: close`.
+    pub(crate) fn keep_alive(&self) -> bool {
+        self.version.eq_ignore_ascii_case("HTTP/1.1")
+            && !self
+                .headers_named("Connection")
+                .iter()
+                .any(|v| v.split(',').any(|t| t.trim().eq_ignore_ascii_case("close")))
     }
 
     /// The value of the route's `{name}` segment, percent-decoded.
@@ -152,10 +197,10 @@ fn reason(status: u16) -> &'static str {
 const MAX_HEAD: usize = 64 * 1024;
 const MAX_BODY: usize = 8 * 1024 * 1024;
 
-/// Reads one request. `Ok(None)` when the peer closed without sending one.
-pub(crate) fn read_request(stream: &TcpStream) -> io::Result<Option<Request>> {
-    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
-    let mut reader = BufReader::new(stream);
+/// Reads one request from a connection's reader (kept between the requests of a kept-alive
+/// connection, so bytes read ahead are not lost). `Ok(None)` when the peer closed without
+/// sending one.
+pub(crate) fn read_request(reader: &mut BufReader<&TcpStream>) -> io::Result<Option<Request>> {
     let mut head = Vec::new();
     loop {
         let mut line = Vec::new();
@@ -185,7 +230,7 @@ pub(crate) fn read_request(stream: &TcpStream) -> io::Result<Option<Request>> {
     let mut lines = head.lines();
     let request_line = lines.next().unwrap_or_default();
     let mut parts = request_line.split(' ');
-    let (Some(method), Some(target), Some(_version)) = (parts.next(), parts.next(), parts.next())
+    let (Some(method), Some(target), Some(version)) = (parts.next(), parts.next(), parts.next())
     else {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
@@ -209,6 +254,7 @@ pub(crate) fn read_request(stream: &TcpStream) -> io::Result<Option<Request>> {
         headers,
         body: Vec::new(),
         params: Vec::new(),
+        version: version.trim().to_owned(),
     };
     let chunked = request
         .header("Transfer-Encoding")
@@ -253,8 +299,13 @@ pub(crate) fn read_request(stream: &TcpStream) -> io::Result<Option<Request>> {
     Ok(Some(request))
 }
 
-/// Writes `response` and flushes. The connection is closed by the caller afterwards.
-pub(crate) fn write_response(mut stream: &TcpStream, response: &Response) -> io::Result<()> {
+/// Writes `response` and flushes; `keep_alive` false announces `Connection: close` (the
+/// caller then closes), true `Connection: keep-alive`.
+pub(crate) fn write_response(
+    mut stream: &TcpStream,
+    response: &Response,
+    keep_alive: bool,
+) -> io::Result<()> {
     let mut out = format!(
         "HTTP/1.1 {} {}\r\n",
         response.status,
@@ -264,8 +315,9 @@ pub(crate) fn write_response(mut stream: &TcpStream, response: &Response) -> io:
         out.push_str(&format!("{k}: {v}\r\n"));
     }
     let length = response.declared_length.unwrap_or(response.body.len());
+    let connection = if keep_alive { "keep-alive" } else { "close" };
     out.push_str(&format!(
-        "Content-Length: {length}\r\nConnection: close\r\n\r\n"
+        "Content-Length: {length}\r\nConnection: {connection}\r\n\r\n"
     ));
     stream.write_all(out.as_bytes())?;
     stream.write_all(&response.body)?;
@@ -312,6 +364,14 @@ pub(crate) fn write_drip(
     Ok(())
 }
 
+/// `bytes` compressed with gzip.
+pub(crate) fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    // Writing to a Vec cannot fail.
+    let _ = encoder.write_all(bytes);
+    encoder.finish().unwrap_or_default()
+}
+
 /// Percent-encodes everything but the unreserved characters of RFC 3986.
 pub fn percent_encode(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -323,6 +383,47 @@ pub fn percent_encode(s: &str) -> String {
         }
     }
     out
+}
+
+/// Decodes one query component as eBay's servers do: `%XX` is the byte it names, `+` a space,
+/// every other character itself (a `%` not followed by two hex digits stays a `%`); bytes that
+/// are not UTF-8 after decoding become U+FFFD.
+pub fn query_decode(s: &str) -> String {
+    let s = s.as_bytes();
+    let mut out = Vec::with_capacity(s.len());
+    let mut i = 0;
+    while i < s.len() {
+        match s[i] {
+            b'+' => out.push(b' '),
+            b'%' => match (
+                s.get(i + 1).copied().and_then(hex),
+                s.get(i + 2).copied().and_then(hex),
+            ) {
+                (Some(h), Some(l)) => {
+                    out.push(h * 16 + l);
+                    i += 2;
+                }
+                _ => out.push(b'%'),
+            },
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A query string's parameters, in order (see [`query_decode`]): split at `&`, then at the
+/// first `=` of each (a parameter without `=` has an empty value); empty parameters are
+/// skipped.
+pub fn parse_query(query: &str) -> Vec<(String, String)> {
+    query
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|pair| match pair.split_once('=') {
+            Some((k, v)) => (query_decode(k), query_decode(v)),
+            None => (query_decode(pair), String::new()),
+        })
+        .collect()
 }
 
 /// Builds a query string from pairs (each part percent-encoded).
@@ -450,6 +551,67 @@ mod tests {
         assert!(parse_form_strict(b"code=v^1").is_err());
         assert!(parse_form_strict(b"code=%2").is_err());
         assert!(parse_form_strict(b"scope=a b").is_err());
+    }
+
+    #[test]
+    fn queries_are_read_as_ebay_reads_them() {
+        // eBay's documented request URI for getCompatibilityPropertyValues.
+        assert_eq!(
+            parse_query(
+                "category_id=6016&compatibility_property=Trim&filter=Year:2022,Make:Audi,Model:A4,BodyStyle:AWD%20B9%208W5%5C%2C8WD"
+            ),
+            vec![
+                ("category_id".into(), "6016".into()),
+                ("compatibility_property".into(), "Trim".into()),
+                (
+                    "filter".into(),
+                    "Year:2022,Make:Audi,Model:A4,BodyStyle:AWD B9 8W5\\,8WD".into()
+                ),
+            ]
+        );
+        assert_eq!(
+            parse_query("q=iphone+15&x&&y=50%&z=%zz"),
+            vec![
+                ("q".into(), "iphone 15".into()),
+                ("x".into(), String::new()),
+                ("y".into(), "50%".into()),
+                ("z".into(), "%zz".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn gzip_is_accepted_unless_its_quality_is_zero() {
+        let with = |v: &str| Request {
+            method: "GET".into(),
+            path: "/".into(),
+            query: None,
+            headers: vec![("Accept-Encoding".into(), v.into())],
+            body: Vec::new(),
+            params: Vec::new(),
+            version: "HTTP/1.1".into(),
+        };
+        for yes in [
+            "gzip",
+            "deflate, gzip;q=0.5",
+            "GZIP",
+            "*",
+            "br, x-gzip",
+            "gzip; q=1.0",
+        ] {
+            assert!(with(yes).accepts_gzip(), "{yes}");
+        }
+        for no in [
+            "gzip;q=0",
+            "identity",
+            "br",
+            "*;q=0",
+            "gzip;q=0, *",
+            "gzip;q=0.000",
+            "",
+        ] {
+            assert!(!with(no).accepts_gzip(), "{no}");
+        }
     }
 
     #[test]

@@ -54,14 +54,18 @@
 //! # Taxonomy
 //!
 //! The taxonomy endpoints (see [`taxonomy`]) serve the committed snapshots
-//! (`<repo>/snapshots/EBAY_*.json`), or the trees of another directory
-//! ([`FakeConfig::with_trees`]), in the getCategoryTree shape, gzip-compressed when the
-//! request accepts it, at eBay's documented path `/commerce/taxonomy/v1/category_tree/N`
-//! (the query form `/commerce/taxonomy/v1/category_tree/get?category_tree_id=N` only when
+//! (`<repo>/snapshots/EBAY_*.json`) and the fake's own eBay Motors tree (tree 100, in
+//! `defaults/`), or the trees of another directory ([`FakeConfig::with_trees`]), in the
+//! getCategoryTree shape. Every answer is gzip-compressed when the request accepts it
+//! ([`FakeMarketplace::answers`] shows what was sent), connections are kept alive, and the
+//! query is read as eBay reads it. The tree is at eBay's documented path
+//! `/commerce/taxonomy/v1/category_tree/N` (the query form `/commerce/taxonomy/v1/category_tree/get?category_tree_id=N` only when
 //! [`FakeConfig::tree_routes`] says so), plus suggestions, subtrees, aspects, the default
 //! tree id, the expired categories (getExpiredCategories), the aspects of every leaf as one
-//! gzipped file (fetchItemAspects) and parts compatibility (getCompatibilityProperties,
-//! getCompatibilityPropertyValues). [`FakeMarketplace::set_tree`] and
+//! gzipped file (fetchItemAspects; by default a made-up set for EBAY_US and EBAY_MOTORS_US,
+//! [`FakeConfig::expired_files`]) and parts compatibility (getCompatibilityProperties,
+//! getCompatibilityPropertyValues; enabled for eBay Motors' vehicle parts only, as eBay
+//! enables it). [`FakeMarketplace::set_tree`] and
 //! [`FakeMarketplace::set_tree_body`] replace what a site serves.
 //!
 //! # Time
@@ -89,7 +93,7 @@ use std::time::{Duration, SystemTime};
 
 pub use http::{
     Request, Response, base64_decode, encode_query, form_decode_strict, parse_form_strict,
-    percent_encode,
+    parse_query, percent_encode, query_decode,
 };
 pub use oauth::{AUTHORIZE_PATH, CONSENT_ACCEPTED_PATH, TOKEN_PATH};
 
@@ -190,8 +194,9 @@ impl TreeRoutes {
 pub struct FakeConfig {
     /// The application id the token endpoint accepts.
     pub client_id: String,
-    /// The certificate id it accepts. The default has a space, `+` and `%`, so a client that
-    /// does not form-encode the Basic credentials (RFC 6749 §2.3.1) is caught.
+    /// The certificate id it accepts. Both defaults keep to the alphabet of eBay's real ids
+    /// and secrets (letters, digits and `-`); the token endpoint takes them as eBay documents,
+    /// `Authorization: Basic base64(client_id:client_secret)`, nothing encoded inside.
     pub client_secret: String,
     /// Scopes an application token may have. The default holds the fake's own
     /// `{base_url}/oauth/api_scope` family and eBay's `https://api.ebay.com/oauth/api_scope`
@@ -226,13 +231,29 @@ pub struct FakeConfig {
     /// when the fake starts: [`FakeMarketplace::start`] fails naming a file that is not a valid
     /// tree of the marketplace it is named after.
     pub snapshots_dir: std::path::PathBuf,
+    /// A second trees directory, for the marketplaces [`snapshots_dir`](Self::snapshots_dir)
+    /// has no tree of. Default: the fake's own `defaults/` (eBay Motors, tree 100, a small
+    /// tree partly made up for tests: see its `PROVENANCE.md`), so that the default fake
+    /// answers getDefaultCategoryTreeId for `EBAY_MOTORS_US` and parts compatibility where
+    /// eBay enables it. [`with_trees`](Self::with_trees) sets `None`.
+    pub defaults_dir: Option<std::path::PathBuf>,
+    /// Expired-category files (getExpiredCategories), in the format `snapshot refresh` writes
+    /// beside a snapshot (`EBAY_US.expired.json`), each for the marketplace it names; the
+    /// binary's `--expired FILE`. Default: the fake's own made-up sets for `EBAY_US` and
+    /// `EBAY_MOTORS_US` (in `defaults/`); [`with_trees`](Self::with_trees) takes the ones
+    /// beside its trees instead. A file given here is checked when the fake starts
+    /// ([`FakeMarketplace::start`] fails naming it) against the tree the fake serves for its
+    /// marketplace: same tree id, every expired id no category of it, every replacement a
+    /// leaf. [`expired_categories`](Self::expired_categories) wins over a file for its site.
+    pub expired_files: Vec<std::path::PathBuf>,
     /// A random delay in `[min, max]` before every full-tree answer (the real service takes 2
     /// to 5 s); `None` (the default) answers at once.
     pub tree_delay: Option<(Duration, Duration)>,
     /// The getCategoryTree path forms answered (default: eBay's documented path only).
     pub tree_routes: TreeRoutes,
     /// getExpiredCategories: per site, the expired leaf categories and their replacements
-    /// (`(from, to)`); a site not listed has none (answered `204 No Content`). Also set with
+    /// (`(from, to)`), over what [`expired_files`](Self::expired_files) says for the site; a
+    /// site with none is answered `204 No Content`. Also set with
     /// [`FakeMarketplace::set_expired_categories`].
     pub expired_categories: Vec<(marketplaces::Marketplace, Vec<(u32, u32)>)>,
 }
@@ -241,11 +262,13 @@ impl Default for FakeConfig {
     fn default() -> Self {
         Self {
             client_id: "FakeApp-PRD-0a1b2c3d4-5e6f7a8b".into(),
-            client_secret: "PRD-fake cert+id%42".into(),
+            client_secret: "PRD-fa4e0c1d2b3a-9f8e-4d7c-b6a5-0f1e".into(),
             app_scopes: vec![
                 "{base_url}/oauth/api_scope".into(),
                 "{base_url}/oauth/api_scope/buy.item.feed".into(),
                 "{base_url}/oauth/api_scope/commerce.catalog.readonly".into(),
+                // The Taxonomy API's description lists it beside api_scope.
+                "{base_url}/oauth/api_scope/metadata.insights".into(),
                 "https://api.ebay.com/oauth/api_scope".into(),
             ],
             user_scopes: vec![
@@ -263,6 +286,8 @@ impl Default for FakeConfig {
             ru_names: Vec::new(),
             routes: Vec::new(),
             snapshots_dir: taxonomy::default_snapshots_dir(),
+            defaults_dir: Some(taxonomy::defaults_dir()),
+            expired_files: taxonomy::default_expired_files(),
             tree_delay: None,
             tree_routes: TreeRoutes::default(),
             expired_categories: Vec::new(),
@@ -284,9 +309,11 @@ impl FakeConfig {
 
     /// Serves the trees of `dir` (what the binary's `--trees DIR` does): one file per
     /// marketplace of the table, named as [`taxonomy::tree_file_names`] lists
-    /// (`EBAY_FR.json`, …), in the snapshot format `snapshot refresh` writes. Sets
-    /// [`snapshots_dir`](Self::snapshots_dir); [`FakeMarketplace::start`] then checks every
-    /// file and fails naming the one that is not a valid tree.
+    /// (`EBAY_FR.json`, …), in the snapshot format `snapshot refresh` writes, and the
+    /// expired-category files beside them (`EBAY_FR.expired.json`). Sets
+    /// [`snapshots_dir`](Self::snapshots_dir), [`expired_files`](Self::expired_files) and no
+    /// [`defaults_dir`](Self::defaults_dir): only `dir` is served. [`FakeMarketplace::start`]
+    /// then checks every file and fails naming the one that is not valid.
     ///
     /// ```
     /// use fake_marketplace::{FakeConfig, FakeMarketplace};
@@ -297,6 +324,8 @@ impl FakeConfig {
     /// ```
     pub fn with_trees(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
         self.snapshots_dir = dir.into();
+        self.defaults_dir = None;
+        self.expired_files = taxonomy::expired_files_in(&self.snapshots_dir);
         self
     }
 }
@@ -365,6 +394,33 @@ pub struct FaultRule {
     pub fault: Fault,
 }
 
+/// What the fake answered to one request, as it went on the wire: the status, the headers it
+/// sent (`Content-Encoding: gzip` when it compressed the body; `Content-Length` and
+/// `Connection` are not listed) and the size of the body it sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answered {
+    /// The request's method.
+    pub method: String,
+    /// The request's path (still percent-encoded, without the query).
+    pub path: String,
+    /// The status sent.
+    pub status: u16,
+    /// The headers sent.
+    pub headers: Vec<(String, String)>,
+    /// The bytes of the body sent (compressed, when it was).
+    pub body_len: usize,
+}
+
+impl Answered {
+    /// The first header called `name` (compared without case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
 /// An access token the fake issued.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IssuedToken {
@@ -406,6 +462,7 @@ pub struct FakeState {
     counter: AtomicU64,
     pub(crate) grants: Mutex<Grants>,
     requests: Mutex<Vec<Request>>,
+    answers: Mutex<Vec<Answered>>,
     faults: Mutex<Vec<FaultRule>>,
     routes: RwLock<Vec<Route>>,
     pub(crate) taxonomy: taxonomy::TaxonomyState,
@@ -437,11 +494,16 @@ impl FakeState {
     }
 
     /// Checks `Authorization: Bearer <token>`: the token must be one this fake issued and not
-    /// expired. The error is the 401 answer to send.
+    /// expired. The scheme is matched without case (`bearer` too: RFC 7235 §2.1 makes auth
+    /// schemes case-insensitive; eBay's own samples write `Bearer`). The error is the 401
+    /// answer to send.
     pub fn check_bearer(&self, request: &Request) -> Result<IssuedToken, Response> {
         let token = request
             .header("Authorization")
-            .and_then(|v| v.strip_prefix("Bearer "))
+            .and_then(|v| {
+                let (scheme, token) = v.trim_start().split_once(' ')?;
+                scheme.eq_ignore_ascii_case("Bearer").then_some(token)
+            })
             .map(str::trim);
         let issued = token.and_then(|t| lock(&self.grants).access.get(t).cloned());
         match issued {
@@ -563,10 +625,11 @@ impl FakeMarketplace {
         routes.append(&mut config.routes);
         let taxonomy = taxonomy::TaxonomyState::new(
             config.snapshots_dir.clone(),
+            config.defaults_dir.clone(),
             config.tree_delay,
             config.tree_routes,
-            &config.expired_categories,
         );
+        taxonomy.load_expired(&config.expired_files, &config.expired_categories)?;
         let state = Arc::new(FakeState {
             config,
             base_url,
@@ -574,6 +637,7 @@ impl FakeMarketplace {
             counter: AtomicU64::new(0),
             grants: Mutex::new(Grants::default()),
             requests: Mutex::new(Vec::new()),
+            answers: Mutex::new(Vec::new()),
             faults: Mutex::new(Vec::new()),
             routes: RwLock::new(routes),
             taxonomy,
@@ -591,9 +655,10 @@ impl FakeMarketplace {
                         }
                         let Ok(stream) = stream else { continue };
                         let state = state.clone();
+                        let stop = stop.clone();
                         let _ = std::thread::Builder::new()
                             .name("fake-marketplace-conn".into())
-                            .spawn(move || serve(&state, stream));
+                            .spawn(move || serve(&state, stream, &stop));
                     }
                 })?
         };
@@ -659,9 +724,25 @@ impl FakeMarketplace {
         self.requests_to(TOKEN_PATH)
     }
 
-    /// Forgets the recorded requests.
+    /// Forgets the recorded requests (and what was answered to them).
     pub fn clear_requests(&self) {
         lock(&self.state.requests).clear();
+        lock(&self.state.answers).clear();
+    }
+
+    /// What the fake answered so far, in order (a request that a fault closed or dripped has
+    /// no entry).
+    pub fn answers(&self) -> Vec<Answered> {
+        lock(&self.state.answers).clone()
+    }
+
+    /// What the fake answered to the requests to `path`.
+    pub fn answers_to(&self, path: &str) -> Vec<Answered> {
+        lock(&self.state.answers)
+            .iter()
+            .filter(|a| a.path == path)
+            .cloned()
+            .collect()
     }
 
     /// Adds a route (see the crate docs); it wins over the routes added before it.
@@ -769,19 +850,57 @@ impl Drop for FakeMarketplace {
     }
 }
 
-fn serve(state: &FakeState, stream: TcpStream) {
-    let mut request = match http::read_request(&stream) {
-        Ok(Some(r)) => r,
-        Ok(None) => return,
-        Err(_) => {
-            let _ = http::write_response(&stream, &Response::text(400, "malformed HTTP request"));
-            return;
+/// Serves the requests of one connection, one after the other, while the client keeps it
+/// alive (HTTP/1.1 without `Connection: close`) and the fake runs; a fault that breaks the
+/// connection ends it.
+fn serve(state: &FakeState, stream: TcpStream, stop: &AtomicBool) {
+    // An idle kept-alive connection is closed after this long (reqwest's pool keeps idle
+    // connections 90 s; a closed one is opened again).
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
+    let mut reader = std::io::BufReader::new(&stream);
+    loop {
+        if stop.load(Ordering::SeqCst) {
+            break;
         }
-    };
+        let request = match http::read_request(&mut reader) {
+            Ok(Some(r)) => r,
+            Ok(None) => break,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                break;
+            }
+            Err(_) => {
+                let _ = http::write_response(
+                    &stream,
+                    &Response::text(400, "malformed HTTP request"),
+                    false,
+                );
+                break;
+            }
+        };
+        if stop.load(Ordering::SeqCst) {
+            break;
+        }
+        if !serve_one(state, &stream, request) {
+            break;
+        }
+    }
+    let _ = stream.shutdown(std::net::Shutdown::Both);
+}
+
+/// Answers one request; false when the connection must be closed afterwards.
+fn serve_one(state: &FakeState, stream: &TcpStream, mut request: Request) -> bool {
     lock(&state.requests).push(request.clone());
+    let keep_alive = request.keep_alive();
+    let gzip = request.accepts_gzip();
     let fault = state.take_fault(&request);
+    let mut close = !keep_alive;
     let response = match fault {
-        None => state.route(&mut request),
+        None => finish(gzip, state.route(&mut request)),
         Some(Fault::Status {
             status,
             body,
@@ -789,44 +908,78 @@ fn serve(state: &FakeState, stream: TcpStream) {
         }) => {
             let mut r = Response::new(status, body);
             r.headers = headers;
-            r
+            finish(gzip, r)
         }
         Some(Fault::OAuthError {
             status,
             error,
             description,
-        }) => Response::json(
-            status,
-            &serde_json::json!({"error": error, "error_description": description}),
+        }) => finish(
+            gzip,
+            Response::json(
+                status,
+                &serde_json::json!({"error": error, "error_description": description}),
+            ),
         ),
-        Some(Fault::TooManyRequests { retry_after_secs }) => Response::json(
-            429,
-            &serde_json::json!({"errors": [{"errorId": 2001, "message": "Too many requests. The request limit has been reached for the resource."}]}),
-        )
-        .with_header("Retry-After", retry_after_secs.to_string()),
+        Some(Fault::TooManyRequests { retry_after_secs }) => finish(
+            gzip,
+            Response::json(
+                429,
+                &serde_json::json!({"errors": [{"errorId": 2001, "message": "Too many requests. The request limit has been reached for the resource."}]}),
+            )
+            .with_header("Retry-After", retry_after_secs.to_string()),
+        ),
         Some(Fault::Delay(d)) => {
             std::thread::sleep(d);
-            state.route(&mut request)
+            finish(gzip, state.route(&mut request))
         }
         Some(Fault::CutOffBody) => {
-            let mut r = state.route(&mut request);
+            let mut r = finish(gzip, state.route(&mut request));
             let full = r.body.len().max(2);
             r.body.truncate(full / 2);
             r.declared_length = Some(full + 64);
+            close = true;
             r
         }
-        Some(Fault::Close) => return,
+        Some(Fault::Close) => return false,
         Some(Fault::Drip {
             total,
             chunk,
             interval,
             announce_length,
         }) => {
-            let _ = http::write_drip(&stream, total, chunk, interval, announce_length);
-            let _ = stream.shutdown(std::net::Shutdown::Both);
-            return;
+            let _ = http::write_drip(stream, total, chunk, interval, announce_length);
+            return false;
         }
     };
-    let _ = http::write_response(&stream, &response);
-    let _ = stream.shutdown(std::net::Shutdown::Both);
+    lock(&state.answers).push(Answered {
+        method: request.method.clone(),
+        path: request.path.clone(),
+        status: response.status,
+        headers: response.headers.clone(),
+        body_len: response.body.len(),
+    });
+    http::write_response(stream, &response, !close).is_ok() && !close
+}
+
+/// Compresses the answer with gzip when the request accepts it (every operation, as eBay
+/// does) and it has a body that is not already compressed: not one with a `Content-Encoding`
+/// of its own, and not a file sent as `application/octet-stream` (fetchItemAspects' gzip
+/// file is the body itself).
+fn finish(gzip: bool, mut response: Response) -> Response {
+    let has =
+        |r: &Response, name: &str| r.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(name));
+    let octet_stream = response.headers.iter().any(|(k, v)| {
+        k.eq_ignore_ascii_case("Content-Type")
+            && v.trim()
+                .to_ascii_lowercase()
+                .starts_with("application/octet-stream")
+    });
+    if !response.body.is_empty() && gzip && !has(&response, "Content-Encoding") && !octet_stream {
+        response.body = http::gzip(&response.body);
+        response = response
+            .with_header("Content-Encoding", "gzip")
+            .with_header("Vary", "Accept-Encoding");
+    }
+    response
 }

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::http::{Request, Response, base64_decode, encode_query, form_decode_strict};
+use crate::http::{Request, Response, base64_decode, encode_query, parse_form_strict};
 use crate::{CodeGrant, ConsentBehavior, FakeState, IssuedToken, RefreshGrant, Route, lock};
 
 /// The token endpoint.
@@ -72,14 +72,9 @@ fn check_client(request: &Request, state: &FakeState) -> Result<(), Response> {
     let Some(decoded) = base64_decode(encoded).and_then(|b| String::from_utf8(b).ok()) else {
         return Err(unauthorized());
     };
+    // eBay documents `Basic base64(client_id:client_secret)`, the two as they are (its ids and
+    // secrets are letters, digits and `-`, which no encoding changes).
     let Some((id, secret)) = decoded.split_once(':') else {
-        return Err(unauthorized());
-    };
-    // RFC 6749 §2.3.1: both parts are form-encoded before base64.
-    let (Ok(id), Ok(secret)) = (
-        form_decode_strict(id.as_bytes()),
-        form_decode_strict(secret.as_bytes()),
-    ) else {
         return Err(unauthorized());
     };
     let config = state.config();
@@ -292,7 +287,8 @@ fn refresh_token(state: &FakeState, refresh: Option<&str>, scope: Option<&str>) 
 }
 
 fn authorize(request: &Request, state: &FakeState) -> Response {
-    let pairs = match request.query_pairs() {
+    // Strict: a consent URL the client did not encode fully is caught here.
+    let pairs = match parse_form_strict(request.query.as_deref().unwrap_or("").as_bytes()) {
         Ok(p) => p,
         Err(e) => return Response::text(400, format!("malformed query: {e}")),
     };

@@ -1,13 +1,17 @@
 //! The fake's taxonomy endpoints: getCategoryTree (eBay's path form, and the query form when
 //! [`FakeConfig::tree_routes`](crate::FakeConfig::tree_routes) says so),
-//! getCategorySuggestions, getCategorySubtree, getItemAspectsForCategory and
-//! getDefaultCategoryTreeId, with the service's error bodies.
+//! getCategorySuggestions, getCategorySubtree, getItemAspectsForCategory,
+//! getDefaultCategoryTreeId, getExpiredCategories, fetchItemAspects and the parts
+//! compatibility operations, with the service's error bodies.
 //!
 //! Trees come from [`FakeConfig::snapshots_dir`](crate::FakeConfig::snapshots_dir) (default:
-//! the committed `<repo>/snapshots/EBAY_*.json`; `--trees DIR` for the binary), read once per
-//! process and file version, unless a test replaced them with [`FakeMarketplace::set_tree`] or
-//! [`FakeMarketplace::set_tree_body`](crate::FakeMarketplace::set_tree_body). A marketplace
-//! of the table without a tree is an unknown tree id (400, errorId 62004; for
+//! the committed `<repo>/snapshots/EBAY_*.json`; `--trees DIR` for the binary), then
+//! [`FakeConfig::defaults_dir`](crate::FakeConfig::defaults_dir) (default: this crate's
+//! `defaults/`, eBay Motors), read once per process and file version, unless a test replaced
+//! them with [`FakeMarketplace::set_tree`] or
+//! [`FakeMarketplace::set_tree_body`](crate::FakeMarketplace::set_tree_body). One tree per
+//! marketplace, answered under its own id and language (a file of EBAY_CA holds tree 2 or
+//! 210); a tree the fake does not hold is an unknown tree id (400, errorId 62004; for
 //! getDefaultCategoryTreeId, 204 No Content).
 //!
 //! Every endpoint checks `Authorization: Bearer …` ([`FakeState::check_bearer`]) and the
@@ -113,6 +117,32 @@ pub fn default_snapshots_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../snapshots")
 }
 
+/// The fake's own trees and expired categories, served beside the snapshots by default
+/// (`defaults/` of this crate: eBay Motors, tree 100; see its `PROVENANCE.md`).
+pub fn defaults_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("defaults")
+}
+
+/// The default fake's expired-category files: made-up sets for `EBAY_US` (against the
+/// committed snapshot) and `EBAY_MOTORS_US` (against the tree of [`defaults_dir`]).
+pub fn default_expired_files() -> Vec<PathBuf> {
+    let dir = defaults_dir();
+    vec![
+        dir.join("EBAY_US.expired.json"),
+        dir.join("EBAY_MOTORS_US.expired.json"),
+    ]
+}
+
+/// The expired-category files of a trees directory: `EBAY_*.expired.json` named after a
+/// marketplace of the table, as `snapshot refresh` writes them beside the snapshots.
+pub fn expired_files_in(dir: &Path) -> Vec<PathBuf> {
+    Marketplace::ALL
+        .iter()
+        .map(|m| taxonomy_tree::expired::path_beside(&dir.join(tree_file_name(*m))))
+        .filter(|p| p.is_file())
+        .collect()
+}
+
 /// A tree body, plain and gzip-compressed.
 type Bodies = (Arc<Vec<u8>>, Arc<Vec<u8>>);
 
@@ -125,14 +155,23 @@ struct SiteData {
     raw: Option<Arc<Vec<u8>>>,
     /// The gzipped fetchItemAspects file of `tree`, made on first use.
     aspects_file: Option<Arc<Vec<u8>>>,
+    /// A test replaced the tree or its body (`set_tree`, `set_tree_body`): the default
+    /// expired categories, made for the default tree, no longer apply.
+    replaced: bool,
 }
 
 /// The taxonomy part of the fake's state.
 pub(crate) struct TaxonomyState {
     snapshots_dir: PathBuf,
+    /// Where the trees `snapshots_dir` lacks are read.
+    defaults_dir: Option<PathBuf>,
     delay: Mutex<Option<(Duration, Duration)>>,
     routes: Mutex<TreeRoutes>,
+    /// The expired categories given for a site (files, settings, the setter).
     expired: Mutex<HashMap<Marketplace, Vec<(u32, u32)>>>,
+    /// The fake's own made-up sets, served for a site with none given while its tree is the
+    /// one they were made for (not replaced by a test).
+    default_expired: Mutex<HashMap<Marketplace, Vec<(u32, u32)>>>,
     sites: Mutex<HashMap<Marketplace, SiteData>>,
 }
 
@@ -263,37 +302,92 @@ pub(crate) fn check_trees_dir(dir: &Path) -> std::io::Result<()> {
 impl TaxonomyState {
     pub(crate) fn new(
         snapshots_dir: PathBuf,
+        defaults_dir: Option<PathBuf>,
         delay: Option<(Duration, Duration)>,
         routes: TreeRoutes,
-        expired: &[(Marketplace, Vec<(u32, u32)>)],
     ) -> Self {
         Self {
             snapshots_dir,
+            defaults_dir,
             delay: Mutex::new(delay),
             routes: Mutex::new(routes),
-            expired: Mutex::new(expired.iter().cloned().collect()),
+            expired: Mutex::new(HashMap::new()),
+            default_expired: Mutex::new(HashMap::new()),
             sites: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Reads the expired-category `files`, each checked against the tree served for its
+    /// marketplace, then `explicit` over them. The fake's own defaults are read without a
+    /// check (its tests check them against the default trees, and they are served only with
+    /// those). The error names the file and what is wrong.
+    pub(crate) fn load_expired(
+        &self,
+        files: &[PathBuf],
+        explicit: &[(Marketplace, Vec<(u32, u32)>)],
+    ) -> std::io::Result<()> {
+        let invalid = |e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e);
+        let defaults = default_expired_files();
+        let mut expired = HashMap::new();
+        let mut default_expired = HashMap::new();
+        for path in files {
+            if defaults.contains(path) {
+                let (site, mappings) = read_expired_unchecked(path).map_err(invalid)?;
+                default_expired.insert(site, mappings);
+            } else {
+                let (site, mappings) =
+                    read_expired_file(path, |site| self.tree(site)).map_err(invalid)?;
+                expired.insert(site, mappings);
+            }
+        }
+        for (site, mappings) in explicit {
+            expired.insert(*site, mappings.clone());
+        }
+        *lock(&self.expired) = expired;
+        *lock(&self.default_expired) = default_expired;
+        Ok(())
+    }
+
+    /// The expired categories served for `site`: the ones given, else the default set while
+    /// the site's tree is the default one.
+    fn expired_of(&self, site: Marketplace) -> Vec<(u32, u32)> {
+        if let Some(given) = lock(&self.expired).get(&site) {
+            return given.clone();
+        }
+        let replaced = lock(&self.sites).get(&site).is_some_and(|d| d.replaced);
+        if replaced {
+            return Vec::new();
+        }
+        lock(&self.default_expired)
+            .get(&site)
+            .cloned()
+            .unwrap_or_default()
     }
 
     pub(crate) fn tree(&self, site: Marketplace) -> Result<Arc<CategoryTree>, Unavailable> {
         if let Some(tree) = lock(&self.sites).get(&site).and_then(|d| d.tree.clone()) {
             return Ok(tree);
         }
-        let tree = snapshot(&self.snapshots_dir, site)?;
+        let tree = match (snapshot(&self.snapshots_dir, site), &self.defaults_dir) {
+            (Err(Unavailable::Missing), Some(defaults)) => snapshot(defaults, site)?,
+            (found, _) => found?,
+        };
         lock(&self.sites).entry(site).or_default().tree = Some(tree.clone());
         Ok(tree)
     }
 
-    /// Whether `site` has something to serve: a tree set by a test, a body, or a tree file.
-    fn available(&self, site: Marketplace) -> Result<(), Unavailable> {
-        if lock(&self.sites)
+    /// The id of the tree the fake holds for `site` (its default tree, or the other
+    /// language's, e.g. 210 for EBAY_CA in French): a tree set by a test, a tree file, or
+    /// a body set alone (taken as the default tree).
+    fn held_tree_id(&self, site: Marketplace) -> Result<u32, Unavailable> {
+        let raw_only = lock(&self.sites)
             .get(&site)
-            .is_some_and(|d| d.tree.is_some() || d.raw.is_some())
-        {
-            return Ok(());
+            .is_some_and(|d| d.tree.is_none() && d.raw.is_some());
+        match self.tree(site) {
+            Ok(tree) => Ok(tree.meta.tree_id),
+            Err(Unavailable::Missing) if raw_only => Ok(site.tree_id()),
+            Err(e) => Err(e),
         }
-        self.tree(site).map(|_| ())
     }
 
     pub(crate) fn set_tree(&self, site: Marketplace, tree: CategoryTree) {
@@ -303,10 +397,14 @@ impl TaxonomyState {
         data.body = None;
         data.raw = None;
         data.aspects_file = None;
+        data.replaced = true;
     }
 
     pub(crate) fn set_tree_body(&self, site: Marketplace, body: Vec<u8>) {
-        lock(&self.sites).entry(site).or_default().raw = Some(Arc::new(body));
+        let mut sites = lock(&self.sites);
+        let data = sites.entry(site).or_default();
+        data.raw = Some(Arc::new(body));
+        data.replaced = true;
     }
 
     pub(crate) fn reset(&self, site: Marketplace) {
@@ -365,7 +463,7 @@ impl TaxonomyState {
         let tree = self.tree(site)?;
         let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         let head = json!({
-            "categoryTreeId": site.tree_id().to_string(),
+            "categoryTreeId": tree.meta.tree_id.to_string(),
             "categoryTreeVersion": tree.meta.version,
         });
         // {"categoryTreeId":…,"categoryTreeVersion":…,"categoryAspects":[…]}, written entry
@@ -396,16 +494,15 @@ impl TaxonomyState {
 }
 
 fn gzip_bytes(bytes: &[u8]) -> Vec<u8> {
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    // Writing to a Vec cannot fail.
-    let _ = encoder.write_all(bytes);
-    encoder.finish().unwrap_or_default()
+    crate::http::gzip(bytes)
 }
 
 impl FakeMarketplace {
     /// Serves `tree` as the category tree of `site` (replacing the snapshot, and any body set
     /// with [`set_tree_body`](Self::set_tree_body)); suggestions, subtrees, aspects and the
-    /// default tree id follow it.
+    /// default tree id follow it. The fake's default expired categories of `site` (made for
+    /// the default tree) are no longer served; expired categories given in the configuration
+    /// or with [`set_expired_categories`](Self::set_expired_categories) still are.
     pub fn set_tree(&self, site: Marketplace, tree: CategoryTree) {
         self.state().taxonomy.set_tree(site, tree);
     }
@@ -538,16 +635,17 @@ fn guard(
 ) -> Result<Marketplace, Response> {
     state.check_bearer(request)?;
     let tree_id = tree_id.unwrap_or_default();
-    let site = tree_id
-        .parse::<u32>()
-        .ok()
+    let asked = tree_id.parse::<u32>().ok();
+    let site = asked
         .and_then(Marketplace::from_tree_id)
         .ok_or_else(|| tree_not_found(tree_id))?;
-    state
-        .taxonomy
-        .available(site)
-        .map_err(|e| unavailable(site, &e))?;
-    Ok(site)
+    // One tree per marketplace: the one held is answered under its own id; the marketplace's
+    // other tree (210 when 2 is held) is a tree the fake does not hold, as eBay answers it.
+    match state.taxonomy.held_tree_id(site) {
+        Ok(held) if Some(held) == asked => Ok(site),
+        Ok(_) | Err(Unavailable::Missing) => Err(tree_not_found(tree_id)),
+        Err(e) => Err(unavailable(site, &e)),
+    }
 }
 
 fn tree_not_found(tree_id: &str) -> Response {
@@ -610,14 +708,16 @@ fn tree(request: &Request, state: &FakeState) -> Response {
     if let Some((min, max)) = delay {
         std::thread::sleep(pseudo_random(min, max));
     }
-    let gzip = request
-        .header("Accept-Encoding")
-        .is_some_and(|v| v.split(',').any(|e| e.trim().starts_with("gzip")));
+    let gzip = request.accepts_gzip();
+    let language = state.taxonomy.tree(site).map_or_else(
+        |_| site.default_language().to_owned(),
+        |t| t.meta.language.clone(),
+    );
     match state.taxonomy.body(site, state.base_url(), gzip) {
         Ok(body) => {
             let mut r = Response::new(200, body.to_vec())
                 .with_header("Content-Type", "application/json")
-                .with_header("Content-Language", site.default_language());
+                .with_header("Content-Language", language);
             if gzip {
                 r = r.with_header("Content-Encoding", "gzip");
             }
@@ -738,29 +838,16 @@ struct Rank {
     all_in_name: bool,
 }
 
-impl Rank {
-    fn relevancy(&self) -> &'static str {
-        if self.exact {
-            "EXACT"
-        } else if self.all_in_name {
-            "HIGH"
-        } else {
-            "MEDIUM"
-        }
-    }
-}
-
 /// The rank of a leaf named `name` below `ancestors` (their words, root excluded) for `query`
 /// (lowercase) and its `words`; `None` when no word that is not a number matches.
-fn rank(query: &str, words: &[QueryWord], name: &str, ancestors: &[Vec<String>]) -> Option<Rank> {
-    let lower = name.to_lowercase();
-    let tokens = name_tokens(name);
+fn rank(query: &str, words: &[QueryWord], leaf: &LeafWords) -> Option<Rank> {
+    let (lower, tokens, ancestors) = (&leaf.lower, &leaf.tokens, &leaf.ancestors);
     let (mut matched, mut in_name, mut forms_in_name, mut text) = (0, 0, 0, false);
     for word in words {
         let here = word
             .forms
             .iter()
-            .filter(|f| contains_run(&tokens, f))
+            .filter(|f| contains_run(tokens, f))
             .count();
         let above = word
             .forms
@@ -790,6 +877,49 @@ fn rank(query: &str, words: &[QueryWord], name: &str, ancestors: &[Vec<String>])
     })
 }
 
+/// A leaf's words, as getCategorySuggestions compares them with a query.
+struct LeafWords {
+    id: u32,
+    /// The name, lower-case.
+    lower: String,
+    /// The name's words ([`name_tokens`]).
+    tokens: Vec<String>,
+    /// The words of each ancestor's name, the root excluded.
+    ancestors: Vec<Vec<String>>,
+}
+
+/// The words of every leaf of `tree`, made once per tree (a process's fakes share the
+/// snapshots' trees): a query then costs a comparison per leaf, not a walk to the root.
+fn leaf_words(tree: &Arc<CategoryTree>) -> Arc<Vec<LeafWords>> {
+    type Cache = Mutex<Vec<(std::sync::Weak<CategoryTree>, Arc<Vec<LeafWords>>)>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let mut cache = lock(CACHE.get_or_init(Default::default));
+    cache.retain(|(tree, _)| tree.strong_count() > 0);
+    if let Some((_, words)) = cache
+        .iter()
+        .find(|(cached, _)| std::ptr::eq(cached.as_ptr(), Arc::as_ptr(tree)))
+    {
+        return words.clone();
+    }
+    let words: Arc<Vec<LeafWords>> = Arc::new(
+        tree.listable()
+            .filter(|c| c.leaf)
+            .map(|c| LeafWords {
+                id: c.id,
+                lower: c.name.to_lowercase(),
+                tokens: name_tokens(&c.name),
+                ancestors: ancestors(tree, c.id)
+                    .iter()
+                    .filter(|(id, _)| *id != ROOT_ID)
+                    .map(|(_, n)| name_tokens(n))
+                    .collect(),
+            })
+            .collect(),
+    );
+    cache.push((Arc::downgrade(tree), words.clone()));
+    words
+}
+
 fn suggestions(request: &Request, state: &FakeState) -> Response {
     let site = match guard(request, state, request.param("id")) {
         Ok(site) => site,
@@ -810,24 +940,16 @@ fn suggestions(request: &Request, state: &FakeState) -> Response {
         Err(r) => return r,
     };
     let words = query_words(&needle);
-    let mut hits: Vec<(Rank, u32)> = tree
-        .listable()
-        .filter(|c| c.leaf)
-        .filter_map(|c| {
-            let ancestors: Vec<Vec<String>> = ancestors(&tree, c.id)
-                .iter()
-                .filter(|(id, _)| *id != ROOT_ID)
-                .map(|(_, n)| name_tokens(n))
-                .collect();
-            rank(&needle, &words, &c.name, &ancestors).map(|r| (r, c.id))
-        })
+    let mut hits: Vec<(Rank, u32)> = leaf_words(&tree)
+        .iter()
+        .filter_map(|leaf| rank(&needle, &words, leaf).map(|r| (r, leaf.id)))
         .collect();
     hits.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     hits.truncate(10);
-    let tree_id = site.tree_id();
+    let tree_id = tree.meta.tree_id;
     let list: Vec<Value> = hits
         .iter()
-        .filter_map(|(score, id)| {
+        .filter_map(|(_, id)| {
             let id = *id;
             let c = tree.get(id)?;
             let anc = ancestors(&tree, id);
@@ -848,7 +970,7 @@ fn suggestions(request: &Request, state: &FakeState) -> Response {
                 "category": {"categoryId": c.id.to_string(), "categoryName": c.name},
                 "categoryTreeNodeAncestors": anc,
                 "categoryTreeNodeLevel": n,
-                "relevancy": score.relevancy(),
+                // `relevancy` is reserved for future use (eBay's reference): not filled.
             }))
         })
         .collect();
@@ -904,7 +1026,7 @@ fn category_request(
 }
 
 fn subtree(request: &Request, state: &FakeState) -> Response {
-    let (site, tree, id) = match category_request(request, state) {
+    let (_, tree, id) = match category_request(request, state) {
         Ok(found) => found,
         Err(r) => return r,
     };
@@ -914,7 +1036,7 @@ fn subtree(request: &Request, state: &FakeState) -> Response {
         &json!({
             "categorySubtreeNode": taxonomy_tree::encode::encode_node(&tree, id, level as u32, state.base_url())
                 .unwrap_or(Value::Null),
-            "categoryTreeId": site.tree_id().to_string(),
+            "categoryTreeId": tree.meta.tree_id.to_string(),
             "categoryTreeVersion": tree.meta.version,
         }),
     )
@@ -1088,19 +1210,84 @@ fn default_tree_id(request: &Request, state: &FakeState) -> Response {
             &[("marketplace_id", &marketplace)],
         );
     };
-    // A marketplace of the table the fake has no tree for: no default tree (documented 204).
+    // The tree of the language asked for (`Accept-Language: fr-CA` on EBAY_CA: 210), else
+    // the marketplace's default tree.
+    let language = request
+        .header("Accept-Language")
+        .and_then(|v| v.split(',').next())
+        .and_then(|v| v.split(';').next())
+        .unwrap_or_default()
+        .trim();
+    let wanted = site.tree_for_language(language);
+    // A tree the fake does not hold (no file, or the marketplace's other tree): no default
+    // tree (documented 204).
     let tree = match state.taxonomy.tree(site) {
-        Ok(t) => t,
-        Err(Unavailable::Missing) => return Response::new(204, Vec::new()),
+        Ok(t) if t.meta.tree_id == wanted => t,
+        Ok(_) | Err(Unavailable::Missing) => return Response::new(204, Vec::new()),
         Err(e) => return unavailable(site, &e),
     };
     Response::json(
         200,
         &json!({
-            "categoryTreeId": site.tree_id().to_string(),
+            "categoryTreeId": tree.meta.tree_id.to_string(),
             "categoryTreeVersion": tree.meta.version,
         }),
     )
+}
+
+/// Reads an expired-category file and checks it against the tree `tree_of` gives for the
+/// marketplace it names: `(site, [(from, to)])`, or what is wrong, naming the file.
+fn read_expired_file(
+    path: &Path,
+    tree_of: impl Fn(Marketplace) -> Result<Arc<CategoryTree>, Unavailable>,
+) -> Result<(Marketplace, Vec<(u32, u32)>), String> {
+    let (site, file) = read_expired_unchecked_file(path)?;
+    let tree = tree_of(site).map_err(|e| {
+        format!(
+            "{}: expired categories of {site}, which the fake serves no tree of ({e})",
+            path.display()
+        )
+    })?;
+    if tree.meta.tree_id != file.tree_id {
+        return Err(format!(
+            "{}: expired categories of tree {}, but the fake serves tree {} for {site}",
+            path.display(),
+            file.tree_id,
+            tree.meta.tree_id
+        ));
+    }
+    if let Err((i, rule)) = taxonomy_tree::expired::check(&file.mappings, &tree) {
+        let m = file.mappings[i];
+        return Err(format!(
+            "{}: mapping {} → {}: {rule} (against the {site} tree the fake serves)",
+            path.display(),
+            m.from,
+            m.to
+        ));
+    }
+    Ok((site, file.mappings.iter().map(|m| (m.from, m.to)).collect()))
+}
+
+/// An expired-category file read without a tree to check it against.
+fn read_expired_unchecked(path: &Path) -> Result<(Marketplace, Vec<(u32, u32)>), String> {
+    let (site, file) = read_expired_unchecked_file(path)?;
+    Ok((site, file.mappings.iter().map(|m| (m.from, m.to)).collect()))
+}
+
+fn read_expired_unchecked_file(
+    path: &Path,
+) -> Result<(Marketplace, taxonomy_tree::expired::ExpiredFile), String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("expired categories {}: {e}", path.display()))?;
+    let file = taxonomy_tree::expired::parse_unchecked(&text, path).map_err(|e| e.to_string())?;
+    let site = Marketplace::from_marketplace_id(&file.marketplace_id).ok_or_else(|| {
+        format!(
+            "{}: marketplaceId {:?} is not a marketplace the fake knows",
+            path.display(),
+            file.marketplace_id
+        )
+    })?;
+    Ok((site, file))
 }
 
 fn expired_categories(request: &Request, state: &FakeState) -> Response {
@@ -1108,10 +1295,7 @@ fn expired_categories(request: &Request, state: &FakeState) -> Response {
         Ok(site) => site,
         Err(denied) => return denied,
     };
-    let mappings = lock(&state.taxonomy.expired)
-        .get(&site)
-        .cloned()
-        .unwrap_or_default();
+    let mappings = state.taxonomy.expired_of(site);
     if mappings.is_empty() {
         return Response::new(204, Vec::new());
     }
@@ -1135,12 +1319,20 @@ fn fetch_item_aspects(request: &Request, state: &FakeState) -> Response {
     }
 }
 
-/// Parts compatibility is enabled for leaves below a category named "… Parts …" (or "Teile").
+/// eBay Motors' Car & Truck Parts & Accessories: parts compatibility is enabled for it and
+/// every category below it (eBay's own getCompatibilityProperties sample asks 33559, Brakes &
+/// Brake Parts, below it on tree 100).
+pub const MOTORS_CAR_TRUCK_PARTS: u32 = 6030;
+
+/// Whether eBay enables parts compatibility for `id`: vehicle parts, which among the trees
+/// the fake serves by default are eBay Motors' Car & Truck Parts & Accessories (tree 100) and
+/// the categories below it. Vehicles, tools and every category of the other trees are not.
 fn compatibility_enabled(tree: &CategoryTree, id: u32) -> bool {
-    tree.get(id).is_some_and(|c| c.leaf)
-        && ancestors(tree, id)
-            .iter()
-            .any(|(_, name)| name.contains("Parts") || name.contains("Teile"))
+    tree.meta.tree_id == Marketplace::MotorsUs.tree_id()
+        && (id == MOTORS_CAR_TRUCK_PARTS
+            || ancestors(tree, id)
+                .iter()
+                .any(|(a, _)| *a == MOTORS_CAR_TRUCK_PARTS))
 }
 
 /// The properties, then the vehicles the values come from.
@@ -1321,4 +1513,60 @@ fn compatibility_property_values(request: &Request, state: &FakeState) -> Respon
     }
     let list: Vec<Value> = values.iter().map(|v| json!({ "value": v })).collect();
     Response::json(200, &json!({ "compatibilityPropertyValues": list }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The default fake's expired categories follow the rules against the trees it serves
+    /// by default (no fallback: `load_expired` would serve them unchecked).
+    #[test]
+    fn the_default_expired_categories_follow_the_rules_against_their_trees() {
+        let state = TaxonomyState::new(
+            default_snapshots_dir(),
+            Some(defaults_dir()),
+            None,
+            TreeRoutes::Path,
+        );
+        let files = default_expired_files();
+        assert_eq!(files.len(), 2);
+        for path in files {
+            let (site, mappings) =
+                read_expired_file(&path, |site| state.tree(site)).unwrap_or_else(|e| panic!("{e}"));
+            assert!(!mappings.is_empty(), "{site}");
+        }
+    }
+
+    /// A file that breaks a rule, names another tree or a marketplace without a tree stops
+    /// the fake, naming the file and the rule.
+    #[test]
+    fn an_expired_file_that_breaks_a_rule_stops_the_fake_naming_it() {
+        let dir = std::env::temp_dir().join(format!("fake-expired-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let cases = [
+            ("live.json", 0, "EBAY_US", 9355, 852, "still a category"),
+            ("branch.json", 0, "EBAY_US", 858, 15032, "15032"),
+            ("tree.json", 3, "EBAY_US", 858, 852, "tree 3"),
+            ("none.json", 101, "EBAY_IT", 1, 2, "no tree"),
+        ];
+        for (name, tree, site, from, to, says) in cases {
+            let path = dir.join(name);
+            std::fs::write(
+                &path,
+                format!(
+                    r#"{{"format": 1, "categoryTreeId": {tree}, "marketplaceId": "{site}", "categoryTreeVersion": "1", "source": "test", "mappingCount": 1, "expired": [{{"from": {from}, "to": {to}}}]}}"#
+                ),
+            )
+            .unwrap();
+            let err = crate::FakeMarketplace::start(crate::FakeConfig {
+                expired_files: vec![path.clone()],
+                ..crate::FakeConfig::default()
+            })
+            .unwrap_err()
+            .to_string();
+            assert!(err.contains(name) && err.contains(says), "{name}: {err}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -74,16 +74,13 @@ pub fn form_encode(s: &str) -> String {
     fake_marketplace::percent_encode(s).replace("%20", "+")
 }
 
-/// The expected Basic header, built by hand from the RFC 6749 §2.3.1 rules.
+/// The expected Basic header, built by hand as eBay documents it: base64 of
+/// `client_id:client_secret`, nothing encoded inside.
 pub fn expected_basic(id: &str, secret: &str) -> String {
     use base64::Engine as _;
     format!(
         "Basic {}",
-        base64::engine::general_purpose::STANDARD.encode(format!(
-            "{}:{}",
-            form_encode(id),
-            form_encode(secret)
-        ))
+        base64::engine::general_purpose::STANDARD.encode(format!("{id}:{secret}"))
     )
 }
 

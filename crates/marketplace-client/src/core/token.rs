@@ -5,8 +5,10 @@
 //!
 //! Every grant is `POST {base_url}/identity/v1/oauth2/token` with
 //! `Content-Type: application/x-www-form-urlencoded` and
-//! `Authorization: Basic base64(urlencode(client_id) ":" urlencode(client_secret))`
-//! (RFC 6749 §2.3.1). The form body is encoded by the `url` crate, so codes such as
+//! `Authorization: Basic base64(client_id ":" client_secret)`, the two as they are, as eBay's
+//! "Using OAuth to access eBay APIs" documents it (eBay's ids and secrets are letters, digits
+//! and `-`, which RFC 6749 §2.3.1's form-encoding would leave unchanged anyway). The form
+//! body is encoded by the `url` crate, so codes such as
 //! `v^1.1#i^1#…` and space-separated scopes arrive intact.
 
 use std::time::Duration;
@@ -298,13 +300,13 @@ impl TokenCall {
     }
 }
 
+/// `Basic base64(client_id:client_secret)`, as eBay documents it: nothing encoded inside.
 fn basic_authorization(credentials: &Credentials) -> Zeroizing<String> {
-    let id: String =
-        form_urlencoded::byte_serialize(credentials.client_id.as_str().as_bytes()).collect();
-    let secret: Zeroizing<String> = Zeroizing::new(
-        form_urlencoded::byte_serialize(credentials.client_secret.secret().as_bytes()).collect(),
-    );
-    let pair = Zeroizing::new(format!("{id}:{}", secret.as_str()));
+    let pair = Zeroizing::new(format!(
+        "{}:{}",
+        credentials.client_id.as_str(),
+        credentials.client_secret.secret()
+    ));
     Zeroizing::new(format!(
         "Basic {}",
         base64::engine::general_purpose::STANDARD.encode(pair.as_bytes())
