@@ -39,3 +39,21 @@ pub use signature::{
     KeyError, MAX_HEADER_BYTES, PublicKey, SignatureHeader, SignedForm, VerifyError, encode_header,
     verify,
 };
+
+#[cfg(feature = "axum")]
+pub mod axum;
+#[cfg(feature = "client")]
+mod handler;
+#[cfg(feature = "client")]
+mod keys;
+
+#[cfg(feature = "client")]
+pub use handler::{
+    CallbackError, DEDUP_CAPACITY, DEDUP_RETENTION, EndpointAnswer, EndpointError, MAX_BODY_BYTES,
+    NotificationEndpoint,
+};
+#[cfg(feature = "client")]
+pub use keys::{
+    DEFAULT_CAPACITY, DEFAULT_KEY_TTL, DEFAULT_UNKNOWN_TTL, KeyFetchError, MAX_KID_CHARS,
+    PublicKeyCache,
+};
