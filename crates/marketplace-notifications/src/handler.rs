@@ -213,7 +213,6 @@ impl NotificationEndpoint {
         self
     }
 
-    #[allow(dead_code)] // used by the account-deletion wiring
     pub(crate) fn with_hook(mut self, hook: Hook) -> Self {
         self.hook = Some(hook);
         self

@@ -40,6 +40,8 @@ pub use signature::{
     verify,
 };
 
+#[cfg(feature = "client")]
+mod accounts;
 #[cfg(feature = "axum")]
 pub mod axum;
 #[cfg(feature = "client")]
@@ -47,6 +49,8 @@ mod handler;
 #[cfg(feature = "client")]
 mod keys;
 
+#[cfg(feature = "client")]
+pub use accounts::{AccountUsers, AccountUsersError, EbayUser, get_user};
 #[cfg(feature = "client")]
 pub use handler::{
     CallbackError, DEDUP_CAPACITY, DEDUP_RETENTION, EndpointAnswer, EndpointError, MAX_BODY_BYTES,
