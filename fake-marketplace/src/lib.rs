@@ -68,6 +68,12 @@
 //! enables it). [`FakeMarketplace::set_tree`] and
 //! [`FakeMarketplace::set_tree_body`] replace what a site serves.
 //!
+//! # Notifications
+//!
+//! The fake serves getPublicKey and getUser, and sends eBay's Marketplace Account Deletion
+//! notifications, signed with a key of its own, to an endpoint under test (the challenge
+//! included, retries and tampered ones too): see [`notify`].
+//!
 //! # Time
 //!
 //! The fake's clock is the system clock plus an offset moved by
@@ -75,6 +81,7 @@
 //! sleeping.
 
 mod http;
+pub mod notify;
 mod oauth;
 pub mod taxonomy;
 
@@ -95,6 +102,7 @@ pub use http::{
     Request, Response, base64_decode, encode_query, form_decode_strict, parse_form_strict,
     parse_query, percent_encode, query_decode,
 };
+pub use notify::{AccountDeletionNotice, Delivery, FakeUser, Tamper};
 pub use oauth::{AUTHORIZE_PATH, CONSENT_ACCEPTED_PATH, TOKEN_PATH};
 
 /// A route handler.
@@ -466,6 +474,7 @@ pub struct FakeState {
     faults: Mutex<Vec<FaultRule>>,
     routes: RwLock<Vec<Route>>,
     pub(crate) taxonomy: taxonomy::TaxonomyState,
+    pub(crate) notify: notify::NotifyState,
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -622,6 +631,7 @@ impl FakeMarketplace {
         }
         let mut routes = oauth::routes();
         routes.append(&mut taxonomy::routes());
+        routes.append(&mut notify::routes());
         routes.append(&mut config.routes);
         let taxonomy = taxonomy::TaxonomyState::new(
             config.snapshots_dir.clone(),
@@ -630,6 +640,7 @@ impl FakeMarketplace {
             config.tree_routes,
         );
         taxonomy.load_expired(&config.expired_files, &config.expired_categories)?;
+        let notify = notify::NotifyState::new(&base_url);
         let state = Arc::new(FakeState {
             config,
             base_url,
@@ -641,6 +652,7 @@ impl FakeMarketplace {
             faults: Mutex::new(Vec::new()),
             routes: RwLock::new(routes),
             taxonomy,
+            notify,
         });
         let stop = Arc::new(AtomicBool::new(false));
         let thread = {

@@ -13,6 +13,10 @@
 //! or an unknown site, 502 (504 on a time-out) with the service's message when the upstream
 //! call fails.
 //!
+//! eBay's Marketplace Account Deletion endpoint is mounted at [`NOTIFICATIONS_PATH`]
+//! (`/ebay/notifications`) by [`with_notifications`]: the challenge, verified notifications
+//! (the `marketplace-notifications` crate).
+//!
 //! The binary (`src/main.rs`) is a thin shell over [`router`]; the tests build the same
 //! router.
 
@@ -27,12 +31,74 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use fake_marketplace::FakeMarketplace;
 use marketplace_client::Marketplace;
+use marketplace_client::aio::api::ApiClient;
 use marketplace_client::aio::oauth::{
     AccessTokenSource, ApplicationTokenProvider, Endpoints, OAuthClient, OAuthConfig,
 };
 use marketplace_client::aio::taxonomy::{ClientConfig, TaxonomyClient};
+use marketplace_notifications::{
+    Notification, NotificationEndpoint, PublicKeyCache, VerificationToken,
+};
 use serde::{Deserialize, Serialize};
 use taxonomy_data::Site;
+
+/// Where eBay's notifications are received (the path of the endpoint URL registered with
+/// eBay).
+pub const NOTIFICATIONS_PATH: &str = "/ebay/notifications";
+
+/// The verification token of the `--fake` demo (a real one is the application's secret:
+/// `EBAY_VERIFICATION_TOKEN`).
+pub const FAKE_VERIFICATION_TOKEN: &str = "example-server_demo-verification-token_0001";
+
+/// `router` with eBay's Marketplace Account Deletion endpoint at [`NOTIFICATIONS_PATH`].
+pub fn with_notifications(router: Router, endpoint: Arc<NotificationEndpoint>) -> Router {
+    router.merge(marketplace_notifications::axum::router(
+        NOTIFICATIONS_PATH,
+        endpoint,
+    ))
+}
+
+/// The notification endpoint registered with eBay as `endpoint_url` (exactly that URL) with
+/// `verification_token`, its public keys fetched with the application token of `oauth`,
+/// deletions logged (this example keeps no user data of its own).
+pub fn notification_endpoint(
+    oauth: &OAuthConfig,
+    endpoint_url: &str,
+    verification_token: &str,
+) -> Result<Arc<NotificationEndpoint>, Box<dyn std::error::Error>> {
+    let token = VerificationToken::new(verification_token)?;
+    let tokens: Arc<dyn AccessTokenSource> = Arc::new(ApplicationTokenProvider::new(
+        OAuthClient::from_config(oauth)?,
+    ));
+    let keys = PublicKeyCache::new(ApiClient::new(
+        ClientConfig::from_oauth_config(oauth),
+        tokens,
+    )?);
+    let endpoint = NotificationEndpoint::new(endpoint_url, token, Arc::new(keys))?.on_notification(
+        |notification: Notification| async move {
+            // The application deletes what it keeps of the user here.
+            println!(
+                "notification {} ({}) handled",
+                notification.notification_id(),
+                notification.topic()
+            );
+            Ok::<(), std::io::Error>(())
+        },
+    );
+    Ok(Arc::new(endpoint))
+}
+
+/// [`notification_endpoint`] for a running fake marketplace (its credentials and URLs) and
+/// [`FAKE_VERIFICATION_TOKEN`].
+pub fn notification_endpoint_for_fake(
+    fake: &FakeMarketplace,
+    endpoint_url: &str,
+) -> Result<Arc<NotificationEndpoint>, Box<dyn std::error::Error>> {
+    let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url())?;
+    let oauth =
+        OAuthConfig::new(endpoints).with_credentials(fake.client_id(), fake.client_secret());
+    notification_endpoint(&oauth, endpoint_url, FAKE_VERIFICATION_TOKEN)
+}
 
 /// The marketplace asked when the request names none.
 pub const DEFAULT_SITE: &str = "EBAY_US";

@@ -4,6 +4,11 @@
 //!
 //! With `--fake` the fake marketplace starts in-process and the clients point at it; without,
 //! the configuration comes from the environment (`OAuthConfig::from_env`).
+//!
+//! eBay's Marketplace Account Deletion endpoint is served at `/ebay/notifications`: with
+//! `--fake`, at `http://127.0.0.1:PORT/ebay/notifications` with the demo verification token;
+//! otherwise when `EBAY_NOTIFICATION_ENDPOINT` (the URL registered with eBay, exactly) and
+//! `EBAY_VERIFICATION_TOKEN` are set.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -93,7 +98,41 @@ async fn main() -> ExitCode {
         ),
         Err(e) => eprintln!("listening (address unknown: {e})"),
     }
-    let app = taxonomy_example_server::router(client);
+    let mut app = taxonomy_example_server::router(client);
+    let notifications = match (&_fake, listener.local_addr()) {
+        (Some(fake), Ok(addr)) => {
+            let url = format!(
+                "http://{addr}{}",
+                taxonomy_example_server::NOTIFICATIONS_PATH
+            );
+            taxonomy_example_server::notification_endpoint_for_fake(fake, &url).map(Some)
+        }
+        _ => match (
+            std::env::var("EBAY_NOTIFICATION_ENDPOINT"),
+            std::env::var("EBAY_VERIFICATION_TOKEN"),
+        ) {
+            (Ok(url), Ok(token)) => marketplace_client::aio::oauth::OAuthConfig::from_env()
+                .map_err(Into::into)
+                .and_then(|oauth| {
+                    taxonomy_example_server::notification_endpoint(&oauth, &url, &token)
+                })
+                .map(Some),
+            _ => Ok(None),
+        },
+    };
+    match notifications {
+        Ok(Some(endpoint)) => {
+            println!("eBay notifications at {}", endpoint.endpoint());
+            app = taxonomy_example_server::with_notifications(app, endpoint);
+        }
+        Ok(None) => println!(
+            "no eBay notification endpoint (set EBAY_NOTIFICATION_ENDPOINT and EBAY_VERIFICATION_TOKEN)"
+        ),
+        Err(e) => {
+            eprintln!("notification endpoint: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
     let served = axum::serve(listener, app)
         .with_graceful_shutdown(async {
             let _ = tokio::signal::ctrl_c().await;

@@ -1,0 +1,387 @@
+//! The endpoint, independent of the web framework: (method, query, headers, body) →
+//! (status, headers, body).
+
+use std::collections::{HashMap, VecDeque};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use crate::keys::{KeyFetchError, PublicKeyCache};
+use crate::{Notification, SignatureHeader, VerificationToken, VerifyError, challenge_response};
+
+/// The largest notification body read (eBay's are under 1 KiB).
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+/// How long a `notificationId` is remembered (eBay retries a notification for about a day).
+pub const DEDUP_RETENTION: Duration = Duration::from_secs(24 * 3600);
+/// How many `notificationId`s are remembered at most (the oldest go first).
+pub const DEDUP_CAPACITY: usize = 100_000;
+
+/// An answer to send back: status, headers, body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EndpointAnswer {
+    /// The HTTP status.
+    pub status: u16,
+    /// The headers (`Content-Type` when there is a body).
+    pub headers: Vec<(&'static str, String)>,
+    /// The body.
+    pub body: Vec<u8>,
+}
+
+impl EndpointAnswer {
+    fn json(status: u16, body: String) -> Self {
+        Self {
+            status,
+            headers: vec![("Content-Type", "application/json".to_owned())],
+            body: body.into_bytes(),
+        }
+    }
+
+    fn error(status: u16, message: impl std::fmt::Display) -> Self {
+        Self::json(
+            status,
+            serde_json::json!({ "error": message.to_string() }).to_string(),
+        )
+    }
+
+    fn no_content() -> Self {
+        Self {
+            status: 204,
+            headers: Vec::new(),
+            body: Vec::new(),
+        }
+    }
+
+    /// The body as text (lossy).
+    pub fn body_str(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+}
+
+/// Why the endpoint URL was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the notification endpoint {endpoint:?} is not an absolute http(s) URL without a fragment or query; it must be exactly the URL registered with eBay (the challenge hashes it)"
+)]
+pub struct EndpointError {
+    /// The URL given.
+    pub endpoint: String,
+}
+
+/// What the application's callback returns when it could not handle a notification: the
+/// endpoint answers 500, so eBay sends the notification again later.
+pub type CallbackError = Box<dyn std::error::Error + Send + Sync>;
+
+type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+type Callback = Arc<dyn Fn(Notification) -> BoxFuture<Result<(), CallbackError>> + Send + Sync>;
+
+/// What the endpoint does before the application's callback (the toolkit's own part of an
+/// account deletion, such as removing the seller's tokens).
+pub(crate) type Hook =
+    Arc<dyn Fn(Notification) -> BoxFuture<Result<(), CallbackError>> + Send + Sync>;
+
+enum Seen {
+    InFlight,
+    Done,
+}
+
+#[derive(Default)]
+struct Dedup {
+    ids: HashMap<String, Seen>,
+    order: VecDeque<(Instant, String)>,
+}
+
+impl Dedup {
+    fn prune(&mut self, now: Instant) {
+        while let Some((at, _)) = self.order.front() {
+            if now.duration_since(*at) < DEDUP_RETENTION && self.order.len() < DEDUP_CAPACITY {
+                break;
+            }
+            if let Some((_, id)) = self.order.pop_front() {
+                self.ids.remove(&id);
+            }
+        }
+    }
+}
+
+/// eBay's notification endpoint for one application: answers the challenge, verifies each
+/// notification's signature with the key of its `kid` ([`PublicKeyCache`]), decodes it, hands
+/// it to the application's callback once per `notificationId` (remembered a day, in memory),
+/// and says what to answer.
+///
+/// | request | answer |
+/// |---|---|
+/// | `GET ?challenge_code=…` | 200, `{"challengeResponse": "<hex>"}` |
+/// | `POST`, signature verified, handled (or already handled) | 204 |
+/// | `POST`, signature does not verify, or an unknown `kid` | 412 |
+/// | no or malformed `X-EBAY-SIGNATURE`, unknown alg or digest, a body that is not a notification | 400 |
+/// | a body over [`MAX_BODY_BYTES`] | 413 |
+/// | the same `notificationId` while its first delivery is being handled | 409 |
+/// | getPublicKey unreachable | 503 |
+/// | the callback failed | 500 |
+/// | another method | 405 |
+///
+/// Error answers are `{"error": "…"}`, naming what was wrong, never a token or a user's data.
+pub struct NotificationEndpoint {
+    endpoint: String,
+    token: VerificationToken,
+    keys: Arc<PublicKeyCache>,
+    callback: Option<Callback>,
+    hook: Option<Hook>,
+    seen: Mutex<Dedup>,
+}
+
+impl std::fmt::Debug for NotificationEndpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NotificationEndpoint")
+            .field("endpoint", &self.endpoint)
+            .finish_non_exhaustive()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The first query parameter called `name`, form-decoded (`+` is a space, `%XX` a byte).
+fn query_param(query: &str, name: &str) -> Option<String> {
+    query.split('&').find_map(|pair| {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        (form_decode(key)? == name).then(|| form_decode(value))?
+    })
+}
+
+fn form_decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' => {
+                let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 2;
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8(out).ok()
+}
+
+impl NotificationEndpoint {
+    /// The endpoint registered with eBay as `endpoint` (exactly that URL: the challenge
+    /// hashes it), with its verification token, fetching keys through `keys`.
+    pub fn new(
+        endpoint: &str,
+        token: VerificationToken,
+        keys: Arc<PublicKeyCache>,
+    ) -> Result<Self, EndpointError> {
+        let ok = (endpoint.starts_with("https://") || endpoint.starts_with("http://"))
+            && endpoint.len() > "https://".len()
+            && !endpoint.contains(['#', '?', ' ', '\t', '\r', '\n']);
+        if !ok {
+            return Err(EndpointError {
+                endpoint: endpoint.to_owned(),
+            });
+        }
+        Ok(Self {
+            endpoint: endpoint.to_owned(),
+            token,
+            keys,
+            callback: None,
+            hook: None,
+            seen: Mutex::new(Dedup::default()),
+        })
+    }
+
+    /// The application's own handling of a verified notification (deleting the user's data
+    /// it keeps, for an account deletion), called once per `notificationId`. An error makes
+    /// the endpoint answer 500, so eBay sends the notification again.
+    pub fn on_notification<F, Fut, E>(mut self, callback: F) -> Self
+    where
+        F: Fn(Notification) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<(), E>> + Send + 'static,
+        E: Into<CallbackError> + 'static,
+    {
+        let callback = Arc::new(callback);
+        self.callback = Some(Arc::new(move |n| {
+            let fut = callback(n);
+            Box::pin(async move { fut.await.map_err(Into::into) })
+        }));
+        self
+    }
+
+    pub(crate) fn with_hook(mut self, hook: Hook) -> Self {
+        self.hook = Some(hook);
+        self
+    }
+
+    /// The endpoint URL (as registered with eBay).
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+
+    /// The key cache.
+    pub fn keys(&self) -> &Arc<PublicKeyCache> {
+        &self.keys
+    }
+
+    /// Answers one request: `method` (`GET`, `POST`…), `query` (the raw query string without
+    /// `?`, if any), `headers` (name, value; names compared without case), `body` as received.
+    pub async fn handle(
+        &self,
+        method: &str,
+        query: Option<&str>,
+        headers: &[(&str, &str)],
+        body: &[u8],
+    ) -> EndpointAnswer {
+        match method.to_ascii_uppercase().as_str() {
+            "GET" => self.challenge(query),
+            "POST" => {
+                let signature = headers
+                    .iter()
+                    .find(|(k, _)| k.eq_ignore_ascii_case("X-EBAY-SIGNATURE"))
+                    .map(|(_, v)| *v);
+                self.notification(signature, body).await
+            }
+            _ => {
+                let mut answer = EndpointAnswer::error(
+                    405,
+                    "eBay's notification endpoint answers GET (the challenge) and POST (notifications)",
+                );
+                answer.headers.push(("Allow", "GET, POST".to_owned()));
+                answer
+            }
+        }
+    }
+
+    fn challenge(&self, query: Option<&str>) -> EndpointAnswer {
+        let Some(code) = query.and_then(|q| query_param(q, "challenge_code")) else {
+            return EndpointAnswer::error(
+                400,
+                "GET without a challenge_code: eBay checks the endpoint with GET ?challenge_code=…",
+            );
+        };
+        if code.is_empty() || code.len() > 1024 {
+            return EndpointAnswer::error(400, "challenge_code is empty or longer than 1024 bytes");
+        }
+        tracing::info!(target: "marketplace_notifications", "challenge answered");
+        EndpointAnswer::json(
+            200,
+            challenge_response(&code, &self.token, &self.endpoint).to_json(),
+        )
+    }
+
+    async fn notification(&self, signature: Option<&str>, body: &[u8]) -> EndpointAnswer {
+        if body.len() > MAX_BODY_BYTES {
+            return EndpointAnswer::error(
+                413,
+                format!(
+                    "the notification is {} bytes, more than the {MAX_BODY_BYTES} read",
+                    body.len()
+                ),
+            );
+        }
+        let header = match SignatureHeader::parse(signature.unwrap_or("")) {
+            Ok(header) => header,
+            Err(e) => return self.refused(&e),
+        };
+        let key = match self.keys.get(header.kid()).await {
+            Ok(key) => key,
+            Err(e @ KeyFetchError::UnknownKid { .. }) | Err(e @ KeyFetchError::BadKey { .. }) => {
+                tracing::warn!(target: "marketplace_notifications", error = %e, "notification refused");
+                return EndpointAnswer::error(412, e);
+            }
+            Err(e) => {
+                tracing::warn!(target: "marketplace_notifications", error = %e, "public key unavailable");
+                let mut answer = EndpointAnswer::error(503, e);
+                answer.headers.push(("Retry-After", "60".to_owned()));
+                return answer;
+            }
+        };
+        if let Err(e) = header.verify(body, &key) {
+            return self.refused(&e);
+        }
+        let notification = match Notification::from_json(body) {
+            Ok(n) => n,
+            Err(e) => return EndpointAnswer::error(400, e),
+        };
+        let id = notification.notification_id().to_owned();
+        {
+            let mut seen = lock(&self.seen);
+            seen.prune(Instant::now());
+            match seen.ids.get(&id) {
+                Some(Seen::Done) => {
+                    tracing::info!(target: "marketplace_notifications", notification_id = %id, "notification already handled");
+                    return EndpointAnswer::no_content();
+                }
+                Some(Seen::InFlight) => {
+                    return EndpointAnswer::error(
+                        409,
+                        "this notificationId is being handled; send it again later",
+                    );
+                }
+                None => {
+                    seen.ids.insert(id.clone(), Seen::InFlight);
+                }
+            }
+        }
+        let topic = notification.topic().to_owned();
+        let outcome = self.dispatch(notification).await;
+        let mut seen = lock(&self.seen);
+        match outcome {
+            Ok(()) => {
+                seen.ids.insert(id.clone(), Seen::Done);
+                seen.order.push_back((Instant::now(), id.clone()));
+                tracing::info!(target: "marketplace_notifications", notification_id = %id, topic = %topic, "notification handled");
+                EndpointAnswer::no_content()
+            }
+            Err(e) => {
+                seen.ids.remove(&id);
+                tracing::error!(target: "marketplace_notifications", notification_id = %id, topic = %topic, error = %e, "notification not handled");
+                EndpointAnswer::error(
+                    500,
+                    "the application could not handle the notification; send it again later",
+                )
+            }
+        }
+    }
+
+    async fn dispatch(&self, notification: Notification) -> Result<(), CallbackError> {
+        if let Some(hook) = &self.hook {
+            hook(notification.clone()).await?;
+        }
+        if let Some(callback) = &self.callback {
+            callback(notification).await?;
+        }
+        Ok(())
+    }
+
+    fn refused(&self, error: &VerifyError) -> EndpointAnswer {
+        tracing::warn!(target: "marketplace_notifications", error = %error, "notification refused");
+        let status = if error.is_malformed() { 400 } else { 412 };
+        EndpointAnswer::error(status, error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_challenge_code_is_form_decoded() {
+        assert_eq!(
+            query_param("a=1&challenge_code=x%2By+z", "challenge_code").as_deref(),
+            Some("x+y z")
+        );
+        assert_eq!(
+            query_param("challenge_code", "challenge_code").as_deref(),
+            Some("")
+        );
+        assert_eq!(query_param("challenge_code=%zz", "challenge_code"), None);
+        assert_eq!(query_param("challenge_code=%e9", "challenge_code"), None);
+        assert_eq!(query_param("other=1", "challenge_code"), None);
+    }
+}

@@ -1,0 +1,516 @@
+//! eBay's Notification API and Identity API, faked, and the fake as the sender of
+//! notifications.
+//!
+//! * getPublicKey (`GET /commerce/notification/v1/public_key/{kid}`, an application token):
+//!   `{"algorithm":"ECDSA","digest":"SHA1","key":"-----BEGIN PUBLIC KEY-----…-----END PUBLIC KEY-----"}`,
+//!   the PEM without line breaks as eBay sends it; an unknown `kid` is a 404.
+//! * getUser (`GET /commerce/identity/v1/user/`, a user token): the fake's current user
+//!   ([`FakeMarketplace::set_user`]), `{"userId": …, "username": …, "accountType": "INDIVIDUAL"}`.
+//! * [`FakeMarketplace::run_challenge`]: eBay's check of an endpoint (`GET
+//!   <endpoint>?challenge_code=…`, the answer compared with SHA-256 over the code, the
+//!   verification token and the endpoint URL).
+//! * [`FakeMarketplace::send_notification`]: a signed `MARKETPLACE_ACCOUNT_DELETION`
+//!   notification `POST`ed to an endpoint with `X-EBAY-SIGNATURE` (ECDSA P-256 over SHA-1 of
+//!   the body, DER, as eBay signs), again with the same `notificationId` as eBay's retries, or
+//!   tampered ([`Tamper`]).
+//!
+//! The client side of HTTP here is a few lines over `TcpStream` (plain `http://` only: the
+//! endpoint under test listens on loopback).
+
+use std::io::{self, Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use p256::ecdsa::signature::hazmat::PrehashSigner as _;
+use p256::ecdsa::{Signature, SigningKey};
+use p256::pkcs8::{EncodePublicKey as _, LineEnding};
+use sha1::Sha1;
+use sha2::{Digest as _, Sha256};
+
+use crate::{FakeMarketplace, FakeState, Request, Response, Route, lock};
+
+/// getPublicKey's path below the API host (`{kid}` appended).
+pub const PUBLIC_KEY_PATH: &str = "/commerce/notification/v1/public_key/";
+/// getUser's path below the API host.
+pub const USER_PATH: &str = "/commerce/identity/v1/user/";
+
+/// The eBay user getUser answers for the fake's user tokens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FakeUser {
+    /// `userId`: eBay's immutable id of the user.
+    pub user_id: String,
+    /// `username`.
+    pub username: String,
+}
+
+impl Default for FakeUser {
+    fn default() -> Self {
+        Self {
+            user_id: "fakeSeller0001".into(),
+            username: "fake_seller".into(),
+        }
+    }
+}
+
+pub(crate) struct NotifyState {
+    kid: String,
+    key: SigningKey,
+    pem_one_line: String,
+    user: std::sync::Mutex<FakeUser>,
+}
+
+impl NotifyState {
+    pub(crate) fn new(base_url: &str) -> Self {
+        // A key of the fake's own, derived from its address: fixed within a run, different
+        // between two fakes (a key of one fake does not verify the other's notifications).
+        let seed = Sha256::digest(format!("fake-marketplace notification key {base_url}"));
+        let key = SigningKey::from_slice(&seed).expect("a SHA-256 output is a valid P-256 scalar");
+        let pem = key
+            .verifying_key()
+            .to_public_key_pem(LineEnding::LF)
+            .expect("a P-256 public key encodes as a PEM");
+        let kid = format!("{:x}", Sha256::digest(pem.as_bytes()))[..32].to_owned();
+        Self {
+            kid,
+            key,
+            pem_one_line: pem.lines().collect(),
+            user: std::sync::Mutex::new(FakeUser::default()),
+        }
+    }
+}
+
+pub(crate) fn routes() -> Vec<Route> {
+    vec![
+        Route::new(
+            "GET",
+            "/commerce/notification/v1/public_key/{kid}",
+            public_key,
+        ),
+        Route::new("GET", USER_PATH, get_user),
+    ]
+}
+
+fn error(status: u16, error_id: u32, message: &str) -> Response {
+    Response::json(
+        status,
+        &serde_json::json!({"errors": [{
+            "errorId": error_id,
+            "domain": "API_NOTIFICATION",
+            "category": "REQUEST",
+            "message": message,
+        }]}),
+    )
+}
+
+fn public_key(request: &Request, state: &FakeState) -> Response {
+    match state.check_bearer(request) {
+        Err(denied) => return denied,
+        Ok(token) if token.token_type != "Application Access Token" => {
+            return error(
+                403,
+                1100,
+                "Access denied: getPublicKey takes an application token",
+            );
+        }
+        Ok(_) => {}
+    }
+    let notify = &state.notify;
+    if request.param("kid") != Some(notify.kid.as_str()) {
+        return error(404, 195001, "The public key was not found for the key id.");
+    }
+    Response::json(
+        200,
+        &serde_json::json!({
+            "algorithm": "ECDSA",
+            "digest": "SHA1",
+            "key": notify.pem_one_line,
+        }),
+    )
+}
+
+fn get_user(request: &Request, state: &FakeState) -> Response {
+    match state.check_bearer(request) {
+        Err(denied) => denied,
+        Ok(token) if token.token_type != "User Access Token" => {
+            error(403, 1100, "Access denied: getUser takes a user token")
+        }
+        Ok(_) => {
+            let user = lock(&state.notify.user).clone();
+            Response::json(
+                200,
+                &serde_json::json!({
+                    "userId": user.user_id,
+                    "username": user.username,
+                    "accountType": "INDIVIDUAL",
+                }),
+            )
+        }
+    }
+}
+
+/// How a sent notification is spoiled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Tamper {
+    /// Signed as eBay signs.
+    #[default]
+    None,
+    /// The body changed after signing (the username's last character).
+    Body,
+    /// The signature of another message.
+    Signature,
+}
+
+/// A `MARKETPLACE_ACCOUNT_DELETION` notification to send.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AccountDeletionNotice {
+    /// `notificationId` (the same for eBay's retries of one notification).
+    pub notification_id: String,
+    /// `data.userId`.
+    pub user_id: String,
+    /// `data.username`.
+    pub username: String,
+    /// `data.eiasToken`.
+    pub eias_token: String,
+    /// `publishAttemptCount` (1 for the first attempt).
+    pub attempt: u32,
+    /// How it is spoiled, if at all.
+    pub tamper: Tamper,
+}
+
+impl AccountDeletionNotice {
+    /// A first attempt for `user`, with a fresh `notificationId` from `fake`.
+    pub fn new(fake: &FakeMarketplace, user: &FakeUser) -> Self {
+        Self {
+            notification_id: format!(
+                "{:08x}-fake-4982-42d9-a377-{:012x}",
+                fake.state.next_id(),
+                fake.state.next_id()
+            ),
+            user_id: user.user_id.clone(),
+            username: user.username.clone(),
+            eias_token: format!("nY+sHZ2PrBmdj6wVnY+s{}==", user.user_id),
+            attempt: 1,
+            tamper: Tamper::None,
+        }
+    }
+
+    /// The same notification again, as eBay retries it (`publishAttemptCount` + 1).
+    pub fn retry(&self) -> Self {
+        Self {
+            attempt: self.attempt + 1,
+            ..self.clone()
+        }
+    }
+
+    /// The same notification, spoiled.
+    pub fn tampered(&self, tamper: Tamper) -> Self {
+        Self {
+            tamper,
+            ..self.clone()
+        }
+    }
+
+    /// The body as eBay sends it (compact JSON).
+    pub fn body(&self) -> String {
+        serde_json::json!({
+            "metadata": {
+                "topic": "MARKETPLACE_ACCOUNT_DELETION",
+                "schemaVersion": "1.0",
+                "deprecated": false,
+            },
+            "notification": {
+                "notificationId": self.notification_id,
+                "eventDate": "2026-01-02T03:04:05.678Z",
+                "publishDate": "2026-01-02T03:04:06.789Z",
+                "publishAttemptCount": self.attempt,
+                "data": {
+                    "username": self.username,
+                    "userId": self.user_id,
+                    "eiasToken": self.eias_token,
+                },
+            },
+        })
+        .to_string()
+    }
+}
+
+/// What an endpoint answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delivery {
+    /// The status.
+    pub status: u16,
+    /// The headers, names as sent.
+    pub headers: Vec<(String, String)>,
+    /// The body.
+    pub body: Vec<u8>,
+}
+
+impl Delivery {
+    /// The first header called `name` (without case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The body as text (lossy).
+    pub fn body_str(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+}
+
+/// The outcome of [`FakeMarketplace::run_challenge`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChallengeOutcome {
+    /// The `challenge_code` sent.
+    pub challenge_code: String,
+    /// The hex the endpoint had to answer.
+    pub expected: String,
+    /// What it answered.
+    pub delivery: Delivery,
+}
+
+impl ChallengeOutcome {
+    /// Whether eBay would accept the endpoint: 200, `application/json`, and
+    /// `challengeResponse` equal to the expected hex.
+    pub fn passed(&self) -> bool {
+        let json = self
+            .delivery
+            .header("Content-Type")
+            .is_some_and(|t| t.starts_with("application/json"));
+        let answered = serde_json::from_slice::<serde_json::Value>(&self.delivery.body)
+            .ok()
+            .and_then(|v| v["challengeResponse"].as_str().map(str::to_owned));
+        self.delivery.status == 200 && json && answered.as_deref() == Some(&self.expected)
+    }
+}
+
+impl FakeMarketplace {
+    /// The key id of the fake's notification key (the `kid` of its signature headers).
+    pub fn notification_kid(&self) -> String {
+        self.state.notify.kid.clone()
+    }
+
+    /// The fake's public key as getPublicKey answers it: a PEM without line breaks.
+    pub fn notification_public_key_pem(&self) -> String {
+        self.state.notify.pem_one_line.clone()
+    }
+
+    /// The user getUser answers from now on.
+    pub fn set_user(&self, user: FakeUser) {
+        *lock(&self.state.notify.user) = user;
+    }
+
+    /// The user getUser answers.
+    pub fn user(&self) -> FakeUser {
+        lock(&self.state.notify.user).clone()
+    }
+
+    /// Runs eBay's challenge against `endpoint` (an `http://` URL, exactly as registered):
+    /// `GET <endpoint>?challenge_code=…`, the answer compared with SHA-256 over the code,
+    /// `verification_token` and `endpoint`.
+    pub fn run_challenge(
+        &self,
+        endpoint: &str,
+        verification_token: &str,
+    ) -> io::Result<ChallengeOutcome> {
+        let challenge_code = format!(
+            "{:x}",
+            Sha256::digest(format!("challenge {}", self.state.next_id()))
+        )[..36]
+            .to_owned();
+        let mut hash = Sha256::new();
+        hash.update(challenge_code.as_bytes());
+        hash.update(verification_token.as_bytes());
+        hash.update(endpoint.as_bytes());
+        let expected = format!("{:x}", hash.finalize());
+        let separator = if endpoint.contains('?') { '&' } else { '?' };
+        let url = format!("{endpoint}{separator}challenge_code={challenge_code}");
+        let delivery = send("GET", &url, &[], b"")?;
+        Ok(ChallengeOutcome {
+            challenge_code,
+            expected,
+            delivery,
+        })
+    }
+
+    /// The `X-EBAY-SIGNATURE` header of the fake's key over `body`.
+    pub fn signature_header(&self, body: &[u8]) -> String {
+        let notify = &self.state.notify;
+        let signature: Signature = notify
+            .key
+            .sign_prehash(&Sha1::digest(body))
+            .expect("a SHA-1 digest is a valid prehash for P-256");
+        let json = serde_json::json!({
+            "alg": "ecdsa",
+            "kid": notify.kid,
+            "signature": base64_encode(signature.to_der().as_bytes()),
+            "digest": "SHA1",
+        });
+        base64_encode(json.to_string().as_bytes())
+    }
+
+    /// `POST`s `notice` to `endpoint` (an `http://` URL) with its `X-EBAY-SIGNATURE`, as eBay
+    /// sends a notification, spoiled as `notice.tamper` says.
+    pub fn send_notification(
+        &self,
+        endpoint: &str,
+        notice: &AccountDeletionNotice,
+    ) -> io::Result<Delivery> {
+        let body = notice.body();
+        let header = match notice.tamper {
+            Tamper::Signature => self.signature_header(b"{\"another\":\"message\"}"),
+            _ => self.signature_header(body.as_bytes()),
+        };
+        let body = match notice.tamper {
+            Tamper::Body => {
+                let name = &notice.username;
+                let mut changed = name.clone();
+                let last = changed.pop().unwrap_or('x');
+                changed.push(if last == 'z' { 'y' } else { 'z' });
+                body.replace(&format!("\"{name}\""), &format!("\"{changed}\""))
+            }
+            _ => body,
+        };
+        send(
+            "POST",
+            endpoint,
+            &[
+                ("Content-Type", "application/json"),
+                ("X-EBAY-SIGNATURE", &header),
+            ],
+            body.as_bytes(),
+        )
+    }
+}
+
+/// Standard base64 with padding (written here, like the decoder, independent of the
+/// client's crates).
+pub fn base64_encode(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+fn invalid(message: impl Into<String>) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, message.into())
+}
+
+/// One HTTP/1.1 exchange over a new connection (`Connection: close`).
+fn send(method: &str, url: &str, headers: &[(&str, &str)], body: &[u8]) -> io::Result<Delivery> {
+    let rest = url
+        .strip_prefix("http://")
+        .ok_or_else(|| invalid(format!("only http:// endpoints are reached: {url}")))?;
+    let (authority, target) = match rest.find(['/', '?']) {
+        Some(i) if rest.as_bytes()[i] == b'/' => (&rest[..i], rest[i..].to_owned()),
+        Some(i) => (&rest[..i], format!("/{}", &rest[i..])),
+        None => (rest, "/".to_owned()),
+    };
+    let stream = TcpStream::connect(authority)?;
+    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+    stream.set_write_timeout(Some(Duration::from_secs(30)))?;
+    let mut head = format!(
+        "{method} {target} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\nContent-Length: {}\r\nUser-Agent: fake-marketplace notifications\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    let mut writer = &stream;
+    writer.write_all(head.as_bytes())?;
+    writer.write_all(body)?;
+    writer.flush()?;
+    let mut raw = Vec::new();
+    (&stream).read_to_end(&mut raw)?;
+    parse_answer(&raw)
+}
+
+fn parse_answer(raw: &[u8]) -> io::Result<Delivery> {
+    let end = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .ok_or_else(|| invalid("the endpoint's answer has no complete head"))?;
+    let head = std::str::from_utf8(&raw[..end]).map_err(|_| invalid("head is not UTF-8"))?;
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| invalid("the endpoint's answer has no status line"))?;
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+        .collect();
+    let mut body = raw[end + 4..].to_vec();
+    let chunked = headers.iter().any(|(k, v)| {
+        k.eq_ignore_ascii_case("Transfer-Encoding") && v.to_ascii_lowercase().contains("chunked")
+    });
+    if chunked {
+        body = dechunk(&body)?;
+    } else if let Some((_, len)) = headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("Content-Length"))
+    {
+        let len: usize = len.parse().map_err(|_| invalid("bad Content-Length"))?;
+        body.truncate(len);
+    }
+    Ok(Delivery {
+        status,
+        headers,
+        body,
+    })
+}
+
+fn dechunk(mut data: &[u8]) -> io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    loop {
+        let line_end = data
+            .windows(2)
+            .position(|w| w == b"\r\n")
+            .ok_or_else(|| invalid("bad chunk"))?;
+        let size_text = std::str::from_utf8(&data[..line_end]).map_err(|_| invalid("bad chunk"))?;
+        let size = usize::from_str_radix(size_text.split(';').next().unwrap_or("").trim(), 16)
+            .map_err(|_| invalid("bad chunk size"))?;
+        data = &data[line_end + 2..];
+        if size == 0 {
+            return Ok(out);
+        }
+        let chunk = data.get(..size).ok_or_else(|| invalid("cut-off chunk"))?;
+        out.extend_from_slice(chunk);
+        data = data.get(size + 2..).unwrap_or_default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_encode_known_values() {
+        assert_eq!(base64_encode(b"abc:def"), "YWJjOmRlZg==");
+        assert_eq!(base64_encode(b"ab"), "YWI=");
+        assert_eq!(base64_encode(b"abc"), "YWJj");
+        assert_eq!(base64_encode(b""), "");
+        for n in 0..40u8 {
+            let bytes: Vec<u8> = (0..n).map(|i| i.wrapping_mul(37)).collect();
+            assert_eq!(crate::base64_decode(&base64_encode(&bytes)).unwrap(), bytes);
+        }
+    }
+}
