@@ -196,7 +196,7 @@ fn write_site(
     let Some(tree) = data.tree else {
         let _ = writeln!(
             out,
-            "    compiled_in: false,\n    tree_id: {},\n    version: \"\",\n    taken_at: \"\",\n    source: \"\",\n    note: None,\n    language: {:?},\n    fingerprint: 0,\n    leaf_count: 0,\n    ids: &[],\n    parents: &[],\n    levels: &[],\n    name_offsets: &[0, 0],\n    child_offsets: &[0, 0],\n    children: &[],\n    seed: 0,\n    bucket_shift: 63,\n    pilots: &[0, 0],\n    slots: &[0],\n    expired: &[],\n}};",
+            "    compiled_in: false,\n    tree_id: {},\n    version: \"\",\n    taken_at: \"\",\n    source: \"\",\n    note: None,\n    language: {:?},\n    fingerprint: 0,\n    leaf_count: 0,\n    ids: &[],\n    parents: &[],\n    levels: &[],\n    name_offsets: &[0, 0],\n    child_offsets: &[0, 0],\n    children: &[],\n    seed: 0,\n    bucket_shift: 63,\n    pilots: &[0, 0],\n    slots: &[0],\n    expired: &[],\n    search_bits: 0,\n    search_keys: &[],\n    search_offsets: &[],\n    search: b\"\",\n}};",
             site.tree_id(),
             site.default_language()
         );
@@ -277,6 +277,10 @@ fn write_site(
             .iter()
             .map(|m| format!("({}, {})", m.from, m.to)),
     );
+    write_search_index(
+        out,
+        &SearchIndex::build(cats.iter().map(|c| c.name.as_str())),
+    );
     out.push_str("};\n");
     Ok(())
 }
@@ -294,4 +298,132 @@ fn write_array<T: std::fmt::Display>(
         let _ = write!(out, "{item},");
     }
     out.push_str("\n    ],\n");
+}
+
+/// How many index entries one sample of `search_keys` / `search_offsets` covers.
+pub use taxonomy_hash::words::INDEX_STEP as SEARCH_STEP;
+
+/// The keyword index of one site (`Site::search`): for every word of a category name (as
+/// `taxonomy_hash::words` folds it), the positions of the categories whose name has it.
+///
+/// Layout, all deterministic (sorted by key, then by the word's bytes):
+/// - a word's key is the top `bits` bits of its hash, `bits` being about seven more than
+///   log2 of the number of words, so that keys are 64 to 128 apart on average (two words may
+///   share a key: the lookup tells them apart by the name of their first category);
+/// - `stream`: for each word, `varint(key - previous key)` (0 for the first word of a sample,
+///   whose key is the sample's), `varint(length in bytes of the list)`, then the list: the
+///   positions in increasing order, each as `varint(position - previous position)` (the first
+///   from 0);
+/// - every [`SEARCH_STEP`]-th word, a sample: its key (`keys`) and where it starts in
+///   `stream` (`offsets`), for a binary search.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchIndex {
+    /// How many top bits of a word's hash its key keeps.
+    pub bits: u32,
+    /// The key of every [`SEARCH_STEP`]-th word.
+    pub keys: Vec<u32>,
+    /// Where each sampled word starts in `stream`.
+    pub offsets: Vec<u32>,
+    /// The words and their lists, as described above.
+    pub stream: Vec<u8>,
+}
+
+impl SearchIndex {
+    /// The index of categories whose names are `names`, in position order (position 0, the
+    /// root, is not indexed).
+    ///
+    /// ```
+    /// use taxonomy_codegen::codegen::SearchIndex;
+    /// let index = SearchIndex::build(["Root", "Cell Phones", "Phone Cases"].into_iter());
+    /// assert_eq!(index.keys.len(), 1); // one sample: three words ("cell", "phone", "case")
+    /// assert_eq!(index, SearchIndex::build(["Root", "Cell Phones", "Phone Cases"].into_iter()));
+    /// ```
+    pub fn build<'a>(names: impl Iterator<Item = &'a str>) -> SearchIndex {
+        use std::collections::BTreeMap;
+        use taxonomy_hash::words::Words;
+        let mut lists: BTreeMap<Vec<u8>, (u32, Vec<u32>)> = BTreeMap::new();
+        for (pos, name) in names.enumerate().skip(1) {
+            for word in Words::new(name) {
+                let entry = lists
+                    .entry(word.as_bytes().to_vec())
+                    .or_insert_with(|| (word.hash(), Vec::new()));
+                if entry.1.last() != Some(&(pos as u32)) {
+                    entry.1.push(pos as u32);
+                }
+            }
+        }
+        let bits = (lists.len().max(1).ilog2() + 7).min(32);
+        let key_of = |hash: u32| if bits == 0 { 0 } else { hash >> (32 - bits) };
+        let mut entries: Vec<(u32, &Vec<u8>, &Vec<u32>)> = lists
+            .iter()
+            .map(|(word, (hash, list))| (key_of(*hash), word, list))
+            .collect();
+        entries.sort();
+        let mut index = SearchIndex {
+            bits,
+            keys: Vec::new(),
+            offsets: Vec::new(),
+            stream: Vec::new(),
+        };
+        let mut previous = 0;
+        let mut list_bytes = Vec::new();
+        for (i, (key, _, list)) in entries.into_iter().enumerate() {
+            if i % SEARCH_STEP == 0 {
+                index.keys.push(key);
+                index.offsets.push(index.stream.len() as u32);
+                previous = key;
+            }
+            varint(&mut index.stream, key - previous);
+            previous = key;
+            list_bytes.clear();
+            let mut at = 0;
+            for &pos in list {
+                varint(&mut list_bytes, pos - at);
+                at = pos;
+            }
+            varint(&mut index.stream, list_bytes.len() as u32);
+            index.stream.extend_from_slice(&list_bytes);
+        }
+        index
+    }
+
+    /// Bytes of static data the index compiles in.
+    pub fn bytes(&self) -> usize {
+        4 * (self.keys.len() + self.offsets.len()) + self.stream.len()
+    }
+}
+
+/// LEB128: seven bits a byte, low bits first, the high bit set on all bytes but the last.
+fn varint(out: &mut Vec<u8>, mut n: u32) {
+    while n >= 0x80 {
+        out.push((n as u8 & 0x7f) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+fn write_search_index(out: &mut String, index: &SearchIndex) {
+    let _ = writeln!(out, "    search_bits: {},", index.bits);
+    write_array(out, "search_keys", index.keys.iter().copied());
+    write_array(out, "search_offsets", index.offsets.iter().copied());
+    // A byte string: a third of the size of an array literal in the source.
+    out.push_str("    search: b\"");
+    for (i, &b) in index.stream.iter().enumerate() {
+        if i % 64 == 63 {
+            out.push_str("\\\n");
+        }
+        match b {
+            b'"' | b'\\' => {
+                out.push('\\');
+                out.push(b as char);
+            }
+            // A line break after `\` skips the white space that follows: escape it.
+            b' ' if i % 64 == 63 => out.push_str("\\x20"),
+            0x20..=0x7e => out.push(b as char),
+            _ => {
+                let _ = write!(out, "\\x{b:02x}");
+            }
+        }
+    }
+    out.push_str("\",\n");
 }
