@@ -882,7 +882,7 @@ impl fmt::Display for LeafError {
             ),
             LeafError::SiteNotCompiledIn { site } => write!(
                 f,
-                "{site} is not compiled into this build: it has no snapshot (`cargo run --bin snapshot -- refresh --sites {site}` makes one) or TAXONOMY_SITES leaves it out"
+                "{site} is not compiled into this build: it has no snapshot (`snapshot refresh --sites {site}`, run at your project's root, makes one) or TAXONOMY_SITES leaves it out"
             ),
         }
     }

@@ -118,7 +118,7 @@ fn lookup(t: &SiteTables, word: &Word) -> Option<(usize, usize)> {
     let mut entry = group * INDEX_STEP;
     let mut current = 0;
     while at < stream.len() {
-        if entry % INDEX_STEP == 0 {
+        if entry.is_multiple_of(INDEX_STEP) {
             current = t.search_keys[entry / INDEX_STEP];
         }
         current += read_varint(stream, &mut at);
@@ -233,7 +233,12 @@ pub(crate) fn search(site: Site, query: &str) -> Search {
     if hits.len == 0 {
         return result;
     }
-    let has_inner = hits.pos[..hits.len].iter().any(|&p| !t.is_leaf(p));
+    // The query words that some category with subcategories has: what a leaf's ancestors can
+    // add to its own words, at most.
+    let inner = (0..hits.len)
+        .filter(|&i| !t.is_leaf(hits.pos[i]))
+        .fold(0_u16, |m, i| m | hits.mask[i]);
+    let has_inner = inner != 0;
     let empty = Ranked {
         key: 0,
         fit: 0,
@@ -247,7 +252,7 @@ pub(crate) fn search(site: Site, query: &str) -> Search {
     };
     let mut candidates = 0;
     let consider = |pos: u32, own: u16, pool: &mut Pool| {
-        if let Some(ranked) = rank(t, words, &hits, has_inner, pos, own, pool.floor()) {
+        if let Some(ranked) = rank(t, words, &hits, inner, pos, own, pool.floor()) {
             pool.insert(ranked);
         }
     };
@@ -312,10 +317,7 @@ fn merge(t: &SiteTables, words: &[Option<QueryWord>]) -> Hits {
             current[i] = read_varint(&t.search[..q.list.1], &mut at[i]);
         }
     }
-    loop {
-        let Some(&min) = current[..words.len()].iter().min() else {
-            break;
-        };
+    while let Some(&min) = current[..words.len()].iter().min() {
         if min == u32::MAX || hits.len == MAX_HITS {
             break;
         }
@@ -344,13 +346,21 @@ fn rank(
     t: &SiteTables,
     words: &[Option<QueryWord>],
     hits: &Hits,
-    has_inner: bool,
+    inner: u16,
     pos: u32,
     own: u16,
     floor: Option<(u64, u32)>,
 ) -> Option<Ranked> {
+    // The best this leaf could rank (all of `inner` in its ancestors, its whole name covered):
+    // when even that cannot enter the pool, skip the walk up its ancestors.
+    let best = u64::from((own | inner).count_ones()) << 56
+        | u64::from(if own != 0 { 255_u8 } else { 0 }) << 48
+        | 0xFFFF_FFFF_FFFF;
+    if floor.is_some_and(|f| (best, u32::MAX) <= f) {
+        return None;
+    }
     let (mut parent, mut higher) = (0_u16, 0_u16);
-    if has_inner {
+    if inner != 0 {
         let mut at = t.parents[pos as usize];
         let mut first = true;
         while at != 0 {

@@ -156,3 +156,29 @@ fn search_folds_case_accents_plurals_and_word_order() {
         Site::Gb.search("mobile phone cases").collect::<Vec<_>>()
     );
 }
+
+/// What the index adds to what users of taxonomy-data compile: at most a tenth of the static
+/// data of the other tables (figures per site printed; `--nocapture`).
+#[test]
+fn the_index_adds_at_most_a_tenth_of_the_static_data() {
+    let (mut index, mut rest, mut categories) = (0, 0, 0);
+    for site in Site::compiled_in() {
+        let i = site.search_index_bytes();
+        let r = site.table_bytes() - i;
+        println!(
+            "{site}: index {i} bytes ({:.2} a category), {:.2}% of the other tables' {r} bytes",
+            i as f64 / site.category_count() as f64,
+            100.0 * i as f64 / r as f64
+        );
+        (index, rest, categories) = (index + i, rest + r, categories + site.category_count());
+    }
+    println!(
+        "all sites: index {index} bytes ({:.2} a category), {:.2}% of {rest} bytes",
+        index as f64 / categories.max(1) as f64,
+        100.0 * index as f64 / rest.max(1) as f64
+    );
+    assert!(
+        index * 10 <= rest,
+        "the index is over 10% of the static data"
+    );
+}
