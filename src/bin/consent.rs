@@ -822,9 +822,7 @@ mod live {
                 count(cached.previous, "cached access token"),
             );
         } else if census.rotating {
-            errln!(
-                "No token is left under the previous key: {PREVIOUS_KEY_VAR} can be removed."
-            );
+            errln!("No token is left under the previous key: {PREVIOUS_KEY_VAR} can be removed.");
         }
         if refresh.unknown > 0 {
             let verb = if refresh.unknown == 1 { "is" } else { "are" };

@@ -9,6 +9,7 @@
 //! snapshot aspects refresh [--sites …] [--aspects-dir DIR] [--force]
 //! snapshot aspects check --site EBAY_US --category ID [--offline] LISTING…
 //! snapshot aspects diff OLD NEW [--json] [--category ID --listing FILE…]
+//! snapshot search [--site EBAY_US] WORDS…
 //! ```
 //!
 //! `-v` (debug) or `-vv` (trace) shows the HTTP attempts and token events on standard error, as
@@ -129,6 +130,46 @@ enum Command {
         #[command(subcommand)]
         command: aspects::AspectsCommand,
     },
+    /// Find leaf categories by keyword, offline (`Site::search`): the ten best of the tree
+    /// compiled into this command, with their ids and paths (getCategorySuggestions does the
+    /// same online).
+    Search {
+        /// The marketplace, e.g. EBAY_DE.
+        #[arg(long, default_value = "EBAY_US")]
+        site: String,
+        /// The words to look for, e.g. "iphone case" (case, accents, plurals and order do
+        /// not matter).
+        #[arg(required = true)]
+        words: Vec<String>,
+    },
+}
+
+/// `snapshot search`: the ten best leaves of a compiled-in site; exit 1 when none matches.
+fn search(site: &str, query: &str) -> Result<ExitCode, String> {
+    use taxonomy_data::Site;
+    let site = Site::from_marketplace_id(site).ok_or_else(|| {
+        format!("unknown site {site:?}: expected a marketplace id such as EBAY_US")
+    })?;
+    if !site.is_compiled_in() {
+        return Err(format!(
+            "{site} is not compiled into this command (it had no snapshot when it was built)"
+        ));
+    }
+    eprintln!(
+        "{site}: searching the tree compiled into this command (version {}, taken {}), not the snapshots directory",
+        site.tree_version(),
+        site.taken_at()
+    );
+    let mut found = 0;
+    for leaf in site.search(query).take(10) {
+        outln!("{:>7}  {}", leaf.id(), leaf.path());
+        found += 1;
+    }
+    if found == 0 {
+        eprintln!("no leaf category of {site} matches {query:?}");
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `refresh --sites`' help: every marketplace and its default tree, from the marketplace table.
@@ -310,6 +351,7 @@ fn run(command: Command, dir: &Path) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Aspects { command } => aspects::run(command, dir),
+        Command::Search { site, words } => search(&site, &words.join(" ")),
         Command::Verify => {
             let sites = snapshot::sites_in(dir);
             if sites.is_empty() {

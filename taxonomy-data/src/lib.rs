@@ -54,11 +54,13 @@ mod generated {
     include!(concat!(env!("OUT_DIR"), "/taxonomy.rs"));
 }
 
+mod search;
 #[cfg(feature = "serde")]
 mod serde_impls;
 
 pub use generated::{Site, versions};
 pub use marketplaces::{Marketplace, MarketplaceCategory, UnknownMarketplace};
+pub use search::{SEARCH_RESULTS, Search};
 
 /// The tables of one site, as the build script generates them.
 #[doc(hidden)]
@@ -92,6 +94,22 @@ pub struct SiteTables {
     /// `(expired id, replacement id)` from getExpiredCategories, sorted by the expired id; no
     /// expired id is a category, every replacement is a leaf (checked by the build).
     expired: &'static [(u32, u32)],
+    /// The keyword index of [`Site::search`] (`taxonomy_codegen::codegen::SearchIndex`): how
+    /// many top bits of a word's hash are its key, every `INDEX_STEP`-th word's key and
+    /// offset, and the words' lists of positions.
+    search_bits: u32,
+    search_keys: &'static [u32],
+    search_offsets: &'static [u32],
+    search: &'static [u8],
+}
+
+/// The name of the category at `pos` of `t`.
+fn name_at(t: &SiteTables, pos: u32) -> &'static str {
+    let i = pos as usize;
+    match (t.name_offsets.get(i), t.name_offsets.get(i + 1)) {
+        (Some(&a), Some(&b)) => generated::NAMES.get(a as usize..b as usize).unwrap_or(""),
+        _ => "",
+    }
 }
 
 impl SiteTables {
@@ -218,8 +236,20 @@ impl Site {
     }
 
     /// Bytes of static data this site compiles in: the id, parent, level, name-offset and
-    /// child tables, the perfect hash, the expired-category table, and its names.
+    /// child tables, the perfect hash, the expired-category table, its names, and the keyword
+    /// index of [`Site::search`] ([`Site::search_index_bytes`]).
     pub fn table_bytes(self) -> usize {
+        self.lookup_table_bytes() + self.search_index_bytes()
+    }
+
+    /// Bytes of static data the keyword index of [`Site::search`] adds to this site.
+    pub fn search_index_bytes(self) -> usize {
+        let t = self.tables();
+        4 * (t.search_keys.len() + t.search_offsets.len()) + t.search.len()
+    }
+
+    /// [`Site::table_bytes`] without the keyword index.
+    fn lookup_table_bytes(self) -> usize {
         let t = self.tables();
         let names = match (t.name_offsets.first(), t.name_offsets.last()) {
             (Some(&a), Some(&b)) => (b - a) as usize,
@@ -317,6 +347,31 @@ impl Site {
     pub fn leaves(self) -> impl Iterator<Item = LeafCategory> {
         self.categories().filter_map(|c| c.as_leaf())
     }
+
+    /// The leaf categories whose names and paths best match the words of `query`, best
+    /// first (at most [`SEARCH_RESULTS`]), offline: no token, no network, no allocation.
+    ///
+    /// Words are compared with case, accents and English plural endings folded ("Zubehör"
+    /// finds "zubehor", "case" finds "Cases"), in any order. A leaf ranks higher when its path
+    /// has more of the query's words, when the query covers more of its own name, when its
+    /// path has fewer words the query lacks (so a leaf's full path finds that leaf first), and
+    /// when the words are in its own name rather than its parent's or an ancestor's (rare
+    /// words weighing more than common ones). The index is generated at build time with
+    /// the other tables ([`Site::search_index_bytes`]); a site that is not compiled in finds
+    /// nothing. The service's getCategorySuggestions does the same online.
+    ///
+    /// ```
+    /// use taxonomy_data::Site;
+    /// let top3: Vec<u32> = Site::Us.search("smartphones").take(3).map(|c| c.id()).collect();
+    /// assert!(top3.contains(&9355), "{top3:?}"); // Cell Phones & Smartphones
+    ///
+    /// let best = Site::De.search("handys smartphones").next().unwrap();
+    /// assert_eq!(best.path().to_string(), "Handys & Kommunikation > Handys & Smartphones");
+    /// assert_eq!(Site::Us.search("").count(), 0);
+    /// ```
+    pub fn search(self, query: &str) -> Search {
+        search::search(self, query)
+    }
 }
 
 impl fmt::Display for Site {
@@ -402,11 +457,7 @@ impl Category {
 
     /// The name, in the site's language.
     pub fn name(self) -> &'static str {
-        let t = self.site.tables();
-        let i = self.pos as usize;
-        generated::NAMES
-            .get(t.name_offsets[i] as usize..t.name_offsets[i + 1] as usize)
-            .unwrap_or("")
+        name_at(self.site.tables(), self.pos)
     }
 
     /// The parent, or `None` for a top-level category.
@@ -831,7 +882,7 @@ impl fmt::Display for LeafError {
             ),
             LeafError::SiteNotCompiledIn { site } => write!(
                 f,
-                "{site} is not compiled into this build: it has no snapshot (`cargo run --bin snapshot -- refresh --sites {site}` makes one) or TAXONOMY_SITES leaves it out"
+                "{site} is not compiled into this build: it has no snapshot (`snapshot refresh --sites {site}`, run at your project's root, makes one) or TAXONOMY_SITES leaves it out"
             ),
         }
     }

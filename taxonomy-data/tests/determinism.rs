@@ -27,5 +27,5 @@ fn regenerating_gives_the_compiled_bytes() {
         "the compiled tables differ from a fresh generation"
     );
     assert!(COMPILED.starts_with(HEADER));
-    assert!(HEADER.contains("cargo run --bin snapshot"));
+    assert!(HEADER.contains("snapshot refresh"));
 }

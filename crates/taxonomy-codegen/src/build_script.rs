@@ -185,12 +185,12 @@ pub enum BuildError {
     },
     /// A snapshot is missing or invalid.
     #[error(
-        "{0}\nThe committed snapshots are regenerated with `snapshot refresh` (`cargo run --bin snapshot -- refresh` in the toolkit's repository) (or `import`)."
+        "{0}\nSnapshots are regenerated with `snapshot refresh` (or `snapshot import`), run at your project's root (installing the command: README, \"Use it in your project\")."
     )]
     Snapshot(#[from] snapshot::SnapshotError),
     /// The expired-category file beside a snapshot is invalid or breaks the rule.
     #[error(
-        "{0}\nThe expired-category files are written by `snapshot refresh` (`cargo run --bin snapshot -- refresh` in the toolkit's repository) (getExpiredCategories)."
+        "{0}\nThe expired-category files are written by `snapshot refresh` (getExpiredCategories), run at your project's root."
     )]
     Expired(#[from] ExpiredError),
     /// The tables could not be generated.
@@ -207,7 +207,7 @@ fn snapshots_dir_hint(dir: &Path) -> String {
         )
     } else {
         format!(
-            "run `snapshot refresh --sites …` (the sites you sell on, e.g. `--sites EBAY_US`; `cargo run --bin snapshot -- refresh --sites …` in the toolkit's repository) to create it: with `--dir {}`, or in the project's root, where it writes ./snapshots (installing the command: README, \"Use it in your project\")",
+            "run `snapshot refresh --sites …` (the sites you sell on, e.g. `--sites EBAY_US`) to create it: with `--dir {}`, or in the project's root, where it writes ./snapshots (installing the command: README, \"Use it in your project\")",
             dir.display()
         )
     }
@@ -406,7 +406,7 @@ pub fn run() -> Result<(), BuildError> {
         let has = has_snapshot(site, &snapshots_dir);
         if !has && !filter.trim().is_empty() {
             self::warn(&format!(
-                "{SITES_ENV} names {site}, which has no snapshot in {}; it is not compiled in. `snapshot refresh --sites {site}` (`cargo run --bin snapshot -- refresh --sites {site}` in the toolkit's repository) makes one.",
+                "{SITES_ENV} names {site}, which has no snapshot in {}; it is not compiled in. `snapshot refresh --sites {site}`, run at your project's root, makes one (installing the command: README, \"Use it in your project\").",
                 snapshots_dir.display()
             ));
         }
@@ -448,7 +448,7 @@ fn live_trees(
                         let diff = taxonomy_tree::diff::TreeDiff::between(&snapshot, &tree);
                         if !diff.is_empty() {
                             warn(&server_text(&format!(
-                                "{site}: using the live tree, which differs from the committed snapshot ({}); refresh it with `snapshot refresh` (`cargo run --bin snapshot -- refresh` in the toolkit's repository)",
+                                "{site}: using the live tree, which differs from the committed snapshot ({}); refresh it with `snapshot refresh`, run at your project's root",
                                 diff.to_string().trim().replace('\n', "; ")
                             )));
                         }
@@ -940,15 +940,13 @@ mod tests {
             .to_string();
         assert!(missing.contains("no such directory"), "{missing}");
         // The way out, not the `[env]` line the project already has: the command that
-        // creates the directory, as installed and as run in the toolkit's repository.
+        // creates the directory, as a user runs it in their own project (where the toolkit's
+        // repository and its `cargo run --bin snapshot` are not at hand).
         assert!(
             missing.contains("run `snapshot refresh --sites …`"),
             "{missing}"
         );
-        assert!(
-            missing.contains("`cargo run --bin snapshot -- refresh --sites …`"),
-            "{missing}"
-        );
+        assert!(!missing.contains("toolkit's repository"), "{missing}");
         assert!(!missing.contains("relative = true"), "{missing}");
     }
 

@@ -1,7 +1,8 @@
 //! The perfect-hash functions of the category-id tables, shared by the generator
 //! (`taxonomy-codegen`, which builds the tables) and the lookups (`taxonomy-data`, which reads
 //! them), so the two cannot disagree. Only `const fn`s over integers; `no_std`, no
-//! dependencies.
+//! dependencies. The [`words`] module is the other thing the two share: how a category name
+//! or a search query is cut into folded words, and a word's hash, for the keyword index.
 //!
 //! Scheme: a 64-bit mixer (two multiply-xorshift rounds) hashes the key with the table's
 //! seed; the top bits of the hash pick a bucket, and the low bits XORed with the bucket's
@@ -41,6 +42,8 @@
 //! ```
 
 #![no_std]
+
+pub mod words;
 
 /// The multiplier of both mixing rounds (from the "moremur" variant of SplitMix64's finaliser).
 const MIX: u64 = 0x3C79_AC49_2BA7_B653;

@@ -1,0 +1,70 @@
+//! `Site::search` over the US site (15,111 leaves), against baselines measured in the same run:
+//!
+//! - `leaf_lookup`: one `LeafCategory::new` (the perfect-hash lookup by id), the floor of any
+//!   offline access to the tables;
+//! - `linear_scan`: every leaf's lower-cased name searched for each query word (substring
+//!   match, names lower-cased once before the run): what a program without the index would do,
+//!   with no ranking at all.
+//!
+//! Run with `cargo bench --bench search`; the README's goal is under 50 µs a query.
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use taxonomy_data::{LeafCategory, Site};
+
+/// Typical queries, a full path, and the most common word of the site ("other", 1,297
+/// categories: the worst case of the merge).
+const QUERIES: [&str; 5] = [
+    "iphone case",
+    "smartphones",
+    "womens running shoes",
+    "Cell Phones & Accessories > Cell Phone Accessories > Cases, Covers & Skins",
+    "other",
+];
+
+fn search(c: &mut Criterion) {
+    let site = Site::Us;
+    let leaves: Vec<(LeafCategory, String)> = site
+        .leaves()
+        .map(|leaf| (leaf, leaf.name().to_lowercase()))
+        .collect();
+    let mut group = c.benchmark_group("search_us");
+    group.bench_function("leaf_lookup", |b| {
+        b.iter(|| LeafCategory::new(black_box(site), black_box(9355)))
+    });
+    for query in QUERIES {
+        let label = &query[..query.len().min(24)];
+        group.bench_with_input(BenchmarkId::new("search", label), query, |b, q| {
+            b.iter(|| {
+                // The ten a listing tool shows.
+                let mut found = [0_u32; 10];
+                for (slot, leaf) in found.iter_mut().zip(black_box(site).search(black_box(q))) {
+                    *slot = leaf.id();
+                }
+                found
+            })
+        });
+        let words: Vec<String> = query
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        group.bench_with_input(
+            BenchmarkId::new("linear_scan", label),
+            &words,
+            |b, words| {
+                b.iter(|| {
+                    leaves
+                        .iter()
+                        .filter(|(_, name)| words.iter().any(|w| name.contains(w.as_str())))
+                        .count()
+                })
+            },
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, search);
+criterion_main!(benches);

@@ -1,0 +1,184 @@
+//! `Site::search`'s quality, over every leaf of every compiled-in site (the figures are
+//! printed per site; run with `--nocapture` to see them):
+//! - a leaf's name with its parent's name finds it in the top 3 for at least 95% of leaves;
+//! - its name alone finds it in the top 3 for at least 95% of the leaves whose name at most
+//!   two other leaves share ("Other" repeats dozens of times: no search can tell those apart);
+//! - its full path finds it first, for every leaf whose path no other leaf has word for word
+//!   (in any case, accents and plurals folded; those are counted and printed).
+
+use std::collections::HashMap;
+
+use taxonomy_data::{LeafCategory, SEARCH_RESULTS, Site};
+use taxonomy_hash::words::Words;
+
+fn rank_of(site: Site, query: &str, leaf: LeafCategory) -> Option<usize> {
+    site.search(query).position(|found| found == leaf)
+}
+
+/// The folded words of a text, sorted: two paths with the same are indistinguishable.
+fn word_bag(text: &str) -> Vec<Vec<u8>> {
+    let mut words: Vec<Vec<u8>> = Words::new(text).map(|w| w.as_bytes().to_vec()).collect();
+    words.sort();
+    words
+}
+
+struct Figures {
+    leaves: usize,
+    with_parent: usize,
+    alone_eligible: usize,
+    alone: usize,
+    path_eligible: usize,
+    path_first: usize,
+    path_failures: Vec<String>,
+}
+
+fn measure(site: Site) -> Figures {
+    let leaves: Vec<LeafCategory> = site.leaves().collect();
+    let mut names: HashMap<&str, usize> = HashMap::new();
+    let mut paths: HashMap<Vec<Vec<u8>>, usize> = HashMap::new();
+    for leaf in &leaves {
+        *names.entry(leaf.name()).or_default() += 1;
+        *paths.entry(word_bag(&leaf.path().to_string())).or_default() += 1;
+    }
+    let mut f = Figures {
+        leaves: leaves.len(),
+        with_parent: 0,
+        alone_eligible: 0,
+        alone: 0,
+        path_eligible: 0,
+        path_first: 0,
+        path_failures: Vec::new(),
+    };
+    for &leaf in &leaves {
+        let parent = leaf.category().parent().map_or("", |p| p.name());
+        let query = format!("{} {parent}", leaf.name());
+        if rank_of(site, &query, leaf).is_some_and(|r| r < 3) {
+            f.with_parent += 1;
+        }
+        if names[leaf.name()] <= 3 {
+            f.alone_eligible += 1;
+            if rank_of(site, leaf.name(), leaf).is_some_and(|r| r < 3) {
+                f.alone += 1;
+            } else if std::env::var_os("SEARCH_DEBUG").is_some() {
+                eprintln!(
+                    "ALONE {} {:?}: {:?}",
+                    leaf.id(),
+                    leaf.path().to_string(),
+                    site.search(leaf.name())
+                        .take(4)
+                        .map(|c| c.path().to_string())
+                        .collect::<Vec<_>>()
+                );
+            }
+        }
+        let path = leaf.path().to_string();
+        if paths[&word_bag(&path)] == 1 {
+            f.path_eligible += 1;
+            match rank_of(site, &path, leaf) {
+                Some(0) => f.path_first += 1,
+                other => f.path_failures.push(format!(
+                    "{} {path:?}: rank {other:?}, first {:?}",
+                    leaf.id(),
+                    site.search(&path).next()
+                )),
+            }
+        }
+    }
+    f
+}
+
+fn percent(part: usize, whole: usize) -> f64 {
+    100.0 * part as f64 / whole.max(1) as f64
+}
+
+#[test]
+fn every_leaf_of_every_site_is_found_by_its_names_and_its_path() {
+    let mut sites = 0;
+    for site in Site::compiled_in() {
+        sites += 1;
+        let f = measure(site);
+        println!(
+            "{site}: {} leaves; name + parent's name: {:.2}% in the top 3; name alone: {:.2}% in the top 3 (of {} leaves whose name at most two others share); full path: {:.2}% first (of {} leaves with a path of their own; {} share theirs word for word)",
+            f.leaves,
+            percent(f.with_parent, f.leaves),
+            percent(f.alone, f.alone_eligible),
+            f.alone_eligible,
+            percent(f.path_first, f.path_eligible),
+            f.path_eligible,
+            f.leaves - f.path_eligible,
+        );
+        assert!(
+            percent(f.with_parent, f.leaves) >= 95.0,
+            "{site}: name + parent's name"
+        );
+        assert!(
+            percent(f.alone, f.alone_eligible) >= 95.0,
+            "{site}: name alone"
+        );
+        assert!(
+            f.path_failures.is_empty(),
+            "{site}: {} full paths not first, e.g. {:#?}",
+            f.path_failures.len(),
+            &f.path_failures[..f.path_failures.len().min(10)]
+        );
+    }
+    assert!(sites > 0, "no site is compiled in");
+}
+
+#[test]
+fn search_folds_case_accents_plurals_and_word_order() {
+    let ids =
+        |site: Site, query: &str| -> Vec<u32> { site.search(query).map(|c| c.id()).collect() };
+    assert_eq!(
+        ids(Site::Us, "SMARTPHONES cell phone"),
+        ids(Site::Us, "phones cell smartphone")
+    );
+    assert_eq!(ids(Site::De, "Zubehör"), ids(Site::De, "ZUBEHOR"));
+    assert!(
+        ids(Site::Us, "smartphones")
+            .iter()
+            .take(3)
+            .any(|&id| id == 9355)
+    );
+    assert!(Site::Us.search("cases covers skins").len() <= SEARCH_RESULTS);
+    assert_eq!(Site::Us.search("  &  ").count(), 0);
+    assert_eq!(Site::Us.search("qqqqzzzz").count(), 0);
+    // Every result is a leaf of the site searched, and the order is stable.
+    let found: Vec<LeafCategory> = Site::Gb.search("mobile phone cases").collect();
+    assert!(!found.is_empty());
+    assert!(
+        found
+            .iter()
+            .all(|c| c.site() == Site::Gb && c.category().is_leaf())
+    );
+    assert_eq!(
+        found,
+        Site::Gb.search("mobile phone cases").collect::<Vec<_>>()
+    );
+}
+
+/// What the index adds to what users of taxonomy-data compile: at most a tenth of the static
+/// data of the other tables (figures per site printed; `--nocapture`).
+#[test]
+fn the_index_adds_at_most_a_tenth_of_the_static_data() {
+    let (mut index, mut rest, mut categories) = (0, 0, 0);
+    for site in Site::compiled_in() {
+        let i = site.search_index_bytes();
+        let r = site.table_bytes() - i;
+        println!(
+            "{site}: index {i} bytes ({:.2} a category), {:.2}% of the other tables' {r} bytes",
+            i as f64 / site.category_count() as f64,
+            100.0 * i as f64 / r as f64
+        );
+        (index, rest, categories) = (index + i, rest + r, categories + site.category_count());
+    }
+    println!(
+        "all sites: index {index} bytes ({:.2} a category), {:.2}% of {rest} bytes",
+        index as f64 / categories.max(1) as f64,
+        100.0 * index as f64 / rest.max(1) as f64
+    );
+    assert!(
+        index * 10 <= rest,
+        "the index is over 10% of the static data"
+    );
+}
