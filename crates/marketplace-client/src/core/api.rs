@@ -347,8 +347,14 @@ fn checked_path(path: &str) -> Result<&str, ApiError> {
     if path.chars().any(|c| c.is_control() || c == '\\') {
         return invalid("holds a control character or a backslash");
     }
-    for segment in rest.split('/') {
+    // A trailing slash is part of some documented paths (getUser's
+    // `/commerce/identity/v1/user/`): an empty last segment is kept; any other is refused.
+    let segments: Vec<&str> = rest.split('/').collect();
+    for (i, segment) in segments.iter().enumerate() {
         if segment.is_empty() {
+            if i + 1 == segments.len() && i > 0 {
+                continue;
+            }
             return invalid("has an empty segment");
         }
         let decoded = percent_decoded(segment);
@@ -625,6 +631,11 @@ mod tests {
             assert!(checked_path(bad).is_err(), "{bad}");
         }
         assert_eq!(checked_path("/a/b%2Fc/...").unwrap(), "a/b%2Fc/...");
+        // A trailing slash, as in getUser's documented path, is kept.
+        assert_eq!(
+            checked_path("/commerce/identity/v1/user/").unwrap(),
+            "commerce/identity/v1/user/"
+        );
     }
 
     #[test]
