@@ -237,9 +237,16 @@ async fn every_call_succeeds_while_the_database_is_stopped() {
     let client = Arc::new(client(&fake));
     let cache = Arc::new(PgTokenCache::new(db.pool.clone(), keyring()));
     let store = Arc::new(user_store(&db, &client, &fake));
-    let app = ApplicationTokenProvider::new(client.clone()).with_shared_cache(cache.clone());
+    // Every third call is refused below (a 401): a back-off of 1 ms lets each refusal renew,
+    // where the default would take the second refusal within 30 s as a host refusing every
+    // token and answer from the back-off without a renewal.
+    let backoff = Duration::from_millis(1);
+    let app = ApplicationTokenProvider::new(client.clone())
+        .with_shared_cache(cache.clone())
+        .with_retry_backoff(backoff);
     let user = UserTokenProvider::new(client.clone(), store.clone(), "seller-1")
-        .with_shared_cache(cache.clone());
+        .with_shared_cache(cache.clone())
+        .with_retry_backoff(backoff);
 
     let scopes = ScopeSet::new([fake.scope("/sell.inventory")]);
     let (request, code) = consent(&client, &scopes).await;

@@ -270,7 +270,8 @@ macro_rules! policy_settings {
         }
 
         /// Sets the wait after a failed renewal (30 s by default; a 429's
-        /// `Retry-After` wins, up to 2 minutes).
+        /// `Retry-After` wins, up to 2 minutes), which is also the least time between two
+        /// renewals caused by refused tokens (a 401 of the token renewed after a 401).
         pub fn with_retry_backoff(mut self, backoff: std::time::Duration) -> Self {
             self.policy.backoff = backoff;
             self
