@@ -6,7 +6,7 @@
 //! at a time, under a byte limit (64 MiB). Bytes alone do not bound memory: an array element
 //! `{}` is three bytes of JSON but a whole wire struct once decoded (tens to hundreds of
 //! bytes), so 60 MB of `{},{},…` (60 KB of gzip) decoded into 3 to 5 GB. Decoding under
-//! [`with_element_limit`] counts every element of every array decoded through [`vec`] (or
+//! [`with_element_limit`] counts every element of every array decoded through [`vec()`] (or
 //! [`opt_vec`], [`vec_at_most`]) on this thread, and refuses the answer as soon as the count
 //! passes the limit, with an error that names the limit; [`vec_at_most`] also caps one array.
 //! [`skipped`] reads a value the decoder keeps only the kind of (an id sent as an array)
@@ -128,7 +128,7 @@ pub fn vec<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Vec<T
     })
 }
 
-/// [`vec`] for an optional array (`null` or absent: `None`; give the field
+/// [`vec()`] for an optional array (`null` or absent: `None`; give the field
 /// `#[serde(default)]`).
 pub fn opt_vec<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
     d: D,
@@ -152,7 +152,7 @@ pub fn opt_vec<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
     d.deserialize_option(Opt(PhantomData))
 }
 
-/// [`vec`] for an array of at most `max` elements; `what` names them in the error
+/// [`vec()`] for an array of at most `max` elements; `what` names them in the error
 /// (`"aspects in one category"`).
 pub fn vec_at_most<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
     d: D,
