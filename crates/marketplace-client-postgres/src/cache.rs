@@ -154,6 +154,9 @@ pub struct CachedRow {
     pub fence: i64,
     /// When the row was last written (a publish, a lease, a failure), by the database's clock.
     pub updated_at: SystemTime,
+    /// When the token was published, if its grant was a renewal caused by a refusal of the
+    /// token before it (see [`NewCachedToken::renewed_after_refusal`]).
+    pub renewed_after_refusal_at: Option<SystemTime>,
     /// The database's clock when the row was read: compare the times above with it, never
     /// with a host's clock.
     pub read_at: SystemTime,
@@ -206,6 +209,10 @@ pub struct NewCachedToken<'a> {
     pub expires_at: SystemTime,
     /// When it should be renewed.
     pub renew_at: SystemTime,
+    /// Whether its grant was a renewal caused by a refusal (a 401) of the token before it:
+    /// the row then records when it was published, so that no process of the fleet renews
+    /// it again within the back-off if it is refused too.
+    pub renewed_after_refusal: bool,
 }
 
 impl fmt::Debug for NewCachedToken<'_> {
@@ -215,6 +222,7 @@ impl fmt::Debug for NewCachedToken<'_> {
             .field("token_type", &self.token_type)
             .field("expires_at", &self.expires_at)
             .field("renew_at", &self.renew_at)
+            .field("renewed_after_refusal", &self.renewed_after_refusal)
             .finish()
     }
 }
@@ -246,7 +254,8 @@ impl TokenCache {
     pub async fn read(&self, key: &CacheKey) -> Result<Option<CachedRow>, Error> {
         let row = sqlx::query(
             "SELECT ciphertext, key_id, token_type, expires_at, renew_at, retry_not_before, \
-                    last_error, lease_holder, lease_until, fence, updated_at, now() AS read_at \
+                    last_error, lease_holder, lease_until, fence, updated_at, \
+                    renewed_after_refusal_at, now() AS read_at \
              FROM marketplace_token_cache \
              WHERE environment = $1 AND client_id = $2 AND kind = $3 AND subject = $4 \
                AND scopes = $5",
@@ -292,6 +301,7 @@ impl TokenCache {
             lease_until: time("lease_until", "lease end")?,
             fence: row.try_get("fence").map_err(get)?,
             updated_at: from_db(row.try_get("updated_at").map_err(get)?, "update time")?,
+            renewed_after_refusal_at: time("renewed_after_refusal_at", "renewal time")?,
             read_at: from_db(row.try_get("read_at").map_err(get)?, "database clock")?,
         }))
     }
@@ -366,7 +376,8 @@ impl TokenCache {
             fenced_update!(
                 "ciphertext = $8, key_id = $9, token_type = $10, expires_at = $11, renew_at = $12, \
                  lease_holder = NULL, lease_until = NULL, retry_not_before = NULL, \
-                 last_error = NULL, updated_at = now()"
+                 last_error = NULL, updated_at = now(), \
+                 renewed_after_refusal_at = CASE WHEN $13 THEN now() END"
             ),
         )
         .bind(ciphertext)
@@ -374,6 +385,7 @@ impl TokenCache {
         .bind(token.token_type)
         .bind(to_db(token.expires_at, "expiry")?)
         .bind(to_db(token.renew_at, "renewal time")?)
+        .bind(token.renewed_after_refusal)
         .execute(&self.pool)
         .await
         .map_err(Error::db("publish a cached token"))?;

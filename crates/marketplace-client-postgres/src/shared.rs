@@ -121,6 +121,19 @@ impl PgTokenCache {
             let row = self.read(&key, budget).await?;
             let seen = row.as_ref().map(|row| Seen::of(row, request));
             if let Some(seen) = &seen {
+                if let Some(renewed_ago) = seen.refused_again {
+                    // Renewed after a refusal less than a back-off ago, by this process or
+                    // another, and refused too: no process renews it before the back-off
+                    // ends (a host refusing every token would cost a grant per process).
+                    tracing::warn!(
+                        renewed_ago_ms = renewed_ago.as_millis() as u64,
+                        backoff_ms = request.retry_backoff.as_millis() as u64,
+                        "the shared token renewed after a refusal was refused too: no renewal before the back-off ends"
+                    );
+                    return Err(SharedCacheError::Grant(OAuthError::RenewedTokenRefused {
+                        renewed_ago,
+                    }));
+                }
                 if let Some(token) = &seen.fresh {
                     return Ok(token.clone());
                 }
@@ -187,6 +200,7 @@ impl PgTokenCache {
             .checked_sub(self.lease)
             .unwrap_or(lease.until());
         // Published between this process's read and its lease: no request needed.
+        let mut after_refusal = false;
         match self.read(key, budget).await {
             Ok(Some(row)) => {
                 let seen = Seen::of(&row, request);
@@ -195,6 +209,7 @@ impl PgTokenCache {
                     guard.release(self).await;
                     return answer;
                 }
+                after_refusal = seen.refused;
             }
             Ok(None) => {}
             Err(unavailable) => {
@@ -218,7 +233,8 @@ impl PgTokenCache {
         match answer {
             Ok(response) => {
                 let token = SharedToken::from_response(&response, request);
-                self.publish(key, &lease, granted_at, &token).await;
+                self.publish(key, &lease, granted_at, &token, after_refusal)
+                    .await;
                 Ok(token)
             }
             Err(error) if !answered_by_token_endpoint(&error) => {
@@ -260,6 +276,7 @@ impl PgTokenCache {
         lease: &Lease,
         granted_at: SystemTime,
         token: &SharedToken,
+        renewed_after_refusal: bool,
     ) {
         let (Some(expires_at), Some(renew_at)) = (
             granted_at.checked_add(token.expires_in),
@@ -273,6 +290,7 @@ impl PgTokenCache {
             token_type: &token.token_type,
             expires_at,
             renew_at,
+            renewed_after_refusal,
         };
         match self.db(self.cache.publish(key, lease, new)).await {
             Ok(true) => {}
@@ -467,6 +485,11 @@ struct Seen {
     valid: Option<SharedToken>,
     /// The shared back-off: the time left and the stored failure.
     backoff: Option<(Duration, Duration, String)>,
+    /// Whether the row's token is the one the request says the marketplace refused.
+    refused: bool,
+    /// How long ago the refused token was published, when its grant was itself a renewal
+    /// after a refusal less than the request's back-off ago.
+    refused_again: Option<Duration>,
 }
 
 impl Seen {
@@ -492,6 +515,12 @@ impl Seen {
             }
             _ => None,
         };
+        let refused = row.token.as_ref().is_some_and(|t| rejected(t.expose()));
+        let refused_again = row
+            .renewed_after_refusal_at
+            .filter(|_| refused)
+            .map(|at| now.duration_since(at).unwrap_or_default())
+            .filter(|ago| *ago < request.retry_backoff);
         let fresh = valid.clone().filter(|t| !t.renew_in.is_zero());
         let backoff = left(row.retry_not_before)
             .filter(|d| !d.is_zero())
@@ -507,6 +536,8 @@ impl Seen {
             fresh,
             valid,
             backoff,
+            refused,
+            refused_again,
         }
     }
 

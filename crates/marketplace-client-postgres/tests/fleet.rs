@@ -40,7 +40,7 @@ fn main() -> ExitCode {
         .enable_all()
         .build()
         .expect("runtime");
-    let tests: [(&str, Test); 10] = [
+    let tests: [(&str, Test); 11] = [
         ("eight_processes_of_32_tasks_make_one_token_request", || {
             Box::pin(eight_processes_of_32_tasks_make_one_token_request())
         }),
@@ -75,6 +75,10 @@ fn main() -> ExitCode {
         (
             "a_process_with_a_wrong_key_does_not_back_off_the_fleet",
             || Box::pin(a_process_with_a_wrong_key_does_not_back_off_the_fleet()),
+        ),
+        (
+            "a_host_refusing_every_token_costs_the_fleet_one_renewal_per_backoff",
+            || Box::pin(a_host_refusing_every_token_costs_the_fleet_one_renewal_per_backoff()),
         ),
     ];
     let mut ran = 0;
@@ -641,4 +645,81 @@ async fn a_process_with_a_wrong_key_does_not_back_off_the_fleet() {
         "the healthy process asked the token endpoint"
     );
     assert!(fake.issued_token(token.secret()).is_some());
+}
+
+/// A host that answers 401 to every call: the renewal caused by a refusal happens once per
+/// back-off for the whole fleet, not once per process. Five processes (providers with caches
+/// of their own over one database) calling through the taxonomy client, counted at the fake's
+/// token endpoint: the first grant, one renewal, and after the back-off one more.
+async fn a_host_refusing_every_token_costs_the_fleet_one_renewal_per_backoff() {
+    use marketplace_client::Marketplace;
+    use marketplace_client::aio::taxonomy::{ClientConfig, TaxonomyClient};
+    const SUGGESTIONS_US: &str = "/commerce/taxonomy/v1/category_tree/0/get_category_suggestions";
+    const PROCESSES: usize = 5;
+    let db = TestDb::new().await;
+    migrate(&db.pool).await.unwrap();
+    let fake = FakeMarketplace::new();
+    fake.fail_times(
+        SUGGESTIONS_US,
+        Fault::Status {
+            status: 401,
+            body: String::new(),
+            headers: Vec::new(),
+        },
+        1000,
+    );
+    let backoff = Duration::from_millis(1500);
+    let clients: Vec<TaxonomyClient> = (0..PROCESSES)
+        .map(|_| {
+            let provider = ApplicationTokenProvider::new(client(&fake))
+                .with_retry_backoff(backoff)
+                .with_shared_cache(Arc::new(PgTokenCache::new(db.pool.clone(), keyring())));
+            TaxonomyClient::new(
+                ClientConfig::for_base_url(&fake.base_url()).unwrap(),
+                Arc::new(provider),
+            )
+            .unwrap()
+        })
+        .collect();
+    let round = || async {
+        let mut errors = Vec::new();
+        for _ in 0..4 {
+            for client in &clients {
+                let error = client
+                    .category_suggestions(Marketplace::Us, "iphone")
+                    .await
+                    .unwrap_err();
+                errors.push(error.to_string());
+            }
+        }
+        errors
+    };
+
+    let errors = round().await;
+    assert_eq!(
+        fake.token_requests().len(),
+        2,
+        "the first grant and one renewal for {PROCESSES} processes (each renewing on its own \
+         would make {}); the last error: {}",
+        1 + PROCESSES,
+        errors.last().unwrap()
+    );
+    let refused_too = errors
+        .iter()
+        .filter(|e| e.contains("renewed after a refusal was refused too"))
+        .count();
+    assert!(
+        refused_too >= errors.len() - 1,
+        "every call but the first says so: {errors:#?}"
+    );
+
+    // After the back-off, the fleet renews once more, not once per process.
+    tokio::time::sleep(backoff + Duration::from_millis(300)).await;
+    let errors = round().await;
+    assert_eq!(
+        fake.token_requests().len(),
+        3,
+        "one renewal for the fleet after the back-off; the last error: {}",
+        errors.last().unwrap()
+    );
 }

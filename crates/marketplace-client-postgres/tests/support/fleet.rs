@@ -78,6 +78,7 @@ pub async fn seed_expired(db: &TestDb, key: &CacheKey) {
         token_type: "Application Access Token",
         expires_at: past,
         renew_at: past - Duration::from_secs(300),
+        renewed_after_refusal: false,
     };
     assert!(cache.publish(key, &lease, token).await.unwrap());
 }
