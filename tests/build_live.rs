@@ -14,7 +14,7 @@
 //!   only changed trees downloaded.
 //!
 //! What happens when the two builds do see different trees is pinned by the trybuild case
-//! `tests/ui/fail_fingerprint_mismatch.rs`.
+//! `taxonomy-macros/tests/ui/fail_fingerprint_mismatch.rs`.
 
 mod common;
 #[path = "common/oauth.rs"]

@@ -345,7 +345,7 @@ mod tests {
         let error = expand(quote!("15032")).to_string();
         assert!(error.contains("compile_error"), "{error}");
         // A placeholder of the right type that does not diverge (no "unreachable statement"
-        // warning on the user's next line; tests/ui/fail_then_more_code.rs).
+        // warning on the user's next line; taxonomy-macros/tests/ui/fail_then_more_code.rs).
         assert!(error.contains("None . unwrap ()"), "{error}");
         assert!(!error.contains("unreachable"), "{error}");
         let error = expand(quote!(EBAY_XX, "9355")).to_string();

@@ -1,0 +1,72 @@
+//! Compile-time behaviour of `category!`: every accepted form compiles and gives the right
+//! value, every mistake fails with the message in `tests/ui/*.stderr`.
+//! Refresh the expected output with `TRYBUILD=overwrite cargo test -p taxonomy-macros --test ui`,
+//! then review it.
+//!
+//! A test of this crate, not of the workspace's root package: trybuild compiles the cases
+//! with every dev-dependency of the package it runs in, and this one's are the data crate and
+//! what the test itself needs (the root package's pull in PostgreSQL, axum and the fake).
+//!
+//! The cases build against a snapshots directory this test writes (the build script reads
+//! `TAXONOMY_SNAPSHOTS_DIR` instead of `snapshots/`): the committed snapshots, byte for byte,
+//! plus `EBAY_US.expired.json` mapping the expired id 700001 (in no committed tree) to leaf
+//! 9355, for `fail_expired.rs`. The committed snapshots carry no expired-category mapping (we
+//! have no real data and invent none), and every tree is the committed one, so the other
+//! cases see exactly what a plain build sees.
+
+use std::path::{Path, PathBuf};
+
+use marketplaces::Marketplace;
+use taxonomy_tree::expired::{self, ExpiredMapping};
+use taxonomy_tree::snapshot;
+
+/// The repository's committed snapshots directory.
+fn snapshots_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../snapshots")
+}
+
+/// Writes `bytes` to `path` unless it already holds them (so cargo sees no change).
+fn write_if_changed(path: &Path, bytes: &[u8]) {
+    if std::fs::read(path).ok().as_deref() != Some(bytes) {
+        std::fs::write(path, bytes).unwrap();
+    }
+}
+
+/// The snapshots directory of the cases, at a stable path so later runs rebuild nothing.
+fn snapshots_with_an_expired_category() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ui-snapshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    for site in snapshot::sites_in(&snapshots_dir()) {
+        let name = site.snapshot_file_name();
+        let bytes = std::fs::read(snapshots_dir().join(name)).unwrap();
+        write_if_changed(&dir.join(name), &bytes);
+    }
+    let us = dir.join(Marketplace::Us.snapshot_file_name());
+    let file = expired::from_answer(
+        [ExpiredMapping {
+            from: 700_001,
+            to: 9355,
+        }],
+        &snapshot::read(&snapshots_dir().join(Marketplace::Us.snapshot_file_name())).unwrap(),
+        "written by tests/ui.rs",
+        &expired::path_beside(&us),
+    )
+    .unwrap();
+    write_if_changed(
+        &expired::path_beside(&us),
+        expired::to_string(&file).as_bytes(),
+    );
+    dir
+}
+
+#[test]
+#[allow(unsafe_code)]
+fn category_macro_ui() {
+    let dir = snapshots_with_an_expired_category();
+    // SAFETY: this binary has this one test, so no other thread reads the environment while
+    // it is set; trybuild's cargo inherits it.
+    unsafe { std::env::set_var("TAXONOMY_SNAPSHOTS_DIR", &dir) };
+    let cases = trybuild::TestCases::new();
+    cases.pass("tests/ui/pass_*.rs");
+    cases.compile_fail("tests/ui/fail_*.rs");
+}
