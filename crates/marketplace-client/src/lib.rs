@@ -119,6 +119,8 @@ mod config;
 mod core;
 pub mod oauth;
 mod options;
+#[cfg(feature = "signing")]
+pub mod signing;
 pub mod taxonomy;
 #[cfg(feature = "test-util")]
 pub mod test_util;

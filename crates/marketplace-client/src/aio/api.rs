@@ -30,6 +30,7 @@ use tracing::Instrument as _;
 use super::oauth::{AccessTokenSource, HttpOptions};
 use crate::core::api::{ApiCall, Fetched};
 use crate::core::retry::{Attempts, Next};
+use crate::core::signer::Signer;
 use crate::oauth::redact::Redactor;
 
 pub use crate::api::{ApiError, ApiRequest, ApiResponse, ClientConfig};
@@ -41,6 +42,7 @@ pub struct ApiClient {
     config: ClientConfig,
     tokens: Arc<dyn AccessTokenSource>,
     http: reqwest::Client,
+    signer: Signer,
 }
 
 impl std::fmt::Debug for ApiClient {
@@ -77,7 +79,26 @@ impl ApiClient {
             config,
             tokens,
             http,
+            signer: Signer::default(),
         })
+    }
+
+    /// Signs every request with `key` (feature `signing`): the signature eBay requires on
+    /// some calls for sellers in the EU and the UK (see [`crate::signing`]). Each attempt is
+    /// signed when it is sent, with `created` from the clock, so a retry carries a new
+    /// signature. eBay ignores a signature where it does not need one.
+    #[cfg(feature = "signing")]
+    pub fn with_signing_key(mut self, key: impl Into<Arc<crate::signing::SigningKey>>) -> Self {
+        self.signer = self.signer.with_key(key.into());
+        self
+    }
+
+    /// Takes the signatures' `created` from `clock` (tests pass a
+    /// [`ManualClock`](crate::test_util::ManualClock); features `signing` and `test-util`).
+    #[cfg(all(feature = "signing", feature = "test-util"))]
+    pub fn with_clock(mut self, clock: Arc<dyn crate::test_util::Clock>) -> Self {
+        self.signer = self.signer.with_clock(clock);
+        self
     }
 
     /// The configuration.
@@ -123,7 +144,8 @@ impl ApiClient {
         let mut token = self.tokens.access_token().await?;
         let mut attempts = Attempts::new(&self.config);
         loop {
-            let (request, redactor) = call.request(&token)?;
+            let (mut request, redactor) = call.request(&token)?;
+            self.signer.sign(&mut request)?;
             let span = call.span(attempts.attempt());
             let error = match attempt(request, redactor, span).await {
                 Ok(done) => return Ok(done),

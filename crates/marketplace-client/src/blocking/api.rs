@@ -10,6 +10,7 @@ use super::transport::Http;
 use crate::api::{ApiError, ApiRequest, ApiResponse, ClientConfig};
 use crate::core::api::{ApiCall, Fetched};
 use crate::core::retry::{Attempts, Next};
+use crate::core::signer::Signer;
 use crate::oauth::redact::Redactor;
 use crate::oauth::{AccessTokenSource, HttpOptions};
 
@@ -38,6 +39,7 @@ pub struct ApiClient {
     tokens: Arc<dyn AccessTokenSource>,
     http: Http,
     sleeper: Arc<dyn Sleeper>,
+    signer: Signer,
 }
 
 impl std::fmt::Debug for ApiClient {
@@ -82,6 +84,7 @@ impl ApiClient {
             tokens,
             http,
             sleeper: Arc::new(ThreadSleeper),
+            signer: Signer::default(),
         })
     }
 
@@ -90,6 +93,24 @@ impl ApiClient {
     #[cfg(feature = "test-util")]
     pub fn with_sleeper(mut self, sleeper: Arc<dyn Sleeper>) -> Self {
         self.sleeper = sleeper;
+        self
+    }
+
+    /// Signs every request with `key` (feature `signing`): the signature eBay requires on
+    /// some calls for sellers in the EU and the UK (see [`crate::signing`]). Each attempt is
+    /// signed when it is sent, with `created` from the clock, so a retry carries a new
+    /// signature. eBay ignores a signature where it does not need one.
+    #[cfg(feature = "signing")]
+    pub fn with_signing_key(mut self, key: impl Into<Arc<crate::signing::SigningKey>>) -> Self {
+        self.signer = self.signer.with_key(key.into());
+        self
+    }
+
+    /// Takes the signatures' `created` from `clock` (tests pass a
+    /// [`ManualClock`](crate::test_util::ManualClock); features `signing` and `test-util`).
+    #[cfg(all(feature = "signing", feature = "test-util"))]
+    pub fn with_clock(mut self, clock: Arc<dyn crate::test_util::Clock>) -> Self {
+        self.signer = self.signer.with_clock(clock);
         self
     }
 
@@ -137,7 +158,8 @@ impl ApiClient {
                 let mut token = self.tokens.access_token()?;
                 let mut attempts = Attempts::new(&self.config);
                 loop {
-                    let (request, redactor) = call.request(&token)?;
+                    let (mut request, redactor) = call.request(&token)?;
+                    self.signer.sign(&mut request)?;
                     let span = call.span(attempts.attempt());
                     let result = span.in_scope(|| attempt(request, redactor, &span));
                     let error = match result {
