@@ -87,8 +87,13 @@ fn ebays_pss_labelled_rsa_key_loads_and_signs_with_pkcs1_v1_5() {
     let key = SigningKey::from_pem(&pem, "jwe").unwrap();
     assert_eq!(key.cipher(), "RSA");
     let sign = || {
-        key.headers("GET", "https://apiz.ebay.com/sell/finances/v1/payout", None, 1)
-            .unwrap()
+        key.headers(
+            "GET",
+            "https://apiz.ebay.com/sell/finances/v1/payout",
+            None,
+            1,
+        )
+        .unwrap()
     };
     // PKCS#1 v1.5 is deterministic (PSS is not): the same request signs the same twice.
     assert_eq!(sign(), sign());
@@ -130,7 +135,10 @@ fn without_a_body_there_is_no_content_digest_and_the_query_is_not_signed() {
         .unwrap();
     assert_eq!(plain, with_query);
     let names: Vec<&str> = plain.iter().map(|(n, _)| n.as_str()).collect();
-    assert_eq!(names, ["x-ebay-signature-key", "Signature-Input", "Signature"]);
+    assert_eq!(
+        names,
+        ["x-ebay-signature-key", "Signature-Input", "Signature"]
+    );
     assert_eq!(
         plain[1].1,
         r#"sig1=("x-ebay-signature-key" "@method" "@path" "@authority");created=1663459378"#
@@ -178,7 +186,9 @@ fn unusable_keys_and_requests_are_typed_errors() {
         ))
         .contains("encrypted")
     );
-    assert!(key_error(SigningKey::from_pem(&fixture("rsa-public.pem"), "jwe")).contains("PUBLIC KEY"));
+    assert!(
+        key_error(SigningKey::from_pem(&fixture("rsa-public.pem"), "jwe")).contains("PUBLIC KEY")
+    );
     assert!(key_error(SigningKey::from_pem(&pem, "a\nb")).contains("JWE"));
     assert!(key_error(SigningKey::from_pem(&pem, "")).contains("JWE"));
     assert!(key_error(SigningKey::from_der_base64("%%%", "jwe")).contains("base64"));

@@ -82,7 +82,10 @@ impl SigningKey {
 
     /// The key of the base64 PKCS#8 DER text that createSigningKey's `privateKey` holds (a
     /// PEM text is accepted too) and its `jwe`.
-    pub fn from_der_base64(private_key: &str, jwe: impl Into<String>) -> Result<Self, SigningError> {
+    pub fn from_der_base64(
+        private_key: &str,
+        jwe: impl Into<String>,
+    ) -> Result<Self, SigningError> {
         Self::new(PrivateKey::from_der_base64(private_key), jwe.into())
     }
 

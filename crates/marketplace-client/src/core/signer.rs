@@ -56,9 +56,8 @@ impl Signer {
             )
             .map_err(|e| ApiError::Invalid(format!("cannot sign the request: {e}")))?;
             for (name, value) in headers {
-                let value = http::HeaderValue::from_str(&value).map_err(|_| {
-                    ApiError::Invalid(format!("the {name} header cannot be sent"))
-                })?;
+                let value = http::HeaderValue::from_str(&value)
+                    .map_err(|_| ApiError::Invalid(format!("the {name} header cannot be sent")))?;
                 // `from_bytes` keeps the name in lower case, as HTTP/2 and `http` want it.
                 let name = http::HeaderName::from_bytes(name.as_bytes())
                     .map_err(|_| ApiError::Invalid(format!("the header name {name}")))?;

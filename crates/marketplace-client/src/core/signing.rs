@@ -188,10 +188,12 @@ pub(crate) fn content_digest(body: &[u8]) -> String {
 /// The signature's parameters (`Signature-Input` after `sig1=`): the covered components and
 /// `created`.
 pub(crate) fn signature_params(with_digest: bool, created: u64) -> String {
-    let digest = if with_digest { "\"content-digest\" " } else { "" };
-    format!(
-        "({digest}\"{KEY_HEADER}\" \"@method\" \"@path\" \"@authority\");created={created}"
-    )
+    let digest = if with_digest {
+        "\"content-digest\" "
+    } else {
+        ""
+    };
+    format!("({digest}\"{KEY_HEADER}\" \"@method\" \"@path\" \"@authority\");created={created}")
 }
 
 /// The signature base, byte for byte as eBay's SDKs build it.
@@ -279,11 +281,8 @@ fn pem_block(pem: &str) -> Result<(&str, Zeroizing<Vec<u8>>), String> {
 
 /// Standard base64 (padding optional), white space (`\r` and `\n` included) ignored.
 fn decode_base64(text: &str) -> Result<Zeroizing<Vec<u8>>, String> {
-    let compact: Zeroizing<Vec<u8>> = Zeroizing::new(
-        text.bytes()
-            .filter(|b| !b.is_ascii_whitespace())
-            .collect(),
-    );
+    let compact: Zeroizing<Vec<u8>> =
+        Zeroizing::new(text.bytes().filter(|b| !b.is_ascii_whitespace()).collect());
     let trimmed: &[u8] = {
         let mut end = compact.len();
         while end > 0 && compact[end - 1] == b'=' {
@@ -389,8 +388,11 @@ mod tests {
     fn components_are_the_path_without_query_and_the_authority_as_sent() {
         let c = components("POST", "https://localhost:8080/test?x=1#f").unwrap();
         assert_eq!((c.path, c.authority.as_str()), ("/test", "localhost:8080"));
-        let c = components("GET", "https://apiz.ebay.com:443/sell/finances/v1/payout?limit=20")
-            .unwrap();
+        let c = components(
+            "GET",
+            "https://apiz.ebay.com:443/sell/finances/v1/payout?limit=20",
+        )
+        .unwrap();
         assert_eq!(
             (c.path, c.authority.as_str()),
             ("/sell/finances/v1/payout", "apiz.ebay.com")
