@@ -8,7 +8,9 @@
 //! (`GET /developer/key_management/v1/signing_key/{signing_key_id}`) and getSigningKeys
 //! (`GET /developer/key_management/v1/signing_key`), with any token the fake issued. As on eBay,
 //! only createSigningKey's answer holds the `privateKey` (base64 PKCS#8 DER; RSA keys are 2048
-//! bits); every key expires three years after its creation.
+//! bits); every key expires three years after its creation. A cipher other than `ED25519` or
+//! `RSA` is refused (400, errorId 210001), an unknown id is not found (404, 210002), as eBay's
+//! description of the API documents them.
 //!
 //! **The `jwe` is a format of the fake's own**, not a JSON Web Encryption: eBay's JWE holds the
 //! public key encrypted for eBay's verifier alone, so the fake writes
@@ -171,10 +173,10 @@ fn create_signing_key(req: &Request, state: &FakeState) -> Response {
             return Response::json(
                 400,
                 &serde_json::json!({"errors": [{
-                    "errorId": 145001,
-                    "domain": "API_KEY_MANAGEMENT",
+                    "errorId": 210001,
+                    "domain": "API_KEYS",
                     "category": "REQUEST",
-                    "message": "The signingKeyCipher is invalid. Supported values: ED25519, RSA.",
+                    "message": "You must supply a valid signing key cipher. Allowed values are ED25519 and RSA.",
                 }]}),
             );
         }
@@ -182,8 +184,12 @@ fn create_signing_key(req: &Request, state: &FakeState) -> Response {
     let Some((pkcs8, spki)) = generate(cipher) else {
         return Response::json(
             500,
-            &serde_json::json!({"errors": [{"errorId": 145000,
-            "message": "There was a problem with an eBay internal system or process."}]}),
+            &serde_json::json!({"errors": [{
+                "errorId": 210000,
+                "domain": "API_KEYS",
+                "category": "APPLICATION",
+                "message": "There was a problem with an eBay internal system or process. Contact eBay developer support for assistance.",
+            }]}),
         );
     };
     let key = state.add_signing_key(cipher, spki, None);
@@ -216,10 +222,10 @@ fn get_signing_key(req: &Request, state: &FakeState) -> Response {
         None => Response::json(
             404,
             &serde_json::json!({"errors": [{
-                "errorId": 145002,
-                "domain": "API_KEY_MANAGEMENT",
+                "errorId": 210002,
+                "domain": "API_KEYS",
                 "category": "REQUEST",
-                "message": "The signing key was not found.",
+                "message": format!("The signing key with id {id} was not found."),
             }]}),
         ),
     }
