@@ -120,7 +120,8 @@ impl ApiClient {
     }
 
     /// Sends `request` and returns its 2xx answer; any other status is an [`ApiError`]
-    /// ([`ApiError::Service`] with the service's error body, [`ApiError::Http`] without
+    /// ([`ApiError::Service`] with the service's error body, [`ApiError::Signature`] when
+    /// that body says a digital signature was missing or refused, [`ApiError::Http`] without
     /// one, [`ApiError::RateLimited`] for a 429 still refused after the retries).
     pub fn send(&self, request: ApiRequest) -> Result<ApiResponse, ApiError> {
         let call = ApiCall::from_request(&request, &self.config)?;
