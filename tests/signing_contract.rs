@@ -1,8 +1,9 @@
-//! The fake's Key Management API held to eBay's OpenAPI description of it
+//! The client's and the fake's Key Management API held to eBay's OpenAPI description of it
 //! (`tests/contract/developer_key_management_v1_oas3.json`, see `tests/contract/README.md`):
-//! it serves exactly the documented operations, each answer has the documented shape (every
-//! `SigningKey` field; `privateKey` in createSigningKey's answer only), and its errors are
-//! documented ids with their status, domain and category.
+//! the client sends each documented operation's request and keeps every documented field of
+//! its answer; the fake serves exactly the documented operations, each answer has the
+//! documented shape (every `SigningKey` field; `privateKey` in createSigningKey's answer only),
+//! and its errors are documented ids with their status, domain and category.
 
 #[path = "contract/openapi.rs"]
 #[allow(dead_code)]
@@ -12,7 +13,11 @@ mod support;
 
 use std::path::Path;
 
-use fake_marketplace::FakeMarketplace;
+use std::sync::{Arc, Mutex};
+
+use fake_marketplace::{FakeMarketplace, Response};
+use marketplace_client::api::{ApiClient, ClientConfig};
+use marketplace_client::signing::SigningKeyInfo;
 use openapi::Document;
 use serde_json::{Value, json};
 
@@ -178,4 +183,97 @@ fn the_fakes_errors_are_documented_ids_with_their_status_domain_and_category() {
     );
     assert_eq!(status, 404);
     documented("getSigningKey", status, &body);
+}
+
+#[test]
+fn the_client_sends_every_documented_request_and_keeps_every_field() {
+    let doc = document();
+    let ops = doc.operations();
+    let fake = FakeMarketplace::new();
+    let key = doc.all_present("SigningKey");
+    let list = doc.all_present("QuerySigningKeysResponse");
+    let seen: Arc<Mutex<Vec<fake_marketplace::Request>>> = Arc::default();
+    for op in &ops {
+        let answer = if op.id == "getSigningKeys" {
+            list.clone()
+        } else {
+            key.clone()
+        };
+        let seen = seen.clone();
+        fake.route(&op.method, &op.path, move |req, state| {
+            seen.lock().unwrap().push(req.clone());
+            match state.check_bearer(req) {
+                Ok(_) => Response::json(200, &answer),
+                Err(refused) => refused,
+            }
+        });
+    }
+    let api = ApiClient::new(
+        ClientConfig::for_base_url(&fake.base_url()).unwrap(),
+        support::tokens(&fake),
+    )
+    .unwrap();
+    // Every documented field but privateKey, kept as sent.
+    let info = |k: &Value| {
+        (
+            k["signingKeyId"].as_str().unwrap().to_owned(),
+            k["signingKeyCipher"].as_str().unwrap().to_owned(),
+            k["creationTime"].as_u64(),
+            k["expirationTime"].as_u64(),
+            k["jwe"].as_str().unwrap().to_owned(),
+            k["publicKey"].as_str().map(str::to_owned),
+        )
+    };
+    let fields = |i: &SigningKeyInfo| {
+        (
+            i.signing_key_id.clone(),
+            i.cipher.clone(),
+            i.creation_time,
+            i.expiration_time,
+            i.jwe.clone(),
+            i.public_key.clone(),
+        )
+    };
+    let created = api.create_signing_key("ED25519").unwrap();
+    assert_eq!(fields(&created.info), info(&key));
+    assert_eq!(created.private_key(), key["privateKey"].as_str().unwrap());
+    let id = "100001/a b";
+    assert_eq!(fields(&api.signing_key(id).unwrap()), info(&key));
+    let listed = api.signing_keys().unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(fields(&listed[0]), info(&list["signingKeys"][0]));
+
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 3);
+    for (request, op_id) in seen
+        .iter()
+        .zip(["createSigningKey", "getSigningKey", "getSigningKeys"])
+    {
+        let op = ops.iter().find(|o| o.id == op_id).unwrap();
+        assert_eq!(request.method, op.method, "{op_id}");
+        assert!(
+            op.matches(&request.path),
+            "{op_id}: {} is not {}",
+            request.path,
+            op.path
+        );
+        assert!(request.query.is_none(), "{op_id} documents no query");
+        assert!(
+            request
+                .header("Authorization")
+                .unwrap()
+                .starts_with("Bearer ")
+        );
+    }
+    let body: Value = serde_json::from_slice(&seen[0].body).unwrap();
+    assert_eq!(body, json!({"signingKeyCipher": "ED25519"}));
+    assert_eq!(
+        doc.conformance(&body, "CreateSigningKeyRequest"),
+        Vec::<String>::new()
+    );
+    // The id is one path segment, percent-encoded.
+    assert_eq!(
+        seen[1].path,
+        "/developer/key_management/v1/signing_key/100001%2Fa%20b"
+    );
 }

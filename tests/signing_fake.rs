@@ -35,25 +35,14 @@ fn client(fake: &FakeMarketplace) -> ApiClient {
         .with_sleeper(Arc::new(RecordingSleeper::default()))
 }
 
-/// createSigningKey through the generic request, as an application would call it once.
+/// createSigningKey, as an application calls it once (its private key would be saved here).
 fn create_key(api: &ApiClient, cipher: &str) -> SigningKey {
-    let answer: Value = api
-        .send(
-            ApiRequest::post(SIGNING_KEY_PATH)
-                .json(&json!({"signingKeyCipher": cipher}))
-                .operation("createSigningKey"),
-        )
-        .expect("createSigningKey")
-        .json()
-        .expect("its JSON");
-    assert_eq!(answer["signingKeyCipher"], cipher);
-    SigningKey::from_der_base64(
-        answer["privateKey"]
-            .as_str()
-            .expect("privateKey, shown once"),
-        answer["jwe"].as_str().expect("jwe"),
-    )
-    .expect("the key eBay's API returned loads")
+    let created = api.create_signing_key(cipher).expect("createSigningKey");
+    assert_eq!(created.info.cipher, cipher);
+    assert!(!format!("{created:?}").contains(created.private_key()));
+    created
+        .signing_key()
+        .expect("the key eBay's API returned loads")
 }
 
 fn refund_request() -> ApiRequest {
@@ -112,15 +101,27 @@ fn keys_from_create_signing_key_sign_finances_and_refund_calls_that_verify() {
             .unwrap()
             .starts_with("FAKE.")
     );
-    // getSigningKeys lists both keys, without their private keys.
-    let keys: Value = api
+    // getSigningKeys lists both keys (without their private keys), getSigningKey each.
+    let keys = api.signing_keys().unwrap();
+    assert_eq!(
+        keys.iter().map(|k| k.cipher.as_str()).collect::<Vec<_>>(),
+        ["ED25519", "RSA"]
+    );
+    for key in &keys {
+        assert_eq!(&api.signing_key(&key.signing_key_id).unwrap(), key);
+    }
+    let raw: Value = api
         .send(ApiRequest::get(SIGNING_KEY_PATH))
         .unwrap()
         .json()
         .unwrap();
-    let keys = keys["signingKeys"].as_array().unwrap();
-    assert_eq!(keys.len(), 2);
-    assert!(keys.iter().all(|k| k.get("privateKey").is_none()));
+    assert!(
+        raw["signingKeys"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|k| k.get("privateKey").is_none())
+    );
 }
 
 #[test]
@@ -332,17 +333,15 @@ async fn the_async_client_signs_each_attempt_and_types_the_refusal() {
         .unwrap()
         .with_backoff(Duration::from_millis(1), Duration::from_millis(8));
     let unsigned = ApiClient::new(config.clone(), tokens.clone()).unwrap();
-    let created: Value = unsigned
-        .send(ApiRequest::post(SIGNING_KEY_PATH).json(&json!({"signingKeyCipher": "ED25519"})))
+    let created = unsigned.create_signing_key("ED25519").await.unwrap();
+    let listed = unsigned.signing_keys().await.unwrap();
+    assert_eq!(listed, std::slice::from_ref(&created.info));
+    let got = unsigned
+        .signing_key(&created.info.signing_key_id)
         .await
-        .unwrap()
-        .json()
         .unwrap();
-    let key = SigningKey::from_der_base64(
-        created["privateKey"].as_str().unwrap(),
-        created["jwe"].as_str().unwrap(),
-    )
-    .unwrap();
+    assert_eq!(got, created.info);
+    let key = created.signing_key().unwrap();
 
     let error = unsigned
         .send(ApiRequest::get(PAYOUTS_PATH))

@@ -156,3 +156,141 @@ pub enum SigningError {
     #[error("cannot sign the request: {0}")]
     Request(String),
 }
+
+/// A signing key as the Key Management API describes it (createSigningKey, getSigningKey,
+/// getSigningKeys), without its private key. Every field of eBay's `SigningKey` but
+/// `privateKey`, which only [`NewSigningKey`] holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SigningKeyInfo {
+    /// `signingKeyId`: the key's id (getSigningKey takes it).
+    pub signing_key_id: String,
+    /// `signingKeyCipher`: `ED25519` or `RSA`.
+    pub cipher: String,
+    /// `creationTime`, Unix seconds.
+    pub creation_time: Option<u64>,
+    /// `expirationTime`, Unix seconds (three years after the creation): a key is replaced
+    /// before then.
+    pub expiration_time: Option<u64>,
+    /// `jwe`: what the requests carry as `x-ebay-signature-key`.
+    pub jwe: String,
+    /// `publicKey`, base64 (not a secret).
+    pub public_key: Option<String>,
+}
+
+/// createSigningKey's answer: the new key's description and its private key, which eBay shows
+/// this once only (it keeps no copy): save it ([`private_key`](Self::private_key)) before
+/// anything else. No `Display`; `Debug` redacts the private key, zeroed on drop.
+pub struct NewSigningKey {
+    /// The key's description.
+    pub info: SigningKeyInfo,
+    private_key: zeroize::Zeroizing<String>,
+}
+
+impl fmt::Debug for NewSigningKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("NewSigningKey")
+            .field("info", &self.info)
+            .field("private_key", &crate::oauth::secret::REDACTED)
+            .finish()
+    }
+}
+
+impl NewSigningKey {
+    /// The private key as createSigningKey returned it (base64 PKCS#8 DER): the secret to
+    /// store (a 0600 file, a secret store), and to load with
+    /// [`SigningKey::from_der_base64`] with [`info.jwe`](SigningKeyInfo::jwe).
+    pub fn private_key(&self) -> &str {
+        &self.private_key
+    }
+
+    /// The key, ready to sign.
+    pub fn signing_key(&self) -> Result<SigningKey, SigningError> {
+        SigningKey::from_der_base64(&self.private_key, self.info.jwe.clone())
+    }
+}
+
+/// The Key Management API's requests and answers, for both fronts' `ApiClient`.
+pub(crate) mod key_management {
+    use serde::Deserialize;
+
+    use super::{NewSigningKey, SigningKeyInfo};
+    use crate::api::{ApiError, ApiRequest, ApiResponse};
+
+    const BASE: [&str; 4] = ["developer", "key_management", "v1", "signing_key"];
+
+    /// createSigningKey with `cipher` (`ED25519` or `RSA`).
+    pub(crate) fn create(cipher: &str) -> ApiRequest {
+        ApiRequest::post_segments(BASE)
+            .json(&serde_json::json!({ "signingKeyCipher": cipher }))
+            .operation("createSigningKey")
+    }
+
+    /// getSigningKey of `id`.
+    pub(crate) fn get(id: &str) -> ApiRequest {
+        ApiRequest::get_segments(BASE.into_iter().chain([id])).operation("getSigningKey")
+    }
+
+    /// getSigningKeys.
+    pub(crate) fn list() -> ApiRequest {
+        ApiRequest::get_segments(BASE).operation("getSigningKeys")
+    }
+
+    /// eBay's `SigningKey` on the wire.
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Wire {
+        signing_key_id: String,
+        #[serde(default)]
+        signing_key_cipher: String,
+        creation_time: Option<u64>,
+        expiration_time: Option<u64>,
+        jwe: String,
+        public_key: Option<String>,
+        // Moved into `Zeroizing` at once (the same buffer: no copy is left behind).
+        private_key: Option<String>,
+    }
+
+    impl Wire {
+        fn info(self) -> (SigningKeyInfo, Option<zeroize::Zeroizing<String>>) {
+            let info = SigningKeyInfo {
+                signing_key_id: self.signing_key_id,
+                cipher: self.signing_key_cipher,
+                creation_time: self.creation_time,
+                expiration_time: self.expiration_time,
+                jwe: self.jwe,
+                public_key: self.public_key,
+            };
+            (info, self.private_key.map(zeroize::Zeroizing::new))
+        }
+    }
+
+    /// createSigningKey's answer (it must hold the private key).
+    pub(crate) fn created(answer: &ApiResponse) -> Result<NewSigningKey, ApiError> {
+        let (info, private_key) = answer.json::<Wire>()?.info();
+        let private_key = private_key.ok_or_else(|| ApiError::UnexpectedBody {
+            url: answer.url().to_string(),
+            status: answer.status(),
+            reason: "createSigningKey's answer holds no privateKey".into(),
+            body: String::new(),
+        })?;
+        Ok(NewSigningKey { info, private_key })
+    }
+
+    /// getSigningKey's answer.
+    pub(crate) fn one(answer: &ApiResponse) -> Result<SigningKeyInfo, ApiError> {
+        Ok(answer.json::<Wire>()?.info().0)
+    }
+
+    /// getSigningKeys' answer.
+    pub(crate) fn many(answer: &ApiResponse) -> Result<Vec<SigningKeyInfo>, ApiError> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct List {
+            #[serde(default)]
+            signing_keys: Vec<Wire>,
+        }
+        let list: List = answer.json()?;
+        Ok(list.signing_keys.into_iter().map(|w| w.info().0).collect())
+    }
+}

@@ -112,6 +112,38 @@ impl ApiClient {
         self.fetch(&call).await.map(ApiResponse::new)
     }
 
+    /// createSigningKey (Key Management API, feature `signing`) with `cipher`, `ED25519`
+    /// (what eBay recommends) or `RSA`, with an application token, on the API host that serves
+    /// it (`https://apiz.ebay.com`). eBay shows the private key this once: store
+    /// [`NewSigningKey::private_key`](crate::signing::NewSigningKey::private_key) before anything
+    /// else.
+    #[cfg(feature = "signing")]
+    pub async fn create_signing_key(
+        &self,
+        cipher: &str,
+    ) -> Result<crate::signing::NewSigningKey, ApiError> {
+        use crate::signing::key_management;
+        key_management::created(&self.send(key_management::create(cipher)).await?)
+    }
+
+    /// getSigningKey (feature `signing`): the key `signing_key_id`, without its private key.
+    #[cfg(feature = "signing")]
+    pub async fn signing_key(
+        &self,
+        signing_key_id: &str,
+    ) -> Result<crate::signing::SigningKeyInfo, ApiError> {
+        use crate::signing::key_management;
+        key_management::one(&self.send(key_management::get(signing_key_id)).await?)
+    }
+
+    /// getSigningKeys (feature `signing`): every key of the application, without their
+    /// private keys.
+    #[cfg(feature = "signing")]
+    pub async fn signing_keys(&self) -> Result<Vec<crate::signing::SigningKeyInfo>, ApiError> {
+        use crate::signing::key_management;
+        key_management::many(&self.send(key_management::list()).await?)
+    }
+
     /// The HTTP client (for a call that reads its answer its own way).
     pub(crate) fn http(&self) -> &reqwest::Client {
         &self.http
