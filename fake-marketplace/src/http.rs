@@ -243,6 +243,23 @@ pub(crate) fn read_request(reader: &mut BufReader<&TcpStream>) -> io::Result<Opt
             headers.push((k.trim().to_owned(), v.trim().to_owned()));
         }
     }
+    // A request through a proxy names the URL whole (absolute form, RFC 9112 §3.2.2): the
+    // server takes its path and query.
+    let absolute: String;
+    let target = match target
+        .strip_prefix("http://")
+        .or_else(|| target.strip_prefix("https://"))
+    {
+        Some(rest) => {
+            absolute = match rest.find(['/', '?']) {
+                Some(i) if rest.as_bytes()[i] == b'/' => rest[i..].to_owned(),
+                Some(i) => format!("/{}", &rest[i..]),
+                None => "/".to_owned(),
+            };
+            absolute.as_str()
+        }
+        None => target,
+    };
     let (path, query) = match target.split_once('?') {
         Some((p, q)) => (p.to_owned(), Some(q.to_owned())),
         None => (target.to_owned(), None),

@@ -74,6 +74,12 @@
 //! notifications, signed with a key of its own, to an endpoint under test (the challenge
 //! included, retries and tampered ones too): see [`notify`].
 //!
+//! # Signatures
+//!
+//! The fake serves the Key Management API (createSigningKey, getSigningKey, getSigningKeys;
+//! its `jwe` is a format of its own) and checks eBay's digital signatures on the Finances
+//! API's getTransactions and getPayouts and on Fulfillment's issueRefund: see [`signatures`].
+//!
 //! # Time
 //!
 //! The fake's clock is the system clock plus an offset moved by
@@ -83,6 +89,7 @@
 mod http;
 pub mod notify;
 mod oauth;
+pub mod signatures;
 pub mod taxonomy;
 
 /// The README's examples, compiled (and run, when they can) as doc tests.
@@ -475,6 +482,7 @@ pub struct FakeState {
     routes: RwLock<Vec<Route>>,
     pub(crate) taxonomy: taxonomy::TaxonomyState,
     pub(crate) notify: notify::NotifyState,
+    pub(crate) signing: signatures::SigningState,
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -632,6 +640,7 @@ impl FakeMarketplace {
         let mut routes = oauth::routes();
         routes.append(&mut taxonomy::routes());
         routes.append(&mut notify::routes());
+        routes.append(&mut signatures::routes());
         routes.append(&mut config.routes);
         let taxonomy = taxonomy::TaxonomyState::new(
             config.snapshots_dir.clone(),
@@ -653,6 +662,7 @@ impl FakeMarketplace {
             routes: RwLock::new(routes),
             taxonomy,
             notify,
+            signing: signatures::SigningState::default(),
         });
         let stop = Arc::new(AtomicBool::new(false));
         let thread = {
@@ -841,6 +851,21 @@ impl FakeMarketplace {
             .filter(|(_, g)| !g.revoked)
             .map(|(t, _)| t.clone())
             .collect()
+    }
+
+    /// Registers a signing key's public half (`public_key_pem`, a PEM `PUBLIC KEY`, Ed25519 or
+    /// RSA), so that requests signed with its private key and sent with `jwe` as
+    /// `x-ebay-signature-key` verify (see [`signatures`]); with `jwe` `None` the fake makes a
+    /// JWE of its own. Returns the JWE. For a key the test holds, such as eBay's sample keys;
+    /// createSigningKey issues new ones.
+    ///
+    /// # Panics
+    ///
+    /// When `public_key_pem` is not an Ed25519 or RSA public key (a test's own mistake).
+    pub fn register_signing_key(&self, public_key_pem: &str, jwe: Option<&str>) -> String {
+        self.state
+            .register_signing_key(public_key_pem, jwe)
+            .unwrap_or_else(|e| panic!("register_signing_key: {e}"))
     }
 
     /// Revokes every refresh token (as when a user withdraws consent).

@@ -16,7 +16,8 @@
 //! Two features add what applications do not call: `trees` (several sites' trees fetched
 //! concurrently and prepared as snapshots, for the `snapshot refresh` command and the
 //! build-time download) and `test-util` (a recording sleeper, a manual clock and the consent
-//! flow's parts, for tests).
+//! flow's parts, for tests). The feature `signing` adds `signing`: eBay's request signatures,
+//! which some calls need for sellers in the EU and the UK (`ApiClient::with_signing_key`).
 //!
 //! Every call that addresses a marketplace takes a [`Marketplace`] (or anything that converts
 //! into one, such as `taxonomy-data`'s `Site`), and every call that addresses a category a
@@ -119,6 +120,8 @@ mod config;
 mod core;
 pub mod oauth;
 mod options;
+#[cfg(feature = "signing")]
+pub mod signing;
 pub mod taxonomy;
 #[cfg(feature = "test-util")]
 pub mod test_util;

@@ -117,6 +117,48 @@ fn service_advice(status: u16, url: &str, errors: &[ServiceError]) -> &'static s
     advice(status, url)
 }
 
+/// The `errorId`s of eBay's answers to a request whose signature is missing or refused
+/// (eBay's digital signatures for APIs): 215001 (no `x-ebay-signature-key` header), 215113,
+/// 215120 and 215122 ("Signature validation failed").
+pub(crate) const SIGNATURE_ERROR_IDS: [u32; 4] = [215001, 215113, 215120, 215122];
+
+/// The error of a service's error body: [`ApiError::Signature`] when it names a signature
+/// error, else [`ApiError::Service`].
+pub(crate) fn service_error(status: u16, url: String, errors: Vec<ServiceError>) -> ApiError {
+    if errors
+        .iter()
+        .any(|e| SIGNATURE_ERROR_IDS.contains(&e.error_id))
+    {
+        ApiError::Signature {
+            status,
+            url,
+            errors,
+        }
+    } else {
+        ApiError::Service {
+            status,
+            url,
+            errors,
+        }
+    }
+}
+
+/// What to check after a signature error: a missing signature needs a key; a refused one has
+/// a few known causes.
+fn signature_advice(errors: &[ServiceError]) -> &'static str {
+    if errors.iter().any(|e| e.error_id == 215001) {
+        "this call needs eBay's digital signature (sellers in the EU and the UK): create a \
+         signing key once with createSigningKey and give it to the client \
+         (ApiClient::with_signing_key, feature `signing`)"
+    } else {
+        "the signature was refused; likely causes: this machine's clock is off (the signature's \
+         `created` is the time of signing: check NTP), the private key is not the one of the \
+         JWE sent as x-ebay-signature-key (use the privateKey and jwe of the same \
+         createSigningKey answer), the key has expired, or a proxy rewrote the body, the path or \
+         the Host after signing"
+    }
+}
+
 /// Extra advice after a time-out of a call to `url`.
 fn timeout_advice(url: &str) -> &'static str {
     if is_taxonomy(url) {
@@ -145,6 +187,22 @@ pub enum ApiError {
         /// The URL requested.
         url: String,
         /// The errors of the body, at least one.
+        errors: Vec<ServiceError>,
+    },
+    /// The service refused the request's digital signature, or needed one (errorId 215001:
+    /// missing; 215113, 215120, 215122: refused): its error body, with the likely causes.
+    #[error(
+        "{} refused the request's signature (HTTP {status} to {url}): {}; {}",
+        api_name(url),
+        joined(errors),
+        signature_advice(errors)
+    )]
+    Signature {
+        /// The HTTP status.
+        status: u16,
+        /// The URL requested.
+        url: String,
+        /// The errors of the body, one of them a signature error.
         errors: Vec<ServiceError>,
     },
     /// A non-success status (but 429) without the service's error body.
@@ -291,6 +349,7 @@ impl ApiError {
     pub fn status(&self) -> Option<u16> {
         match self {
             ApiError::Service { status, .. }
+            | ApiError::Signature { status, .. }
             | ApiError::Http { status, .. }
             | ApiError::UnexpectedBody { status, .. } => Some(*status),
             ApiError::RateLimited { .. } => Some(429),
@@ -323,18 +382,16 @@ impl ApiError {
                 errors,
             }
         } else {
-            ApiError::Service {
-                status,
-                url,
-                errors,
-            }
+            service_error(status, url, errors)
         })
     }
 
     /// The service's errors, when its error body was received.
     pub fn service_errors(&self) -> &[ServiceError] {
         match self {
-            ApiError::Service { errors, .. } | ApiError::RateLimited { errors, .. } => errors,
+            ApiError::Service { errors, .. }
+            | ApiError::Signature { errors, .. }
+            | ApiError::RateLimited { errors, .. } => errors,
             _ => &[],
         }
     }

@@ -17,6 +17,11 @@
 //! cut-off bodies are retried up to [`ClientConfig::max_retries`] times (`Retry-After` honoured,
 //! else exponential back-off with full jitter). The token never appears in an error.
 //!
+//! With the feature `signing`, `ApiClient::with_signing_key` signs every request with eBay's
+//! digital signature, which some calls need for sellers in the EU and the UK (the Finances
+//! API, issueRefund, …): see the `signing` module. A missing or refused signature is
+//! [`ApiError::Signature`].
+//!
 //! An Inventory call with a user token (from the consent flow or a refresh-token store; here
 //! a token at hand):
 //!

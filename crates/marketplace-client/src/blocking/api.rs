@@ -10,6 +10,7 @@ use super::transport::Http;
 use crate::api::{ApiError, ApiRequest, ApiResponse, ClientConfig};
 use crate::core::api::{ApiCall, Fetched};
 use crate::core::retry::{Attempts, Next};
+use crate::core::signer::Signer;
 use crate::oauth::redact::Redactor;
 use crate::oauth::{AccessTokenSource, HttpOptions};
 
@@ -38,6 +39,7 @@ pub struct ApiClient {
     tokens: Arc<dyn AccessTokenSource>,
     http: Http,
     sleeper: Arc<dyn Sleeper>,
+    signer: Signer,
 }
 
 impl std::fmt::Debug for ApiClient {
@@ -82,6 +84,7 @@ impl ApiClient {
             tokens,
             http,
             sleeper: Arc::new(ThreadSleeper),
+            signer: Signer::default(),
         })
     }
 
@@ -93,17 +96,68 @@ impl ApiClient {
         self
     }
 
+    /// Signs every request with `key` (feature `signing`): the signature eBay requires on
+    /// some calls for sellers in the EU and the UK (see [`crate::signing`]). Each attempt is
+    /// signed when it is sent, with `created` from the clock, so a retry carries a new
+    /// signature. eBay ignores a signature where it does not need one.
+    #[cfg(feature = "signing")]
+    pub fn with_signing_key(mut self, key: impl Into<Arc<crate::signing::SigningKey>>) -> Self {
+        self.signer = self.signer.with_key(key.into());
+        self
+    }
+
+    /// Takes the signatures' `created` from `clock` (tests pass a
+    /// [`ManualClock`](crate::test_util::ManualClock); features `signing` and `test-util`).
+    #[cfg(all(feature = "signing", feature = "test-util"))]
+    pub fn with_clock(mut self, clock: Arc<dyn crate::test_util::Clock>) -> Self {
+        self.signer = self.signer.with_clock(clock);
+        self
+    }
+
     /// The configuration.
     pub fn config(&self) -> &ClientConfig {
         &self.config
     }
 
     /// Sends `request` and returns its 2xx answer; any other status is an [`ApiError`]
-    /// ([`ApiError::Service`] with the service's error body, [`ApiError::Http`] without
+    /// ([`ApiError::Service`] with the service's error body, [`ApiError::Signature`] when
+    /// that body says a digital signature was missing or refused, [`ApiError::Http`] without
     /// one, [`ApiError::RateLimited`] for a 429 still refused after the retries).
     pub fn send(&self, request: ApiRequest) -> Result<ApiResponse, ApiError> {
         let call = ApiCall::from_request(&request, &self.config)?;
         self.fetch(&call).map(ApiResponse::new)
+    }
+
+    /// createSigningKey (Key Management API, feature `signing`) with `cipher`, `ED25519`
+    /// (what eBay recommends) or `RSA`, with an application token, on the API host that serves
+    /// it (`https://apiz.ebay.com`). eBay shows the private key this once: store
+    /// [`NewSigningKey::private_key`](crate::signing::NewSigningKey::private_key) before anything
+    /// else.
+    #[cfg(feature = "signing")]
+    pub fn create_signing_key(
+        &self,
+        cipher: &str,
+    ) -> Result<crate::signing::NewSigningKey, ApiError> {
+        use crate::signing::key_management;
+        key_management::created(&self.send(key_management::create(cipher))?)
+    }
+
+    /// getSigningKey (feature `signing`): the key `signing_key_id`, without its private key.
+    #[cfg(feature = "signing")]
+    pub fn signing_key(
+        &self,
+        signing_key_id: &str,
+    ) -> Result<crate::signing::SigningKeyInfo, ApiError> {
+        use crate::signing::key_management;
+        key_management::one(&self.send(key_management::get(signing_key_id))?)
+    }
+
+    /// getSigningKeys (feature `signing`): every key of the application, without their
+    /// private keys.
+    #[cfg(feature = "signing")]
+    pub fn signing_keys(&self) -> Result<Vec<crate::signing::SigningKeyInfo>, ApiError> {
+        use crate::signing::key_management;
+        key_management::many(&self.send(key_management::list())?)
     }
 
     /// The HTTP client (for a call that reads its answer its own way).
@@ -137,7 +191,8 @@ impl ApiClient {
                 let mut token = self.tokens.access_token()?;
                 let mut attempts = Attempts::new(&self.config);
                 loop {
-                    let (request, redactor) = call.request(&token)?;
+                    let (mut request, redactor) = call.request(&token)?;
+                    self.signer.sign(&mut request)?;
                     let span = call.span(attempts.attempt());
                     let result = span.in_scope(|| attempt(request, redactor, &span));
                     let error = match result {

@@ -254,11 +254,7 @@ impl ApiCall {
             };
         }
         match errors {
-            Some(errors) => ApiError::Service {
-                status: answer.status,
-                url,
-                errors,
-            },
+            Some(errors) => crate::api::error::service_error(answer.status, url, errors),
             None => ApiError::Http {
                 status: answer.status,
                 url,

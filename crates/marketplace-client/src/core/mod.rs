@@ -8,7 +8,9 @@
 //! * [`retry`]: after a failed attempt, renew the token, wait and retry, or give up;
 //! * [`cache`]: the token cache's state machine (renewal, single flight, back-off);
 //! * [`user`]: the user-token provider's decisions (consent, revocation, rotation);
-//! * [`trace`]: the spans and events, without secrets.
+//! * [`trace`]: the spans and events, without secrets;
+//! * `signing` (feature `signing`): eBay's request signatures (key, base, headers);
+//!   [`signer`]: the hook that signs each attempt.
 //!
 //! The fronts ([`crate::blocking`] and [`crate::aio`]) send bytes, read bytes and sleep;
 //! they share nothing but their calls into this module.
@@ -17,6 +19,9 @@ pub(crate) mod api;
 pub(crate) mod cache;
 pub(crate) mod exchange;
 pub(crate) mod retry;
+pub(crate) mod signer;
+#[cfg(feature = "signing")]
+pub(crate) mod signing;
 pub(crate) mod taxonomy;
 pub(crate) mod token;
 pub(crate) mod trace;
