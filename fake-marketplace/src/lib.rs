@@ -284,6 +284,8 @@ impl Default for FakeConfig {
                 "{base_url}/oauth/api_scope/sell.inventory".into(),
                 "{base_url}/oauth/api_scope/sell.account".into(),
                 "{base_url}/oauth/api_scope/sell.fulfillment".into(),
+                // getUser's scope (the Identity API), which the consent command asks for.
+                "{base_url}/oauth/api_scope/commerce.identity.readonly".into(),
             ],
             access_token_ttl: Duration::from_secs(7200),
             refresh_token_ttl: Duration::from_secs(47_304_000),

@@ -4,7 +4,8 @@
 //! * getPublicKey (`GET /commerce/notification/v1/public_key/{kid}`, an application token):
 //!   `{"algorithm":"ECDSA","digest":"SHA1","key":"-----BEGIN PUBLIC KEY-----…-----END PUBLIC KEY-----"}`,
 //!   the PEM without line breaks as eBay sends it; an unknown `kid` is a 404.
-//! * getUser (`GET /commerce/identity/v1/user/`, a user token): the fake's current user
+//! * getUser (`GET /commerce/identity/v1/user/`, a user token whose scopes hold
+//!   `…/oauth/api_scope/commerce.identity.readonly`, else 403 as eBay answers): the fake's current user
 //!   ([`FakeMarketplace::set_user`]), `{"userId": …, "username": …, "accountType": "INDIVIDUAL"}`.
 //! * [`FakeMarketplace::run_challenge`]: eBay's check of an endpoint (`GET
 //!   <endpoint>?challenge_code=…`, the answer compared with SHA-256 over the code, the
@@ -33,6 +34,9 @@ use crate::{FakeMarketplace, FakeState, Request, Response, Route, lock};
 pub const PUBLIC_KEY_PATH: &str = "/commerce/notification/v1/public_key/";
 /// getUser's path below the API host.
 pub const USER_PATH: &str = "/commerce/identity/v1/user/";
+/// The scope getUser needs, after `…/oauth/api_scope` (eBay's
+/// `https://api.ebay.com/oauth/api_scope/commerce.identity.readonly`).
+pub const IDENTITY_SCOPE_SUFFIX: &str = "/commerce.identity.readonly";
 
 /// The eBay user getUser answers for the fake's user tokens.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -133,6 +137,18 @@ fn get_user(request: &Request, state: &FakeState) -> Response {
         Err(denied) => denied,
         Ok(token) if token.token_type != "User Access Token" => {
             error(403, 1100, "Access denied: getUser takes a user token")
+        }
+        Ok(token)
+            if !token
+                .scopes
+                .iter()
+                .any(|s| s.ends_with(&format!("/oauth/api_scope{IDENTITY_SCOPE_SUFFIX}"))) =>
+        {
+            error(
+                403,
+                1100,
+                "Access denied: Insufficient permissions to fulfill the request (getUser needs the scope commerce.identity.readonly)",
+            )
         }
         Ok(_) => {
             let user = lock(&state.notify.user).clone();

@@ -66,6 +66,8 @@ mod cache;
 mod crypto;
 mod error;
 mod migrate;
+#[cfg(feature = "notifications")]
+pub mod notifications;
 mod refresh;
 mod rotation;
 mod shared;
