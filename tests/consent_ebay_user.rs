@@ -86,7 +86,9 @@ fn list(fake: &FakeMarketplace, store: &str) -> Vec<String> {
     let stdout = text(&output.stdout);
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert!(
-        !stdout.chars().any(|c| c.is_control() && c != '\n' && c != '\t'),
+        !stdout
+            .chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t'),
         "list prints a control character raw: {stdout:?}"
     );
     stdout.lines().map(str::to_owned).collect()
@@ -95,10 +97,15 @@ fn list(fake: &FakeMarketplace, store: &str) -> Vec<String> {
 fn check_listed(lines: &[String]) {
     assert_eq!(lines.len(), 2, "one line an account: {lines:?}");
     let a = lines.iter().find(|l| l.starts_with("seller-a\t")).unwrap();
-    assert!(a.ends_with("\teBay user alice_sells (aliceUserId01)"), "{a}");
+    assert!(
+        a.ends_with("\teBay user alice_sells (aliceUserId01)"),
+        "{a}"
+    );
     let b = lines.iter().find(|l| l.starts_with("seller-b\t")).unwrap();
     assert!(
-        b.ends_with("\teBay user bob\\u{1b}]0;pwned\\u{7}\\u{a}forged-seller\\u{9}expires (bobUserId0002)"),
+        b.ends_with(
+            "\teBay user bob\\u{1b}]0;pwned\\u{7}\\u{a}forged-seller\\u{9}expires (bobUserId0002)"
+        ),
         "the username escaped: {b}"
     );
     assert_eq!(b.split('\t').count(), 3, "three columns: {b}");
@@ -115,15 +122,16 @@ fn consent_records_the_ebay_user_beside_the_file_store_and_list_shows_it() {
         let stderr = text(&output.stderr);
         assert!(output.status.success(), "{stderr}");
         assert!(
-            stderr.contains(&format!(
-                "Recorded the eBay user of account {account:?}"
-            )),
+            stderr.contains(&format!("Recorded the eBay user of account {account:?}")),
             "{stderr}"
         );
         assert!(!stderr.contains('\u{1b}'), "{stderr:?}");
     }
     // getUser was asked with each new user token, on the fake's API host.
-    assert_eq!(fake.requests_to(fake_marketplace::notify::USER_PATH).len(), 2);
+    assert_eq!(
+        fake.requests_to(fake_marketplace::notify::USER_PATH).len(),
+        2
+    );
 
     let users: serde_json::Value = serde_json::from_slice(
         &std::fs::read(dir.path().join("refresh-tokens.users.json")).unwrap(),

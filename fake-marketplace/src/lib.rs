@@ -102,7 +102,7 @@ pub use http::{
     Request, Response, base64_decode, encode_query, form_decode_strict, parse_form_strict,
     parse_query, percent_encode, query_decode,
 };
-pub use notify::{AccountDeletionNotice, Delivery, FakeUser, Tamper};
+pub use notify::{AccountDeletionNotice, Delivery, FakeUser, NotificationSigner, Tamper};
 pub use oauth::{AUTHORIZE_PATH, CONSENT_ACCEPTED_PATH, TOKEN_PATH};
 
 /// A route handler.

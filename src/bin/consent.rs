@@ -36,11 +36,11 @@ mod live {
     use std::time::{Duration, Instant, SystemTime};
 
     use clap::{Parser, Subcommand, ValueEnum};
+    use marketplace_client::api::{ApiClient, ApiRequest, ClientConfig};
     use marketplace_client::oauth::{
         AccessTokenSource, ConsentRequest, FileStore, OAuthClient, OAuthConfig, OAuthError,
         RefreshTokenStore, ScopeSet, SharedTokenCache, StoredRefreshToken, UserTokenProvider,
     };
-    use marketplace_client::api::{ApiClient, ApiRequest, ClientConfig};
     use marketplace_notifications::{AccountUsers, EbayUser, IDENTITY_SCOPE, identity_base_url};
     use marketplace_toolkit::token_store::{self, ENV_TOKEN_STORE};
 

@@ -408,7 +408,9 @@ impl RefreshTokens {
         .bind(user_id)
         .fetch_all(&self.pool)
         .await
-        .map_err(Error::db("delete the refresh tokens of a deleted eBay user"))?;
+        .map_err(Error::db(
+            "delete the refresh tokens of a deleted eBay user",
+        ))?;
         accounts.sort();
         Ok(accounts)
     }
