@@ -227,10 +227,21 @@ async fn a_deletion_removes_the_sellers_tokens_from_postgres_once_for_the_fleet(
 
     // alice's deletion, then eBay's retries of it, to both processes.
     assert_eq!(deliver(&fleet.fake, &first, &notice).await, 204);
-    assert_eq!(fleet.rows_of("seller-a").await, (0, 0, 0), "alice's tokens are gone");
+    assert_eq!(
+        fleet.rows_of("seller-a").await,
+        (0, 0, 0),
+        "alice's tokens are gone"
+    );
     assert_eq!(deliver(&fleet.fake, &first, &notice.retry()).await, 204);
-    assert_eq!(deliver(&fleet.fake, &second, &notice.retry().retry()).await, 204);
-    assert_eq!(calls.load(Ordering::SeqCst), 1, "the callback runs once for the fleet");
+    assert_eq!(
+        deliver(&fleet.fake, &second, &notice.retry().retry()).await,
+        204
+    );
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        1,
+        "the callback runs once for the fleet"
+    );
     let handled: Vec<(String, bool)> = sqlx::query_as(
         "SELECT notification_id, handled_at IS NOT NULL FROM marketplace_notifications_seen",
     )
