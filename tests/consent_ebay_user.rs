@@ -9,7 +9,6 @@ mod pg;
 mod support;
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use base64::Engine as _;
