@@ -200,3 +200,38 @@ async fn consent_records_the_ebay_user_in_the_postgres_row_and_list_shows_it() {
     .unwrap();
     assert_eq!(user.as_deref(), Some("aliceUserId01"));
 }
+
+/// getUser refused after the exchange: the token is stored (the code is spent), no user is
+/// recorded, and the command fails saying that a deletion would not find the account.
+#[test]
+fn a_refused_get_user_fails_the_consent_saying_the_account_cannot_be_found() {
+    let fake = FakeMarketplace::new();
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("refresh-tokens.json");
+    let store = store.to_str().unwrap();
+    fake.fail_times(
+        fake_marketplace::notify::USER_PATH,
+        fake_marketplace::Fault::Status {
+            status: 403,
+            body: r#"{"errors":[{"errorId":1100,"domain":"ACCESS","category":"REQUEST","message":"Access denied"}]}"#.into(),
+            headers: Vec::new(),
+        },
+        10,
+    );
+    let output = authorize(&fake, store, "seller-a", &alice());
+    let stderr = text(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("refresh token of account \"seller-a\" is stored"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("getUser"), "{stderr}");
+    assert!(stderr.contains("will not find the account"), "{stderr}");
+    assert!(!dir.path().join("refresh-tokens.users.json").exists());
+    let lines = list(&fake, store);
+    assert_eq!(lines.len(), 1);
+    assert!(
+        lines[0].ends_with("\teBay user not recorded (consent again to record it)"),
+        "{lines:?}"
+    );
+}
