@@ -137,6 +137,15 @@ fn consent_records_the_ebay_user_beside_the_file_store_and_list_shows_it() {
     )
     .unwrap();
     assert_eq!(users["accounts"]["seller-a"]["userId"], "aliceUserId01");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(dir.path().join("refresh-tokens.users.json"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600, "the owner's only");
+    }
     assert_eq!(users["accounts"]["seller-a"]["username"], "alice_sells");
     check_listed(&list(&fake, store));
 

@@ -84,8 +84,8 @@ struct FileBody {
 }
 
 /// A JSON file beside the refresh-token file: account → the eBay user who consented
-/// (`userId`, `username`). Replaced atomically (a temporary file, fsync, rename); the file
-/// operations run on tokio's blocking pool.
+/// (`userId`, `username`). Replaced atomically (a temporary file, fsync, rename), of mode 0600
+/// on Unix (usernames are personal data); the file operations run on tokio's blocking pool.
 #[derive(Debug, Clone)]
 pub struct AccountUsers {
     path: PathBuf,
@@ -127,7 +127,12 @@ fn write(path: &Path, accounts: BTreeMap<String, EbayUser>) -> Result<(), Accoun
     tmp.push(".tmp");
     let tmp = PathBuf::from(tmp);
     let written = (|| {
-        let mut file = std::fs::File::create(&tmp)?;
+        // Personal data (usernames): readable by the owner only, as the refresh tokens are.
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let mut file = options.open(&tmp)?;
         file.write_all(&json)?;
         file.sync_all()?;
         std::fs::rename(&tmp, path)
