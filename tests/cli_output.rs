@@ -78,8 +78,9 @@ fn account_names_from_the_store_are_escaped_in_every_command() {
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines.len(), 2, "one line an account: {stdout:?}");
     assert!(
-        lines.iter().all(|l| l.split('\t').count() == 2),
-        "two columns a line: {stdout:?}"
+        // The account, its expiry, its eBay user (not recorded here).
+        lines.iter().all(|l| l.split('\t').count() == 3),
+        "three columns a line: {stdout:?}"
     );
     assert!(
         lines

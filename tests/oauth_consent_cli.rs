@@ -677,7 +677,8 @@ fn a_refused_scope_blames_the_configuration_not_the_seller() {
     assert!(stderr.contains("invalid_scope"), "{stderr}");
     assert!(stderr.contains("--scope"), "{stderr}");
     assert!(
-        stderr.contains("(https://api.ebay.com/oauth/api_scope/no.such.scope)"),
+        // Beside the Identity API's scope, which consent adds (getUser).
+        stderr.contains("https://api.ebay.com/oauth/api_scope/no.such.scope)"),
         "the refused scope is named: {stderr}"
     );
     assert!(stderr.contains("check the configured scopes"), "{stderr}");

@@ -109,7 +109,7 @@ pub use http::{
     Request, Response, base64_decode, encode_query, form_decode_strict, parse_form_strict,
     parse_query, percent_encode, query_decode,
 };
-pub use notify::{AccountDeletionNotice, Delivery, FakeUser, Tamper};
+pub use notify::{AccountDeletionNotice, Delivery, FakeUser, NotificationSigner, Tamper};
 pub use oauth::{AUTHORIZE_PATH, CONSENT_ACCEPTED_PATH, TOKEN_PATH};
 
 /// A route handler.
@@ -291,6 +291,8 @@ impl Default for FakeConfig {
                 "{base_url}/oauth/api_scope/sell.inventory".into(),
                 "{base_url}/oauth/api_scope/sell.account".into(),
                 "{base_url}/oauth/api_scope/sell.fulfillment".into(),
+                // getUser's scope (the Identity API), which the consent command asks for.
+                "{base_url}/oauth/api_scope/commerce.identity.readonly".into(),
             ],
             access_token_ttl: Duration::from_secs(7200),
             refresh_token_ttl: Duration::from_secs(47_304_000),

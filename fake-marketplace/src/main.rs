@@ -10,20 +10,152 @@
 //! serves the expired categories of a file in the format `snapshot refresh` writes beside a
 //! snapshot (`EBAY_US.expired.json`), over the defaults (a made-up set for EBAY_US and
 //! EBAY_MOTORS_US) or the files beside `--trees`.
+//!
+//! `cargo run -p fake-marketplace -- notify ENDPOINT [--fake URL] [--user-id ID] [--username
+//! NAME] [--notification-id ID] [--tampered[=body|signature]] [--repeat N]`: sends, as eBay
+//! does, a signed Marketplace Account Deletion notification to `ENDPOINT` (an `http://` URL),
+//! signed with the key the running fake at `URL` (default: `MARKETPLACE_BASE_URL`) serves on
+//! getPublicKey; `--repeat N` sends it N times with the same `notificationId` (eBay's
+//! retries), `--tampered` spoils its body (or its signature). Prints each answer's status.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use fake_marketplace::{FakeConfig, FakeMarketplace};
 
-const USAGE: &str = "usage: fake-marketplace [PORT] [--no-delay] [--trees DIR] [--expired FILE]...";
+const USAGE: &str = "usage: fake-marketplace [PORT] [--no-delay] [--trees DIR] [--expired FILE]...\n       fake-marketplace notify ENDPOINT [--fake URL] [--tampered] [--repeat N] ... (notify --help)";
 
 fn usage_error(problem: &str) -> ! {
     eprintln!("{problem}\n{USAGE}");
     std::process::exit(2);
 }
 
-fn main() {
+const NOTIFY_USAGE: &str = "usage: fake-marketplace notify ENDPOINT [--fake URL] [--user-id ID] [--username NAME] [--notification-id ID] [--tampered[=body|signature]] [--repeat N]";
+
+fn notify_usage_error(problem: &str) -> ! {
+    eprintln!("{problem}\n{NOTIFY_USAGE}");
+    std::process::exit(2);
+}
+
+/// `fake-marketplace notify …`: a signed account deletion notification sent to an endpoint.
+fn notify(mut args: impl Iterator<Item = String>) -> std::process::ExitCode {
+    use fake_marketplace::{AccountDeletionNotice, FakeUser, NotificationSigner, Tamper};
+
+    let mut endpoint: Option<String> = None;
+    let mut fake_url = std::env::var("MARKETPLACE_BASE_URL").ok();
+    let mut user = FakeUser::default();
+    let mut notification_id: Option<String> = None;
+    let mut tamper = Tamper::None;
+    let mut repeat: u32 = 1;
+    while let Some(arg) = args.next() {
+        let (name, inline) = match arg.split_once('=') {
+            Some((name, value)) if name.starts_with("--") => {
+                (name.to_owned(), Some(value.to_owned()))
+            }
+            _ => (arg.clone(), None),
+        };
+        let mut value = |what: &str| {
+            inline
+                .clone()
+                .or_else(|| args.next())
+                .unwrap_or_else(|| notify_usage_error(&format!("{name} needs {what}")))
+        };
+        match name.as_str() {
+            "-h" | "--help" => {
+                println!("{NOTIFY_USAGE}");
+                println!(
+                    "  ENDPOINT              the endpoint's http:// URL (e.g. http://127.0.0.1:3000/ebay/notifications)\n  \
+                     --fake URL            the running fake whose getPublicKey key signs (default: MARKETPLACE_BASE_URL)\n  \
+                     --user-id ID          data.userId (default: the fake's getUser user, fakeSeller0001)\n  \
+                     --username NAME       data.username (default: fake_seller)\n  \
+                     --notification-id ID  notificationId (default: a new one)\n  \
+                     --tampered[=WHAT]     spoil the body (default) or the signature: the endpoint must answer 412\n  \
+                     --repeat N            send it N times with the same notificationId, as eBay retries (default 1)"
+                );
+                return std::process::ExitCode::SUCCESS;
+            }
+            "--fake" => fake_url = Some(value("the fake's URL")),
+            "--user-id" => user.user_id = value("an id"),
+            "--username" => user.username = value("a name"),
+            "--notification-id" => notification_id = Some(value("an id")),
+            "--tampered" => {
+                tamper = match inline.as_deref() {
+                    None | Some("body") => Tamper::Body,
+                    Some("signature") => Tamper::Signature,
+                    Some(other) => {
+                        notify_usage_error(&format!("--tampered={other}: say body or signature"))
+                    }
+                }
+            }
+            "--repeat" => {
+                repeat = value("a count")
+                    .parse()
+                    .ok()
+                    .filter(|n| *n >= 1)
+                    .unwrap_or_else(|| notify_usage_error("--repeat needs a count of 1 or more"))
+            }
+            other if other.starts_with('-') => {
+                notify_usage_error(&format!("unknown argument {other:?}"))
+            }
+            _ if endpoint.is_none() => endpoint = Some(arg),
+            _ => notify_usage_error(&format!("one endpoint only: {arg:?}")),
+        }
+    }
+    let Some(endpoint) = endpoint else {
+        notify_usage_error("the endpoint's URL is missing");
+    };
+    let Some(fake_url) = fake_url else {
+        notify_usage_error(
+            "which fake signs? --fake URL (the address the running fake printed), or MARKETPLACE_BASE_URL",
+        );
+    };
+    let signer = NotificationSigner::of_fake(&fake_url);
+    let id = notification_id.unwrap_or_else(|| {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        format!(
+            "{:08x}-fake-cli0-{:04x}-{nanos:x}",
+            std::process::id(),
+            repeat
+        )
+    });
+    let mut notice = AccountDeletionNotice::with_id(id, &user).tampered(tamper);
+    for attempt in 1..=repeat {
+        match signer.send(&endpoint, &notice) {
+            Ok(delivery) => {
+                let body = delivery.body_str();
+                println!(
+                    "attempt {attempt} of notification {}: {}{}{}",
+                    notice.notification_id,
+                    delivery.status,
+                    if body.is_empty() { "" } else { " " },
+                    body.escape_debug()
+                );
+            }
+            Err(e) => {
+                eprintln!("attempt {attempt}: cannot deliver to {endpoint}: {e}");
+                return std::process::ExitCode::FAILURE;
+            }
+        }
+        notice = notice.retry();
+    }
+    std::process::ExitCode::SUCCESS
+}
+
+fn main() -> std::process::ExitCode {
+    let mut strings = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .peekable();
+    if strings.peek().map(String::as_str) == Some("notify") {
+        strings.next();
+        return notify(strings);
+    }
+    serve()
+}
+
+fn serve() -> std::process::ExitCode {
     let mut port = 0;
     let mut delay = Some((Duration::from_secs(2), Duration::from_secs(5)));
     let mut trees: Option<PathBuf> = None;
@@ -67,7 +199,7 @@ fn main() {
                      {INDENT}a made-up set for EBAY_US and EBAY_MOTORS_US",
                     names.join(INDENT)
                 );
-                return;
+                return std::process::ExitCode::SUCCESS;
             }
             p => match (
                 p.strip_prefix("--trees="),
@@ -138,6 +270,11 @@ fn main() {
             Some(_) => "2-5 s (--no-delay to turn off)",
             None => "none",
         }
+    );
+    eprintln!(
+        "  notifications: getPublicKey and getUser; send a signed account deletion to an endpoint \
+         with `fake-marketplace notify ENDPOINT --fake {}` (--repeat N, --tampered)",
+        fake.base_url()
     );
     eprintln!("point the snapshot tool (or any client) at it with:");
     eprintln!(

@@ -4,7 +4,8 @@
 //! * getPublicKey (`GET /commerce/notification/v1/public_key/{kid}`, an application token):
 //!   `{"algorithm":"ECDSA","digest":"SHA1","key":"-----BEGIN PUBLIC KEY-----…-----END PUBLIC KEY-----"}`,
 //!   the PEM without line breaks as eBay sends it; an unknown `kid` is a 404.
-//! * getUser (`GET /commerce/identity/v1/user/`, a user token): the fake's current user
+//! * getUser (`GET /commerce/identity/v1/user/`, a user token whose scopes hold
+//!   `…/oauth/api_scope/commerce.identity.readonly`, else 403 as eBay answers): the fake's current user
 //!   ([`FakeMarketplace::set_user`]), `{"userId": …, "username": …, "accountType": "INDIVIDUAL"}`.
 //! * [`FakeMarketplace::run_challenge`]: eBay's check of an endpoint (`GET
 //!   <endpoint>?challenge_code=…`, the answer compared with SHA-256 over the code, the
@@ -33,6 +34,9 @@ use crate::{FakeMarketplace, FakeState, Request, Response, Route, lock};
 pub const PUBLIC_KEY_PATH: &str = "/commerce/notification/v1/public_key/";
 /// getUser's path below the API host.
 pub const USER_PATH: &str = "/commerce/identity/v1/user/";
+/// The scope getUser needs, after `…/oauth/api_scope` (eBay's
+/// `https://api.ebay.com/oauth/api_scope/commerce.identity.readonly`).
+pub const IDENTITY_SCOPE_SUFFIX: &str = "/commerce.identity.readonly";
 
 /// The eBay user getUser answers for the fake's user tokens.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,16 +57,44 @@ impl Default for FakeUser {
 }
 
 pub(crate) struct NotifyState {
-    kid: String,
-    key: SigningKey,
-    pem_one_line: String,
+    signer: NotificationSigner,
     user: std::sync::Mutex<FakeUser>,
 }
 
 impl NotifyState {
     pub(crate) fn new(base_url: &str) -> Self {
-        // A key of the fake's own, derived from its address: fixed within a run, different
-        // between two fakes (a key of one fake does not verify the other's notifications).
+        Self {
+            signer: NotificationSigner::of_fake(base_url),
+            user: std::sync::Mutex::new(FakeUser::default()),
+        }
+    }
+}
+
+/// The notification key of the fake at a base URL, and eBay's side of a notification:
+/// signing and sending. A fake's key is derived from its address (fixed for that address,
+/// different between two fakes: a key of one fake does not verify the other's
+/// notifications), so that `fake-marketplace notify --fake URL` signs with the key the
+/// running fake at `URL` serves on getPublicKey.
+#[derive(Clone)]
+pub struct NotificationSigner {
+    kid: String,
+    key: SigningKey,
+    pem_one_line: String,
+}
+
+impl std::fmt::Debug for NotificationSigner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NotificationSigner")
+            .field("kid", &self.kid)
+            .finish_non_exhaustive()
+    }
+}
+
+impl NotificationSigner {
+    /// The key of the fake whose base URL is `base_url` (as it prints it, e.g.
+    /// `http://127.0.0.1:41234`).
+    pub fn of_fake(base_url: &str) -> Self {
+        let base_url = base_url.trim_end_matches('/');
         let seed = Sha256::digest(format!("fake-marketplace notification key {base_url}"));
         let key = SigningKey::from_slice(&seed).expect("a SHA-256 output is a valid P-256 scalar");
         let pem = key
@@ -74,8 +106,61 @@ impl NotifyState {
             kid,
             key,
             pem_one_line: pem.lines().collect(),
-            user: std::sync::Mutex::new(FakeUser::default()),
         }
+    }
+
+    /// The key id (the `kid` of the signature headers).
+    pub fn kid(&self) -> &str {
+        &self.kid
+    }
+
+    /// The public key as getPublicKey answers it: a PEM without line breaks.
+    pub fn public_key_pem(&self) -> &str {
+        &self.pem_one_line
+    }
+
+    /// The `X-EBAY-SIGNATURE` header over `body`.
+    pub fn signature_header(&self, body: &[u8]) -> String {
+        let signature: Signature = self
+            .key
+            .sign_prehash(&Sha1::digest(body))
+            .expect("a SHA-1 digest is a valid prehash for P-256");
+        let json = serde_json::json!({
+            "alg": "ecdsa",
+            "kid": self.kid,
+            "signature": base64_encode(signature.to_der().as_bytes()),
+            "digest": "SHA1",
+        });
+        base64_encode(json.to_string().as_bytes())
+    }
+
+    /// `POST`s `notice` to `endpoint` (an `http://` URL) with its `X-EBAY-SIGNATURE`, as eBay
+    /// sends a notification, spoiled as `notice.tamper` says.
+    pub fn send(&self, endpoint: &str, notice: &AccountDeletionNotice) -> io::Result<Delivery> {
+        let body = notice.body();
+        let header = match notice.tamper {
+            Tamper::Signature => self.signature_header(b"{\"another\":\"message\"}"),
+            _ => self.signature_header(body.as_bytes()),
+        };
+        let body = match notice.tamper {
+            Tamper::Body => {
+                let name = &notice.username;
+                let mut changed = name.clone();
+                let last = changed.pop().unwrap_or('x');
+                changed.push(if last == 'z' { 'y' } else { 'z' });
+                body.replace(&format!("\"{name}\""), &format!("\"{changed}\""))
+            }
+            _ => body,
+        };
+        send(
+            "POST",
+            endpoint,
+            &[
+                ("Content-Type", "application/json"),
+                ("X-EBAY-SIGNATURE", &header),
+            ],
+            body.as_bytes(),
+        )
     }
 }
 
@@ -114,8 +199,8 @@ fn public_key(request: &Request, state: &FakeState) -> Response {
         }
         Ok(_) => {}
     }
-    let notify = &state.notify;
-    if request.param("kid") != Some(notify.kid.as_str()) {
+    let signer = &state.notify.signer;
+    if request.param("kid") != Some(signer.kid()) {
         return error(404, 195001, "The public key was not found for the key id.");
     }
     Response::json(
@@ -123,7 +208,7 @@ fn public_key(request: &Request, state: &FakeState) -> Response {
         &serde_json::json!({
             "algorithm": "ECDSA",
             "digest": "SHA1",
-            "key": notify.pem_one_line,
+            "key": signer.public_key_pem(),
         }),
     )
 }
@@ -133,6 +218,18 @@ fn get_user(request: &Request, state: &FakeState) -> Response {
         Err(denied) => denied,
         Ok(token) if token.token_type != "User Access Token" => {
             error(403, 1100, "Access denied: getUser takes a user token")
+        }
+        Ok(token)
+            if !token
+                .scopes
+                .iter()
+                .any(|s| s.ends_with(&format!("/oauth/api_scope{IDENTITY_SCOPE_SUFFIX}"))) =>
+        {
+            error(
+                403,
+                1100,
+                "Access denied: Insufficient permissions to fulfill the request (getUser needs the scope commerce.identity.readonly)",
+            )
         }
         Ok(_) => {
             let user = lock(&state.notify.user).clone();
@@ -180,12 +277,20 @@ pub struct AccountDeletionNotice {
 impl AccountDeletionNotice {
     /// A first attempt for `user`, with a fresh `notificationId` from `fake`.
     pub fn new(fake: &FakeMarketplace, user: &FakeUser) -> Self {
-        Self {
-            notification_id: format!(
+        Self::with_id(
+            format!(
                 "{:08x}-fake-4982-42d9-a377-{:012x}",
                 fake.state.next_id(),
                 fake.state.next_id()
             ),
+            user,
+        )
+    }
+
+    /// A first attempt for `user` with `notificationId` `notification_id`.
+    pub fn with_id(notification_id: impl Into<String>, user: &FakeUser) -> Self {
+        Self {
+            notification_id: notification_id.into(),
             user_id: user.user_id.clone(),
             username: user.username.clone(),
             eias_token: format!("nY+sHZ2PrBmdj6wVnY+s{}==", user.user_id),
@@ -289,12 +394,17 @@ impl ChallengeOutcome {
 impl FakeMarketplace {
     /// The key id of the fake's notification key (the `kid` of its signature headers).
     pub fn notification_kid(&self) -> String {
-        self.state.notify.kid.clone()
+        self.state.notify.signer.kid().to_owned()
     }
 
     /// The fake's public key as getPublicKey answers it: a PEM without line breaks.
     pub fn notification_public_key_pem(&self) -> String {
-        self.state.notify.pem_one_line.clone()
+        self.state.notify.signer.public_key_pem().to_owned()
+    }
+
+    /// The fake's notification key, to sign and send notifications.
+    pub fn notification_signer(&self) -> &NotificationSigner {
+        &self.state.notify.signer
     }
 
     /// The user getUser answers from now on.
@@ -337,18 +447,7 @@ impl FakeMarketplace {
 
     /// The `X-EBAY-SIGNATURE` header of the fake's key over `body`.
     pub fn signature_header(&self, body: &[u8]) -> String {
-        let notify = &self.state.notify;
-        let signature: Signature = notify
-            .key
-            .sign_prehash(&Sha1::digest(body))
-            .expect("a SHA-1 digest is a valid prehash for P-256");
-        let json = serde_json::json!({
-            "alg": "ecdsa",
-            "kid": notify.kid,
-            "signature": base64_encode(signature.to_der().as_bytes()),
-            "digest": "SHA1",
-        });
-        base64_encode(json.to_string().as_bytes())
+        self.state.notify.signer.signature_header(body)
     }
 
     /// `POST`s `notice` to `endpoint` (an `http://` URL) with its `X-EBAY-SIGNATURE`, as eBay
@@ -358,30 +457,7 @@ impl FakeMarketplace {
         endpoint: &str,
         notice: &AccountDeletionNotice,
     ) -> io::Result<Delivery> {
-        let body = notice.body();
-        let header = match notice.tamper {
-            Tamper::Signature => self.signature_header(b"{\"another\":\"message\"}"),
-            _ => self.signature_header(body.as_bytes()),
-        };
-        let body = match notice.tamper {
-            Tamper::Body => {
-                let name = &notice.username;
-                let mut changed = name.clone();
-                let last = changed.pop().unwrap_or('x');
-                changed.push(if last == 'z' { 'y' } else { 'z' });
-                body.replace(&format!("\"{name}\""), &format!("\"{changed}\""))
-            }
-            _ => body,
-        };
-        send(
-            "POST",
-            endpoint,
-            &[
-                ("Content-Type", "application/json"),
-                ("X-EBAY-SIGNATURE", &header),
-            ],
-            body.as_bytes(),
-        )
+        self.state.notify.signer.send(endpoint, notice)
     }
 }
 

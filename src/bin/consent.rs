@@ -3,8 +3,11 @@
 //! `authorize` (the default) prints the consent URL, takes the address the browser ends on
 //! (pasted on standard input, or caught by a one-shot listener when the redirect URI is a
 //! loopback URL such as `http://127.0.0.1:8976/callback`), checks its state, exchanges the code
-//! and stores the refresh token in a file of mode 0600. `status` checks the stored token by
-//! refreshing, `token` prints a current access token, `forget` removes the stored token.
+//! and stores the refresh token in a file of mode 0600, then records which eBay user consented
+//! (the Identity API's getUser: `userId` and `username`, beside the token) so that eBay's
+//! account deletion notifications find the account. `status` checks the stored token by
+//! refreshing, `token` prints a current access token, `forget` removes the stored token,
+//! `list` shows every account with its eBay user.
 //!
 //! `-v` (debug) or `-vv` (trace) shows the HTTP attempts and token events on standard error, as
 //! does `RUST_LOG`; no token is ever printed.
@@ -33,10 +36,12 @@ mod live {
     use std::time::{Duration, Instant, SystemTime};
 
     use clap::{Parser, Subcommand, ValueEnum};
+    use marketplace_client::api::{ApiClient, ApiRequest, ClientConfig};
     use marketplace_client::oauth::{
         AccessTokenSource, ConsentRequest, FileStore, OAuthClient, OAuthConfig, OAuthError,
         RefreshTokenStore, ScopeSet, SharedTokenCache, StoredRefreshToken, UserTokenProvider,
     };
+    use marketplace_notifications::{AccountUsers, EbayUser, IDENTITY_SCOPE, identity_base_url};
     use marketplace_toolkit::token_store::{self, ENV_TOKEN_STORE};
 
     use crate::output::escaped;
@@ -163,7 +168,9 @@ mod live {
 
     #[derive(clap::Args)]
     struct AuthorizeArgs {
-        /// A scope to ask for (repeat for several; default: {base_url}/oauth/api_scope).
+        /// A scope to ask for (repeat for several; default: {base_url}/oauth/api_scope). The
+        /// Identity API's scope (…/commerce.identity.readonly) is always added: getUser tells
+        /// which eBay user consented.
         #[arg(long = "scope")]
         scopes: Vec<String>,
         /// How to get the address the browser ends on.
@@ -271,6 +278,10 @@ mod live {
             }
             Command::Forget => {
                 store.as_dyn().remove(&cli.account)?;
+                // The PostgreSQL row held the eBay user; the file store keeps it beside.
+                if let Store::File(file) = &store {
+                    AccountUsers::beside(file.path()).forget_blocking(&cli.account)?;
+                }
                 errln!(
                     "Removed the refresh token of account {:?} from {}",
                     cli.account,
@@ -312,7 +323,21 @@ mod live {
             format!("{e}\nNothing was sent yet: fix the store (or pass another --store) and run consent again.")
         })?;
         let client = Arc::new(config.client()?);
-        let scopes = ScopeSet::new(args.scopes);
+        // getUser, after the exchange, needs the Identity API's scope.
+        let mut scopes: Vec<String> = if args.scopes.is_empty() {
+            config
+                .endpoints
+                .default_scope()
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect()
+        } else {
+            args.scopes
+        };
+        if !scopes.iter().any(|s| s == IDENTITY_SCOPE) {
+            scopes.push(IDENTITY_SCOPE.to_owned());
+        }
+        let scopes = ScopeSet::new(scopes);
         let mut request = client.consent_request(&scopes)?;
         if let Some(prompt) = args.prompt {
             request = request.with_prompt(prompt);
@@ -350,7 +375,7 @@ mod live {
                 request.complete(&line)?
             }
         };
-        let provider = store.provider(client, account);
+        let provider = Arc::new(store.provider(client, account));
         let record = match provider.exchange_code(&code, request.scopes()) {
             Ok(record) => record,
             Err(e @ OAuthError::Store(_)) => match provider.unsaved_refresh_token() {
@@ -370,6 +395,54 @@ mod live {
             describe_expiry(record.expires_at)
         );
         errln!("Scopes: {}", escaped(&record.scopes.to_string()));
+        record_ebay_user(config, &store, account, provider)
+    }
+
+    /// After the exchange: getUser with the new user token (on eBay's Identity API host), and
+    /// the eBay user recorded with the account (beside the file store, or in the PostgreSQL
+    /// store's row), so that an account deletion notification for that user finds it.
+    fn record_ebay_user(
+        config: &OAuthConfig,
+        store: &Store,
+        account: &str,
+        provider: Arc<UserTokenProvider>,
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        let not_recorded = |why: String| -> Box<dyn std::error::Error> {
+            format!(
+                "the refresh token of account {account:?} is stored, but {why}: an account \
+                 deletion notification for this seller will not find the account (its tokens \
+                 would stay). Run consent again for this account."
+            )
+            .into()
+        };
+        let base_url = identity_base_url(config.endpoints.base_url().as_str());
+        let api = ClientConfig::for_base_url(&base_url)
+            .and_then(|c| ApiClient::new(c, provider))
+            .map_err(|e| not_recorded(format!("getUser could not be sent ({e})")))?;
+        let user: EbayUser = api
+            .send(ApiRequest::get("/commerce/identity/v1/user/").operation("getUser"))
+            .and_then(|answer| answer.json())
+            .map_err(|e| not_recorded(format!("getUser (the Identity API) failed ({e})")))?;
+        match store {
+            Store::File(file) => AccountUsers::beside(file.path())
+                .record_blocking(account, user.clone())
+                .map_err(|e| not_recorded(e.to_string()))?,
+            Store::Postgres { tokens, .. } => {
+                if !tokens
+                    .set_ebay_user(account, &user.user_id, &user.username)
+                    .map_err(|e| not_recorded(e.to_string()))?
+                {
+                    return Err(not_recorded(
+                        "its row was gone when the eBay user was recorded".into(),
+                    ));
+                }
+            }
+        }
+        errln!(
+            "Recorded the eBay user of account {account:?}: {} (user id {}).",
+            escaped(&user.username),
+            escaped(&user.user_id)
+        );
         Ok(())
     }
 
@@ -837,18 +910,27 @@ mod live {
     /// `consent list`: the stored accounts, soonest expiry first.
     fn list(store: &Store) -> Result<(), Box<dyn std::error::Error>> {
         let now = SystemTime::now();
-        let mut rows: Vec<(String, Option<SystemTime>, bool)> = match store {
+        type Row = (String, Option<SystemTime>, bool, Option<EbayUser>);
+        let mut rows: Vec<Row> = match store {
             Store::Postgres { tokens, .. } => tokens
                 .accounts()?
                 .into_iter()
-                .map(|a| (a.account, a.expires_at, a.needs_consent))
+                .map(|a| {
+                    let user = match (a.ebay_user_id, a.ebay_username) {
+                        (Some(user_id), Some(username)) => Some(EbayUser { user_id, username }),
+                        _ => None,
+                    };
+                    (a.account, a.expires_at, a.needs_consent, user)
+                })
                 .collect(),
             Store::File(file) => {
+                let mut users = AccountUsers::beside(file.path()).list_blocking()?;
                 let mut rows = Vec::new();
                 for account in file.accounts()? {
                     let record = file.load(&account)?;
                     let marked = file.needs_consent(&account)?;
-                    rows.push((account, record.and_then(|r| r.expires_at), marked));
+                    let user = users.remove(&account);
+                    rows.push((account, record.and_then(|r| r.expires_at), marked, user));
                 }
                 rows
             }
@@ -859,7 +941,7 @@ mod live {
             errln!("No refresh token is stored in {}.", store.describe());
         }
         const SOON: Duration = Duration::from_secs(30 * 86_400);
-        for (account, expires_at, needs_consent) in rows {
+        for (account, expires_at, needs_consent, user) in rows {
             let expiry = match expires_at.map(|t| t.duration_since(now)) {
                 None => "expiry unknown".to_owned(),
                 Some(Ok(left)) if left < SOON => {
@@ -876,7 +958,15 @@ mod live {
             } else {
                 ""
             };
-            out(&format!("{}\t{expiry}{mark}", escaped(&account)))?;
+            let user = match user {
+                Some(user) => format!(
+                    "eBay user {} ({})",
+                    escaped(&user.username),
+                    escaped(&user.user_id)
+                ),
+                None => "eBay user not recorded (consent again to record it)".to_owned(),
+            };
+            out(&format!("{}\t{expiry}{mark}\t{user}", escaped(&account)))?;
         }
         if let Store::Postgres { db, .. } = store {
             report_keys(&db.key_census()?);

@@ -329,6 +329,21 @@ impl BlockingRefreshTokenStore {
         self.run(async move { store.accounts().await })
     }
 
+    /// Records the eBay user who granted `account`'s refresh token (getUser's `userId` and
+    /// `username`), at consent ([`PgRefreshTokenStore::set_ebay_user`]); false when no token
+    /// is stored for `account`.
+    pub fn set_ebay_user(
+        &self,
+        account: &str,
+        user_id: &str,
+        username: &str,
+    ) -> Result<bool, OAuthError> {
+        let store = self.store.clone();
+        let (account, user_id, username) =
+            (account.to_owned(), user_id.to_owned(), username.to_owned());
+        self.run(async move { store.set_ebay_user(&account, &user_id, &username).await })
+    }
+
     fn run<T: Send + 'static>(
         &self,
         work: impl Future<Output = Result<T, OAuthError>> + Send + 'static,

@@ -19,7 +19,11 @@
 //! token or a key.
 //!
 //! Run [`migrate`] once at start-up (it is idempotent). The tables are
-//! `marketplace_refresh_tokens` and `marketplace_token_cache`; the migrations are recorded in
+//! `marketplace_refresh_tokens` (with each account's eBay user, recorded at consent:
+//! [`RefreshTokens::set_ebay_user`], and removed by an account deletion:
+//! [`RefreshTokens::delete_ebay_user`]) and `marketplace_token_cache`, and for eBay's
+//! notifications `marketplace_notifications_seen` and `marketplace_notification_keys` (their
+//! statements behind the feature `notifications`); the migrations are recorded in
 //! `marketplace_client_migrations`, beside (never in) the application's own `_sqlx_migrations`.
 //! During a key rotation, [`key_census`] counts the tokens still under the previous key and
 //! [`rekey`] re-encrypts them.
@@ -66,6 +70,8 @@ mod cache;
 mod crypto;
 mod error;
 mod migrate;
+#[cfg(feature = "notifications")]
+pub mod notifications;
 mod refresh;
 mod rotation;
 mod shared;

@@ -12,8 +12,15 @@ use crate::crypto::{Keyring, SecretText};
 use crate::error::{Error, RowId};
 use crate::time::{from_db, from_db_opt, to_db_opt};
 
-/// `account, expires_at, needs_consent, updated_at`.
-type SummaryRow = (String, Option<DateTime<Utc>>, bool, DateTime<Utc>);
+/// `account, expires_at, needs_consent, updated_at, ebay_user_id, ebay_username`.
+type SummaryRow = (
+    String,
+    Option<DateTime<Utc>>,
+    bool,
+    DateTime<Utc>,
+    Option<String>,
+    Option<String>,
+);
 
 const TABLE: &str = "marketplace_refresh_tokens";
 
@@ -119,6 +126,11 @@ pub struct AccountSummary {
     pub needs_consent: bool,
     /// When the row was last written.
     pub updated_at: SystemTime,
+    /// The eBay user who consented (getUser's `userId`), once recorded
+    /// ([`RefreshTokens::set_ebay_user`]).
+    pub ebay_user_id: Option<String>,
+    /// That user's `username`, once recorded.
+    pub ebay_username: Option<String>,
 }
 
 /// The refresh-token table, over a connection pool, with the keyring that encrypts it.
@@ -135,6 +147,11 @@ impl RefreshTokens {
             pool,
             keyring: Arc::new(keyring),
         }
+    }
+
+    /// The connection pool.
+    pub fn pool(&self) -> &PgPool {
+        &self.pool
     }
 
     /// The token of `key`, decrypted; `None` when none is stored.
@@ -204,6 +221,8 @@ impl RefreshTokens {
     /// shared in `marketplace_token_cache` (those of the consent it replaces) are cleared,
     /// with their back-off, and their leases fenced off, so that no process is handed them
     /// again and a refresh still running with the replaced token cannot publish its answer.
+    /// The eBay user recorded for the replaced consent is cleared too: record the new one
+    /// with [`set_ebay_user`](Self::set_ebay_user).
     pub async fn save(&self, key: &RefreshKey, token: NewRefreshToken<'_>) -> Result<i64, Error> {
         let (ciphertext, key_id) = self.keyring.encrypt(&key.row(), token.token)?;
         let expires_at = to_db_opt(token.expires_at, "expiry")?;
@@ -217,7 +236,8 @@ impl RefreshTokens {
              ON CONFLICT (environment, client_id, account) DO UPDATE SET \
                ciphertext = EXCLUDED.ciphertext, key_id = EXCLUDED.key_id, \
                scopes = EXCLUDED.scopes, expires_at = EXCLUDED.expires_at, \
-               needs_consent = false, version = t.version + 1, updated_at = now() \
+               needs_consent = false, version = t.version + 1, updated_at = now(), \
+               ebay_user_id = NULL, ebay_username = NULL \
              RETURNING version",
         ))
         .bind(&key.environment)
@@ -331,6 +351,70 @@ impl RefreshTokens {
         Ok(done.rows_affected() > 0)
     }
 
+    /// Records that the refresh token of `key` was granted by eBay user `user_id` (getUser's
+    /// `userId`, with its `username`), so that an account deletion notification for that
+    /// user finds it ([`delete_ebay_user`](Self::delete_ebay_user)). False, changing nothing,
+    /// when no token is stored for `key`.
+    pub async fn set_ebay_user(
+        &self,
+        key: &RefreshKey,
+        user_id: &str,
+        username: &str,
+    ) -> Result<bool, Error> {
+        let done = sqlx::query(
+            "UPDATE marketplace_refresh_tokens SET ebay_user_id = $4, ebay_username = $5 \
+             WHERE environment = $1 AND client_id = $2 AND account = $3",
+        )
+        .bind(&key.environment)
+        .bind(&key.client_id)
+        .bind(&key.account)
+        .bind(user_id)
+        .bind(username)
+        .execute(&self.pool)
+        .await
+        .map_err(Error::db("record the eBay user of a refresh token"))?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    /// Deletes, in one statement, the refresh token of every account of `environment` and
+    /// `client_id` recorded as eBay user `user_id`'s, and every access token of those
+    /// accounts in `marketplace_token_cache` (all their scope sets, the rows themselves):
+    /// what a Marketplace Account Deletion notification for that user asks. Returns the
+    /// accounts deleted (none when the user is unknown here).
+    ///
+    /// A process still renewing such an access token holds a lease on a row that is gone:
+    /// its publish matches no row (the fence and the holder are the row's), so nothing comes
+    /// back.
+    pub async fn delete_ebay_user(
+        &self,
+        environment: &str,
+        client_id: &str,
+        user_id: &str,
+    ) -> Result<Vec<String>, Error> {
+        let mut accounts: Vec<String> = sqlx::query_scalar(
+            "WITH gone AS ( \
+                 DELETE FROM marketplace_refresh_tokens \
+                 WHERE environment = $1 AND client_id = $2 AND ebay_user_id = $3 \
+                 RETURNING account \
+             ), cached AS ( \
+                 DELETE FROM marketplace_token_cache c USING gone \
+                 WHERE c.environment = $1 AND c.client_id = $2 AND c.kind = 'user' \
+                   AND c.subject = gone.account \
+                 RETURNING 1 \
+             ) SELECT account FROM gone",
+        )
+        .bind(environment)
+        .bind(client_id)
+        .bind(user_id)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(Error::db(
+            "delete the refresh tokens of a deleted eBay user",
+        ))?;
+        accounts.sort();
+        Ok(accounts)
+    }
+
     /// The accounts holding a token for this environment and application, those expiring
     /// soonest first (tokens without a known expiry last), then by account.
     pub async fn list(
@@ -339,7 +423,7 @@ impl RefreshTokens {
         client_id: &str,
     ) -> Result<Vec<AccountSummary>, Error> {
         let rows: Vec<SummaryRow> = sqlx::query_as(
-            "SELECT account, expires_at, needs_consent, updated_at \
+            "SELECT account, expires_at, needs_consent, updated_at, ebay_user_id, ebay_username \
              FROM marketplace_refresh_tokens WHERE environment = $1 AND client_id = $2 \
              ORDER BY expires_at ASC NULLS LAST, account ASC",
         )
@@ -349,14 +433,18 @@ impl RefreshTokens {
         .await
         .map_err(Error::db("list refresh tokens"))?;
         rows.into_iter()
-            .map(|(account, expires_at, needs_consent, updated_at)| {
-                Ok(AccountSummary {
-                    account,
-                    expires_at: from_db_opt(expires_at, "expiry")?,
-                    needs_consent,
-                    updated_at: from_db(updated_at, "update time")?,
-                })
-            })
+            .map(
+                |(account, expires_at, needs_consent, updated_at, user_id, username)| {
+                    Ok(AccountSummary {
+                        account,
+                        expires_at: from_db_opt(expires_at, "expiry")?,
+                        needs_consent,
+                        updated_at: from_db(updated_at, "update time")?,
+                        ebay_user_id: user_id,
+                        ebay_username: username,
+                    })
+                },
+            )
             .collect()
     }
 

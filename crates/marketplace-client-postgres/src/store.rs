@@ -66,6 +66,50 @@ impl PgRefreshTokenStore {
         .await
     }
 
+    /// Records that the refresh token of `account` was granted by eBay user `user_id`
+    /// (getUser's `userId`) named `username`, at consent, so that an account deletion
+    /// notification for that user finds it ([`RefreshTokens::set_ebay_user`]). False when no
+    /// token is stored for `account`.
+    pub async fn set_ebay_user(
+        &self,
+        account: &str,
+        user_id: &str,
+        username: &str,
+    ) -> Result<bool, OAuthError> {
+        self.bounded(
+            "record the eBay user of an account in",
+            self.tokens
+                .set_ebay_user(&self.key(account), user_id, username),
+        )
+        .await
+    }
+
+    /// Deletes the refresh tokens and the shared access tokens of every account recorded as
+    /// eBay user `user_id`'s ([`RefreshTokens::delete_ebay_user`]); returns those accounts.
+    pub async fn delete_ebay_user(&self, user_id: &str) -> Result<Vec<String>, OAuthError> {
+        self.bounded(
+            "delete the accounts of a deleted eBay user from",
+            self.tokens
+                .delete_ebay_user(&self.environment, &self.client_id, user_id),
+        )
+        .await
+    }
+
+    /// The environment of this store's tokens.
+    pub fn environment(&self) -> &str {
+        &self.environment
+    }
+
+    /// The application (client id) of this store's tokens.
+    pub fn client_id(&self) -> &str {
+        &self.client_id
+    }
+
+    /// The connection pool.
+    pub fn pool(&self) -> &sqlx::PgPool {
+        self.tokens.pool()
+    }
+
     fn key(&self, account: &str) -> RefreshKey {
         RefreshKey::new(&self.environment, &self.client_id, account)
     }

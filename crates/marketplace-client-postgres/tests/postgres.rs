@@ -57,12 +57,17 @@ async fn migrations_run_twice() {
         .fetch_one(&db.pool)
         .await
         .unwrap();
-    let migrations = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/migrations"))
+    let files = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/migrations"))
         .unwrap()
-        .filter(|e| e.as_ref().unwrap().path().extension() == Some("sql".as_ref()))
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "sql")
+        })
         .count();
-    assert!(migrations >= 3, "{migrations} migration files");
-    assert_eq!(applied, migrations as i64, "each migration recorded once");
+    assert_eq!(applied as usize, files, "one record per migration file");
     let sqlx_table: bool = sqlx::query_scalar("SELECT to_regclass('_sqlx_migrations') IS NOT NULL")
         .fetch_one(&db.pool)
         .await
@@ -166,14 +171,35 @@ async fn a_store_migrated_into_sqlx_s_table_by_an_earlier_version_upgrades() {
         .run(&db.pool)
         .await
         .expect("the earlier version migrates");
-    let store = RefreshTokens::new(db.pool.clone(), ring(1));
-    store
+    // A token the earlier version saved: its row as that version wrote it (this version's
+    // save writes columns the earlier schema lacks), encrypted as any version does (the row's
+    // identity is the associated data, not the database).
+    let elsewhere = migrated().await;
+    RefreshTokens::new(elsewhere.pool.clone(), ring(1))
         .save(
             &key("kept"),
             refresh("token-saved-before-the-upgrade", None),
         )
         .await
         .unwrap();
+    let (ciphertext, key_id): (Vec<u8>, String) =
+        sqlx::query_as("SELECT ciphertext, key_id FROM marketplace_refresh_tokens")
+            .fetch_one(&elsewhere.pool)
+            .await
+            .unwrap();
+    sqlx::query(
+        "INSERT INTO marketplace_refresh_tokens \
+           (environment, client_id, account, ciphertext, key_id, scopes) \
+         VALUES ($1, $2, 'kept', $3, $4, '')",
+    )
+    .bind(ENV)
+    .bind(APP)
+    .bind(ciphertext)
+    .bind(key_id)
+    .execute(&db.pool)
+    .await
+    .unwrap();
+    let store = RefreshTokens::new(db.pool.clone(), ring(1));
 
     migrate(&db.pool)
         .await
@@ -881,4 +907,95 @@ async fn a_stopped_database_is_an_error_naming_the_operation() {
     db.server().start().expect("start the server again");
     let loaded = store.load(&key("alice")).await.unwrap().unwrap();
     assert_eq!(loaded.token.expose(), "token-before-the-outage");
+}
+
+/// The eBay user recorded at consent: listed, cleared by a new consent (a save), and the key
+/// of an account deletion, which removes the accounts' refresh tokens and every cached access
+/// token of theirs, and nothing of another user's.
+#[tokio::test]
+async fn the_ebay_user_of_an_account_is_recorded_cleared_by_a_new_consent_and_deleted() {
+    let db = migrated().await;
+    let store = RefreshTokens::new(db.pool.clone(), ring(1));
+    for account in ["alice-us", "alice-de", "bob"] {
+        store
+            .save(&key(account), refresh("rt", None))
+            .await
+            .unwrap();
+    }
+    assert!(!store.set_ebay_user(&key("nobody"), "x", "y").await.unwrap());
+    for (account, user) in [
+        ("alice-us", "alice01"),
+        ("alice-de", "alice01"),
+        ("bob", "bob02"),
+    ] {
+        assert!(
+            store
+                .set_ebay_user(&key(account), user, "name")
+                .await
+                .unwrap()
+        );
+    }
+    let listed = store.list(ENV, APP).await.unwrap();
+    assert!(
+        listed
+            .iter()
+            .all(|a| a.ebay_username.as_deref() == Some("name"))
+    );
+
+    // A new consent of bob's account: its user is unknown until recorded again.
+    store.save(&key("bob"), refresh("rt2", None)).await.unwrap();
+    let bob = store.list(ENV, APP).await.unwrap();
+    let bob = bob.iter().find(|a| a.account == "bob").unwrap();
+    assert_eq!(
+        (bob.ebay_user_id.as_deref(), bob.ebay_username.as_deref()),
+        (None, None)
+    );
+    assert!(
+        store
+            .set_ebay_user(&key("bob"), "bob02", "bob")
+            .await
+            .unwrap()
+    );
+
+    // Cached access tokens of alice's accounts (two scope sets) and bob's.
+    for (account, scopes) in [
+        ("alice-us", ""),
+        ("alice-us", "narrow"),
+        ("alice-de", ""),
+        ("bob", ""),
+    ] {
+        sqlx::query(
+            "INSERT INTO marketplace_token_cache (environment, client_id, kind, subject, scopes) \
+             VALUES ($1, $2, 'user', $3, $4)",
+        )
+        .bind(ENV)
+        .bind(APP)
+        .bind(account)
+        .bind(scopes)
+        .execute(&db.pool)
+        .await
+        .unwrap();
+    }
+    let gone = store.delete_ebay_user(ENV, APP, "alice01").await.unwrap();
+    assert_eq!(gone, ["alice-de", "alice-us"]);
+    let left: Vec<String> =
+        sqlx::query_scalar("SELECT account FROM marketplace_refresh_tokens ORDER BY account")
+            .fetch_all(&db.pool)
+            .await
+            .unwrap();
+    assert_eq!(left, ["bob"]);
+    let cached: Vec<String> =
+        sqlx::query_scalar("SELECT subject FROM marketplace_token_cache ORDER BY subject")
+            .fetch_all(&db.pool)
+            .await
+            .unwrap();
+    assert_eq!(cached, ["bob"]);
+    assert!(
+        store
+            .delete_ebay_user(ENV, "Another-App", "bob02")
+            .await
+            .unwrap()
+            .is_empty(),
+        "another application's user is not this one's"
+    );
 }

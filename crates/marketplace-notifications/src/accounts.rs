@@ -29,9 +29,35 @@ impl std::fmt::Debug for EbayUser {
     }
 }
 
+/// The scope getUser needs in the user's token (ask for it at consent, beside the others).
+pub const IDENTITY_SCOPE: &str = "https://api.ebay.com/oauth/api_scope/commerce.identity.readonly";
+
+/// The host of the Identity API for the API host `base_url`: eBay serves it on
+/// `apiz.ebay.com` (`apiz.sandbox.ebay.com`), not on `api.ebay.com`; any other host (a
+/// proxy, the fake marketplace) is kept as it is.
+///
+/// ```
+/// # use marketplace_notifications::identity_base_url;
+/// assert_eq!(identity_base_url("https://api.ebay.com/"), "https://apiz.ebay.com/");
+/// assert_eq!(identity_base_url("https://api.sandbox.ebay.com"), "https://apiz.sandbox.ebay.com");
+/// assert_eq!(identity_base_url("http://127.0.0.1:8080/"), "http://127.0.0.1:8080/");
+/// ```
+pub fn identity_base_url(base_url: &str) -> String {
+    for host in ["api.ebay.com", "api.sandbox.ebay.com"] {
+        let prefix = format!("https://{host}");
+        if let Some(rest) = base_url.strip_prefix(&prefix)
+            && (rest.is_empty() || rest.starts_with('/'))
+        {
+            return format!("https://apiz.{}{rest}", &host["api.".len()..]);
+        }
+    }
+    base_url.to_owned()
+}
+
 /// getUser (`GET /commerce/identity/v1/user/`) through `api`, a client whose tokens are the
-/// user's (`marketplace_client::aio::oauth::UserTokenProvider`). On eBay the Identity API is
-/// served by `apiz.ebay.com` (`apiz.sandbox.ebay.com`): give `api` that base URL.
+/// user's (`marketplace_client::aio::oauth::UserTokenProvider`, consented with
+/// [`IDENTITY_SCOPE`]). On eBay the Identity API is served by `apiz.ebay.com`
+/// (`apiz.sandbox.ebay.com`): give `api` that base URL ([`identity_base_url`]).
 pub async fn get_user(api: &ApiClient) -> Result<EbayUser, ApiError> {
     api.send(ApiRequest::get("/commerce/identity/v1/user/").operation("getUser"))
         .await?
@@ -58,8 +84,8 @@ struct FileBody {
 }
 
 /// A JSON file beside the refresh-token file: account → the eBay user who consented
-/// (`userId`, `username`). Replaced atomically (a temporary file, fsync, rename); the file
-/// operations run on tokio's blocking pool.
+/// (`userId`, `username`). Replaced atomically (a temporary file, fsync, rename), of mode 0600
+/// on Unix (usernames are personal data); the file operations run on tokio's blocking pool.
 #[derive(Debug, Clone)]
 pub struct AccountUsers {
     path: PathBuf,
@@ -101,7 +127,12 @@ fn write(path: &Path, accounts: BTreeMap<String, EbayUser>) -> Result<(), Accoun
     tmp.push(".tmp");
     let tmp = PathBuf::from(tmp);
     let written = (|| {
-        let mut file = std::fs::File::create(&tmp)?;
+        // Personal data (usernames): readable by the owner only, as the refresh tokens are.
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let mut file = options.open(&tmp)?;
         file.write_all(&json)?;
         file.sync_all()?;
         std::fs::rename(&tmp, path)
@@ -119,6 +150,45 @@ impl AccountUsers {
             path: path.into(),
             lock: Arc::new(tokio::sync::Mutex::new(())),
         }
+    }
+
+    /// The file the `consent` command records the users of the refresh-token file
+    /// `store_file` in: beside it, `<name>.users.json` (`refresh-tokens.json` →
+    /// `refresh-tokens.users.json`).
+    pub fn beside(store_file: &Path) -> Self {
+        let stem = store_file
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "refresh-tokens".into());
+        Self::new(store_file.with_file_name(format!("{stem}.users.json")))
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// [`record`](Self::record) for a program without an async runtime (the `consent`
+    /// command): blocks the calling thread on the file.
+    pub fn record_blocking(&self, account: &str, user: EbayUser) -> Result<(), AccountUsersError> {
+        let mut accounts = read(&self.path)?;
+        accounts.insert(account.to_owned(), user);
+        write(&self.path, accounts)
+    }
+
+    /// [`list`](Self::list) for a program without an async runtime.
+    pub fn list_blocking(&self) -> Result<BTreeMap<String, EbayUser>, AccountUsersError> {
+        read(&self.path)
+    }
+
+    /// Forgets the eBay user of `account` (its refresh token was removed), blocking; true when
+    /// one was recorded. The file is left alone when it holds nothing of `account`.
+    pub fn forget_blocking(&self, account: &str) -> Result<bool, AccountUsersError> {
+        let mut accounts = read(&self.path)?;
+        if accounts.remove(account).is_none() {
+            return Ok(false);
+        }
+        write(&self.path, accounts).map(|()| true)
     }
 
     async fn update<T: Send + 'static>(

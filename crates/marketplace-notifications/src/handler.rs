@@ -14,7 +14,7 @@ use crate::{Notification, SignatureHeader, VerificationToken, VerifyError, chall
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 /// How long a `notificationId` is remembered (eBay retries a notification for about a day).
 pub const DEDUP_RETENTION: Duration = Duration::from_secs(24 * 3600);
-/// How many `notificationId`s are remembered at most (the oldest go first).
+/// How many `notificationId`s are remembered at most in memory (the oldest go first).
 pub const DEDUP_CAPACITY: usize = 100_000;
 
 /// An answer to send back: status, headers, body.
@@ -80,15 +80,98 @@ type Callback = Arc<dyn Fn(Notification) -> BoxFuture<Result<(), CallbackError>>
 pub(crate) type Hook =
     Arc<dyn Fn(Notification) -> BoxFuture<Result<(), CallbackError>> + Send + Sync>;
 
-enum Seen {
+pub(crate) enum Seen {
     InFlight,
     Done,
 }
 
 #[derive(Default)]
-struct Dedup {
+pub(crate) struct Dedup {
     ids: HashMap<String, Seen>,
     order: VecDeque<(Instant, String)>,
+}
+
+/// Where the handled `notificationId`s are remembered: in this process, or in the
+/// PostgreSQL token store (for the whole fleet).
+pub(crate) enum Log {
+    Memory(Mutex<Dedup>),
+    #[cfg(feature = "postgres")]
+    Postgres(marketplace_client_postgres::notifications::NotificationLog),
+}
+
+/// What [`Log::begin`] decided.
+enum Begin {
+    Handle(Ticket),
+    Handled,
+    InFlight,
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+    Unavailable(String),
+}
+
+/// The claim to end with [`Log::end`].
+enum Ticket {
+    Memory,
+    #[cfg(feature = "postgres")]
+    Postgres(marketplace_client_postgres::notifications::ClaimHolder),
+}
+
+impl Log {
+    async fn begin(&self, id: &str) -> Begin {
+        match self {
+            Log::Memory(seen) => {
+                let mut seen = lock(seen);
+                seen.prune(Instant::now());
+                match seen.ids.get(id) {
+                    Some(Seen::Done) => Begin::Handled,
+                    Some(Seen::InFlight) => Begin::InFlight,
+                    None => {
+                        seen.ids.insert(id.to_owned(), Seen::InFlight);
+                        Begin::Handle(Ticket::Memory)
+                    }
+                }
+            }
+            #[cfg(feature = "postgres")]
+            Log::Postgres(log) => {
+                use marketplace_client_postgres::notifications::Claim;
+                match log.claim(id).await {
+                    Ok(Claim::Mine(holder)) => Begin::Handle(Ticket::Postgres(holder)),
+                    Ok(Claim::Handled) => Begin::Handled,
+                    Ok(Claim::InFlight) => Begin::InFlight,
+                    Err(e) => Begin::Unavailable(e.to_string()),
+                }
+            }
+        }
+    }
+
+    /// Ends the claim of `ticket`: remembered as handled when `handled`, else forgotten (so
+    /// that eBay's next delivery is handled).
+    async fn end(&self, id: &str, ticket: Ticket, handled: bool) {
+        match (self, ticket) {
+            (Log::Memory(seen), Ticket::Memory) => {
+                let mut seen = lock(seen);
+                if handled {
+                    seen.ids.insert(id.to_owned(), Seen::Done);
+                    seen.order.push_back((Instant::now(), id.to_owned()));
+                } else {
+                    seen.ids.remove(id);
+                }
+            }
+            #[cfg(feature = "postgres")]
+            (Log::Postgres(log), Ticket::Postgres(holder)) => {
+                let ended = if handled {
+                    log.handled(id, &holder).await
+                } else {
+                    log.release(id, &holder).await
+                };
+                if let Err(e) = ended {
+                    // Handled all the same; a retry meanwhile may be handled again.
+                    tracing::warn!(target: "marketplace_notifications", notification_id = %id, error = %e, "could not record the notification's outcome");
+                }
+            }
+            #[cfg(feature = "postgres")]
+            _ => {}
+        }
+    }
 }
 
 impl Dedup {
@@ -106,8 +189,8 @@ impl Dedup {
 
 /// eBay's notification endpoint for one application: answers the challenge, verifies each
 /// notification's signature with the key of its `kid` ([`PublicKeyCache`]), decodes it, hands
-/// it to the application's callback once per `notificationId` (remembered a day, in memory),
-/// and says what to answer.
+/// it to the application's callback once per `notificationId` (remembered a day, in memory,
+/// or in the PostgreSQL token store with the `postgres` feature), and says what to answer.
 ///
 /// | request | answer |
 /// |---|---|
@@ -117,7 +200,7 @@ impl Dedup {
 /// | no or malformed `X-EBAY-SIGNATURE`, unknown alg or digest, a body that is not a notification | 400 |
 /// | a body over [`MAX_BODY_BYTES`] | 413 |
 /// | the same `notificationId` while its first delivery is being handled | 409 |
-/// | getPublicKey unreachable | 503 |
+/// | getPublicKey unreachable, or the PostgreSQL store (feature `postgres`, `with_postgres_store`) | 503 |
 /// | the callback failed | 500 |
 /// | another method | 405 |
 ///
@@ -127,8 +210,8 @@ pub struct NotificationEndpoint {
     token: VerificationToken,
     keys: Arc<PublicKeyCache>,
     callback: Option<Callback>,
-    hook: Option<Hook>,
-    seen: Mutex<Dedup>,
+    hooks: Vec<Hook>,
+    pub(crate) log: Log,
 }
 
 impl std::fmt::Debug for NotificationEndpoint {
@@ -191,8 +274,8 @@ impl NotificationEndpoint {
             token,
             keys,
             callback: None,
-            hook: None,
-            seen: Mutex::new(Dedup::default()),
+            hooks: Vec::new(),
+            log: Log::Memory(Mutex::new(Dedup::default())),
         })
     }
 
@@ -214,7 +297,7 @@ impl NotificationEndpoint {
     }
 
     pub(crate) fn with_hook(mut self, hook: Hook) -> Self {
-        self.hook = Some(hook);
+        self.hooks.push(hook);
         self
     }
 
@@ -309,37 +392,37 @@ impl NotificationEndpoint {
             Err(e) => return EndpointAnswer::error(400, e),
         };
         let id = notification.notification_id().to_owned();
-        {
-            let mut seen = lock(&self.seen);
-            seen.prune(Instant::now());
-            match seen.ids.get(&id) {
-                Some(Seen::Done) => {
-                    tracing::info!(target: "marketplace_notifications", notification_id = %id, "notification already handled");
-                    return EndpointAnswer::no_content();
-                }
-                Some(Seen::InFlight) => {
-                    return EndpointAnswer::error(
-                        409,
-                        "this notificationId is being handled; send it again later",
-                    );
-                }
-                None => {
-                    seen.ids.insert(id.clone(), Seen::InFlight);
-                }
+        let ticket = match self.log.begin(&id).await {
+            Begin::Handle(ticket) => ticket,
+            Begin::Handled => {
+                tracing::info!(target: "marketplace_notifications", notification_id = %id, "notification already handled");
+                return EndpointAnswer::no_content();
             }
-        }
+            Begin::InFlight => {
+                return EndpointAnswer::error(
+                    409,
+                    "this notificationId is being handled; send it again later",
+                );
+            }
+            Begin::Unavailable(reason) => {
+                tracing::warn!(target: "marketplace_notifications", notification_id = %id, error = %reason, "the notification log is unavailable");
+                let mut answer = EndpointAnswer::error(
+                    503,
+                    "the record of handled notifications cannot be reached; send it again later",
+                );
+                answer.headers.push(("Retry-After", "60".to_owned()));
+                return answer;
+            }
+        };
         let topic = notification.topic().to_owned();
         let outcome = self.dispatch(notification).await;
-        let mut seen = lock(&self.seen);
+        self.log.end(&id, ticket, outcome.is_ok()).await;
         match outcome {
             Ok(()) => {
-                seen.ids.insert(id.clone(), Seen::Done);
-                seen.order.push_back((Instant::now(), id.clone()));
                 tracing::info!(target: "marketplace_notifications", notification_id = %id, topic = %topic, "notification handled");
                 EndpointAnswer::no_content()
             }
             Err(e) => {
-                seen.ids.remove(&id);
                 tracing::error!(target: "marketplace_notifications", notification_id = %id, topic = %topic, error = %e, "notification not handled");
                 EndpointAnswer::error(
                     500,
@@ -350,7 +433,7 @@ impl NotificationEndpoint {
     }
 
     async fn dispatch(&self, notification: Notification) -> Result<(), CallbackError> {
-        if let Some(hook) = &self.hook {
+        for hook in &self.hooks {
             hook(notification.clone()).await?;
         }
         if let Some(callback) = &self.callback {

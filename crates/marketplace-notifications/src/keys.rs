@@ -85,6 +85,8 @@ pub struct PublicKeyCache {
     unknown_ttl: Duration,
     capacity: usize,
     slots: Mutex<HashMap<String, Arc<Slot>>>,
+    #[cfg(feature = "postgres")]
+    pub(crate) shared: Option<marketplace_client_postgres::notifications::PublicKeyTable>,
 }
 
 impl std::fmt::Debug for PublicKeyCache {
@@ -118,6 +120,8 @@ impl PublicKeyCache {
             unknown_ttl: DEFAULT_UNKNOWN_TTL,
             capacity: DEFAULT_CAPACITY,
             slots: Mutex::new(HashMap::new()),
+            #[cfg(feature = "postgres")]
+            shared: None,
         }
     }
 
@@ -194,7 +198,7 @@ impl PublicKeyCache {
             }
             _ => {}
         }
-        let fetched = self.fetch(kid).await;
+        let fetched = self.fetch_shared(kid).await;
         match &fetched {
             Ok(key) => {
                 *state = SlotState::Key {
@@ -212,7 +216,38 @@ impl PublicKeyCache {
         fetched
     }
 
-    async fn fetch(&self, kid: &str) -> Result<PublicKey, KeyFetchError> {
+    /// The key from the fleet's table, else from getPublicKey (then written to the table).
+    #[cfg(feature = "postgres")]
+    async fn fetch_shared(&self, kid: &str) -> Result<PublicKey, KeyFetchError> {
+        let Some(table) = &self.shared else {
+            return self.fetch(kid).await.map(|(key, _)| key);
+        };
+        match table.get(kid, self.ttl).await {
+            Ok(Some(pem)) => {
+                if let Ok(key) = PublicKey::from_pem(&pem) {
+                    return Ok(key);
+                }
+                tracing::warn!(target: "marketplace_notifications", "a shared public key is not a P-256 PEM; asking getPublicKey");
+            }
+            Ok(None) => {}
+            Err(e) => {
+                tracing::warn!(target: "marketplace_notifications", error = %e, "the shared public keys cannot be read; asking getPublicKey");
+            }
+        }
+        let (key, pem) = self.fetch(kid).await?;
+        if let Err(e) = table.put(kid, &pem).await {
+            tracing::warn!(target: "marketplace_notifications", error = %e, "could not share a public key");
+        }
+        Ok(key)
+    }
+
+    #[cfg(not(feature = "postgres"))]
+    async fn fetch_shared(&self, kid: &str) -> Result<PublicKey, KeyFetchError> {
+        self.fetch(kid).await.map(|(key, _)| key)
+    }
+
+    /// getPublicKey: the key, and its PEM as answered.
+    async fn fetch(&self, kid: &str) -> Result<(PublicKey, String), KeyFetchError> {
         let request =
             ApiRequest::get_segments(["commerce", "notification", "v1", "public_key", kid])
                 .operation("getPublicKey");
@@ -246,6 +281,7 @@ impl PublicKeyCache {
         {
             return Err(bad(format!("digest {:?}, not SHA1", shorten(digest))));
         }
-        PublicKey::from_pem(&answer.key).map_err(|e: KeyError| bad(e.to_string()))
+        let key = PublicKey::from_pem(&answer.key).map_err(|e: KeyError| bad(e.to_string()))?;
+        Ok((key, answer.key))
     }
 }

@@ -48,9 +48,13 @@ pub mod axum;
 mod handler;
 #[cfg(feature = "client")]
 mod keys;
+#[cfg(feature = "postgres")]
+pub mod postgres;
 
 #[cfg(feature = "client")]
-pub use accounts::{AccountUsers, AccountUsersError, EbayUser, get_user};
+pub use accounts::{
+    AccountUsers, AccountUsersError, EbayUser, IDENTITY_SCOPE, get_user, identity_base_url,
+};
 #[cfg(feature = "client")]
 pub use handler::{
     CallbackError, DEDUP_CAPACITY, DEDUP_RETENTION, EndpointAnswer, EndpointError, MAX_BODY_BYTES,

@@ -41,7 +41,11 @@ async fn consent(
 ) {
     fake.set_user(user);
     let client = oauth(fake);
-    let scopes = ScopeSet::new([fake.scope("/sell.inventory")]);
+    // getUser needs the Identity API's scope.
+    let scopes = ScopeSet::new([
+        fake.scope("/sell.inventory"),
+        fake.scope("/commerce.identity.readonly"),
+    ]);
     let request = client.consent_request(&scopes).unwrap();
     let browser = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())

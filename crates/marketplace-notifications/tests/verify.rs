@@ -300,3 +300,38 @@ fn arbitrary_headers_and_bodies_never_panic() {
         }
     }
 }
+
+/// A signer that does not normalise s (s or n - s), and one that sends the 64-byte r‖s form
+/// rather than DER, are accepted alike; a changed body is not. With the default features
+/// aws-lc-rs verifies, without them RustCrypto's p256: this test runs under both.
+#[test]
+fn high_s_and_fixed_size_signatures_verify_and_a_changed_body_does_not() {
+    let pair = pair();
+    let key = PublicKey::from_pem(&pair.pem).unwrap();
+    let signature: p256::ecdsa::Signature = pair.signing.sign_prehash(&Sha1::digest(BODY)).unwrap();
+    let low = signature.normalize_s().unwrap_or(signature);
+    let s: p256::Scalar = *low.s().as_ref();
+    let high = p256::ecdsa::Signature::from_scalars(low.r().to_bytes(), (-s).to_bytes()).unwrap();
+    assert!(high.normalize_s().is_some(), "n - s is the high one");
+    for (what, sig) in [
+        ("low s, DER", low.to_der().as_bytes().to_vec()),
+        ("high s, DER", high.to_der().as_bytes().to_vec()),
+        ("low s, r‖s", low.to_bytes().to_vec()),
+        ("high s, r‖s", high.to_bytes().to_vec()),
+    ] {
+        let header = encode_header("kid-1", &sig);
+        assert_eq!(
+            verify(&header, BODY.as_bytes(), &key),
+            Ok(SignedForm::RawBody),
+            "{what}"
+        );
+        let changed = BODY.replace("test_user", "test_usex");
+        assert!(
+            matches!(
+                verify(&header, changed.as_bytes(), &key),
+                Err(VerifyError::BadSignature { .. })
+            ),
+            "{what}"
+        );
+    }
+}
