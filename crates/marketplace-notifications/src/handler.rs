@@ -37,7 +37,7 @@ impl EndpointAnswer {
         }
     }
 
-    fn error(status: u16, message: impl std::fmt::Display) -> Self {
+    pub(crate) fn error(status: u16, message: impl std::fmt::Display) -> Self {
         Self::json(
             status,
             serde_json::json!({ "error": message.to_string() }).to_string(),

@@ -47,13 +47,25 @@ pub enum KeyFetchError {
         #[source]
         source: ApiError,
     },
+    /// The blocking front's runtime is not running (`blocking::PublicKeyCache::get` called
+    /// on that runtime's own thread, where waiting would deadlock).
+    #[error(
+        "the public key of kid {kid:?} cannot be fetched: the key cache's runtime is not running here"
+    )]
+    Stopped {
+        /// The `kid` (shortened).
+        kid: String,
+    },
 }
 
 impl KeyFetchError {
     /// Whether eBay could succeed later with the same notification (the service or the
     /// network failed), rather than the `kid` being wrong.
     pub fn is_transient(&self) -> bool {
-        matches!(self, KeyFetchError::Api { .. })
+        matches!(
+            self,
+            KeyFetchError::Api { .. } | KeyFetchError::Stopped { .. }
+        )
     }
 }
 
@@ -76,9 +88,8 @@ struct Slot {
 /// the others wait for its answer. A `kid` that getPublicKey does not know is remembered as
 /// unknown for [`DEFAULT_UNKNOWN_TTL`], so a flood of forged `kid`s costs one call each.
 ///
-/// Async only: the notifications arrive at an async web server (axum, hyper, actix…), and
-/// the key is fetched while a request waits, which a blocking front would do on a runtime
-/// thread.
+/// Async; a blocking backend drives this same cache through [`crate::blocking::PublicKeyCache`]
+/// (a runtime of its own, on a thread of its own).
 pub struct PublicKeyCache {
     api: ApiClient,
     ttl: Duration,

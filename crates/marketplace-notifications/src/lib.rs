@@ -13,6 +13,10 @@
 //! * [`verify`]: the `X-EBAY-SIGNATURE` header checked over the body (ECDSA P-256, SHA-1);
 //! * [`Notification`]: the body as types ([`AccountDeletion`], other topics as JSON).
 //!
+//! With the feature `client` (default): [`PublicKeyCache`] (getPublicKey, cached) and
+//! [`NotificationEndpoint`] (the whole endpoint) for async code, and the same driven on a
+//! runtime of their own for blocking code ([`blocking`]).
+//!
 //! ```
 //! use marketplace_notifications::{Notification, VerificationToken, challenge_response};
 //!
@@ -44,6 +48,8 @@ pub use signature::{
 mod accounts;
 #[cfg(feature = "axum")]
 pub mod axum;
+#[cfg(feature = "client")]
+pub mod blocking;
 #[cfg(feature = "client")]
 mod handler;
 #[cfg(feature = "client")]
