@@ -6,7 +6,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -65,15 +65,43 @@ fn endpoint(
 }
 
 /// Serves `endpoint` over loopback with std's TCP, one thread per connection (as a
-/// thread-per-request server does). Returns the endpoint's URL.
-fn serve(listener: TcpListener, endpoint: Arc<blocking::NotificationEndpoint>) {
-    std::thread::spawn(move || {
+/// thread-per-request server does), until the returned guard is dropped.
+fn serve(listener: TcpListener, endpoint: Arc<blocking::NotificationEndpoint>) -> Server {
+    let stop = Arc::new(AtomicBool::new(false));
+    let addr = listener.local_addr().unwrap();
+    let stopped = stop.clone();
+    let thread = std::thread::spawn(move || {
         for stream in listener.incoming() {
+            if stopped.load(Ordering::SeqCst) {
+                break;
+            }
             let Ok(stream) = stream else { continue };
             let endpoint = endpoint.clone();
             std::thread::spawn(move || answer(stream, &endpoint));
         }
     });
+    Server {
+        stop,
+        addr,
+        thread: Some(thread),
+    }
+}
+
+/// Stops the server when dropped (so the endpoint, and the cache's runtime, go too).
+struct Server {
+    stop: Arc<AtomicBool>,
+    addr: std::net::SocketAddr,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        let _ = TcpStream::connect(self.addr);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 fn answer(stream: TcpStream, endpoint: &blocking::NotificationEndpoint) {
@@ -133,6 +161,14 @@ fn library_threads() -> usize {
         .count()
 }
 
+fn thread_names() -> String {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("comm")).ok())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 /// Waits (a while) for the library's threads to be `n`.
 fn library_threads_settle_at(n: usize) -> usize {
     let deadline = Instant::now() + Duration::from_secs(5);
@@ -156,7 +192,7 @@ fn from_a_plain_thread_a_signed_deletion_gets_204_and_reaches_the_application_on
     );
     let keys = key_cache(&fake);
     let (endpoint, received) = endpoint(&url, &keys);
-    serve(listener, Arc::new(endpoint));
+    let server = serve(listener, Arc::new(endpoint));
 
     let challenge = fake.run_challenge(&url, TOKEN).unwrap();
     assert!(challenge.passed(), "{challenge:?}");
@@ -182,6 +218,10 @@ fn from_a_plain_thread_a_signed_deletion_gets_204_and_reaches_the_application_on
     assert_eq!(deletion.user_id, "seller42Id");
     assert_eq!(deletion.notification_id, notice.notification_id);
     assert_eq!(keys.len(), 1);
+    // The server and the cache gone, the runtime's threads are gone.
+    drop(server);
+    drop(keys);
+    assert_eq!(library_threads_settle_at(0), 0, "{}", thread_names());
 }
 
 #[test]
@@ -195,7 +235,7 @@ fn from_a_plain_thread_a_tampered_notification_gets_412_and_reaches_nobody() {
     );
     let keys = key_cache(&fake);
     let (endpoint, received) = endpoint(&url, &keys);
-    serve(listener, Arc::new(endpoint));
+    let server = serve(listener, Arc::new(endpoint));
 
     let notice = AccountDeletionNotice::new(&fake, &FakeUser::default());
     for tamper in [Tamper::Body, Tamper::Signature] {
@@ -213,6 +253,9 @@ fn from_a_plain_thread_a_tampered_notification_gets_412_and_reaches_nobody() {
     // The genuine one is still handled afterwards.
     assert_eq!(fake.send_notification(&url, &notice).unwrap().status, 204);
     assert_eq!(received.lock().unwrap().len(), 1);
+    drop(server);
+    drop(keys);
+    assert_eq!(library_threads_settle_at(0), 0, "{}", thread_names());
 }
 
 #[test]
@@ -338,7 +381,12 @@ fn dropping_the_blocking_cache_on_any_thread_leaks_no_thread() {
     let _serial = serial();
     let fake = Arc::new(FakeMarketplace::new());
     let kid = fake.notification_kid();
-    assert_eq!(library_threads_settle_at(0), 0, "before");
+    assert_eq!(
+        library_threads_settle_at(0),
+        0,
+        "before: {}",
+        thread_names()
+    );
 
     // Created, used (getPublicKey through the runtime) and dropped on this thread.
     let keys = key_cache(&fake);
@@ -379,4 +427,33 @@ fn dropping_the_blocking_cache_on_any_thread_leaks_no_thread() {
         .block_on(runtime.spawn(async move { drop(keys) }))
         .unwrap();
     assert_eq!(library_threads(), 0, "dropped in a tokio task");
+}
+
+#[test]
+fn a_failing_or_panicking_callback_answers_500_and_the_retry_is_handled() {
+    let _serial = serial();
+    let fake = FakeMarketplace::new();
+    let keys = key_cache(&fake);
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = calls.clone();
+    let endpoint =
+        blocking::NotificationEndpoint::new(URL, VerificationToken::new(TOKEN).unwrap(), &keys)
+            .unwrap()
+            .on_notification(move |_| match counted.fetch_add(1, Ordering::SeqCst) {
+                0 => Err(std::io::Error::other("the database is down")),
+                1 => panic!("a callback's own bug"),
+                _ => Ok(()),
+            });
+    let (signature, body) = signed(&fake);
+    let headers = [("X-EBAY-SIGNATURE", signature.as_str())];
+    let statuses: Vec<u16> = (0..4)
+        .map(|_| {
+            endpoint
+                .handle("POST", None, &headers, body.as_bytes())
+                .status
+        })
+        .collect();
+    // Failed, panicked (both: eBay sends it again), handled, then known as handled.
+    assert_eq!(statuses, [500, 500, 204, 204]);
+    assert_eq!(calls.load(Ordering::SeqCst), 3);
 }
