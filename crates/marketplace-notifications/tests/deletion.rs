@@ -164,3 +164,79 @@ async fn a_deletion_removes_the_sellers_refresh_token_once_and_a_forgery_nothing
     let left = users.list().await.unwrap();
     assert_eq!(left.keys().collect::<Vec<_>>(), ["seller-b"]);
 }
+
+/// The same from blocking code: the async endpoint (configured with the deletion of the
+/// sellers' tokens) driven by `blocking::NotificationEndpoint::from_async`, from a plain
+/// thread.
+#[test]
+fn from_blocking_code_a_deletion_removes_the_sellers_refresh_token_once() {
+    use marketplace_notifications::blocking;
+
+    let fake = FakeMarketplace::new();
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(FileStore::new(dir.path().join("tokens.json")));
+    let users = AccountUsers::new(dir.path().join("account-users.json"));
+    let alice = FakeUser {
+        user_id: "aliceUserId01".into(),
+        username: "alice_sells".into(),
+    };
+    let bob = FakeUser {
+        user_id: "bobUserId0002".into(),
+        username: "bob_sells".into(),
+    };
+    // The consent flows are the async client's (a runtime of the test's, gone afterwards).
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(async {
+            consent(&fake, &store, &users, "seller-a", alice.clone()).await;
+            consent(&fake, &store, &users, "seller-b", bob.clone()).await;
+        });
+
+    let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url()).unwrap();
+    let app = Arc::new(ApplicationTokenProvider::new(
+        OAuthClient::from_config(
+            &OAuthConfig::new(endpoints).with_credentials(fake.client_id(), fake.client_secret()),
+        )
+        .unwrap(),
+    ));
+    let keys = blocking::PublicKeyCache::new(PublicKeyCache::new(
+        ApiClient::new(ClientConfig::for_base_url(&fake.base_url()).unwrap(), app).unwrap(),
+    ))
+    .unwrap();
+    let configured = NotificationEndpoint::new(
+        URL,
+        VerificationToken::new(TOKEN).unwrap(),
+        keys.as_async().clone(),
+    )
+    .unwrap()
+    .delete_tokens_of_deleted_users(users.clone(), store.clone());
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = calls.clone();
+    let endpoint =
+        blocking::NotificationEndpoint::from_async(configured, &keys).on_notification(move |_| {
+            counted.fetch_add(1, Ordering::SeqCst);
+            Ok::<(), std::io::Error>(())
+        });
+
+    let notice = AccountDeletionNotice::new(&fake, &alice);
+    for attempt in [notice.clone(), notice.retry()] {
+        let body = attempt.body();
+        let header = fake.signature_header(body.as_bytes());
+        let answer = endpoint.handle(
+            "POST",
+            None,
+            &[("X-EBAY-SIGNATURE", &header)],
+            body.as_bytes(),
+        );
+        assert_eq!(answer.status, 204, "{}", answer.body_str());
+    }
+    assert_eq!(calls.load(Ordering::SeqCst), 1, "the callback runs once");
+    let file = std::fs::read_to_string(dir.path().join("tokens.json")).unwrap();
+    assert!(
+        !file.contains("seller-a"),
+        "alice's refresh token is gone: {file}"
+    );
+    assert!(file.contains("seller-b"), "bob's is kept: {file}");
+}
