@@ -75,6 +75,8 @@ pub mod notifications;
 mod refresh;
 mod rotation;
 mod shared;
+#[cfg(feature = "signing")]
+pub mod signing;
 mod store;
 mod time;
 
@@ -88,6 +90,8 @@ pub use error::{DecryptFailure, Error, KeyProblem, RowId};
 pub use refresh::{AccountSummary, NewRefreshToken, RefreshKey, RefreshTokens, StoredRefresh};
 pub use rotation::{KeyCensus, KeyUse, Rekeyed, key_census, rekey};
 pub use shared::{DEFAULT_DB_TIMEOUT, DEFAULT_LEASE, PgTokenCache};
+#[cfg(feature = "signing")]
+pub use signing::{DEFAULT_SIGNING_CIPHER, PgSigningKeys, SigningKeySummary};
 pub use store::{DEFAULT_STORE_TIMEOUT, PgRefreshTokenStore};
 
 /// Creates or updates the store's tables. Running it again (from any number of processes) is

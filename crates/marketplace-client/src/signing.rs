@@ -178,6 +178,14 @@ pub struct SigningKeyInfo {
     pub public_key: Option<String>,
 }
 
+impl SigningKeyInfo {
+    /// Whether this key is due for replacement at `now_unix_seconds`
+    /// ([`replacement_due`]): within 30 days of its `expirationTime`.
+    pub fn is_due_for_replacement(&self, now_unix_seconds: u64) -> bool {
+        replacement_due(self.expiration_time, now_unix_seconds)
+    }
+}
+
 /// createSigningKey's answer: the new key's description and its private key, which eBay shows
 /// this once only (it keeps no copy): save it ([`private_key`](Self::private_key)) before
 /// anything else. No `Display`; `Debug` redacts the private key, zeroed on drop.
@@ -208,6 +216,14 @@ impl NewSigningKey {
     pub fn signing_key(&self) -> Result<SigningKey, SigningError> {
         SigningKey::from_der_base64(&self.private_key, self.info.jwe.clone())
     }
+}
+
+/// Whether a key whose `expirationTime` is `expiration_time` (Unix seconds) is due for
+/// replacement at `now_unix_seconds`: within 30 days of its expiry, or past it. A key without
+/// an expiry is kept. Pure; what the key stores decide with.
+pub fn replacement_due(expiration_time: Option<u64>, now_unix_seconds: u64) -> bool {
+    crate::core::signing::key_decision(expiration_time, now_unix_seconds)
+        == crate::core::signing::KeyDecision::Replace
 }
 
 /// The Key Management API's requests and answers, for both fronts' `ApiClient`.
