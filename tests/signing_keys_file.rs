@@ -191,3 +191,67 @@ async fn the_async_front_creates_one_key_for_eight_tasks_and_signs_with_it() {
     assert_ne!(rotated.jwe(), before);
     assert_eq!(keys.list().unwrap().len(), 2);
 }
+
+/// `consent signing-key create|show|rotate` against the fake, with MARKETPLACE_TOKEN_STORE a
+/// refresh-token file: the key is kept beside it, and no output holds the private key.
+#[test]
+fn the_consent_command_creates_shows_and_rotates_the_key() {
+    let fake = fake();
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("refresh-tokens.json");
+    let run = |args: &[&str]| {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_consent"))
+            .env_clear()
+            .env("HOME", dir.path())
+            .env("MARKETPLACE_BASE_URL", fake.base_url())
+            .env("MARKETPLACE_AUTH_URL", fake.auth_url())
+            .env("MARKETPLACE_CLIENT_ID", fake.client_id())
+            .env("MARKETPLACE_CLIENT_SECRET", fake.client_secret())
+            .env("MARKETPLACE_TOKEN_STORE", &store)
+            .args(["signing-key"])
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            output.status.success(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let (ok, _, stderr) = run(&["show"]);
+    assert!(!ok && stderr.contains("no signing key"), "{stderr}");
+    let (ok, created, stderr) = run(&["create"]);
+    assert!(ok, "{stderr}");
+    assert_eq!(creations(&fake), 1);
+    let keys = SigningKeyFile::beside(&store);
+    let listed = keys.list().unwrap();
+    assert_eq!(listed.len(), 1);
+    assert!(
+        created.starts_with(&format!(
+            "signing-key {} cipher ED25519 created 20",
+            listed[0].signing_key_id
+        )),
+        "{created}"
+    );
+    assert!(created.contains(" expires 20"), "{created}");
+    let (ok, again, _) = run(&["create"]);
+    assert!(ok);
+    assert_eq!(again, created, "an existing key is kept");
+    assert_eq!(creations(&fake), 1);
+    let (ok, rotated, stderr) = run(&["rotate"]);
+    assert!(ok, "{stderr}");
+    assert_eq!(creations(&fake), 2);
+    assert_eq!(rotated.lines().count(), 2, "{rotated}");
+    assert!(rotated.lines().nth(1).unwrap().starts_with("older-key "));
+    let (ok, shown, stderr) = run(&["show"]);
+    assert!(ok);
+    assert_eq!(shown, rotated);
+    // No output holds a private key (base64 PKCS#8 DER, as the file keeps it).
+    let file: Value = serde_json::from_slice(&std::fs::read(keys.path()).unwrap()).unwrap();
+    for key in file["keys"].as_array().unwrap() {
+        let private = key["private_key"].as_str().unwrap();
+        for text in [&created, &rotated, &shown, &stderr] {
+            assert!(!text.contains(&private[..24]), "{text}");
+        }
+    }
+}
