@@ -23,7 +23,9 @@
 //! [`RefreshTokens::set_ebay_user`], and removed by an account deletion:
 //! [`RefreshTokens::delete_ebay_user`]) and `marketplace_token_cache`, and for eBay's
 //! notifications `marketplace_notifications_seen` and `marketplace_notification_keys` (their
-//! statements behind the feature `notifications`); the migrations are recorded in
+//! statements behind the feature `notifications`), and `marketplace_signing_keys` (eBay's
+//! request signing keys, `PgSigningKeys`, behind the feature
+//! `signing`); the migrations are recorded in
 //! `marketplace_client_migrations`, beside (never in) the application's own `_sqlx_migrations`.
 //! During a key rotation, [`key_census`] counts the tokens still under the previous key and
 //! [`rekey`] re-encrypts them.
