@@ -1020,6 +1020,12 @@ mod live {
             count(done.cached_tokens, "cached access token"),
             marketplace_client_postgres::KEY_VAR
         );
+        if done.signing_keys > 0 {
+            errln!(
+                "Re-encrypted {} under the current key.",
+                count(done.signing_keys, "signing key")
+            );
+        }
         report_keys(&done.after);
         if done.after.under_previous() > 0 {
             return Err("some tokens are still under the previous key (see above)".into());
@@ -1042,7 +1048,7 @@ mod live {
     fn report_keys(census: &marketplace_client_postgres::KeyCensus) {
         use marketplace_client_postgres::{KEY_VAR, PREVIOUS_KEY_VAR};
         let (refresh, cached) = (census.refresh_tokens, census.cached_tokens);
-        if census.under_previous() > 0 {
+        if refresh.previous + cached.previous > 0 {
             let verb = if refresh.previous == 1 { "is" } else { "are" };
             errln!(
                 "{} {verb} still encrypted under the previous key ({PREVIOUS_KEY_VAR}), and {}: \
@@ -1051,7 +1057,16 @@ mod live {
                 count(refresh.previous, "refresh token"),
                 count(cached.previous, "cached access token"),
             );
-        } else if census.rotating {
+        }
+        let signing = census.signing_keys.previous;
+        if signing > 0 {
+            let verb = if signing == 1 { "is" } else { "are" };
+            errln!(
+                "{} {verb} still encrypted under the previous key ({PREVIOUS_KEY_VAR}):                  `consent rekey` re-encrypts them; keep {PREVIOUS_KEY_VAR} until none is left.",
+                count(signing, "signing key"),
+            );
+        }
+        if census.under_previous() == 0 && census.rotating {
             errln!("No token is left under the previous key: {PREVIOUS_KEY_VAR} can be removed.");
         }
         if refresh.unknown > 0 {

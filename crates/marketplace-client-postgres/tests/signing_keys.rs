@@ -12,7 +12,7 @@ use marketplace_client::aio::api::{ApiClient, ApiRequest, ClientConfig};
 use marketplace_client::aio::oauth::{
     ApplicationTokenProvider, Endpoints, OAuthClient, OAuthConfig,
 };
-use marketplace_client_postgres::{Keyring, PgSigningKeys, TokenKey, migrate};
+use marketplace_client_postgres::{Keyring, PgSigningKeys, TokenKey, key_census, migrate, rekey};
 use sqlx::postgres::PgPoolOptions;
 use support::pg::TestDb;
 
@@ -177,4 +177,36 @@ async fn a_key_within_thirty_days_of_its_expiry_is_replaced_and_kept_until_it_ex
     let listed = keys.list().await.unwrap();
     assert_eq!(listed.len(), 2);
     assert_eq!(keys.current().await.unwrap().unwrap().jwe(), third);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_key_rotation_re_encrypts_the_signing_keys() {
+    let fake = FakeMarketplace::new();
+    let db = TestDb::new().await;
+    migrate(&db.pool).await.expect("migrate");
+    let api = api(&fake);
+    let old = PgSigningKeys::new(db.pool.clone(), ring(), ENV, APP);
+    let jwe = old.signing_key(&api).await.unwrap().jwe().to_owned();
+    let rotating = Keyring::with_previous(
+        TokenKey::from_bytes([10; 32]),
+        TokenKey::from_bytes([9; 32]),
+    );
+    let census = key_census(&db.pool, &rotating).await.unwrap();
+    assert_eq!(
+        (census.signing_keys.previous, census.under_previous()),
+        (1, 1)
+    );
+    let done = rekey(&db.pool, &rotating).await.unwrap();
+    assert_eq!(done.signing_keys, 1);
+    assert_eq!(done.after.under_previous(), 0);
+    // Readable under the new key alone, and no longer under the old one.
+    let new = PgSigningKeys::new(
+        db.pool.clone(),
+        Keyring::new(TokenKey::from_bytes([10; 32])),
+        ENV,
+        APP,
+    );
+    assert_eq!(new.signing_key(&api).await.unwrap().jwe(), jwe);
+    assert!(old.current().await.is_err());
+    assert_eq!(creations(&fake), 1);
 }
