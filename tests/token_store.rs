@@ -598,3 +598,56 @@ async fn a_blocking_consent_shares_its_access_token_with_the_fleet() {
         "the code exchange only: no refresh"
     );
 }
+
+/// `consent signing-key create|show|rotate` with MARKETPLACE_TOKEN_STORE a PostgreSQL URL: the
+/// key is created once, kept in `marketplace_signing_keys` with its private key encrypted, and
+/// never printed.
+#[tokio::test(flavor = "multi_thread")]
+async fn consent_signing_key_keeps_the_key_in_the_database() {
+    let db = TestDb::new().await;
+    let fake = FakeMarketplace::new();
+    let key = token_key();
+    let run = |args: &[&str]| consent_command(&fake, &db, args, &key, None);
+    let posts = || {
+        fake.requests_to(fake_marketplace::signatures::SIGNING_KEY_PATH)
+            .iter()
+            .filter(|r| r.method == "POST")
+            .count()
+    };
+    let stdout = |out: &Output| {
+        succeeded(out);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let created = run(&["signing-key", "create"]);
+    let created_out = stdout(&created);
+    assert_eq!(posts(), 1);
+    let again = run(&["signing-key", "create"]);
+    assert_eq!(stdout(&again), created_out, "an existing key is kept");
+    assert_eq!(posts(), 1);
+    let (id, cipher): (String, String) =
+        sqlx::query_as("SELECT signing_key_id, cipher FROM marketplace_signing_keys")
+            .fetch_one(&db.pool)
+            .await
+            .unwrap();
+    assert!(
+        created_out.starts_with(&format!("signing-key {id} cipher {cipher} created ")),
+        "{created_out}"
+    );
+    let rotated = run(&["signing-key", "rotate"]);
+    let rotated_out = stdout(&rotated);
+    assert_eq!(posts(), 2);
+    assert_eq!(rotated_out.lines().count(), 2, "{rotated_out}");
+    let shown = run(&["signing-key", "show"]);
+    assert_eq!(stdout(&shown), rotated_out);
+    // The private keys are ciphertext: no row holds the opening of a base64 PKCS#8 Ed25519
+    // key (version 1 or 2; a public key's SubjectPublicKeyInfo opens otherwise: MCow).
+    let plain: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM marketplace_signing_keys t
+         WHERE position('MC4CAQAwBQYDK2Vw' IN t::text) > 0
+            OR position('MFMCAQEwBQYDK2Vw' IN t::text) > 0",
+    )
+    .fetch_one(&db.pool)
+    .await
+    .unwrap();
+    assert_eq!(plain, 0);
+}

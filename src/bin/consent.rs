@@ -164,6 +164,34 @@ mod live {
         /// (MARKETPLACE_TOKEN_KEY_PREVIOUS) with the current one (MARKETPLACE_TOKEN_KEY), and
         /// say whether the previous key can be removed.
         Rekey,
+        /// The application's request signing key (eBay's Key Management API), which some
+        /// calls need for sellers in the EU and the UK: kept beside the refresh tokens (a 0600
+        /// file, signing-keys.json) or in the PostgreSQL store (encrypted under
+        /// MARKETPLACE_TOKEN_KEY). Never prints the private key.
+        SigningKey {
+            #[command(subcommand)]
+            action: SigningKeyAction,
+        },
+    }
+
+    #[derive(Subcommand)]
+    enum SigningKeyAction {
+        /// Create the key (createSigningKey) unless a stored one is not yet within 30 days of
+        /// its expiry; print it as `show` does.
+        Create {
+            /// `ED25519` (what eBay recommends) or `RSA`.
+            #[arg(long, default_value = "ED25519")]
+            cipher: String,
+        },
+        /// Show the stored keys, newest (the one that signs) first: id, cipher, created,
+        /// expires.
+        Show,
+        /// Create a new key now; the old one is kept until it expires.
+        Rotate {
+            /// `ED25519` (what eBay recommends) or `RSA`.
+            #[arg(long, default_value = "ED25519")]
+            cipher: String,
+        },
     }
 
     #[derive(clap::Args)]
@@ -292,7 +320,136 @@ mod live {
             Command::List => list(&store),
             Command::Import { file } => import(&store, &file),
             Command::Rekey => rekey(&store),
+            Command::SigningKey { action } => signing_key(&config, &store, action),
         }
+    }
+
+    /// `consent signing-key create|show|rotate`.
+    fn signing_key(
+        config: &OAuthConfig,
+        store: &Store,
+        action: SigningKeyAction,
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        use marketplace_client::signing::SigningKeyFile;
+        // The Key Management API is served by apiz.ebay.com (apiz.sandbox.ebay.com).
+        let base_url = identity_base_url(config.endpoints.base_url().as_str());
+        let (cipher, rotate) = match &action {
+            SigningKeyAction::Create { cipher } => (cipher.clone(), false),
+            SigningKeyAction::Rotate { cipher } => (cipher.clone(), true),
+            SigningKeyAction::Show => (String::new(), false),
+        };
+        let listed: Vec<(String, String, Option<u64>, Option<u64>)> = match store {
+            Store::File(file) => {
+                let keys = SigningKeyFile::beside(file.path()).with_cipher(cipher);
+                if !matches!(action, SigningKeyAction::Show) {
+                    let api = ApiClient::new(
+                        ClientConfig::for_base_url(&base_url)?,
+                        config.application_token_source()?,
+                    )?;
+                    if rotate {
+                        keys.rotate(&api)?;
+                    } else {
+                        keys.signing_key(&api)?;
+                    }
+                }
+                errln!("signing keys: {}", keys.path().display());
+                keys.list()?
+                    .into_iter()
+                    .map(|k| {
+                        (
+                            k.signing_key_id,
+                            k.cipher,
+                            k.creation_time,
+                            k.expiration_time,
+                        )
+                    })
+                    .collect()
+            }
+            Store::Postgres { db, .. } => {
+                use marketplace_client::aio::api as aio_api;
+                use marketplace_client::aio::oauth as aio_oauth;
+                let client_id = config.require_client_id()?;
+                let keys = db
+                    .signing_keys(
+                        marketplace_client::oauth::SharedTokenRequest::environment_of(
+                            &config.endpoints,
+                        ),
+                        client_id.as_str(),
+                    )
+                    .with_cipher(cipher);
+                if !matches!(action, SigningKeyAction::Show) {
+                    // An application token of its own: a key is created once in years.
+                    let tokens = aio_oauth::ApplicationTokenProvider::new(
+                        aio_oauth::OAuthClient::from_config(config)?,
+                    );
+                    let api = aio_api::ApiClient::new(
+                        aio_api::ClientConfig::for_base_url(&base_url)?,
+                        Arc::new(tokens),
+                    )?;
+                    let keys = keys.clone();
+                    db.block_on(async move {
+                        if rotate {
+                            keys.rotate(&api).await.map(drop)
+                        } else {
+                            keys.signing_key(&api).await.map(drop)
+                        }
+                    })?;
+                }
+                errln!("signing keys: {}", store.describe());
+                let keys = keys.clone();
+                db.block_on(async move { keys.list().await })?
+                    .into_iter()
+                    .map(|k| (k.signing_key_id, k.cipher, k.created, k.expires))
+                    .collect()
+            }
+        };
+        if listed.is_empty() {
+            return Err(
+                "no signing key is stored: create one with `consent signing-key create`".into(),
+            );
+        }
+        for (n, (id, cipher, created, expires)) in listed.iter().enumerate() {
+            let due = marketplace_client::signing::replacement_due(
+                *expires,
+                SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs()),
+            );
+            out(&format!(
+                "{} {} cipher {} created {} expires {}{}",
+                if n == 0 { "signing-key" } else { "older-key" },
+                escaped(id),
+                escaped(cipher),
+                utc(*created),
+                utc(*expires),
+                if due { " (due for replacement)" } else { "" }
+            ))?;
+        }
+        Ok(())
+    }
+
+    /// Unix seconds as an ISO 8601 UTC time (`2026-11-26T13:55:00Z`); `-` when unknown.
+    fn utc(secs: Option<u64>) -> String {
+        let Some(secs) = secs else {
+            return "-".into();
+        };
+        let (days, rest) = ((secs / 86_400) as i64, secs % 86_400);
+        // Howard Hinnant's civil_from_days.
+        let z = days + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z - era * 146_097;
+        let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let day = doy - (153 * mp + 2) / 5 + 1;
+        let month = if mp < 10 { mp + 3 } else { mp - 9 };
+        let year = yoe + era * 400 + i64::from(month <= 2);
+        format!(
+            "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+            rest / 3600,
+            rest % 3600 / 60,
+            rest % 60
+        )
     }
 
     fn default_store() -> Result<PathBuf, String> {
@@ -863,6 +1020,12 @@ mod live {
             count(done.cached_tokens, "cached access token"),
             marketplace_client_postgres::KEY_VAR
         );
+        if done.signing_keys > 0 {
+            errln!(
+                "Re-encrypted {} under the current key.",
+                count(done.signing_keys, "signing key")
+            );
+        }
         report_keys(&done.after);
         if done.after.under_previous() > 0 {
             return Err("some tokens are still under the previous key (see above)".into());
@@ -885,7 +1048,7 @@ mod live {
     fn report_keys(census: &marketplace_client_postgres::KeyCensus) {
         use marketplace_client_postgres::{KEY_VAR, PREVIOUS_KEY_VAR};
         let (refresh, cached) = (census.refresh_tokens, census.cached_tokens);
-        if census.under_previous() > 0 {
+        if refresh.previous + cached.previous > 0 {
             let verb = if refresh.previous == 1 { "is" } else { "are" };
             errln!(
                 "{} {verb} still encrypted under the previous key ({PREVIOUS_KEY_VAR}), and {}: \
@@ -894,7 +1057,16 @@ mod live {
                 count(refresh.previous, "refresh token"),
                 count(cached.previous, "cached access token"),
             );
-        } else if census.rotating {
+        }
+        let signing = census.signing_keys.previous;
+        if signing > 0 {
+            let verb = if signing == 1 { "is" } else { "are" };
+            errln!(
+                "{} {verb} still encrypted under the previous key ({PREVIOUS_KEY_VAR}):                  `consent rekey` re-encrypts them; keep {PREVIOUS_KEY_VAR} until none is left.",
+                count(signing, "signing key"),
+            );
+        }
+        if census.under_previous() == 0 && census.rotating {
             errln!("No token is left under the previous key: {PREVIOUS_KEY_VAR} can be removed.");
         }
         if refresh.unknown > 0 {

@@ -192,6 +192,32 @@ impl TokenStore {
             .unwrap_or(Err(Error::RuntimeGone))
     }
 
+    /// The signing keys of the application `client_id` in `environment` (feature `signing`),
+    /// on this store's pool and keyring; run their calls with [`block_on`](Self::block_on).
+    #[cfg(feature = "signing")]
+    pub fn signing_keys(
+        &self,
+        environment: impl Into<String>,
+        client_id: impl Into<String>,
+    ) -> crate::PgSigningKeys {
+        crate::PgSigningKeys::new(
+            self.pool.clone(),
+            self.keyring.clone(),
+            environment,
+            client_id,
+        )
+    }
+
+    /// Runs `work` (for example a call of [`crate::PgSigningKeys`]) on the store's runtime and
+    /// waits for it from this thread (feature `signing`).
+    #[cfg(feature = "signing")]
+    pub fn block_on<T: Send + 'static>(
+        &self,
+        work: impl Future<Output = Result<T, Error>> + Send + 'static,
+    ) -> Result<T, Error> {
+        self.runtime.run(work).unwrap_or(Err(Error::RuntimeGone))
+    }
+
     /// The shared access-token cache, for
     /// [`ApplicationTokenProvider::with_shared_cache`](marketplace_client::oauth::ApplicationTokenProvider::with_shared_cache)
     /// and [`UserTokenProvider::with_shared_cache`](marketplace_client::oauth::UserTokenProvider::with_shared_cache).

@@ -113,6 +113,18 @@ pub enum Error {
     #[error("cannot start the token store's runtime: {0}")]
     Runtime(#[source] std::io::Error),
 
+    /// The Key Management API failed (createSigningKey), with the service's own message
+    /// (feature `signing`).
+    #[cfg(feature = "signing")]
+    #[error("the Key Management API failed: {0}")]
+    KeyManagement(#[source] Box<marketplace_client::api::ApiError>),
+
+    /// A signing key (stored or just created) cannot be used (feature `signing`); the message
+    /// never holds the key.
+    #[cfg(feature = "signing")]
+    #[error("the signing key cannot be used: {0}")]
+    SigningKey(#[source] marketplace_client::signing::SigningError),
+
     /// The runtime of the blocking store has stopped.
     #[error("the token store's runtime has stopped")]
     RuntimeGone,

@@ -23,7 +23,9 @@
 //! [`RefreshTokens::set_ebay_user`], and removed by an account deletion:
 //! [`RefreshTokens::delete_ebay_user`]) and `marketplace_token_cache`, and for eBay's
 //! notifications `marketplace_notifications_seen` and `marketplace_notification_keys` (their
-//! statements behind the feature `notifications`); the migrations are recorded in
+//! statements behind the feature `notifications`), and `marketplace_signing_keys` (eBay's
+//! request signing keys, `PgSigningKeys`, behind the feature
+//! `signing`); the migrations are recorded in
 //! `marketplace_client_migrations`, beside (never in) the application's own `_sqlx_migrations`.
 //! During a key rotation, [`key_census`] counts the tokens still under the previous key and
 //! [`rekey`] re-encrypts them.
@@ -75,6 +77,8 @@ pub mod notifications;
 mod refresh;
 mod rotation;
 mod shared;
+#[cfg(feature = "signing")]
+pub mod signing;
 mod store;
 mod time;
 
@@ -88,6 +92,8 @@ pub use error::{DecryptFailure, Error, KeyProblem, RowId};
 pub use refresh::{AccountSummary, NewRefreshToken, RefreshKey, RefreshTokens, StoredRefresh};
 pub use rotation::{KeyCensus, KeyUse, Rekeyed, key_census, rekey};
 pub use shared::{DEFAULT_DB_TIMEOUT, DEFAULT_LEASE, PgTokenCache};
+#[cfg(feature = "signing")]
+pub use signing::{DEFAULT_SIGNING_CIPHER, PgSigningKeys, SigningKeySummary};
 pub use store::{DEFAULT_STORE_TIMEOUT, PgRefreshTokenStore};
 
 /// Creates or updates the store's tables. Running it again (from any number of processes) is

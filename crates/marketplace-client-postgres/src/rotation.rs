@@ -32,13 +32,15 @@ pub struct KeyCensus {
     /// The shared access tokens (`marketplace_token_cache`); an unreadable one is replaced
     /// by the next renewal, at the cost of one token request.
     pub cached_tokens: KeyUse,
+    /// The private keys of eBay's request signing keys (`marketplace_signing_keys`).
+    pub signing_keys: KeyUse,
 }
 
 impl KeyCensus {
-    /// The tokens of both tables still under the previous key: when 0 during a rotation,
+    /// The tokens and signing keys still under the previous key: when 0 during a rotation,
     /// the previous key can be dropped.
     pub fn under_previous(&self) -> u64 {
-        self.refresh_tokens.previous + self.cached_tokens.previous
+        self.refresh_tokens.previous + self.cached_tokens.previous + self.signing_keys.previous
     }
 }
 
@@ -49,6 +51,8 @@ pub struct Rekeyed {
     pub refresh_tokens: u64,
     /// Shared access tokens re-encrypted under the current key.
     pub cached_tokens: u64,
+    /// Signing keys' private keys re-encrypted under the current key.
+    pub signing_keys: u64,
     /// The census afterwards.
     pub after: KeyCensus,
 }
@@ -85,6 +89,11 @@ pub async fn key_census(pool: &PgPool, keyring: &Keyring) -> Result<KeyCensus, E
             "SELECT key_id, count(*) FROM marketplace_token_cache \
              WHERE key_id IS NOT NULL GROUP BY key_id",
             "count the cached tokens by key",
+        )
+        .await?,
+        signing_keys: count(
+            "SELECT key_id, count(*) FROM marketplace_signing_keys GROUP BY key_id",
+            "count the signing keys by key",
         )
         .await?,
     })
@@ -163,13 +172,64 @@ pub async fn rekey(pool: &PgPool, keyring: &Keyring) -> Result<Rekeyed, Error> {
             .map_err(Error::db("re-encrypt a cached token"))?;
             done.cached_tokens += rewritten.rows_affected();
         }
+        done.signing_keys = rekey_signing_keys(pool, keyring, &previous).await?;
     }
     done.after = key_census(pool, keyring).await?;
     tracing::info!(
         refresh_tokens = done.refresh_tokens,
         cached_tokens = done.cached_tokens,
+        signing_keys = done.signing_keys,
         left_under_previous = done.after.under_previous(),
         "tokens re-encrypted under the current key"
     );
+    Ok(done)
+}
+
+/// Re-encrypts the signing keys' private keys under `previous` with the current key (each row
+/// only if it still holds what was read); returns how many were rewritten.
+async fn rekey_signing_keys(
+    pool: &PgPool,
+    keyring: &Keyring,
+    previous: &str,
+) -> Result<u64, Error> {
+    let rows: Vec<(String, String, String, Vec<u8>)> = sqlx::query_as(
+        "SELECT environment, client_id, signing_key_id, private_key \
+         FROM marketplace_signing_keys WHERE key_id = $1",
+    )
+    .bind(previous)
+    .fetch_all(pool)
+    .await
+    .map_err(Error::db("list the signing keys under the previous key"))?;
+    let mut done = 0;
+    for (environment, client_id, signing_key_id, sealed) in rows {
+        let row = crate::error::RowId {
+            table: "marketplace_signing_keys",
+            environment,
+            client_id,
+            kind: None,
+            subject: signing_key_id,
+            scopes: String::new(),
+        };
+        let Ok(private_key) = keyring.decrypt(&row, previous, &sealed) else {
+            tracing::warn!(signing_key_id = %row.subject, "a signing key under the previous key does not decrypt; left as it is");
+            continue;
+        };
+        let (resealed, key_id) = keyring.encrypt(&row, private_key.expose())?;
+        let rewritten = sqlx::query(
+            "UPDATE marketplace_signing_keys SET private_key = $5, key_id = $6 \
+             WHERE environment = $1 AND client_id = $2 AND signing_key_id = $3 \
+               AND private_key = $4",
+        )
+        .bind(&row.environment)
+        .bind(&row.client_id)
+        .bind(&row.subject)
+        .bind(&sealed)
+        .bind(resealed)
+        .bind(key_id)
+        .execute(pool)
+        .await
+        .map_err(Error::db("re-encrypt a signing key"))?;
+        done += rewritten.rows_affected();
+    }
     Ok(done)
 }

@@ -178,6 +178,14 @@ pub struct SigningKeyInfo {
     pub public_key: Option<String>,
 }
 
+impl SigningKeyInfo {
+    /// Whether this key is due for replacement at `now_unix_seconds`
+    /// ([`replacement_due`]): within 30 days of its `expirationTime`.
+    pub fn is_due_for_replacement(&self, now_unix_seconds: u64) -> bool {
+        replacement_due(self.expiration_time, now_unix_seconds)
+    }
+}
+
 /// createSigningKey's answer: the new key's description and its private key, which eBay shows
 /// this once only (it keeps no copy): save it ([`private_key`](Self::private_key)) before
 /// anything else. No `Display`; `Debug` redacts the private key, zeroed on drop.
@@ -208,6 +216,326 @@ impl NewSigningKey {
     pub fn signing_key(&self) -> Result<SigningKey, SigningError> {
         SigningKey::from_der_base64(&self.private_key, self.info.jwe.clone())
     }
+}
+
+/// An application's signing keys in a JSON file that only its owner may read, kept as the
+/// refresh tokens are (see [`FileStore`](crate::oauth::FileStore)): mode `0600` in a
+/// directory made with mode `0700`, every write an atomic replacement, every read refused when
+/// group or others may read the file, every change made under the store's lock
+/// (`<file>.lock`).
+///
+/// [`signing_key`](Self::signing_key) is the one call a backend makes: the newest key unless
+/// it is within 30 days of its `expirationTime`; otherwise a new key is created
+/// (createSigningKey), saved, then used, and older keys are kept until they expire. Processes
+/// sharing the file create one key between them: the creator holds the lock from its second
+/// look at the file until the new key is saved.
+///
+/// ```no_run
+/// use marketplace_client::aio::api::ApiClient;
+/// use marketplace_client::signing::SigningKeyFile;
+/// # async fn run(api: ApiClient) -> Result<(), Box<dyn std::error::Error>> {
+/// let keys = SigningKeyFile::beside("/var/lib/backend/refresh-tokens.json");
+/// let key = keys.signing_key_async(&api).await?; // created once, replaced before it expires
+/// let api = api.with_signing_key(key);
+/// # let _ = api; Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+pub struct SigningKeyFile {
+    file: crate::oauth::FileStore,
+    cipher: String,
+}
+
+const KEYS_FORMAT: &str = "marketplace-toolkit signing keys";
+
+#[derive(serde::Serialize, serde::Deserialize, Default)]
+struct KeysBody {
+    format: String,
+    version: u32,
+    /// Oldest first: the last one signs.
+    keys: Vec<KeyRecord>,
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct KeyRecord {
+    signing_key_id: String,
+    cipher: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    creation_time: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    expiration_time: Option<u64>,
+    jwe: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    public_key: Option<String>,
+    private_key: String,
+}
+
+impl Drop for KeyRecord {
+    fn drop(&mut self) {
+        zeroize::Zeroize::zeroize(&mut self.private_key);
+    }
+}
+
+impl KeyRecord {
+    fn info(&self) -> SigningKeyInfo {
+        SigningKeyInfo {
+            signing_key_id: self.signing_key_id.clone(),
+            cipher: self.cipher.clone(),
+            creation_time: self.creation_time,
+            expiration_time: self.expiration_time,
+            jwe: self.jwe.clone(),
+            public_key: self.public_key.clone(),
+        }
+    }
+
+    fn key(&self) -> Result<SigningKey, SigningError> {
+        SigningKey::from_der_base64(&self.private_key, self.jwe.clone())
+    }
+}
+
+impl KeysBody {
+    /// The newest key, unless it is due for replacement at `now`.
+    fn usable(&self, now: u64) -> Option<&KeyRecord> {
+        self.keys
+            .last()
+            .filter(|k| !replacement_due(k.expiration_time, now))
+    }
+
+    /// Adds `created` as the newest key and forgets the keys expired at `now`.
+    fn push(&mut self, created: &NewSigningKey, now: u64) {
+        self.format = KEYS_FORMAT.into();
+        self.version = 1;
+        self.keys
+            .retain(|k| k.expiration_time.is_none_or(|expires| expires > now));
+        let info = &created.info;
+        self.keys.push(KeyRecord {
+            signing_key_id: info.signing_key_id.clone(),
+            cipher: info.cipher.clone(),
+            creation_time: info.creation_time,
+            expiration_time: info.expiration_time,
+            jwe: info.jwe.clone(),
+            public_key: info.public_key.clone(),
+            private_key: created.private_key().to_owned(),
+        });
+    }
+}
+
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// Why a signing key could not be found, created or saved. The message never holds a key.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SigningKeyStoreError {
+    /// The file cannot be read or written (its path, mode or content).
+    #[error(transparent)]
+    Store(#[from] crate::oauth::OAuthError),
+    /// createSigningKey failed, with the service's own message.
+    #[error("createSigningKey failed: {0}")]
+    Api(#[source] Box<crate::api::ApiError>),
+    /// A stored or created key cannot be used.
+    #[error(transparent)]
+    Key(#[from] SigningError),
+}
+
+impl From<crate::api::ApiError> for SigningKeyStoreError {
+    fn from(e: crate::api::ApiError) -> Self {
+        Self::Api(Box::new(e))
+    }
+}
+
+impl SigningKeyFile {
+    /// The keys in the file `path` (created on the first save, with its directory); new keys
+    /// are Ed25519.
+    pub fn new(path: impl Into<std::path::PathBuf>) -> Self {
+        Self {
+            file: crate::oauth::FileStore::new(path),
+            cipher: "ED25519".into(),
+        }
+    }
+
+    /// The keys in `signing-keys.json` beside the refresh tokens' file `token_file`.
+    pub fn beside(token_file: impl AsRef<std::path::Path>) -> Self {
+        Self::new(token_file.as_ref().with_file_name("signing-keys.json"))
+    }
+
+    /// New keys with `cipher` (`ED25519` or `RSA`, as createSigningKey names them).
+    pub fn with_cipher(mut self, cipher: impl Into<String>) -> Self {
+        self.cipher = cipher.into();
+        self
+    }
+
+    /// The file.
+    pub fn path(&self) -> &std::path::Path {
+        self.file.path()
+    }
+
+    fn read(&self) -> Result<KeysBody, SigningKeyStoreError> {
+        Ok(self
+            .file
+            .read_json::<KeysBody>(KEYS_FORMAT, |b| (&b.format, b.version))?
+            .unwrap_or_default())
+    }
+
+    /// The keys, newest first (the first one signs), without their private keys.
+    pub fn list(&self) -> Result<Vec<SigningKeyInfo>, SigningKeyStoreError> {
+        Ok(self
+            .read()?
+            .keys
+            .iter()
+            .rev()
+            .map(KeyRecord::info)
+            .collect())
+    }
+
+    /// The newest key, ready to sign, without creating one (`None`: no key yet).
+    pub fn current(&self) -> Result<Option<SigningKey>, SigningKeyStoreError> {
+        Ok(self.read()?.keys.last().map(KeyRecord::key).transpose()?)
+    }
+
+    /// Saves a key created elsewhere (createSigningKey's answer) as the newest key.
+    pub fn save(&self, created: &NewSigningKey) -> Result<(), SigningKeyStoreError> {
+        let lock = self.file.lock_exclusive()?;
+        let body = self.read()?;
+        self.finish(lock, body, created).map(drop)
+    }
+
+    /// The fast path (no lock): the newest key when it is not due.
+    fn usable(&self) -> Result<Option<SigningKey>, SigningKeyStoreError> {
+        Ok(self
+            .read()?
+            .usable(unix_now())
+            .map(KeyRecord::key)
+            .transpose()?)
+    }
+
+    /// Takes the lock and reads: the key when `always` is false and a usable key is there,
+    /// else the lock and the body to add a new key to.
+    #[allow(clippy::type_complexity)]
+    fn locked(
+        &self,
+        always: bool,
+    ) -> Result<Result<SigningKey, (std::fs::File, KeysBody)>, SigningKeyStoreError> {
+        let lock = self.file.lock_exclusive()?;
+        let body = self.read()?;
+        if !always && let Some(record) = body.usable(unix_now()) {
+            return Ok(Ok(record.key()?));
+        }
+        Ok(Err((lock, body)))
+    }
+
+    /// Saves `created` into `body` and releases `lock`.
+    fn finish(
+        &self,
+        lock: std::fs::File,
+        mut body: KeysBody,
+        created: &NewSigningKey,
+    ) -> Result<SigningKey, SigningKeyStoreError> {
+        let key = created.signing_key()?;
+        body.push(created, unix_now());
+        self.file.write_json(&body)?;
+        drop(lock);
+        Ok(key)
+    }
+
+    fn obtain(
+        &self,
+        api: &crate::api::ApiClient,
+        always: bool,
+    ) -> Result<SigningKey, SigningKeyStoreError> {
+        if !always && let Some(key) = self.usable()? {
+            return Ok(key);
+        }
+        match self.locked(always)? {
+            Ok(key) => Ok(key),
+            Err((lock, body)) => {
+                let created = api.create_signing_key(&self.cipher)?;
+                self.finish(lock, body, &created)
+            }
+        }
+    }
+
+    /// The key to sign with (blocking front): the newest stored key unless it is within 30
+    /// days of its expiry; otherwise a new one created with createSigningKey through `api`
+    /// (an application token suffices), saved, then returned.
+    pub fn signing_key(
+        &self,
+        api: &crate::api::ApiClient,
+    ) -> Result<SigningKey, SigningKeyStoreError> {
+        self.obtain(api, false)
+    }
+
+    /// Creates a new key now (blocking front), saves it and returns it; older keys are kept
+    /// until they expire.
+    pub fn rotate(&self, api: &crate::api::ApiClient) -> Result<SigningKey, SigningKeyStoreError> {
+        self.obtain(api, true)
+    }
+
+    /// [`signing_key`](Self::signing_key) for the async front: the file is read and written
+    /// on tokio's blocking threads, never on the runtime's.
+    pub async fn signing_key_async(
+        &self,
+        api: &crate::aio::api::ApiClient,
+    ) -> Result<SigningKey, SigningKeyStoreError> {
+        self.obtain_async(api, false).await
+    }
+
+    /// [`rotate`](Self::rotate) for the async front.
+    pub async fn rotate_async(
+        &self,
+        api: &crate::aio::api::ApiClient,
+    ) -> Result<SigningKey, SigningKeyStoreError> {
+        self.obtain_async(api, true).await
+    }
+
+    async fn obtain_async(
+        &self,
+        api: &crate::aio::api::ApiClient,
+        always: bool,
+    ) -> Result<SigningKey, SigningKeyStoreError> {
+        let this = self.clone();
+        let found = {
+            let this = this.clone();
+            tokio::task::spawn_blocking(move || {
+                if !always && let Some(key) = this.usable()? {
+                    return Ok(Ok(key));
+                }
+                this.locked(always)
+            })
+            .await
+            .map_err(joined)??
+        };
+        match found {
+            Ok(key) => Ok(key),
+            Err((lock, body)) => {
+                let created = api.create_signing_key(&this.cipher).await?;
+                tokio::task::spawn_blocking(move || this.finish(lock, body, &created))
+                    .await
+                    .map_err(joined)?
+            }
+        }
+    }
+}
+
+/// A blocking task that panicked or was cancelled (the runtime is shutting down).
+fn joined(e: tokio::task::JoinError) -> SigningKeyStoreError {
+    SigningKeyStoreError::Store(crate::oauth::OAuthError::Store(
+        crate::oauth::StoreError::file_io(
+            "use",
+            std::path::Path::new("the signing keys' file"),
+            std::io::Error::other(e.to_string()),
+        ),
+    ))
+}
+
+/// Whether a key whose `expirationTime` is `expiration_time` (Unix seconds) is due for
+/// replacement at `now_unix_seconds`: within 30 days of its expiry, or past it. A key without
+/// an expiry is kept. Pure; what the key stores decide with.
+pub fn replacement_due(expiration_time: Option<u64>, now_unix_seconds: u64) -> bool {
+    crate::core::signing::key_decision(expiration_time, now_unix_seconds)
+        == crate::core::signing::KeyDecision::Replace
 }
 
 /// The Key Management API's requests and answers, for both fronts' `ApiClient`.

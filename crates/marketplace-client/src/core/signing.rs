@@ -121,6 +121,29 @@ impl PrivateKey {
     }
 }
 
+/// How long before its `expirationTime` a signing key is replaced: 30 days, so a key is never
+/// used close to its end and a failed creation has a month of retries.
+pub(crate) const REPLACE_BEFORE_SECS: u64 = 30 * 24 * 3600;
+
+/// What to do with the stored signing key, given its `expirationTime` (Unix seconds, `None`
+/// when eBay gave none) and the time `now` (Unix seconds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum KeyDecision {
+    /// Keep signing with it.
+    Keep,
+    /// Create a new key, save it, then sign with it; keep the old one until it expires.
+    Replace,
+}
+
+/// [`KeyDecision::Replace`] when `now` is within [`REPLACE_BEFORE_SECS`] of the expiry (or
+/// past it); [`KeyDecision::Keep`] otherwise, and for a key without an expiry. Pure.
+pub(crate) fn key_decision(expiration_time: Option<u64>, now: u64) -> KeyDecision {
+    match expiration_time {
+        Some(expires) if now.saturating_add(REPLACE_BEFORE_SECS) >= expires => KeyDecision::Replace,
+        _ => KeyDecision::Keep,
+    }
+}
+
 /// The parts of a request that its signature covers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Components<'a> {
@@ -383,6 +406,45 @@ fn oid_text(oid: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_is_replaced_within_thirty_days_of_its_expiry() {
+        const DAY: u64 = 24 * 3600;
+        let expires = 1_900_000_000;
+        assert_eq!(
+            key_decision(Some(expires), expires - 31 * DAY),
+            KeyDecision::Keep
+        );
+        assert_eq!(
+            key_decision(Some(expires), expires - 30 * DAY - 1),
+            KeyDecision::Keep
+        );
+        assert_eq!(
+            key_decision(Some(expires), expires - 30 * DAY),
+            KeyDecision::Replace
+        );
+        assert_eq!(
+            key_decision(Some(expires), expires - DAY),
+            KeyDecision::Replace
+        );
+        assert_eq!(key_decision(Some(expires), expires), KeyDecision::Replace);
+        assert_eq!(
+            key_decision(Some(expires), expires + DAY),
+            KeyDecision::Replace
+        );
+        // Three years ahead (a new key): kept.
+        assert_eq!(
+            key_decision(Some(expires), expires - 3 * 365 * DAY),
+            KeyDecision::Keep
+        );
+        // No expiry given: kept; no overflow at the ends of time.
+        assert_eq!(key_decision(None, u64::MAX), KeyDecision::Keep);
+        assert_eq!(
+            key_decision(Some(u64::MAX), u64::MAX - 1),
+            KeyDecision::Replace
+        );
+        assert_eq!(key_decision(Some(0), 0), KeyDecision::Replace);
+    }
 
     #[test]
     fn components_are_the_path_without_query_and_the_authority_as_sent() {

@@ -326,13 +326,15 @@ impl FileStore {
         Ok(Some((file, meta)))
     }
 
-    fn read_body(&self) -> Result<FileBody, OAuthError> {
+    /// The file's bytes (zeroed on drop), after the checks of a read (a regular file, mode
+    /// `0600` or stricter); `None` when there is no file yet.
+    pub(crate) fn read_private(&self) -> Result<Option<Zeroizing<Vec<u8>>>, OAuthError> {
         use std::io::Read as _;
         self.check_path()?;
         let mut read = std::fs::OpenOptions::new();
         read.read(true);
         let Some((mut file, meta)) = self.open_regular(&self.path, &mut read)? else {
-            return Ok(FileBody::default());
+            return Ok(None);
         };
         #[cfg(unix)]
         {
@@ -349,7 +351,19 @@ impl FileStore {
         let mut bytes = Zeroizing::new(Vec::new());
         file.read_to_end(&mut bytes)
             .map_err(|e| self.io_error("read", e))?;
-        let body: FileBody = serde_json::from_slice(&bytes).map_err(|e| {
+        Ok(Some(bytes))
+    }
+
+    /// A JSON file's body, or `None` when there is no file yet; `format` is checked.
+    pub(crate) fn read_json<T: serde::de::DeserializeOwned>(
+        &self,
+        format: &str,
+        version_of: impl FnOnce(&T) -> (&str, u32),
+    ) -> Result<Option<T>, OAuthError> {
+        let Some(bytes) = self.read_private()? else {
+            return Ok(None);
+        };
+        let body: T = serde_json::from_slice(&bytes).map_err(|e| {
             OAuthError::Store(StoreError::corrupt_file(
                 &self.path,
                 "read",
@@ -361,14 +375,20 @@ impl FileStore {
                 ),
             ))
         })?;
-        if body.format != FORMAT || body.version != 1 {
+        if version_of(&body) != (format, 1) {
             return Err(OAuthError::Store(StoreError::corrupt_file(
                 &self.path,
                 "read",
-                &format!("expected format {FORMAT:?} version 1"),
+                &format!("expected format {format:?} version 1"),
             )));
         }
-        Ok(body)
+        Ok(Some(body))
+    }
+
+    fn read_body(&self) -> Result<FileBody, OAuthError> {
+        Ok(self
+            .read_json::<FileBody>(FORMAT, |b| (&b.format, b.version))?
+            .unwrap_or_default())
     }
 
     fn create_dir(&self) -> Result<(), OAuthError> {
@@ -393,7 +413,7 @@ impl FileStore {
     /// process, release it). The lock is on `<file>.lock`, not on the store file, because
     /// every write replaces the store file: a lock on it would be on the replaced inode. It is
     /// released when the returned file is dropped (or the process ends).
-    fn lock_exclusive(&self) -> Result<std::fs::File, OAuthError> {
+    pub(crate) fn lock_exclusive(&self) -> Result<std::fs::File, OAuthError> {
         self.check_path()?;
         self.create_dir()?;
         let mut name = self.path.file_name().unwrap_or_default().to_owned();
@@ -443,6 +463,12 @@ impl FileStore {
     }
 
     fn write_body(&self, body: &FileBody) -> Result<(), OAuthError> {
+        self.write_json(body)
+    }
+
+    /// Replaces the file atomically with `body` as JSON, mode `0600`, in a directory made
+    /// with mode `0700` when missing.
+    pub(crate) fn write_json<T: Serialize>(&self, body: &T) -> Result<(), OAuthError> {
         self.create_dir()?;
         let bytes = Zeroizing::new(serde_json::to_vec_pretty(body).map_err(|_| {
             OAuthError::Store(StoreError::corrupt_file(

@@ -1,0 +1,257 @@
+//! eBay's signing keys in a private file beside the refresh tokens (`SigningKeyFile`), created
+//! at the fake marketplace's Key Management API (createSigningKey): created once, by one of
+//! several processes, saved with mode 0600 and atomic replacement, replaced within 30 days of
+//! their expiry, the old key kept until it expires. Blocking and async fronts.
+
+#[path = "common/taxonomy.rs"]
+mod support;
+
+use std::os::unix::fs::PermissionsExt as _;
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use fake_marketplace::FakeMarketplace;
+use fake_marketplace::signatures::{PAYOUTS_PATH, SIGNING_KEY_PATH};
+use marketplace_client::api::{ApiClient, ApiRequest, ClientConfig};
+use marketplace_client::signing::{SigningKeyFile, SigningKeyStoreError};
+use serde_json::Value;
+use support::{fake, tokens};
+
+fn client(fake: &FakeMarketplace) -> ApiClient {
+    let config = ClientConfig::for_base_url(&fake.base_url())
+        .expect("loopback base URL")
+        .with_backoff(Duration::from_millis(1), Duration::from_millis(8));
+    ApiClient::new(config, tokens(fake)).expect("client")
+}
+
+fn creations(fake: &FakeMarketplace) -> usize {
+    fake.requests_to(SIGNING_KEY_PATH)
+        .iter()
+        .filter(|r| r.method == "POST")
+        .count()
+}
+
+fn mode(path: &std::path::Path) -> u32 {
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+#[test]
+fn a_key_is_created_once_saved_privately_and_signs() {
+    let fake = fake();
+    let dir = tempfile::tempdir().unwrap();
+    let tokens_file = dir.path().join("store/refresh-tokens.json");
+    let keys = SigningKeyFile::beside(&tokens_file);
+    assert_eq!(keys.path(), dir.path().join("store/signing-keys.json"));
+    assert!(keys.current().unwrap().is_none());
+    let api = client(&fake);
+    let key = keys.signing_key(&api).unwrap();
+    assert_eq!(creations(&fake), 1);
+    assert_eq!(mode(keys.path()), 0o600);
+    assert_eq!(mode(&dir.path().join("store")), 0o700);
+    // Found again, by another value on the same file: no new key.
+    let again = SigningKeyFile::beside(&tokens_file)
+        .signing_key(&api)
+        .unwrap();
+    assert_eq!(again.jwe(), key.jwe());
+    assert_eq!(creations(&fake), 1);
+    let listed = keys.list().unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(
+        (listed[0].cipher.as_str(), listed[0].jwe.as_str()),
+        ("ED25519", key.jwe())
+    );
+    let answer = client(&fake)
+        .with_signing_key(key)
+        .send(ApiRequest::get(PAYOUTS_PATH))
+        .expect("signed getPayouts");
+    assert_eq!(answer.status(), 200);
+
+    // A file that group or others may read is refused, and no key is created.
+    std::fs::set_permissions(keys.path(), std::fs::Permissions::from_mode(0o644)).unwrap();
+    let error = keys.signing_key(&api).unwrap_err();
+    assert!(
+        matches!(&error, SigningKeyStoreError::Store(marketplace_client::oauth::OAuthError::Store(e)) if e.is_insecure()),
+        "{error:?}"
+    );
+    assert_eq!(creations(&fake), 1);
+}
+
+#[test]
+fn a_key_within_thirty_days_of_its_expiry_is_replaced_and_kept_until_it_expires() {
+    let fake = fake();
+    let dir = tempfile::tempdir().unwrap();
+    let keys = SigningKeyFile::new(dir.path().join("signing-keys.json"));
+    let api = client(&fake);
+    let first = keys.signing_key(&api).unwrap().jwe().to_owned();
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let expire_at = |at: u64| {
+        let mut body: Value = serde_json::from_slice(&std::fs::read(keys.path()).unwrap()).unwrap();
+        for key in body["keys"].as_array_mut().unwrap() {
+            if key["jwe"] == first.as_str() {
+                key["expiration_time"] = at.into();
+            }
+        }
+        // Written in place: the mode stays 0600.
+        std::fs::write(keys.path(), serde_json::to_vec(&body).unwrap()).unwrap();
+    };
+    expire_at(now + 31 * 86400);
+    assert_eq!(keys.signing_key(&api).unwrap().jwe(), first, "kept");
+    assert_eq!(creations(&fake), 1);
+    expire_at(now + 29 * 86400);
+    let second = keys.signing_key(&api).unwrap().jwe().to_owned();
+    assert_ne!(second, first, "replaced");
+    assert_eq!(creations(&fake), 2);
+    let listed: Vec<String> = keys.list().unwrap().into_iter().map(|k| k.jwe).collect();
+    assert_eq!(
+        listed,
+        [second.clone(), first.clone()],
+        "newest first, the old one kept"
+    );
+    assert_eq!(keys.current().unwrap().unwrap().jwe(), second);
+    // Once the old key has expired, the next creation forgets it.
+    expire_at(now - 1);
+    let third = keys.rotate(&api).unwrap().jwe().to_owned();
+    assert_eq!(creations(&fake), 3);
+    let listed: Vec<String> = keys.list().unwrap().into_iter().map(|k| k.jwe).collect();
+    assert_eq!(listed, [third, second]);
+}
+
+#[test]
+fn eight_processes_sharing_the_file_create_one_key() {
+    let fake = fake();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("signing-keys.json");
+    let start = Arc::new(Barrier::new(8));
+    let jwes: Vec<String> = std::thread::scope(|scope| {
+        let finders: Vec<_> = (0..8)
+            .map(|_| {
+                // A store value and a client of its own for each, as processes have.
+                let keys = SigningKeyFile::new(&path);
+                let api = client(&fake);
+                let start = start.clone();
+                scope.spawn(move || {
+                    start.wait();
+                    keys.signing_key(&api).unwrap().jwe().to_owned()
+                })
+            })
+            .collect();
+        finders.into_iter().map(|f| f.join().unwrap()).collect()
+    });
+    assert_eq!(creations(&fake), 1, "createSigningKey calls");
+    assert!(jwes.iter().all(|j| *j == jwes[0]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_async_front_creates_one_key_for_eight_tasks_and_signs_with_it() {
+    use marketplace_client::aio::api::{ApiClient, ApiRequest, ClientConfig};
+    use marketplace_client::aio::oauth::{
+        AccessTokenSource, ApplicationTokenProvider, Endpoints, OAuthClient, OAuthConfig,
+    };
+    let fake = FakeMarketplace::new();
+    let tokens = |fake: &FakeMarketplace| -> Arc<dyn AccessTokenSource> {
+        let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url()).unwrap();
+        let oauth = OAuthClient::from_config(
+            &OAuthConfig::new(endpoints).with_credentials(fake.client_id(), fake.client_secret()),
+        )
+        .unwrap();
+        Arc::new(ApplicationTokenProvider::new(oauth))
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("signing-keys.json");
+    let config = ClientConfig::for_base_url(&fake.base_url())
+        .unwrap()
+        .with_backoff(Duration::from_millis(1), Duration::from_millis(8));
+    let start = Arc::new(tokio::sync::Barrier::new(8));
+    let mut finders = Vec::new();
+    for _ in 0..8 {
+        let keys = SigningKeyFile::new(&path);
+        let api = ApiClient::new(config.clone(), tokens(&fake)).unwrap();
+        let start = start.clone();
+        finders.push(tokio::spawn(async move {
+            start.wait().await;
+            let key = keys.signing_key_async(&api).await.unwrap();
+            api.with_signing_key(key)
+                .send(ApiRequest::get(PAYOUTS_PATH))
+                .await
+                .expect("signed getPayouts")
+                .status()
+        }));
+    }
+    for finder in finders {
+        assert_eq!(finder.await.unwrap(), 200);
+    }
+    assert_eq!(creations(&fake), 1);
+    let api = ApiClient::new(config, tokens(&fake)).unwrap();
+    let keys = SigningKeyFile::new(&path);
+    let before = keys.current().unwrap().unwrap().jwe().to_owned();
+    let rotated = keys.rotate_async(&api).await.unwrap();
+    assert_ne!(rotated.jwe(), before);
+    assert_eq!(keys.list().unwrap().len(), 2);
+}
+
+/// `consent signing-key create|show|rotate` against the fake, with MARKETPLACE_TOKEN_STORE a
+/// refresh-token file: the key is kept beside it, and no output holds the private key.
+#[test]
+fn the_consent_command_creates_shows_and_rotates_the_key() {
+    let fake = fake();
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("refresh-tokens.json");
+    let run = |args: &[&str]| {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_consent"))
+            .env_clear()
+            .env("HOME", dir.path())
+            .env("MARKETPLACE_BASE_URL", fake.base_url())
+            .env("MARKETPLACE_AUTH_URL", fake.auth_url())
+            .env("MARKETPLACE_CLIENT_ID", fake.client_id())
+            .env("MARKETPLACE_CLIENT_SECRET", fake.client_secret())
+            .env("MARKETPLACE_TOKEN_STORE", &store)
+            .args(["signing-key"])
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            output.status.success(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let (ok, _, stderr) = run(&["show"]);
+    assert!(!ok && stderr.contains("no signing key"), "{stderr}");
+    let (ok, created, stderr) = run(&["create"]);
+    assert!(ok, "{stderr}");
+    assert_eq!(creations(&fake), 1);
+    let keys = SigningKeyFile::beside(&store);
+    let listed = keys.list().unwrap();
+    assert_eq!(listed.len(), 1);
+    assert!(
+        created.starts_with(&format!(
+            "signing-key {} cipher ED25519 created 20",
+            listed[0].signing_key_id
+        )),
+        "{created}"
+    );
+    assert!(created.contains(" expires 20"), "{created}");
+    let (ok, again, _) = run(&["create"]);
+    assert!(ok);
+    assert_eq!(again, created, "an existing key is kept");
+    assert_eq!(creations(&fake), 1);
+    let (ok, rotated, stderr) = run(&["rotate"]);
+    assert!(ok, "{stderr}");
+    assert_eq!(creations(&fake), 2);
+    assert_eq!(rotated.lines().count(), 2, "{rotated}");
+    assert!(rotated.lines().nth(1).unwrap().starts_with("older-key "));
+    let (ok, shown, stderr) = run(&["show"]);
+    assert!(ok);
+    assert_eq!(shown, rotated);
+    // No output holds a private key (base64 PKCS#8 DER, as the file keeps it).
+    let file: Value = serde_json::from_slice(&std::fs::read(keys.path()).unwrap()).unwrap();
+    for key in file["keys"].as_array().unwrap() {
+        let private = key["private_key"].as_str().unwrap();
+        for text in [&created, &rotated, &shown, &stderr] {
+            assert!(!text.contains(&private[..24]), "{text}");
+        }
+    }
+}
