@@ -496,16 +496,13 @@ impl Seen {
     fn of(row: &CachedRow, request: &SharedTokenRequest) -> Self {
         let now = row.read_at;
         let left = |t: Option<SystemTime>| t.and_then(|t| t.duration_since(now).ok());
-        let rejected = |token: &str| {
-            request
-                .rejected
-                .as_ref()
-                .is_some_and(|r| r.secret() == token)
+        // Whether the row's token is the one the marketplace refused (compared once).
+        let refused = match (&row.token, &request.rejected) {
+            (Some(token), Some(rejected)) => rejected.secret() == token.expose(),
+            _ => false,
         };
         let valid = match (&row.token, left(row.expires_at)) {
-            (Some(token), Some(expires_in))
-                if !expires_in.is_zero() && !rejected(token.expose()) =>
-            {
+            (Some(token), Some(expires_in)) if !expires_in.is_zero() && !refused => {
                 Some(SharedToken {
                     access_token: marketplace_client::oauth::AccessToken::new(token.expose()),
                     token_type: row.token_type.clone().unwrap_or_default(),
@@ -515,7 +512,6 @@ impl Seen {
             }
             _ => None,
         };
-        let refused = row.token.as_ref().is_some_and(|t| rejected(t.expose()));
         let refused_again = row
             .renewed_after_refusal_at
             .filter(|_| refused)
