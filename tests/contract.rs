@@ -582,6 +582,25 @@ fn answers_without_optional_fields_decode_or_name_what_is_missing() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// A `204 No Content` to getCategoryTree (eBay documents none; a proxy or a service without
+/// the tree may send one) says that the service gave no tree, not that the JSON is broken.
+#[test]
+fn a_tree_answered_with_no_content_says_the_service_has_no_tree() {
+    let canned = Canned::start(&document());
+    match canned.call("getCategoryTree", Response::new(204, Vec::new())) {
+        Outcome::Failed {
+            status: Some(204),
+            message,
+            ..
+        } => assert!(
+            message.contains("answered with no tree (`204 No Content` and an empty body)")
+                && message.contains("holds no tree 0"),
+            "{message}"
+        ),
+        other => panic!("{other:?}"),
+    }
+}
+
 /// Every documented status code of every operation, handled as documented: 204 is an empty
 /// answer (getDefaultCategoryTreeId: a typed "no default category tree" error), each error id
 /// comes back typed with its status, domain and category (5xx retryable, 4xx not), a 404

@@ -2,8 +2,8 @@
 //! snapshots are rewritten with a change summary, a fault in one site leaves every file
 //! untouched byte for byte, and `--check` tells stale from fresh. A tree is downloaded only when
 //! getDefaultCategoryTreeId reports another version than the snapshot's (or the snapshot is
-//! partial, or in another language; a downloaded tree is written as complete, so a partial
-//! snapshot is downloaded once); `--force` downloads every tree.
+//! partial, or in another language); `--force` downloads every tree. A partial snapshot stays
+//! partial until the service gives more than it holds, and `--check` only warns of it.
 
 mod common;
 
@@ -90,15 +90,11 @@ fn refresh_rewrites_the_changed_snapshot_and_reports_the_changes() {
         "{}",
         written.meta.source
     );
-    // GB and DE did not change, so their files keep their bytes (and dates); the partial AU
-    // snapshot is now complete.
+    // GB and DE did not change, so their files keep their bytes (and dates); nor did the
+    // partial AU snapshot, which the fake serves as it is (it stays partial).
     let after = common::dir_bytes(dir.path());
     for ((name, old), (_, new)) in before.iter().zip(&after) {
-        assert_eq!(
-            old == new,
-            !["EBAY_US.json", "EBAY_AU.json"].contains(&name.as_str()),
-            "{name}"
-        );
+        assert_eq!(old == new, name != "EBAY_US.json", "{name}");
     }
     // One application token for the whole refresh, one getCategoryTree request per site, in
     // eBay's documented path form; --force asks no version.
@@ -206,24 +202,65 @@ fn a_server_error_on_one_site_leaves_every_snapshot_untouched() {
 fn check_fails_on_a_stale_snapshot_and_passes_on_a_fresh_one() {
     let fake = fake();
     let dir = common::copy_of_snapshots();
-    // The committed AU snapshot is partial: a refresh would write it as complete, so it is
-    // stale even though the service's tree has the same categories.
+    let committed = common::dir_bytes(dir.path());
+    // The committed AU snapshot is partial but of the current version: --check warns of it,
+    // downloads no tree, and passes; --strict fails on it.
     let out = refresh(&fake, dir.path(), &["--check"]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains(
+            "warning: EBAY_AU: the snapshot is a partial copy of the current version (122)"
+        ),
+        "{stderr}"
+    );
+    assert!(stdout.contains("up to date (partial ones warned of above)"), "{stdout}");
+    assert!(fake.requests_to(&tree_path(15)).is_empty(), "--check downloaded AU");
+    let out = refresh(&fake, dir.path(), &["--check", "--strict"]);
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
-    assert!(
-        stdout.contains("now complete, no category changed"),
-        "{stdout}"
-    );
-    let out = refresh(&fake, dir.path(), &["--sites", "EBAY_AU"]);
-    assert!(out.status.success(), "{:?}", text(&out));
+    assert!(stderr.contains("a snapshot is partial (--strict)"), "{stderr}");
+    let out = refresh(&fake, dir.path(), &["--strict"]);
+    assert_eq!(out.status.code(), Some(2), "--strict without --check: {:?}", text(&out));
 
-    let before = common::dir_bytes(dir.path());
-    let out = refresh(&fake, dir.path(), &["--check"]);
+    // A refresh against a server that gives back the partial copy itself leaves it partial,
+    // byte for byte (no "complete", no new date).
+    let out = refresh(&fake, dir.path(), &["--sites", "EBAY_AU"]);
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}\n{stderr}");
-    assert!(stdout.contains("up to date"), "{stdout}");
+    assert!(stdout.contains("unchanged, and still partial"), "{stdout}");
+    assert!(common::dir_bytes(dir.path()) == committed, "the partial copy was rewritten");
 
+    // A server with more than the partial copy completes it; --strict then passes.
+    let mut complete = common::committed(Marketplace::Au);
+    complete.meta.complete = true;
+    let parent = complete.categories.iter().find(|c| c.id != 0 && !c.leaf).unwrap().id;
+    complete.categories.push(taxonomy_tree::tree::Category {
+        id: common::NEW_LEAF,
+        name: "A category below the cut".into(),
+        parent: Some(parent),
+        leaf: true,
+        children: vec![],
+    });
+    complete.categories.sort_by_key(|c| c.id);
+    for c in &mut complete.categories {
+        if c.id == parent {
+            c.children.push(common::NEW_LEAF);
+        }
+    }
+    fake.set_tree(Marketplace::Au, complete);
+    let out = refresh(&fake, dir.path(), &["--sites", "EBAY_AU"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("now complete (the snapshot was partial)"), "{stdout}");
+    assert!(snapshot::read(&dir.path().join("EBAY_AU.json")).unwrap().meta.complete);
+    let out = refresh(&fake, dir.path(), &["--check", "--strict"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("the snapshots are up to date\n"), "{stdout}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+
+    let before = common::dir_bytes(dir.path());
     fake.set_tree(Marketplace::Us, changed_us_tree());
     let out = refresh(&fake, dir.path(), &["--check", "--sites", "EBAY_US"]);
     let (stdout, stderr) = text(&out);
@@ -306,12 +343,8 @@ fn refresh_commits_the_expired_categories_and_lists_the_new_ones() {
     );
     for (name, old) in &before {
         let new = &after.iter().find(|(n, _)| n == name).unwrap().1;
-        // US changed; the partial AU snapshot is now complete.
-        assert_eq!(
-            old == new,
-            !["EBAY_US.json", "EBAY_AU.json"].contains(&name.as_str()),
-            "{name}"
-        );
+        // US changed; the partial AU snapshot, served as it is, stays as it was.
+        assert_eq!(old == new, name != "EBAY_US.json", "{name}");
     }
     for site in common::snapshot_sites() {
         assert_eq!(
@@ -440,16 +473,16 @@ fn only_trees_whose_version_changed_are_downloaded() {
         "{stdout}"
     );
     assert_eq!(fake.requests_to(&tree_path(15)).len(), 1);
-    // The downloaded AU tree has the partial snapshot's categories; it is written as complete
-    // all the same, so no later refresh downloads it again.
+    // The downloaded AU tree has the partial snapshot's categories: nothing says that it is
+    // complete, so the snapshot stays partial.
     let au_line = stdout
         .lines()
         .skip_while(|l| !l.starts_with("EBAY_AU: 10123 categories"))
         .nth(1)
         .unwrap_or_default();
-    assert_eq!(au_line, "  now complete, no category changed", "{stdout}");
+    assert!(au_line.starts_with("  unchanged, and still partial"), "{stdout}");
     assert!(
-        snapshot::read(&dir.path().join("EBAY_AU.json"))
+        !snapshot::read(&dir.path().join("EBAY_AU.json"))
             .unwrap()
             .meta
             .complete
@@ -462,7 +495,7 @@ fn only_trees_whose_version_changed_are_downloaded() {
         "135"
     );
 
-    // Now everything is current, AU included: a second refresh downloads no tree.
+    // Now everything is current: a second refresh downloads only the partial AU tree.
     fake.clear_requests();
     let out = refresh(&fake, dir.path(), &[]);
     let (stdout, stderr) = text(&out);
@@ -472,14 +505,20 @@ fn only_trees_whose_version_changed_are_downloaded() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("EBAY_AU: unchanged (version 122)"),
+        stdout.contains("EBAY_AU: to download (the held copy is partial)"),
         "{stdout}"
     );
-    let trees: usize = common::snapshot_sites()
+    let trees: Vec<usize> = common::snapshot_sites()
         .iter()
         .map(|s| fake.requests_to(&tree_path(s.tree_id())).len())
-        .sum();
-    assert_eq!(trees, 0, "no tree after the partial one was completed");
+        .collect();
+    let au = common::snapshot_sites()
+        .iter()
+        .position(|s| *s == Marketplace::Au)
+        .unwrap();
+    for (i, n) in trees.iter().enumerate() {
+        assert_eq!(*n, usize::from(i == au), "{trees:?}: only AU, still partial");
+    }
 
     // A snapshot in another language than the one asked for is not current.
     fake.clear_requests();

@@ -86,9 +86,15 @@ enum Command {
         /// on eBay's hosts and `auto` on any other.
         #[arg(long, value_parser = parse_tree_path)]
         tree_path: Option<marketplace_client::taxonomy::TreePath>,
-        /// Write nothing; exit 1 when a snapshot is stale (for CI).
+        /// Write nothing; exit 1 when a snapshot is stale (the service has a newer version, or
+        /// the snapshot is missing, in another language or out of step with its expired
+        /// categories), for CI. A partial snapshot of the current version is a warning: a
+        /// complete copy would be better, but nothing is out of date.
         #[arg(long)]
         check: bool,
+        /// With --check: exit 1 for a partial snapshot too.
+        #[arg(long, requires = "check")]
+        strict: bool,
         /// Show the changes but write nothing.
         #[arg(long)]
         dry_run: bool,
@@ -278,6 +284,7 @@ fn run(command: Command, dir: &Path) -> Result<ExitCode, String> {
             base_url,
             tree_path,
             check,
+            strict,
             dry_run,
             force,
         } => live::refresh(
@@ -288,6 +295,7 @@ fn run(command: Command, dir: &Path) -> Result<ExitCode, String> {
             tree_path,
             live::Mode {
                 check,
+                strict,
                 dry_run,
                 force,
             },
@@ -442,6 +450,9 @@ fn report(p: &Prepared, when: pipeline::WriteWhen) {
         pipeline::WriteWhen::TreeChanged => p.content_changed,
     };
     match (&p.diff, changed) {
+        (_, false) if p.still_partial => outln!(
+            "  unchanged, and still partial: the service gave back the same categories as the partial snapshot, so nothing says this copy is complete (a complete copy would be better)"
+        ),
         (_, false) => outln!("  unchanged"),
         (Some(d), true) if d.is_empty() && p.now_complete => {
             outln!("  now complete, no category changed")
@@ -502,7 +513,7 @@ mod live {
 
     use super::TOKEN_STORE;
     use marketplace_client::taxonomy::{ClientConfig, TaxonomyClient, TreePath};
-    use marketplace_client::trees::{self, Progress};
+    use marketplace_client::trees::{self, Progress, Staleness};
     use marketplaces::Marketplace;
     use taxonomy_tree::pipeline::{self, WriteWhen};
     use taxonomy_tree::snapshot;
@@ -511,6 +522,8 @@ mod live {
     pub struct Mode {
         /// Write nothing; fail when a snapshot is stale.
         pub check: bool,
+        /// With `check`: fail for a partial snapshot too.
+        pub strict: bool,
         /// Write nothing.
         pub dry_run: bool,
         /// Download every tree, without asking the versions first.
@@ -555,6 +568,7 @@ mod live {
     ) -> Result<ExitCode, String> {
         let Mode {
             check,
+            strict,
             dry_run,
             force,
         } = mode;
@@ -580,6 +594,9 @@ mod live {
         let client = client(base_url, tree_path)?;
 
         // Ask the versions first (a few hundred bytes a site); download only what changed.
+        // Under --check, a partial snapshot of the current version is not downloaded: it is
+        // a warning (an error with --strict), not a stale snapshot.
+        let mut partial = Vec::new();
         if !force {
             let mut to_fetch = Vec::new();
             let mut failed = false;
@@ -591,6 +608,15 @@ mod live {
                             c.site,
                             trees::server_text(&c.current.tree_version)
                         ),
+                        Some(Staleness::Partial) if check => {
+                            errln!(
+                                "warning: {}: the snapshot is a partial copy of the current version ({}); a complete copy would be better: `snapshot refresh --sites {}` downloads it",
+                                c.site,
+                                trees::server_text(&c.current.tree_version),
+                                c.site.marketplace_id()
+                            );
+                            partial.push(c.site);
+                        }
                         Some(why) => {
                             outln!("{}: to download ({why})", c.site);
                             to_fetch.push(c.site);
@@ -671,11 +697,20 @@ mod live {
         if check {
             return Ok(if stale {
                 errln!(
-                    "error: the snapshots are stale: run `snapshot refresh` (`cargo run --bin snapshot -- refresh` in the toolkit's repository) and commit the result"
+                    "error: the snapshots are stale: run `snapshot refresh` (the same command without --check) and commit the result"
+                );
+                ExitCode::FAILURE
+            } else if !partial.is_empty() && strict {
+                errln!(
+                    "error: {} partial (--strict): run `snapshot refresh` (the same command without --check) where the service serves complete trees, and commit the result",
+                    if partial.len() == 1 { "a snapshot is" } else { "snapshots are" }
                 );
                 ExitCode::FAILURE
             } else {
-                outln!("the snapshots are up to date");
+                outln!(
+                    "the snapshots are up to date{}",
+                    if partial.is_empty() { "" } else { " (partial ones warned of above)" }
+                );
                 ExitCode::SUCCESS
             });
         }

@@ -199,7 +199,7 @@ pub enum ExpiredError {
     /// as a commit interrupted between a site's two renames leaves it: not an error of the
     /// mapping, which is not checked, but a site to refresh.
     #[error(
-        "{path}: out of step with the snapshot beside it ({reason}), as an interrupted commit leaves it: the site is compiled in without expired categories until `snapshot refresh` (`cargo run --bin snapshot -- refresh` in the toolkit's repository) rewrites the file"
+        "{path}: out of step with the snapshot beside it ({reason}), as an interrupted commit leaves it: the site is compiled in without expired categories until `snapshot refresh` (the toolkit's snapshot command) rewrites the file"
     )]
     OutOfStep {
         /// The file.
@@ -432,7 +432,7 @@ pub fn parse_unchecked(text: &str, path: &Path) -> Result<ExpiredFile, ExpiredEr
         (FORMAT, None) => return Err(syntax("format 2 needs treeFingerprint".into())),
         (format, _) => {
             return Err(syntax(format!(
-                "format {format} is not supported (this toolkit reads formats 1 to {FORMAT}); regenerate it with `snapshot refresh` (`cargo run --bin snapshot -- refresh` in the toolkit's repository)"
+                "format {format} is not supported (this toolkit reads formats 1 to {FORMAT}); regenerate it with `snapshot refresh` (the toolkit's snapshot command)"
             )));
         }
     };

@@ -121,6 +121,11 @@ pub struct Prepared {
     /// complete: writing it ends the downloads a partial snapshot causes on every refresh,
     /// even when no category changed.
     pub now_complete: bool,
+    /// `true` when the committed snapshot was partial and the service gave back the same
+    /// version with the same categories (a server that serves the partial copy itself, such
+    /// as a fake over the snapshots): nothing says that this copy is complete, so it keeps
+    /// the committed snapshot's provenance and stays partial.
+    pub still_partial: bool,
     /// The expired-category file beside the snapshot (`EBAY_US.expired.json`).
     pub expired_path: PathBuf,
     /// The expired-category mapping that goes with `tree`: the committed one while it holds
@@ -165,7 +170,7 @@ pub fn prepare(
 
 /// Like [`prepare`], for a tree already decoded.
 pub fn prepare_tree(
-    tree: CategoryTree,
+    mut tree: CategoryTree,
     origin: &str,
     snapshots_dir: &Path,
 ) -> Result<Prepared, PipelineError> {
@@ -187,13 +192,23 @@ pub fn prepare_tree(
         });
     }
     let path = snapshots_dir.join(site.snapshot_file_name());
-    let text = snapshot::to_string(&tree);
+    let mut text = snapshot::to_string(&tree);
     let mut now_complete = false;
+    let mut still_partial = false;
     let (diff, previous_error, changed, content_changed) = match std::fs::read_to_string(&path) {
         Ok(old_text) => {
-            let changed = old_text != text;
             match snapshot::parse(&old_text, &path) {
                 Ok(old) => {
+                    if !old.meta.complete
+                        && old.meta.version == tree.meta.version
+                        && old.meta.language == tree.meta.language
+                        && old.categories == tree.categories
+                    {
+                        still_partial = true;
+                        tree.meta = old.meta.clone();
+                        text = snapshot::to_string(&tree);
+                    }
+                    let changed = old_text != text;
                     now_complete = !old.meta.complete && tree.meta.complete;
                     let content_changed = old.categories != tree.categories
                         || old.meta.version != tree.meta.version
@@ -208,7 +223,7 @@ pub fn prepare_tree(
                         content_changed,
                     )
                 }
-                Err(e) => (None, Some(e.to_string()), changed, true),
+                Err(e) => (None, Some(e.to_string()), old_text != text, true),
             }
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => (None, None, true, true),
@@ -249,6 +264,7 @@ pub fn prepare_tree(
         changed,
         content_changed,
         now_complete,
+        still_partial,
         expired_path,
         expired: previous_expired.clone(),
         previous_expired,

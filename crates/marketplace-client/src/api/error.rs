@@ -286,11 +286,13 @@ pub enum ApiError {
         /// The limit.
         limit: u64,
     },
-    /// getDefaultCategoryTreeId answered `204 No Content`: the service knows no default
-    /// category tree for this marketplace.
+    /// getDefaultCategoryTreeId answered `204 No Content`: the service knows the marketplace
+    /// (an unknown id gets `400` with errorId 62003) but holds no category tree for it.
     #[error(
-        "no default category tree for {marketplace_id} (getDefaultCategoryTreeId answered 204 \
-         No Content to {url}); check the marketplace id"
+        "no default category tree for {marketplace_id}: getDefaultCategoryTreeId answered \
+         204 No Content to {url}, which means the service knows the marketplace but holds no \
+         category tree for it (an unknown marketplace id gets 400, errorId 62003); a server \
+         given only some trees, such as a fake, answers so for the others"
     )]
     NoDefaultTree {
         /// The marketplace asked about.

@@ -89,6 +89,18 @@ pub(crate) fn tree_body(
     )
     .in_marketplace(site.marketplace_id(), &language);
     Operation::new(call, move |fetched| {
+        if fetched.is_empty() {
+            return Err(ApiError::UnexpectedBody {
+                url: fetched.url.to_string(),
+                status: fetched.status,
+                reason: format!(
+                    "getCategoryTree answered with no tree (`{}` and an empty body): the \
+                     service holds no tree {tree_id} to give",
+                    if fetched.status == 204 { "204 No Content" } else { "a success" }
+                ),
+                body: String::new(),
+            });
+        }
         Ok(TreeBody {
             site,
             tree_id,
