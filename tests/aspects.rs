@@ -171,6 +171,15 @@ fn check_names_what_it_cannot_read_or_find() {
     let listing = dir.path().join("bad-shape.json");
     std::fs::write(&listing, br#"{"Brand": "NVIDIA"}"#).unwrap();
     let listing = listing.display().to_string();
+    // Every file is read and reported, the bad ones among the good: a wrong shape, a file
+    // that is not there, a broken line of a .jsonl file, and a listing with problems.
+    let lines = dir.path().join("many.jsonl");
+    std::fs::write(
+        &lines,
+        format!("{}\n{{\"Brand\": [\n{}\n", good_listing(), bad_listing()),
+    )
+    .unwrap();
+    let missing = dir.path().join("no-such-listing.json");
     let out = aspects(
         &fake,
         dir.path(),
@@ -181,13 +190,23 @@ fn check_names_what_it_cannot_read_or_find() {
             "--category",
             "27386",
             &listing,
+            &missing.display().to_string(),
+            &lines.display().to_string(),
         ],
     );
-    let (_, stderr) = text(&out);
-    assert_eq!(out.status.code(), Some(1));
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
     assert!(
-        stderr
+        stdout
             .contains(r#"bad-shape.json: aspects["Brand"]: is a string, not an array of strings"#),
+        "{stdout}"
+    );
+    assert!(stdout.contains("no-such-listing.json: "), "{stdout}");
+    assert!(stdout.contains("many.jsonl:2: "), "{stdout}");
+    assert!(stdout.contains("many.jsonl:3: "), "{stdout}");
+    assert!(!stdout.contains("many.jsonl:1: "), "the good listing: {stdout}");
+    assert!(
+        stderr.contains("2 listing(s) checked against category 27386 (3 unreadable)"),
         "{stderr}"
     );
     // --offline without a download says what to run.
@@ -209,7 +228,9 @@ fn check_names_what_it_cannot_read_or_find() {
         stderr.contains("run `snapshot aspects refresh --sites EBAY_US` first"),
         "{stderr}"
     );
-    // A category that is not a leaf: the service's typed error.
+    // A category that the compiled-in tree knows is not a leaf: said here, as `category!`
+    // says it, without asking the service.
+    fake.clear_requests();
     let out = aspects(
         &fake,
         dir.path(),
@@ -223,7 +244,18 @@ fn check_names_what_it_cannot_read_or_find() {
         ],
     );
     let (_, stderr) = text(&out);
-    assert!(stderr.contains("errorId 62009"), "{stderr}");
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "EBAY_US category 15032 \"Cell Phones & Accessories\" is not a leaf: only leaf categories accept listings."
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("9355 (Cell Phones & Accessories > Cell Phones & Smartphones)"),
+        "{stderr}"
+    );
+    assert!(fake.requests().is_empty(), "{:?}", fake.requests());
 }
 
 /// Reads the SDK's test data.

@@ -111,6 +111,14 @@ pub fn run(command: AspectsCommand, snapshots: &Path) -> Result<ExitCode, String
         } => {
             let site = Marketplace::from_marketplace_id(&site)
                 .ok_or_else(|| format!("--site {site:?} is not a marketplace id (e.g. EBAY_US)"))?;
+            // A category the compiled-in tree knows is not a leaf has no aspects to check
+            // against: say so here, as `category!` would, without asking the service.
+            if let Some(branch) = taxonomy_data::Site::from_marketplace(site)
+                .category(category)
+                .filter(|c| !c.is_leaf())
+            {
+                return Err(taxonomy_macros_core::not_leaf_message(branch));
+            }
             let rules = if offline {
                 let (file, _) = files_of(&aspects_dir.unwrap_or_else(default_dir), site);
                 if !file.exists() {
@@ -168,38 +176,52 @@ pub fn run(command: AspectsCommand, snapshots: &Path) -> Result<ExitCode, String
     }
 }
 
-/// Each listing of `paths`, named for messages: a file, or `file:line` in a `.jsonl` file.
-fn read_listings(paths: &[PathBuf]) -> Result<Vec<(String, ListingAspects)>, String> {
+/// A listing, named for messages: a file, or `file:line` in a `.jsonl` file.
+type Named = (String, ListingAspects);
+
+/// Each listing of `paths`, and each file or line that could not be read or parsed (named,
+/// with why): one bad file does not hide the others' problems.
+fn read_listings(paths: &[PathBuf]) -> (Vec<Named>, Vec<String>) {
     let mut out = Vec::new();
+    let mut unreadable = Vec::new();
     for path in paths {
-        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let bytes = match std::fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                unreadable.push(format!("{}: {e}", path.display()));
+                continue;
+            }
+        };
         let lines = matches!(
             path.extension().and_then(|e| e.to_str()),
             Some("jsonl" | "ndjson")
         );
+        let mut parse = |name: String, json: &[u8]| match ListingAspects::from_json(json) {
+            Ok(listing) => out.push((name, listing)),
+            Err(e) => unreadable.push(format!("{name}: {e}")),
+        };
         if lines {
             for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
-                if line.iter().all(u8::is_ascii_whitespace) {
-                    continue;
+                if !line.iter().all(u8::is_ascii_whitespace) {
+                    parse(format!("{}:{}", path.display(), n + 1), line);
                 }
-                let name = format!("{}:{}", path.display(), n + 1);
-                let listing =
-                    ListingAspects::from_json(line).map_err(|e| format!("{name}: {e}"))?;
-                out.push((name, listing));
             }
         } else {
-            let name = path.display().to_string();
-            let listing = ListingAspects::from_json(&bytes).map_err(|e| format!("{name}: {e}"))?;
-            out.push((name, listing));
+            parse(path.display().to_string(), &bytes);
         }
     }
-    Ok(out)
+    (out, unreadable)
 }
 
-/// Checks every listing against `rules` (read once); prints one line a problem.
+/// Checks every listing against `rules` (read once); prints one line a problem, and one a
+/// file or line that could not be read (an error too). Exit 1 when there was an error.
 fn check(rules: &AspectRules, paths: &[PathBuf]) -> Result<ExitCode, String> {
-    let listings = read_listings(paths)?;
-    let (mut errors, mut warnings) = (0, 0);
+    let (listings, unreadable) = read_listings(paths);
+    let mut errors = unreadable.len();
+    let mut warnings = 0;
+    for problem in &unreadable {
+        outln!("{}", crate::output::escaped(problem));
+    }
     for (name, listing) in &listings {
         for problem in rules.check(listing) {
             if problem.is_error() {
@@ -214,8 +236,13 @@ fn check(rules: &AspectRules, paths: &[PathBuf]) -> Result<ExitCode, String> {
             );
         }
     }
+    let unread = if unreadable.is_empty() {
+        String::new()
+    } else {
+        format!(" ({} unreadable)", unreadable.len())
+    };
     errln!(
-        "{} listing(s) checked against category {}: {errors} error(s), {warnings} warning(s)",
+        "{} listing(s) checked against category {}{unread}: {errors} error(s), {warnings} warning(s)",
         listings.len(),
         rules.category_id()
     );
@@ -241,7 +268,11 @@ fn broken_listings(old: &Path, new: &Path, category: u32, paths: &[PathBuf]) -> 
         );
         return Ok(());
     };
-    for (name, listing) in read_listings(paths)? {
+    let (listings, unreadable) = read_listings(paths);
+    if !unreadable.is_empty() {
+        return Err(unreadable.join("\n"));
+    }
+    for (name, listing) in listings {
         let errors_before = before.as_ref().map_or(0, |r| {
             r.check(&listing).iter().filter(|p| p.is_error()).count()
         });
