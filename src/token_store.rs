@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use marketplace_client::oauth::{
-    AccessTokenSource, ApplicationTokenProvider, OAuthConfig, SharedTokenRequest,
+    AccessTokenSource, ApplicationTokenProvider, OAuthClient, OAuthConfig, SharedTokenRequest,
 };
 pub use marketplace_client_postgres::blocking::{BlockingRefreshTokenStore, TokenStore};
 use marketplace_client_postgres::{KEY_VAR, Keyring};
@@ -112,11 +112,11 @@ pub fn application_token_source(
         // A ready token is used as is; without a database there is nothing to share.
         Some(Store::Postgres(store)) if config.access_token.is_none() => {
             migrate_or_warn(store);
-            let provider = ApplicationTokenProvider::new(config.client()?)
+            let provider = ApplicationTokenProvider::new(OAuthClient::from_config(config)?)
                 .with_shared_cache(store.token_cache());
             Ok(Arc::new(provider))
         }
-        _ => config.application_token_source(),
+        _ => ApplicationTokenProvider::source(config),
     }
 }
 

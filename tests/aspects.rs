@@ -204,7 +204,10 @@ fn check_names_what_it_cannot_read_or_find() {
     assert!(stdout.contains("no-such-listing.json: "), "{stdout}");
     assert!(stdout.contains("many.jsonl:2: "), "{stdout}");
     assert!(stdout.contains("many.jsonl:3: "), "{stdout}");
-    assert!(!stdout.contains("many.jsonl:1: "), "the good listing: {stdout}");
+    assert!(
+        !stdout.contains("many.jsonl:1: "),
+        "the good listing: {stdout}"
+    );
     assert!(
         stderr.contains("2 listing(s) checked against category 27386 (3 unreadable)"),
         "{stderr}"

@@ -274,16 +274,19 @@ fn the_concurrent_refresh_works_in_every_context() {
 /// A user's program, outside the workspace: the blocking API in each of the five contexts,
 /// configured from the environment as the README shows.
 const PROGRAM: &str = r#"
-use marketplace_client::oauth::{AccessTokenSource, ApplicationTokenProvider, OAuthConfig, ScopeSet};
+use marketplace_client::oauth::{
+    AccessTokenSource, ApplicationTokenProvider, OAuthClient, OAuthConfig, ScopeSet,
+};
 use marketplace_client::taxonomy::TaxonomyClient;
 use tokio::runtime::Builder;
 
 /// Creates, calls and drops every blocking client; what they answered, on one line.
 fn blocking_calls(context: &str) -> String {
     let config = OAuthConfig::from_env().expect("configuration");
-    let client = config.client().expect("OAuth client");
+    let client = OAuthClient::from_config(&config).expect("OAuth client");
     let grant = client.client_credentials(&ScopeSet::default()).expect("grant");
-    let provider = ApplicationTokenProvider::new(config.client().expect("OAuth client"));
+    let provider =
+        ApplicationTokenProvider::new(OAuthClient::from_config(&config).expect("OAuth client"));
     let token = provider.access_token().expect("provider");
     let taxonomy = TaxonomyClient::from_env().expect("taxonomy client");
     let tree = taxonomy.default_tree_id("EBAY_GB").expect("getDefaultCategoryTreeId");

@@ -4,7 +4,7 @@
 mod support;
 
 use fake_marketplace::{ConsentBehavior, FakeConfig, FakeMarketplace, parse_form_strict};
-use marketplace_client::oauth::{CsrfState, OAuthError, OAuthErrorCode, ScopeSet};
+use marketplace_client::oauth::{CsrfState, OAuthClient, OAuthError, OAuthErrorCode, ScopeSet};
 use marketplace_client::test_util::parse_redirect;
 use support::*;
 
@@ -226,7 +226,7 @@ fn the_consent_host_is_required_only_for_consent() {
             .map(|(_, v)| v.clone())
     })
     .expect("the API host alone is a configuration");
-    let client = config.client().unwrap();
+    let client = OAuthClient::from_config(&config).unwrap();
     let token = client.client_credentials(&ScopeSet::default()).unwrap();
     assert!(!token.access_token.secret().is_empty());
     let e = client.consent_request(&ScopeSet::default()).unwrap_err();

@@ -367,19 +367,18 @@ fn token_source_from_config() {
                 .map(|(_, v)| v)
         }
     };
-    let source = OAuthConfig::from_lookup(lookup(None))
-        .unwrap()
-        .application_token_source()
-        .unwrap();
+    let source =
+        ApplicationTokenProvider::source(&OAuthConfig::from_lookup(lookup(None)).unwrap()).unwrap();
     let token = source.access_token().unwrap();
     assert!(fake.issued_token(token.secret()).is_some());
 
-    let ready = OAuthConfig::from_lookup(lookup(Some((
-        "MARKETPLACE_ACCESS_TOKEN",
-        "ready-token".into(),
-    ))))
-    .unwrap()
-    .application_token_source()
+    let ready = ApplicationTokenProvider::source(
+        &OAuthConfig::from_lookup(lookup(Some((
+            "MARKETPLACE_ACCESS_TOKEN",
+            "ready-token".into(),
+        ))))
+        .unwrap(),
+    )
     .unwrap();
     assert_eq!(ready.access_token().unwrap().secret(), "ready-token");
     assert_eq!(fake.token_requests().len(), 1);

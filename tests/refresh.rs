@@ -214,14 +214,28 @@ fn check_fails_on_a_stale_snapshot_and_passes_on_a_fresh_one() {
         ),
         "{stderr}"
     );
-    assert!(stdout.contains("up to date (partial ones warned of above)"), "{stdout}");
-    assert!(fake.requests_to(&tree_path(15)).is_empty(), "--check downloaded AU");
+    assert!(
+        stdout.contains("up to date (partial ones warned of above)"),
+        "{stdout}"
+    );
+    assert!(
+        fake.requests_to(&tree_path(15)).is_empty(),
+        "--check downloaded AU"
+    );
     let out = refresh(&fake, dir.path(), &["--check", "--strict"]);
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
-    assert!(stderr.contains("a snapshot is partial (--strict)"), "{stderr}");
+    assert!(
+        stderr.contains("a snapshot is partial (--strict)"),
+        "{stderr}"
+    );
     let out = refresh(&fake, dir.path(), &["--strict"]);
-    assert_eq!(out.status.code(), Some(2), "--strict without --check: {:?}", text(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "--strict without --check: {:?}",
+        text(&out)
+    );
 
     // A refresh against a server that gives back the partial copy itself leaves it partial,
     // byte for byte (no "complete", no new date).
@@ -229,12 +243,20 @@ fn check_fails_on_a_stale_snapshot_and_passes_on_a_fresh_one() {
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}\n{stderr}");
     assert!(stdout.contains("unchanged, and still partial"), "{stdout}");
-    assert!(common::dir_bytes(dir.path()) == committed, "the partial copy was rewritten");
+    assert!(
+        common::dir_bytes(dir.path()) == committed,
+        "the partial copy was rewritten"
+    );
 
     // A server with more than the partial copy completes it; --strict then passes.
     let mut complete = common::committed(Marketplace::Au);
     complete.meta.complete = true;
-    let parent = complete.categories.iter().find(|c| c.id != 0 && !c.leaf).unwrap().id;
+    let parent = complete
+        .categories
+        .iter()
+        .find(|c| c.id != 0 && !c.leaf)
+        .unwrap()
+        .id;
     complete.categories.push(taxonomy_tree::tree::Category {
         id: common::NEW_LEAF,
         name: "A category below the cut".into(),
@@ -252,12 +274,23 @@ fn check_fails_on_a_stale_snapshot_and_passes_on_a_fresh_one() {
     let out = refresh(&fake, dir.path(), &["--sites", "EBAY_AU"]);
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}\n{stderr}");
-    assert!(stdout.contains("now complete (the snapshot was partial)"), "{stdout}");
-    assert!(snapshot::read(&dir.path().join("EBAY_AU.json")).unwrap().meta.complete);
+    assert!(
+        stdout.contains("now complete (the snapshot was partial)"),
+        "{stdout}"
+    );
+    assert!(
+        snapshot::read(&dir.path().join("EBAY_AU.json"))
+            .unwrap()
+            .meta
+            .complete
+    );
     let out = refresh(&fake, dir.path(), &["--check", "--strict"]);
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}\n{stderr}");
-    assert!(stdout.contains("the snapshots are up to date\n"), "{stdout}");
+    assert!(
+        stdout.contains("the snapshots are up to date\n"),
+        "{stdout}"
+    );
     assert!(!stderr.contains("warning"), "{stderr}");
 
     let before = common::dir_bytes(dir.path());
@@ -480,7 +513,10 @@ fn only_trees_whose_version_changed_are_downloaded() {
         .skip_while(|l| !l.starts_with("EBAY_AU: 10123 categories"))
         .nth(1)
         .unwrap_or_default();
-    assert!(au_line.starts_with("  unchanged, and still partial"), "{stdout}");
+    assert!(
+        au_line.starts_with("  unchanged, and still partial"),
+        "{stdout}"
+    );
     assert!(
         !snapshot::read(&dir.path().join("EBAY_AU.json"))
             .unwrap()
@@ -517,7 +553,11 @@ fn only_trees_whose_version_changed_are_downloaded() {
         .position(|s| *s == Marketplace::Au)
         .unwrap();
     for (i, n) in trees.iter().enumerate() {
-        assert_eq!(*n, usize::from(i == au), "{trees:?}: only AU, still partial");
+        assert_eq!(
+            *n,
+            usize::from(i == au),
+            "{trees:?}: only AU, still partial"
+        );
     }
 
     // A snapshot in another language than the one asked for is not current.

@@ -38,8 +38,9 @@ mod live {
     use clap::{Parser, Subcommand, ValueEnum};
     use marketplace_client::api::{ApiClient, ApiRequest, ClientConfig};
     use marketplace_client::oauth::{
-        AccessTokenSource, ConsentRequest, FileStore, OAuthClient, OAuthConfig, OAuthError,
-        RefreshTokenStore, ScopeSet, SharedTokenCache, StoredRefreshToken, UserTokenProvider,
+        AccessTokenSource, ApplicationTokenProvider, ConsentRequest, FileStore, OAuthClient,
+        OAuthConfig, OAuthError, RefreshTokenStore, ScopeSet, SharedTokenCache, StoredRefreshToken,
+        UserTokenProvider,
     };
     use marketplace_notifications::{AccountUsers, EbayUser, IDENTITY_SCOPE, identity_base_url};
     use marketplace_toolkit::token_store::{self, ENV_TOKEN_STORE};
@@ -101,7 +102,8 @@ mod live {
         name = "consent",
         about = "Grant this backend a seller's consent and keep its refresh token",
         long_about = "Grant this backend a seller's consent (OAuth 2.0 authorization-code flow) and \
-                  keep the refresh token in a file only you can read.\n\n\
+                  keep the refresh token: in a file only you can read, or, when MARKETPLACE_TOKEN_STORE \
+                  is a postgres:// URL, in that database, encrypted with MARKETPLACE_TOKEN_KEY.\n\n\
                   Settings: MARKETPLACE_CLIENT_ID, MARKETPLACE_CLIENT_SECRET, \
                   MARKETPLACE_REDIRECT_URI, MARKETPLACE_ENV (production|sandbox), \
                   MARKETPLACE_BASE_URL + MARKETPLACE_AUTH_URL, MARKETPLACE_CONFIG (SDK file), \
@@ -299,7 +301,7 @@ mod live {
             Command::Authorize(args) => authorize(&config, store, &cli.account, args),
             Command::Status => status(&config, store, &cli.account),
             Command::Token => {
-                let provider = store.provider(config.client()?, &cli.account);
+                let provider = store.provider(OAuthClient::from_config(&config)?, &cli.account);
                 let token = provider.access_token()?;
                 out(token.secret())?;
                 Ok(())
@@ -344,7 +346,7 @@ mod live {
                 if !matches!(action, SigningKeyAction::Show) {
                     let api = ApiClient::new(
                         ClientConfig::for_base_url(&base_url)?,
-                        config.application_token_source()?,
+                        ApplicationTokenProvider::source(config)?,
                     )?;
                     if rotate {
                         keys.rotate(&api)?;
@@ -470,7 +472,7 @@ mod live {
         checked.map_err(|e| {
             format!("{e}\nNothing was sent yet: fix the store (or pass another --store) and run consent again.")
         })?;
-        let client = Arc::new(config.client()?);
+        let client = Arc::new(OAuthClient::from_config(config)?);
         // getUser, after the exchange, needs the Identity API's scope.
         let mut scopes: Vec<String> = if args.scopes.is_empty() {
             config
@@ -981,7 +983,8 @@ mod live {
         // Asks the token endpoint itself, never the fleet's shared access token: a token
         // still valid in the cache says nothing of the refresh token (a revoked one is
         // refused here, and marked).
-        let provider = UserTokenProvider::new(config.client()?, store.as_dyn(), account);
+        let provider =
+            UserTokenProvider::new(OAuthClient::from_config(config)?, store.as_dyn(), account);
         provider.access_token()?;
         let left = provider
             .cached()

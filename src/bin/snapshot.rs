@@ -703,13 +703,21 @@ mod live {
             } else if !partial.is_empty() && strict {
                 errln!(
                     "error: {} partial (--strict): run `snapshot refresh` (the same command without --check) where the service serves complete trees, and commit the result",
-                    if partial.len() == 1 { "a snapshot is" } else { "snapshots are" }
+                    if partial.len() == 1 {
+                        "a snapshot is"
+                    } else {
+                        "snapshots are"
+                    }
                 );
                 ExitCode::FAILURE
             } else {
                 outln!(
                     "the snapshots are up to date{}",
-                    if partial.is_empty() { "" } else { " (partial ones warned of above)" }
+                    if partial.is_empty() {
+                        ""
+                    } else {
+                        " (partial ones warned of above)"
+                    }
                 );
                 ExitCode::SUCCESS
             });

@@ -12,7 +12,7 @@
 //! let store = TokenStore::connect("postgres://backend@db.internal/backend", Keyring::from_env()?)?;
 //! store.migrate()?;
 //! let config = OAuthConfig::from_env()?;
-//! let provider = ApplicationTokenProvider::new(config.client()?)
+//! let provider = ApplicationTokenProvider::new(OAuthClient::from_config(&config)?)
 //!     .with_shared_cache(store.token_cache());
 //! let token = provider.access_token()?; // one request for the whole fleet
 //! # let _ = token; Ok(()) }

@@ -616,8 +616,7 @@ mod live {
 
         let mut cache_changed = false;
         if !to_check.is_empty() || !missing.is_empty() {
-            let client = oauth
-                .application_token_source()
+            let client = marketplace_client::oauth::ApplicationTokenProvider::source(&oauth)
                 .map_err(|e| e.to_string())
                 .and_then(|tokens| TaxonomyClient::new(config, tokens).map_err(|e| e.to_string()));
             // Trees held, kept when the check or the download fails.

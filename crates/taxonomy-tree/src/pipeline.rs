@@ -196,36 +196,34 @@ pub fn prepare_tree(
     let mut now_complete = false;
     let mut still_partial = false;
     let (diff, previous_error, changed, content_changed) = match std::fs::read_to_string(&path) {
-        Ok(old_text) => {
-            match snapshot::parse(&old_text, &path) {
-                Ok(old) => {
-                    if !old.meta.complete
-                        && old.meta.version == tree.meta.version
-                        && old.meta.language == tree.meta.language
-                        && old.categories == tree.categories
-                    {
-                        still_partial = true;
-                        tree.meta = old.meta.clone();
-                        text = snapshot::to_string(&tree);
-                    }
-                    let changed = old_text != text;
-                    now_complete = !old.meta.complete && tree.meta.complete;
-                    let content_changed = old.categories != tree.categories
-                        || old.meta.version != tree.meta.version
-                        || old.meta.tree_id != tree.meta.tree_id
-                        || old.meta.marketplace_id != tree.meta.marketplace_id
-                        || old.meta.language != tree.meta.language
-                        || old.meta.complete != tree.meta.complete;
-                    (
-                        Some(TreeDiff::between(&old, &tree)),
-                        None,
-                        changed,
-                        content_changed,
-                    )
+        Ok(old_text) => match snapshot::parse(&old_text, &path) {
+            Ok(old) => {
+                if !old.meta.complete
+                    && old.meta.version == tree.meta.version
+                    && old.meta.language == tree.meta.language
+                    && old.categories == tree.categories
+                {
+                    still_partial = true;
+                    tree.meta = old.meta.clone();
+                    text = snapshot::to_string(&tree);
                 }
-                Err(e) => (None, Some(e.to_string()), old_text != text, true),
+                let changed = old_text != text;
+                now_complete = !old.meta.complete && tree.meta.complete;
+                let content_changed = old.categories != tree.categories
+                    || old.meta.version != tree.meta.version
+                    || old.meta.tree_id != tree.meta.tree_id
+                    || old.meta.marketplace_id != tree.meta.marketplace_id
+                    || old.meta.language != tree.meta.language
+                    || old.meta.complete != tree.meta.complete;
+                (
+                    Some(TreeDiff::between(&old, &tree)),
+                    None,
+                    changed,
+                    content_changed,
+                )
             }
-        }
+            Err(e) => (None, Some(e.to_string()), old_text != text, true),
+        },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => (None, None, true, true),
         Err(e) => (None, Some(format!("{}: {e}", path.display())), true, true),
     };

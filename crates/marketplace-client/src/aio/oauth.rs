@@ -288,30 +288,6 @@ impl AccessTokenSource for AccessToken {
     fn invalidate(&self, _token: &AccessToken) {}
 }
 
-impl OAuthConfig {
-    /// The application-token source this configuration describes, for async programs: the
-    /// ready token of `MARKETPLACE_ACCESS_TOKEN` when set, otherwise an async
-    /// [`ApplicationTokenProvider`] (the async front's twin of
-    /// [`OAuthConfig::application_token_source`]). Building it does no I/O; the source's
-    /// [`access_token`](AccessTokenSource::access_token) is what awaits.
-    ///
-    /// ```no_run
-    /// use marketplace_client::aio::oauth::{AccessTokenSource, OAuthConfig};
-    /// # async fn run() -> Result<(), marketplace_client::oauth::OAuthError> {
-    /// let tokens = OAuthConfig::from_env()?.aio_application_token_source()?;
-    /// let token = tokens.access_token().await?;
-    /// # let _ = token; Ok(()) }
-    /// ```
-    pub fn aio_application_token_source(&self) -> Result<Arc<dyn AccessTokenSource>, OAuthError> {
-        if let Some(token) = &self.access_token {
-            return Ok(Arc::new(token.clone()));
-        }
-        Ok(Arc::new(ApplicationTokenProvider::new(
-            OAuthClient::from_config(self)?,
-        )))
-    }
-}
-
 /// One cached token: the core's [`CacheState`] behind a mutex that is never held across an
 /// `.await`, and a `Notify` the waiting tasks sleep on.
 #[derive(Default)]
@@ -451,6 +427,26 @@ impl ApplicationTokenProvider {
         Ok(Self::new(OAuthClient::from_config(
             &OAuthConfig::from_env()?,
         )?))
+    }
+
+    /// The application-token source `config` describes, for async programs: the ready token
+    /// of `MARKETPLACE_ACCESS_TOKEN` when it has one, otherwise a provider over
+    /// [`OAuthClient::from_config`] (the blocking front's `ApplicationTokenProvider::source`,
+    /// the same name). Building it does no I/O; the source's
+    /// [`access_token`](AccessTokenSource::access_token) is what awaits.
+    ///
+    /// ```no_run
+    /// use marketplace_client::aio::oauth::{AccessTokenSource, ApplicationTokenProvider, OAuthConfig};
+    /// # async fn run() -> Result<(), marketplace_client::oauth::OAuthError> {
+    /// let tokens = ApplicationTokenProvider::source(&OAuthConfig::from_env()?)?;
+    /// let token = tokens.access_token().await?;
+    /// # let _ = token; Ok(()) }
+    /// ```
+    pub fn source(config: &OAuthConfig) -> Result<Arc<dyn AccessTokenSource>, OAuthError> {
+        if let Some(token) = &config.access_token {
+            return Ok(Arc::new(token.clone()));
+        }
+        Ok(Arc::new(Self::new(OAuthClient::from_config(config)?)))
     }
 
     /// Shares the tokens through `cache` with every process that uses it (for example

@@ -85,7 +85,7 @@ impl TaxonomyClient {
     /// A client configured from the environment, as [`crate::taxonomy::TaxonomyClient::from_env`].
     pub fn from_env() -> Result<Self, ApiError> {
         let oauth = OAuthConfig::from_env().map_err(crate::oauth::OAuthError::from)?;
-        let tokens = oauth.aio_application_token_source()?;
+        let tokens = crate::aio::oauth::ApplicationTokenProvider::source(&oauth)?;
         let config =
             ClientConfig::from_oauth_config(&oauth).with_env(|name| std::env::var(name).ok())?;
         Self::new(config, tokens)

@@ -182,7 +182,7 @@ impl Slot {
 /// use marketplace_client::oauth::{AccessTokenSource, ApplicationTokenProvider, OAuthConfig};
 /// # fn main() -> Result<(), marketplace_client::oauth::OAuthError> {
 /// let config = OAuthConfig::from_env()?;
-/// let provider = ApplicationTokenProvider::new(config.client()?)
+/// let provider = ApplicationTokenProvider::new(OAuthClient::from_config(&config)?)
 ///     .on_refresh_error(|e| eprintln!("token renewal failed, still using the old token: {e}"));
 /// let token = provider.access_token()?; // one request; later calls reuse it
 /// // send `Authorization: Bearer {token.secret()}`; on a 401:
@@ -231,7 +231,27 @@ impl ApplicationTokenProvider {
     /// # let _ = token; Ok::<(), marketplace_client::oauth::OAuthError>(())
     /// ```
     pub fn from_env() -> Result<Self, OAuthError> {
-        Ok(Self::new(OAuthConfig::from_env()?.client()?))
+        Ok(Self::new(OAuthClient::from_config(
+            &OAuthConfig::from_env()?,
+        )?))
+    }
+
+    /// The application-token source `config` describes: the ready token of
+    /// `MARKETPLACE_ACCESS_TOKEN` when it has one, otherwise a provider over
+    /// [`OAuthClient::from_config`]. What a client of the Taxonomy API or any other takes.
+    /// The async front's `ApplicationTokenProvider::source` is the same for async programs.
+    ///
+    /// ```no_run
+    /// use marketplace_client::oauth::{AccessTokenSource, ApplicationTokenProvider, OAuthConfig};
+    /// let tokens = ApplicationTokenProvider::source(&OAuthConfig::from_env()?)?;
+    /// let token = tokens.access_token()?;
+    /// # let _ = token; Ok::<(), marketplace_client::oauth::OAuthError>(())
+    /// ```
+    pub fn source(config: &OAuthConfig) -> Result<Arc<dyn AccessTokenSource>, OAuthError> {
+        if let Some(token) = &config.access_token {
+            return Ok(Arc::new(token.clone()));
+        }
+        Ok(Arc::new(Self::new(OAuthClient::from_config(config)?)))
     }
 
     /// Shares the tokens through `cache` with every process that uses it (for example
@@ -343,7 +363,7 @@ impl AccessTokenSource for ApplicationTokenProvider {
 /// # fn main() -> Result<(), marketplace_client::oauth::OAuthError> {
 /// let config = OAuthConfig::from_env()?;
 /// let store = Arc::new(FileStore::new("/var/lib/my-backend/refresh-tokens.json"));
-/// let provider = UserTokenProvider::new(config.client()?, store, "seller-1");
+/// let provider = UserTokenProvider::new(OAuthClient::from_config(&config)?, store, "seller-1");
 /// let token = provider.access_token()?; // refreshes with the stored refresh token
 /// # let _ = token; Ok(()) }
 /// ```
@@ -413,7 +433,7 @@ impl UserTokenProvider {
         account: impl Into<String>,
     ) -> Result<Self, OAuthError> {
         Ok(Self::new(
-            OAuthConfig::from_env()?.client()?,
+            OAuthClient::from_config(&OAuthConfig::from_env()?)?,
             store,
             account,
         ))
@@ -721,23 +741,5 @@ impl Shared {
         if let Err(e) = cache.token(&request, &mut || Ok(response.clone())) {
             tracing::warn!(reason = %e, "the new consent's access token was not shared");
         }
-    }
-}
-
-impl OAuthConfig {
-    /// A client of the token endpoint with these endpoints and credentials
-    /// ([`OAuthClient::from_config`]).
-    pub fn client(&self) -> Result<OAuthClient, OAuthError> {
-        OAuthClient::from_config(self)
-    }
-
-    /// The application-token source this configuration describes: the ready token of
-    /// `MARKETPLACE_ACCESS_TOKEN` when set, otherwise an [`ApplicationTokenProvider`]. Async
-    /// programs take [`aio_application_token_source`](Self::aio_application_token_source).
-    pub fn application_token_source(&self) -> Result<Arc<dyn AccessTokenSource>, OAuthError> {
-        if let Some(token) = &self.access_token {
-            return Ok(Arc::new(token.clone()));
-        }
-        Ok(Arc::new(ApplicationTokenProvider::new(self.client()?)))
     }
 }

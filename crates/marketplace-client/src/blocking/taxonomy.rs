@@ -77,7 +77,7 @@ const _: () = {
 
 impl TaxonomyClient {
     /// A client with `config` that takes its tokens from `tokens` (for example
-    /// [`OAuthConfig::application_token_source`] or an
+    /// [`ApplicationTokenProvider::source`](crate::oauth::ApplicationTokenProvider::source) or an
     /// [`ApplicationTokenProvider`](crate::oauth::ApplicationTokenProvider)).
     pub fn new(config: ClientConfig, tokens: Arc<dyn AccessTokenSource>) -> Result<Self, ApiError> {
         Self::with_options(config, tokens, HttpOptions::default())
@@ -105,7 +105,7 @@ impl TaxonomyClient {
     /// ([`ClientConfig::with_env`]: `MARKETPLACE_TREE_PATH`).
     pub fn from_env() -> Result<Self, ApiError> {
         let oauth = OAuthConfig::from_env().map_err(crate::oauth::OAuthError::from)?;
-        let tokens = oauth.application_token_source()?;
+        let tokens = crate::oauth::ApplicationTokenProvider::source(&oauth)?;
         let config =
             ClientConfig::from_oauth_config(&oauth).with_env(|name| std::env::var(name).ok())?;
         Self::new(config, tokens)

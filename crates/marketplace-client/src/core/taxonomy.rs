@@ -96,7 +96,11 @@ pub(crate) fn tree_body(
                 reason: format!(
                     "getCategoryTree answered with no tree (`{}` and an empty body): the \
                      service holds no tree {tree_id} to give",
-                    if fetched.status == 204 { "204 No Content" } else { "a success" }
+                    if fetched.status == 204 {
+                        "204 No Content"
+                    } else {
+                        "a success"
+                    }
                 ),
                 body: String::new(),
             });

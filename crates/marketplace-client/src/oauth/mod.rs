@@ -26,7 +26,8 @@
 //!
 //! ```no_run
 //! # fn main() -> Result<(), marketplace_client::oauth::OAuthError> {
-//! let source = marketplace_client::oauth::OAuthConfig::from_env()?.application_token_source()?;
+//! use marketplace_client::oauth::{AccessTokenSource, ApplicationTokenProvider, OAuthConfig};
+//! let source = ApplicationTokenProvider::source(&OAuthConfig::from_env()?)?;
 //! let token = source.access_token()?;
 //! # let _ = token; Ok(()) }
 //! ```
