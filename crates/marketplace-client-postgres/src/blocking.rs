@@ -5,7 +5,7 @@
 //!
 //! ```no_run
 //! use std::sync::Arc;
-//! use marketplace_client::oauth::{AccessTokenSource, ApplicationTokenProvider, OAuthConfig};
+//! use marketplace_client::oauth::{AccessTokenSource, ApplicationTokenProvider, OAuthClient, OAuthConfig};
 //! use marketplace_client_postgres::{Keyring, blocking::TokenStore};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {

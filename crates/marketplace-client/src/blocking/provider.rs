@@ -179,7 +179,9 @@ impl Slot {
 /// Application tokens (client-credentials grant), cached per scope set.
 ///
 /// ```no_run
-/// use marketplace_client::oauth::{AccessTokenSource, ApplicationTokenProvider, OAuthConfig};
+/// use marketplace_client::oauth::{
+///     AccessTokenSource, ApplicationTokenProvider, OAuthClient, OAuthConfig,
+/// };
 /// # fn main() -> Result<(), marketplace_client::oauth::OAuthError> {
 /// let config = OAuthConfig::from_env()?;
 /// let provider = ApplicationTokenProvider::new(OAuthClient::from_config(&config)?)
@@ -359,7 +361,9 @@ impl AccessTokenSource for ApplicationTokenProvider {
 ///
 /// ```no_run
 /// use std::sync::Arc;
-/// use marketplace_client::oauth::{AccessTokenSource, FileStore, OAuthConfig, UserTokenProvider};
+/// use marketplace_client::oauth::{
+///     AccessTokenSource, FileStore, OAuthClient, OAuthConfig, UserTokenProvider,
+/// };
 /// # fn main() -> Result<(), marketplace_client::oauth::OAuthError> {
 /// let config = OAuthConfig::from_env()?;
 /// let store = Arc::new(FileStore::new("/var/lib/my-backend/refresh-tokens.json"));
