@@ -6,7 +6,7 @@
 //!   match, names lower-cased once before the run): what a program without the index would do,
 //!   with no ranking at all.
 //!
-//! Run with `cargo bench --bench search`; the README's goal is under 50 µs a query.
+//! Run with `cargo bench -p taxonomy-data --bench search`; the README's goal is under 50 µs a query.
 
 use std::hint::black_box;
 
