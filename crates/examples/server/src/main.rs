@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use fake_marketplace::{FakeConfig, FakeMarketplace};
 use marketplace_client::aio::oauth::{
-    FileStore, OAuthClient, OAuthConfig, RefreshTokenStore, ScopeSet, SharedTokenRequest,
+    Endpoints, FileStore, OAuthClient, OAuthConfig, RefreshTokenStore, ScopeSet, SharedTokenRequest,
 };
 use marketplace_client::aio::taxonomy::TaxonomyClient;
 use taxonomy_example_server::ConsentEndpoints;
@@ -162,20 +162,23 @@ async fn main() -> ExitCode {
                 "http://{addr}{}",
                 taxonomy_example_server::consent::CALLBACK_PATH
             );
-            let store: Result<Arc<dyn RefreshTokenStore>, Box<dyn std::error::Error>> =
-                match std::env::var(TOKEN_STORE_VAR) {
-                    Ok(_) => match OAuthConfig::from_env() {
-                        Ok(oauth) => token_store(&oauth)
-                            .await
-                            .and_then(|s| s.ok_or_else(|| "no store".into())),
-                        Err(e) => Err(e.into()),
-                    },
-                    Err(_) => Ok(Arc::new(FileStore::new(
-                        std::env::temp_dir()
-                            .join(format!("taxonomy-example-server-{}", std::process::id()))
-                            .join("refresh-tokens.json"),
-                    ))),
-                };
+            // The fake's application: its store rows are keyed by the fake's client id.
+            let fake_oauth = Endpoints::custom(&fake.base_url(), &fake.auth_url()).map(|e| {
+                OAuthConfig::new(e).with_credentials(fake.client_id(), fake.client_secret())
+            });
+            let store = match fake_oauth {
+                Ok(oauth) => token_store(&oauth).await,
+                Err(e) => Err(e.into()),
+            }
+            .map(|named| {
+                named.unwrap_or_else(|| {
+                    let file = std::env::temp_dir()
+                        .join(format!("taxonomy-example-server-{}", std::process::id()))
+                        .join("refresh-tokens.json");
+                    println!("refresh tokens and pending consents in {}", file.display());
+                    Arc::new(FileStore::new(file))
+                })
+            });
             store
                 .and_then(|store| {
                     taxonomy_example_server::consent_endpoints_for_fake(fake, &callback, store)
