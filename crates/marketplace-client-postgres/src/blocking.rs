@@ -422,4 +422,17 @@ impl oauth::RefreshTokenStore for BlockingRefreshTokenStore {
         let (store, account) = (self.store.clone(), account.to_owned());
         self.run(async move { store.is_marked(&account).await })
     }
+
+    fn save_consent(&self, request: &oauth::ConsentRequest) -> Result<(), OAuthError> {
+        let (store, request) = (self.store.clone(), request.clone());
+        self.run(async move { store.save_pending(&request).await })
+    }
+
+    fn take_consent(
+        &self,
+        state: &oauth::CsrfState,
+    ) -> Result<Option<oauth::ConsentRequest>, OAuthError> {
+        let (store, state) = (self.store.clone(), state.clone());
+        self.run(async move { store.take_pending(&state).await })
+    }
 }

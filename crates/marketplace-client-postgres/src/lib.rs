@@ -25,7 +25,9 @@
 //! notifications `marketplace_notifications_seen` and `marketplace_notification_keys` (their
 //! statements behind the feature `notifications`), and `marketplace_signing_keys` (eBay's
 //! request signing keys, `PgSigningKeys`, behind the feature
-//! `signing`); the migrations are recorded in
+//! `signing`), and `marketplace_pending_consents` (the pending consents of
+//! [`PgRefreshTokenStore`], completed once by whichever process receives the redirect:
+//! `save_consent`, `take_consent`); the migrations are recorded in
 //! `marketplace_client_migrations`, beside (never in) the application's own `_sqlx_migrations`.
 //! During a key rotation, [`key_census`] counts the tokens still under the previous key and
 //! [`rekey`] re-encrypts them.

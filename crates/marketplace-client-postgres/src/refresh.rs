@@ -154,6 +154,11 @@ impl RefreshTokens {
         &self.pool
     }
 
+    /// The keyring (the pending consents are encrypted with it too).
+    pub(crate) fn keyring(&self) -> &Keyring {
+        &self.keyring
+    }
+
     /// The token of `key`, decrypted; `None` when none is stored.
     pub async fn load(&self, key: &RefreshKey) -> Result<Option<StoredRefresh>, Error> {
         let row = sqlx::query(

@@ -2,12 +2,14 @@
 //! implements the async [`RefreshTokenStore`] of `marketplace_client::aio::oauth` (and,
 //! through [`blocking::TokenStore`](crate::blocking::TokenStore), the blocking one).
 
+mod consent;
+
 use std::future::Future;
 use std::time::Duration;
 
 use marketplace_client::aio::oauth::{BoxFuture, RefreshTokenStore};
 use marketplace_client::oauth::{
-    OAuthError, RefreshToken, ScopeSet, StoreError, StoredRefreshToken,
+    ConsentRequest, CsrfState, OAuthError, RefreshToken, ScopeSet, StoreError, StoredRefreshToken,
 };
 
 use crate::crypto::Keyring;
@@ -274,5 +276,19 @@ impl RefreshTokenStore for PgRefreshTokenStore {
     }
     fn needs_consent<'a>(&'a self, account: &'a str) -> BoxFuture<'a, Result<bool, OAuthError>> {
         Box::pin(PgRefreshTokenStore::is_marked(self, account))
+    }
+    /// In `marketplace_pending_consents`, the URL encrypted like the tokens.
+    fn save_consent<'a>(
+        &'a self,
+        request: &'a ConsentRequest,
+    ) -> BoxFuture<'a, Result<(), OAuthError>> {
+        Box::pin(PgRefreshTokenStore::save_pending(self, request))
+    }
+    /// One `DELETE … RETURNING`: of two processes taking the same state, one gets it.
+    fn take_consent<'a>(
+        &'a self,
+        state: &'a CsrfState,
+    ) -> BoxFuture<'a, Result<Option<ConsentRequest>, OAuthError>> {
+        Box::pin(PgRefreshTokenStore::take_pending(self, state))
     }
 }

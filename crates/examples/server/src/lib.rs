@@ -17,8 +17,16 @@
 //! (`/ebay/notifications`) by [`with_notifications`]: the challenge, verified notifications
 //! (the `marketplace-notifications` crate).
 //!
+//! A seller connects their eBay account through [`consent`]'s endpoints, mounted by
+//! [`with_consent`]: `GET /consent?account=…` redirects to eBay's consent page and
+//! `GET /callback` completes the consent on whichever instance the redirect lands (the pending
+//! consent and the refresh token in a store the instances share: PostgreSQL for a fleet).
+//!
 //! The binary (`src/main.rs`) is a thin shell over [`router`]; the tests build the same
 //! router.
+
+pub mod consent;
+pub use consent::{ConsentEndpoints, with_consent};
 
 use std::sync::Arc;
 
@@ -34,6 +42,7 @@ use marketplace_client::Marketplace;
 use marketplace_client::aio::api::ApiClient;
 use marketplace_client::aio::oauth::{
     AccessTokenSource, ApplicationTokenProvider, Endpoints, OAuthClient, OAuthConfig,
+    RefreshTokenStore, ScopeSet,
 };
 use marketplace_client::aio::taxonomy::{ClientConfig, TaxonomyClient};
 use marketplace_notifications::{
@@ -98,6 +107,25 @@ pub fn notification_endpoint_for_fake(
     let oauth =
         OAuthConfig::new(endpoints).with_credentials(fake.client_id(), fake.client_secret());
     notification_endpoint(&oauth, endpoint_url, FAKE_VERIFICATION_TOKEN)
+}
+
+/// The consent endpoints for a running fake marketplace (its credentials and URLs), with
+/// `redirect_uri` (a RuName the fake maps to a `/callback`, or that URL itself), asking for the
+/// fake's `sell.inventory` scope, the pending consents and refresh tokens in `store`.
+pub fn consent_endpoints_for_fake(
+    fake: &FakeMarketplace,
+    redirect_uri: &str,
+    store: Arc<dyn RefreshTokenStore>,
+) -> Result<ConsentEndpoints, Box<dyn std::error::Error>> {
+    let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url())?;
+    let config = OAuthConfig::new(endpoints)
+        .with_credentials(fake.client_id(), fake.client_secret())
+        .with_redirect_uri(redirect_uri);
+    Ok(ConsentEndpoints::new(
+        Arc::new(OAuthClient::from_config(&config)?),
+        store,
+        ScopeSet::new([fake.scope("/sell.inventory")]),
+    ))
 }
 
 /// The marketplace asked when the request names none.

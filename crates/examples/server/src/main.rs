@@ -5,6 +5,13 @@
 //! With `--fake` the fake marketplace starts in-process and the clients point at it; without,
 //! the configuration comes from the environment (`OAuthConfig::from_env`).
 //!
+//! A seller's consent: `GET /consent?account=…` and `GET /callback` (the accept URL of the
+//! RuName), the pending consents and refresh tokens in `MARKETPLACE_TOKEN_STORE`: a
+//! `postgres://` URL (the store a fleet shares, encrypted under `MARKETPLACE_TOKEN_KEY`) or a
+//! file. With `--fake`, the redirect URI is the server's own `/callback` and the store a file
+//! in a temporary directory unless `MARKETPLACE_TOKEN_STORE` is set; otherwise the endpoints
+//! are served when `MARKETPLACE_REDIRECT_URI` and `MARKETPLACE_TOKEN_STORE` are set.
+//!
 //! eBay's Marketplace Account Deletion endpoint is served at `/ebay/notifications`: with
 //! `--fake`, at `http://127.0.0.1:PORT/ebay/notifications` with the demo verification token;
 //! otherwise when `EBAY_NOTIFICATION_ENDPOINT` (the URL registered with eBay, exactly) and
@@ -14,7 +21,57 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use fake_marketplace::{FakeConfig, FakeMarketplace};
+use marketplace_client::aio::oauth::{
+    Endpoints, FileStore, OAuthClient, OAuthConfig, RefreshTokenStore, ScopeSet, SharedTokenRequest,
+};
 use marketplace_client::aio::taxonomy::TaxonomyClient;
+use taxonomy_example_server::ConsentEndpoints;
+
+/// The refresh-token store: a `postgres://` URL or a file.
+const TOKEN_STORE_VAR: &str = "MARKETPLACE_TOKEN_STORE";
+
+/// The store named by [`TOKEN_STORE_VAR`] (`None` when unset), for the application of `oauth`.
+async fn token_store(
+    oauth: &OAuthConfig,
+) -> Result<Option<Arc<dyn RefreshTokenStore>>, Box<dyn std::error::Error>> {
+    let Ok(named) = std::env::var(TOKEN_STORE_VAR) else {
+        return Ok(None);
+    };
+    if !(named.starts_with("postgres://") || named.starts_with("postgresql://")) {
+        return Ok(Some(Arc::new(FileStore::new(named))));
+    }
+    let keyring = marketplace_client_postgres::Keyring::from_env()?;
+    let pool = sqlx::PgPool::connect(&named).await?;
+    marketplace_client_postgres::migrate(&pool).await?;
+    let environment = SharedTokenRequest::environment_of(&oauth.endpoints);
+    let client_id = oauth.require_client_id()?;
+    Ok(Some(Arc::new(
+        marketplace_client_postgres::PgRefreshTokenStore::new(
+            pool,
+            keyring,
+            environment,
+            client_id.as_str(),
+        ),
+    )))
+}
+
+/// The consent endpoints of a server not on the fake: from the environment, when it names a
+/// redirect URI and a store.
+async fn consent_from_env() -> Result<Option<ConsentEndpoints>, Box<dyn std::error::Error>> {
+    let oauth = OAuthConfig::from_env()?;
+    if oauth.redirect_uri.is_none() {
+        return Ok(None);
+    }
+    let Some(store) = token_store(&oauth).await? else {
+        return Ok(None);
+    };
+    let client = Arc::new(OAuthClient::from_config(&oauth)?);
+    Ok(Some(ConsentEndpoints::new(
+        client,
+        store,
+        ScopeSet::default(),
+    )))
+}
 
 const USAGE: &str = "usage: taxonomy-example-server [--fake] [--port N]   (or PORT=N)";
 
@@ -99,6 +156,50 @@ async fn main() -> ExitCode {
         Err(e) => eprintln!("listening (address unknown: {e})"),
     }
     let mut app = taxonomy_example_server::router(client);
+    let consent = match (&_fake, listener.local_addr()) {
+        (Some(fake), Ok(addr)) => {
+            let callback = format!(
+                "http://{addr}{}",
+                taxonomy_example_server::consent::CALLBACK_PATH
+            );
+            // The fake's application: its store rows are keyed by the fake's client id.
+            let fake_oauth = Endpoints::custom(&fake.base_url(), &fake.auth_url()).map(|e| {
+                OAuthConfig::new(e).with_credentials(fake.client_id(), fake.client_secret())
+            });
+            let store = match fake_oauth {
+                Ok(oauth) => token_store(&oauth).await,
+                Err(e) => Err(e.into()),
+            }
+            .map(|named| {
+                named.unwrap_or_else(|| {
+                    let file = std::env::temp_dir()
+                        .join(format!("taxonomy-example-server-{}", std::process::id()))
+                        .join("refresh-tokens.json");
+                    println!("refresh tokens and pending consents in {}", file.display());
+                    Arc::new(FileStore::new(file))
+                })
+            });
+            store
+                .and_then(|store| {
+                    taxonomy_example_server::consent_endpoints_for_fake(fake, &callback, store)
+                })
+                .map(Some)
+        }
+        _ => consent_from_env().await,
+    };
+    match consent {
+        Ok(Some(endpoints)) => {
+            println!("seller consent at /consent?account=…, completed at /callback");
+            app = taxonomy_example_server::with_consent(app, Arc::new(endpoints));
+        }
+        Ok(None) => {
+            println!("no seller consent (set MARKETPLACE_REDIRECT_URI and {TOKEN_STORE_VAR})")
+        }
+        Err(e) => {
+            eprintln!("consent endpoints: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
     let notifications = match (&_fake, listener.local_addr()) {
         (Some(fake), Ok(addr)) => {
             let url = format!(

@@ -119,6 +119,21 @@ impl OAuthClient {
         )
     }
 
+    /// Completes a pending consent kept in `store`, in whichever task or process the redirect
+    /// landed: the async [`crate::oauth::OAuthClient::complete_consent`] (the same checks:
+    /// used once, refused once expired, the state compared in constant time), returning the
+    /// request and the code to exchange ([`UserTokenProvider::exchange_code`]).
+    pub async fn complete_consent(
+        &self,
+        store: &dyn RefreshTokenStore,
+        redirect: &str,
+    ) -> Result<(ConsentRequest, AuthorizationCode), OAuthError> {
+        use crate::oauth::consent;
+        let state = consent::redirect_state(redirect)?;
+        let taken = store.take_consent(&state).await?;
+        consent::complete_taken(taken, redirect, std::time::SystemTime::now())
+    }
+
     /// Requests an application token (the client-credentials grant).
     pub async fn client_credentials(&self, scopes: &ScopeSet) -> Result<TokenResponse, OAuthError> {
         self.post(token::client_credentials(

@@ -7,9 +7,10 @@
 use std::sync::Arc;
 
 use super::oauth::BoxFuture;
+use crate::oauth::consent::not_kept;
 use crate::oauth::{
-    FileStore, MemoryStore, OAuthError, RefreshToken, RefreshTokenStore as BlockingStore,
-    StoredRefreshToken,
+    ConsentRequest, CsrfState, FileStore, MemoryStore, OAuthError, RefreshToken,
+    RefreshTokenStore as BlockingStore, StoredRefreshToken,
 };
 
 /// Storage of refresh tokens for async programs, keyed by an account name of the caller's
@@ -46,6 +47,28 @@ pub trait RefreshTokenStore: Send + Sync {
     ) -> BoxFuture<'a, Result<bool, OAuthError>>;
     /// True when the token of `account` is marked as needing a new consent.
     fn needs_consent<'a>(&'a self, account: &'a str) -> BoxFuture<'a, Result<bool, OAuthError>>;
+
+    /// Keeps `request` (a pending consent) until its redirect comes back, so that any process
+    /// sharing the store completes it ([`OAuthClient::complete_consent`](super::oauth::OAuthClient::complete_consent));
+    /// as [`crate::oauth::RefreshTokenStore::save_consent`]. The default: a store error (the
+    /// store keeps no pending consents).
+    fn save_consent<'a>(
+        &'a self,
+        request: &'a ConsentRequest,
+    ) -> BoxFuture<'a, Result<(), OAuthError>> {
+        let _ = request;
+        Box::pin(async { Err(not_kept()) })
+    }
+
+    /// Removes and returns the pending consent whose state is `state`, atomically (single
+    /// use); as [`crate::oauth::RefreshTokenStore::take_consent`]. The default: a store error.
+    fn take_consent<'a>(
+        &'a self,
+        state: &'a CsrfState,
+    ) -> BoxFuture<'a, Result<Option<ConsentRequest>, OAuthError>> {
+        let _ = state;
+        Box::pin(async { Err(not_kept()) })
+    }
 }
 
 impl<T: RefreshTokenStore + ?Sized> RefreshTokenStore for Arc<T> {
@@ -82,6 +105,18 @@ impl<T: RefreshTokenStore + ?Sized> RefreshTokenStore for Arc<T> {
     }
     fn needs_consent<'a>(&'a self, account: &'a str) -> BoxFuture<'a, Result<bool, OAuthError>> {
         (**self).needs_consent(account)
+    }
+    fn save_consent<'a>(
+        &'a self,
+        request: &'a ConsentRequest,
+    ) -> BoxFuture<'a, Result<(), OAuthError>> {
+        (**self).save_consent(request)
+    }
+    fn take_consent<'a>(
+        &'a self,
+        state: &'a CsrfState,
+    ) -> BoxFuture<'a, Result<Option<ConsentRequest>, OAuthError>> {
+        (**self).take_consent(state)
     }
 }
 
@@ -153,6 +188,24 @@ impl RefreshTokenStore for FileStore {
             BlockingStore::needs_consent(&s, &account)
         }))
     }
+    fn save_consent<'a>(
+        &'a self,
+        request: &'a ConsentRequest,
+    ) -> BoxFuture<'a, Result<(), OAuthError>> {
+        let request = request.clone();
+        Box::pin(on_blocking_pool(self, move |s| {
+            BlockingStore::save_consent(&s, &request)
+        }))
+    }
+    fn take_consent<'a>(
+        &'a self,
+        state: &'a CsrfState,
+    ) -> BoxFuture<'a, Result<Option<ConsentRequest>, OAuthError>> {
+        let state = state.clone();
+        Box::pin(on_blocking_pool(self, move |s| {
+            BlockingStore::take_consent(&s, &state)
+        }))
+    }
 }
 
 /// The memory store does no I/O: its async methods answer at once.
@@ -190,5 +243,17 @@ impl RefreshTokenStore for MemoryStore {
     }
     fn needs_consent<'a>(&'a self, account: &'a str) -> BoxFuture<'a, Result<bool, OAuthError>> {
         Box::pin(async move { BlockingStore::needs_consent(self, account) })
+    }
+    fn save_consent<'a>(
+        &'a self,
+        request: &'a ConsentRequest,
+    ) -> BoxFuture<'a, Result<(), OAuthError>> {
+        Box::pin(async move { BlockingStore::save_consent(self, request) })
+    }
+    fn take_consent<'a>(
+        &'a self,
+        state: &'a CsrfState,
+    ) -> BoxFuture<'a, Result<Option<ConsentRequest>, OAuthError>> {
+        Box::pin(async move { BlockingStore::take_consent(self, state) })
     }
 }

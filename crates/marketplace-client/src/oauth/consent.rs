@@ -4,28 +4,92 @@
 //! The URL is built by the `url` crate (never by string concatenation), so any `redirect_uri`
 //! works, including a RuName that is not a URL. The `state` is 256 random bits, and the one in
 //! the redirect is compared with it in constant time.
+//!
+//! A consent request is a *pending consent* until its redirect comes back: it can be saved
+//! (its URL, account and expiry: [`ConsentRequest::restore`] rebuilds it) so that whichever
+//! process of a fleet receives the redirect completes it, once, before it expires
+//! ([`complete_taken`], the one completion both fronts run).
 
 use std::fmt;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use subtle::ConstantTimeEq;
 use url::{Url, form_urlencoded};
 
 use super::config::Endpoints;
+use super::error::StoreError;
 use super::error::{ConfigError, OAuthError, OAuthErrorCode};
 use super::redact::Redactor;
 use super::scope::ScopeSet;
 use super::secret::{AuthorizationCode, ClientId, CsrfState, REDACTED};
+use super::store::RefreshTokenStore;
 use crate::blocking::oauth::OAuthClient;
 
 /// A consent URL and the state it carries; keep it until the redirect comes back.
 ///
 /// The URL's optional parameters are set with [`with_prompt`](Self::with_prompt) and
 /// [`with_locale`](Self::with_locale).
+///
+/// # A pending consent, on a fleet
+///
+/// The redirect may land on another process than the one that sent the user to the consent
+/// page. Save the request where every process finds it, and complete it from there: the
+/// refresh-token stores keep pending consents ([`RefreshTokenStore::save_consent`]: the
+/// [`FileStore`](super::FileStore) in a file beside its tokens, the PostgreSQL store of
+/// `marketplace-client-postgres` in a table), and [`OAuthClient::complete_consent`] (or the
+/// async client's) takes the request of the redirect's `state` out of the store (so a second
+/// use of the redirect is refused: [`OAuthError::ConsentNotPending`]), refuses it once expired
+/// ([`OAuthError::ConsentExpired`], [`DEFAULT_TTL`](Self::DEFAULT_TTL) after it was made
+/// unless [`with_ttl`](Self::with_ttl) says otherwise) and checks the state in constant time.
+///
+/// A caller that keeps pending consents itself saves [`url`](Self::url),
+/// [`account`](Self::account) and [`expires_at`](Self::expires_at) (the URL holds the state:
+/// keep it as secret as a token) and rebuilds the request with [`restore`](Self::restore).
+///
+/// ```
+/// use std::sync::Arc;
+/// use marketplace_client::oauth::{
+///     ConsentRequest, Endpoints, MemoryStore, OAuthClient, OAuthConfig, OAuthError,
+///     RefreshTokenStore, ScopeSet,
+/// };
+/// # fn main() -> Result<(), OAuthError> {
+/// let config = OAuthConfig::new(Endpoints::sandbox())
+///     .with_credentials("MyApp-SBX-1", "SBX-secret")
+///     .with_redirect_uri("My_Company-MyApp-SBX-abc");
+/// let client = OAuthClient::from_config(&config)?;
+/// let store = Arc::new(MemoryStore::new()); // a FileStore or PostgreSQL for a fleet
+///
+/// // Process A: the user asks to connect their eBay account.
+/// let request = client.consent_request(&ScopeSet::default())?.with_account("seller-1");
+/// store.save_consent(&request)?;
+/// let consent_page = request.url().clone(); // redirect the browser there
+///
+/// // Process B: the browser comes back with the state and the code.
+/// let state = request.state().secret().to_owned();
+/// let redirect = format!("https://backend.example/callback?state={state}&code=v%5E1.1");
+/// let (pending, code) = client.complete_consent(&store, &redirect)?;
+/// assert_eq!(pending.account(), Some("seller-1"));
+/// assert_eq!(code.secret(), "v^1.1");
+/// // then: UserTokenProvider::new(…, store, "seller-1").exchange_code(&code, pending.scopes())
+///
+/// // The same redirect again is refused: a pending consent is used once.
+/// assert!(matches!(
+///     client.complete_consent(&store, &redirect),
+///     Err(OAuthError::ConsentNotPending)
+/// ));
+///
+/// // Kept by the caller: three fields, and the request rebuilt from them.
+/// let again = ConsentRequest::restore(consent_page.as_str(), Some("seller-1"), request.expires_at())?;
+/// assert_eq!(again.state(), request.state());
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
 pub struct ConsentRequest {
     url: Url,
     state: CsrfState,
     scopes: ScopeSet,
+    account: Option<String>,
+    expires_at: SystemTime,
 }
 
 impl fmt::Debug for ConsentRequest {
@@ -48,11 +112,93 @@ impl fmt::Debug for ConsentRequest {
             .field("url", &shown.as_str())
             .field("state", &self.state)
             .field("scopes", &self.scopes)
+            .field("account", &self.account)
+            .field("expires_at", &self.expires_at)
             .finish()
     }
 }
 
 impl ConsentRequest {
+    /// How long a consent request waits for its redirect unless [`with_ttl`](Self::with_ttl)
+    /// says otherwise: 10 minutes (eBay's authorization code itself is valid about 5).
+    pub const DEFAULT_TTL: Duration = Duration::from_secs(600);
+
+    /// Names the account the consent is for (the key its refresh token will be stored under),
+    /// so that the process completing it knows whose it is ([`account`](Self::account)).
+    pub fn with_account(mut self, account: impl Into<String>) -> Self {
+        self.account = Some(account.into());
+        self
+    }
+
+    /// The account named by [`with_account`](Self::with_account), if any.
+    pub fn account(&self) -> Option<&str> {
+        self.account.as_deref()
+    }
+
+    /// Makes the request expire `ttl` from now instead of [`DEFAULT_TTL`](Self::DEFAULT_TTL)
+    /// after it was made: completing it later is [`OAuthError::ConsentExpired`].
+    pub fn with_ttl(mut self, ttl: Duration) -> Self {
+        // At most a century: any longer is "never", and cannot overflow the clock.
+        self.expires_at = SystemTime::now() + ttl.min(Duration::from_secs(100 * 365 * 86_400));
+        self
+    }
+
+    /// When the request expires.
+    pub fn expires_at(&self) -> SystemTime {
+        self.expires_at
+    }
+
+    /// True when the request has expired at `now`.
+    pub fn is_expired(&self, now: SystemTime) -> bool {
+        now >= self.expires_at
+    }
+
+    /// Rebuilds a saved request from its [`url`](Self::url) (which holds its state and scopes),
+    /// [`account`](Self::account) and [`expires_at`](Self::expires_at). A URL without one
+    /// non-empty `state` or without a `scope` is refused as [`OAuthError::Store`] (the saved
+    /// record is not a consent request).
+    pub fn restore(
+        url: &str,
+        account: Option<&str>,
+        expires_at: SystemTime,
+    ) -> Result<Self, OAuthError> {
+        let corrupt = |reason: &str| {
+            OAuthError::Store(StoreError::corrupt(
+                "of pending consents",
+                "restore a consent request from",
+                format!("the saved consent URL {reason}"),
+            ))
+        };
+        let url = Url::parse(url).map_err(|_| corrupt("is not a URL"))?;
+        let mut state = None;
+        let mut scopes = None;
+        for (key, value) in url.query_pairs() {
+            let taken = match key.as_ref() {
+                "state" => state.replace(CsrfState::new(value.into_owned())).is_some(),
+                "scope" => scopes
+                    .replace(ScopeSet::from_space_separated(&value))
+                    .is_some(),
+                _ => false,
+            };
+            if taken {
+                return Err(corrupt(&format!("has more than one `{key}`")));
+            }
+        }
+        let state = state
+            .filter(|s| !s.secret().is_empty())
+            .ok_or_else(|| corrupt("has no state"))?;
+        let scopes = scopes
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| corrupt("has no scope"))?;
+        Ok(Self {
+            url,
+            state,
+            scopes,
+            account: account.map(str::to_owned),
+            expires_at,
+        })
+    }
+
     /// Adds `prompt` to the consent URL, for example `login` to make the user sign in again
     /// (replacing a `prompt` set before).
     ///
@@ -202,6 +348,25 @@ impl OAuthClient {
             scopes,
         )
     }
+
+    /// Completes a pending consent kept in `store` ([`RefreshTokenStore::save_consent`]),
+    /// in whichever process the redirect (a full URL or its query string) landed: takes the
+    /// request of the redirect's `state` out of the store, so that the redirect is used once
+    /// (again: [`OAuthError::ConsentNotPending`]), refuses it once expired
+    /// ([`OAuthError::ConsentExpired`]), checks the state in constant time and returns the
+    /// request (its [`account`](ConsentRequest::account) and
+    /// [`scopes`](ConsentRequest::scopes)) and the code to exchange
+    /// ([`UserTokenProvider::exchange_code`](super::UserTokenProvider::exchange_code)).
+    /// A refusal of the user is [`OAuthError::ConsentDenied`], and uses the request too.
+    pub fn complete_consent(
+        &self,
+        store: &dyn RefreshTokenStore,
+        redirect: &str,
+    ) -> Result<(ConsentRequest, AuthorizationCode), OAuthError> {
+        let state = redirect_state(redirect)?;
+        let taken = store.take_consent(&state)?;
+        complete_taken(taken, redirect, SystemTime::now())
+    }
 }
 
 /// A consent request of the application `client_id` for `scopes` (empty: the default scope)
@@ -220,7 +385,75 @@ pub(crate) fn new_request(
         scopes.clone()
     };
     let url = consent_url(endpoints, client_id, redirect_uri, &scopes, &state)?;
-    Ok(ConsentRequest { url, state, scopes })
+    Ok(ConsentRequest {
+        url,
+        state,
+        scopes,
+        account: None,
+        expires_at: SystemTime::now() + ConsentRequest::DEFAULT_TTL,
+    })
+}
+
+/// How long after its expiry a pending consent stays in a store (a late redirect is then
+/// [`OAuthError::ConsentExpired`], not [`OAuthError::ConsentNotPending`]); a store drops older
+/// ones when it saves a consent.
+pub(crate) const KEPT_AFTER_EXPIRY: Duration = Duration::from_secs(24 * 3600);
+
+/// True when a pending consent that expires at `expires_at` may be dropped at `now`.
+pub(crate) fn is_stale(expires_at: SystemTime, now: SystemTime) -> bool {
+    expires_at
+        .checked_add(KEPT_AFTER_EXPIRY)
+        .is_some_and(|t| t < now)
+}
+
+/// The `state` of a redirect (a full URL or its query string), by which its pending consent
+/// is found; a redirect without one is [`OAuthError::StateMismatch`] (it belongs to no
+/// consent), one that is not a redirect [`OAuthError::InvalidRedirect`].
+pub(crate) fn redirect_state(redirect: &str) -> Result<CsrfState, OAuthError> {
+    let query = redirect_query(redirect)?;
+    form_urlencoded::parse(query.as_bytes())
+        .find(|(k, _)| k == "state")
+        .map(|(_, v)| CsrfState::new(v.into_owned()))
+        .filter(|s| !s.secret().is_empty())
+        .ok_or(OAuthError::StateMismatch)
+}
+
+/// The completion of a pending consent, the same for both fronts: `taken` is what the store
+/// handed out (and removed) for the redirect's state. None is
+/// [`OAuthError::ConsentNotPending`]; one expired at `now`, [`OAuthError::ConsentExpired`];
+/// otherwise [`ConsentRequest::complete`] (the state compared in constant time, a refusal
+/// of the user read).
+pub(crate) fn complete_taken(
+    taken: Option<ConsentRequest>,
+    redirect: &str,
+    now: SystemTime,
+) -> Result<(ConsentRequest, AuthorizationCode), OAuthError> {
+    let request = taken.ok_or(OAuthError::ConsentNotPending)?;
+    if request.is_expired(now) {
+        let ago = now.duration_since(request.expires_at).unwrap_or_default();
+        return Err(OAuthError::ConsentExpired {
+            expired_ago: Duration::from_secs(ago.as_secs()),
+        });
+    }
+    let code = request.complete(redirect)?;
+    Ok((request, code))
+}
+
+/// What a store that keeps no pending consents answers to
+/// [`RefreshTokenStore::save_consent`] and [`RefreshTokenStore::take_consent`].
+pub(crate) fn not_kept() -> OAuthError {
+    OAuthError::Store(
+        StoreError::unavailable(
+            "in use",
+            "keep a pending consent in",
+            "this refresh-token store keeps no pending consents",
+        )
+        .with_message(
+            "this refresh-token store keeps no pending consents: use a FileStore, a \
+             MemoryStore or the PostgreSQL store, or keep the consent request yourself \
+             (ConsentRequest::restore)",
+        ),
+    )
 }
 
 /// The query string of a redirect: of a full URL, or the text after `?`, or the whole text.

@@ -516,6 +516,26 @@ pub enum OAuthError {
          another consent request (or was forged); start the consent flow again"
     )]
     StateMismatch,
+    /// No pending consent has the redirect's state: the redirect was used already (a replay:
+    /// a pending consent completes once), or its consent was never started with this store,
+    /// or it expired long ago and was dropped. See
+    /// [`OAuthClient::complete_consent`](super::OAuthClient::complete_consent).
+    #[error(
+        "no pending consent has the state of this redirect: the redirect was used already \
+         (a consent completes once), or the consent was started elsewhere or expired long ago; \
+         start the consent flow again"
+    )]
+    ConsentNotPending,
+    /// The pending consent of the redirect expired before the redirect came back (it is used
+    /// up all the same). See [`ConsentRequest::with_ttl`](super::ConsentRequest::with_ttl).
+    #[error(
+        "the consent request of this redirect expired {} s ago; start the consent flow again",
+        expired_ago.as_secs()
+    )]
+    ConsentExpired {
+        /// How long ago it expired (whole seconds).
+        expired_ago: Duration,
+    },
     /// The user refused consent, or the consent page returned an error. The message says who
     /// must act: the user (`access_denied`) or whoever configured the request (a scope, the
     /// client id or the redirect URI the consent page refused).

@@ -88,6 +88,7 @@
 pub(crate) mod config;
 pub(crate) mod consent;
 pub(crate) mod error;
+mod pending;
 pub(crate) mod redact;
 mod scope;
 pub(crate) mod secret;

@@ -12,10 +12,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use zeroize::{Zeroize, Zeroizing};
 
+use super::consent::{ConsentRequest, is_stale, not_kept};
 use super::error::{OAuthError, StoreError};
 use super::lock;
 use super::scope::ScopeSet;
-use super::secret::RefreshToken;
+use super::secret::{CsrfState, RefreshToken};
 use crate::core::token::TokenResponse;
 
 /// A stored refresh token, with what is needed to use it.
@@ -101,6 +102,23 @@ pub trait RefreshTokenStore: Send + Sync {
         let _ = account;
         Ok(false)
     }
+
+    /// Keeps `request` (a pending consent) until its redirect comes back, so that any process
+    /// sharing the store completes it ([`OAuthClient::complete_consent`](super::OAuthClient::complete_consent)).
+    /// A store drops the pending consents that expired a day ago or more when it saves one.
+    /// The default: a store error (the store keeps no pending consents).
+    fn save_consent(&self, request: &ConsentRequest) -> Result<(), OAuthError> {
+        let _ = request;
+        Err(not_kept())
+    }
+
+    /// Removes and returns the pending consent whose state is `state` (compared in constant
+    /// time), expired or not; `None` when none has it. The removal is atomic: of two processes
+    /// taking the same state, one gets the request. The default: a store error.
+    fn take_consent(&self, state: &CsrfState) -> Result<Option<ConsentRequest>, OAuthError> {
+        let _ = state;
+        Err(not_kept())
+    }
 }
 
 impl<T: RefreshTokenStore + ?Sized> RefreshTokenStore for Arc<T> {
@@ -127,6 +145,12 @@ impl<T: RefreshTokenStore + ?Sized> RefreshTokenStore for Arc<T> {
     fn needs_consent(&self, account: &str) -> Result<bool, OAuthError> {
         (**self).needs_consent(account)
     }
+    fn save_consent(&self, request: &ConsentRequest) -> Result<(), OAuthError> {
+        (**self).save_consent(request)
+    }
+    fn take_consent(&self, state: &CsrfState) -> Result<Option<ConsentRequest>, OAuthError> {
+        (**self).take_consent(state)
+    }
 }
 
 /// Refresh tokens in memory, for tests and for processes that redo consent on start.
@@ -134,6 +158,8 @@ impl<T: RefreshTokenStore + ?Sized> RefreshTokenStore for Arc<T> {
 pub struct MemoryStore {
     /// Each account's token, and whether it is marked as needing consent.
     tokens: Mutex<HashMap<String, (StoredRefreshToken, bool)>>,
+    /// The pending consents.
+    consents: Mutex<Vec<ConsentRequest>>,
 }
 
 impl MemoryStore {
@@ -184,6 +210,24 @@ impl RefreshTokenStore for MemoryStore {
         Ok(lock(&self.tokens)
             .get(account)
             .is_some_and(|(_, marked)| *marked))
+    }
+    fn save_consent(&self, request: &ConsentRequest) -> Result<(), OAuthError> {
+        let now = SystemTime::now();
+        let mut consents = lock(&self.consents);
+        consents.retain(|r| !is_stale(r.expires_at(), now));
+        consents.push(request.clone());
+        Ok(())
+    }
+    fn take_consent(&self, state: &CsrfState) -> Result<Option<ConsentRequest>, OAuthError> {
+        let mut consents = lock(&self.consents);
+        // Every request is compared, the match not ending the loop.
+        let mut found = None;
+        for (i, request) in consents.iter().enumerate() {
+            if request.state().ct_eq(state) {
+                found = Some(i);
+            }
+        }
+        Ok(found.map(|i| consents.remove(i)))
     }
 }
 
@@ -601,5 +645,16 @@ impl RefreshTokenStore for FileStore {
             .accounts
             .get(account)
             .is_some_and(|r| r.needs_consent))
+    }
+
+    /// In a file beside the tokens file (`refresh-tokens.json`:
+    /// `refresh-tokens.consents.json`), mode `0600`, replaced atomically under its lock.
+    fn save_consent(&self, request: &ConsentRequest) -> Result<(), OAuthError> {
+        self.save_pending(request)
+    }
+
+    /// Under the consents file's lock: one process takes a given state.
+    fn take_consent(&self, state: &CsrfState) -> Result<Option<ConsentRequest>, OAuthError> {
+        self.take_pending(state)
     }
 }
