@@ -96,6 +96,13 @@ pub use shared::{DEFAULT_DB_TIMEOUT, DEFAULT_LEASE, PgTokenCache};
 pub use signing::{DEFAULT_SIGNING_CIPHER, PgSigningKeys, SigningKeySummary};
 pub use store::{DEFAULT_STORE_TIMEOUT, PgRefreshTokenStore};
 
+/// The `sqlx` this crate is built on: **sqlx 0.9** (`sqlx = "0.9"`, with the features
+/// `runtime-tokio`, `postgres`, `migrate`, `macros` and `chrono`). The pool its functions take
+/// is this crate's [`sqlx::PgPool`]: a pool made with another major version of sqlx is
+/// another type. Depend on `sqlx = "0.9"` yourself, or use this re-export
+/// (`marketplace_client_postgres::sqlx::PgPool::connect(url)`).
+pub use sqlx;
+
 /// Creates or updates the store's tables. Running it again (from any number of processes) is
 /// harmless: applied migrations are recorded and skipped.
 ///
