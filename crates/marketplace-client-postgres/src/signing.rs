@@ -150,12 +150,13 @@ impl PgSigningKeys {
 
     async fn newest(&self, conn: &mut PgConnection) -> Result<Option<Row>, Error> {
         // Constants only: nothing of the caller's reaches the statement's text.
-        let row: Option<RowTuple> = sqlx::query_as(sqlx::AssertSqlSafe(format!("{SELECT} LIMIT 1")))
-            .bind(&self.environment)
-            .bind(&self.client_id)
-            .fetch_optional(conn)
-            .await
-            .map_err(Error::db("load the signing key"))?;
+        let row: Option<RowTuple> =
+            sqlx::query_as(sqlx::AssertSqlSafe(format!("{SELECT} LIMIT 1")))
+                .bind(&self.environment)
+                .bind(&self.client_id)
+                .fetch_optional(conn)
+                .await
+                .map_err(Error::db("load the signing key"))?;
         Ok(row.map(Row::from))
     }
 
