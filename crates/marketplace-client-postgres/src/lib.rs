@@ -41,7 +41,6 @@
 //! use marketplace_client::aio::oauth::{
 //!     AccessTokenSource, ApplicationTokenProvider, OAuthClient, OAuthConfig, UserTokenProvider,
 //! };
-//! use marketplace_client::oauth::SharedTokenRequest;
 //! use marketplace_client_postgres::{Keyring, PgRefreshTokenStore, PgTokenCache, migrate};
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -55,9 +54,8 @@
 //! let app = ApplicationTokenProvider::new(client.clone()).with_shared_cache(shared.clone());
 //! let _token = app.access_token().await?; // one token request per expiry for the fleet
 //!
-//! let environment = SharedTokenRequest::environment_of(&oauth.endpoints);
-//! let client_id = oauth.require_client_id()?;
-//! let store = Arc::new(PgRefreshTokenStore::new(pool, keyring, environment, client_id.as_str()));
+//! // The refresh tokens of `oauth`'s application on its service, as every process names them.
+//! let store = Arc::new(PgRefreshTokenStore::from_config(pool, keyring, &oauth)?);
 //! let seller = UserTokenProvider::new(client, store, "seller-1").with_shared_cache(shared);
 //! let _token = seller.access_token().await?;
 //! # Ok(()) }

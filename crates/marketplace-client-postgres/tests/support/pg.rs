@@ -504,9 +504,9 @@ impl Drop for TestDb {
                 sqlx::query(sqlx::AssertSqlSafe(format!(
                     "DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"
                 )))
-                    .execute(&mut conn)
-                    .await
-                    .ok()?;
+                .execute(&mut conn)
+                .await
+                .ok()?;
                 conn.close().await.ok()
             })
         })
