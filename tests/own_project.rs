@@ -310,7 +310,9 @@ fn the_readme_backend_recipe_builds_the_fleet_example() {
         "{example}"
     );
     let project = tempfile::tempdir().unwrap();
-    common::write_outside_crate(project.path(), "backend-probe", &dependencies, &example);
+    // Without debug information: the probe is built to be run once, and is a third the size.
+    let manifest = format!("{dependencies}\n[profile.dev]\ndebug = false\n");
+    common::write_outside_crate(project.path(), "backend-probe", &manifest, &example);
     // Its own target directory, kept between runs: only the first build is a cold one.
     let target = common::root().join("target/backend-probe");
     let out = common::build_outside_crate(project.path(), &target, &[]);
