@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use marketplace_client::oauth::{
-    AccessTokenSource, ApplicationTokenProvider, OAuthClient, OAuthConfig, SharedTokenRequest,
+    AccessTokenSource, ApplicationTokenProvider, OAuthClient, OAuthConfig,
 };
 pub use marketplace_client_postgres::blocking::{BlockingRefreshTokenStore, TokenStore};
 use marketplace_client_postgres::{KEY_VAR, Keyring};
@@ -125,9 +125,5 @@ pub fn refresh_tokens(
     store: &TokenStore,
     config: &OAuthConfig,
 ) -> Result<BlockingRefreshTokenStore, marketplace_client::oauth::OAuthError> {
-    let client_id = config.require_client_id()?;
-    Ok(store.refresh_tokens(
-        SharedTokenRequest::environment_of(&config.endpoints),
-        client_id.as_str(),
-    ))
+    Ok(store.refresh_tokens(config)?)
 }

@@ -2,7 +2,9 @@
 //! snapshots live in its own `snapshots/`, which its `.cargo/config.toml` names in `[env]`;
 //! the `snapshot` command, run in the project without `--dir`, refreshes them from the
 //! service; taxonomy-data's build script compiles them in, so a category the committed
-//! snapshots lack is a valid `category!`.
+//! snapshots lack is a valid `category!`. The dependencies are the README's own `Cargo.toml`
+//! blocks (the listing code's, and the backend's, which builds the README's fleet example),
+//! with paths to this workspace beside their versions.
 
 mod common;
 
@@ -46,6 +48,77 @@ fn snapshot(fake: &FakeMarketplace, cwd: &Path, args: &[&str], env: &[(&str, &Pa
     command.output().unwrap()
 }
 
+/// The block of README.md that follows its `<!-- recipe: NAME -->` line (a Cargo.toml block
+/// or an example), without its fences and indentation.
+fn readme_recipe(name: &str) -> String {
+    let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
+    let marker = format!("<!-- recipe: {name} -->");
+    let after = readme
+        .split_once(&marker)
+        .unwrap_or_else(|| panic!("README.md has no {marker}"))
+        .1;
+    let mut lines = after
+        .lines()
+        .map(str::trim_start)
+        .skip_while(|l| l.is_empty());
+    let fence = lines.next().unwrap_or("");
+    assert!(
+        fence.starts_with("```"),
+        "{marker} is not followed by a block"
+    );
+    let indent = after
+        .lines()
+        .find(|l| l.trim_start().starts_with("```"))
+        .map_or(0, |l| l.len() - l.trim_start().len());
+    after
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("```"))
+        .skip(1)
+        .take_while(|l| !l.trim_start().starts_with("```"))
+        .map(|l| l.get(indent..).unwrap_or(l.trim_start()))
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
+/// A README `Cargo.toml` block with this workspace's crates taken from their directories: a
+/// `path` beside each version (the version must still match the crate's).
+fn with_workspace_paths(block: &str) -> String {
+    let ours = [
+        ("taxonomy-data", "taxonomy-data"),
+        ("taxonomy-macros", "taxonomy-macros"),
+        ("marketplace-client", "crates/marketplace-client"),
+        (
+            "marketplace-client-postgres",
+            "crates/marketplace-client-postgres",
+        ),
+    ];
+    let mut rewritten = 0;
+    let lines: Vec<String> = block
+        .lines()
+        .map(|line| {
+            let Some((name, value)) = line.split_once(" = ") else {
+                return line.to_owned();
+            };
+            let Some((_, dir)) = ours
+                .iter()
+                .find(|(crate_name, _)| *crate_name == name.trim())
+            else {
+                return line.to_owned();
+            };
+            rewritten += 1;
+            let path = format!("{:?}", common::root().join(dir).display().to_string());
+            let value = value.split(" #").next().unwrap().trim();
+            match value.strip_prefix('{') {
+                Some(table) => format!("{name} = {{ path = {path},{table}"),
+                None => format!("{name} = {{ version = {value}, path = {path} }}"),
+            }
+        })
+        .collect();
+    assert!(rewritten > 0, "no crate of this workspace in:\n{block}");
+    lines.join("\n") + "\n"
+}
+
 fn text(output: &Output) -> (String, String) {
     (
         String::from_utf8_lossy(&output.stdout).into_owned(),
@@ -63,10 +136,11 @@ fn a_project_keeps_its_own_snapshots_and_compiles_them_in() {
     // Resolved, as the command's working directory is (the temporary directory may be behind
     // a symbolic link, as on macOS).
     let project = &project.path().canonicalize().unwrap();
+    // The README's own block, so that it cannot drift from what builds.
     common::write_outside_crate(
         project,
         "own-project",
-        "[dependencies]\ntaxonomy-data = { path = {data} }\ntaxonomy-macros = { path = {macros} }\n",
+        &with_workspace_paths(&readme_recipe("listing")),
         MAIN_RS,
     );
     std::fs::create_dir_all(project.join(".cargo")).unwrap();
@@ -218,4 +292,36 @@ fn a_missing_snapshots_directory_says_how_to_create_it() {
     assert!(!stderr.contains("relative = true"), "{stderr}");
     let first_rerun = stderr.find("cargo:rerun-if").unwrap_or(usize::MAX);
     assert!(hint < first_rerun, "{stderr}");
+}
+
+/// The README's backend block (blocking, async, PostgreSQL; sqlx 0.9) builds the README's
+/// fleet example, outside this workspace; run without its settings, the example says what is
+/// missing by the error's message, not its `Debug`.
+#[test]
+fn the_readme_backend_recipe_builds_the_fleet_example() {
+    let dependencies = with_workspace_paths(&readme_recipe("backend"));
+    assert!(
+        dependencies.contains("sqlx = { version = \"0.9"),
+        "{dependencies}"
+    );
+    let example = readme_recipe("fleet example");
+    assert!(
+        example.contains("PgRefreshTokenStore::from_config"),
+        "{example}"
+    );
+    let project = tempfile::tempdir().unwrap();
+    // Without debug information: the probe is built to be run once, and is a third the size.
+    let manifest = format!("{dependencies}\n[profile.dev]\ndebug = false\n");
+    common::write_outside_crate(project.path(), "backend-probe", &manifest, &example);
+    // Its own target directory, kept between runs: only the first build is a cold one.
+    let target = common::root().join("target/backend-probe");
+    let out = common::build_outside_crate(project.path(), &target, &[]);
+    assert!(out.status.success(), "{}", text(&out).1);
+    let run = common::clean_command(target.join("debug/backend-probe"))
+        .env_remove("DATABASE_URL")
+        .output()
+        .unwrap();
+    let (_, stderr) = text(&run);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr, "error: environment variable not found\n");
 }

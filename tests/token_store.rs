@@ -150,12 +150,13 @@ async fn consent_list_shows_the_accounts_of_the_database_soonest_expiry_first() 
     migrate(&db.pool).await.unwrap();
     let fake = FakeMarketplace::new();
     let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url()).unwrap();
-    let store = PgRefreshTokenStore::new(
+    let store = PgRefreshTokenStore::from_config(
         db.pool.clone(),
         Keyring::new(TokenKey::from_bytes([42u8; 32])),
-        marketplace_client::oauth::SharedTokenRequest::environment_of(&endpoints),
-        fake.client_id(),
-    );
+        &marketplace_client::oauth::OAuthConfig::new(endpoints.clone())
+            .with_credentials(fake.client_id(), fake.client_secret()),
+    )
+    .unwrap();
     let day = Duration::from_secs(86_400);
     let record = |token: &str, days: u64| StoredRefreshToken {
         refresh_token: RefreshToken::new(token),
@@ -358,12 +359,15 @@ async fn consented_fleet(db: &TestDb, fake: &FakeMarketplace) -> String {
         .unwrap(),
     );
     let keyring = Keyring::new(TokenKey::from_bytes([42u8; 32]));
-    let store = Arc::new(PgRefreshTokenStore::new(
-        db.pool.clone(),
-        keyring.clone(),
-        marketplace_client::oauth::SharedTokenRequest::environment_of(&endpoints),
-        fake.client_id(),
-    ));
+    let store = Arc::new(
+        PgRefreshTokenStore::from_config(
+            db.pool.clone(),
+            keyring.clone(),
+            &marketplace_client::oauth::OAuthConfig::new(endpoints.clone())
+                .with_credentials(fake.client_id(), fake.client_secret()),
+        )
+        .unwrap(),
+    );
     let cache = Arc::new(PgTokenCache::new(db.pool.clone(), keyring));
     let request = client
         .consent_request(&ScopeSet::new([fake.scope("/sell.inventory")]))
@@ -478,12 +482,13 @@ async fn consent_rekey_re_encrypts_every_token_under_the_previous_key() {
     let old = TokenKey::from_bytes([42u8; 32]);
     let new_bytes = [43u8; 32];
     let new = TokenKey::from_bytes(new_bytes);
-    let under_old = PgRefreshTokenStore::new(
+    let under_old = PgRefreshTokenStore::from_config(
         db.pool.clone(),
         Keyring::new(old.clone()),
-        marketplace_client::oauth::SharedTokenRequest::environment_of(&endpoints),
-        fake.client_id(),
-    );
+        &marketplace_client::oauth::OAuthConfig::new(endpoints.clone())
+            .with_credentials(fake.client_id(), fake.client_secret()),
+    )
+    .unwrap();
     for account in ["seller-1", "seller-2"] {
         let record = StoredRefreshToken {
             refresh_token: RefreshToken::new(format!("rt-of-{account}")),
@@ -525,12 +530,13 @@ async fn consent_rekey_re_encrypts_every_token_under_the_previous_key() {
         "{stderr}"
     );
     // And the previous key dropped, the tokens still read.
-    let only_new = PgRefreshTokenStore::new(
+    let only_new = PgRefreshTokenStore::from_config(
         db.pool.clone(),
         Keyring::new(new),
-        marketplace_client::oauth::SharedTokenRequest::environment_of(&endpoints),
-        fake.client_id(),
-    );
+        &marketplace_client::oauth::OAuthConfig::new(endpoints.clone())
+            .with_credentials(fake.client_id(), fake.client_secret()),
+    )
+    .unwrap();
     let loaded = only_new.load("seller-2").await.unwrap().unwrap();
     assert_eq!(loaded.refresh_token.secret(), "rt-of-seller-2");
 }
@@ -559,10 +565,7 @@ async fn a_blocking_consent_shares_its_access_token_with_the_fleet() {
         let config = OAuthConfig::new(endpoints.clone())
             .with_credentials(id.as_str(), secret.as_str())
             .with_redirect_uri("Fake_Company-FakeApp-PRD-abcdefghi");
-        let tokens = Arc::new(store.refresh_tokens(
-            marketplace_client::oauth::SharedTokenRequest::environment_of(&endpoints),
-            id.as_str(),
-        ));
+        let tokens = Arc::new(store.refresh_tokens(&config).unwrap());
         let process = || {
             UserTokenProvider::new(
                 OAuthClient::from_config(&config).unwrap(),

@@ -3,11 +3,15 @@
 //! retry, a 403 whose message echoes the token, a 429), then: no secret anywhere in what was
 //! captured, every `http` span with its fields, and the token events. The leak detector is
 //! one function ([`leaks`]), shown to catch a token that is logged; the `snapshot` command
-//! shows the spans with `-v`.
+//! shows the spans with `-v`. A plain `fmt` subscriber (no span events) prints one line per
+//! answer (issue 25 §2), and a token read from a shared cache (a real PostgreSQL) is told
+//! apart from one requested.
 
 mod common;
 #[path = "common/oauth.rs"]
 mod oauth_support;
+#[path = "../crates/marketplace-client-postgres/tests/support/pg.rs"]
+mod pg;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -769,4 +773,132 @@ fn consent_takes_the_verbose_flag() {
     let help = String::from_utf8_lossy(&output.stdout);
     assert!(help.contains("-v, --verbose"), "{help}");
     assert!(help.contains("RUST_LOG"), "{help}");
+}
+
+#[test]
+fn a_plain_fmt_subscriber_prints_one_line_per_answer_without_a_secret() {
+    let fake = FakeMarketplace::new();
+    let buffer = Arc::new(Mutex::new(Captured::default()));
+    let writer = buffer.clone();
+    // What a user of the library writes: no span events, only a filter.
+    let subscriber = tracing_subscriber::fmt()
+        .with_env_filter("marketplace_client=debug")
+        .with_writer(move || FormattedWriter(writer.clone()))
+        .finish();
+    let app = Arc::new(ApplicationTokenProvider::new(oauth_support::client(&fake)));
+    let token = tracing::subscriber::with_default(subscriber, || {
+        let config = ClientConfig::for_base_url(&fake.base_url()).expect("loopback");
+        let tokens: Arc<dyn AccessTokenSource> = app.clone();
+        let taxonomy = TaxonomyClient::new(config, tokens).expect("taxonomy client");
+        taxonomy.default_tree_id("EBAY_US").expect("tree id");
+        app.access_token().expect("cached token")
+    });
+    let printed = String::from_utf8_lossy(&buffer.lock().unwrap().formatted).into_owned();
+    let line = printed
+        .lines()
+        .find(|l| l.contains("getDefaultCategoryTreeId"))
+        .unwrap_or_else(|| panic!("no line names the operation:\n{printed}"));
+    for part in [
+        "method=GET",
+        &format!("url={}{DEFAULT_TREE_ID_PATH}", fake.base_url()),
+        "attempt=1",
+        "status=200",
+        "elapsed_ms=",
+    ] {
+        assert!(line.contains(part), "{part} missing: {line}");
+    }
+    // One line per answer: the token request's and the call's.
+    assert_eq!(
+        printed.lines().filter(|l| l.contains("status=")).count(),
+        2,
+        "{printed}"
+    );
+    assert!(
+        printed
+            .lines()
+            .any(|l| l.contains("operation=token") && l.contains("status=200")),
+        "{printed}"
+    );
+    let secrets = [
+        Secret {
+            what: "access token".into(),
+            value: token.secret().to_owned(),
+        },
+        Secret {
+            what: "client secret".into(),
+            value: fake.client_secret().to_owned(),
+        },
+    ];
+    let found = leaks(std::slice::from_ref(&printed), &secrets);
+    assert!(found.is_empty(), "{found:#?}");
+    assert!(!printed.contains(token.secret()) && !printed.contains(fake.client_secret()));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_token_read_from_the_shared_cache_is_not_logged_as_requested() {
+    use marketplace_client_postgres::{Keyring, TokenKey, blocking::TokenStore};
+
+    let db = pg::TestDb::new().await;
+    let fake = FakeMarketplace::new();
+    let url = db.url();
+    let (asking, reading, again) = tokio::task::block_in_place(|| {
+        let store =
+            TokenStore::connect(&url, Keyring::new(TokenKey::from_bytes([42u8; 32]))).unwrap();
+        store.migrate().unwrap();
+        // Two processes of a fleet: providers of their own over one shared cache.
+        let process = || {
+            ApplicationTokenProvider::new(oauth_support::client(&fake))
+                .with_shared_cache(store.token_cache())
+        };
+        let (first, asking) = capture(|| process().access_token().expect("first process"));
+        let second = process();
+        let (shared, reading) = capture(|| second.access_token().expect("second process"));
+        assert!(shared.ct_eq(&first), "the fleet's token");
+        let (_, again) = capture(|| second.access_token().expect("in-process cache"));
+        (asking, reading, again)
+    });
+    assert_eq!(fake.token_requests().len(), 1, "one request for the fleet");
+    let count = |captured: &Captured, message: &str| captured.token_events(message).len();
+    let token_spans = |captured: &Captured| {
+        captured
+            .http_spans()
+            .iter()
+            .filter(|s| s.fields["operation"] == "token")
+            .count()
+    };
+
+    // The process that asked the token endpoint says so.
+    assert_eq!(count(&asking, "shared cache lookup"), 1);
+    assert_eq!(count(&asking, "token request"), 1, "{:#?}", asking.lines);
+    assert_eq!(count(&asking, "token received"), 1);
+    assert_eq!(count(&asking, "token read from the shared cache"), 0);
+    assert_eq!(token_spans(&asking), 1, "{:#?}", asking.lines);
+
+    // The one that read the fleet's token says that, and no token request.
+    assert_eq!(count(&reading, "shared cache lookup"), 1);
+    assert_eq!(count(&reading, "token read from the shared cache"), 1);
+    for message in ["token request", "token renewal", "token received"] {
+        assert_eq!(
+            count(&reading, message),
+            0,
+            "{message}: {:#?}",
+            reading.lines
+        );
+    }
+    assert_eq!(token_spans(&reading), 0);
+    let read = &reading.token_events("token read from the shared cache")[0];
+    assert_eq!(read.in_span("token", "grant"), Some("client_credentials"));
+    assert!(read.fields["expires_in_s"].parse::<u64>().unwrap() > 0);
+
+    // Then its own cache: a hit, neither the shared cache nor the endpoint.
+    assert_eq!(count(&again, "cache hit"), 1);
+    for message in [
+        "shared cache lookup",
+        "token request",
+        "token received",
+        "token read from the shared cache",
+    ] {
+        assert_eq!(count(&again, message), 0, "{message}");
+    }
+    drop(db);
 }

@@ -271,6 +271,11 @@ pub struct FakeConfig {
     /// site with none is answered `204 No Content`. Also set with
     /// [`FakeMarketplace::set_expired_categories`].
     pub expired_categories: Vec<(marketplaces::Marketplace, Vec<(u32, u32)>)>,
+    /// Print one line per request answered on standard error (the binary's `-v`): its method,
+    /// its path (never the query, which may hold an authorization code), the status answered
+    /// and, for the token endpoint, the `grant_type`; never a secret, code or token. Default:
+    /// off.
+    pub log_requests: bool,
 }
 
 impl Default for FakeConfig {
@@ -308,6 +313,7 @@ impl Default for FakeConfig {
             tree_delay: None,
             tree_routes: TreeRoutes::default(),
             expired_categories: Vec::new(),
+            log_requests: false,
         }
     }
 }
@@ -991,6 +997,9 @@ fn serve_one(state: &FakeState, stream: &TcpStream, mut request: Request) -> boo
             return false;
         }
     };
+    if state.config.log_requests {
+        eprintln!("{}", request_log_line(&request, response.status));
+    }
     lock(&state.answers).push(Answered {
         method: request.method.clone(),
         path: request.path.clone(),
@@ -999,6 +1008,32 @@ fn serve_one(state: &FakeState, stream: &TcpStream, mut request: Request) -> boo
         body_len: response.body.len(),
     });
     http::write_response(stream, &response, !close).is_ok() && !close
+}
+
+/// The line [`FakeConfig::log_requests`] prints for `request`, answered `status`: method,
+/// path (escaped), status, and a token request's `grant_type` when it is one of the grants
+/// (anything else: `other`). Built from what holds no secret: no query, header or other field.
+fn request_log_line(request: &Request, status: u16) -> String {
+    let mut line = format!(
+        "{} {} {status}",
+        request.method.escape_debug(),
+        request.path.escape_debug()
+    );
+    if request.path == TOKEN_PATH {
+        let grant = request
+            .form()
+            .ok()
+            .and_then(|form| form.into_iter().find(|(k, _)| k == "grant_type"))
+            .map(|(_, v)| v);
+        let named = match grant.as_deref() {
+            Some(g @ ("client_credentials" | "authorization_code" | "refresh_token")) => g,
+            Some(_) => "other",
+            None => "none",
+        };
+        line.push_str(" grant_type=");
+        line.push_str(named);
+    }
+    line
 }
 
 /// Compresses the answer with gzip when the request accepts it (every operation, as eBay

@@ -1,6 +1,8 @@
-//! `cargo run -p fake-marketplace -- [PORT] [--no-delay] [--trees DIR] [--expired FILE]…`:
+//! `cargo run -p fake-marketplace -- [PORT] [--no-delay] [--trees DIR] [--expired FILE]… [-v]`:
 //! starts the fake on 127.0.0.1 and prints its address and the environment a client needs,
-//! then serves until killed.
+//! then serves until killed; with `-v`, one line per request served on standard error
+//! (method, path, status, a token request's `grant_type`; never a secret, code or token), so
+//! that an operator sees how many token requests a fleet makes.
 //!
 //! The full category tree is answered after a random 2 to 5 s, like the real service; pass
 //! `--no-delay` to answer at once. `--trees DIR` serves the trees of `DIR` (`EBAY_FR.json`,
@@ -23,7 +25,7 @@ use std::time::Duration;
 
 use fake_marketplace::{FakeConfig, FakeMarketplace};
 
-const USAGE: &str = "usage: fake-marketplace [PORT] [--no-delay] [--trees DIR] [--expired FILE]...\n       fake-marketplace notify ENDPOINT [--fake URL] [--tampered] [--repeat N] ... (notify --help)";
+const USAGE: &str = "usage: fake-marketplace [PORT] [--no-delay] [--trees DIR] [--expired FILE]... [-v]\n       fake-marketplace notify ENDPOINT [--fake URL] [--tampered] [--repeat N] ... (notify --help)";
 
 fn usage_error(problem: &str) -> ! {
     eprintln!("{problem}\n{USAGE}");
@@ -160,11 +162,13 @@ fn serve() -> std::process::ExitCode {
     let mut delay = Some((Duration::from_secs(2), Duration::from_secs(5)));
     let mut trees: Option<PathBuf> = None;
     let mut expired: Vec<PathBuf> = Vec::new();
+    let mut verbose = false;
     let mut args = std::env::args_os().skip(1);
     while let Some(arg) = args.next() {
         let text = arg.to_string_lossy();
         match text.as_ref() {
             "--no-delay" => delay = None,
+            "-v" | "--verbose" => verbose = true,
             "--trees" => match args.next() {
                 Some(dir) => trees = Some(dir.into()),
                 None => usage_error("--trees needs a directory"),
@@ -196,7 +200,10 @@ fn serve() -> std::process::ExitCode {
                      --expired FILE  serve the expired categories of FILE (the format `snapshot\
                      {INDENT}refresh` writes beside a snapshot, e.g. EBAY_US.expired.json), checked\
                      {INDENT}against the tree served for its marketplace; repeatable. Default:\
-                     {INDENT}a made-up set for EBAY_US and EBAY_MOTORS_US",
+                     {INDENT}a made-up set for EBAY_US and EBAY_MOTORS_US\n  \
+                     -v, --verbose  print one line per request served on standard error: method,\
+                     {INDENT}path, status, and a token request's grant_type (never a secret,\
+                     {INDENT}code or token)",
                     names.join(INDENT)
                 );
                 return std::process::ExitCode::SUCCESS;
@@ -215,6 +222,7 @@ fn serve() -> std::process::ExitCode {
     }
     let mut config = FakeConfig {
         tree_delay: delay,
+        log_requests: verbose,
         ..FakeConfig::default()
     };
     if let Some(dir) = &trees {

@@ -5,7 +5,9 @@
 //!
 //! ```no_run
 //! use std::sync::Arc;
-//! use marketplace_client::oauth::{AccessTokenSource, ApplicationTokenProvider, OAuthClient, OAuthConfig};
+//! use marketplace_client::oauth::{
+//!     AccessTokenSource, ApplicationTokenProvider, OAuthClient, OAuthConfig, UserTokenProvider,
+//! };
 //! use marketplace_client_postgres::{Keyring, blocking::TokenStore};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -15,7 +17,11 @@
 //! let provider = ApplicationTokenProvider::new(OAuthClient::from_config(&config)?)
 //!     .with_shared_cache(store.token_cache());
 //! let token = provider.access_token()?; // one request for the whole fleet
-//! # let _ = token; Ok(()) }
+//! // The refresh tokens of `config`'s application on its service.
+//! let refresh_tokens = Arc::new(store.refresh_tokens(&config)?);
+//! let seller = UserTokenProvider::new(OAuthClient::from_config(&config)?, refresh_tokens, "seller-1")
+//!     .with_shared_cache(store.token_cache());
+//! # let _ = (token, seller); Ok(()) }
 //! ```
 
 use std::future::Future;
@@ -233,22 +239,22 @@ impl TokenStore {
         })
     }
 
-    /// The refresh tokens of `client_id` in `environment`, for
-    /// [`UserTokenProvider::new`](marketplace_client::oauth::UserTokenProvider::new).
+    /// The refresh tokens of `oauth`'s application on its service
+    /// ([`PgRefreshTokenStore::from_config`]), for
+    /// [`UserTokenProvider::new`](marketplace_client::oauth::UserTokenProvider::new). Fails
+    /// only when `oauth` has no client id.
     pub fn refresh_tokens(
         &self,
-        environment: impl Into<String>,
-        client_id: impl Into<String>,
-    ) -> BlockingRefreshTokenStore {
-        BlockingRefreshTokenStore {
+        oauth: &oauth::OAuthConfig,
+    ) -> Result<BlockingRefreshTokenStore, oauth::ConfigError> {
+        Ok(BlockingRefreshTokenStore {
             runtime: self.runtime.clone(),
-            store: PgRefreshTokenStore::new(
+            store: PgRefreshTokenStore::from_config(
                 self.pool.clone(),
                 self.keyring.clone(),
-                environment,
-                client_id,
-            ),
-        }
+                oauth,
+            )?,
+        })
     }
 }
 

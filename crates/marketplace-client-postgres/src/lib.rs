@@ -43,7 +43,6 @@
 //! use marketplace_client::aio::oauth::{
 //!     AccessTokenSource, ApplicationTokenProvider, OAuthClient, OAuthConfig, UserTokenProvider,
 //! };
-//! use marketplace_client::oauth::SharedTokenRequest;
 //! use marketplace_client_postgres::{Keyring, PgRefreshTokenStore, PgTokenCache, migrate};
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -57,9 +56,8 @@
 //! let app = ApplicationTokenProvider::new(client.clone()).with_shared_cache(shared.clone());
 //! let _token = app.access_token().await?; // one token request per expiry for the fleet
 //!
-//! let environment = SharedTokenRequest::environment_of(&oauth.endpoints);
-//! let client_id = oauth.require_client_id()?;
-//! let store = Arc::new(PgRefreshTokenStore::new(pool, keyring, environment, client_id.as_str()));
+//! // The refresh tokens of `oauth`'s application on its service, as every process names them.
+//! let store = Arc::new(PgRefreshTokenStore::from_config(pool, keyring, &oauth)?);
 //! let seller = UserTokenProvider::new(client, store, "seller-1").with_shared_cache(shared);
 //! let _token = seller.access_token().await?;
 //! # Ok(()) }
@@ -97,6 +95,13 @@ pub use shared::{DEFAULT_DB_TIMEOUT, DEFAULT_LEASE, PgTokenCache};
 #[cfg(feature = "signing")]
 pub use signing::{DEFAULT_SIGNING_CIPHER, PgSigningKeys, SigningKeySummary};
 pub use store::{DEFAULT_STORE_TIMEOUT, PgRefreshTokenStore};
+
+/// The `sqlx` this crate is built on: **sqlx 0.9** (`sqlx = "0.9"`, with the features
+/// `runtime-tokio`, `postgres`, `migrate`, `macros` and `chrono`). The pool its functions take
+/// is this crate's [`sqlx::PgPool`]: a pool made with another major version of sqlx is
+/// another type. Depend on `sqlx = "0.9"` yourself, or use this re-export
+/// (`marketplace_client_postgres::sqlx::PgPool::connect(url)`).
+pub use sqlx;
 
 /// Creates or updates the store's tables. Running it again (from any number of processes) is
 /// harmless: applied migrations are recorded and skipped.

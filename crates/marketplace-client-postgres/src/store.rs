@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use marketplace_client::aio::oauth::{BoxFuture, RefreshTokenStore};
 use marketplace_client::oauth::{
-    ConsentRequest, CsrfState, OAuthError, RefreshToken, ScopeSet, StoreError, StoredRefreshToken,
+    ConfigError, ConsentRequest, CsrfState, OAuthConfig, OAuthError, RefreshToken, ScopeSet,
+    SharedTokenRequest, StoreError, StoredRefreshToken,
 };
 
 use crate::crypto::Keyring;
@@ -22,9 +23,10 @@ const STORE: &str = "postgres table marketplace_refresh_tokens";
 /// The longest a store operation waits for the database before failing.
 pub const DEFAULT_STORE_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The refresh tokens of one application in one environment (for example `"production"`,
-/// [`SharedTokenRequest::environment_of`](marketplace_client::oauth::SharedTokenRequest::environment_of)),
-/// keyed by account. Saves never half-happen (one statement), a rotated token replaces the
+/// The refresh tokens of one application in one environment (`"production"`, `"sandbox"` or
+/// another host's base URL, as
+/// [`SharedTokenRequest::environment_of`](marketplace_client::oauth::SharedTokenRequest::environment_of)
+/// names it), keyed by account; made with [`from_config`](Self::from_config). Saves never half-happen (one statement), a rotated token replaces the
 /// stored one only if it is still the one the refresh started from (compare and swap under a
 /// row lock), and a save that cannot reach the database returns an error.
 #[derive(Debug, Clone)]
@@ -36,9 +38,39 @@ pub struct PgRefreshTokenStore {
 }
 
 impl PgRefreshTokenStore {
-    /// The store of `client_id`'s refresh tokens in `environment`, in the database of `pool`
-    /// (migrated with [`crate::migrate`]), encrypted under `keyring`.
-    pub fn new(
+    /// The store of the refresh tokens of `oauth`'s application (its client id) on `oauth`'s
+    /// service (production, the sandbox, or another host), in the database of `pool`
+    /// (migrated with [`crate::migrate`]), encrypted under `keyring`: the same rows as every
+    /// other process configured alike, with no name to spell. Fails only when `oauth` has no
+    /// client id.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// use marketplace_client::aio::oauth::OAuthConfig;
+    /// use marketplace_client_postgres::{Keyring, PgRefreshTokenStore, sqlx::PgPool};
+    /// let pool = PgPool::connect("postgres://backend@db.internal/backend").await?;
+    /// let oauth = OAuthConfig::from_env()?;
+    /// let store = PgRefreshTokenStore::from_config(pool, Keyring::from_env()?, &oauth)?;
+    /// # Ok(()) }
+    /// ```
+    pub fn from_config(
+        pool: sqlx::PgPool,
+        keyring: Keyring,
+        oauth: &OAuthConfig,
+    ) -> Result<Self, ConfigError> {
+        let client_id = oauth.require_client_id()?;
+        Ok(Self::new(
+            pool,
+            keyring,
+            SharedTokenRequest::environment_of(&oauth.endpoints),
+            client_id.as_str(),
+        ))
+    }
+
+    /// The store of `client_id`'s refresh tokens in `environment` (private: a typo in either
+    /// would silently name another set of tokens; [`from_config`](Self::from_config) takes
+    /// both from the configuration).
+    pub(crate) fn new(
         pool: sqlx::PgPool,
         keyring: Keyring,
         environment: impl Into<String>,

@@ -17,7 +17,7 @@ use marketplace_client::aio::oauth::{
     AccessTokenSource, ApplicationTokenProvider, AuthorizationCode, OAuthClient, OAuthError,
     UserTokenProvider,
 };
-use marketplace_client::oauth::{ScopeSet, SharedTokenRequest};
+use marketplace_client::oauth::ScopeSet;
 use marketplace_client_postgres::{PgRefreshTokenStore, PgTokenCache, TokenCache, migrate};
 use support::fleet::{
     Worker, application_key, client, fingerprint, is_worker, keyring, seed_expired, worker,
@@ -221,12 +221,13 @@ async fn consent(
 /// The database's refresh-token store of `client`'s application, with a 2 s time-out so
 /// that a stopped database answers quickly.
 fn user_store(db: &TestDb, client: &OAuthClient, fake: &FakeMarketplace) -> PgRefreshTokenStore {
-    PgRefreshTokenStore::new(
+    PgRefreshTokenStore::from_config(
         db.pool.clone(),
         keyring(),
-        SharedTokenRequest::environment_of(client.endpoints()),
-        fake.client_id(),
+        &marketplace_client::oauth::OAuthConfig::new(client.endpoints().clone())
+            .with_credentials(fake.client_id(), fake.client_secret()),
     )
+    .unwrap()
     .with_timeout(Duration::from_secs(2))
 }
 
@@ -615,12 +616,13 @@ async fn a_process_with_a_wrong_key_does_not_back_off_the_fleet() {
     let misconfigured = UserTokenProvider::new(
         client.clone(),
         Arc::new(
-            PgRefreshTokenStore::new(
+            PgRefreshTokenStore::from_config(
                 db.pool.clone(),
                 wrong.clone(),
-                SharedTokenRequest::environment_of(client.endpoints()),
-                fake.client_id(),
+                &marketplace_client::oauth::OAuthConfig::new(client.endpoints().clone())
+                    .with_credentials(fake.client_id(), fake.client_secret()),
             )
+            .unwrap()
             .with_timeout(Duration::from_secs(2)),
         ),
         "seller-1",

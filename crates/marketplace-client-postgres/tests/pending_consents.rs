@@ -15,8 +15,17 @@ use marketplace_client::oauth::{
 use marketplace_client_postgres::{Keyring, PgRefreshTokenStore, TokenKey, migrate};
 use support::pg::TestDb;
 
-const ENV: &str = "production";
 const APP: &str = "Seller-App-PRD-1234";
+
+/// The application `app`'s configuration in production.
+fn config(app: &str) -> OAuthConfig {
+    OAuthConfig::new(Endpoints::production()).with_credentials(app, "PRD-secret")
+}
+
+/// A process's store of `app`'s refresh tokens on `pool`.
+fn store(pool: sqlx::PgPool, keyring: Keyring, app: &str) -> PgRefreshTokenStore {
+    PgRefreshTokenStore::from_config(pool, keyring, &config(app)).expect("a client id")
+}
 
 fn ring(n: u8) -> Keyring {
     Keyring::new(TokenKey::from_bytes([n; 32]))
@@ -61,8 +70,8 @@ async fn rows(db: &TestDb) -> i64 {
 #[tokio::test]
 async fn a_consent_saved_by_one_process_is_taken_once_by_another() {
     let db = migrated().await;
-    let a = PgRefreshTokenStore::new(db.pool.clone(), ring(1), ENV, APP);
-    let b = PgRefreshTokenStore::new(other_pool(&db).await, ring(1), ENV, APP);
+    let a = store(db.pool.clone(), ring(1), APP);
+    let b = store(other_pool(&db).await, ring(1), APP);
     let client = oauth_client();
     let request = request(&client);
     a.save_consent(&request).await.unwrap();
@@ -79,7 +88,7 @@ async fn a_consent_saved_by_one_process_is_taken_once_by_another() {
     assert!(!ciphertext.windows(8).any(|w| w == b"https://"));
 
     // Another application's store does not see it.
-    let other_app = PgRefreshTokenStore::new(db.pool.clone(), ring(1), ENV, "Other-App");
+    let other_app = store(db.pool.clone(), ring(1), "Other-App");
     assert!(
         other_app
             .take_consent(request.state())
@@ -114,13 +123,13 @@ async fn of_many_processes_taking_one_state_at_once_one_gets_it() {
     let db = migrated().await;
     let client = oauth_client();
     let request = request(&client);
-    PgRefreshTokenStore::new(db.pool.clone(), ring(1), ENV, APP)
+    store(db.pool.clone(), ring(1), APP)
         .save_consent(&request)
         .await
         .unwrap();
     let mut tasks = tokio::task::JoinSet::new();
     for _ in 0..8 {
-        let store = PgRefreshTokenStore::new(other_pool(&db).await, ring(1), ENV, APP);
+        let store = store(other_pool(&db).await, ring(1), APP);
         let state = request.state().clone();
         tasks.spawn(async move { store.take_consent(&state).await.unwrap().is_some() });
     }
@@ -134,7 +143,7 @@ async fn of_many_processes_taking_one_state_at_once_one_gets_it() {
 #[tokio::test]
 async fn saves_sweep_consents_expired_a_day_ago() {
     let db = migrated().await;
-    let store = PgRefreshTokenStore::new(db.pool.clone(), ring(1), ENV, APP);
+    let store = store(db.pool.clone(), ring(1), APP);
     let client = oauth_client();
     let now = SystemTime::now();
     let long_gone = request(&client);
@@ -173,11 +182,11 @@ async fn a_consent_under_an_unknown_key_is_a_corrupt_store_error() {
     let db = migrated().await;
     let client = oauth_client();
     let request = request(&client);
-    PgRefreshTokenStore::new(db.pool.clone(), ring(1), ENV, APP)
+    store(db.pool.clone(), ring(1), APP)
         .save_consent(&request)
         .await
         .unwrap();
-    let err = PgRefreshTokenStore::new(db.pool.clone(), ring(2), ENV, APP)
+    let err = store(db.pool.clone(), ring(2), APP)
         .take_consent(request.state())
         .await
         .unwrap_err();
@@ -200,7 +209,8 @@ fn the_blocking_front_completes_a_consent_of_the_blocking_store() {
     let db = runtime.block_on(migrated());
     let store = marketplace_client_postgres::blocking::TokenStore::connect(&db.url(), ring(1))
         .unwrap()
-        .refresh_tokens(ENV, APP);
+        .refresh_tokens(&config(APP))
+        .expect("a client id");
     let store: Arc<dyn marketplace_client::oauth::RefreshTokenStore> = Arc::new(store);
     let client = oauth_client();
     let request = request(&client);

@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime};
 
 use fake_marketplace::FakeMarketplace;
 use marketplace_client::aio::oauth::{AccessTokenSource, ApplicationTokenProvider};
-use marketplace_client::oauth::{RefreshToken, ScopeSet, SharedTokenRequest, StoredRefreshToken};
+use marketplace_client::oauth::{RefreshToken, ScopeSet, StoredRefreshToken};
 use marketplace_client_postgres::{PgRefreshTokenStore, PgTokenCache, migrate};
 use support::fleet::{client, endpoints, keyring};
 use support::pg::TestDb;
@@ -54,12 +54,13 @@ async fn the_refresh_token_store_takes_any_timeout() {
     let db = TestDb::new().await;
     migrate(&db.pool).await.unwrap();
     let fake = FakeMarketplace::new();
-    let store = PgRefreshTokenStore::new(
+    let store = PgRefreshTokenStore::from_config(
         db.pool.clone(),
         keyring(),
-        SharedTokenRequest::environment_of(&endpoints(&fake)),
-        fake.client_id(),
+        &marketplace_client::oauth::OAuthConfig::new(endpoints(&fake))
+            .with_credentials(fake.client_id(), fake.client_secret()),
     )
+    .unwrap()
     .with_timeout(Duration::MAX);
     use marketplace_client::aio::oauth::RefreshTokenStore as _;
     let record = StoredRefreshToken {

@@ -71,15 +71,21 @@
 //!   endpoint), `method`, `url` (no user information; tokens never travel in a URL),
 //!   `marketplace`, `attempt` (1 for the first), and once answered `status`, `elapsed_ms`,
 //!   `error_ids` (the service's `errorId`s, comma-separated) and `retry_after_s`. A token
-//!   request adds `grant` and `scopes`, and its success `expires_in_s`. An attempt without an
-//!   answer records `elapsed_ms` and a debug event `no answer` with the transport's error.
+//!   request adds `grant` and `scopes`, and its success `expires_in_s`. Each answer is also a
+//!   debug event `answered` in the span (`status`, `elapsed_ms`, `error_ids`,
+//!   `retry_after_s`), so a plain `tracing_subscriber::fmt()` with
+//!   `with_env_filter("marketplace_client=debug")` prints one line per answer, the span's
+//!   fields first; no span events are needed. An attempt without an answer records
+//!   `elapsed_ms` and a debug event `no answer` with the transport's error.
 //! * Target `marketplace_client::token`: a span `token` (level debug) around each call of a
-//!   token provider, with `grant` and `scopes`, and in it the events `cache hit` (trace),
-//!   `single-flight wait` (another caller is fetching), `token request` (the first) or
-//!   `token renewal` (with `reason`: `renewal due`, `expired`, `invalidated` after a 401,
-//!   `after failure`), `token received` (`expires_in_s`), `token request failed` (warn, with
-//!   the sanitized error and the back-off), `token invalidated` and `token installed (new
-//!   consent)`.
+//!   token provider, with `grant` and `scopes`, and in it the events `cache hit` (trace: the
+//!   in-process cache), `single-flight wait` (another caller is fetching), `shared cache
+//!   lookup` (a provider with a shared cache asks it for the fleet's token), `token request`
+//!   (the first) or `token renewal` (with `reason`: `renewal due`, `expired`, `invalidated`
+//!   after a 401, `after failure`), said only when this process asks the token endpoint, then
+//!   `token received` (`expires_in_s`) or, when another process had asked, `token read from
+//!   the shared cache`; `token request failed` (warn, with the sanitized error and the
+//!   back-off), `token invalidated` and `token installed (new consent)`.
 //!
 //! No span or event holds a token, an authorization code, a client secret, a refresh token or
 //! an `Authorization` header: every value is built from what is known to be free of them, and

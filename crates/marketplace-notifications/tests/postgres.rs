@@ -18,7 +18,6 @@ use marketplace_client::aio::oauth::{
     AccessTokenSource as _, ApplicationTokenProvider, Endpoints, OAuthClient, OAuthConfig,
     ScopeSet, UserTokenProvider,
 };
-use marketplace_client::oauth::SharedTokenRequest;
 use marketplace_client_postgres::{Keyring, PgRefreshTokenStore, PgTokenCache, TokenKey, migrate};
 use marketplace_notifications::postgres::record_ebay_user;
 use marketplace_notifications::{
@@ -46,12 +45,13 @@ impl Fleet {
         let db = TestDb::new().await;
         migrate(&db.pool).await.unwrap();
         let keyring = Keyring::new(TokenKey::from_bytes([7u8; 32]));
-        let store = PgRefreshTokenStore::new(
+        let store = PgRefreshTokenStore::from_config(
             db.pool.clone(),
             keyring.clone(),
-            SharedTokenRequest::environment_of(&endpoints(&fake)),
-            fake.client_id(),
-        );
+            &marketplace_client::oauth::OAuthConfig::new(endpoints(&fake))
+                .with_credentials(fake.client_id(), fake.client_secret()),
+        )
+        .unwrap();
         let cache = Arc::new(PgTokenCache::new(db.pool.clone(), keyring));
         let client = Arc::new(
             OAuthClient::from_config(

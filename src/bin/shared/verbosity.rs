@@ -2,7 +2,6 @@
 //! attempt, the token cache's events; never a secret) printed on standard error.
 
 use tracing_subscriber::EnvFilter;
-use tracing_subscriber::fmt::format::FmtSpan;
 
 /// The long help of `-v/--verbose`.
 pub const VERBOSE_HELP: &str = "Show the HTTP attempts and token events on standard error: -v for \
@@ -37,13 +36,14 @@ fn filter(verbose: u8) -> EnvFilter {
     filter
 }
 
-/// Installs the subscriber for the whole process: events, and each span when it closes (with
-/// its status and elapsed time), on standard error. Call it first thing in `main`.
+/// Installs the subscriber for the whole process: the events on standard error (each HTTP
+/// answer is an event, `answered`, inside its `http` span, so it prints as one line with the
+/// operation, URL, status and elapsed time; no span events, which would say it twice). Call it
+/// first thing in `main`.
 pub fn init(verbose: u8) {
     // Fails only when a subscriber is already installed, which then stays.
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter(verbose))
-        .with_span_events(FmtSpan::CLOSE)
         .with_writer(|| EscapingStderr)
         .try_init();
 }

@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use fake_marketplace::{FakeConfig, FakeMarketplace};
 use marketplace_client::aio::oauth::{
-    Endpoints, FileStore, OAuthClient, OAuthConfig, RefreshTokenStore, ScopeSet, SharedTokenRequest,
+    Endpoints, FileStore, OAuthClient, OAuthConfig, RefreshTokenStore, ScopeSet,
 };
 use marketplace_client::aio::taxonomy::TaxonomyClient;
 use taxonomy_example_server::ConsentEndpoints;
@@ -43,15 +43,8 @@ async fn token_store(
     let keyring = marketplace_client_postgres::Keyring::from_env()?;
     let pool = sqlx::PgPool::connect(&named).await?;
     marketplace_client_postgres::migrate(&pool).await?;
-    let environment = SharedTokenRequest::environment_of(&oauth.endpoints);
-    let client_id = oauth.require_client_id()?;
     Ok(Some(Arc::new(
-        marketplace_client_postgres::PgRefreshTokenStore::new(
-            pool,
-            keyring,
-            environment,
-            client_id.as_str(),
-        ),
+        marketplace_client_postgres::PgRefreshTokenStore::from_config(pool, keyring, oauth)?,
     )))
 }
 

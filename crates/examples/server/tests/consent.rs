@@ -13,8 +13,7 @@ use std::time::Duration;
 
 use fake_marketplace::{FakeConfig, FakeMarketplace};
 use marketplace_client::aio::oauth::{
-    AccessTokenSource as _, OAuthClient, OAuthConfig, RefreshTokenStore, SharedTokenRequest,
-    UserTokenProvider,
+    AccessTokenSource as _, OAuthClient, OAuthConfig, RefreshTokenStore, UserTokenProvider,
 };
 use marketplace_client_postgres::{Keyring, PgRefreshTokenStore, TokenKey, migrate};
 use pg::TestDb;
@@ -35,12 +34,9 @@ async fn store(db: &TestDb, fake: &FakeMarketplace) -> Arc<PgRefreshTokenStore> 
     let endpoints =
         marketplace_client::aio::oauth::Endpoints::custom(&fake.base_url(), &fake.auth_url())
             .unwrap();
-    Arc::new(PgRefreshTokenStore::new(
-        pool,
-        keyring(),
-        SharedTokenRequest::environment_of(&endpoints),
-        fake.client_id(),
-    ))
+    let oauth =
+        OAuthConfig::new(endpoints).with_credentials(fake.client_id(), fake.client_secret());
+    Arc::new(PgRefreshTokenStore::from_config(pool, keyring(), &oauth).expect("a client id"))
 }
 
 /// Serves an instance on `listener`: the server's router with the consent endpoints.

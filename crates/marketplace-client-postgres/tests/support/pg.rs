@@ -426,7 +426,8 @@ impl TestDb {
         let name = unique("mcp_test");
         let admin = admin_options(&host);
         let mut conn = connect_retrying(&admin).await;
-        sqlx::query(&format!("CREATE DATABASE \"{name}\""))
+        // `name` is made by `unique` (letters, digits, `_`), quoted.
+        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE \"{name}\"")))
             .execute(&mut conn)
             .await
             .unwrap_or_else(|e| panic!("create database {name}: {e}"));
@@ -500,10 +501,12 @@ impl Drop for TestDb {
                 .ok()?;
             runtime.block_on(async move {
                 let mut conn = admin.connect().await.ok()?;
-                sqlx::query(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
-                    .execute(&mut conn)
-                    .await
-                    .ok()?;
+                sqlx::query(sqlx::AssertSqlSafe(format!(
+                    "DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"
+                )))
+                .execute(&mut conn)
+                .await
+                .ok()?;
                 conn.close().await.ok()
             })
         })

@@ -255,11 +255,20 @@ impl Shared {
                 scopes,
                 policy,
             );
-            let answer = cache.token(&request, grant).await;
-            if let Some(held) = shared::settle(answer, policy.clock.instant())? {
+            flight.asking_shared_cache();
+            let requested = std::sync::atomic::AtomicBool::new(false);
+            let counted = || {
+                requested.store(true, std::sync::atomic::Ordering::Relaxed);
+                flight.requesting();
+                grant()
+            };
+            let answer = cache.token(&request, &counted).await;
+            let requested = requested.load(std::sync::atomic::Ordering::Relaxed);
+            if let Some(held) = shared::settle(answer, policy.clock.instant(), requested)? {
                 return Ok(held);
             }
         }
+        flight.requesting();
         let response = grant().await?;
         Ok(Held::from_response(&response, flight.mono, policy.margin))
     }

@@ -714,11 +714,18 @@ impl Shared {
                 scopes,
                 policy,
             );
-            let answer = cache.token(&request, grant);
-            if let Some(held) = shared::settle(answer, policy.clock.instant())? {
+            flight.asking_shared_cache();
+            let mut requested = false;
+            let answer = cache.token(&request, &mut || {
+                requested = true;
+                flight.requesting();
+                grant()
+            });
+            if let Some(held) = shared::settle(answer, policy.clock.instant(), requested)? {
                 return Ok(held);
             }
         }
+        flight.requesting();
         let response = grant()?;
         Ok(Held::from_response(&response, flight.mono, policy.margin))
     }

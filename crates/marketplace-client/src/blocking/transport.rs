@@ -27,7 +27,8 @@ fn in_runtime() -> bool {
 
 /// Runs `work` where reqwest's blocking client may run: here when no tokio runtime is current
 /// on this thread, else on a scoped thread of its own while this one waits (the runtime's
-/// thread is blocked for the call, as with any blocking call, but nothing panics). A panic of
+/// thread is blocked for the call, as with any blocking call, but nothing panics), with the
+/// caller's `tracing` subscriber and current span. A panic of
 /// `work` is resumed here. When no thread can be started, the error is `no_thread` of a
 /// message saying so.
 pub(crate) fn off_runtime<T: Send, E: Send>(
@@ -37,10 +38,16 @@ pub(crate) fn off_runtime<T: Send, E: Send>(
     if !in_runtime() {
         return work();
     }
+    // The caller's subscriber and span go along, so that the call's traces are the same as
+    // on the caller's thread (a subscriber set with `with_default` is the thread's own).
+    let dispatch = tracing::dispatcher::get_default(|d| d.clone());
+    let span = tracing::Span::current();
     std::thread::scope(|scope| {
         let handle = std::thread::Builder::new()
             .name("marketplace-client-blocking".into())
-            .spawn_scoped(scope, work);
+            .spawn_scoped(scope, move || {
+                tracing::dispatcher::with_default(&dispatch, || span.in_scope(work))
+            });
         match handle {
             Ok(handle) => match handle.join() {
                 Ok(value) => value,

@@ -179,6 +179,9 @@ pub(crate) struct Held {
     pub(crate) token_type: String,
     pub(crate) renew_at: Instant,
     pub(crate) expires_at: Instant,
+    /// Whether this process asked the token endpoint for it (`false`: another process did,
+    /// and it was read from a shared cache), for the traces.
+    pub(crate) requested: bool,
 }
 
 impl Held {
@@ -196,16 +199,24 @@ impl Held {
                 crate::oauth::shared::renew_after(lifetime, margin),
             ),
             expires_at: later(requested_at, lifetime),
+            requested: true,
         }
     }
 
-    /// A token handed out by a shared cache `now` (its deadlines count from then).
-    pub(crate) fn from_shared(token: &crate::oauth::SharedToken, now: Instant) -> Self {
+    /// A token handed out by a shared cache `now` (its deadlines count from then);
+    /// `requested`: this process fetched it (the shared cache elected it), rather than read
+    /// another process's.
+    pub(crate) fn from_shared(
+        token: &crate::oauth::SharedToken,
+        now: Instant,
+        requested: bool,
+    ) -> Self {
         Self {
             access_token: token.access_token.clone(),
             token_type: token.token_type.clone(),
             renew_at: later(now, token.renew_in.min(token.expires_in)),
             expires_at: later(now, token.expires_in),
+            requested,
         }
     }
 
@@ -368,6 +379,42 @@ pub(crate) struct Flight {
     pub(crate) mono: Instant,
     /// The slot's generation: the flight's result counts only while it is unchanged.
     pub(crate) generation: u64,
+    /// Why the flight was started.
+    pub(crate) reason: RequestReason,
+}
+
+impl Flight {
+    /// Says that this flight asks the token endpoint now (`token request`, or `token renewal`
+    /// when a token was held before, with the `reason`): called right before the grant, so a
+    /// process that reads the fleet's token from a shared cache never says it.
+    pub(crate) fn requesting(&self) {
+        if self.reason.is_renewal() {
+            tracing::debug!(
+                target: "marketplace_client::token",
+                renewal = true,
+                reason = %self.reason.as_str(),
+                "token renewal"
+            );
+        } else {
+            tracing::debug!(
+                target: "marketplace_client::token",
+                renewal = false,
+                reason = %self.reason.as_str(),
+                "token request"
+            );
+        }
+    }
+
+    /// Says that this flight asks a shared cache for the fleet's token (`shared cache
+    /// lookup`, with the `reason`).
+    pub(crate) fn asking_shared_cache(&self) {
+        tracing::debug!(
+            target: "marketplace_client::token",
+            renewal = self.reason.is_renewal(),
+            reason = %self.reason.as_str(),
+            "shared cache lookup"
+        );
+    }
 }
 
 /// The flight a waiter waits for.
@@ -447,26 +494,13 @@ impl CacheState {
             None if self.failure.is_some() => RequestReason::AfterFailure,
             None => RequestReason::First,
         };
-        if self.reason.is_renewal() {
-            tracing::debug!(
-                target: "marketplace_client::token",
-                renewal = true,
-                reason = %self.reason.as_str(),
-                "token renewal"
-            );
-        } else {
-            tracing::debug!(
-                target: "marketplace_client::token",
-                renewal = false,
-                reason = %self.reason.as_str(),
-                "token request"
-            );
-        }
+        // The flight says what it does (`Flight::requesting`, `Flight::asking_shared_cache`).
         self.in_flight = true;
         Step::Fetch(Flight {
             wall: policy.clock.now(),
             mono: now,
             generation: self.generation,
+            reason: self.reason,
         })
     }
 
@@ -505,13 +539,27 @@ impl CacheState {
         }
         match result {
             Ok(token) => {
-                tracing::debug!(
-                    target: "marketplace_client::token",
-                    expires_in_s = token.expires_at.saturating_duration_since(flight.mono).as_secs(),
-                    renewal = self.reason.is_renewal(),
-                    reason = %self.reason.as_str(),
-                    "token received"
-                );
+                let expires_in_s = token
+                    .expires_at
+                    .saturating_duration_since(flight.mono)
+                    .as_secs();
+                if token.requested {
+                    tracing::debug!(
+                        target: "marketplace_client::token",
+                        expires_in_s,
+                        renewal = self.reason.is_renewal(),
+                        reason = %self.reason.as_str(),
+                        "token received"
+                    );
+                } else {
+                    tracing::debug!(
+                        target: "marketplace_client::token",
+                        expires_in_s,
+                        renewal = self.reason.is_renewal(),
+                        reason = %self.reason.as_str(),
+                        "token read from the shared cache"
+                    );
+                }
                 self.invalidated = false;
                 let access = token.access_token.clone();
                 self.token = Some(token);

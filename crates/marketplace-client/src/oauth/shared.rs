@@ -187,12 +187,17 @@ impl<C: ?Sized> Shared<C> {
 
 /// What a provider's flight does with its shared cache's answer: the token to hold, the
 /// grant's error, or `Ok(None)` (after a warning) when it must fetch its own token.
+/// `requested`: whether the cache had this process ask the token endpoint (the traces tell a
+/// token read from the cache from one requested).
 pub(crate) fn settle(
     answer: Result<SharedToken, SharedCacheError>,
     now: std::time::Instant,
+    requested: bool,
 ) -> Result<Option<crate::core::cache::Held>, OAuthError> {
     match answer {
-        Ok(token) => Ok(Some(crate::core::cache::Held::from_shared(&token, now))),
+        Ok(token) => Ok(Some(crate::core::cache::Held::from_shared(
+            &token, now, requested,
+        ))),
         Err(SharedCacheError::Grant(error)) => Err(error),
         Err(SharedCacheError::Unavailable(message)) => {
             tracing::warn!(
