@@ -119,6 +119,21 @@ fn site_of(path: &syn::Path) -> syn::Result<Site> {
     })
 }
 
+/// The leaf category `text` (an id or a full path, as `category!` takes it) names on
+/// `site`, or `category!`'s message saying what is wrong and what to write instead (close ids
+/// and paths, some leaves of a parent, the replacement of an expired category). Other tools
+/// that take a category from a person (`snapshot aspects pin`) refuse what the macro refuses,
+/// with the same words.
+///
+/// ```
+/// use taxonomy_data::Site;
+/// assert_eq!(taxonomy_macros_core::leaf(Site::Us, "9355").unwrap().id(), 9355);
+/// assert!(taxonomy_macros_core::leaf(Site::Us, "15032").unwrap_err().contains("is not a leaf"));
+/// ```
+pub fn leaf(site: Site, text: &str) -> Result<Category, String> {
+    resolve(site, text)
+}
+
 /// The leaf category `text` names on `site`, or the message that says what is wrong.
 fn resolve(site: Site, text: &str) -> Result<Category, String> {
     if !site.is_compiled_in() {

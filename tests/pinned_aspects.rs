@@ -1,0 +1,218 @@
+//! `snapshot aspects pin` and `snapshot aspects refresh --pinned [--check]` against the fake
+//! marketplace over loopback (which answers getItemAspectsForCategory for 179 from
+//! `tests/fixtures/aspects/ebay-us-179-desktops.json`), and the repository's own pinned
+//! categories (`snapshots/pinned/`) checked through `LeafCategory` exactly as the model checks
+//! the answer they were pinned from.
+
+mod common;
+
+use std::path::Path;
+use std::process::Output;
+
+use fake_marketplace::FakeMarketplace;
+use fake_marketplace::taxonomy::aspects_path;
+use marketplaces::Marketplace;
+use serde_json::json;
+use taxonomy_codegen::pinned::{self, PinnedAspects};
+
+/// Runs `snapshot aspects ARGS --dir DIR` with credentials for the fake.
+fn aspects(fake: &FakeMarketplace, dir: &Path, args: &[&str]) -> Output {
+    common::clean_command(env!("CARGO_BIN_EXE_snapshot"))
+        .arg("aspects")
+        .args(args)
+        .arg("--dir")
+        .arg(dir)
+        .env("MARKETPLACE_BASE_URL", fake.base_url())
+        .env("MARKETPLACE_AUTH_URL", fake.auth_url())
+        .env("MARKETPLACE_CLIENT_ID", fake.client_id())
+        .env("MARKETPLACE_CLIENT_SECRET", fake.client_secret())
+        .output()
+        .unwrap()
+}
+
+fn text(output: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn pin_saves_the_answer_normalised_with_its_tree_version() {
+    let fake = FakeMarketplace::new();
+    let dir = tempfile::tempdir().unwrap();
+    let out = aspects(
+        &fake,
+        dir.path(),
+        &[
+            "pin",
+            "--site",
+            "EBAY_US",
+            "--category",
+            "179",
+            "--category",
+            "Computers/Tablets & Networking > Computer Components & Parts > Graphics/Video Cards",
+        ],
+    );
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("EBAY_US: pinned category 179 (8 aspects, 2 required; tree version 134)"),
+        "{stdout}"
+    );
+    let path = pinned::path_of(dir.path(), Marketplace::Us, 179);
+    let file = PinnedAspects::read(&path).unwrap();
+    assert_eq!((file.tree_id, file.tree_version.as_str()), (0, "134"));
+    assert_eq!(file.source, "getItemAspectsForCategory");
+    assert_eq!(file.taken_at, taxonomy_tree::clock::today_utc());
+    let recorded: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            common::root().join("tests/fixtures/aspects/ebay-us-179-desktops.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(file.answer, recorded, "the answer as the service sent it");
+    // Normalised: the file is its own rendering, keys sorted.
+    let bytes = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(file.to_text(), bytes);
+    assert!(bytes.contains("\"aspectApplicableTo\": [\n"), "{bytes}");
+    // The path form named the graphics cards' leaf: pinned under its id.
+    assert!(pinned::path_of(dir.path(), Marketplace::Us, 27386).is_file());
+
+    // Pinning again the same day gives the same bytes.
+    let out = aspects(
+        &fake,
+        dir.path(),
+        &["pin", "--site", "EBAY_US", "--category", "179"],
+    );
+    assert!(out.status.success(), "{:?}", text(&out));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), bytes);
+}
+
+#[test]
+fn pin_refuses_what_category_refuses_before_asking_the_service() {
+    let fake = FakeMarketplace::new();
+    let dir = tempfile::tempdir().unwrap();
+    let out = aspects(
+        &fake,
+        dir.path(),
+        &[
+            "pin",
+            "--site",
+            "EBAY_US",
+            "--category",
+            "179",
+            "--category",
+            "15032",
+        ],
+    );
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains(
+            "--category \"15032\": EBAY_US category 15032 \"Cell Phones & Accessories\" is not a leaf"
+        ) && stderr.contains("9355 (Cell Phones & Accessories > Cell Phones & Smartphones)"),
+        "{stderr}"
+    );
+    let out = aspects(
+        &fake,
+        dir.path(),
+        &["pin", "--site", "EBAY_US", "--category", "9356"],
+    );
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr.contains("EBAY_US has no category 9356") && stderr.contains("Did you mean:"),
+        "{stderr}"
+    );
+    // Nothing asked, nothing written.
+    assert!(fake.requests_to(&aspects_path(0)).is_empty());
+    assert!(pinned::files_in(dir.path()).unwrap().is_empty());
+}
+
+#[test]
+fn refresh_rewrites_pinned_categories_when_the_tree_moved_and_check_names_the_rule() {
+    let fake = FakeMarketplace::new();
+    let dir = tempfile::tempdir().unwrap();
+    let out = aspects(
+        &fake,
+        dir.path(),
+        &["pin", "--site", "EBAY_US", "--category", "179"],
+    );
+    assert!(out.status.success(), "{:?}", text(&out));
+    let path = pinned::path_of(dir.path(), Marketplace::Us, 179);
+    let before = std::fs::read_to_string(&path).unwrap();
+
+    // Same tree version: nothing fetched again.
+    let asked = fake.requests_to(&aspects_path(0)).len();
+    let out = aspects(&fake, dir.path(), &["refresh", "--pinned", "--check"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert_eq!(
+        stdout,
+        "EBAY_US category 179: unchanged (tree version 134)\n"
+    );
+    assert_eq!(fake.requests_to(&aspects_path(0)).len(), asked);
+
+    // The tree moves to 135 and 179's Model becomes required, "Tower" leaves Type's list.
+    let mut tree = fake.tree(Marketplace::Us);
+    tree.meta.version = "135".into();
+    fake.set_tree(Marketplace::Us, tree);
+    let mut answer = PinnedAspects::read(&path).unwrap().answer;
+    let aspects_list = answer["aspects"].as_array_mut().unwrap();
+    for aspect in aspects_list.iter_mut() {
+        match aspect["localizedAspectName"].as_str() {
+            Some("Model") => aspect["aspectConstraint"]["aspectRequired"] = json!(true),
+            Some("Type") => aspect["aspectValues"]
+                .as_array_mut()
+                .unwrap()
+                .retain(|v| v["localizedValue"] != "Tower"),
+            _ => {}
+        }
+    }
+    fake.set_item_aspects(179, answer.clone());
+
+    let out = aspects(&fake, dir.path(), &["refresh", "--pinned", "--check"]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    let at = "~ category 179 \"PC Desktops & All-In-Ones\":";
+    assert!(
+        stdout.contains(&format!("{at} \"Model\" is now required")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "{at} \"Type\" selection-only list: removed [\"Tower\"]"
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("rules of pinned categories changed"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        before,
+        "--check writes nothing"
+    );
+
+    let out = aspects(&fake, dir.path(), &["refresh", "--pinned"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains(&format!("{at} \"Model\" is now required")),
+        "{stdout}"
+    );
+    let after = PinnedAspects::read(&path).unwrap();
+    assert_eq!(after.tree_version, "135");
+    assert_eq!(after.answer, answer);
+
+    // Up to date again.
+    let out = aspects(&fake, dir.path(), &["refresh", "--pinned", "--check"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    assert_eq!(
+        text(&out).0,
+        "EBAY_US category 179: unchanged (tree version 135)\n"
+    );
+}
