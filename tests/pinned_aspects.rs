@@ -11,6 +11,7 @@ use std::process::Output;
 
 use fake_marketplace::FakeMarketplace;
 use fake_marketplace::taxonomy::aspects_path;
+use marketplace_client::model::aspects::ListingAspects;
 use marketplaces::Marketplace;
 use serde_json::json;
 use taxonomy_codegen::pinned::{self, PinnedAspects};
@@ -215,4 +216,99 @@ fn refresh_rewrites_pinned_categories_when_the_tree_moved_and_check_names_the_ru
         text(&out).0,
         "EBAY_US category 179: unchanged (tree version 135)\n"
     );
+}
+
+/// Listings that touch every rule of `answer`'s aspects: each value, each value misspelt, in
+/// another case, too long, twice, not a number or a date, under a misspelt or re-cased name,
+/// each constrained value with and without its control aspect, and every aspect at once.
+fn listings_for(answer: &marketplace_client::model::ItemAspects) -> Vec<ListingAspects> {
+    let mut listings = vec![ListingAspects::new()];
+    let mut all = ListingAspects::new();
+    for a in &answer.aspects {
+        let first = a.values.first().map_or("Something", |v| v.value.as_str());
+        all = all.with(a.name.as_str(), [first]);
+        let with = |values: Vec<String>| ListingAspects::new().with(a.name.as_str(), values);
+        listings.push(with(vec![first.to_owned()]));
+        listings.push(with(vec![first.to_uppercase()]));
+        listings.push(with(vec![format!("{first}x")]));
+        listings.push(with(vec![format!(" {} ", first.to_lowercase())]));
+        listings.push(with(vec![first.to_owned(), "Other".into()]));
+        listings.push(with(vec![
+            "x".repeat(a.max_length.unwrap_or(65) as usize + 1),
+        ]));
+        listings.push(with(vec!["12.5".into(), "2024".into(), "20240230".into()]));
+        listings.push(with(vec![String::new()]));
+        listings.push(ListingAspects::new().with(format!("{}s", a.name), [first]));
+        listings.push(
+            ListingAspects::new()
+                .with(a.name.as_str(), [first])
+                .with(a.name.to_lowercase(), [first]),
+        );
+        for v in &a.values {
+            for c in &v.constraints {
+                let control = c.aspect_name.clone().unwrap_or_default();
+                listings.push(with(vec![v.value.clone()]));
+                listings.push(with(vec![v.value.clone()]).with(control.as_str(), ["Nothing"]));
+                for allowed in &c.aspect_values {
+                    listings.push(
+                        with(vec![v.value.clone()])
+                            .with(control.to_uppercase(), [allowed.as_str()]),
+                    );
+                }
+            }
+        }
+    }
+    listings.push(all);
+    listings
+}
+
+#[test]
+fn every_pinned_category_is_checked_through_leaf_category_as_the_model_checks_its_answer() {
+    use marketplace_client::model::aspects::AspectRules;
+    use marketplace_client::model::decode;
+    use std::collections::BTreeSet;
+
+    let files = pinned::read_all(&common::snapshots_dir()).unwrap();
+    assert!(!files.is_empty(), "the repository pins categories");
+    let mut kinds = BTreeSet::new();
+    for file in files {
+        let answer =
+            decode::item_aspects(file.category_id, &serde_json::to_vec(&file.answer).unwrap())
+                .unwrap();
+        let model = AspectRules::from(&answer);
+        let site = taxonomy_data::Site::from_marketplace(file.site);
+        let compiled = taxonomy_data::LeafCategory::new(site, file.category_id)
+            .unwrap()
+            .aspects()
+            .unwrap_or_else(|| panic!("{} {} is not compiled in", file.site, file.category_id));
+        assert_eq!(compiled.tree_version(), file.tree_version);
+        assert_eq!(
+            compiled.aspect_names().collect::<Vec<_>>(),
+            model.aspect_names().collect::<Vec<_>>()
+        );
+        let listings = listings_for(&answer);
+        for listing in &listings {
+            let expected = model.check(listing);
+            assert_eq!(compiled.check(listing), expected, "{listing:?}");
+            kinds.extend(
+                expected
+                    .iter()
+                    .map(|p| format!("{p:?}").split(' ').next().unwrap().to_owned()),
+            );
+        }
+    }
+    // The listings reached every kind of problem (so the comparison is not of empty lists).
+    for kind in [
+        "MissingRequired",
+        "TooManyValues",
+        "NotAllowed",
+        "TooLong",
+        "BadFormat",
+        "ConstraintNotMet",
+        "UnknownAspect",
+        "SpelledTwice",
+        "RequiredSoon",
+    ] {
+        assert!(kinds.contains(kind), "no {kind} among {kinds:?}");
+    }
 }

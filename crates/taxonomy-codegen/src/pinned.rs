@@ -256,3 +256,222 @@ mod tests {
         assert!(err.to_string().contains("format 2"), "{err}");
     }
 }
+
+/// One aspect's rule as read from a pinned answer, as `taxonomy-model`'s `AspectRules::new`
+/// reads it (the comparison test in `tests/pinned_aspects.rs` holds the two together).
+#[derive(Debug, Clone, PartialEq)]
+struct Rule {
+    name: String,
+    single: bool,
+    selection_only: bool,
+    required: bool,
+    max_length: Option<u32>,
+    format: taxonomy_aspects::Format,
+    expected_required_by: Option<String>,
+    values: Vec<String>,
+    /// (value position, control aspect, its allowing values).
+    constraints: Vec<(u32, String, Vec<String>)>,
+}
+
+fn rules_of(pinned: &PinnedAspects) -> Result<Vec<Rule>, String> {
+    let at = format!("{} category {}", pinned.site, pinned.category_id);
+    let aspects = pinned.answer["aspects"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let mut rules: Vec<Rule> = Vec::with_capacity(aspects.len());
+    let mut seen = std::collections::HashSet::new();
+    for (i, a) in aspects.iter().enumerate() {
+        let name = a["localizedAspectName"]
+            .as_str()
+            .ok_or_else(|| format!("{at}: aspects[{i}].localizedAspectName is missing"))?;
+        // A name the category repeats keeps its first rule.
+        if !seen.insert(taxonomy_aspects::key(name)) {
+            continue;
+        }
+        let c = &a["aspectConstraint"];
+        let text = |field: &str| c[field].as_str();
+        let required = c["aspectRequired"].as_bool().unwrap_or(false);
+        let mut values = Vec::new();
+        let mut constraints = Vec::new();
+        for (k, v) in a["aspectValues"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let value = v["localizedValue"].as_str().ok_or_else(|| {
+                format!("{at}: aspects[{i}].aspectValues[{k}].localizedValue is missing")
+            })?;
+            values.push(value.to_owned());
+            for vc in v["valueConstraints"].as_array().into_iter().flatten() {
+                let Some(control) = vc["applicableForLocalizedAspectName"].as_str() else {
+                    continue;
+                };
+                let allowed = vc["applicableForLocalizedAspectValues"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|x| x.as_str().map(str::to_owned))
+                    .collect();
+                constraints.push((k as u32, control.to_owned(), allowed));
+            }
+        }
+        rules.push(Rule {
+            name: name.to_owned(),
+            single: text("itemToAspectCardinality") == Some("SINGLE"),
+            selection_only: text("aspectMode") == Some("SELECTION_ONLY"),
+            required,
+            max_length: c["aspectMaxLength"]
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok()),
+            format: taxonomy_aspects::Format::from_wire(
+                text("aspectDataType"),
+                text("aspectFormat"),
+            ),
+            expected_required_by: if required {
+                None
+            } else {
+                text("expectedRequiredByDate")
+                    .filter(|d| !d.trim().is_empty())
+                    .map(str::to_owned)
+            },
+            values,
+            constraints,
+        });
+    }
+    Ok(rules)
+}
+
+/// `(key position)` pairs of distinct keys (the first position of each) and their perfect
+/// hash, as `taxonomy_aspects::TextTable` source.
+fn text_table(keys: &[String], what: &str) -> Result<String, String> {
+    let mut entries = Vec::new();
+    let mut seen = std::collections::HashMap::new();
+    for (i, k) in keys.iter().enumerate() {
+        let hash = taxonomy_hash::text_key(k);
+        match seen.get(&hash) {
+            None => {
+                seen.insert(hash, k);
+                entries.push((hash, i as u32));
+            }
+            Some(&other) if other == k => {} // the same key again: its first position stands
+            Some(&other) => {
+                return Err(format!(
+                    "{what}: {other:?} and {k:?} have the same text key; the perfect hash cannot hold both"
+                ));
+            }
+        }
+    }
+    if entries.is_empty() {
+        return Ok(
+            "::taxonomy_aspects::TextTable { seed: 0, bucket_shift: 63, pilots: &[], slots: &[] }"
+                .into(),
+        );
+    }
+    let ph = crate::phash::PerfectHash::build(&entries).map_err(|e| format!("{what}: {e}"))?;
+    Ok(format!(
+        "::taxonomy_aspects::TextTable {{ seed: {:#018x}, bucket_shift: {}, pilots: &{:?}, slots: &[{}] }}",
+        ph.seed,
+        ph.bucket_shift,
+        ph.pilots,
+        ph.slots
+            .iter()
+            .map(|s| format!("{s:#x}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+}
+
+fn strs(items: &[String]) -> String {
+    format!("&{items:?}")
+}
+
+/// The Rust source of a `static {ident}: ::taxonomy_aspects::PinnedRules` holding the rules
+/// of `pinned` (deterministic), and the bytes of static data it holds (strings and tables,
+/// not counting the slices' own pointers).
+pub fn rules_source(pinned: &PinnedAspects, ident: &str) -> Result<(String, usize), String> {
+    let at = format!("{} category {}", pinned.site, pinned.category_id);
+    let rules = rules_of(pinned)?;
+    let mut bytes = 0usize;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "\n/// The pinned aspect rules of {} category {} (tree version {}, taken {}).",
+        pinned.site,
+        pinned.category_id,
+        pinned.tree_version.escape_debug(),
+        pinned.taken_at.escape_debug()
+    );
+    let _ = writeln!(
+        out,
+        "static {ident}: ::taxonomy_aspects::PinnedRules = ::taxonomy_aspects::PinnedRules {{"
+    );
+    let _ = writeln!(out, "    category_id: {},", pinned.category_id);
+    let _ = writeln!(out, "    tree_version: {:?},", pinned.tree_version);
+    let _ = writeln!(out, "    taken_at: {:?},", pinned.taken_at);
+    out.push_str("    aspects: &[\n");
+    for rule in &rules {
+        let keys: Vec<String> = rule
+            .values
+            .iter()
+            .map(|v| taxonomy_aspects::key(v))
+            .collect();
+        bytes += rule.name.len()
+            + rule.values.iter().map(String::len).sum::<usize>()
+            + keys.iter().map(String::len).sum::<usize>()
+            + 16 * rule.values.len() * 2;
+        let table = text_table(&keys, &format!("{at}: aspect {:?}", rule.name))?;
+        bytes += table.matches("0x").count() * 8;
+        let _ = writeln!(out, "        ::taxonomy_aspects::PinnedAspect {{");
+        let _ = writeln!(out, "            name: {:?},", rule.name);
+        let _ = writeln!(out, "            single: {},", rule.single);
+        let _ = writeln!(out, "            selection_only: {},", rule.selection_only);
+        let _ = writeln!(out, "            max_length: {:?},", rule.max_length);
+        let _ = writeln!(
+            out,
+            "            format: ::taxonomy_aspects::Format::{},",
+            rule.format.variant()
+        );
+        let _ = writeln!(
+            out,
+            "            expected_required_by: {:?},",
+            rule.expected_required_by
+        );
+        let _ = writeln!(out, "            values: {},", strs(&rule.values));
+        let _ = writeln!(out, "            value_keys: {},", strs(&keys));
+        let _ = writeln!(out, "            value_table: {table},");
+        out.push_str("            constraints: &[");
+        for (value, control, allowed) in &rule.constraints {
+            let allowed_keys: Vec<String> =
+                allowed.iter().map(|a| taxonomy_aspects::key(a)).collect();
+            bytes += control.len() * 2 + allowed.iter().map(String::len).sum::<usize>() * 2 + 40;
+            let _ = write!(
+                out,
+                "\n                ::taxonomy_aspects::PinnedConstraint {{ value: {value}, control: {control:?}, control_key: {:?}, allowed: {}, allowed_keys: {} }},",
+                taxonomy_aspects::key(control),
+                strs(allowed),
+                strs(&allowed_keys)
+            );
+        }
+        out.push_str("],\n        },\n");
+    }
+    out.push_str("    ],\n");
+    let name_keys: Vec<String> = rules
+        .iter()
+        .map(|r| taxonomy_aspects::key(&r.name))
+        .collect();
+    let table = text_table(&name_keys, &format!("{at}: aspect names"))?;
+    bytes += name_keys.iter().map(String::len).sum::<usize>() + table.matches("0x").count() * 8;
+    let _ = writeln!(out, "    name_keys: {},", strs(&name_keys));
+    let _ = writeln!(out, "    names: {table},");
+    let required: Vec<u16> = rules
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.required)
+        .map(|(i, _)| i as u16)
+        .collect();
+    let _ = writeln!(out, "    required: &{required:?},");
+    out.push_str("};\n");
+    Ok((out, bytes))
+}
