@@ -228,3 +228,19 @@ mod tests {
         ));
     }
 }
+
+#[cfg(all(test, feature = "serde"))]
+mod serde_tests {
+    use super::*;
+
+    #[test]
+    fn serialises_to_the_inventory_apis_aspects_object() {
+        let listing = ListingAspects::new()
+            .with("Brand", ["Dell"])
+            .with("Features", ["Bluetooth", "Wi-Fi"]);
+        assert_eq!(
+            serde_json::to_string(&listing).unwrap(),
+            r#"{"Brand":["Dell"],"Features":["Bluetooth","Wi-Fi"]}"#
+        );
+    }
+}

@@ -25,13 +25,13 @@ impl Aspects {
     /// no check runs here.
     #[doc(hidden)]
     pub fn __checked_by_macro(
+        rules: &'static PinnedRules,
         marketplace_id: &'static str,
-        category_id: u32,
         listing: ListingAspects,
     ) -> Self {
         Self {
             marketplace_id,
-            category_id,
+            category_id: rules.category_id(),
             listing,
         }
     }

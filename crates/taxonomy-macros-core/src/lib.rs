@@ -13,8 +13,11 @@
 //! assert!(error.to_string().contains("is not a leaf"));
 //! ```
 
+mod aspects;
 mod input;
 mod suggest;
+
+pub use aspects::expand_aspects;
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
