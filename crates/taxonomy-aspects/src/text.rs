@@ -134,7 +134,7 @@ const MAX_CLOSEST_WORK: usize = 2_000_000;
 /// than the distance allowed cannot be close and is skipped without a comparison; the others
 /// are compared by a distance computed only within that band (the exact distance when it is
 /// within the limit, which is all that is asked); and the work for one value is capped
-/// ([`MAX_CLOSEST_WORK`]).
+/// (about a millisecond of work).
 pub fn closest<'a>(given: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     let given: Vec<char> = key(given).chars().collect();
     let mut best: Option<(usize, &str)> = None;
