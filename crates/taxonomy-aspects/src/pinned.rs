@@ -24,6 +24,11 @@ pub struct TextTable {
 impl TextTable {
     /// The position of `text` among `texts` (the keys the table was built from, in order).
     fn find(&self, text: &str, texts: &[&str]) -> Option<usize> {
+        self.find_by(text, |p| texts.get(p) == Some(&text))
+    }
+
+    /// The position the table holds for `text`'s key, if `is` says it is `text`'s.
+    fn find_by(&self, text: &str, is: impl Fn(usize) -> bool) -> Option<usize> {
         if self.slots.is_empty() || self.pilots.is_empty() {
             return None;
         }
@@ -32,7 +37,7 @@ impl TextTable {
         let pilot = self.pilots[bucket_of(h, self.bucket_shift, self.pilots.len())];
         let position = entry_position(self.slots[slot_of(h, pilot, self.slots.len())], k)?;
         let position = position as usize;
-        (texts.get(position) == Some(&text)).then_some(position)
+        is(position).then_some(position)
     }
 }
 
@@ -47,8 +52,7 @@ pub struct PinnedAspect {
     pub format: Format,
     pub expected_required_by: Option<&'static str>,
     pub values: &'static [&'static str],
-    /// `key(values[i])`: what `value_table` was built from.
-    pub value_keys: &'static [&'static str],
+    /// Built from `key(values[i])` (the first position of each key).
     pub value_table: TextTable,
     /// Sorted by `value`.
     pub constraints: &'static [PinnedConstraint],
@@ -156,7 +160,10 @@ impl RuleSet for PinnedRules {
 
     fn find_value(&self, index: usize, value: &str) -> Option<usize> {
         let a = &self.aspects[index];
-        a.value_table.find(&key(value), a.value_keys)
+        let wanted = key(value);
+        a.value_table.find_by(&wanted, |p| {
+            a.values.get(p).is_some_and(|v| key(v) == wanted)
+        })
     }
 
     fn constraints(&self, index: usize, value: usize) -> impl Iterator<Item = ConstraintView<'_>> {
