@@ -69,7 +69,10 @@ pub fn category(input: TokenStream) -> TokenStream {
 /// (with the closest allowed values), more than one value for a single-value aspect, a value
 /// over its length limit, a value of the wrong data type or format, a value whose control
 /// aspect does not allow it, a category with no pinned aspects (with the command that pins
-/// it). An aspect the category does not know is accepted (eBay takes custom aspects).
+/// it). Warnings, never errors (stable Rust has no macro warnings: each is the use of a
+/// deprecated constant whose note is the message, silenced by `#[allow(deprecated)]`): an
+/// aspect the category does not know (eBay takes custom aspects; the closest known name is
+/// suggested), a name given twice, an aspect that becomes required at a date and is missing.
 ///
 /// ```
 /// use taxonomy_macros::aspects;

@@ -183,7 +183,7 @@ pub fn expand_aspects(input: TokenStream) -> TokenStream {
         .any(|e| matches!(e.value, Value::Expr(_)));
     match expand_input(&input) {
         Ok(tokens) => tokens,
-        Err(error) => {
+        Err(Failure { error, warnings }) => {
             let error = error.to_compile_error();
             let ty = if later {
                 quote!(::core::result::Result<::taxonomy_data::aspects::Aspects, ::taxonomy_data::aspects::AspectsError>)
@@ -192,13 +192,14 @@ pub fn expand_aspects(input: TokenStream) -> TokenStream {
             };
             quote!({
                 #error;
+                #warnings
                 ::core::option::Option::<#ty>::None.unwrap()
             })
         }
     }
 }
 
-fn expand_input(input: &Input) -> syn::Result<TokenStream> {
+fn expand_input(input: &Input) -> Result<TokenStream, Failure> {
     let site = match &input.site {
         None => Site::Us,
         Some(path) => crate::site_of(path)?,
@@ -230,13 +231,13 @@ fn expand_input(input: &Input) -> syn::Result<TokenStream> {
             Value::Expr(_) => listing.with_later(entry.name.value()),
         };
     }
-    let problems: Vec<Problem> = rules
+    let (problems, warnings): (Vec<Problem>, Vec<Problem>) = rules
         .check(&listing)
         .into_iter()
-        .filter(Problem::is_error)
-        .collect();
+        .partition(Problem::is_error);
+    let warnings = warnings_of(input, &warnings);
     if let Some(error) = errors(input, leaf, rules, &problems) {
-        return Err(error);
+        return Err(Failure { error, warnings });
     }
 
     let variant = Ident::new(site.marketplace().variant(), Span::call_site());
@@ -277,9 +278,52 @@ fn expand_input(input: &Input) -> syn::Result<TokenStream> {
                 );
             const __TAXONOMY_RULES: &'static ::taxonomy_data::aspects::PinnedRules =
                 __TAXONOMY_LEAF.__pinned_by_macro();
+            #warnings
             ::taxonomy_data::aspects::Aspects::#constructor(__TAXONOMY_RULES, #marketplace_id, #built)
         }
     })
+}
+
+/// A failed expansion: the compile errors, and the warnings to show beside them.
+struct Failure {
+    error: syn::Error,
+    warnings: TokenStream,
+}
+
+impl From<syn::Error> for Failure {
+    fn from(error: syn::Error) -> Self {
+        Failure {
+            error,
+            warnings: TokenStream::new(),
+        }
+    }
+}
+
+/// Stable Rust has no warnings from proc macros: each warning (an aspect the category does
+/// not know, a name given twice, an aspect that will be required) is the use of a deprecated
+/// constant whose note is the message, on the name (or the object) it is about. The user
+/// silences them like any deprecation (`#[allow(deprecated)]`); they never fail a build that
+/// does not deny warnings.
+fn warnings_of(input: &Input, warnings: &[Problem]) -> TokenStream {
+    let mut out = TokenStream::new();
+    for (i, problem) in warnings.iter().enumerate() {
+        let text = problem.to_string();
+        let note = text.strip_prefix("warning: ").unwrap_or(&text).to_owned();
+        let k = key(problem.aspect());
+        let span = input
+            .entries
+            .iter()
+            .find(|e| key(&e.name.value()) == k)
+            .map_or(input.brace, |e| e.name.span());
+        let name = Ident::new(&format!("aspect_warning_{i}"), span);
+        out.extend(quote_spanned! {span=>
+            #[deprecated(note = #note)]
+            #[allow(non_upper_case_globals, dead_code)]
+            const #name: () = ();
+            let _ = #name;
+        });
+    }
+    out
 }
 
 /// The span of an expression's tokens (joined where the compiler allows, else the first).
