@@ -312,3 +312,85 @@ fn every_pinned_category_is_checked_through_leaf_category_as_the_model_checks_it
         assert!(kinds.contains(kind), "no {kind} among {kinds:?}");
     }
 }
+
+/// The listing of the project below, with `{aspects}` replaced by each case's object.
+const PROJECT_MAIN: &str = r#"
+use taxonomy_macros::aspects;
+
+fn main() {
+    let listing = aspects!(EBAY_US, "179", {aspects});
+    println!("{}", listing.listing().names().collect::<Vec<_>>().join(","));
+}
+"#;
+
+/// A project outside the workspace with its own snapshots directory (the committed US tree),
+/// in which `snapshot aspects pin` pins US 179 against the fake: a listing with every required
+/// aspect compiles and runs; each mistake fails to compile naming the aspect.
+#[test]
+fn a_project_that_pins_179_compiles_good_listings_and_refuses_bad_ones() {
+    let fake = FakeMarketplace::new();
+    let project = tempfile::tempdir().unwrap();
+    let project = &project.path().canonicalize().unwrap();
+    let own = project.join("snapshots");
+    std::fs::create_dir_all(&own).unwrap();
+    let us = Marketplace::Us.snapshot_file_name();
+    std::fs::copy(common::snapshots_dir().join(us), own.join(us)).unwrap();
+    let out = aspects(
+        &fake,
+        &own,
+        &["pin", "--site", "EBAY_US", "--category", "179"],
+    );
+    assert!(out.status.success(), "{:?}", text(&out));
+
+    let own_text = own.display().to_string();
+    let target = common::root().join("target/pinned-project-probe");
+    let build = |object: &str| {
+        common::write_outside_crate(
+            project,
+            "pinned-project",
+            "[dependencies]\ntaxonomy-data = { path = {data} }\ntaxonomy-macros = { path = {macros} }\n",
+            &PROJECT_MAIN.replace("{aspects}", object),
+        );
+        common::build_outside_crate(project, &target, &[("TAXONOMY_SNAPSHOTS_DIR", &own_text)])
+    };
+
+    let out = build(
+        r#"{ "Brand": "Dell", "Type": "Desktop", "Features": ["Bluetooth", "Wi-Fi"], "MPN": "D13M" }"#,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = std::process::Command::new(target.join("debug/pinned-project"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&run.stdout),
+        "Brand,Type,Features,MPN\n"
+    );
+
+    for (object, expected) in [
+        (
+            r#"{ "Brand": "Dell", "Features": ["Bluetooth"] }"#,
+            "requires 1 aspect(s) this listing lacks (aspectRequired):\n         \"Type\"",
+        ),
+        (
+            r#"{ "Brand": "Dell", "Type": "Desktops" }"#,
+            "error: \"Type\" = \"Desktops\" is not an allowed value (aspectMode SELECTION_ONLY): did you mean \"Desktop\"?",
+        ),
+        (
+            r#"{ "Brand": "Dell", "Type": ["Desktop", "Tower"] }"#,
+            "error: \"Type\" takes one value (itemToAspectCardinality SINGLE), got 2",
+        ),
+        (
+            r#"{ "Brand": "Dell", "Type": "Desktop", "Model": "OptiPlex 7010 Micro Form Factor Intel Core i5-13500T 16 GB RAM 512 GB SSD" }"#,
+            "error: \"Model\" = \"OptiPlex 7010 Micro Form Factor Intel Core i5-13500T 16 GB R\"… is 73 characters, over the limit of 65 (aspectMaxLength)",
+        ),
+    ] {
+        let out = build(object);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{object} compiled");
+        assert!(stderr.contains(expected), "{object}:\n{stderr}");
+    }
+}
