@@ -58,6 +58,7 @@ mod search;
 #[cfg(feature = "serde")]
 mod serde_impls;
 
+#[cfg(feature = "aspects")]
 /// Item aspects: the pinned categories' rules ([`LeafCategory::aspects`]), the listing they
 /// check ([`ListingAspects`](aspects::ListingAspects)), its [`Problem`](aspects::Problem)s, and
 /// what `taxonomy_macros::aspects!` gives ([`Aspects`](aspects::Aspects)): the
@@ -804,6 +805,7 @@ impl LeafCategory {
         self.category().path()
     }
 
+    #[cfg(feature = "aspects")]
     /// The aspect rules of this category, when it is pinned (`snapshot aspects pin`, which
     /// saves its getItemAspectsForCategory answer beside the snapshots, compiled in by the
     /// build): a listing is [checked](aspects::PinnedRules::check) against them with no file,
@@ -840,6 +842,7 @@ impl LeafCategory {
         None
     }
 
+    #[cfg(feature = "aspects")]
     /// What `aspects!` expands to: this category's pinned rules, evaluated in a `const`, so
     /// a build whose taxonomy-data has none for it (the macro saw other pinned files) fails.
     #[doc(hidden)]

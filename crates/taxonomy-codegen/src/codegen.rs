@@ -229,7 +229,7 @@ fn write_pinned(
         if !here.is_empty() {
             let _ = writeln!(
                 out,
-                "\n/// The pinned categories of {site}, sorted by id.\nstatic PINNED_{upper}: [(u32, &::taxonomy_aspects::PinnedRules); {}] = [{}];",
+                "\n/// The pinned categories of {site}, sorted by id.\n#[cfg(feature = \"aspects\")]\nstatic PINNED_{upper}: [(u32, &::taxonomy_aspects::PinnedRules); {}] = [{}];",
                 here.len(),
                 here.join(", ")
             );
@@ -240,7 +240,7 @@ fn write_pinned(
             );
         }
     }
-    out.push_str("\nimpl Site {\n    /// The pinned categories' aspect rules compiled in for this site (`snapshot aspects pin`), sorted by category id.\n    pub(crate) const fn pinned_rules(self) -> &'static [(u32, &'static ::taxonomy_aspects::PinnedRules)] {\n        match self {\n");
+    out.push_str("\n#[cfg(feature = \"aspects\")]\nimpl Site {\n    /// The pinned categories' aspect rules compiled in for this site (`snapshot aspects pin`), sorted by category id.\n    pub(crate) const fn pinned_rules(self) -> &'static [(u32, &'static ::taxonomy_aspects::PinnedRules)] {\n        match self {\n");
     out.push_str(&arms);
     out.push_str(
         "            #[allow(unreachable_patterns)]\n            _ => &[],\n        }\n    }\n}\n",

@@ -405,7 +405,7 @@ pub fn rules_source(pinned: &PinnedAspects, ident: &str) -> Result<(String, usiz
     );
     let _ = writeln!(
         out,
-        "static {ident}: ::taxonomy_aspects::PinnedRules = ::taxonomy_aspects::PinnedRules {{"
+        "#[cfg(feature = \"aspects\")]\nstatic {ident}: ::taxonomy_aspects::PinnedRules = ::taxonomy_aspects::PinnedRules {{"
     );
     let _ = writeln!(out, "    category_id: {},", pinned.category_id);
     let _ = writeln!(out, "    tree_version: {:?},", pinned.tree_version);
