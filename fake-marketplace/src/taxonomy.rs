@@ -173,6 +173,8 @@ pub(crate) struct TaxonomyState {
     /// one they were made for (not replaced by a test).
     default_expired: Mutex<HashMap<Marketplace, Vec<(u32, u32)>>>,
     sites: Mutex<HashMap<Marketplace, SiteData>>,
+    /// getItemAspectsForCategory answers set by a test (`set_item_aspects`), by category.
+    item_aspects: Mutex<HashMap<u32, Value>>,
 }
 
 /// A tree file as last read: its path, size and modification time (a file rewritten between
@@ -314,6 +316,7 @@ impl TaxonomyState {
             expired: Mutex::new(HashMap::new()),
             default_expired: Mutex::new(HashMap::new()),
             sites: Mutex::new(HashMap::new()),
+            item_aspects: Mutex::new(HashMap::new()),
         }
     }
 
@@ -539,6 +542,13 @@ impl FakeMarketplace {
     /// expired leaf and the active leaf that replaced it; empty: none (`204 No Content`).
     pub fn set_expired_categories(&self, site: Marketplace, mappings: Vec<(u32, u32)>) {
         lock(&self.state().taxonomy.expired).insert(site, mappings);
+    }
+
+    /// Answers `answer` (a getItemAspectsForCategory body, `{"aspects": […]}`) for
+    /// `category_id` from now on, instead of [`aspects_of`] (the fetchItemAspects file is
+    /// unchanged).
+    pub fn set_item_aspects(&self, category_id: u32, answer: Value) {
+        lock(&self.state().taxonomy.item_aspects).insert(category_id, answer);
     }
 
     /// The fetchItemAspects file the fake serves for `site` (gzipped JSON; made from the
@@ -1069,9 +1079,10 @@ fn aspect(
     })
 }
 
-/// Real answers of getItemAspectsForCategory, in the service's exact shape: category 27386
-/// (Graphics/Video Cards) as the production service answered it, and category 852
-/// (Fountain) from the fetchItemAspects sample of eBay's taxonomy-sdk (see
+/// Recorded answers of getItemAspectsForCategory, in the service's exact shape: category
+/// 27386 (Graphics/Video Cards) as the production service answered it, category 852
+/// (Fountain) from the fetchItemAspects sample of eBay's taxonomy-sdk, and a made-up answer
+/// for 179 (PC Desktops & All-In-Ones) that exercises every rule (see
 /// `tests/fixtures/aspects/PROVENANCE.md`).
 fn recorded_aspects(category_id: u32) -> Option<Value> {
     static RECORDED: OnceLock<HashMap<u32, Value>> = OnceLock::new();
@@ -1082,6 +1093,11 @@ fn recorded_aspects(category_id: u32) -> Option<Value> {
         ))
         .unwrap_or(Value::Null);
         map.insert(27386, graphics);
+        let desktops: Value = serde_json::from_str(include_str!(
+            "../../tests/fixtures/aspects/ebay-us-179-desktops.json"
+        ))
+        .unwrap_or(Value::Null);
+        map.insert(179, desktops);
         let sample: Value = serde_json::from_str(include_str!(
             "../../tests/fixtures/aspects/taxonomy-sdk/fetch_item_aspects-current.json"
         ))
@@ -1186,7 +1202,8 @@ fn aspects(request: &Request, state: &FakeState) -> Response {
             &[("category_id", &id.to_string())],
         );
     }
-    Response::json(200, &aspects_of(id))
+    let set = lock(&state.taxonomy.item_aspects).get(&id).cloned();
+    Response::json(200, &set.unwrap_or_else(|| aspects_of(id)))
 }
 
 fn default_tree_id(request: &Request, state: &FakeState) -> Response {

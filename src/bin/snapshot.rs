@@ -7,6 +7,8 @@
 //!                 [--partial]
 //! snapshot verify
 //! snapshot aspects refresh [--sites …] [--aspects-dir DIR] [--force]
+//! snapshot aspects refresh --pinned [--check] [--force]
+//! snapshot aspects pin --site EBAY_US --category ID [--category …]
 //! snapshot aspects check --site EBAY_US --category ID [--offline] LISTING…
 //! snapshot aspects diff OLD NEW [--json] [--category ID --listing FILE…]
 //! snapshot search [--site EBAY_US] WORDS…
@@ -30,6 +32,8 @@ use clap::{Parser, Subcommand};
 mod output;
 #[path = "snapshot/aspects.rs"]
 mod aspects;
+#[path = "snapshot/pinned.rs"]
+mod pinned;
 #[path = "shared/verbosity.rs"]
 mod verbosity;
 use marketplace_toolkit::token_store;
@@ -556,6 +560,25 @@ mod live {
         }
         let client = TaxonomyClient::new(config, tokens).map_err(|e| e.to_string())?;
         Ok(client)
+    }
+
+    /// The generic client of the same API host and tokens as [`client`]: for answers kept as
+    /// the service sent them (`snapshot aspects pin`).
+    pub fn api_client(
+        base_url: Option<&str>,
+    ) -> Result<marketplace_client::api::ApiClient, String> {
+        let oauth = OAuthConfig::from_lookup(|name| match (name, base_url) {
+            (n, Some(url)) if n == OAuthConfig::ENV_BASE_URL => Some(url.to_string()),
+            _ => std::env::var(name).ok(),
+        })
+        .map_err(|e| format!("{e}\nTo use the live service, {CREDENTIALS_HINT}."))?;
+        let store = token_store::from_setting(TOKEN_STORE.get().cloned().flatten())?;
+        let tokens = token_store::application_token_source(&oauth, store.as_ref())
+            .map_err(|e| format!("{e}\nTo use the live service, {CREDENTIALS_HINT}."))?;
+        let config = ClientConfig::from_oauth_config(&oauth)
+            .with_env(|name| std::env::var(name).ok())
+            .map_err(|e| e.to_string())?;
+        marketplace_client::api::ApiClient::new(config, tokens).map_err(|e| e.to_string())
     }
 
     pub fn refresh(

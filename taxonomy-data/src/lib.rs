@@ -58,6 +58,15 @@ mod search;
 #[cfg(feature = "serde")]
 mod serde_impls;
 
+#[cfg(feature = "aspects")]
+/// Item aspects: the pinned categories' rules ([`LeafCategory::aspects`]), the listing they
+/// check ([`ListingAspects`](aspects::ListingAspects)), its [`Problem`](aspects::Problem)s, and
+/// what `taxonomy_macros::aspects!` gives ([`Aspects`](aspects::Aspects)): the
+/// `taxonomy-aspects` crate, re-exported.
+pub mod aspects {
+    pub use taxonomy_aspects::*;
+}
+
 pub use generated::{Site, versions};
 pub use marketplaces::{Marketplace, MarketplaceCategory, UnknownMarketplace};
 pub use search::{SEARCH_RESULTS, Search};
@@ -794,6 +803,56 @@ impl LeafCategory {
     /// The path from the top level.
     pub const fn path(self) -> Path {
         self.category().path()
+    }
+
+    #[cfg(feature = "aspects")]
+    /// The aspect rules of this category, when it is pinned (`snapshot aspects pin`, which
+    /// saves its getItemAspectsForCategory answer beside the snapshots, compiled in by the
+    /// build): a listing is [checked](aspects::PinnedRules::check) against them with no file,
+    /// token or network, and gets the same [`Problem`](aspects::Problem)s as
+    /// `taxonomy-model`'s check of the answer (the same code runs both).
+    ///
+    /// ```
+    /// use taxonomy_data::aspects::{ListingAspects, Problem};
+    /// use taxonomy_data::{LeafCategory, Site};
+    ///
+    /// // The repository pins EBAY_US category 179 (PC Desktops & All-In-Ones).
+    /// let rules = LeafCategory::new(Site::Us, 179).unwrap().aspects().unwrap();
+    /// let listing = ListingAspects::new().with("Brand", ["Dell"]).with("Type", ["Desktops"]);
+    /// let problems = rules.check(&listing);
+    /// assert!(matches!(&problems[0], Problem::NotAllowed { suggestion: Some(s), .. } if s == "Desktop"));
+    /// assert!(LeafCategory::new(Site::Us, 9355).unwrap().aspects().is_none()); // not pinned
+    /// ```
+    pub const fn aspects(self) -> Option<&'static aspects::PinnedRules> {
+        let pinned = self.site.pinned_rules();
+        let id = self.id();
+        let (mut lo, mut hi) = (0, pinned.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let (at, rules) = pinned[mid];
+            if at == id {
+                return Some(rules);
+            }
+            if at < id {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        None
+    }
+
+    #[cfg(feature = "aspects")]
+    /// What `aspects!` expands to: this category's pinned rules, evaluated in a `const`, so
+    /// a build whose taxonomy-data has none for it (the macro saw other pinned files) fails.
+    #[doc(hidden)]
+    pub const fn __pinned_by_macro(self) -> &'static aspects::PinnedRules {
+        match self.aspects() {
+            Some(rules) => rules,
+            None => panic!(
+                "aspects!: the macro checked this listing against pinned aspect rules that the taxonomy-data compiled into this program does not have: the two builds of taxonomy-data (the macro's and the program's) saw different snapshots directories"
+            ),
+        }
     }
 }
 

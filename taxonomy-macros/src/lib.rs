@@ -21,6 +21,9 @@
 //! assert_eq!(handys.name(), "Handys & Smartphones");
 //! ```
 //!
+//! `aspects!` checks a listing's item aspects against its category's pinned rules the same way
+//! (see [`aspects!`]).
+//!
 //! Listing code depends on both `taxonomy-data` and `taxonomy-macros`; the expansion names
 //! `::taxonomy_data`. The logic (parsing, lookups, suggestions, messages) lives in
 //! `taxonomy-macros-core`, where it is unit-tested and benchmarked; this crate is its shim.
@@ -42,4 +45,56 @@ use proc_macro::TokenStream;
 #[proc_macro]
 pub fn category(input: TokenStream) -> TokenStream {
     taxonomy_macros_core::expand(input.into()).into()
+}
+
+/// A listing's aspects (item specifics) checked at compile time against its category's
+/// pinned rules: `aspects!(EBAY_US, "179", { "Brand": "Dell", "Type": "Desktop", "Features":
+/// ["Bluetooth", "Wi-Fi"], "Model": model })`.
+///
+/// The site and category are written as for [`category!`] (the site defaults to `EBAY_US`);
+/// the category must be pinned (`snapshot aspects pin --site EBAY_US --category 179`, which
+/// saves its getItemAspectsForCategory answer in the snapshots directory's `pinned/`,
+/// compiled into `taxonomy-data`). A value is a string literal, an array of them, or any
+/// expression giving a text or a list of texts (`taxonomy_data::aspects::IntoAspectValues`).
+///
+/// With literal values only, the expansion is a `taxonomy_data::aspects::Aspects`: it
+/// serialises (feature `serde`) to the Inventory API's `{"Brand": ["Dell"], …}` and converts
+/// into `taxonomy_model::aspects::ListingAspects`. With an expression among the values, it is
+/// a `Result<Aspects, AspectsError>`: the names, the required aspects and the literals are
+/// checked at compile time, the expressions' values at run time against the same compiled-in
+/// rules, with the same problems.
+///
+/// Compile errors, each on the offending name or value and saying what to do: required
+/// aspects missing (listed, with some of their values), a value not in a selection-only list
+/// (with the closest allowed values), more than one value for a single-value aspect, a value
+/// over its length limit, a value of the wrong data type or format, a value whose control
+/// aspect does not allow it, a category with no pinned aspects (with the command that pins
+/// it). Warnings, never errors (stable Rust has no macro warnings: each is the use of a
+/// deprecated constant whose note is the message, silenced by `#[allow(deprecated)]`): an
+/// aspect the category does not know (eBay takes custom aspects; the closest known name is
+/// suggested), a name given twice, an aspect that becomes required at a date and is missing.
+///
+/// ```
+/// use taxonomy_macros::aspects;
+///
+/// // The repository pins EBAY_US category 179 (PC Desktops & All-In-Ones).
+/// let desktop = aspects!(EBAY_US, "179", {
+///     "Brand": "Dell",
+///     "Type": "Desktop",
+///     "Features": ["Bluetooth", "Wi-Fi"],
+/// });
+/// assert_eq!(desktop.category_id(), 179);
+/// assert_eq!(desktop.listing().values("features").unwrap(), ["Bluetooth", "Wi-Fi"]);
+///
+/// // A value known at run time: checked then, against the same rules.
+/// let model = String::from("OptiPlex 7010");
+/// let with_model = aspects!("179", { "Brand": "Dell", "Type": "Desktop", "Model": model });
+/// assert!(with_model.is_ok());
+/// let too_long = "x".repeat(66);
+/// let refused = aspects!("179", { "Brand": "Dell", "Type": "Desktop", "Model": too_long });
+/// assert!(refused.unwrap_err().to_string().contains("over the limit of 65"));
+/// ```
+#[proc_macro]
+pub fn aspects(input: TokenStream) -> TokenStream {
+    taxonomy_macros_core::expand_aspects(input.into()).into()
 }

@@ -1,5 +1,5 @@
-//! Compile-time behaviour of `category!`: every accepted form compiles and gives the right
-//! value, every mistake fails with the message in `tests/ui/*.stderr`.
+//! Compile-time behaviour of `category!` and `aspects!`: every accepted form compiles and gives
+//! the right value, every mistake fails with the message in `tests/ui/*.stderr`.
 //! Refresh the expected output with `TRYBUILD=overwrite cargo test -p taxonomy-macros --test ui`,
 //! then review it.
 //!
@@ -12,7 +12,8 @@
 //! plus `EBAY_US.expired.json` mapping the expired id 700001 (in no committed tree) to leaf
 //! 9355, for `fail_expired.rs`. The committed snapshots carry no expired-category mapping (we
 //! have no real data and invent none), and every tree is the committed one, so the other
-//! cases see exactly what a plain build sees.
+//! cases see exactly what a plain build sees. The pinned aspects (`pinned/`, `aspects!`'s
+//! cases) are copied byte for byte.
 
 use std::path::{Path, PathBuf};
 
@@ -40,6 +41,16 @@ fn snapshots_with_an_expired_category() -> PathBuf {
         let name = site.snapshot_file_name();
         let bytes = std::fs::read(snapshots_dir().join(name)).unwrap();
         write_if_changed(&dir.join(name), &bytes);
+    }
+    // The pinned aspects (`aspects!`'s cases), byte for byte.
+    let pinned = dir.join("pinned");
+    std::fs::create_dir_all(&pinned).unwrap();
+    for entry in std::fs::read_dir(snapshots_dir().join("pinned")).unwrap() {
+        let path = entry.unwrap().path();
+        write_if_changed(
+            &pinned.join(path.file_name().unwrap()),
+            &std::fs::read(&path).unwrap(),
+        );
     }
     let us = dir.join(Marketplace::Us.snapshot_file_name());
     let file = expired::from_answer(

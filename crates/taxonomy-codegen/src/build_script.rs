@@ -11,6 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::codegen::{self, SiteData};
+use crate::pinned;
 use marketplaces::Marketplace;
 use taxonomy_tree::expired::{self, ExpiredError, ExpiredMapping};
 use taxonomy_tree::snapshot;
@@ -196,6 +197,9 @@ pub enum BuildError {
     /// The tables could not be generated.
     #[error(transparent)]
     Generate(#[from] codegen::GenerateError),
+    /// A pinned aspects file (`pinned/`) cannot be read.
+    #[error(transparent)]
+    Pinned(#[from] pinned::PinnedError),
 }
 
 /// What to do about a [`BuildError::SnapshotsDir`]: a relative path is made absolute by cargo's
@@ -311,11 +315,47 @@ pub fn generate_for(
     live: Vec<(Marketplace, SiteTree)>,
 ) -> Result<String, BuildError> {
     let trees = obtain_trees(selected, snapshots_dir, live)?;
-    generate_trees(&trees)
+    let pinned = pinned_leaves(snapshots_dir, &trees)?;
+    generate_trees(&trees, &pinned)
+}
+
+/// The pinned categories of `snapshots_dir` (`pinned/`) that are leaves of their site's tree
+/// among `trees`; the others are passed over with a warning (a site not compiled in, or a
+/// category the tree no longer has as a leaf: `snapshot aspects refresh --pinned` or pin it
+/// again).
+fn pinned_leaves(
+    snapshots_dir: &Path,
+    trees: &[(Marketplace, Option<SiteTree>)],
+) -> Result<Vec<pinned::PinnedAspects>, BuildError> {
+    let mut kept = Vec::new();
+    for file in pinned::read_all(snapshots_dir)? {
+        let tree = trees
+            .iter()
+            .find(|(site, _)| *site == file.site)
+            .and_then(|(_, t)| t.as_ref());
+        let Some(tree) = tree else {
+            continue; // the site is not compiled in: nothing to attach the rules to
+        };
+        if tree.tree.get(file.category_id).is_some_and(|c| c.leaf) {
+            kept.push(file);
+        } else {
+            warn(&format!(
+                "{} category {} is pinned ({}) but is not a leaf of the compiled-in tree (version {}); its aspect rules are not compiled in. Pin a leaf instead, or remove the file",
+                file.site,
+                file.category_id,
+                pinned::path_of(snapshots_dir, file.site, file.category_id).display(),
+                tree.tree.meta.version
+            ));
+        }
+    }
+    Ok(kept)
 }
 
 /// Generates the source of the tables from trees in [`Marketplace::ALL`] order.
-fn generate_trees(trees: &[(Marketplace, Option<SiteTree>)]) -> Result<String, BuildError> {
+fn generate_trees(
+    trees: &[(Marketplace, Option<SiteTree>)],
+    pinned: &[pinned::PinnedAspects],
+) -> Result<String, BuildError> {
     let data: Vec<SiteData<'_>> = trees
         .iter()
         .map(|(site, tree)| SiteData {
@@ -324,7 +364,7 @@ fn generate_trees(trees: &[(Marketplace, Option<SiteTree>)]) -> Result<String, B
             expired: tree.as_ref().map_or(&[], |t| &t.expired),
         })
         .collect();
-    Ok(codegen::generate(&data)?)
+    Ok(codegen::generate_with_pinned(&data, pinned)?)
 }
 
 /// The snapshots directory the build reads: `TAXONOMY_SNAPSHOTS_DIR` (a project's own, which
@@ -396,6 +436,14 @@ pub fn run() -> Result<(), BuildError> {
             if path.exists() {
                 println!("cargo:rerun-if-changed={}", path.display());
             }
+        }
+    }
+    // The pinned aspects: the directory (a file added or removed) and each file.
+    let pinned_dir = snapshots_dir.join(pinned::PINNED_DIR);
+    if pinned_dir.is_dir() {
+        println!("cargo:rerun-if-changed={}", pinned_dir.display());
+        for path in pinned::files_in(&snapshots_dir)? {
+            println!("cargo:rerun-if-changed={}", path.display());
         }
     }
     let filter = std::env::var(SITES_ENV).unwrap_or_default();

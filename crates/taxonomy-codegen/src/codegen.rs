@@ -42,11 +42,12 @@ pub fn fingerprint(tree: &CategoryTree) -> u64 {
 
 /// Why the tables of a site could not be generated.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{site}: cannot build the id lookup table: {source}")]
+#[error("{site}: cannot build a lookup table: {source}")]
 pub struct GenerateError {
     /// The site.
     pub site: Marketplace,
-    /// Why its perfect hash could not be built.
+    /// Why its perfect hash (of the category ids, or of a pinned category's aspect names or
+    /// values) could not be built.
     pub source: PerfectHashError,
 }
 
@@ -64,6 +65,16 @@ pub struct GenerateError {
 /// assert!(code.contains("    MotorsUs,"));
 /// ```
 pub fn generate(sites: &[SiteData<'_>]) -> Result<String, GenerateError> {
+    generate_with_pinned(sites, &[])
+}
+
+/// [`generate`], with the rules of pinned categories (`snapshot aspects pin`) compiled in
+/// beside their site's tables (each a leaf of its site's tree: the caller checks). With none,
+/// the output is [`generate`]'s plus an empty `Site::pinned_rules`.
+pub fn generate_with_pinned(
+    sites: &[SiteData<'_>],
+    pinned: &[crate::pinned::PinnedAspects],
+) -> Result<String, GenerateError> {
     let mut out = String::with_capacity(4 << 20);
     out.push_str(HEADER);
     let _ = writeln!(
@@ -91,6 +102,7 @@ pub fn generate(sites: &[SiteData<'_>]) -> Result<String, GenerateError> {
         out,
         "\n/// The names of every compiled-in category, one string table for all sites.\npub(crate) static NAMES: &str = {names:?};"
     );
+    write_pinned(&mut out, pinned)?;
     let mut map = phf_codegen::Map::new();
     for data in &all {
         map.entry(
@@ -182,6 +194,58 @@ fn write_site_enum(out: &mut String, all: &[SiteData<'_>]) {
         );
     }
     out.push_str("}\n");
+}
+
+/// The pinned categories' rules, and `Site::pinned_rules`: each site's `(category id,
+/// rules)`, sorted by id.
+fn write_pinned(
+    out: &mut String,
+    pinned: &[crate::pinned::PinnedAspects],
+) -> Result<(), GenerateError> {
+    let mut sorted: Vec<&crate::pinned::PinnedAspects> = pinned.iter().collect();
+    sorted.sort_by_key(|p| (p.site.marketplace_id(), p.category_id));
+    sorted.dedup_by_key(|p| (p.site, p.category_id));
+    for p in &sorted {
+        let ident = format!(
+            "PINNED_{}_{}",
+            p.site.variant().to_ascii_uppercase(),
+            p.category_id
+        );
+        let (source, _) =
+            crate::pinned::rules_source(p, &ident).map_err(|problem| GenerateError {
+                site: p.site,
+                source: PerfectHashError::Pinned(problem),
+            })?;
+        out.push_str(&source);
+    }
+    let mut arms = String::new();
+    for site in Marketplace::ALL {
+        let upper = site.variant().to_ascii_uppercase();
+        let here: Vec<String> = sorted
+            .iter()
+            .filter(|p| p.site == site)
+            .map(|p| format!("({0}, &PINNED_{upper}_{0})", p.category_id))
+            .collect();
+        if !here.is_empty() {
+            let _ = writeln!(
+                out,
+                "\n/// The pinned categories of {site}, sorted by id.\n#[cfg(feature = \"aspects\")]\nstatic PINNED_{upper}: [(u32, &::taxonomy_aspects::PinnedRules); {}] = [{}];",
+                here.len(),
+                here.join(", ")
+            );
+            let _ = writeln!(
+                arms,
+                "            Site::{} => &PINNED_{upper},",
+                site.variant()
+            );
+        }
+    }
+    out.push_str("\n#[cfg(feature = \"aspects\")]\nimpl Site {\n    /// The pinned categories' aspect rules compiled in for this site (`snapshot aspects pin`), sorted by category id.\n    pub(crate) const fn pinned_rules(self) -> &'static [(u32, &'static ::taxonomy_aspects::PinnedRules)] {\n        match self {\n");
+    out.push_str(&arms);
+    out.push_str(
+        "            #[allow(unreachable_patterns)]\n            _ => &[],\n        }\n    }\n}\n",
+    );
+    Ok(())
 }
 
 fn write_site(

@@ -7,7 +7,8 @@
 //!   tree (the committed snapshots, or with the `live` feature the service's trees, cached in
 //!   the target directory), generate, tell cargo when to run again;
 //! - [`codegen`]: trees to the Rust source of the tables (deterministic);
-//! - [`phash`]: the perfect-hash builder over the functions of `taxonomy-hash`.
+//! - [`phash`]: the perfect-hash builder over the functions of `taxonomy-hash`;
+//! - [`pinned`]: the pinned aspects files (`snapshot aspects pin`), compiled in with the trees.
 //!
 //! Without `live` it compiles no HTTP, TLS or command-line crate.
 //!
@@ -46,3 +47,4 @@
 pub mod build_script;
 pub mod codegen;
 pub mod phash;
+pub mod pinned;

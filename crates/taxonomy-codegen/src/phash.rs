@@ -54,6 +54,10 @@ pub enum PerfectHashError {
     /// chance, independently).
     #[error("no perfect hash found for {0} keys")]
     NotFound(usize),
+    /// A pinned category's aspect names or values could not be hashed (two texts with the
+    /// same key, or an answer without a name): what is wrong, naming the category.
+    #[error("pinned aspects: {0}; pin the category again with `snapshot aspects pin`")]
+    Pinned(String),
 }
 
 impl PerfectHash {

@@ -80,6 +80,27 @@ pub const fn slot_entry(key: u32, position: u32) -> u64 {
     ((key as u64 + 1) << 32) | position as u64
 }
 
+/// The key of a text in a perfect-hash table of texts (the compiled-in aspect names and
+/// values, `taxonomy-aspects`): FNV-1a over its bytes, 32 bits, never `u32::MAX` (which a slot
+/// cannot hold). Two texts may share a key: a lookup compares the text found with the one
+/// asked for, and the generator refuses a table where two of its texts share one.
+///
+/// ```
+/// assert_eq!(taxonomy_hash::text_key("brand"), taxonomy_hash::text_key("brand"));
+/// assert_ne!(taxonomy_hash::text_key("brand"), taxonomy_hash::text_key("type"));
+/// ```
+pub const fn text_key(text: &str) -> u32 {
+    let bytes = text.as_bytes();
+    let mut h: u32 = 0x811C_9DC5;
+    let mut i = 0;
+    while i < bytes.len() {
+        h ^= bytes[i] as u32;
+        h = h.wrapping_mul(0x0100_0193);
+        i += 1;
+    }
+    if h == u32::MAX { h - 1 } else { h }
+}
+
 /// The position stored in `entry` when it holds `key`.
 #[inline(always)]
 pub const fn entry_position(entry: u64, key: u32) -> Option<u32> {

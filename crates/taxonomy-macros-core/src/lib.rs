@@ -13,8 +13,11 @@
 //! assert!(error.to_string().contains("is not a leaf"));
 //! ```
 
+mod aspects;
 mod input;
 mod suggest;
+
+pub use aspects::expand_aspects;
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -117,6 +120,21 @@ fn site_of(path: &syn::Path) -> syn::Result<Site> {
             ),
         )
     })
+}
+
+/// The leaf category `text` (an id or a full path, as `category!` takes it) names on
+/// `site`, or `category!`'s message saying what is wrong and what to write instead (close ids
+/// and paths, some leaves of a parent, the replacement of an expired category). Other tools
+/// that take a category from a person (`snapshot aspects pin`) refuse what the macro refuses,
+/// with the same words.
+///
+/// ```
+/// use taxonomy_data::Site;
+/// assert_eq!(taxonomy_macros_core::leaf(Site::Us, "9355").unwrap().id(), 9355);
+/// assert!(taxonomy_macros_core::leaf(Site::Us, "15032").unwrap_err().contains("is not a leaf"));
+/// ```
+pub fn leaf(site: Site, text: &str) -> Result<Category, String> {
+    resolve(site, text)
 }
 
 /// The leaf category `text` names on `site`, or the message that says what is wrong.

@@ -30,6 +30,30 @@ pub enum AspectsCommand {
         /// Download even when the tree version is the one already downloaded.
         #[arg(long)]
         force: bool,
+        /// Refresh the pinned categories (`snapshot aspects pin`) instead: each one whose
+        /// site's tree version moved is fetched again, and what changed in its rules printed.
+        #[arg(long)]
+        pinned: bool,
+        /// With --pinned: write nothing, and fail (exit 1) when a pinned category's rules
+        /// changed, naming each changed rule (for CI).
+        #[arg(long, requires = "pinned")]
+        check: bool,
+    },
+    /// Pin categories' aspect rules: save each category's getItemAspectsForCategory answer
+    /// in the snapshots directory's `pinned/` (one file a category, normalised, with the tree
+    /// version and the date), to be committed. taxonomy-data's build compiles them in, and
+    /// `taxonomy_macros::aspects!` checks listings against them at compile time.
+    Pin {
+        /// The marketplace, e.g. EBAY_US.
+        #[arg(long)]
+        site: String,
+        /// A leaf category of the compiled-in tree: an id or a full path, as `category!`
+        /// takes it (repeatable).
+        #[arg(long = "category", required = true)]
+        categories: Vec<String>,
+        /// The API host (default: MARKETPLACE_BASE_URL, or eBay's per MARKETPLACE_ENV).
+        #[arg(long)]
+        base_url: Option<String>,
     },
     /// Check listings' aspects against a leaf category's rules; one line per problem, exit 1
     /// when there is an error (0 with warnings only). The rules come from
@@ -90,10 +114,23 @@ pub fn run(command: AspectsCommand, snapshots: &Path) -> Result<ExitCode, String
     let default_dir = || snapshots.join("aspects");
     match command {
         AspectsCommand::Refresh {
+            base_url,
+            force,
+            pinned: true,
+            check,
+            ..
+        } => super::pinned::refresh(snapshots, base_url.as_deref(), check, force),
+        AspectsCommand::Pin {
+            site,
+            categories,
+            base_url,
+        } => super::pinned::pin(snapshots, &site, &categories, base_url.as_deref()),
+        AspectsCommand::Refresh {
             sites,
             aspects_dir,
             base_url,
             force,
+            ..
         } => refresh(
             snapshots,
             &aspects_dir.unwrap_or_else(default_dir),

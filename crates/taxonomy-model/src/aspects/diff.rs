@@ -208,6 +208,32 @@ impl AspectsDiff {
         Ok(diff)
     }
 
+    /// Compares two sets of categories' aspects held in memory (getItemAspectsForCategory
+    /// answers as [`CategoryAspects`], pinned ones for example), as
+    /// [`between_files`](Self::between_files) compares two files.
+    pub fn between_categories(
+        old: impl IntoIterator<Item = CategoryAspects>,
+        new: impl IntoIterator<Item = CategoryAspects>,
+    ) -> Self {
+        let mut older: Vec<Option<CategoryAspects>> = Vec::new();
+        let mut index = HashMap::new();
+        for entry in old {
+            index.insert(entry.category.id, older.len());
+            older.push(Some(entry));
+        }
+        let mut diff = Self::default();
+        for entry in new {
+            match index.get(&entry.category.id).and_then(|&i| older[i].take()) {
+                None => diff.new_categories.push(entry),
+                Some(before) => diff
+                    .modified_categories
+                    .extend(CategoryChange::between(&before, &entry)),
+            }
+        }
+        diff.removed_categories = older.into_iter().flatten().map(|c| c.category.id).collect();
+        diff
+    }
+
     /// Whether the two files have the same aspects.
     pub fn is_empty(&self) -> bool {
         self.new_categories.is_empty()

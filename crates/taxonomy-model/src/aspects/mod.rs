@@ -32,11 +32,10 @@
 //! ```
 
 mod diff;
-mod listing;
-mod problem;
 mod rules;
 
 pub use diff::{AspectChange, AspectsDiff, CategoryChange, ConstraintChange};
-pub use listing::{ListingAspects, ListingError};
-pub use problem::{Problem, Severity};
 pub use rules::AspectRules;
+/// The check's listing and problems are those of the `taxonomy-aspects` crate (the one
+/// implementation of the check, which `taxonomy-data` runs over compiled-in rules), re-exported.
+pub use taxonomy_aspects::{ListingAspects, ListingError, Problem, Severity};

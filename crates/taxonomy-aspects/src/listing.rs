@@ -1,5 +1,11 @@
 //! A listing's aspects, as the Inventory API takes them.
 
+use alloc::string::String;
+use alloc::vec::Vec;
+#[cfg(feature = "json")]
+use alloc::{borrow::ToOwned, format, string::ToString};
+use core::fmt;
+
 /// A listing's aspects: names, each with its values (in the order added; a JSON object's
 /// aspects in name order).
 ///
@@ -17,18 +23,17 @@ pub(crate) struct ListingAspect {
     /// `name` in lower case, to find the category's aspect without allocating.
     pub key: String,
     pub values: Vec<String>,
+    /// The values are known only at run time (an expression of `aspects!`, checked at compile
+    /// time for its name only).
+    pub later: bool,
 }
 
 /// Why a listing could not be read.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ListingError {
     /// Not JSON.
-    #[error("the listing is not JSON: {0}")]
     Json(String),
     /// JSON, but not an aspects object (or an inventory item with `product.aspects`).
-    #[error(
-        "{at}: {problem}; expected {{\"Brand\": [\"Dell\"], …}} or an inventory item with product.aspects"
-    )]
     Shape {
         /// Where: `aspects`, `aspects["Brand"]`, `aspects["Brand"][1]`.
         at: String,
@@ -36,6 +41,20 @@ pub enum ListingError {
         problem: String,
     },
 }
+
+impl fmt::Display for ListingError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ListingError::Json(e) => write!(f, "the listing is not JSON: {e}"),
+            ListingError::Shape { at, problem } => write!(
+                f,
+                "{at}: {problem}; expected {{\"Brand\": [\"Dell\"], …}} or an inventory item with product.aspects"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for ListingError {}
 
 impl ListingAspects {
     /// No aspects.
@@ -46,7 +65,7 @@ impl ListingAspects {
     /// Adds an aspect with its values.
     ///
     /// ```
-    /// use taxonomy_model::aspects::ListingAspects;
+    /// use taxonomy_aspects::ListingAspects;
     /// let listing = ListingAspects::new().with("Brand", ["Dell"]).with("Features", ["Wi-Fi", "Bluetooth"]);
     /// assert_eq!(listing.values("brand"), Some(&["Dell".to_string()][..]));
     /// ```
@@ -57,15 +76,31 @@ impl ListingAspects {
     ) -> Self {
         let name = name.into();
         self.entries.push(ListingAspect {
-            key: super::rules::key(&name),
+            key: crate::text::key(&name),
             name,
             values: values.into_iter().map(Into::into).collect(),
+            later: false,
+        });
+        self
+    }
+
+    /// Adds an aspect whose values are known only at run time: checked for its name (and
+    /// counted as given) by [`check`](crate::check), as `aspects!` checks a listing at compile
+    /// time.
+    pub fn with_later(mut self, name: impl Into<String>) -> Self {
+        let name = name.into();
+        self.entries.push(ListingAspect {
+            key: crate::text::key(&name),
+            name,
+            values: Vec::new(),
+            later: true,
         });
         self
     }
 
     /// Reads `{"Brand": ["Dell"], …}`, or an inventory item with `product.aspects` (as
     /// createOrReplaceInventoryItem takes it). Every value must be an array of strings.
+    #[cfg(feature = "json")]
     pub fn from_json(bytes: &[u8]) -> Result<Self, ListingError> {
         let value: serde_json::Value =
             serde_json::from_slice(bytes).map_err(|e| ListingError::Json(e.to_string()))?;
@@ -73,6 +108,7 @@ impl ListingAspects {
     }
 
     /// [`from_json`](Self::from_json) for a value already parsed.
+    #[cfg(feature = "json")]
     pub fn from_value(value: &serde_json::Value) -> Result<Self, ListingError> {
         let shape = |at: &str, problem: String| ListingError::Shape {
             at: at.to_owned(),
@@ -117,7 +153,7 @@ impl ListingAspects {
 
     /// The values of the aspect `name` (case ignored), if the listing gives it.
     pub fn values(&self, name: &str) -> Option<&[String]> {
-        let key = super::rules::key(name);
+        let key = crate::text::key(name);
         self.entries
             .iter()
             .find(|e| e.key == key)
@@ -130,6 +166,7 @@ impl ListingAspects {
     }
 }
 
+#[cfg(feature = "json")]
 fn kind(v: &serde_json::Value) -> &'static str {
     match v {
         serde_json::Value::Null => "null",
@@ -141,7 +178,21 @@ fn kind(v: &serde_json::Value) -> &'static str {
     }
 }
 
-#[cfg(test)]
+/// The Inventory API's `aspects` object: `{"Brand": ["Dell"], …}`, in the listing's order
+/// (names given twice are written twice, as given).
+#[cfg(feature = "serde")]
+impl serde::Serialize for ListingAspects {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.entries.len()))?;
+        for e in &self.entries {
+            map.serialize_entry(&e.name, &e.values)?;
+        }
+        map.end()
+    }
+}
+
+#[cfg(all(test, feature = "json"))]
 mod tests {
     use super::*;
 
@@ -175,5 +226,21 @@ mod tests {
             ListingAspects::from_json(b"{"),
             Err(ListingError::Json(_))
         ));
+    }
+}
+
+#[cfg(all(test, feature = "serde"))]
+mod serde_tests {
+    use super::*;
+
+    #[test]
+    fn serialises_to_the_inventory_apis_aspects_object() {
+        let listing = ListingAspects::new()
+            .with("Brand", ["Dell"])
+            .with("Features", ["Bluetooth", "Wi-Fi"]);
+        assert_eq!(
+            serde_json::to_string(&listing).unwrap(),
+            r#"{"Brand":["Dell"],"Features":["Bluetooth","Wi-Fi"]}"#
+        );
     }
 }

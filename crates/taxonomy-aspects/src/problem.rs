@@ -1,6 +1,8 @@
 //! What a check finds: typed problems, each with a message a person can act on.
 
-use std::fmt;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::fmt;
 
 /// Whether the service refuses the listing for a problem.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

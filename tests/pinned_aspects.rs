@@ -1,0 +1,396 @@
+//! `snapshot aspects pin` and `snapshot aspects refresh --pinned [--check]` against the fake
+//! marketplace over loopback (which answers getItemAspectsForCategory for 179 from
+//! `tests/fixtures/aspects/ebay-us-179-desktops.json`), and the repository's own pinned
+//! categories (`snapshots/pinned/`) checked through `LeafCategory` exactly as the model checks
+//! the answer they were pinned from.
+
+mod common;
+
+use std::path::Path;
+use std::process::Output;
+
+use fake_marketplace::FakeMarketplace;
+use fake_marketplace::taxonomy::aspects_path;
+use marketplace_client::model::aspects::ListingAspects;
+use marketplaces::Marketplace;
+use serde_json::json;
+use taxonomy_codegen::pinned::{self, PinnedAspects};
+
+/// Runs `snapshot aspects ARGS --dir DIR` with credentials for the fake.
+fn aspects(fake: &FakeMarketplace, dir: &Path, args: &[&str]) -> Output {
+    common::clean_command(env!("CARGO_BIN_EXE_snapshot"))
+        .arg("aspects")
+        .args(args)
+        .arg("--dir")
+        .arg(dir)
+        .env("MARKETPLACE_BASE_URL", fake.base_url())
+        .env("MARKETPLACE_AUTH_URL", fake.auth_url())
+        .env("MARKETPLACE_CLIENT_ID", fake.client_id())
+        .env("MARKETPLACE_CLIENT_SECRET", fake.client_secret())
+        .output()
+        .unwrap()
+}
+
+fn text(output: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn pin_saves_the_answer_normalised_with_its_tree_version() {
+    let fake = FakeMarketplace::new();
+    let dir = tempfile::tempdir().unwrap();
+    let out = aspects(
+        &fake,
+        dir.path(),
+        &[
+            "pin",
+            "--site",
+            "EBAY_US",
+            "--category",
+            "179",
+            "--category",
+            "Computers/Tablets & Networking > Computer Components & Parts > Graphics/Video Cards",
+        ],
+    );
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("EBAY_US: pinned category 179 (8 aspects, 2 required; tree version 134)"),
+        "{stdout}"
+    );
+    let path = pinned::path_of(dir.path(), Marketplace::Us, 179);
+    let file = PinnedAspects::read(&path).unwrap();
+    assert_eq!((file.tree_id, file.tree_version.as_str()), (0, "134"));
+    assert_eq!(file.source, "getItemAspectsForCategory");
+    assert_eq!(file.taken_at, taxonomy_tree::clock::today_utc());
+    let recorded: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            common::root().join("tests/fixtures/aspects/ebay-us-179-desktops.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(file.answer, recorded, "the answer as the service sent it");
+    // Normalised: the file is its own rendering, keys sorted.
+    let bytes = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(file.to_text(), bytes);
+    assert!(bytes.contains("\"aspectApplicableTo\": [\n"), "{bytes}");
+    // The path form named the graphics cards' leaf: pinned under its id.
+    assert!(pinned::path_of(dir.path(), Marketplace::Us, 27386).is_file());
+
+    // Pinning again the same day gives the same bytes.
+    let out = aspects(
+        &fake,
+        dir.path(),
+        &["pin", "--site", "EBAY_US", "--category", "179"],
+    );
+    assert!(out.status.success(), "{:?}", text(&out));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), bytes);
+}
+
+#[test]
+fn pin_refuses_what_category_refuses_before_asking_the_service() {
+    let fake = FakeMarketplace::new();
+    let dir = tempfile::tempdir().unwrap();
+    let out = aspects(
+        &fake,
+        dir.path(),
+        &[
+            "pin",
+            "--site",
+            "EBAY_US",
+            "--category",
+            "179",
+            "--category",
+            "15032",
+        ],
+    );
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains(
+            "--category \"15032\": EBAY_US category 15032 \"Cell Phones & Accessories\" is not a leaf"
+        ) && stderr.contains("9355 (Cell Phones & Accessories > Cell Phones & Smartphones)"),
+        "{stderr}"
+    );
+    let out = aspects(
+        &fake,
+        dir.path(),
+        &["pin", "--site", "EBAY_US", "--category", "9356"],
+    );
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr.contains("EBAY_US has no category 9356") && stderr.contains("Did you mean:"),
+        "{stderr}"
+    );
+    // Nothing asked, nothing written.
+    assert!(fake.requests_to(&aspects_path(0)).is_empty());
+    assert!(pinned::files_in(dir.path()).unwrap().is_empty());
+}
+
+#[test]
+fn refresh_rewrites_pinned_categories_when_the_tree_moved_and_check_names_the_rule() {
+    let fake = FakeMarketplace::new();
+    let dir = tempfile::tempdir().unwrap();
+    let out = aspects(
+        &fake,
+        dir.path(),
+        &["pin", "--site", "EBAY_US", "--category", "179"],
+    );
+    assert!(out.status.success(), "{:?}", text(&out));
+    let path = pinned::path_of(dir.path(), Marketplace::Us, 179);
+    let before = std::fs::read_to_string(&path).unwrap();
+
+    // Same tree version: nothing fetched again.
+    let asked = fake.requests_to(&aspects_path(0)).len();
+    let out = aspects(&fake, dir.path(), &["refresh", "--pinned", "--check"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert_eq!(
+        stdout,
+        "EBAY_US category 179: unchanged (tree version 134)\n"
+    );
+    assert_eq!(fake.requests_to(&aspects_path(0)).len(), asked);
+
+    // The tree moves to 135 and 179's Model becomes required, "Tower" leaves Type's list.
+    let mut tree = fake.tree(Marketplace::Us);
+    tree.meta.version = "135".into();
+    fake.set_tree(Marketplace::Us, tree);
+    let mut answer = PinnedAspects::read(&path).unwrap().answer;
+    let aspects_list = answer["aspects"].as_array_mut().unwrap();
+    for aspect in aspects_list.iter_mut() {
+        match aspect["localizedAspectName"].as_str() {
+            Some("Model") => aspect["aspectConstraint"]["aspectRequired"] = json!(true),
+            Some("Type") => aspect["aspectValues"]
+                .as_array_mut()
+                .unwrap()
+                .retain(|v| v["localizedValue"] != "Tower"),
+            _ => {}
+        }
+    }
+    fake.set_item_aspects(179, answer.clone());
+
+    let out = aspects(&fake, dir.path(), &["refresh", "--pinned", "--check"]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    let at = "~ category 179 \"PC Desktops & All-In-Ones\":";
+    assert!(
+        stdout.contains(&format!("{at} \"Model\" is now required")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "{at} \"Type\" selection-only list: removed [\"Tower\"]"
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("rules of pinned categories changed"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        before,
+        "--check writes nothing"
+    );
+
+    let out = aspects(&fake, dir.path(), &["refresh", "--pinned"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains(&format!("{at} \"Model\" is now required")),
+        "{stdout}"
+    );
+    let after = PinnedAspects::read(&path).unwrap();
+    assert_eq!(after.tree_version, "135");
+    assert_eq!(after.answer, answer);
+
+    // Up to date again.
+    let out = aspects(&fake, dir.path(), &["refresh", "--pinned", "--check"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    assert_eq!(
+        text(&out).0,
+        "EBAY_US category 179: unchanged (tree version 135)\n"
+    );
+}
+
+/// Listings that touch every rule of `answer`'s aspects: each value, each value misspelt, in
+/// another case, too long, twice, not a number or a date, under a misspelt or re-cased name,
+/// each constrained value with and without its control aspect, and every aspect at once.
+fn listings_for(answer: &marketplace_client::model::ItemAspects) -> Vec<ListingAspects> {
+    let mut listings = vec![ListingAspects::new()];
+    let mut all = ListingAspects::new();
+    for a in &answer.aspects {
+        let first = a.values.first().map_or("Something", |v| v.value.as_str());
+        all = all.with(a.name.as_str(), [first]);
+        let with = |values: Vec<String>| ListingAspects::new().with(a.name.as_str(), values);
+        listings.push(with(vec![first.to_owned()]));
+        listings.push(with(vec![first.to_uppercase()]));
+        listings.push(with(vec![format!("{first}x")]));
+        listings.push(with(vec![format!(" {} ", first.to_lowercase())]));
+        listings.push(with(vec![first.to_owned(), "Other".into()]));
+        listings.push(with(vec![
+            "x".repeat(a.max_length.unwrap_or(65) as usize + 1),
+        ]));
+        listings.push(with(vec!["12.5".into(), "2024".into(), "20240230".into()]));
+        listings.push(with(vec![String::new()]));
+        listings.push(ListingAspects::new().with(format!("{}s", a.name), [first]));
+        listings.push(
+            ListingAspects::new()
+                .with(a.name.as_str(), [first])
+                .with(a.name.to_lowercase(), [first]),
+        );
+        for v in &a.values {
+            for c in &v.constraints {
+                let control = c.aspect_name.clone().unwrap_or_default();
+                listings.push(with(vec![v.value.clone()]));
+                listings.push(with(vec![v.value.clone()]).with(control.as_str(), ["Nothing"]));
+                for allowed in &c.aspect_values {
+                    listings.push(
+                        with(vec![v.value.clone()])
+                            .with(control.to_uppercase(), [allowed.as_str()]),
+                    );
+                }
+            }
+        }
+    }
+    listings.push(all);
+    listings
+}
+
+#[test]
+fn every_pinned_category_is_checked_through_leaf_category_as_the_model_checks_its_answer() {
+    use marketplace_client::model::aspects::AspectRules;
+    use marketplace_client::model::decode;
+    use std::collections::BTreeSet;
+
+    let files = pinned::read_all(&common::snapshots_dir()).unwrap();
+    assert!(!files.is_empty(), "the repository pins categories");
+    let mut kinds = BTreeSet::new();
+    for file in files {
+        let answer =
+            decode::item_aspects(file.category_id, &serde_json::to_vec(&file.answer).unwrap())
+                .unwrap();
+        let model = AspectRules::from(&answer);
+        let site = taxonomy_data::Site::from_marketplace(file.site);
+        let compiled = taxonomy_data::LeafCategory::new(site, file.category_id)
+            .unwrap()
+            .aspects()
+            .unwrap_or_else(|| panic!("{} {} is not compiled in", file.site, file.category_id));
+        assert_eq!(compiled.tree_version(), file.tree_version);
+        assert_eq!(
+            compiled.aspect_names().collect::<Vec<_>>(),
+            model.aspect_names().collect::<Vec<_>>()
+        );
+        let listings = listings_for(&answer);
+        for listing in &listings {
+            let expected = model.check(listing);
+            assert_eq!(compiled.check(listing), expected, "{listing:?}");
+            kinds.extend(
+                expected
+                    .iter()
+                    .map(|p| format!("{p:?}").split(' ').next().unwrap().to_owned()),
+            );
+        }
+    }
+    // The listings reached every kind of problem (so the comparison is not of empty lists).
+    for kind in [
+        "MissingRequired",
+        "TooManyValues",
+        "NotAllowed",
+        "TooLong",
+        "BadFormat",
+        "ConstraintNotMet",
+        "UnknownAspect",
+        "SpelledTwice",
+        "RequiredSoon",
+    ] {
+        assert!(kinds.contains(kind), "no {kind} among {kinds:?}");
+    }
+}
+
+/// The listing of the project below, with `{aspects}` replaced by each case's object.
+const PROJECT_MAIN: &str = r#"
+use taxonomy_macros::aspects;
+
+fn main() {
+    let listing = aspects!(EBAY_US, "179", {aspects});
+    println!("{}", listing.listing().names().collect::<Vec<_>>().join(","));
+}
+"#;
+
+/// A project outside the workspace with its own snapshots directory (the committed US tree),
+/// in which `snapshot aspects pin` pins US 179 against the fake: a listing with every required
+/// aspect compiles and runs; each mistake fails to compile naming the aspect.
+#[test]
+fn a_project_that_pins_179_compiles_good_listings_and_refuses_bad_ones() {
+    let fake = FakeMarketplace::new();
+    let project = tempfile::tempdir().unwrap();
+    let project = &project.path().canonicalize().unwrap();
+    let own = project.join("snapshots");
+    std::fs::create_dir_all(&own).unwrap();
+    let us = Marketplace::Us.snapshot_file_name();
+    std::fs::copy(common::snapshots_dir().join(us), own.join(us)).unwrap();
+    let out = aspects(
+        &fake,
+        &own,
+        &["pin", "--site", "EBAY_US", "--category", "179"],
+    );
+    assert!(out.status.success(), "{:?}", text(&out));
+
+    let own_text = own.display().to_string();
+    let target = common::root().join("target/pinned-project-probe");
+    let build = |object: &str| {
+        common::write_outside_crate(
+            project,
+            "pinned-project",
+            "[dependencies]\ntaxonomy-data = { path = {data} }\ntaxonomy-macros = { path = {macros} }\n",
+            &PROJECT_MAIN.replace("{aspects}", object),
+        );
+        common::build_outside_crate(project, &target, &[("TAXONOMY_SNAPSHOTS_DIR", &own_text)])
+    };
+
+    let out = build(
+        r#"{ "Brand": "Dell", "Type": "Desktop", "Features": ["Bluetooth", "Wi-Fi"], "MPN": "D13M" }"#,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = std::process::Command::new(target.join("debug/pinned-project"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&run.stdout),
+        "Brand,Type,Features,MPN\n"
+    );
+
+    for (object, expected) in [
+        (
+            r#"{ "Brand": "Dell", "Features": ["Bluetooth"] }"#,
+            "requires 1 aspect(s) this listing lacks (aspectRequired):\n         \"Type\"",
+        ),
+        (
+            r#"{ "Brand": "Dell", "Type": "Desktops" }"#,
+            "error: \"Type\" = \"Desktops\" is not an allowed value (aspectMode SELECTION_ONLY): did you mean \"Desktop\"?",
+        ),
+        (
+            r#"{ "Brand": "Dell", "Type": ["Desktop", "Tower"] }"#,
+            "error: \"Type\" takes one value (itemToAspectCardinality SINGLE), got 2",
+        ),
+        (
+            r#"{ "Brand": "Dell", "Type": "Desktop", "Model": "OptiPlex 7010 Micro Form Factor Intel Core i5-13500T 16 GB RAM 512 GB SSD" }"#,
+            "error: \"Model\" = \"OptiPlex 7010 Micro Form Factor Intel Core i5-13500T 16 GB R\"… is 73 characters, over the limit of 65 (aspectMaxLength)",
+        ),
+    ] {
+        let out = build(object);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{object} compiled");
+        assert!(stderr.contains(expected), "{object}:\n{stderr}");
+    }
+}
