@@ -370,15 +370,7 @@ mod live {
             Store::Postgres { db, .. } => {
                 use marketplace_client::aio::api as aio_api;
                 use marketplace_client::aio::oauth as aio_oauth;
-                let client_id = config.require_client_id()?;
-                let keys = db
-                    .signing_keys(
-                        marketplace_client::oauth::SharedTokenRequest::environment_of(
-                            &config.endpoints,
-                        ),
-                        client_id.as_str(),
-                    )
-                    .with_cipher(cipher);
+                let keys = db.signing_keys(config)?.with_cipher(cipher);
                 if !matches!(action, SigningKeyAction::Show) {
                     // An application token of its own: a key is created once in years.
                     let tokens = aio_oauth::ApplicationTokenProvider::new(

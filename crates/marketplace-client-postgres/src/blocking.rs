@@ -198,20 +198,15 @@ impl TokenStore {
             .unwrap_or(Err(Error::RuntimeGone))
     }
 
-    /// The signing keys of the application `client_id` in `environment` (feature `signing`),
-    /// on this store's pool and keyring; run their calls with [`block_on`](Self::block_on).
+    /// The signing keys of `oauth`'s application (feature `signing`), on this store's pool and
+    /// keyring ([`crate::PgSigningKeys::from_config`]); run their calls with
+    /// [`block_on`](Self::block_on). Fails only when `oauth` has no client id.
     #[cfg(feature = "signing")]
     pub fn signing_keys(
         &self,
-        environment: impl Into<String>,
-        client_id: impl Into<String>,
-    ) -> crate::PgSigningKeys {
-        crate::PgSigningKeys::new(
-            self.pool.clone(),
-            self.keyring.clone(),
-            environment,
-            client_id,
-        )
+        oauth: &oauth::OAuthConfig,
+    ) -> Result<crate::PgSigningKeys, marketplace_client::oauth::ConfigError> {
+        crate::PgSigningKeys::from_config(self.pool.clone(), self.keyring.clone(), oauth)
     }
 
     /// Runs `work` (for example a call of [`crate::PgSigningKeys`]) on the store's runtime and

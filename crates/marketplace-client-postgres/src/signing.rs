@@ -54,8 +54,10 @@ pub struct SigningKeySummary {
 /// ```no_run
 /// use marketplace_client::aio::api::ApiClient;
 /// use marketplace_client_postgres::{Keyring, PgSigningKeys};
+/// use marketplace_client::aio::oauth::OAuthConfig;
 /// # async fn run(pool: sqlx::PgPool, api: ApiClient) -> Result<(), Box<dyn std::error::Error>> {
-/// let keys = PgSigningKeys::new(pool, Keyring::from_env()?, "production", "Seller-App-PRD-1234");
+/// let oauth = OAuthConfig::from_env()?;
+/// let keys = PgSigningKeys::from_config(pool, Keyring::from_env()?, &oauth)?;
 /// let key = keys.signing_key(&api).await?; // created on first use, replaced before it expires
 /// let signed = api.with_signing_key(key);
 /// # let _ = signed; Ok(()) }
@@ -114,9 +116,28 @@ const SELECT: &str = "SELECT signing_key_id, cipher, jwe,
     ORDER BY saved_at DESC, expires_at DESC NULLS LAST";
 
 impl PgSigningKeys {
-    /// The keys of the application `client_id` in `environment` (`production` or `sandbox`),
-    /// encrypted under `keyring`; new keys are Ed25519.
-    pub fn new(
+    /// The signing keys of `oauth`'s application (its client id) on `oauth`'s service
+    /// (production, the sandbox, or another host), in the database of `pool`, encrypted under
+    /// `keyring`: the same rows as every other process configured alike, with no name to
+    /// spell. New keys are Ed25519. Fails only when `oauth` has no client id.
+    pub fn from_config(
+        pool: PgPool,
+        keyring: Keyring,
+        oauth: &marketplace_client::oauth::OAuthConfig,
+    ) -> Result<Self, marketplace_client::oauth::ConfigError> {
+        let client_id = oauth.require_client_id()?;
+        Ok(Self::new(
+            pool,
+            keyring,
+            marketplace_client::oauth::SharedTokenRequest::environment_of(&oauth.endpoints),
+            client_id.as_str(),
+        ))
+    }
+
+    /// The keys of the application `client_id` in `environment` (private: a typo in either
+    /// would silently name another set of keys; [`from_config`](Self::from_config) takes both
+    /// from the configuration).
+    pub(crate) fn new(
         pool: PgPool,
         keyring: Keyring,
         environment: impl Into<String>,

@@ -16,8 +16,13 @@ use marketplace_client_postgres::{Keyring, PgSigningKeys, TokenKey, key_census, 
 use sqlx::postgres::PgPoolOptions;
 use support::pg::TestDb;
 
-const ENV: &str = "production";
 const APP: &str = "Seller-App-PRD-1234";
+
+/// A process's store of the application's signing keys in production.
+fn keys_of(pool: sqlx::PgPool, keyring: Keyring) -> PgSigningKeys {
+    let oauth = OAuthConfig::new(Endpoints::production()).with_credentials(APP, "PRD-secret");
+    PgSigningKeys::from_config(pool, keyring, &oauth).expect("a client id")
+}
 
 fn ring() -> Keyring {
     Keyring::new(TokenKey::from_bytes([9; 32]))
@@ -57,7 +62,7 @@ async fn eight_processes_with_no_key_create_exactly_one_and_sign_with_it() {
             .connect(&db.url())
             .await
             .expect("connect");
-        let keys = PgSigningKeys::new(pool, ring(), ENV, APP);
+        let keys = keys_of(pool, ring());
         let api = api(&fake);
         let start = start.clone();
         finders.push(tokio::spawn(async move {
@@ -80,7 +85,7 @@ async fn eight_processes_with_no_key_create_exactly_one_and_sign_with_it() {
     }
     assert_eq!(creations(&fake), 1, "createSigningKey calls");
     assert!(jwes.iter().all(|j| *j == jwes[0]), "one key for all");
-    let keys = PgSigningKeys::new(db.pool.clone(), ring(), ENV, APP);
+    let keys = keys_of(db.pool.clone(), ring());
     let listed = keys.list().await.unwrap();
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].cipher, "ED25519");
@@ -97,7 +102,7 @@ async fn the_private_key_is_in_no_plaintext_column() {
     migrate(&db.pool).await.expect("migrate");
     let api = api(&fake);
     let created = api.create_signing_key("ED25519").await.unwrap();
-    let keys = PgSigningKeys::new(db.pool.clone(), ring(), ENV, APP);
+    let keys = keys_of(db.pool.clone(), ring());
     keys.save(&created).await.unwrap();
     let base64_der = created.private_key().to_owned();
     use base64::Engine as _;
@@ -130,12 +135,7 @@ async fn the_private_key_is_in_no_plaintext_column() {
         .await
         .expect("signed getPayouts");
     // Another keyring cannot read it.
-    let other = PgSigningKeys::new(
-        db.pool.clone(),
-        Keyring::new(TokenKey::from_bytes([8; 32])),
-        ENV,
-        APP,
-    );
+    let other = keys_of(db.pool.clone(), Keyring::new(TokenKey::from_bytes([8; 32])));
     assert!(other.current().await.is_err());
 }
 
@@ -145,7 +145,7 @@ async fn a_key_within_thirty_days_of_its_expiry_is_replaced_and_kept_until_it_ex
     let db = TestDb::new().await;
     migrate(&db.pool).await.expect("migrate");
     let api = api(&fake);
-    let keys = PgSigningKeys::new(db.pool.clone(), ring(), ENV, APP);
+    let keys = keys_of(db.pool.clone(), ring());
     let first = keys.signing_key(&api).await.unwrap().jwe().to_owned();
     let expire_in = |days: i32| {
         sqlx::query(
@@ -185,7 +185,7 @@ async fn a_token_key_rotation_re_encrypts_the_signing_keys() {
     let db = TestDb::new().await;
     migrate(&db.pool).await.expect("migrate");
     let api = api(&fake);
-    let old = PgSigningKeys::new(db.pool.clone(), ring(), ENV, APP);
+    let old = keys_of(db.pool.clone(), ring());
     let jwe = old.signing_key(&api).await.unwrap().jwe().to_owned();
     let rotating = Keyring::with_previous(
         TokenKey::from_bytes([10; 32]),
@@ -200,11 +200,9 @@ async fn a_token_key_rotation_re_encrypts_the_signing_keys() {
     assert_eq!(done.signing_keys, 1);
     assert_eq!(done.after.under_previous(), 0);
     // Readable under the new key alone, and no longer under the old one.
-    let new = PgSigningKeys::new(
+    let new = keys_of(
         db.pool.clone(),
         Keyring::new(TokenKey::from_bytes([10; 32])),
-        ENV,
-        APP,
     );
     assert_eq!(new.signing_key(&api).await.unwrap().jwe(), jwe);
     assert!(old.current().await.is_err());

@@ -204,16 +204,8 @@ fn expired_message(site: Site, id: u32, replacement: taxonomy_data::LeafCategory
 }
 
 /// What `category!` says of a category that is not a leaf: its id and path, and some of its
-/// leaf categories to pick from. Also for tools that meet such an id at run time (`snapshot
-/// aspects check`).
-///
-/// ```
-/// let branch = taxonomy_data::Site::Us.category(15032).unwrap();
-/// let message = taxonomy_macros_core::not_leaf_message(branch);
-/// assert!(message.contains("is not a leaf"));
-/// assert!(message.contains("9355 (Cell Phones & Accessories > Cell Phones & Smartphones)"));
-/// ```
-pub fn not_leaf_message(category: Category) -> String {
+/// leaf categories to pick from.
+fn not_leaf_message(category: Category) -> String {
     let site = category.site();
     let leaves: Vec<String> = category
         .leaves()

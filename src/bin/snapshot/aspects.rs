@@ -150,11 +150,9 @@ pub fn run(command: AspectsCommand, snapshots: &Path) -> Result<ExitCode, String
                 .ok_or_else(|| format!("--site {site:?} is not a marketplace id (e.g. EBAY_US)"))?;
             // A category the compiled-in tree knows is not a leaf has no aspects to check
             // against: say so here, as `category!` would, without asking the service.
-            if let Some(branch) = taxonomy_data::Site::from_marketplace(site)
-                .category(category)
-                .filter(|c| !c.is_leaf())
-            {
-                return Err(taxonomy_macros_core::not_leaf_message(branch));
+            let compiled = taxonomy_data::Site::from_marketplace(site);
+            if compiled.category(category).is_some_and(|c| !c.is_leaf()) {
+                taxonomy_macros_core::leaf(compiled, &category.to_string())?;
             }
             let rules = if offline {
                 let (file, _) = files_of(&aspects_dir.unwrap_or_else(default_dir), site);
