@@ -8,10 +8,10 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use marketplace_client::oauth::{
-    AccessTokenSource, ApplicationTokenProvider, OAuthClient, OAuthConfig,
-};
+use marketplace_client::oauth::{AccessTokenSource, ApplicationTokenProvider, OAuthConfig};
+#[cfg(feature = "postgres")]
 pub use marketplace_client_postgres::blocking::{BlockingRefreshTokenStore, TokenStore};
+#[cfg(feature = "postgres")]
 use marketplace_client_postgres::{KEY_VAR, Keyring};
 
 /// The environment variable naming the token store.
@@ -30,6 +30,7 @@ pub enum Store {
     /// A refresh-token file.
     File(PathBuf),
     /// The PostgreSQL store.
+    #[cfg(feature = "postgres")]
     Postgres(TokenStore),
 }
 
@@ -73,16 +74,33 @@ pub fn from_setting(setting: Option<String>) -> Result<Option<Store>, String> {
         }
         return Ok(Some(Store::File(PathBuf::from(setting))));
     }
+    database(&setting)
+}
+
+/// The PostgreSQL store of the database URL `setting`.
+#[cfg(feature = "postgres")]
+fn database(setting: &str) -> Result<Option<Store>, String> {
     let keyring = Keyring::from_env().map_err(|e| {
         format!("{e}\nThe PostgreSQL token store ({ENV_TOKEN_STORE}) encrypts every token under {KEY_VAR}.")
     })?;
-    let store = TokenStore::connect(&setting, keyring).map_err(|e| e.to_string())?;
+    let store = TokenStore::connect(setting, keyring).map_err(|e| e.to_string())?;
     Ok(Some(Store::Postgres(store)))
+}
+
+/// A database URL, in a build without the PostgreSQL store.
+#[cfg(not(feature = "postgres"))]
+fn database(_: &str) -> Result<Option<Store>, String> {
+    Err(format!(
+        "{ENV_TOKEN_STORE} (or --token-store) names a PostgreSQL database, but this build has no \
+         PostgreSQL token store: install the commands with their default features (without \
+         --no-default-features), or unset it"
+    ))
 }
 
 /// Creates or updates the store's tables; when that fails (the database cannot be reached,
 /// or it refused the migration), warns, saying which, and goes on (a token call then asks
 /// the token endpoint itself).
+#[cfg(feature = "postgres")]
 pub fn migrate_or_warn(store: &TokenStore) {
     if let Err(e) = store.migrate() {
         let what = if e.is_unreachable() {
@@ -110,10 +128,13 @@ pub fn application_token_source(
 ) -> Result<Arc<dyn AccessTokenSource>, marketplace_client::oauth::OAuthError> {
     match store {
         // A ready token is used as is; without a database there is nothing to share.
+        #[cfg(feature = "postgres")]
         Some(Store::Postgres(store)) if config.access_token.is_none() => {
             migrate_or_warn(store);
-            let provider = ApplicationTokenProvider::new(OAuthClient::from_config(config)?)
-                .with_shared_cache(store.token_cache());
+            let provider = ApplicationTokenProvider::new(
+                marketplace_client::oauth::OAuthClient::from_config(config)?,
+            )
+            .with_shared_cache(store.token_cache());
             Ok(Arc::new(provider))
         }
         _ => ApplicationTokenProvider::source(config),
@@ -121,6 +142,7 @@ pub fn application_token_source(
 }
 
 /// The refresh-token table of `config`'s application in the database of `store`.
+#[cfg(feature = "postgres")]
 pub fn refresh_tokens(
     store: &TokenStore,
     config: &OAuthConfig,
