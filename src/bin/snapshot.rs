@@ -512,7 +512,7 @@ mod live {
     use std::time::Duration;
 
     use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
-    use marketplace_client::oauth::OAuthConfig;
+    use marketplace_client::oauth::{AccessTokenSource, OAuthConfig};
     use marketplace_toolkit::token_store;
 
     use super::TOKEN_STORE;
@@ -543,23 +543,11 @@ mod live {
         base_url: Option<&str>,
         tree_path: Option<TreePath>,
     ) -> Result<TaxonomyClient, String> {
-        // --base-url stands in for MARKETPLACE_BASE_URL; the consent host is not needed.
-        let oauth = OAuthConfig::from_lookup(|name| match (name, base_url) {
-            (n, Some(url)) if n == OAuthConfig::ENV_BASE_URL => Some(url.to_string()),
-            _ => std::env::var(name).ok(),
-        })
-        .map_err(|e| format!("{e}\nTo use the live service, {CREDENTIALS_HINT}."))?;
-        let store = token_store::from_setting(TOKEN_STORE.get().cloned().flatten())?;
-        let tokens = token_store::application_token_source(&oauth, store.as_ref())
-            .map_err(|e| format!("{e}\nTo use the live service, {CREDENTIALS_HINT}."))?;
-        let mut config = ClientConfig::from_oauth_config(&oauth)
-            .with_env(|name| std::env::var(name).ok())
-            .map_err(|e| e.to_string())?;
+        let (mut config, tokens) = settings(base_url)?;
         if let Some(form) = tree_path {
             config = config.with_tree_path(form);
         }
-        let client = TaxonomyClient::new(config, tokens).map_err(|e| e.to_string())?;
-        Ok(client)
+        TaxonomyClient::new(config, tokens).map_err(|e| e.to_string())
     }
 
     /// The generic client of the same API host and tokens as [`client`]: for answers kept as
@@ -567,6 +555,16 @@ mod live {
     pub fn api_client(
         base_url: Option<&str>,
     ) -> Result<marketplace_client::api::ApiClient, String> {
+        let (config, tokens) = settings(base_url)?;
+        marketplace_client::api::ApiClient::new(config, tokens).map_err(|e| e.to_string())
+    }
+
+    /// The clients' configuration and application tokens from the environment (and the token
+    /// store); `base_url` (`--base-url`) stands in for MARKETPLACE_BASE_URL, and the consent
+    /// host is not needed.
+    fn settings(
+        base_url: Option<&str>,
+    ) -> Result<(ClientConfig, std::sync::Arc<dyn AccessTokenSource>), String> {
         let oauth = OAuthConfig::from_lookup(|name| match (name, base_url) {
             (n, Some(url)) if n == OAuthConfig::ENV_BASE_URL => Some(url.to_string()),
             _ => std::env::var(name).ok(),
@@ -578,7 +576,7 @@ mod live {
         let config = ClientConfig::from_oauth_config(&oauth)
             .with_env(|name| std::env::var(name).ok())
             .map_err(|e| e.to_string())?;
-        marketplace_client::api::ApiClient::new(config, tokens).map_err(|e| e.to_string())
+        Ok((config, tokens))
     }
 
     pub fn refresh(
