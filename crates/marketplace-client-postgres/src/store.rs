@@ -153,8 +153,19 @@ impl PgRefreshTokenStore {
         action: &'static str,
         statement: impl Future<Output = Result<T, Error>>,
     ) -> Result<T, OAuthError> {
+        self.bounded_as(action, statement, store_error).await
+    }
+
+    /// `statement` within the store's time-out; its error turned into the caller's by
+    /// `error`, a time-out into the store's "unavailable".
+    async fn bounded_as<T>(
+        &self,
+        action: &'static str,
+        statement: impl Future<Output = Result<T, Error>>,
+        error: fn(&'static str, Error) -> OAuthError,
+    ) -> Result<T, OAuthError> {
         match tokio::time::timeout(self.timeout, statement).await {
-            Ok(result) => result.map_err(|e| store_error(action, e)),
+            Ok(result) => result.map_err(|e| error(action, e)),
             // Worded as every unavailable store's error, the time-out as its cause.
             Err(_) => Err(StoreError::unavailable(
                 STORE,

@@ -6,7 +6,6 @@
 //! encrypted like the tokens, the row's identity as associated data. A take is one
 //! `DELETE … RETURNING`: of two processes given the same redirect, one gets the row.
 
-use std::future::Future;
 
 use chrono::{DateTime, Utc};
 use marketplace_client::oauth::{ConsentRequest, CsrfState, OAuthError, StoreError};
@@ -70,7 +69,7 @@ impl PgRefreshTokenStore {
             .map_err(Error::db("save a pending consent"))?;
             Ok(())
         };
-        self.bounded_consents("save a pending consent to", statement)
+        self.bounded_as("save a pending consent to", statement, consent_error)
             .await
     }
 
@@ -100,35 +99,13 @@ impl PgRefreshTokenStore {
             Ok(Some((url, account, from_db(expires_at, "consent expiry")?)))
         };
         let Some((url, account, expires_at)) = self
-            .bounded_consents("take a pending consent from", statement)
+            .bounded_as("take a pending consent from", statement, consent_error)
             .await?
         else {
             return Ok(None);
         };
         // The state is compared again, in constant time, by the completion.
         ConsentRequest::restore(url.expose(), account.as_deref(), expires_at).map(Some)
-    }
-
-    async fn bounded_consents<T>(
-        &self,
-        action: &'static str,
-        statement: impl Future<Output = Result<T, Error>>,
-    ) -> Result<T, OAuthError> {
-        match tokio::time::timeout(self.timeout, statement).await {
-            Ok(result) => result.map_err(|e| consent_error(action, e)),
-            Err(_) => Err(StoreError::unavailable(
-                STORE,
-                action,
-                std::io::Error::new(
-                    std::io::ErrorKind::TimedOut,
-                    format!(
-                        "the database did not answer within {} s",
-                        self.timeout.as_secs()
-                    ),
-                ),
-            )
-            .into()),
-        }
     }
 }
 
