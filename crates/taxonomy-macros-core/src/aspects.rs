@@ -127,21 +127,7 @@ impl Parse for Input {
         if input.is_empty() {
             return Err(input.error(format!("missing category and aspects: {USAGE}")));
         }
-        let site = if input.peek(Ident) || input.peek(Token![::]) {
-            let site = Path::parse_mod_style(input)?;
-            input.parse::<Token![,]>().map_err(|e| {
-                syn::Error::new(e.span(), format!("expected a `,` after the site: {USAGE}"))
-            })?;
-            Some(site)
-        } else {
-            None
-        };
-        let category: LitStr = input.parse().map_err(|e| {
-            syn::Error::new(
-                e.span(),
-                format!("expected a string literal with a category id or path: {USAGE}"),
-            )
-        })?;
+        let (site, category) = crate::input::site_and_category(input, USAGE)?;
         input.parse::<Token![,]>().map_err(|e| {
             syn::Error::new(
                 e.span(),

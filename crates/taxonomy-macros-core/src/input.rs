@@ -13,26 +13,37 @@ pub(crate) struct Input {
 /// Every form the macro takes, for messages.
 pub(crate) const USAGE: &str = "expected `category!(\"9355\")`, `category!(EBAY_DE, \"9355\")`, `category!(Site::De, \"9355\")` or `category!(\"Parent > Leaf\")`";
 
+/// The site (optional, a path such as `EBAY_DE` or `Site::De`, then a `,`) and the category
+/// literal that `category!` and `aspects!` both start with; `usage` is the macro's forms, for
+/// messages.
+pub(crate) fn site_and_category(
+    input: ParseStream,
+    usage: &str,
+) -> syn::Result<(Option<Path>, LitStr)> {
+    let site = if input.peek(Ident) || input.peek(Token![::]) {
+        let site = Path::parse_mod_style(input)?;
+        input.parse::<Token![,]>().map_err(|e| {
+            syn::Error::new(e.span(), format!("expected a `,` after the site: {usage}"))
+        })?;
+        Some(site)
+    } else {
+        None
+    };
+    let literal: LitStr = input.parse().map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            format!("expected a string literal with a category id or path: {usage}"),
+        )
+    })?;
+    Ok((site, literal))
+}
+
 impl Parse for Input {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         if input.is_empty() {
             return Err(input.error(format!("missing category: {USAGE}")));
         }
-        let site = if input.peek(Ident) || input.peek(Token![::]) {
-            let site = Path::parse_mod_style(input)?;
-            input.parse::<Token![,]>().map_err(|e| {
-                syn::Error::new(e.span(), format!("expected a `,` after the site: {USAGE}"))
-            })?;
-            Some(site)
-        } else {
-            None
-        };
-        let literal: LitStr = input.parse().map_err(|e| {
-            syn::Error::new(
-                e.span(),
-                format!("expected a string literal with a category id or path: {USAGE}"),
-            )
-        })?;
+        let (site, literal) = site_and_category(input, USAGE)?;
         if input.peek(Token![,]) {
             input.parse::<Token![,]>()?;
         }

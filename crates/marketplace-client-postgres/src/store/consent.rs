@@ -6,7 +6,6 @@
 //! encrypted like the tokens, the row's identity as associated data. A take is one
 //! `DELETE … RETURNING`: of two processes given the same redirect, one gets the row.
 
-
 use chrono::{DateTime, Utc};
 use marketplace_client::oauth::{ConsentRequest, CsrfState, OAuthError, StoreError};
 use sha2::{Digest, Sha256};
