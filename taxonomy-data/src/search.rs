@@ -304,6 +304,28 @@ impl Context<'_> {
     }
 }
 
+/// The query words a leaf's ancestors have, by its parent: the recent ones kept (siblings
+/// share them).
+struct Above {
+    /// `(parent, its words, the words of its ancestors)`, by `parent % 64`.
+    cache: [(u32, u16, u16); 64],
+}
+
+impl Above {
+    /// The query words of `parent`'s name, and of the names of its ancestors.
+    fn of(&mut self, cx: &Context, parent: u32) -> (u16, u16) {
+        let slot = &mut self.cache[parent as usize % 64];
+        if slot.0 != parent {
+            *slot = (
+                parent,
+                cx.inner_mask(parent),
+                cx.path_mask(cx.t.parents[parent as usize]),
+            );
+        }
+        (slot.1, slot.2)
+    }
+}
+
 /// A candidate's rank (greater is better) and position.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Ranked {
@@ -463,6 +485,9 @@ pub(crate) fn search(site: Site, query: &str) -> Search {
         }; POOL],
         len: 0,
     };
+    let mut ancestors = Above {
+        cache: [(u32::MAX, 0, 0); 64],
+    };
     let mut candidates = 0;
     for i in 0..hits.len {
         let (pos, own) = (hits.pos[i], hits.mask[i]);
@@ -486,11 +511,13 @@ pub(crate) fn search(site: Site, query: &str) -> Search {
         let (parent, higher) = if inner.any == 0 {
             (0, 0)
         } else {
-            let up = t.parents[pos as usize];
-            (cx.inner_mask(up), cx.path_mask(t.parents[up as usize]))
+            ancestors.of(&cx, t.parents[pos as usize])
         };
         let matched = (own | parent | higher).count_ones();
         let exact = key(matched, coverage, weights.score(own, parent, higher));
+        if !pool.admits(exact, tie) {
+            continue;
+        }
         pool.insert(Ranked {
             key: exact,
             fit: 0,
@@ -514,8 +541,7 @@ pub(crate) fn search(site: Site, query: &str) -> Search {
             if t.is_leaf(parent) {
                 continue;
             }
-            let mask = hits.mask[i];
-            let higher = cx.path_mask(t.parents[parent as usize]);
+            let (mask, higher) = ancestors.of(&cx, parent);
             let exact = key(
                 (mask | higher).count_ones(),
                 0,
@@ -573,30 +599,53 @@ fn merge(index: &Index, words: &[Option<QueryWord>]) -> Hits {
         mask: [0; MAX_HITS],
         len: 0,
     };
-    // One cursor a word: where it is in its list, and its current position.
+    // One cursor a word: where it is in its list, where the list ends, and its current
+    // position (`u32::MAX` once the list is done).
     let mut at = [0_usize; MAX_QUERY_WORDS];
+    let mut end = [0_usize; MAX_QUERY_WORDS];
     let mut current = [u32::MAX; MAX_QUERY_WORDS];
+    let mut lists = 0_u16;
     for (i, q) in words.iter().enumerate() {
         if let Some(q) = q
             && q.list.0 < q.list.1
         {
-            at[i] = q.list.0;
-            current[i] = read_varint(&stream[..q.list.1], &mut at[i]);
+            (at[i], end[i]) = q.list;
+            current[i] = read_varint(&stream[..end[i]], &mut at[i]);
+            lists |= 1 << i;
         }
     }
-    while let Some(&min) = current[..words.len()].iter().min() {
-        if min == u32::MAX || hits.len == MAX_HITS {
+    if lists.count_ones() == 1 {
+        // One list: its positions, as they are.
+        let i = lists.trailing_zeros() as usize % MAX_QUERY_WORDS;
+        let list = &stream[..end[i]];
+        let mut pos = current[i];
+        loop {
+            hits.pos[hits.len] = pos;
+            hits.mask[hits.len] = lists;
+            hits.len += 1;
+            if at[i] >= list.len() || hits.len == MAX_HITS {
+                break;
+            }
+            pos += read_varint(list, &mut at[i]);
+        }
+        return hits;
+    }
+    let k = words.len();
+    while hits.len < MAX_HITS {
+        let min = current[..k].iter().fold(u32::MAX, |m, &c| m.min(c));
+        if min == u32::MAX {
             break;
         }
         let mut mask = 0_u16;
-        for (i, q) in words.iter().enumerate() {
-            if current[i] != min {
-                continue;
-            }
-            mask |= 1 << i;
-            let end = q.as_ref().map_or(0, |q| q.list.1);
-            current[i] = if at[i] < end {
-                min + read_varint(&stream[..end], &mut at[i])
+        for (i, &c) in current[..k].iter().enumerate() {
+            mask |= u16::from(c == min) << i;
+        }
+        let mut rest = mask;
+        while rest != 0 {
+            let i = rest.trailing_zeros() as usize % MAX_QUERY_WORDS;
+            rest &= rest - 1;
+            current[i] = if at[i] < end[i] {
+                min + read_varint(&stream[..end[i]], &mut at[i])
             } else {
                 u32::MAX
             };
@@ -677,9 +726,11 @@ fn extra_words(cx: &Context, pos: u32, own: u16) -> u16 {
             let n = cx.index.name_words(at);
             plain = n.is_some();
             path_words += n.unwrap_or(0);
-            let mask = if at == pos { own } else { cx.inner_mask(at) };
-            for (i, f) in found.iter_mut().enumerate() {
-                *f = f.saturating_add((mask >> i) as u8 & 1);
+            let mut mask = if at == pos { own } else { cx.inner_mask(at) };
+            while mask != 0 {
+                let i = mask.trailing_zeros() as usize % MAX_QUERY_WORDS;
+                found[i] = found[i].saturating_add(1);
+                mask &= mask - 1;
             }
             at = t.parents[at as usize];
         }
