@@ -226,6 +226,8 @@ struct Inner {
     /// Bit `pos % 4096` set for each of them: most categories are not, and are told so by
     /// one load.
     filter: [u64; 64],
+    /// The query words of each one's ancestors' names (unless `overflow`).
+    above: [u16; MAX_INNER],
 }
 
 impl Inner {
@@ -283,7 +285,7 @@ impl Context<'_> {
             return if own_words >= name_words.max(1) {
                 255
             } else {
-                u64::from(own_words) * 255 / u64::from(name_words)
+                u64::from(own_words * 255 / name_words)
             };
         }
         // The name repeats a word (or is very long): count its words one by one.
@@ -314,6 +316,24 @@ struct Above {
 impl Above {
     /// The query words of `parent`'s name, and of the names of its ancestors.
     fn of(&mut self, cx: &Context, parent: u32) -> (u16, u16) {
+        let inner = cx.inner;
+        if !inner.overflow {
+            // Up to the nearest ancestor with a query word, whose ancestors' words are known.
+            let mut at = parent;
+            while at != 0 {
+                if inner.may_have(at)
+                    && let Ok(i) = inner.pos[..inner.len].binary_search(&at)
+                {
+                    return if at == parent {
+                        (inner.mask[i], inner.above[i])
+                    } else {
+                        (0, inner.mask[i] | inner.above[i])
+                    };
+                }
+                at = cx.t.parents[at as usize];
+            }
+            return (0, 0);
+        }
         let slot = &mut self.cache[parent as usize % 64];
         if slot.0 != parent {
             *slot = (
@@ -329,6 +349,8 @@ impl Above {
 /// A candidate's rank (greater is better) and position.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Ranked {
+    /// Criteria 1, 2, 4 and 5, as [`packed`] (the pool's order).
+    order: u64,
     key: u64,
     /// Criterion 3, as `u16::MAX - extra words` (filled in for the pool only).
     fit: u16,
@@ -450,13 +472,17 @@ pub(crate) fn search(site: Site, query: &str) -> Search {
         overflow: false,
         any: 0,
         filter: [0; 64],
+        above: [0; MAX_INNER],
     };
+    // How many children they have, in all.
+    let mut children = 0;
     for i in 0..hits.len {
         let pos = hits.pos[i];
         if t.is_leaf(pos) {
             continue;
         }
         inner.any |= hits.mask[i];
+        children += (t.child_offsets[pos as usize + 1] - t.child_offsets[pos as usize]) as usize;
         let bit = pos as usize % 4096;
         inner.filter[bit / 64] |= 1 << (bit % 64);
         if inner.len < MAX_INNER {
@@ -467,6 +493,21 @@ pub(crate) fn search(site: Site, query: &str) -> Search {
             inner.overflow = true;
         }
     }
+    if !inner.overflow {
+        let mut above = [0; MAX_INNER];
+        let cx = Context {
+            t,
+            index,
+            words,
+            hits: &hits,
+            inner: &inner,
+            left_out,
+        };
+        for (a, &pos) in above.iter_mut().zip(&inner.pos[..inner.len]) {
+            *a = cx.path_mask(t.parents[pos as usize]);
+        }
+        inner.above = above;
+    }
     let cx = Context {
         t,
         index,
@@ -476,36 +517,38 @@ pub(crate) fn search(site: Site, query: &str) -> Search {
         left_out,
     };
     let mut pool = Pool {
-        items: [Ranked {
-            key: 0,
-            fit: 0,
-            tie: 0,
-            pos: 0,
-            own: 0,
-        }; POOL],
+        items: [Ranked::new(0, 0, 0, 0); POOL],
         len: 0,
+        floor: 0,
     };
     let mut ancestors = Above {
         cache: [(u32::MAX, 0, 0); 64],
     };
     let mut candidates = 0;
+    // The words of the last leaf's own name, and its best criteria 1 and 4.
+    let mut best_of = (0_u16, 0_u32, 0_u64);
     for i in 0..hits.len {
         let (pos, own) = (hits.pos[i], hits.mask[i]);
         if !t.is_leaf(pos) {
             continue;
         }
         candidates += 1;
-        // The best this leaf can rank: all of `inner` in its parent (criteria 2 and 5 are
-        // exact); when even that cannot enter the pool, skip the walk up its ancestors.
+        // The best this leaf can rank: all of `inner` in its parent, its whole name covered
+        // (criterion 5 is exact), then with its coverage; when even that cannot enter the
+        // pool, skip the walk up its ancestors. Consecutive hits often have the same words.
+        if own != best_of.0 {
+            best_of = (
+                own,
+                (own | inner.any).count_ones(),
+                weights.score(own, inner.any & !own, 0),
+            );
+        }
         let tie = tie(t, pos);
+        if !pool.admits(key(best_of.1, 255, best_of.2), tie) {
+            continue;
+        }
         let coverage = cx.coverage(pos, own);
-        let above = inner.any & !own;
-        let best = key(
-            (own | inner.any).count_ones(),
-            coverage,
-            weights.score(own, above, 0),
-        );
-        if !pool.admits(best, tie) {
+        if !pool.admits(key(best_of.1, coverage, best_of.2), tie) {
             continue;
         }
         let (parent, higher) = if inner.any == 0 {
@@ -518,23 +561,13 @@ pub(crate) fn search(site: Site, query: &str) -> Search {
         if !pool.admits(exact, tie) {
             continue;
         }
-        pool.insert(Ranked {
-            key: exact,
-            fit: 0,
-            tie,
-            pos,
-            own,
-        });
+        pool.insert(Ranked::new(exact, tie, pos, own));
     }
     // The leaf children of a category whose name has a query word, when their own names have
     // none (those were considered above): their rank is their parent's but for criterion 5.
     if inner.any != 0 {
         // Whether the limit on candidates can be reached (then they are counted one by one).
-        let mut most = candidates;
-        for i in 0..hits.len {
-            let p = hits.pos[i] as usize;
-            most += (t.child_offsets[p + 1] - t.child_offsets[p]) as usize;
-        }
+        let most = candidates + children;
         let counted = most >= MAX_CANDIDATES;
         'outer: for i in 0..hits.len {
             let parent = hits.pos[i];
@@ -547,7 +580,8 @@ pub(crate) fn search(site: Site, query: &str) -> Search {
                 0,
                 weights.score(0, mask, higher),
             );
-            if !counted && !pool.admits(exact, u32::MAX) {
+            let prefix = packed(exact, 0);
+            if !counted && !pool.admits_order(prefix | u64::from(u32::MAX)) {
                 continue;
             }
             let range = t.child_offsets[parent as usize]..t.child_offsets[parent as usize + 1];
@@ -559,18 +593,12 @@ pub(crate) fn search(site: Site, query: &str) -> Search {
                     continue;
                 }
                 let tie = tie(t, child);
-                if !counted && !pool.admits(exact, tie) {
+                if !counted && !pool.admits_order(prefix | u64::from(tie)) {
                     continue;
                 }
                 if hits.mask_of(child) == 0 {
                     candidates += 1;
-                    pool.insert(Ranked {
-                        key: exact,
-                        fit: 0,
-                        tie,
-                        pos: child,
-                        own: 0,
-                    });
+                    pool.insert(Ranked::new(exact, tie, child, 0));
                 }
             }
         }
@@ -632,13 +660,17 @@ fn merge(index: &Index, words: &[Option<QueryWord>]) -> Hits {
     }
     let k = words.len();
     while hits.len < MAX_HITS {
-        let min = current[..k].iter().fold(u32::MAX, |m, &c| m.min(c));
+        // The least current position, and the words at it.
+        let (mut min, mut mask) = (u32::MAX, 0_u16);
+        for (i, &c) in current[..k].iter().enumerate() {
+            if c < min {
+                (min, mask) = (c, 1 << i);
+            } else if c == min {
+                mask |= 1 << i;
+            }
+        }
         if min == u32::MAX {
             break;
-        }
-        let mut mask = 0_u16;
-        for (i, &c) in current[..k].iter().enumerate() {
-            mask |= u16::from(c == min) << i;
         }
         let mut rest = mask;
         while rest != 0 {
@@ -662,18 +694,44 @@ fn merge(index: &Index, words: &[Option<QueryWord>]) -> Hits {
 struct Pool {
     items: [Ranked; POOL],
     len: usize,
+    /// The order of the worst, once full.
+    floor: u64,
 }
 
-/// The order of the pool: criteria 1, 2 and 4, then 5.
-fn order(r: &Ranked) -> u128 {
-    u128::from(r.key) << 32 | u128::from(r.tie)
+/// The order of the pool: criteria 1, 2 and 4, then 5, in one word (a score is under 2^16:
+/// at most 16 words of weight at most 4 + 31, times 4).
+fn packed(key: u64, tie: u32) -> u64 {
+    (key >> 48) << 48 | (key & 0xFFFF) << 32 | u64::from(tie)
+}
+
+fn order(r: &Ranked) -> u64 {
+    r.order
+}
+
+impl Ranked {
+    fn new(key: u64, tie: u32, pos: u32, own: u16) -> Ranked {
+        Ranked {
+            order: packed(key, tie),
+            key,
+            fit: 0,
+            tie,
+            pos,
+            own,
+        }
+    }
 }
 
 impl Pool {
     /// Whether a candidate ranked `(key, tie)` would enter.
     #[inline]
     fn admits(&self, key: u64, tie: u32) -> bool {
-        self.len < POOL || (u128::from(key) << 32 | u128::from(tie)) > order(&self.items[0])
+        self.admits_order(packed(key, tie))
+    }
+
+    /// Whether a candidate of order `order` ([`packed`]) would enter.
+    #[inline]
+    fn admits_order(&self, order: u64) -> bool {
+        self.len < POOL || order > self.floor
     }
 
     fn insert(&mut self, ranked: Ranked) {
@@ -706,6 +764,9 @@ impl Pool {
                 items.swap(i, least);
                 i = least;
             }
+        }
+        if self.len == POOL {
+            self.floor = order(&self.items[0]);
         }
     }
 }
