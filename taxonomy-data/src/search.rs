@@ -228,12 +228,37 @@ struct Inner {
     filter: [u64; 64],
     /// The query words of each one's ancestors' names (unless `overflow`).
     above: [u16; MAX_INNER],
+    /// A hash table of them: 1 + their index, by position (linear probing; 0 is empty).
+    table: [u16; INNER_SLOTS],
 }
+
+/// Slots of [`Inner::table`]: four times [`MAX_INNER`], so that a look-up seldom probes more
+/// than one.
+const INNER_SLOTS: usize = 4 * MAX_INNER;
 
 impl Inner {
     fn may_have(&self, pos: u32) -> bool {
         let bit = pos as usize % 4096;
         self.filter[bit / 64] >> (bit % 64) & 1 != 0
+    }
+
+    fn slot(pos: u32) -> usize {
+        (pos.wrapping_mul(0x9E37_79B1) >> 22) as usize % INNER_SLOTS
+    }
+
+    /// Where `pos` is in `pos`, `mask` and `above` (not when `overflow`).
+    #[inline]
+    fn find(&self, pos: u32) -> Option<usize> {
+        let mut slot = Inner::slot(pos);
+        loop {
+            match self.table[slot] {
+                0 => return None,
+                i if self.pos[usize::from(i - 1) % MAX_INNER] == pos => {
+                    return Some(usize::from(i - 1));
+                }
+                _ => slot = (slot + 1) % INNER_SLOTS,
+            }
+        }
     }
 }
 
@@ -259,10 +284,7 @@ impl Context<'_> {
         if inner.overflow {
             return self.hits.mask_of(pos);
         }
-        match inner.pos[..inner.len].binary_search(&pos) {
-            Ok(i) => inner.mask[i],
-            Err(_) => 0,
-        }
+        inner.find(pos).map_or(0, |i| inner.mask[i])
     }
 
     /// The query words of the names of `pos` and all its ancestors (`pos` is not a leaf).
@@ -322,7 +344,7 @@ impl Above {
             let mut at = parent;
             while at != 0 {
                 if inner.may_have(at)
-                    && let Ok(i) = inner.pos[..inner.len].binary_search(&at)
+                    && let Some(i) = inner.find(at)
                 {
                     return if at == parent {
                         (inner.mask[i], inner.above[i])
@@ -473,6 +495,7 @@ pub(crate) fn search(site: Site, query: &str) -> Search {
         any: 0,
         filter: [0; 64],
         above: [0; MAX_INNER],
+        table: [0; INNER_SLOTS],
     };
     // How many children they have, in all.
     let mut children = 0;
@@ -486,6 +509,11 @@ pub(crate) fn search(site: Site, query: &str) -> Search {
         let bit = pos as usize % 4096;
         inner.filter[bit / 64] |= 1 << (bit % 64);
         if inner.len < MAX_INNER {
+            let mut slot = Inner::slot(pos);
+            while inner.table[slot] != 0 {
+                slot = (slot + 1) % INNER_SLOTS;
+            }
+            inner.table[slot] = inner.len as u16 + 1;
             inner.pos[inner.len] = pos;
             inner.mask[inner.len] = hits.mask[i];
             inner.len += 1;
