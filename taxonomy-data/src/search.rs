@@ -30,7 +30,7 @@
 //! walks look up the matching categories with subcategories (usually few) behind a 4096-bit
 //! filter.
 //!
-//! No allocation: the work space (about 22 KiB) is on the stack.
+//! No allocation: the work space (about 25 KiB) is on the stack.
 
 use core::iter::FusedIterator;
 
