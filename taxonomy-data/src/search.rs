@@ -19,10 +19,18 @@
 //!    counts most, then its parent's, then a higher ancestor's;
 //! 5. then the shallower leaf, then the lower position (id order).
 //!
-//! Criterion 3 reads the names of the whole path, so it is computed only for the best
-//! candidates by the others (a pool of 32).
+//! Criterion 3 is computed only for the best candidates by the others (a pool of 32, a heap).
 //!
-//! No allocation: the work space (about 20 KiB) is on the stack.
+//! Names are not read again at query time: the index has each name's word count (and
+//! whether a word repeats in it: only then is the name read and folded), so criteria 2 and 3
+//! come from the counts and from which hits have which query words. A candidate's best
+//! possible rank (its ancestors having every query word that some category with
+//! subcategories has) is checked against the pool before its ancestors are walked, and the
+//! leaf children of a matching category share their parent's rank but for criterion 5. The
+//! walks look up the matching categories with subcategories (usually few) behind a 4096-bit
+//! filter.
+//!
+//! No allocation: the work space (about 25 KiB) is on the stack.
 
 use core::iter::FusedIterator;
 
@@ -99,9 +107,43 @@ fn name_has(t: &SiteTables, pos: u32, word: &Word) -> bool {
     Words::new(crate::name_at(t, pos)).any(|w| w == *word)
 }
 
-/// The byte range in `t.search` of the list of the categories whose name has `word`.
-fn lookup(t: &SiteTables, word: &Word) -> Option<(usize, usize)> {
-    if t.search_keys.is_empty() {
+/// The keyword index of a site: the words' lists, and three bits a category (its name's
+/// word count, or 7 when a word repeats in it or it has more than 6); empty when the site
+/// has none.
+#[derive(Clone, Copy)]
+struct Index {
+    stream: &'static [u8],
+    name_words: &'static [u8],
+}
+
+impl Index {
+    fn of(t: &SiteTables) -> Index {
+        let table = (3 * t.parents.len()).div_ceil(8);
+        match t.search.len().checked_sub(table) {
+            Some(at) if !t.search_keys.is_empty() => {
+                let (stream, name_words) = t.search.split_at(at);
+                Index { stream, name_words }
+            }
+            _ => Index {
+                stream: &[],
+                name_words: &[],
+            },
+        }
+    }
+
+    /// How many words the name at `pos` has, if that is known without reading it (no word
+    /// repeats in it, and it has at most 6).
+    fn name_words(&self, pos: u32) -> Option<u32> {
+        let bit = 3 * pos as usize;
+        let byte = |i: usize| u32::from(self.name_words.get(i).copied().unwrap_or(0xff));
+        let n = (byte(bit / 8) | byte(bit / 8 + 1) << 8) >> (bit % 8) & 7;
+        (n < 7).then_some(n)
+    }
+}
+
+/// The byte range in `index.stream` of the list of the categories whose name has `word`.
+fn lookup(t: &SiteTables, index: &Index, word: &Word) -> Option<(usize, usize)> {
+    if index.stream.is_empty() {
         return None;
     }
     let key = match t.search_bits {
@@ -113,7 +155,7 @@ fn lookup(t: &SiteTables, word: &Word) -> Option<(usize, usize)> {
         .search_keys
         .partition_point(|&k| k < key)
         .saturating_sub(1);
-    let stream = t.search;
+    let stream = index.stream;
     let mut at = t.search_offsets[group] as usize;
     let mut entry = group * INDEX_STEP;
     let mut current = 0;
@@ -167,19 +209,225 @@ impl Hits {
     }
 }
 
+/// The most categories with subcategories among the hits kept apart for the walks up a
+/// leaf's ancestors; with more, the walks look them up among all the hits.
+const MAX_INNER: usize = 256;
+
+/// The hits that have subcategories (the only ones a leaf's ancestors can be): positions,
+/// sorted, and which words.
+struct Inner {
+    pos: [u32; MAX_INNER],
+    mask: [u16; MAX_INNER],
+    len: usize,
+    /// There were more than [`MAX_INNER`]: look in the hits instead.
+    overflow: bool,
+    /// The query words any of them has.
+    any: u16,
+    /// Bit `pos % 4096` set for each of them: most categories are not, and are told so by
+    /// one load.
+    filter: [u64; 64],
+    /// The query words of each one's ancestors' names (unless `overflow`).
+    above: [u16; MAX_INNER],
+    /// A hash table of them: 1 + their index, by position (linear probing; 0 is empty).
+    table: [u16; INNER_SLOTS],
+}
+
+/// Slots of [`Inner::table`]: four times [`MAX_INNER`], so that a look-up seldom probes more
+/// than one.
+const INNER_SLOTS: usize = 4 * MAX_INNER;
+
+impl Inner {
+    fn may_have(&self, pos: u32) -> bool {
+        let bit = pos as usize % 4096;
+        self.filter[bit / 64] >> (bit % 64) & 1 != 0
+    }
+
+    fn slot(pos: u32) -> usize {
+        (pos.wrapping_mul(0x9E37_79B1) >> 22) as usize % INNER_SLOTS
+    }
+
+    /// Where `pos` is in `pos`, `mask` and `above` (not when `overflow`).
+    #[inline]
+    fn find(&self, pos: u32) -> Option<usize> {
+        let mut slot = Inner::slot(pos);
+        loop {
+            match self.table[slot] {
+                0 => return None,
+                i if self.pos[usize::from(i - 1) % MAX_INNER] == pos => {
+                    return Some(usize::from(i - 1));
+                }
+                _ => slot = (slot + 1) % INNER_SLOTS,
+            }
+        }
+    }
+}
+
+/// What ranking a candidate reads: the tables, the index, the query's words and the hits.
+struct Context<'a> {
+    t: &'a SiteTables,
+    index: Index,
+    words: &'a [Option<QueryWord>],
+    hits: &'a Hits,
+    inner: &'a Inner,
+    /// Some query word's list was left out (criterion 3 then reads the names).
+    left_out: bool,
+}
+
+impl Context<'_> {
+    /// The query words of the name of the category with subcategories at `pos`.
+    #[inline]
+    fn inner_mask(&self, pos: u32) -> u16 {
+        let inner = self.inner;
+        if !inner.may_have(pos) {
+            return 0;
+        }
+        if inner.overflow {
+            return self.hits.mask_of(pos);
+        }
+        inner.find(pos).map_or(0, |i| inner.mask[i])
+    }
+
+    /// The query words of the names of `pos` and all its ancestors (`pos` is not a leaf).
+    fn path_mask(&self, mut pos: u32) -> u16 {
+        let mut mask = 0;
+        while pos != 0 && mask != self.inner.any {
+            mask |= self.inner_mask(pos);
+            pos = self.t.parents[pos as usize];
+        }
+        mask
+    }
+
+    /// Criterion 2 of the leaf at `pos`, whose own name has the words of `own`.
+    fn coverage(&self, pos: u32, own: u16) -> u64 {
+        if own == 0 {
+            return 0;
+        }
+        let own_words = own.count_ones();
+        if let Some(name_words) = self.index.name_words(pos) {
+            return if own_words >= name_words.max(1) {
+                255
+            } else {
+                u64::from(own_words * 255 / name_words)
+            };
+        }
+        // The name repeats a word (or is very long): count its words one by one.
+        let name = crate::name_at(self.t, pos);
+        let name_words = word_count(name).max(1) as u64;
+        if u64::from(own_words) >= name_words {
+            return 255;
+        }
+        let covered = Words::new(name)
+            .filter(|w| {
+                self.words
+                    .iter()
+                    .enumerate()
+                    .any(|(i, q)| own & (1 << i) != 0 && q.as_ref().is_some_and(|q| q.word == *w))
+            })
+            .count() as u64;
+        (covered * 255 / name_words).min(255)
+    }
+}
+
+/// The query words a leaf's ancestors have, by its parent: the recent ones kept (siblings
+/// share them).
+struct Above {
+    /// `(parent, its words, the words of its ancestors)`, by `parent % 64`.
+    cache: [(u32, u16, u16); 64],
+}
+
+impl Above {
+    /// The query words of `parent`'s name, and of the names of its ancestors.
+    fn of(&mut self, cx: &Context, parent: u32) -> (u16, u16) {
+        let inner = cx.inner;
+        if !inner.overflow {
+            // Up to the nearest ancestor with a query word, whose ancestors' words are known.
+            let mut at = parent;
+            while at != 0 {
+                if inner.may_have(at)
+                    && let Some(i) = inner.find(at)
+                {
+                    return if at == parent {
+                        (inner.mask[i], inner.above[i])
+                    } else {
+                        (0, inner.mask[i] | inner.above[i])
+                    };
+                }
+                at = cx.t.parents[at as usize];
+            }
+            return (0, 0);
+        }
+        let slot = &mut self.cache[parent as usize % 64];
+        if slot.0 != parent {
+            *slot = (
+                parent,
+                cx.inner_mask(parent),
+                cx.path_mask(cx.t.parents[parent as usize]),
+            );
+        }
+        (slot.1, slot.2)
+    }
+}
+
 /// A candidate's rank (greater is better) and position.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Ranked {
+    /// Criteria 1, 2, 4 and 5, as [`packed`] (the pool's order).
+    order: u64,
     key: u64,
     /// Criterion 3, as `u16::MAX - extra words` (filled in for the pool only).
     fit: u16,
     /// Shallower, then lower position, first.
     tie: u32,
     pos: u32,
+    /// The query words of its own name (after `pos`: it never decides the order).
+    own: u16,
+}
+
+/// The rank key: criteria 1, 2 and 4.
+fn key(matched: u32, coverage: u64, score: u64) -> u64 {
+    u64::from(matched) << 56 | coverage << 48 | score.min(0xFFFF_FFFF_FFFF)
+}
+
+/// Criterion 5 of the leaf at `pos`.
+fn tie(t: &SiteTables, pos: u32) -> u32 {
+    let level = u32::from(t.levels[pos as usize]);
+    (255 - level.min(255)) << 24 | (0xFF_FFFF - pos.min(0xFF_FFFF))
+}
+
+/// The query words' weights (criterion 4), by bit.
+struct Weights([u64; MAX_QUERY_WORDS]);
+
+impl Weights {
+    fn of(words: &[Option<QueryWord>]) -> Weights {
+        let mut w = [0; MAX_QUERY_WORDS];
+        for (w, q) in w.iter_mut().zip(words) {
+            *w = q.as_ref().map_or(0, |q| u64::from(q.weight));
+        }
+        Weights(w)
+    }
+
+    /// The sum of the weights of the words of `mask`.
+    fn sum(&self, mut mask: u16) -> u64 {
+        let mut sum = 0;
+        while mask != 0 {
+            sum += self.0[mask.trailing_zeros() as usize % MAX_QUERY_WORDS];
+            mask &= mask - 1;
+        }
+        sum
+    }
+
+    /// Criterion 4: the words of `own`, `parent` and `higher`, by where they were found (in
+    /// the leaf's name 4 times their weight, its parent's 3, a higher ancestor's 2).
+    fn score(&self, own: u16, parent: u16, higher: u16) -> u64 {
+        let parent = parent & !own;
+        let higher = higher & !(own | parent);
+        4 * self.sum(own) + 3 * self.sum(parent) + 2 * self.sum(higher)
+    }
 }
 
 pub(crate) fn search(site: Site, query: &str) -> Search {
     let t = site.tables();
+    let index = Index::of(t);
     let mut result = Search {
         site,
         found: [0; SEARCH_RESULTS],
@@ -193,8 +441,8 @@ pub(crate) fn search(site: Site, query: &str) -> Search {
         if let Some(q) = words[..n].iter_mut().flatten().find(|q| q.word == word) {
             q.repeats = q.repeats.saturating_add(1);
         } else if n < MAX_QUERY_WORDS {
-            let list = lookup(t, &word).unwrap_or((0, 0));
-            let count = t.search[list.0..list.1]
+            let list = lookup(t, &index, &word).unwrap_or((0, 0));
+            let count = index.stream[list.0..list.1]
                 .iter()
                 .filter(|&&b| b < 0x80)
                 .count() as u32;
@@ -213,6 +461,7 @@ pub(crate) fn search(site: Site, query: &str) -> Search {
         return result;
     }
     // Leave the most common words out until the lists fit.
+    let mut left_out = false;
     loop {
         let total: u32 = words.iter().flatten().map(|q| q.count).sum();
         if total as usize <= MAX_HITS {
@@ -221,6 +470,7 @@ pub(crate) fn search(site: Site, query: &str) -> Search {
         if let Some(q) = words.iter_mut().flatten().max_by_key(|q| q.count) {
             q.count = 0;
             q.list = (0, 0);
+            left_out = true;
         }
     }
     let categories = site.category_count().max(1) as u32;
@@ -229,56 +479,154 @@ pub(crate) fn search(site: Site, query: &str) -> Search {
         // all it is.
         q.weight = 4 + (categories / q.count.max(1)).max(1).ilog2();
     }
-    let hits = merge(t, words);
+    let words = &*words;
+    let weights = Weights::of(words);
+    let hits = merge(&index, words);
     if hits.len == 0 {
         return result;
     }
-    // The query words that some category with subcategories has: what a leaf's ancestors can
+    // The hits with subcategories; the query words they have are what a leaf's ancestors can
     // add to its own words, at most.
-    let inner = (0..hits.len)
-        .filter(|&i| !t.is_leaf(hits.pos[i]))
-        .fold(0_u16, |m, i| m | hits.mask[i]);
-    let has_inner = inner != 0;
-    let empty = Ranked {
-        key: 0,
-        fit: 0,
-        tie: 0,
-        pos: 0,
-    };
-    let mut pool = Pool {
-        items: [empty; POOL],
+    let mut inner = Inner {
+        pos: [0; MAX_INNER],
+        mask: [0; MAX_INNER],
         len: 0,
-        worst: 0,
+        overflow: false,
+        any: 0,
+        filter: [0; 64],
+        above: [0; MAX_INNER],
+        table: [0; INNER_SLOTS],
     };
-    let mut candidates = 0;
-    let consider = |pos: u32, own: u16, pool: &mut Pool| {
-        if let Some(ranked) = rank(t, words, &hits, inner, pos, own, pool.floor()) {
-            pool.insert(ranked);
-        }
-    };
+    // How many children they have, in all.
+    let mut children = 0;
     for i in 0..hits.len {
-        let (pos, mask) = (hits.pos[i], hits.mask[i]);
+        let pos = hits.pos[i];
         if t.is_leaf(pos) {
-            candidates += 1;
-            consider(pos, mask, &mut pool);
+            continue;
+        }
+        inner.any |= hits.mask[i];
+        children += (t.child_offsets[pos as usize + 1] - t.child_offsets[pos as usize]) as usize;
+        let bit = pos as usize % 4096;
+        inner.filter[bit / 64] |= 1 << (bit % 64);
+        if inner.len < MAX_INNER {
+            let mut slot = Inner::slot(pos);
+            while inner.table[slot] != 0 {
+                slot = (slot + 1) % INNER_SLOTS;
+            }
+            inner.table[slot] = inner.len as u16 + 1;
+            inner.pos[inner.len] = pos;
+            inner.mask[inner.len] = hits.mask[i];
+            inner.len += 1;
+        } else {
+            inner.overflow = true;
         }
     }
+    if !inner.overflow {
+        let mut above = [0; MAX_INNER];
+        let cx = Context {
+            t,
+            index,
+            words,
+            hits: &hits,
+            inner: &inner,
+            left_out,
+        };
+        for (a, &pos) in above.iter_mut().zip(&inner.pos[..inner.len]) {
+            *a = cx.path_mask(t.parents[pos as usize]);
+        }
+        inner.above = above;
+    }
+    let cx = Context {
+        t,
+        index,
+        words,
+        hits: &hits,
+        inner: &inner,
+        left_out,
+    };
+    let mut pool = Pool {
+        items: [Ranked::new(0, 0, 0, 0); POOL],
+        len: 0,
+        floor: 0,
+    };
+    let mut ancestors = Above {
+        cache: [(u32::MAX, 0, 0); 64],
+    };
+    let mut candidates = 0;
+    // The words of the last leaf's own name, and its best criteria 1 and 4.
+    let mut best_of = (0_u16, 0_u32, 0_u64);
+    for i in 0..hits.len {
+        let (pos, own) = (hits.pos[i], hits.mask[i]);
+        if !t.is_leaf(pos) {
+            continue;
+        }
+        candidates += 1;
+        // The best this leaf can rank: all of `inner` in its parent, its whole name covered
+        // (criterion 5 is exact), then with its coverage; when even that cannot enter the
+        // pool, skip the walk up its ancestors. Consecutive hits often have the same words.
+        if own != best_of.0 {
+            best_of = (
+                own,
+                (own | inner.any).count_ones(),
+                weights.score(own, inner.any & !own, 0),
+            );
+        }
+        let tie = tie(t, pos);
+        if !pool.admits(key(best_of.1, 255, best_of.2), tie) {
+            continue;
+        }
+        let coverage = cx.coverage(pos, own);
+        if !pool.admits(key(best_of.1, coverage, best_of.2), tie) {
+            continue;
+        }
+        let (parent, higher) = if inner.any == 0 {
+            (0, 0)
+        } else {
+            ancestors.of(&cx, t.parents[pos as usize])
+        };
+        let matched = (own | parent | higher).count_ones();
+        let exact = key(matched, coverage, weights.score(own, parent, higher));
+        if !pool.admits(exact, tie) {
+            continue;
+        }
+        pool.insert(Ranked::new(exact, tie, pos, own));
+    }
     // The leaf children of a category whose name has a query word, when their own names have
-    // none (those were considered above).
-    if has_inner {
+    // none (those were considered above): their rank is their parent's but for criterion 5.
+    if inner.any != 0 {
+        // Whether the limit on candidates can be reached (then they are counted one by one).
+        let most = candidates + children;
+        let counted = most >= MAX_CANDIDATES;
         'outer: for i in 0..hits.len {
             let parent = hits.pos[i];
             if t.is_leaf(parent) {
                 continue;
             }
+            let (mask, higher) = ancestors.of(&cx, parent);
+            let exact = key(
+                (mask | higher).count_ones(),
+                0,
+                weights.score(0, mask, higher),
+            );
+            let prefix = packed(exact, 0);
+            if !counted && !pool.admits_order(prefix | u64::from(u32::MAX)) {
+                continue;
+            }
             let range = t.child_offsets[parent as usize]..t.child_offsets[parent as usize + 1];
             for &child in &t.children[range.start as usize..range.end as usize] {
-                if candidates >= MAX_CANDIDATES {
+                if counted && candidates >= MAX_CANDIDATES {
                     break 'outer;
                 }
-                if t.is_leaf(child) && hits.mask_of(child) == 0 {
+                if !t.is_leaf(child) {
+                    continue;
+                }
+                let tie = tie(t, child);
+                if !counted && !pool.admits_order(prefix | u64::from(tie)) {
+                    continue;
+                }
+                if hits.mask_of(child) == 0 {
                     candidates += 1;
-                    consider(child, 0, &mut pool);
+                    pool.insert(Ranked::new(exact, tie, child, 0));
                 }
             }
         }
@@ -287,7 +635,7 @@ pub(crate) fn search(site: Site, query: &str) -> Search {
     let len = pool.len;
     let mut ranked = pool.items;
     for r in &mut ranked[..len] {
-        r.fit = u16::MAX.saturating_sub(extra_words(t, words, r.pos));
+        r.fit = u16::MAX.saturating_sub(extra_words(&cx, r.pos, r.own));
     }
     let ranked = &mut ranked[..len];
     // Criteria 1 and 2, then 4, then 3 and 5.
@@ -300,36 +648,64 @@ pub(crate) fn search(site: Site, query: &str) -> Search {
 }
 
 /// Merges the query words' lists into the positions that have at least one word.
-fn merge(t: &SiteTables, words: &[Option<QueryWord>]) -> Hits {
+fn merge(index: &Index, words: &[Option<QueryWord>]) -> Hits {
+    let stream = index.stream;
     let mut hits = Hits {
         pos: [0; MAX_HITS],
         mask: [0; MAX_HITS],
         len: 0,
     };
-    // One cursor a word: where it is in its list, and its current position.
+    // One cursor a word: where it is in its list, where the list ends, and its current
+    // position (`u32::MAX` once the list is done).
     let mut at = [0_usize; MAX_QUERY_WORDS];
+    let mut end = [0_usize; MAX_QUERY_WORDS];
     let mut current = [u32::MAX; MAX_QUERY_WORDS];
+    let mut lists = 0_u16;
     for (i, q) in words.iter().enumerate() {
         if let Some(q) = q
             && q.list.0 < q.list.1
         {
-            at[i] = q.list.0;
-            current[i] = read_varint(&t.search[..q.list.1], &mut at[i]);
+            (at[i], end[i]) = q.list;
+            current[i] = read_varint(&stream[..end[i]], &mut at[i]);
+            lists |= 1 << i;
         }
     }
-    while let Some(&min) = current[..words.len()].iter().min() {
-        if min == u32::MAX || hits.len == MAX_HITS {
+    if lists.count_ones() == 1 {
+        // One list: its positions, as they are.
+        let i = lists.trailing_zeros() as usize % MAX_QUERY_WORDS;
+        let list = &stream[..end[i]];
+        let mut pos = current[i];
+        loop {
+            hits.pos[hits.len] = pos;
+            hits.mask[hits.len] = lists;
+            hits.len += 1;
+            if at[i] >= list.len() || hits.len == MAX_HITS {
+                break;
+            }
+            pos += read_varint(list, &mut at[i]);
+        }
+        return hits;
+    }
+    let k = words.len();
+    while hits.len < MAX_HITS {
+        // The least current position, and the words at it.
+        let (mut min, mut mask) = (u32::MAX, 0_u16);
+        for (i, &c) in current[..k].iter().enumerate() {
+            if c < min {
+                (min, mask) = (c, 1 << i);
+            } else if c == min {
+                mask |= 1 << i;
+            }
+        }
+        if min == u32::MAX {
             break;
         }
-        let mut mask = 0_u16;
-        for (i, q) in words.iter().enumerate() {
-            if current[i] != min {
-                continue;
-            }
-            mask |= 1 << i;
-            let end = q.as_ref().map_or(0, |q| q.list.1);
-            current[i] = if at[i] < end {
-                min + read_varint(&t.search[..end], &mut at[i])
+        let mut rest = mask;
+        while rest != 0 {
+            let i = rest.trailing_zeros() as usize % MAX_QUERY_WORDS;
+            rest &= rest - 1;
+            current[i] = if at[i] < end[i] {
+                min + read_varint(&stream[..end[i]], &mut at[i])
             } else {
                 u32::MAX
             };
@@ -341,123 +717,124 @@ fn merge(t: &SiteTables, words: &[Option<QueryWord>]) -> Hits {
     hits
 }
 
-/// Criteria 1, 2, 4 and 5 of the leaf at `pos`, whose own name has the words of `own`.
-fn rank(
-    t: &SiteTables,
-    words: &[Option<QueryWord>],
-    hits: &Hits,
-    inner: u16,
-    pos: u32,
-    own: u16,
-    floor: Option<(u64, u32)>,
-) -> Option<Ranked> {
-    // The best this leaf could rank (all of `inner` in its ancestors, its whole name covered):
-    // when even that cannot enter the pool, skip the walk up its ancestors.
-    let best = u64::from((own | inner).count_ones()) << 56
-        | u64::from(if own != 0 { 255_u8 } else { 0 }) << 48
-        | 0xFFFF_FFFF_FFFF;
-    if floor.is_some_and(|f| (best, u32::MAX) <= f) {
-        return None;
-    }
-    let (mut parent, mut higher) = (0_u16, 0_u16);
-    if inner != 0 {
-        let mut at = t.parents[pos as usize];
-        let mut first = true;
-        while at != 0 {
-            let mask = hits.mask_of(at);
-            if first {
-                parent = mask;
-                first = false;
-            } else {
-                higher |= mask;
-            }
-            at = t.parents[at as usize];
-        }
-    }
-    let matched = (own | parent | higher).count_ones() as u64;
-    let mut score = 0_u64;
-    for (i, q) in words.iter().enumerate() {
-        let Some(q) = q else { continue };
-        let bit = 1 << i;
-        let w = u64::from(q.weight);
-        score += if own & bit != 0 {
-            4 * w
-        } else if parent & bit != 0 {
-            3 * w
-        } else if higher & bit != 0 {
-            2 * w
-        } else {
-            0
-        };
-    }
-    let level = u32::from(t.levels[pos as usize]);
-    let tie = (255 - level.min(255)) << 24 | (0xFF_FFFF - pos.min(0xFF_FFFF));
-    let key = |coverage: u64| matched << 56 | coverage << 48 | score.min(0xFFFF_FFFF_FFFF);
-    if floor.is_some_and(|f| (key(255), tie) <= f) {
-        return None;
-    }
-    let name = crate::name_at(t, pos);
-    let name_words = word_count(name).max(1) as u64;
-    let own_words = u64::from(own.count_ones());
-    let coverage = if own_words >= name_words {
-        255
-    } else if own_words == 0 {
-        0
-    } else {
-        // The name has words the query lacks, or repeats one: count them one by one.
-        let covered = Words::new(name)
-            .filter(|w| {
-                words
-                    .iter()
-                    .enumerate()
-                    .any(|(i, q)| own & (1 << i) != 0 && q.is_some_and(|q| q.word == *w))
-            })
-            .count() as u64;
-        covered * 255 / name_words
-    };
-    Some(Ranked {
-        key: key(coverage.min(255)),
-        fit: 0,
-        tie,
-        pos,
-    })
-}
-
-/// The best [`POOL`] candidates so far (by criteria 1, 2, 4 and 5).
+/// The best [`POOL`] candidates so far (by criteria 1, 2, 4 and 5): a binary heap, the worst
+/// first.
 struct Pool {
     items: [Ranked; POOL],
     len: usize,
-    /// When full, the index of the worst.
-    worst: usize,
+    /// The order of the worst, once full.
+    floor: u64,
+}
+
+/// The order of the pool: criteria 1, 2 and 4, then 5, in one word (a score is under 2^16:
+/// at most 16 words of weight at most 4 + 31, times 4).
+fn packed(key: u64, tie: u32) -> u64 {
+    (key >> 48) << 48 | (key & 0xFFFF) << 32 | u64::from(tie)
+}
+
+fn order(r: &Ranked) -> u64 {
+    r.order
+}
+
+impl Ranked {
+    fn new(key: u64, tie: u32, pos: u32, own: u16) -> Ranked {
+        Ranked {
+            order: packed(key, tie),
+            key,
+            fit: 0,
+            tie,
+            pos,
+            own,
+        }
+    }
 }
 
 impl Pool {
-    /// What a candidate must beat to enter, once the pool is full.
-    fn floor(&self) -> Option<(u64, u32)> {
-        (self.len == POOL).then(|| (self.items[self.worst].key, self.items[self.worst].tie))
+    /// Whether a candidate ranked `(key, tie)` would enter.
+    #[inline]
+    fn admits(&self, key: u64, tie: u32) -> bool {
+        self.admits_order(packed(key, tie))
+    }
+
+    /// Whether a candidate of order `order` ([`packed`]) would enter.
+    #[inline]
+    fn admits_order(&self, order: u64) -> bool {
+        self.len < POOL || order > self.floor
     }
 
     fn insert(&mut self, ranked: Ranked) {
+        let items = &mut self.items;
         if self.len < POOL {
-            self.items[self.len] = ranked;
+            // Up from the end.
+            let mut i = self.len;
+            items[i] = ranked;
             self.len += 1;
-        } else if self.floor().is_some_and(|f| (ranked.key, ranked.tie) > f) {
-            self.items[self.worst] = ranked;
-        } else {
-            return;
+            while i > 0 && order(&items[(i - 1) / 2]) > order(&items[i]) {
+                items.swap(i, (i - 1) / 2);
+                i = (i - 1) / 2;
+            }
+        } else if order(&ranked) > order(&items[0]) {
+            // Down from the top.
+            items[0] = ranked;
+            let mut i = 0;
+            loop {
+                let (l, r) = (2 * i + 1, 2 * i + 2);
+                let mut least = i;
+                if l < POOL && order(&items[l]) < order(&items[least]) {
+                    least = l;
+                }
+                if r < POOL && order(&items[r]) < order(&items[least]) {
+                    least = r;
+                }
+                if least == i {
+                    break;
+                }
+                items.swap(i, least);
+                i = least;
+            }
         }
         if self.len == POOL {
-            self.worst = (0..POOL)
-                .min_by_key(|&i| (self.items[i].key, self.items[i].tie))
-                .unwrap_or(0);
+            self.floor = order(&self.items[0]);
         }
     }
 }
 
 /// Criterion 3: the words of the path from the top level to `pos` that the query does not
 /// have, each query word matching as many path words as the query repeats it, plus the
-/// query's words (counted with their repeats) that the path does not match.
-fn extra_words(t: &SiteTables, words: &[Option<QueryWord>], pos: u32) -> u16 {
+/// query's words (counted with their repeats) that the path does not match. Read from the
+/// index (word counts, and which names have which query word) unless a name of the path
+/// repeats a word or a query word's list was left out.
+fn extra_words(cx: &Context, pos: u32, own: u16) -> u16 {
+    let t = cx.t;
+    if !cx.left_out {
+        let mut path_words = 0_u32;
+        let mut found = [0_u8; MAX_QUERY_WORDS];
+        let mut at = pos;
+        let mut plain = true;
+        while at != 0 && plain {
+            let n = cx.index.name_words(at);
+            plain = n.is_some();
+            path_words += n.unwrap_or(0);
+            let mut mask = if at == pos { own } else { cx.inner_mask(at) };
+            while mask != 0 {
+                let i = mask.trailing_zeros() as usize % MAX_QUERY_WORDS;
+                found[i] = found[i].saturating_add(1);
+                mask &= mask - 1;
+            }
+            at = t.parents[at as usize];
+        }
+        if plain {
+            let mut extra = path_words;
+            for (i, q) in cx.words.iter().enumerate() {
+                if let Some(q) = q {
+                    let used = found[i].min(q.repeats);
+                    extra = extra - u32::from(used) + u32::from(q.repeats - used);
+                }
+            }
+            return extra.min(u32::from(u16::MAX)) as u16;
+        }
+    }
+    let words = cx.words;
     let mut used = [0_u8; MAX_QUERY_WORDS];
     let mut extra = 0_u16;
     let mut at = pos;
@@ -466,7 +843,7 @@ fn extra_words(t: &SiteTables, words: &[Option<QueryWord>], pos: u32) -> u16 {
             match words
                 .iter()
                 .enumerate()
-                .find(|(_, q)| q.is_some_and(|q| q.word == word))
+                .find(|(_, q)| q.as_ref().is_some_and(|q| q.word == word))
             {
                 Some((i, Some(q))) if used[i] < q.repeats => used[i] += 1,
                 _ => extra = extra.saturating_add(1),

@@ -379,7 +379,13 @@ pub use taxonomy_hash::words::INDEX_STEP as SEARCH_STEP;
 ///   positions in increasing order, each as `varint(position - previous position)` (the first
 ///   from 0);
 /// - every [`SEARCH_STEP`]-th word, a sample: its key (`keys`) and where it starts in
-///   `stream` (`offsets`), for a binary search.
+///   `stream` (`offsets`), for a binary search;
+/// - `name_words`: three bits a category (position 0, the root, included; category `i` in
+///   bits `3i..3i + 3`, low bits first), the number of words of its name when it is at most
+///   6 and no word repeats in it, else 7: so that a search knows how much of a name a query
+///   covers, and the words of a path, without folding the names again.
+///
+/// The generated `search` bytes are `stream` followed by `name_words`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SearchIndex {
     /// How many top bits of a word's hash its key keeps.
@@ -390,6 +396,8 @@ pub struct SearchIndex {
     pub offsets: Vec<u32>,
     /// The words and their lists, as described above.
     pub stream: Vec<u8>,
+    /// Each category's word count (or 7: read the name), as described above.
+    pub name_words: Vec<u8>,
 }
 
 impl SearchIndex {
@@ -400,13 +408,27 @@ impl SearchIndex {
     /// use taxonomy_codegen::codegen::SearchIndex;
     /// let index = SearchIndex::build(["Root", "Cell Phones", "Phone Cases"].into_iter());
     /// assert_eq!(index.keys.len(), 1); // one sample: three words ("cell", "phone", "case")
+    /// assert_eq!(index.name_words, [1 | 2 << 3 | 2 << 6, 0]);
+    /// // A repeated word: read the name.
+    /// assert_eq!(SearchIndex::build(["", "Phone & Phones"].into_iter()).name_words, [7 << 3]);
     /// assert_eq!(index, SearchIndex::build(["Root", "Cell Phones", "Phone Cases"].into_iter()));
     /// ```
     pub fn build<'a>(names: impl Iterator<Item = &'a str>) -> SearchIndex {
         use std::collections::BTreeMap;
         use taxonomy_hash::words::Words;
         let mut lists: BTreeMap<Vec<u8>, (u32, Vec<u32>)> = BTreeMap::new();
-        for (pos, name) in names.enumerate().skip(1) {
+        let mut name_words = Vec::new();
+        let mut count = 0;
+        for (pos, name) in names.enumerate() {
+            count = pos + 1;
+            let (byte, bit) = (3 * pos / 8, 3 * pos % 8);
+            name_words.resize(name_words.len().max(byte + 2), 0);
+            let shape = u16::from(name_shape(name)) << bit;
+            name_words[byte] |= shape as u8;
+            name_words[byte + 1] |= (shape >> 8) as u8;
+            if pos == 0 {
+                continue;
+            }
             for word in Words::new(name) {
                 let entry = lists
                     .entry(word.as_bytes().to_vec())
@@ -416,6 +438,8 @@ impl SearchIndex {
                 }
             }
         }
+        // The last category's bits may not need the second byte.
+        name_words.truncate((3 * count).div_ceil(8));
         let bits = (lists.len().max(1).ilog2() + 7).min(32);
         let key_of = |hash: u32| if bits == 0 { 0 } else { hash >> (32 - bits) };
         let mut entries: Vec<(u32, &Vec<u8>, &Vec<u32>)> = lists
@@ -428,6 +452,7 @@ impl SearchIndex {
             keys: Vec::new(),
             offsets: Vec::new(),
             stream: Vec::new(),
+            name_words,
         };
         let mut previous = 0;
         let mut list_bytes = Vec::new();
@@ -453,8 +478,23 @@ impl SearchIndex {
 
     /// Bytes of static data the index compiles in.
     pub fn bytes(&self) -> usize {
-        4 * (self.keys.len() + self.offsets.len()) + self.stream.len()
+        4 * (self.keys.len() + self.offsets.len()) + self.stream.len() + self.name_words.len()
     }
+}
+
+/// A name's three bits of [`SearchIndex::name_words`]: its word count, or 7 when a word
+/// repeats (folded) or the count is over 6.
+fn name_shape(name: &str) -> u8 {
+    use taxonomy_hash::words::{Words, word_count};
+    let count = word_count(name);
+    let mut seen: Vec<Vec<u8>> = Vec::new();
+    let mut repeats = false;
+    for word in Words::new(name) {
+        let bytes = word.as_bytes().to_vec();
+        repeats |= seen.contains(&bytes);
+        seen.push(bytes);
+    }
+    if repeats || count > 6 { 7 } else { count as u8 }
 }
 
 /// LEB128: seven bits a byte, low bits first, the high bit set on all bytes but the last.
@@ -472,7 +512,7 @@ fn write_search_index(out: &mut String, index: &SearchIndex) {
     write_array(out, "search_offsets", index.offsets.iter().copied());
     // A byte string: a third of the size of an array literal in the source.
     out.push_str("    search: b\"");
-    for (i, &b) in index.stream.iter().enumerate() {
+    for (i, &b) in index.stream.iter().chain(&index.name_words).enumerate() {
         if i % 64 == 63 {
             out.push_str("\\\n");
         }
