@@ -249,28 +249,7 @@ fn check_fails_on_a_stale_snapshot_and_passes_on_a_fresh_one() {
     );
 
     // A server with more than the partial copy completes it; --strict then passes.
-    let mut complete = common::committed(Marketplace::Au);
-    complete.meta.complete = true;
-    let parent = complete
-        .categories
-        .iter()
-        .find(|c| c.id != 0 && !c.leaf)
-        .unwrap()
-        .id;
-    complete.categories.push(taxonomy_tree::tree::Category {
-        id: common::NEW_LEAF,
-        name: "A category below the cut".into(),
-        parent: Some(parent),
-        leaf: true,
-        children: vec![],
-    });
-    complete.categories.sort_by_key(|c| c.id);
-    for c in &mut complete.categories {
-        if c.id == parent {
-            c.children.push(common::NEW_LEAF);
-        }
-    }
-    fake.set_tree(Marketplace::Au, complete);
+    fake.set_tree(Marketplace::Au, common::au_completed());
     let out = refresh(&fake, dir.path(), &["--sites", "EBAY_AU"]);
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}\n{stderr}");

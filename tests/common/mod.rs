@@ -142,20 +142,51 @@ pub fn copy_of_snapshots() -> tempfile::TempDir {
     dir
 }
 
-/// Every file's bytes in a directory, sorted by name.
+/// Every file's bytes in a directory and its subdirectories (`pinned/EBAY_US-179.json`),
+/// sorted by name.
 pub fn dir_bytes(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| {
+    fn walk(dir: &Path, prefix: &str, files: &mut Vec<(String, Vec<u8>)>) {
+        for e in std::fs::read_dir(dir).unwrap() {
             let e = e.unwrap();
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                std::fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect();
+            let name = format!("{prefix}{}", e.file_name().to_string_lossy());
+            if e.file_type().unwrap().is_dir() {
+                walk(&e.path(), &format!("{name}/"), files);
+            } else {
+                files.push((name, std::fs::read(e.path()).unwrap()));
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(dir, "", &mut files);
     files.sort();
     files
+}
+
+/// The committed AU snapshot (a partial copy, cut to four levels) completed: with
+/// [`NEW_LEAF`] below the cut, and `"complete"`. What a service holding the whole tree serves.
+pub fn au_completed() -> CategoryTree {
+    let mut tree = committed(Marketplace::Au);
+    let parent = tree
+        .categories
+        .iter()
+        .find(|c| c.id != 0 && !c.leaf)
+        .unwrap()
+        .id;
+    tree.categories.push(taxonomy_tree::tree::Category {
+        id: NEW_LEAF,
+        name: "A category below the cut".into(),
+        parent: Some(parent),
+        leaf: true,
+        children: vec![],
+    });
+    tree.categories.sort_by_key(|c| c.id);
+    for c in &mut tree.categories {
+        if c.id == parent {
+            c.children.push(NEW_LEAF);
+        }
+    }
+    tree.meta.complete = true;
+    tree
 }
 
 /// `tree` without leaf `id` (removed from its parent's children too).
