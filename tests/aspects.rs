@@ -15,25 +15,10 @@ const GRAPHICS_CARDS: u32 = 27386;
 
 /// Runs `snapshot aspects ARGS --dir DIR` with credentials for the fake.
 fn aspects(fake: &FakeMarketplace, dir: &Path, args: &[&str]) -> Output {
-    common::clean_command(env!("CARGO_BIN_EXE_snapshot"))
-        .arg("aspects")
-        .args(args)
-        .arg("--dir")
-        .arg(dir)
-        .env("MARKETPLACE_BASE_URL", fake.base_url())
-        .env("MARKETPLACE_AUTH_URL", fake.auth_url())
-        .env("MARKETPLACE_CLIENT_ID", fake.client_id())
-        .env("MARKETPLACE_CLIENT_SECRET", fake.client_secret())
-        .output()
-        .unwrap()
+    common::snapshot_on_fake(fake, "aspects", args, dir)
 }
 
-fn text(output: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
+use common::output_text as text;
 
 fn write(dir: &Path, name: &str, value: &Value) -> PathBuf {
     let path = dir.join(name);

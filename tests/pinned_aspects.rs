@@ -18,25 +18,10 @@ use taxonomy_codegen::pinned::{self, PinnedAspects};
 
 /// Runs `snapshot aspects ARGS --dir DIR` with credentials for the fake.
 fn aspects(fake: &FakeMarketplace, dir: &Path, args: &[&str]) -> Output {
-    common::clean_command(env!("CARGO_BIN_EXE_snapshot"))
-        .arg("aspects")
-        .args(args)
-        .arg("--dir")
-        .arg(dir)
-        .env("MARKETPLACE_BASE_URL", fake.base_url())
-        .env("MARKETPLACE_AUTH_URL", fake.auth_url())
-        .env("MARKETPLACE_CLIENT_ID", fake.client_id())
-        .env("MARKETPLACE_CLIENT_SECRET", fake.client_secret())
-        .output()
-        .unwrap()
+    common::snapshot_on_fake(fake, "aspects", args, dir)
 }
 
-fn text(output: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
+use common::output_text as text;
 
 #[test]
 fn pin_saves_the_answer_normalised_with_its_tree_version() {

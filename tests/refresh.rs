@@ -20,25 +20,10 @@ fn fake() -> FakeMarketplace {
 
 /// Runs `snapshot refresh ARGS --dir DIR` with credentials pointing at the fake.
 fn refresh(fake: &FakeMarketplace, dir: &std::path::Path, args: &[&str]) -> Output {
-    let mut command = common::clean_command(env!("CARGO_BIN_EXE_snapshot"));
-    command
-        .arg("refresh")
-        .args(args)
-        .arg("--dir")
-        .arg(dir)
-        .env("MARKETPLACE_BASE_URL", fake.base_url())
-        .env("MARKETPLACE_AUTH_URL", fake.auth_url())
-        .env("MARKETPLACE_CLIENT_ID", fake.client_id())
-        .env("MARKETPLACE_CLIENT_SECRET", fake.client_secret());
-    command.output().unwrap()
+    common::snapshot_on_fake(fake, "refresh", args, dir)
 }
 
-fn text(output: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
+use common::output_text as text;
 
 /// Runs `snapshot refresh ARGS` on a copy of the committed snapshots; it must fail and leave
 /// every file of the directory byte for byte as it was. Returns what it printed.

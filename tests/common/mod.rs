@@ -132,6 +132,35 @@ pub fn provenance_of(tree: &CategoryTree) -> Provenance {
     }
 }
 
+/// Runs `snapshot SUBCOMMAND ARGS --dir DIR` against `fake`: its hosts and credentials, in an
+/// environment cleared of the caller's settings.
+pub fn snapshot_on_fake(
+    fake: &fake_marketplace::FakeMarketplace,
+    subcommand: &str,
+    args: &[&str],
+    dir: &Path,
+) -> std::process::Output {
+    clean_command(env!("CARGO_BIN_EXE_snapshot"))
+        .arg(subcommand)
+        .args(args)
+        .arg("--dir")
+        .arg(dir)
+        .env("MARKETPLACE_BASE_URL", fake.base_url())
+        .env("MARKETPLACE_AUTH_URL", fake.auth_url())
+        .env("MARKETPLACE_CLIENT_ID", fake.client_id())
+        .env("MARKETPLACE_CLIENT_SECRET", fake.client_secret())
+        .output()
+        .unwrap()
+}
+
+/// A command's standard output and standard error, as text.
+pub fn output_text(output: &std::process::Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
 /// A fresh temporary directory holding a copy of the committed snapshots.
 pub fn copy_of_snapshots() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
