@@ -7,6 +7,9 @@
 //! - the fake down: the build succeeds from the snapshot and prints a warning;
 //! - `live` on taxonomy-data only: the macro's build of taxonomy-data follows (build
 //!   dependencies share features), so the new leaf still compiles from the cached download.
+//! - the pinned category (US 179, whose committed pin is of the snapshot's version): the live
+//!   tree's version's answer, fetched once for both builds, is what `aspects!` checks and the
+//!   program's `LeafCategory::aspects` gives; without the service, the committed pin.
 //!
 //! - the cache: no secret anywhere in the target directory, every file 0600 and directory 0700,
 //!   server text on one warning line, a hand-edited cached tree refused, the "differs from
@@ -39,7 +42,23 @@ fn main() {
     let leaf = category!("999001");
     #[cfg(not(feature = "new_leaf"))]
     let leaf = category!("9355");
-    println!("{} {} | {}", leaf.id(), leaf.path(), taxonomy_data::Site::Us.tree_version());
+    // The pinned category's rules compiled in: their tree version, and whether "Thin Client" (a
+    // Type only the live answer allows) is among them.
+    let rules = taxonomy_data::LeafCategory::new(taxonomy_data::Site::Us, 179)
+        .ok()
+        .and_then(|l| l.aspects());
+    let mini = rules
+        .and_then(|r| r.values_of("Type"))
+        .is_some_and(|v| v.contains(&"Thin Client"));
+    #[cfg(feature = "live_aspects")]
+    let _ = taxonomy_macros::aspects!("179", { "Brand": "Dell", "Type": "Thin Client" });
+    println!(
+        "{} {} | {} | 179: {} {mini}",
+        leaf.id(),
+        leaf.path(),
+        taxonomy_data::Site::Us.tree_version(),
+        rules.map_or("none", |r| r.tree_version()),
+    );
 }
 "#;
 
@@ -54,6 +73,7 @@ taxonomy-macros = { path = {macros} }
 [features]
 new_leaf = []
 de_leaf = []
+live_aspects = []
 macros_live = ["taxonomy-macros/live"]
 "#,
         MAIN_RS,
@@ -107,32 +127,58 @@ fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
     let _turn = one_build_at_a_time();
     let fake = FakeMarketplace::new();
     fake.set_tree(Marketplace::Us, common::us_with_new_leaf("135-live"));
+    // The live version's rules of the pinned 179 allow one more Type.
+    let mut aspects = fake_marketplace::taxonomy::aspects_of(179);
+    let types = aspects["aspects"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|a| a["localizedAspectName"] == "Type")
+        .unwrap();
+    types["aspectValues"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"localizedValue": "Thin Client"}));
+    fake.set_item_aspects(179, aspects);
 
     let probe = tempfile::tempdir().unwrap();
     write_probe(probe.path());
 
-    // Live: the new leaf compiles, and the program's tables have it.
+    // Live: the new leaf compiles, and the program's tables have it; so do the live rules of
+    // the pinned category.
     let out = cargo_build(
         probe.path(),
         &fake.base_url(),
         &fake,
         &[],
-        &["new_leaf", "macros_live"],
+        &["new_leaf", "macros_live", "live_aspects"],
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "live build failed:\n{stderr}");
     assert_eq!(
         run_probe().trim(),
-        "999001 Cell Phones & Accessories > Foldable Phones | 135-live"
+        "999001 Cell Phones & Accessories > Foldable Phones | 135-live | 179: 135-live true"
     );
     assert!(stderr.contains("using the live tree"), "{stderr}");
+    assert!(
+        stderr.contains("EBAY_US category 179: using the aspects of the live tree (version 135-live), which differ from the committed pin (version 134)"),
+        "{stderr}"
+    );
+    assert_eq!(
+        fake.requests_to(&fake_marketplace::taxonomy::aspects_path(0))
+            .len(),
+        1,
+        "one getItemAspectsForCategory request for both builds"
+    );
     // Two builds of taxonomy-data (the macro's and the program's), one download.
     assert_eq!(fake.token_requests().len(), 1, "one application token");
     let tree_requests = fake
         .requests()
         .iter()
         .filter(|r| {
-            r.path.contains("category_tree") && !r.path.ends_with("/get_expired_categories")
+            r.path.contains("category_tree")
+                && !r.path.ends_with("/get_expired_categories")
+                && !r.path.ends_with("/get_item_aspects_for_category")
         })
         .count();
     assert_eq!(tree_requests, 4, "one tree request per site");
@@ -148,14 +194,27 @@ fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
     );
 
     // `live` on the data only: both builds still use the (cached) live tree.
-    let out = cargo_build(probe.path(), &fake.base_url(), &fake, &[], &["new_leaf"]);
+    let out = cargo_build(
+        probe.path(),
+        &fake.base_url(),
+        &fake,
+        &[],
+        &["new_leaf", "live_aspects"],
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(run_probe().starts_with("999001 "));
+    assert!(run_probe().trim().ends_with("179: 135-live true"));
     assert_eq!(
         fake.token_requests().len(),
         1,
         "the cached download is reused"
+    );
+    assert_eq!(
+        fake.requests_to(&fake_marketplace::taxonomy::aspects_path(0))
+            .len(),
+        1,
+        "the cached aspects are reused"
     );
 
     // TAXONOMY_OFFLINE=1: the committed snapshot, which lacks the leaf.
@@ -192,7 +251,7 @@ fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
     assert!(stderr.contains("using the committed snapshot"), "{stderr}");
     assert_eq!(
         run_probe().trim(),
-        "9355 Cell Phones & Accessories > Cell Phones & Smartphones | 134"
+        "9355 Cell Phones & Accessories > Cell Phones & Smartphones | 134 | 179: 134 false"
     );
 
     // One site broken on the service: that site falls back for both builds of taxonomy-data
@@ -210,13 +269,45 @@ fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
         "{stderr}"
     );
     assert!(
-        run_probe().trim().ends_with("| 134"),
-        "US from the snapshot"
+        run_probe().trim().ends_with("| 134 | 179: 134 false"),
+        "US and its pinned category from the snapshots"
     );
     assert_eq!(
         half.token_requests().len(),
         1,
         "one download for both builds"
+    );
+
+    // The tree live but the pinned category's answer unreadable: both builds keep the
+    // committed pin (the failure is recorded for the other build), with a warning.
+    let broken = FakeMarketplace::new();
+    broken.set_tree(Marketplace::Us, common::us_with_new_leaf("136-live"));
+    broken.set_item_aspects(179, serde_json::json!({"aspects": "none"}));
+    let out = cargo_build(
+        probe.path(),
+        &broken.base_url(),
+        &broken,
+        &[],
+        &["new_leaf", "macros_live"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(
+            "EBAY_US category 179: the aspects of the live tree (version 136-live) could not be had"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        run_probe().trim().ends_with("| 136-live | 179: 134 false"),
+        "the live tree, the committed pin"
+    );
+    assert_eq!(
+        broken
+            .requests_to(&fake_marketplace::taxonomy::aspects_path(0))
+            .len(),
+        1,
+        "one attempt for both builds"
     );
 }
 
@@ -350,8 +441,15 @@ fn the_build_cache_keeps_no_secret_checks_versions_and_refuses_edited_trees() {
         assert_eq!(mode(&cache), 0o700, "{}", cache.display());
         let files: Vec<_> = std::fs::read_dir(&cache).unwrap().flatten().collect();
         assert!(files.len() >= 9, "4 trees, 4 checks, stamp, lock");
-        for f in files {
-            assert_eq!(mode(&f.path()), 0o600, "{}", f.path().display());
+        // And the pinned category's cached answer, in pinned/ (0700).
+        let pinned: Vec<_> = std::fs::read_dir(cache.join("pinned"))
+            .unwrap()
+            .flatten()
+            .collect();
+        assert_eq!(pinned.len(), 1, "US 179's answer");
+        for f in files.into_iter().chain(pinned) {
+            let want = if f.path().is_dir() { 0o700 } else { 0o600 };
+            assert_eq!(mode(&f.path()), want, "{}", f.path().display());
         }
     }
     for site in common::snapshot_sites() {
@@ -464,8 +562,8 @@ fn the_build_cache_keeps_no_secret_checks_versions_and_refuses_edited_trees() {
     assert!(stderr.contains("does not match its checksum"), "{stderr}");
     assert!(stderr.contains("using the committed snapshot"), "{stderr}");
     assert!(
-        run_probe().trim().ends_with("| 134"),
-        "US from the snapshot"
+        run_probe().trim().ends_with("| 134 | 179: 134 false"),
+        "US and its pinned category from the snapshots"
     );
     assert_eq!(tree_downloads(&fake), 5);
 

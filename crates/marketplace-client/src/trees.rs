@@ -365,6 +365,32 @@ pub fn check_snapshots(
         .collect()
 }
 
+/// getItemAspectsForCategory for `category` of `tree_id` on `site`: the answer as the service
+/// sent it (what a pinned file keeps) and decoded by the model's decoder (which the listing
+/// checks use), so that an answer the checks could not read is refused here. For `snapshot
+/// aspects pin` and the build script's `live` download of the pinned categories.
+pub fn item_aspects_answer(
+    api: &crate::api::ApiClient,
+    site: Marketplace,
+    tree_id: u32,
+    category: u32,
+) -> Result<(serde_json::Value, crate::model::ItemAspects), String> {
+    let request = crate::api::ApiRequest::get(format!(
+        "/commerce/taxonomy/v1/category_tree/{tree_id}/get_item_aspects_for_category"
+    ))
+    .query("category_id", category.to_string())
+    .marketplace(site)
+    .operation("getItemAspectsForCategory");
+    let response = api
+        .send(request)
+        .map_err(|e| format!("{site} category {category}: {e}"))?;
+    let decoded = crate::model::decode::item_aspects(category, response.bytes())
+        .map_err(|e| format!("{site} category {category}: getItemAspectsForCategory: {e}"))?;
+    let value: serde_json::Value = serde_json::from_slice(response.bytes())
+        .map_err(|e| format!("{site} category {category}: {e}"))?;
+    Ok((value, decoded))
+}
+
 /// Text that came from the server (a version, a category name, an error), made safe to print
 /// in a `cargo:warning` or keep in a file: known secrets and token-like values removed, control
 /// characters escaped (so it cannot start a line of its own), cut to a bounded length. The same

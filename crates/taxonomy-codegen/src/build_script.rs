@@ -314,21 +314,40 @@ pub fn generate_for(
     snapshots_dir: &Path,
     live: Vec<(Marketplace, SiteTree)>,
 ) -> Result<String, BuildError> {
+    generate(selected, snapshots_dir, live, Vec::new())
+}
+
+/// [`generate_for`], with the pinned categories' answers of the live trees (`live_pinned`)
+/// in place of the committed pins of the same categories.
+fn generate(
+    selected: &[Marketplace],
+    snapshots_dir: &Path,
+    live: Vec<(Marketplace, SiteTree)>,
+    live_pinned: Vec<pinned::PinnedAspects>,
+) -> Result<String, BuildError> {
     let trees = obtain_trees(selected, snapshots_dir, live)?;
-    let pinned = pinned_leaves(snapshots_dir, &trees)?;
+    let pinned = pinned_leaves(snapshots_dir, &trees, live_pinned)?;
     generate_trees(&trees, &pinned)
 }
 
 /// The pinned categories of `snapshots_dir` (`pinned/`) that are leaves of their site's tree
 /// among `trees`; the others are passed over with a warning (a site not compiled in, or a
 /// category the tree no longer has as a leaf: `snapshot aspects refresh --pinned` or pin it
-/// again).
+/// again). A category of `live_pinned` stands in for its committed file.
 fn pinned_leaves(
     snapshots_dir: &Path,
     trees: &[(Marketplace, Option<SiteTree>)],
+    mut live_pinned: Vec<pinned::PinnedAspects>,
 ) -> Result<Vec<pinned::PinnedAspects>, BuildError> {
     let mut kept = Vec::new();
-    for file in pinned::read_all(snapshots_dir)? {
+    for committed in pinned::read_all(snapshots_dir)? {
+        let file = match live_pinned
+            .iter()
+            .position(|l| l.site == committed.site && l.category_id == committed.category_id)
+        {
+            Some(i) => live_pinned.swap_remove(i),
+            None => committed,
+        };
         let tree = trees
             .iter()
             .find(|(site, _)| *site == file.site)
@@ -460,16 +479,17 @@ pub fn run() -> Result<(), BuildError> {
         }
         has
     });
-    let live = match live_decision(|name| std::env::var(name).ok(), cfg!(feature = "live")) {
-        LiveDecision::Live => live_trees(&selected, &snapshots_dir, &out_dir),
-        LiveDecision::Offline { reason, warn } => {
-            if warn {
-                self::warn(&format!("using the committed snapshots: {reason}"));
+    let (live, live_pinned) =
+        match live_decision(|name| std::env::var(name).ok(), cfg!(feature = "live")) {
+            LiveDecision::Live => live_trees(&selected, &snapshots_dir, &out_dir),
+            LiveDecision::Offline { reason, warn } => {
+                if warn {
+                    self::warn(&format!("using the committed snapshots: {reason}"));
+                }
+                (Vec::new(), Vec::new())
             }
-            Vec::new()
-        }
-    };
-    let code = generate_for(&selected, &snapshots_dir, live)?;
+        };
+    let code = generate(&selected, &snapshots_dir, live, live_pinned)?;
     let out = out_dir.join("taxonomy.rs");
     taxonomy_tree::atomic::write_atomic(&out, code.as_bytes(), None).map_err(|source| {
         BuildError::Snapshot(snapshot::SnapshotError::Io { path: out, source })
@@ -477,18 +497,18 @@ pub fn run() -> Result<(), BuildError> {
     Ok(())
 }
 
-/// Downloads the selected sites' trees (or reads them from the build cache). A site that
-/// fails is left out, with a `cargo:warning`, so the build falls back to its snapshot. Every
-/// build that uses a live tree which differs from the committed snapshot says so.
+/// The live trees and pinned categories' answers.
+type Live = (Vec<(Marketplace, SiteTree)>, Vec<pinned::PinnedAspects>);
+
+/// Downloads the selected sites' trees (or reads them from the build cache), and the pinned
+/// categories' answers of those trees' versions. A site that fails is left out, with a
+/// `cargo:warning`, so the build falls back to its snapshot (and a category, to its committed
+/// pin). Every build that uses a live tree which differs from the committed snapshot says so.
 #[cfg(feature = "live")]
-fn live_trees(
-    selected: &[Marketplace],
-    snapshots_dir: &Path,
-    out_dir: &Path,
-) -> Vec<(Marketplace, SiteTree)> {
+fn live_trees(selected: &[Marketplace], snapshots_dir: &Path, out_dir: &Path) -> Live {
     use marketplace_client::trees::server_text;
     match live::fetch(selected, snapshots_dir, out_dir) {
-        Ok(results) => results
+        Ok((results, pinned)) => (results
             .into_iter()
             .filter_map(|(site, result)| match result {
                 Ok(tree) => {
@@ -520,19 +540,19 @@ fn live_trees(
                     None
                 }
             })
-            .collect(),
+            .collect(), pinned),
         Err(reason) => {
             warn(&server_text(&format!(
                 "the live trees could not be downloaded ({reason}); using the committed snapshots"
             )));
-            Vec::new()
+            (Vec::new(), Vec::new())
         }
     }
 }
 
 #[cfg(not(feature = "live"))]
-fn live_trees(_: &[Marketplace], _: &Path, _: &Path) -> Vec<(Marketplace, SiteTree)> {
-    Vec::new()
+fn live_trees(_: &[Marketplace], _: &Path, _: &Path) -> Live {
+    (Vec::new(), Vec::new())
 }
 
 #[cfg(feature = "live")]
@@ -560,14 +580,25 @@ mod live {
     //! the whole directory downloads again. A path that never exists would make cargo run the
     //! script on every build, and then recompile taxonomy-data and everything that uses it
     //! (about 10 s a build): too dear for every build, so it is not done.
+    //!
+    //! The pinned categories (`snapshots/pinned/`) follow their site's live tree: a pin of
+    //! another tree version than the live one is replaced by the live version's
+    //! getItemAspectsForCategory answer, cached in `pinned/` (the pinned file's format) until
+    //! the tree's version moves; a failed download is recorded like a tree's, and the
+    //! category keeps its committed rules.
 
+    use std::cell::OnceCell;
     use std::fs::{File, OpenOptions};
     use std::path::{Path, PathBuf};
+    use std::sync::Arc;
     use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-    use marketplace_client::oauth::OAuthConfig;
+    use marketplace_client::api::ApiClient;
+    use marketplace_client::oauth::{AccessTokenSource, ApplicationTokenProvider, OAuthConfig};
     use marketplace_client::taxonomy::{ClientConfig, TaxonomyClient};
     use marketplace_client::trees::{self, server_text};
+
+    use crate::pinned::{self, PinnedAspects};
     use marketplaces::Marketplace;
     use taxonomy_tree::snapshot;
     use taxonomy_tree::tree::CategoryTree;
@@ -591,7 +622,7 @@ mod live {
         selected: &[Marketplace],
         snapshots_dir: &Path,
         out_dir: &Path,
-    ) -> Result<Results, String> {
+    ) -> Result<(Results, Vec<PinnedAspects>), String> {
         let started = SystemTime::now();
         let ttl = ttl_from_env();
         let oauth = OAuthConfig::from_env().map_err(|e| e.to_string())?;
@@ -605,6 +636,13 @@ mod live {
             .with_max_retries(1)
             .with_backoff(Duration::from_millis(500), Duration::from_secs(2))
             .with_max_retry_after(Duration::from_secs(10));
+        // One token source for the trees and the pinned categories, made when first needed.
+        let source: OnceCell<Result<Arc<dyn AccessTokenSource>, String>> = OnceCell::new();
+        let tokens = || {
+            source
+                .get_or_init(|| ApplicationTokenProvider::source(&oauth).map_err(|e| e.to_string()))
+                .clone()
+        };
         let key = cache_key(config.base_url.as_ref());
         let root = cache_dir(out_dir);
         let cache = root.join(format!("{key:016x}"));
@@ -634,12 +672,9 @@ mod live {
         let mut missing = Vec::new();
         for &site in selected {
             let failed = cache.join(format!("{}.failed", site.marketplace_id()));
-            let recent = std::fs::metadata(&failed)
-                .and_then(|m| m.modified())
-                .ok()
-                .and_then(|t| t.elapsed().ok())
-                .is_some_and(|age| age < FAILURE_MEMORY);
-            if recent && let Ok(reason) = std::fs::read_to_string(&failed) {
+            if recently(&failed)
+                && let Ok(reason) = std::fs::read_to_string(&failed)
+            {
                 results.push((site, Err(server_text(&reason))));
                 continue;
             }
@@ -664,9 +699,9 @@ mod live {
 
         let mut cache_changed = false;
         if !to_check.is_empty() || !missing.is_empty() {
-            let client = marketplace_client::oauth::ApplicationTokenProvider::source(&oauth)
-                .map_err(|e| e.to_string())
-                .and_then(|tokens| TaxonomyClient::new(config, tokens).map_err(|e| e.to_string()));
+            let client = tokens().and_then(|tokens| {
+                TaxonomyClient::new(config.clone(), tokens).map_err(|e| e.to_string())
+            });
             // Trees held, kept when the check or the download fails.
             let mut held: Vec<(Marketplace, CategoryTree)> = Vec::new();
             match &client {
@@ -768,6 +803,16 @@ mod live {
                 }
             }
         }
+        let api = OnceCell::new();
+        let api = || {
+            api.get_or_init(|| {
+                tokens().and_then(|t| ApiClient::new(config.clone(), t).map_err(|e| e.to_string()))
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+        };
+        let (live_pinned, pinned_changed) = pinned_answers(&cache, snapshots_dir, &results, api);
+        cache_changed |= pinned_changed;
         if cache_changed || check_now {
             let _ = write_private(
                 &stamp,
@@ -784,7 +829,110 @@ mod live {
         }
         drop(lock);
         results.sort_by_key(|(site, _)| *site);
-        Ok(results)
+        Ok((results, live_pinned))
+    }
+
+    /// The pinned categories' answers that go with the live trees of `results`: for each
+    /// committed pin of a site whose live tree is of another version, the answer of the live
+    /// version (from the cache, else getItemAspectsForCategory, then cached). A category that
+    /// is no leaf of the live tree is left to the offline generation's warning; one whose
+    /// answer cannot be had keeps its committed rules, with a warning, and the failure is
+    /// recorded so that the other build of taxonomy-data does the same. Returns the answers
+    /// and whether the cache changed.
+    fn pinned_answers<'a>(
+        cache: &Path,
+        snapshots_dir: &Path,
+        results: &Results,
+        api: impl Fn() -> Result<&'a ApiClient, String>,
+    ) -> (Vec<PinnedAspects>, bool) {
+        // An unreadable pin is the offline generation's error, reported there.
+        let Ok(committed) = pinned::read_all(snapshots_dir) else {
+            return (Vec::new(), false);
+        };
+        let dir = cache.join(pinned::PINNED_DIR);
+        let mut answers = Vec::new();
+        let mut changed = false;
+        for pin in committed {
+            let Some(tree) = results
+                .iter()
+                .find(|(site, _)| *site == pin.site)
+                .and_then(|(_, r)| r.as_ref().ok())
+            else {
+                continue;
+            };
+            let (tree_id, version) = (tree.meta.tree_id, &tree.meta.version);
+            if (pin.tree_id == tree_id && &pin.tree_version == version)
+                || !tree.get(pin.category_id).is_some_and(|c| c.leaf)
+            {
+                continue;
+            }
+            let at = format!("{} category {}", pin.site, pin.category_id);
+            let path = dir.join(pinned::file_name(pin.site, pin.category_id));
+            let failed = path.with_extension("failed");
+            let cached = PinnedAspects::read(&path).ok().filter(|c| {
+                c.site == pin.site
+                    && c.category_id == pin.category_id
+                    && c.tree_id == tree_id
+                    && &c.tree_version == version
+            });
+            let live = match cached {
+                Some(cached) => Ok(cached),
+                None if recently(&failed) => Err(std::fs::read_to_string(&failed)
+                    .unwrap_or_else(|_| "an earlier attempt failed".into())),
+                None => {
+                    let _ = std::fs::remove_file(&failed);
+                    changed = true;
+                    let fetched = api()
+                        .and_then(|api| {
+                            trees::item_aspects_answer(api, pin.site, tree_id, pin.category_id)
+                        })
+                        .and_then(|(answer, _)| {
+                            let file = PinnedAspects {
+                                tree_id,
+                                tree_version: version.clone(),
+                                taken_at: taxonomy_tree::clock::today_utc(),
+                                answer,
+                                ..pin.clone()
+                            };
+                            // Read back: the same normalised answer as the cache gives later.
+                            let text = file.to_text();
+                            private_dir(&dir)?;
+                            write_private(&path, text.as_bytes())
+                                .map_err(|e| format!("{}: {e}", path.display()))?;
+                            PinnedAspects::parse(&text, &path).map_err(|e| e.to_string())
+                        });
+                    if let Err(reason) = &fetched {
+                        let _ = write_private(&failed, server_text(reason).as_bytes());
+                    }
+                    fetched
+                }
+            };
+            match live {
+                Ok(live) => {
+                    if live.answer != pin.answer {
+                        super::warn(&server_text(&format!(
+                            "{at}: using the aspects of the live tree (version {version}), which differ from the committed pin (version {}); refresh it with `snapshot aspects refresh --pinned`, run at your project's root",
+                            pin.tree_version
+                        )));
+                    }
+                    answers.push(live);
+                }
+                Err(reason) => super::warn(&server_text(&format!(
+                    "{at}: the aspects of the live tree (version {version}) could not be had ({reason}); using the committed pin (version {})",
+                    pin.tree_version
+                ))),
+            }
+        }
+        (answers, changed)
+    }
+
+    /// Whether `path` was written less than [`FAILURE_MEMORY`] ago.
+    fn recently(path: &Path) -> bool {
+        std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age < FAILURE_MEMORY)
     }
 
     /// `TAXONOMY_LIVE_TTL`, or the default with a warning naming a bad value.

@@ -6,37 +6,12 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use marketplace_client::api::{ApiClient, ApiRequest};
 use marketplace_client::model::aspects::AspectsDiff;
 use marketplace_client::model::{CategoryAspects, CategoryRef, ItemAspects, decode};
+use marketplace_client::trees::item_aspects_answer;
 use marketplaces::Marketplace;
-use serde_json::Value;
 use taxonomy_codegen::pinned::{self, PinnedAspects};
 use taxonomy_data::Site;
-
-/// The answer of getItemAspectsForCategory for `category` of `tree_id`, as sent (checked by
-/// the model's decoder, which the listing checks use) and decoded.
-fn fetch(
-    api: &ApiClient,
-    site: Marketplace,
-    tree_id: u32,
-    category: u32,
-) -> Result<(Value, ItemAspects), String> {
-    let request = ApiRequest::get(format!(
-        "/commerce/taxonomy/v1/category_tree/{tree_id}/get_item_aspects_for_category"
-    ))
-    .query("category_id", category.to_string())
-    .marketplace(site)
-    .operation("getItemAspectsForCategory");
-    let response = api
-        .send(request)
-        .map_err(|e| format!("{site} category {category}: {e}"))?;
-    let decoded = decode::item_aspects(category, response.bytes())
-        .map_err(|e| format!("{site} category {category}: getItemAspectsForCategory: {e}"))?;
-    let value: Value = serde_json::from_slice(response.bytes())
-        .map_err(|e| format!("{site} category {category}: {e}"))?;
-    Ok((value, decoded))
-}
 
 /// The tree id and version the service has now for `site` (getDefaultCategoryTreeId).
 fn current_tree(base_url: Option<&str>, site: Marketplace) -> Result<(u32, String), String> {
@@ -71,7 +46,7 @@ pub fn pin(
     let api = super::live::api_client(base_url)?;
     let mut fetched = Vec::new();
     for &id in &leaves {
-        let (answer, decoded) = fetch(&api, marketplace, tree_id, id)?;
+        let (answer, decoded) = item_aspects_answer(&api, marketplace, tree_id, id)?;
         fetched.push((
             PinnedAspects {
                 site: marketplace,
@@ -164,7 +139,7 @@ pub fn refresh(
                     pinned::path_of(snapshots, site, old.category_id).display()
                 )
             })?;
-            let (answer, after) = fetch(&api, site, tree_id, old.category_id)?;
+            let (answer, after) = item_aspects_answer(&api, site, tree_id, old.category_id)?;
             let diff =
                 AspectsDiff::between_categories([as_entry(site, before)], [as_entry(site, after)]);
             if diff.is_empty() {
