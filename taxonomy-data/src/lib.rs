@@ -843,8 +843,9 @@ impl LeafCategory {
     }
 
     #[cfg(feature = "aspects")]
-    /// What `aspects!` expands to: this category's pinned rules, evaluated in a `const`, so
-    /// a build whose taxonomy-data has none for it (the macro saw other pinned files) fails.
+    /// What `aspects!` expands to: this category's pinned rules. The macro also calls it in
+    /// a `const _: () = …` (see [`Self::__assert_pinned_by_macro`]), so a build whose
+    /// taxonomy-data has none for it (the macro saw other pinned files) fails to compile.
     #[doc(hidden)]
     pub const fn __pinned_by_macro(self) -> &'static aspects::PinnedRules {
         match self.aspects() {
@@ -853,6 +854,17 @@ impl LeafCategory {
                 "aspects!: the macro checked this listing against pinned aspect rules that the taxonomy-data compiled into this program does not have: the two builds of taxonomy-data (the macro's and the program's) saw different snapshots directories"
             ),
         }
+    }
+
+    #[cfg(feature = "aspects")]
+    /// What `aspects!` expands to, in a `const _: () = …`: fails the build when this
+    /// category has no pinned rules in the taxonomy-data compiled into the program. A unit
+    /// constant rather than a constant of the rules themselves: the compiler validates a
+    /// constant's value, and a reference to the rules would have it walk all of them (every
+    /// allowed value) at every `aspects!`.
+    #[doc(hidden)]
+    pub const fn __assert_pinned_by_macro(self) {
+        let _ = self.__pinned_by_macro();
     }
 }
 

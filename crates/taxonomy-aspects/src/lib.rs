@@ -38,4 +38,6 @@ pub use pinned::PinnedRules;
 pub use pinned::{PinnedAspect, PinnedConstraint, TextTable};
 pub use problem::{Problem, Severity};
 pub use text::{Format, closest, key};
+#[doc(hidden)]
+pub use value::MacroValue;
 pub use value::{Aspects, AspectsError, IntoAspectValues};

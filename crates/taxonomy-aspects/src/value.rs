@@ -20,15 +20,31 @@ pub struct Aspects {
     listing: ListingAspects,
 }
 
+/// A value of an `aspects!` listing as the macro passes it: its literals, or the next of the
+/// values known only at run time.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub enum MacroValue {
+    /// Literals, checked by the macro.
+    Literals(&'static [&'static str]),
+    /// An expression's values (the next of `later`), checked at run time.
+    Later,
+}
+
 impl Aspects {
     /// What `aspects!` expands to when every value is a literal: checked by the macro, so
-    /// no check runs here.
+    /// no check runs here. The entries are static data, and this function is not generic:
+    /// each `aspects!` costs the compiler one call to type-check and generate.
     #[doc(hidden)]
     pub fn __checked_by_macro(
         rules: &'static PinnedRules,
         marketplace_id: &'static str,
-        listing: ListingAspects,
+        entries: &'static [(&'static str, &'static [&'static str])],
     ) -> Self {
+        let mut listing = ListingAspects::new();
+        for (name, values) in entries {
+            listing = listing.with(*name, values.iter().copied());
+        }
         Self {
             marketplace_id,
             category_id: rules.category_id(),
@@ -38,13 +54,32 @@ impl Aspects {
 
     /// What `aspects!` expands to when some values are expressions: names, required aspects
     /// and literals were checked by the macro; the whole listing is checked here against the
-    /// same compiled-in rules.
+    /// same compiled-in rules. `entries` is static data; `later` holds the expressions'
+    /// values, in order, moved in (so the caller has nothing to drop).
     #[doc(hidden)]
-    pub fn __checked_at_run_time(
+    pub fn __checked_at_run_time<const N: usize>(
         rules: &'static PinnedRules,
         marketplace_id: &'static str,
-        listing: ListingAspects,
+        entries: &'static [(&'static str, MacroValue)],
+        later: [Vec<String>; N],
     ) -> Result<Self, AspectsError> {
+        Self::checked_at_run_time(rules, marketplace_id, entries, Vec::from(later))
+    }
+
+    fn checked_at_run_time(
+        rules: &'static PinnedRules,
+        marketplace_id: &'static str,
+        entries: &'static [(&'static str, MacroValue)],
+        later: Vec<Vec<String>>,
+    ) -> Result<Self, AspectsError> {
+        let mut later = later.into_iter();
+        let mut listing = ListingAspects::new();
+        for (name, value) in entries {
+            listing = match value {
+                MacroValue::Literals(values) => listing.with(*name, values.iter().copied()),
+                MacroValue::Later => listing.with(*name, later.next().unwrap_or_default()),
+            };
+        }
         let problems = rules.check(&listing);
         if problems.iter().any(Problem::is_error) {
             return Err(AspectsError { problems });

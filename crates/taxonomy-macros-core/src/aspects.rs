@@ -230,29 +230,40 @@ fn expand_input(input: &Input) -> Result<TokenStream, Failure> {
     let id = leaf.id();
     let fingerprint = site.fingerprint();
     let marketplace_id = site.marketplace_id();
-    let mut built = quote!(::taxonomy_data::aspects::ListingAspects::new());
-    for entry in &input.entries {
-        let name = &entry.name;
-        built = match &entry.value {
-            Value::Literals { items, .. } if items.is_empty() => {
-                quote!(#built.with(#name, ::core::iter::empty::<&'static str>()))
-            }
-            Value::Literals { items, .. } => quote!(#built.with(#name, [#(#items),*])),
-            Value::Expr(expr) => {
-                let span = span_of(expr);
-                let values = quote_spanned!(span=> ::taxonomy_data::aspects::IntoAspectValues::into_aspect_values(#expr));
-                quote!(#built.with(#name, #values))
-            }
-        };
-    }
     let any_later = input
         .entries
         .iter()
         .any(|e| matches!(e.value, Value::Expr(_)));
-    let constructor = if any_later {
-        quote!(__checked_at_run_time)
+    // The listing as one non-generic call over static data (the literals), so that the
+    // compiler has little to check and generate per invocation.
+    let call = if any_later {
+        let entries = input.entries.iter().map(|entry| {
+            let name = &entry.name;
+            match &entry.value {
+                Value::Literals { items, .. } => {
+                    quote!((#name, ::taxonomy_data::aspects::MacroValue::Literals(&[#(#items),*])))
+                }
+                Value::Expr(_) => quote!((#name, ::taxonomy_data::aspects::MacroValue::Later)),
+            }
+        });
+        let later = input.entries.iter().filter_map(|entry| match &entry.value {
+            Value::Expr(expr) => {
+                let span = span_of(expr);
+                Some(quote_spanned!(span=> ::taxonomy_data::aspects::IntoAspectValues::into_aspect_values(#expr)))
+            }
+            Value::Literals { .. } => None,
+        });
+        quote!(::taxonomy_data::aspects::Aspects::__checked_at_run_time(__taxonomy_rules, #marketplace_id, &[#(#entries),*], [#(#later),*]))
     } else {
-        quote!(__checked_by_macro)
+        // Every value is literals here.
+        let entries = input.entries.iter().filter_map(|entry| {
+            let name = &entry.name;
+            match &entry.value {
+                Value::Literals { items, .. } => Some(quote!((#name, &[#(#items),*]))),
+                Value::Expr(_) => None,
+            }
+        });
+        quote!(::taxonomy_data::aspects::Aspects::__checked_by_macro(__taxonomy_rules, #marketplace_id, &[#(#entries),*]))
     };
     Ok(quote! {
         {
@@ -262,10 +273,10 @@ fn expand_input(input: &Input) -> Result<TokenStream, Failure> {
                     #id,
                     #fingerprint,
                 );
-            const __TAXONOMY_RULES: &'static ::taxonomy_data::aspects::PinnedRules =
-                __TAXONOMY_LEAF.__pinned_by_macro();
+            const _: () = __TAXONOMY_LEAF.__assert_pinned_by_macro();
+            let __taxonomy_rules = __TAXONOMY_LEAF.__pinned_by_macro();
             #warnings
-            ::taxonomy_data::aspects::Aspects::#constructor(__TAXONOMY_RULES, #marketplace_id, #built)
+            #call
         }
     })
 }
