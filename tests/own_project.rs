@@ -128,6 +128,7 @@ fn text(output: &Output) -> (String, String) {
 
 #[test]
 fn a_project_keeps_its_own_snapshots_and_compiles_them_in() {
+    let _turn = common::listing_probes_turn();
     let fake = FakeMarketplace::new();
     fake.set_tree(Marketplace::Us, common::us_with_new_leaf("135"));
     let committed_before = common::dir_bytes(&common::snapshots_dir());
@@ -197,7 +198,7 @@ fn a_project_keeps_its_own_snapshots_and_compiles_them_in() {
 
     // 3. The project's build compiles its own snapshot in: the new leaf is a valid
     //    `category!`, and only the US is compiled in.
-    let target = common::root().join("target/own-project-probe");
+    let target = common::listing_probes_target();
     let out = common::build_outside_crate(project, &target, &[]);
     assert!(
         out.status.success(),
@@ -229,11 +230,9 @@ fn a_project_keeps_its_own_snapshots_and_compiles_them_in() {
     );
 }
 
-/// The two tests below build one project in one target directory, one at a time.
-static SETTINGS_PROBE: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-/// A project using the committed snapshots, built once (offline, no credentials), in its own
-/// target directory. Returns the project and the target directory.
+/// A project using the committed snapshots, built once (offline, no credentials), in the
+/// listing probes' target directory (the caller holds its turn). Returns the project and the
+/// target directory.
 fn settings_probe() -> (tempfile::TempDir, std::path::PathBuf) {
     let project = tempfile::tempdir().unwrap();
     common::write_outside_crate(
@@ -242,7 +241,7 @@ fn settings_probe() -> (tempfile::TempDir, std::path::PathBuf) {
         "[dependencies]\ntaxonomy-data = { path = {data} }\ntaxonomy-macros = { path = {macros} }\n",
         "use taxonomy_macros::category;\nfn main() { println!(\"{}\", category!(\"9355\").id()); }\n",
     );
-    let target = common::root().join("target/settings-probe");
+    let target = common::listing_probes_target();
     let out = common::build_outside_crate(project.path(), &target, &[]);
     assert!(out.status.success(), "{}", text(&out).1);
     (project, target)
@@ -250,7 +249,7 @@ fn settings_probe() -> (tempfile::TempDir, std::path::PathBuf) {
 
 #[test]
 fn runtime_settings_rebuild_nothing_without_live() {
-    let _one_at_a_time = SETTINGS_PROBE.lock().unwrap_or_else(|e| e.into_inner());
+    let _turn = common::listing_probes_turn();
     let (project, target) = settings_probe();
     // What a backend changes at run time: without `live` the build reads none of it.
     for env in [
@@ -274,7 +273,7 @@ fn runtime_settings_rebuild_nothing_without_live() {
 
 #[test]
 fn a_missing_snapshots_directory_says_how_to_create_it() {
-    let _one_at_a_time = SETTINGS_PROBE.lock().unwrap_or_else(|e| e.into_inner());
+    let _turn = common::listing_probes_turn();
     let (project, target) = settings_probe();
     let missing = project.path().join("snapshots");
     let out = common::build_outside_crate(

@@ -88,6 +88,22 @@ pub fn write_outside_crate(dir: &Path, name: &str, dependencies: &str, main_rs: 
     std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
 }
 
+/// The target directory of the projects outside the workspace that use taxonomy-data and
+/// taxonomy-macros alone (the listing code's dependencies): shared, so that those are compiled
+/// once for every such project. Their builds take turns ([`listing_probes_turn`]): a project
+/// with its own snapshots directory makes the next one's build run taxonomy-data's build
+/// script again.
+pub fn listing_probes_target() -> PathBuf {
+    root().join("target/listing-probes")
+}
+
+/// The turn of a test building in [`listing_probes_target`] (within one test binary; test
+/// binaries run one after another).
+pub fn listing_probes_turn() -> std::sync::MutexGuard<'static, ()> {
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// `cargo build --offline --verbose` of a crate written by [`write_outside_crate`] into
 /// `target`, with none of the caller's `MARKETPLACE_*`/`TAXONOMY_*` settings but `env`.
 pub fn build_outside_crate(
