@@ -25,32 +25,37 @@ fn fr_tree() -> String {
     std::fs::read_to_string(common::root().join("fake-marketplace/trees/EBAY_FR.json")).unwrap()
 }
 
-/// The fake-marketplace binary, built as a user's test harness would (`cargo build -p
-/// fake-marketplace`): a test of this package has no `CARGO_BIN_EXE_` for another package's
-/// binary.
+/// The fake-marketplace binary: a test of this package has no `CARGO_BIN_EXE_` for another
+/// package's binary, so cargo is asked for it. With the README's test command (`cargo test
+/// --workspace --features taxonomy-data/serde`, repeated here with `--no-run`), which builds
+/// the binary for fake-marketplace's own tests, it is fresh: nothing is compiled again.
+/// (`cargo build -p fake-marketplace` would unify the dependencies' features differently
+/// and compile dozens of crates again, 50 s in CI.)
 fn fake_binary() -> PathBuf {
     let out = Command::new(env!("CARGO"))
         .current_dir(common::root())
         .args([
-            "build",
+            "test",
             "--offline",
-            "-p",
-            "fake-marketplace",
-            "--bin",
-            "fake-marketplace",
+            "--workspace",
+            "--features",
+            "taxonomy-data/serde",
+            "--no-run",
             "--message-format=json",
         ])
         .stderr(Stdio::inherit())
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "cargo build -p fake-marketplace failed"
-    );
+    assert!(out.status.success(), "cargo test --no-run failed");
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "fake-marketplace")
+        .filter(|m| {
+            m["reason"] == "compiler-artifact"
+                && m["target"]["name"] == "fake-marketplace"
+                && m["target"]["kind"][0] == "bin"
+                && m["profile"]["test"] == false // not its unit tests' harness
+        })
         .find_map(|m| m["executable"].as_str().map(PathBuf::from))
         .expect("cargo reported the fake-marketplace executable")
 }
