@@ -420,6 +420,7 @@ impl std::fmt::Debug for ApplicationTokenProvider {
         f.debug_struct("ApplicationTokenProvider")
             .field("client", &self.client)
             .field("default_scopes", &self.default_scopes)
+            .field("refresh_margin", &self.policy.margin)
             .finish_non_exhaustive()
     }
 }

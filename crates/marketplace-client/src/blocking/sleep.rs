@@ -1,5 +1,5 @@
-//! How the blocking taxonomy client waits between attempts, behind a trait so tests can record
-//! the delays instead of waiting.
+//! How the clients wait between attempts in tests (feature `test-util`): a trait, so tests can
+//! record the delays instead of waiting.
 
 use std::time::Duration;
 
@@ -29,13 +29,11 @@ impl Sleeper for ThreadSleeper {
 /// s.sleep(Duration::from_secs(3));
 /// assert_eq!(s.delays(), vec![Duration::from_secs(3)]);
 /// ```
-#[cfg(feature = "test-util")]
 #[derive(Debug, Default)]
 pub struct RecordingSleeper {
     delays: std::sync::Mutex<Vec<Duration>>,
 }
 
-#[cfg(feature = "test-util")]
 impl RecordingSleeper {
     /// The delays asked for so far, in order.
     pub fn delays(&self) -> Vec<Duration> {
@@ -43,7 +41,6 @@ impl RecordingSleeper {
     }
 }
 
-#[cfg(feature = "test-util")]
 impl Sleeper for RecordingSleeper {
     fn sleep(&self, duration: Duration) {
         crate::oauth::lock(&self.delays).push(duration);

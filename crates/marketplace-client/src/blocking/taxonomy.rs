@@ -1,24 +1,27 @@
-//! The blocking taxonomy client: the core's operations sent through reqwest's blocking
-//! client (off a tokio runtime's threads), with the core's renewal on 401 and retries.
+//! The blocking taxonomy client: the async one ([`crate::aio::taxonomy::TaxonomyClient`])
+//! driven on the blocking front's runtime.
 
+use std::future::Future;
 use std::sync::Arc;
-use std::time::Instant;
+use std::task::Poll;
 
 use marketplaces::{Marketplace, MarketplaceCategory};
 use taxonomy_tree::decode::{CategorySubtree, Provenance};
 use taxonomy_tree::tree::CategoryTree;
 
-use super::api::ApiClient;
+use super::Driver;
+use super::bridge::Source;
 #[cfg(feature = "test-util")]
 use super::sleep::Sleeper;
-use crate::core::taxonomy::{self as ops, Operation, TreeForms};
+use crate::aio::taxonomy as aio;
 use crate::model::{
     CategorySuggestions, CompatibilityProperties, CompatibilityPropertyValues, DefaultTreeId,
     ExpiredCategories, ItemAspects, ItemAspectsFile,
 };
 use crate::oauth::{AccessTokenSource, HttpOptions, OAuthConfig};
-use crate::taxonomy::download::Download;
-use crate::taxonomy::{ApiError, ClientConfig, TreeBody, TreePath};
+#[cfg(feature = "trees")]
+use crate::taxonomy::TreeBody;
+use crate::taxonomy::{ApiError, ClientConfig, TreePath};
 
 /// A client of eBay's Commerce Taxonomy API (v1): getCategoryTree, getCategorySuggestions,
 /// getCategorySubtree, getItemAspectsForCategory, getDefaultCategoryTreeId and the others.
@@ -54,19 +57,13 @@ use crate::taxonomy::{ApiError, ClientConfig, TreeBody, TreePath};
 /// # Ok(()) }
 /// ```
 pub struct TaxonomyClient {
-    config: ClientConfig,
-    /// The generic request's client, with the same [`ClientConfig`]: every call goes
-    /// through its retry loop.
-    api: ApiClient,
-    /// With [`TreePath::Auto`]: the form that worked.
-    tree_forms: TreeForms,
+    inner: aio::TaxonomyClient,
+    driver: Driver,
 }
 
 impl std::fmt::Debug for TaxonomyClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TaxonomyClient")
-            .field("config", &self.config)
-            .finish_non_exhaustive()
+        self.inner.fmt(f)
     }
 }
 
@@ -91,12 +88,10 @@ impl TaxonomyClient {
         tokens: Arc<dyn AccessTokenSource>,
         options: HttpOptions,
     ) -> Result<Self, ApiError> {
-        let api = ApiClient::with_options(config.clone(), tokens, options)?;
-        Ok(Self {
-            config,
-            api,
-            tree_forms: TreeForms::default(),
-        })
+        let url = config.base_url.to_string();
+        let inner = aio::TaxonomyClient::with_options(config, Arc::new(Source(tokens)), options)?;
+        let driver = Driver::shared().map_err(|message| ApiError::Transport { url, message })?;
+        Ok(Self { inner, driver })
     }
 
     /// A client configured from the environment: [`OAuthConfig::from_env`] for the host and
@@ -114,26 +109,28 @@ impl TaxonomyClient {
     /// Replaces the way the client waits between attempts (tests pass a
     /// [`RecordingSleeper`](crate::test_util::RecordingSleeper); feature `test-util`).
     #[cfg(feature = "test-util")]
-    pub fn with_sleeper(mut self, sleeper: Arc<dyn Sleeper>) -> Self {
-        self.api = self.api.with_sleeper(sleeper);
-        self
+    pub fn with_sleeper(self, sleeper: Arc<dyn Sleeper>) -> Self {
+        Self {
+            inner: self.inner.with_sleeper(sleeper),
+            driver: self.driver,
+        }
     }
 
     /// The configuration.
     pub fn config(&self) -> &ClientConfig {
-        &self.config
+        self.inner.config()
     }
 
     /// The getCategoryTree path form this client uses: the configured one, or with
     /// [`TreePath::Auto`] the form that worked (`Auto` until a tree was fetched).
     pub fn tree_path_in_use(&self) -> TreePath {
-        self.tree_forms.in_use(self.config.tree_path)
+        self.inner.tree_path_in_use()
     }
 
     /// The `Accept-Language` a call for `site` sends: `language`, else the configured
     /// language, else the site's language.
     pub fn language_for(&self, site: impl Into<Marketplace>, language: Option<&str>) -> String {
-        ops::language_for(&self.config, site.into(), language)
+        self.inner.language_for(site, language)
     }
 
     /// Fetches the full category tree of `site` (getCategoryTree) and returns the body
@@ -153,30 +150,8 @@ impl TaxonomyClient {
         site: impl Into<Marketplace>,
         language: Option<&str>,
     ) -> Result<TreeBody, ApiError> {
-        self.tree_body(site.into(), language)
+        self.wait(self.inner.fetch_tree_body(site.into(), language))
     }
-
-    /// getCategoryTree of `site`, the body unparsed (see `fetch_tree_body`).
-    fn tree_body(&self, site: Marketplace, language: Option<&str>) -> Result<TreeBody, ApiError> {
-        let mut forms = self.tree_forms.to_try(self.config.tree_path);
-        loop {
-            let Some(form) = forms.next_form() else {
-                unreachable!("TreeFallback::failed ends the call when no form is left")
-            };
-            match self.run(ops::tree_body(&self.config, site, language, form)) {
-                Ok(body) => {
-                    self.tree_forms.worked(form);
-                    return Ok(body);
-                }
-                Err(error) => {
-                    if let Some(error) = forms.failed(error) {
-                        return Err(error);
-                    }
-                }
-            }
-        }
-    }
-
     /// Fetches and decodes the full category tree of `site` with
     /// [`decode_tree`](taxonomy_tree::decode::decode_tree).
     ///
@@ -188,9 +163,7 @@ impl TaxonomyClient {
         site: impl Into<Marketplace>,
         provenance: &Provenance,
     ) -> Result<CategoryTree, ApiError> {
-        let site: Marketplace = site.into();
-        let body = self.tree_body(site, Some(provenance.language.as_str()))?;
-        ops::decode_tree_body(&body, provenance)
+        self.wait(self.inner.fetch_tree(site.into(), provenance))
     }
 
     /// Categories matching a keyword (getCategorySuggestions):
@@ -205,8 +178,7 @@ impl TaxonomyClient {
         site: impl Into<Marketplace>,
         q: &str,
     ) -> Result<CategorySuggestions, ApiError> {
-        let site: Marketplace = site.into();
-        self.run(ops::suggestions(&self.config, site, q))
+        self.wait(self.inner.category_suggestions(site.into(), q))
     }
 
     /// One category and everything below it (getCategorySubtree):
@@ -223,8 +195,7 @@ impl TaxonomyClient {
         &self,
         category: impl MarketplaceCategory,
     ) -> Result<CategorySubtree, ApiError> {
-        let (site, category_id) = (category.marketplace(), category.category_id());
-        self.run(ops::subtree(&self.config, site, category_id))
+        self.wait(self.inner.category_subtree(pair(category)))
     }
 
     /// The aspects a listing in a leaf category fills in (getItemAspectsForCategory):
@@ -254,8 +225,7 @@ impl TaxonomyClient {
         &self,
         category: impl MarketplaceCategory,
     ) -> Result<ItemAspects, ApiError> {
-        let (site, category_id) = (category.marketplace(), category.category_id());
-        self.run(ops::item_aspects(&self.config, site, category_id))
+        self.wait(self.inner.item_aspects(pair(category)))
     }
 
     /// The default category tree id of a marketplace (getDefaultCategoryTreeId):
@@ -266,7 +236,7 @@ impl TaxonomyClient {
     /// (or over [`ClientConfig::max_body_bytes`], if smaller) is
     /// [`ApiError::BodyTooLarge`].
     pub fn default_tree_id(&self, marketplace_id: &str) -> Result<DefaultTreeId, ApiError> {
-        self.run(ops::default_tree_id(&self.config, marketplace_id))
+        self.wait(self.inner.default_tree_id(marketplace_id))
     }
 
     /// The expired leaf categories of `site`'s tree mapped to the active leaf categories that
@@ -280,8 +250,7 @@ impl TaxonomyClient {
         &self,
         site: impl Into<Marketplace>,
     ) -> Result<ExpiredCategories, ApiError> {
-        let site: Marketplace = site.into();
-        self.run(ops::expired_categories(&self.config, site))
+        self.wait(self.inner.expired_categories(site.into()))
     }
 
     /// The parts-compatibility properties of a category, e.g. `Make`, `Model`, `Year`
@@ -297,12 +266,7 @@ impl TaxonomyClient {
         &self,
         category: impl MarketplaceCategory,
     ) -> Result<CompatibilityProperties, ApiError> {
-        let (site, category_id) = (category.marketplace(), category.category_id());
-        self.run(ops::compatibility_properties(
-            &self.config,
-            site,
-            category_id,
-        ))
+        self.wait(self.inner.compatibility_properties(pair(category)))
     }
 
     /// The values of one compatibility property, narrowed by `filter` (`name:value` pairs of
@@ -321,14 +285,10 @@ impl TaxonomyClient {
         property: &str,
         filter: &[(&str, &str)],
     ) -> Result<CompatibilityPropertyValues, ApiError> {
-        let (site, category_id) = (category.marketplace(), category.category_id());
-        self.run(ops::compatibility_property_values(
-            &self.config,
-            site,
-            category_id,
-            property,
-            filter,
-        ))
+        self.wait(
+            self.inner
+                .compatibility_property_values(pair(category), property, filter),
+        )
     }
 
     /// Downloads the aspects of every leaf category of `site` (fetchItemAspects:
@@ -354,66 +314,42 @@ impl TaxonomyClient {
         dest: &std::path::Path,
         on_progress: &mut (dyn FnMut(u64, Option<u64>) + Send),
     ) -> Result<ItemAspectsFile, ApiError> {
-        let site: Marketplace = site.into();
-        let call = ops::item_aspects_file_call(&self.config, site);
-        let tree_id = ops::tree_id_for(&self.config, site);
-        let at = call.url.to_string();
-        self.api.send_call(&call, &mut |request, redactor, span| {
-            let started = Instant::now();
-            let deadline = started.checked_add(call.timeout);
-            let mut response = super::transport::send(self.api.http(), request, call.timeout)
-                .map_err(|failure| call.no_answer(failure, span, started.elapsed()))?;
-            if !response.status().is_success() {
-                // An error answer: read within the error limit and typed by the core.
-                let outcome =
-                    super::transport::collect(response, call.limits, call.timeout, deadline);
-                return Err(
-                    match call.finish(outcome, redactor, span, started.elapsed()) {
-                        Err(error) => error,
-                        Ok(fetched) => {
-                            fetched.unexpected("an error status read as a success".into())
-                        }
-                    },
-                );
-            }
-            let status = response.status().as_u16();
-            let total = response.content_length();
-            let result = Download {
-                dest,
-                url: &at,
-                limit: self.config.max_download_bytes,
-                json_limit: self.config.max_decompressed_bytes,
-                on_progress: &mut *on_progress,
-            }
-            .run(&mut response, total, tree_id, &|e, received| {
-                read_error(&e, &at, received)
+        // The async download calls its progress on the blocking pool; here `on_progress` is
+        // the caller's, called where the call waits, as the bytes arrive.
+        let (progress, mut arrived) = tokio::sync::mpsc::unbounded_channel();
+        let download = self
+            .inner
+            .fetch_item_aspects(site.into(), dest, move |received, total| {
+                let _ = progress.send((received, total));
             });
-            call.record(span, status, started.elapsed(), result.as_ref().err());
-            result
-        })
+        let mut download = std::pin::pin!(download);
+        self.wait(std::future::poll_fn(move |cx| {
+            while let Poll::Ready(Some((received, total))) = arrived.poll_recv(cx) {
+                on_progress(received, total);
+            }
+            let done = download.as_mut().poll(cx);
+            if done.is_ready() {
+                while let Ok((received, total)) = arrived.try_recv() {
+                    on_progress(received, total);
+                }
+            }
+            done
+        }))
     }
 
-    /// Runs `operation`: its call (through the [`ApiClient`]'s retry loop), then its
-    /// decoding.
-    fn run<T>(&self, operation: Operation<T>) -> Result<T, ApiError> {
-        let fetched = self.api.fetch(&operation.call)?;
-        operation.decode(fetched)
+    /// Waits for `call` on the blocking front's runtime.
+    fn wait<T: Send>(
+        &self,
+        call: impl Future<Output = Result<T, ApiError>> + Send,
+    ) -> Result<T, ApiError> {
+        self.driver.wait(call, |message| ApiError::Transport {
+            url: self.inner.config().base_url.to_string(),
+            message,
+        })
     }
 }
 
-/// A failed body read of a download: a time-out, or a cut-off body (retried).
-fn read_error(e: &std::io::Error, url: &str, received: u64) -> ApiError {
-    let message = super::transport::error_chain(e);
-    if super::transport::io_is_timeout(e) {
-        ApiError::Timeout {
-            url: url.to_owned(),
-            message,
-        }
-    } else {
-        ApiError::Truncated {
-            url: url.to_owned(),
-            received,
-            message,
-        }
-    }
+/// A category as a `(Marketplace, u32)` pair, which a future sent to the runtime can hold.
+fn pair(category: impl MarketplaceCategory) -> (Marketplace, u32) {
+    (category.marketplace(), category.category_id())
 }
