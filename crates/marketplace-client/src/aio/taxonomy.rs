@@ -328,20 +328,7 @@ impl TaxonomyClient {
                 json_limit,
                 on_progress: &mut progress,
             }
-            .run(&mut body, total, tree_id, &|e, received| {
-                if e.kind() == std::io::ErrorKind::TimedOut {
-                    ApiError::Timeout {
-                        url: at.clone(),
-                        message: e.to_string(),
-                    }
-                } else {
-                    ApiError::Truncated {
-                        url: at.clone(),
-                        received,
-                        message: e.to_string(),
-                    }
-                }
-            })
+            .run(&mut body, total, tree_id)
         });
         loop {
             let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));

@@ -56,7 +56,9 @@ impl aio::SharedTokenCache for Cache {
     fn token<'a, 'f: 'a>(
         &'a self,
         request: &'a SharedTokenRequest,
-        fetch: &'a (dyn Fn() -> BoxFuture<'f, Result<TokenResponse, OAuthError>> + Send + Sync + 'f),
+        fetch: &'a (
+                dyn Fn() -> BoxFuture<'f, Result<TokenResponse, OAuthError>> + Send + Sync + 'f
+            ),
     ) -> BoxFuture<'a, Result<SharedToken, SharedCacheError>> {
         Box::pin(async move {
             let runtime = tokio::runtime::Handle::current();

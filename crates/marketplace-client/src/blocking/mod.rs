@@ -30,14 +30,91 @@ pub(crate) mod api;
 pub(crate) mod bridge;
 pub(crate) mod oauth;
 pub(crate) mod provider;
-#[cfg(feature = "test-util")]
-pub(crate) mod sleep;
 pub(crate) mod taxonomy;
 
 use std::future::Future;
 use std::sync::{Arc, Mutex, Weak};
 
 use tokio::runtime::{Handle, Runtime, RuntimeFlavor};
+
+/// What the blocking `ApiClient` and `TaxonomyClient` share over their async client (`$inner`,
+/// the field `inner`, beside `driver`): `Debug`, `Send + Sync`, the constructors, `config`,
+/// `with_sleeper` and the wait of a call.
+macro_rules! client_wrapper {
+    ($name:ident, $inner:ty) => {
+        impl std::fmt::Debug for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                self.inner.fmt(f)
+            }
+        }
+
+        const _: () = {
+            const fn send_sync<T: Send + Sync>() {}
+            send_sync::<$name>();
+        };
+
+        impl $name {
+            /// A client with its own HTTP options (proxy, user agent, extra root
+            /// certificates); the time-outs are the configuration's
+            /// ([`ClientConfig::timeout`](crate::ClientConfig::timeout),
+            /// [`ClientConfig::connect_timeout`](crate::ClientConfig::connect_timeout)).
+            pub fn with_options(
+                config: crate::ClientConfig,
+                tokens: std::sync::Arc<dyn crate::oauth::AccessTokenSource>,
+                options: crate::HttpOptions,
+            ) -> Result<Self, crate::api::ApiError> {
+                let url = config.base_url.to_string();
+                let source = std::sync::Arc::new(crate::blocking::bridge::Source(tokens));
+                let inner = <$inner>::with_options(config, source, options)?;
+                let driver = crate::blocking::Driver::shared()
+                    .map_err(|message| crate::api::ApiError::Transport { url, message })?;
+                Ok(Self { inner, driver })
+            }
+
+            /// A client of the API host of `config` that takes its tokens from `tokens` (for
+            /// example [`ApplicationTokenProvider::source`](crate::oauth::ApplicationTokenProvider::source),
+            /// an [`ApplicationTokenProvider`](crate::oauth::ApplicationTokenProvider) or a
+            /// [`UserTokenProvider`](crate::oauth::UserTokenProvider)).
+            pub fn new(
+                config: crate::ClientConfig,
+                tokens: std::sync::Arc<dyn crate::oauth::AccessTokenSource>,
+            ) -> Result<Self, crate::api::ApiError> {
+                Self::with_options(config, tokens, Default::default())
+            }
+
+            /// The configuration.
+            pub fn config(&self) -> &crate::ClientConfig {
+                self.inner.config()
+            }
+
+            /// Replaces the way the client waits between attempts (tests pass a
+            /// [`RecordingSleeper`](crate::test_util::RecordingSleeper); feature `test-util`).
+            #[cfg(feature = "test-util")]
+            pub fn with_sleeper(
+                self,
+                sleeper: std::sync::Arc<dyn crate::test_util::Sleeper>,
+            ) -> Self {
+                Self {
+                    inner: self.inner.with_sleeper(sleeper),
+                    driver: self.driver,
+                }
+            }
+
+            /// Waits for `call` on the blocking front's runtime.
+            fn wait<T: Send>(
+                &self,
+                call: impl std::future::Future<Output = Result<T, crate::api::ApiError>> + Send,
+            ) -> Result<T, crate::api::ApiError> {
+                self.driver
+                    .wait(call, |message| crate::api::ApiError::Transport {
+                        url: self.inner.config().base_url.to_string(),
+                        message,
+                    })
+            }
+        }
+    };
+}
+pub(crate) use client_wrapper;
 
 /// The process's runtime of the blocking front, while a client holds it.
 static SHARED: Mutex<Weak<Owned>> = Mutex::new(Weak::new());
@@ -84,7 +161,10 @@ impl Driver {
     }
 
     fn runtime(&self) -> &Runtime {
-        self.0.0.as_ref().expect("the runtime is taken only on drop")
+        self.0
+            .0
+            .as_ref()
+            .expect("the runtime is taken only on drop")
     }
 
     /// Runs `future` to its end on the shared runtime and returns its output, from any

@@ -1,39 +1,18 @@
-//! Token providers: thread-safe caches that hand out a current access token and fetch a new
-//! one shortly before the old one expires, never more often than needed.
-//!
-//! * One request per expiry: when many threads ask at once, one of them asks the server and
-//!   the others wait for its answer (single flight).
-//! * Refresh early, but not too early: a token is renewed at the later of "the refresh margin
-//!   (5 minutes by default) before expiry" and "half-way through its lifetime", so a 2-hour
-//!   token renews at 1 h 55 min and a 4-minute token at 2 min. While the renewal runs, other
-//!   threads keep getting the old, still valid token.
-//! * A failed renewal while the old token is still valid hands out the old token, reports the
-//!   failure (hook and [`ApplicationTokenProvider::last_error`]) and waits a back-off before
-//!   trying again. Without a usable token a failure is returned, and until the back-off has
-//!   passed the same failure is answered without a request, as [`OAuthError::BackingOff`]
-//!   ("the last attempt failed 2 s ago; next attempt in 28 s"): at most one request per
-//!   back-off, however often it is asked. [`AccessTokenSource::retry_now`] ends the wait.
-//! * Deadlines kept in the process (renewal, expiry, back-off) run on the monotonic clock, so
-//!   a step of the wall clock, back or forward, moves none of them; only what is stored (the
-//!   expiry of a refresh token) is wall-clock time. Both come from a [`Clock`], so tests move
-//!   time with [`ManualClock`](crate::oauth::ManualClock) instead of sleeping.
-//! * A new consent is never undone by a refresh that was already running (a generation
-//!   counter drops the older flight's result), and a rotated refresh token is saved only over
-//!   the token its refresh started from.
-//!
-//! The caches, single flight and back-off are the async providers' ([`crate::aio::oauth`]):
-//! each blocking provider wraps one and waits for its futures on the blocking front's
-//! runtime, so many threads share one flight as many tasks do.
+//! The blocking token providers: each wraps the async provider of the same name
+//! ([`crate::aio::oauth`]), whose cache, single flight and back-off ([`crate::core::cache`]
+//! says what they do) it waits for on the blocking front's runtime, so many threads share one
+//! flight as many tasks do.
 
 use std::sync::Arc;
 
+use super::Driver;
 use super::bridge::{Cache, Store};
 use super::oauth::{OAuthClient, transport};
-use super::Driver;
 use crate::aio::oauth::{self as aio, AccessTokenSource as _, BoxFuture};
 use crate::core::cache::CachedToken;
 #[cfg(feature = "test-util")]
 use crate::core::cache::Clock;
+use crate::oauth::lock;
 use crate::oauth::shared::SharedTokenCache;
 use crate::oauth::{
     AccessToken, AuthorizationCode, OAuthConfig, OAuthError, RefreshTokenStore, ScopeSet,
@@ -98,39 +77,11 @@ impl AccessTokenSource for AccessToken {
     }
 }
 
-/// The settings of a provider's policy, on the async provider it wraps.
-macro_rules! policy_settings {
+/// What both blocking providers add to the async one they wrap (`$inner`): its policy's
+/// settings, and the shared cache, bridged.
+macro_rules! provider_settings {
     ($inner:ty) => {
-        /// Sets the clock (tests use
-        /// [`ManualClock`](crate::test_util::ManualClock); feature `test-util`).
-        #[cfg(feature = "test-util")]
-        pub fn with_clock(self, clock: Arc<dyn Clock>) -> Self {
-            self.map(|p| p.with_clock(clock))
-        }
-
-        /// Sets how long before expiry a token is renewed (5 minutes by default); a
-        /// token is never renewed before half of its lifetime has passed.
-        pub fn with_refresh_margin(self, margin: std::time::Duration) -> Self {
-            self.map(|p| p.with_refresh_margin(margin))
-        }
-
-        /// Sets the wait after a failed renewal (30 s by default; a 429's
-        /// `Retry-After` wins, up to 2 minutes), which is also the least time between two
-        /// renewals caused by refused tokens (a 401 of the token renewed after a 401).
-        pub fn with_retry_backoff(self, backoff: std::time::Duration) -> Self {
-            self.map(|p| p.with_retry_backoff(backoff))
-        }
-
-        /// Calls `hook` with every failed renewal, including those hidden by a still valid
-        /// token.
-        pub fn on_refresh_error(self, hook: impl Fn(&OAuthError) + Send + Sync + 'static) -> Self {
-            self.map(|p| p.on_refresh_error(hook))
-        }
-
-        /// The last failed request, until a request succeeds.
-        pub fn last_error(&self) -> Option<OAuthError> {
-            self.inner.last_error()
-        }
+        crate::core::cache::policy_settings!(inner.policy);
 
         /// Shares the tokens through `cache` with every process that uses it (for example
         /// `marketplace-client-postgres`): one process of the fleet asks the token endpoint
@@ -195,9 +146,7 @@ impl ApplicationTokenProvider {
     /// # let _ = token; Ok::<(), marketplace_client::oauth::OAuthError>(())
     /// ```
     pub fn from_env() -> Result<Self, OAuthError> {
-        Ok(Self::new(OAuthClient::from_config(
-            &OAuthConfig::from_env()?,
-        )?))
+        OAuthClient::from_config(&OAuthConfig::from_env()?).map(Self::new)
     }
 
     /// The application-token source `config` describes: the ready token of
@@ -212,10 +161,10 @@ impl ApplicationTokenProvider {
     /// # let _ = token; Ok::<(), marketplace_client::oauth::OAuthError>(())
     /// ```
     pub fn source(config: &OAuthConfig) -> Result<Arc<dyn AccessTokenSource>, OAuthError> {
-        if let Some(token) = &config.access_token {
-            return Ok(Arc::new(token.clone()));
-        }
-        Ok(Arc::new(Self::new(OAuthClient::from_config(config)?)))
+        Ok(match &config.access_token {
+            Some(token) => Arc::new(token.clone()),
+            None => Arc::new(Self::new(OAuthClient::from_config(config)?)),
+        })
     }
 
     /// Sets the scopes of [`AccessTokenSource::access_token`].
@@ -223,7 +172,7 @@ impl ApplicationTokenProvider {
         self.map(|p| p.with_default_scopes(scopes))
     }
 
-    policy_settings!(aio::ApplicationTokenProvider);
+    provider_settings!(aio::ApplicationTokenProvider);
 
     /// The scopes of [`AccessTokenSource::access_token`].
     pub fn default_scopes(&self) -> &ScopeSet {
@@ -289,6 +238,11 @@ impl std::fmt::Debug for UserTokenProvider {
 }
 
 impl UserTokenProvider {
+    /// The account.
+    pub fn account(&self) -> &str {
+        self.inner.account()
+    }
+
     /// A provider for `account`, whose refresh token is (or will be) in `store`.
     pub fn new(
         client: impl Into<Arc<OAuthClient>>,
@@ -321,11 +275,8 @@ impl UserTokenProvider {
         store: Arc<dyn RefreshTokenStore>,
         account: impl Into<String>,
     ) -> Result<Self, OAuthError> {
-        Ok(Self::new(
-            OAuthClient::from_config(&OAuthConfig::from_env()?)?,
-            store,
-            account,
-        ))
+        let client = OAuthClient::from_config(&OAuthConfig::from_env()?)?;
+        Ok(Self::new(client, store, account))
     }
 
     /// Asks for `scopes` on refresh: a subset of the scopes granted at consent (the default
@@ -334,12 +285,7 @@ impl UserTokenProvider {
         self.map(|p| p.with_scopes(scopes))
     }
 
-    policy_settings!(aio::UserTokenProvider);
-
-    /// The account.
-    pub fn account(&self) -> &str {
-        self.inner.account()
-    }
+    provider_settings!(aio::UserTokenProvider);
 
     /// The cached access token, if any.
     pub fn cached(&self) -> Option<CachedToken> {

@@ -2,7 +2,6 @@
 //! driven on the blocking front's runtime.
 
 use std::future::Future;
-use std::sync::Arc;
 use std::task::Poll;
 
 use marketplaces::{Marketplace, MarketplaceCategory};
@@ -10,15 +9,12 @@ use taxonomy_tree::decode::{CategorySubtree, Provenance};
 use taxonomy_tree::tree::CategoryTree;
 
 use super::Driver;
-use super::bridge::Source;
-#[cfg(feature = "test-util")]
-use super::sleep::Sleeper;
 use crate::aio::taxonomy as aio;
 use crate::model::{
     CategorySuggestions, CompatibilityProperties, CompatibilityPropertyValues, DefaultTreeId,
     ExpiredCategories, ItemAspects, ItemAspectsFile,
 };
-use crate::oauth::{AccessTokenSource, HttpOptions, OAuthConfig};
+use crate::oauth::OAuthConfig;
 #[cfg(feature = "trees")]
 use crate::taxonomy::TreeBody;
 use crate::taxonomy::{ApiError, ClientConfig, TreePath};
@@ -31,14 +27,17 @@ use crate::taxonomy::{ApiError, ClientConfig, TreePath};
 /// argument, else [`ClientConfig::language`], else the site's language) and
 /// `Accept-Encoding: gzip`.
 ///
-/// * A 401 makes the client [`invalidate`](AccessTokenSource::invalidate) the token, get a new
-///   one and try once more (this does not count as a retry).
-/// * 429, 5xx, connection failures and cut-off bodies are retried up to
-///   [`ClientConfig::max_retries`] times, waiting `Retry-After` when the answer has one and
-///   otherwise a random delay in `[0, min(cap, base · 2^n)]` (exponential back-off with full
-///   jitter). Time-outs are not retried: the time budget is spent.
-/// * The body is read incrementally and the call fails with
-///   [`ApiError::BodyTooLarge`] as soon as it passes [`ClientConfig::max_body_bytes`].
+/// Each call goes through an [`ApiClient`](crate::api::ApiClient) of the same configuration:
+/// the same renewal of the token on a 401, retries with back-off (up to
+/// [`ClientConfig::max_retries`]; time-outs are not retried) and body limit
+/// ([`ClientConfig::max_body_bytes`], past which the call fails with
+/// [`ApiError::BodyTooLarge`]).
+///
+/// A `site` is a [`Marketplace`] or anything that converts into one (`taxonomy-data`'s
+/// `Site`); a `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s `LeafCategory` (e.g.
+/// `category!(EBAY_US, "9355")`) or `Category`, or a `(Marketplace, u32)` pair, whose
+/// marketplace goes in the marketplace header and picks the tree, and whose id is
+/// `category_id`.
 ///
 /// The client is `Send + Sync`: one client can serve many threads.
 ///
@@ -61,39 +60,9 @@ pub struct TaxonomyClient {
     driver: Driver,
 }
 
-impl std::fmt::Debug for TaxonomyClient {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.inner.fmt(f)
-    }
-}
-
-const _: () = {
-    const fn send_sync<T: Send + Sync>() {}
-    send_sync::<TaxonomyClient>();
-};
+super::client_wrapper!(TaxonomyClient, aio::TaxonomyClient);
 
 impl TaxonomyClient {
-    /// A client with `config` that takes its tokens from `tokens` (for example
-    /// [`ApplicationTokenProvider::source`](crate::oauth::ApplicationTokenProvider::source) or an
-    /// [`ApplicationTokenProvider`](crate::oauth::ApplicationTokenProvider)).
-    pub fn new(config: ClientConfig, tokens: Arc<dyn AccessTokenSource>) -> Result<Self, ApiError> {
-        Self::with_options(config, tokens, HttpOptions::default())
-    }
-
-    /// A client with its own HTTP options (proxy, user agent, extra root certificates); the
-    /// time-outs are the configuration's ([`ClientConfig::timeout`],
-    /// [`ClientConfig::connect_timeout`]).
-    pub fn with_options(
-        config: ClientConfig,
-        tokens: Arc<dyn AccessTokenSource>,
-        options: HttpOptions,
-    ) -> Result<Self, ApiError> {
-        let url = config.base_url.to_string();
-        let inner = aio::TaxonomyClient::with_options(config, Arc::new(Source(tokens)), options)?;
-        let driver = Driver::shared().map_err(|message| ApiError::Transport { url, message })?;
-        Ok(Self { inner, driver })
-    }
-
     /// A client configured from the environment: [`OAuthConfig::from_env`] for the host and
     /// the credentials (an application token source, or `MARKETPLACE_ACCESS_TOKEN`), and the
     /// default [`ClientConfig`] for that host with the environment's settings
@@ -104,21 +73,6 @@ impl TaxonomyClient {
         let config =
             ClientConfig::from_oauth_config(&oauth).with_env(|name| std::env::var(name).ok())?;
         Self::new(config, tokens)
-    }
-
-    /// Replaces the way the client waits between attempts (tests pass a
-    /// [`RecordingSleeper`](crate::test_util::RecordingSleeper); feature `test-util`).
-    #[cfg(feature = "test-util")]
-    pub fn with_sleeper(self, sleeper: Arc<dyn Sleeper>) -> Self {
-        Self {
-            inner: self.inner.with_sleeper(sleeper),
-            driver: self.driver,
-        }
-    }
-
-    /// The configuration.
-    pub fn config(&self) -> &ClientConfig {
-        self.inner.config()
     }
 
     /// The getCategoryTree path form this client uses: the configured one, or with
@@ -170,9 +124,6 @@ impl TaxonomyClient {
     /// `GET …/category_tree/{id}/get_category_suggestions?q=…` (`q` form-encoded by the `url`
     /// crate). No match (an empty list, or `204 No Content`) is an empty
     /// [`CategorySuggestions::suggestions`].
-    ///
-    /// `site` is a [`Marketplace`] or anything that converts into one (`taxonomy-data`'s
-    /// `Site`).
     pub fn category_suggestions(
         &self,
         site: impl Into<Marketplace>,
@@ -186,11 +137,6 @@ impl TaxonomyClient {
     /// the tree's node decoder and structural rules
     /// ([`decode_subtree`](taxonomy_tree::decode::decode_subtree)); a failure is
     /// [`ApiError::Decode`].
-    ///
-    /// `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s
-    /// `LeafCategory` (e.g. `category!(EBAY_US, "9355")`) or `Category`, or a
-    /// `(Marketplace, u32)` pair; its marketplace goes in the marketplace header and picks the
-    /// tree, its id is `category_id`.
     pub fn category_subtree(
         &self,
         category: impl MarketplaceCategory,
@@ -204,11 +150,6 @@ impl TaxonomyClient {
     /// documented field of an aspect is kept; only an aspect without `localizedAspectName`
     /// (or a value without `localizedValue`) is refused, as
     /// [`ApiError::UnexpectedBody`] naming the field.
-    ///
-    /// `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s
-    /// `LeafCategory` (e.g. `category!(EBAY_US, "9355")`) or `Category`, or a
-    /// `(Marketplace, u32)` pair; its marketplace goes in the marketplace header and picks the
-    /// tree, its id is `category_id`.
     ///
     /// ```no_run
     /// use marketplace_client::Marketplace;
@@ -243,9 +184,6 @@ impl TaxonomyClient {
     /// replaced them (getExpiredCategories):
     /// `GET …/category_tree/{id}/get_expired_categories`. A tree with none (an empty list, or
     /// `204 No Content`) gives empty [`ExpiredCategories::mappings`].
-    ///
-    /// `site` is a [`Marketplace`] or anything that converts into one (`taxonomy-data`'s
-    /// `Site`).
     pub fn expired_categories(
         &self,
         site: impl Into<Marketplace>,
@@ -257,11 +195,6 @@ impl TaxonomyClient {
     /// (getCompatibilityProperties):
     /// `GET …/category_tree/{id}/get_compatibility_properties?category_id=…`. `204 No Content`
     /// gives an empty list.
-    ///
-    /// `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s
-    /// `LeafCategory` (e.g. `category!(EBAY_US, "9355")`) or `Category`, or a
-    /// `(Marketplace, u32)` pair; its marketplace goes in the marketplace header and picks the
-    /// tree, its id is `category_id`.
     pub fn compatibility_properties(
         &self,
         category: impl MarketplaceCategory,
@@ -274,11 +207,6 @@ impl TaxonomyClient {
     /// (getCompatibilityPropertyValues):
     /// `GET …/get_compatibility_property_values?category_id=…&compatibility_property=…&filter=…`.
     /// `204 No Content` gives an empty list.
-    ///
-    /// `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s
-    /// `LeafCategory` (e.g. `category!(EBAY_US, "9355")`) or `Category`, or a
-    /// `(Marketplace, u32)` pair; its marketplace goes in the marketplace header and picks the
-    /// tree, its id is `category_id`.
     pub fn compatibility_property_values(
         &self,
         category: impl MarketplaceCategory,
@@ -335,17 +263,6 @@ impl TaxonomyClient {
             }
             done
         }))
-    }
-
-    /// Waits for `call` on the blocking front's runtime.
-    fn wait<T: Send>(
-        &self,
-        call: impl Future<Output = Result<T, ApiError>> + Send,
-    ) -> Result<T, ApiError> {
-        self.driver.wait(call, |message| ApiError::Transport {
-            url: self.inner.config().base_url.to_string(),
-            message,
-        })
     }
 }
 
