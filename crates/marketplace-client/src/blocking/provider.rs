@@ -100,6 +100,33 @@ macro_rules! provider_settings {
     };
 }
 
+/// A blocking provider's `Debug` (the async provider's) and its token source: the async
+/// provider's, waited for (or, for the blocking clients, its future handed over).
+macro_rules! provider_impls {
+    ($name:ident) => {
+        impl std::fmt::Debug for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                self.inner.fmt(f)
+            }
+        }
+
+        impl AccessTokenSource for $name {
+            fn access_token(&self) -> Result<AccessToken, OAuthError> {
+                self.driver.wait(self.inner.access_token(), transport)
+            }
+            fn invalidate(&self, token: &AccessToken) {
+                self.inner.invalidate(token)
+            }
+            fn retry_now(&self) {
+                self.inner.retry_now()
+            }
+            fn token_future(&self) -> Option<BoxFuture<'_, Result<AccessToken, OAuthError>>> {
+                Some(self.inner.access_token())
+            }
+        }
+    };
+}
+
 /// Application tokens (client-credentials grant), cached per scope set.
 ///
 /// ```no_run
@@ -118,12 +145,6 @@ macro_rules! provider_settings {
 pub struct ApplicationTokenProvider {
     inner: aio::ApplicationTokenProvider,
     driver: Driver,
-}
-
-impl std::fmt::Debug for ApplicationTokenProvider {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.inner.fmt(f)
-    }
 }
 
 impl ApplicationTokenProvider {
@@ -191,20 +212,7 @@ impl ApplicationTokenProvider {
     }
 }
 
-impl AccessTokenSource for ApplicationTokenProvider {
-    fn access_token(&self) -> Result<AccessToken, OAuthError> {
-        self.driver.wait(self.inner.access_token(), transport)
-    }
-    fn invalidate(&self, token: &AccessToken) {
-        self.inner.invalidate(token)
-    }
-    fn retry_now(&self) {
-        self.inner.retry_now()
-    }
-    fn token_future(&self) -> Option<BoxFuture<'_, Result<AccessToken, OAuthError>>> {
-        Some(self.inner.access_token())
-    }
-}
+provider_impls!(ApplicationTokenProvider);
 
 /// User tokens of one account, renewed with the refresh token kept in a
 /// [`RefreshTokenStore`]; a rotated refresh token is saved back.
@@ -229,12 +237,6 @@ impl AccessTokenSource for ApplicationTokenProvider {
 pub struct UserTokenProvider {
     inner: aio::UserTokenProvider,
     driver: Driver,
-}
-
-impl std::fmt::Debug for UserTokenProvider {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.inner.fmt(f)
-    }
 }
 
 impl UserTokenProvider {
@@ -321,17 +323,4 @@ impl UserTokenProvider {
     }
 }
 
-impl AccessTokenSource for UserTokenProvider {
-    fn access_token(&self) -> Result<AccessToken, OAuthError> {
-        self.driver.wait(self.inner.access_token(), transport)
-    }
-    fn invalidate(&self, token: &AccessToken) {
-        self.inner.invalidate(token)
-    }
-    fn retry_now(&self) {
-        self.inner.retry_now()
-    }
-    fn token_future(&self) -> Option<BoxFuture<'_, Result<AccessToken, OAuthError>>> {
-        Some(self.inner.access_token())
-    }
-}
+provider_impls!(UserTokenProvider);
