@@ -440,21 +440,17 @@ impl SigningKeyFile {
         Ok(key)
     }
 
+    /// [`obtain_async`](Self::obtain_async), waited for on the blocking front's runtime.
     fn obtain(
         &self,
         api: &crate::api::ApiClient,
         always: bool,
     ) -> Result<SigningKey, SigningKeyStoreError> {
-        if !always && let Some(key) = self.usable()? {
-            return Ok(key);
-        }
-        match self.locked(always)? {
-            Ok(key) => Ok(key),
-            Err((lock, body)) => {
-                let created = api.create_signing_key(&self.cipher)?;
-                self.finish(lock, body, &created)
-            }
-        }
+        let url = api.config().base_url.to_string();
+        api.driver
+            .wait(self.obtain_async(&api.inner, always), |message| {
+                crate::api::ApiError::Transport { url, message }.into()
+            })
     }
 
     /// The key to sign with (blocking front): the newest stored key unless it is within 30

@@ -10,7 +10,8 @@
 //! assert_eq!(s.delays(), vec![Duration::from_secs(3)]);
 //! ```
 
-pub use crate::blocking::sleep::{RecordingSleeper, Sleeper, ThreadSleeper};
+use std::time::Duration;
+
 pub use crate::core::cache::{Clock, ManualClock, SystemClock};
 pub use crate::oauth::consent::{AuthorizationResponse, consent_url, parse_redirect};
 
@@ -26,3 +27,40 @@ pub const DEFAULT_RETRY_BACKOFF: std::time::Duration = crate::core::cache::DEFAU
 pub const REDACTED: &str = crate::oauth::secret::REDACTED;
 /// The most a fetchItemAspects file may decompress to, unless set.
 pub const DEFAULT_MAX_DECOMPRESSED_BYTES: u64 = crate::config::DEFAULT_MAX_DECOMPRESSED_BYTES;
+
+/// Waits between attempts. The client sleeps through one of these (by default
+/// [`ThreadSleeper`]); tests pass a [`RecordingSleeper`] to see the delays without waiting.
+pub trait Sleeper: Send + Sync {
+    /// Blocks the calling thread for `duration`.
+    fn sleep(&self, duration: Duration);
+}
+
+/// Sleeps with [`std::thread::sleep`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ThreadSleeper;
+
+impl Sleeper for ThreadSleeper {
+    fn sleep(&self, duration: Duration) {
+        std::thread::sleep(duration);
+    }
+}
+
+/// Records each requested delay and returns at once
+/// (see the module's example).
+#[derive(Debug, Default)]
+pub struct RecordingSleeper {
+    delays: std::sync::Mutex<Vec<Duration>>,
+}
+
+impl RecordingSleeper {
+    /// The delays asked for so far, in order.
+    pub fn delays(&self) -> Vec<Duration> {
+        crate::oauth::lock(&self.delays).clone()
+    }
+}
+
+impl Sleeper for RecordingSleeper {
+    fn sleep(&self, duration: Duration) {
+        crate::oauth::lock(&self.delays).push(duration);
+    }
+}

@@ -43,6 +43,10 @@ pub struct ApiClient {
     tokens: Arc<dyn AccessTokenSource>,
     http: reqwest::Client,
     signer: Signer,
+    /// What waits between attempts instead of `tokio::time::sleep` (the blocking client's
+    /// `with_sleeper`; feature `test-util`).
+    #[cfg(feature = "test-util")]
+    sleeper: Option<Arc<dyn crate::test_util::Sleeper>>,
 }
 
 impl std::fmt::Debug for ApiClient {
@@ -80,7 +84,25 @@ impl ApiClient {
             tokens,
             http,
             signer: Signer::default(),
+            #[cfg(feature = "test-util")]
+            sleeper: None,
         })
+    }
+
+    /// Waits between attempts with `sleeper` (a recording one, in tests).
+    #[cfg(feature = "test-util")]
+    pub(crate) fn with_sleeper(mut self, sleeper: Arc<dyn crate::test_util::Sleeper>) -> Self {
+        self.sleeper = Some(sleeper);
+        self
+    }
+
+    /// Waits `delay` before the next attempt.
+    async fn sleep(&self, delay: std::time::Duration) {
+        #[cfg(feature = "test-util")]
+        if let Some(sleeper) = &self.sleeper {
+            return sleeper.sleep(delay);
+        }
+        tokio::time::sleep(delay).await
     }
 
     /// Signs every request with `key` (feature `signing`): the signature eBay requires on
@@ -188,7 +210,7 @@ impl ApiClient {
                     self.tokens.invalidate(&token);
                     token = self.tokens.access_token().await?;
                 }
-                Next::Wait(delay) => tokio::time::sleep(delay).await,
+                Next::Wait(delay) => self.sleep(delay).await,
                 Next::Fail => return Err(error),
             }
         }

@@ -3,6 +3,6 @@
 
 pub mod api;
 pub mod oauth;
-mod store;
+pub(crate) mod store;
 pub mod taxonomy;
 mod transport;

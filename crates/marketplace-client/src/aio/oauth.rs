@@ -330,7 +330,7 @@ struct FlightGuard<'a> {
 impl Drop for FlightGuard<'_> {
     fn drop(&mut self) {
         if self.armed {
-            lock(&self.slot.state).abandon(None);
+            lock(&self.slot.state).abandon();
             self.slot.done.notify_waiters();
         }
     }
@@ -411,7 +411,7 @@ pub struct ApplicationTokenProvider {
     client: Arc<OAuthClient>,
     default_scopes: ScopeSet,
     slots: Mutex<HashMap<ScopeSet, Arc<Slot>>>,
-    policy: Policy,
+    pub(crate) policy: Policy,
     shared: Shared,
 }
 
@@ -420,6 +420,7 @@ impl std::fmt::Debug for ApplicationTokenProvider {
         f.debug_struct("ApplicationTokenProvider")
             .field("client", &self.client)
             .field("default_scopes", &self.default_scopes)
+            .field("refresh_margin", &self.policy.margin)
             .finish_non_exhaustive()
     }
 }
@@ -490,7 +491,7 @@ impl ApplicationTokenProvider {
         self
     }
 
-    policy_settings!();
+    policy_settings!(policy);
 
     /// The scopes of [`AccessTokenSource::access_token`].
     pub fn default_scopes(&self) -> &ScopeSet {
@@ -580,7 +581,7 @@ pub struct UserTokenProvider {
     account: String,
     scopes: Option<ScopeSet>,
     slot: Slot,
-    policy: Policy,
+    pub(crate) policy: Policy,
     shared: Shared,
     /// The last refresh-token record read from or saved to the store.
     known: user::Known,
@@ -650,7 +651,7 @@ impl UserTokenProvider {
         self
     }
 
-    policy_settings!();
+    policy_settings!(policy);
 
     /// The account.
     pub fn account(&self) -> &str {

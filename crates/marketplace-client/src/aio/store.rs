@@ -71,54 +71,73 @@ pub trait RefreshTokenStore: Send + Sync {
     }
 }
 
-impl<T: RefreshTokenStore + ?Sized> RefreshTokenStore for Arc<T> {
-    fn load<'a>(
-        &'a self,
-        account: &'a str,
-    ) -> BoxFuture<'a, Result<Option<StoredRefreshToken>, OAuthError>> {
-        (**self).load(account)
-    }
-    fn save<'a>(
-        &'a self,
-        account: &'a str,
-        token: &'a StoredRefreshToken,
-    ) -> BoxFuture<'a, Result<(), OAuthError>> {
-        (**self).save(account, token)
-    }
-    fn remove<'a>(&'a self, account: &'a str) -> BoxFuture<'a, Result<(), OAuthError>> {
-        (**self).remove(account)
-    }
-    fn replace<'a>(
-        &'a self,
-        account: &'a str,
-        current: &'a RefreshToken,
-        token: &'a StoredRefreshToken,
-    ) -> BoxFuture<'a, Result<bool, OAuthError>> {
-        (**self).replace(account, current, token)
-    }
-    fn mark_needs_consent<'a>(
-        &'a self,
-        account: &'a str,
-        token: &'a RefreshToken,
-    ) -> BoxFuture<'a, Result<bool, OAuthError>> {
-        (**self).mark_needs_consent(account, token)
-    }
-    fn needs_consent<'a>(&'a self, account: &'a str) -> BoxFuture<'a, Result<bool, OAuthError>> {
-        (**self).needs_consent(account)
-    }
-    fn save_consent<'a>(
-        &'a self,
-        request: &'a ConsentRequest,
-    ) -> BoxFuture<'a, Result<(), OAuthError>> {
-        (**self).save_consent(request)
-    }
-    fn take_consent<'a>(
-        &'a self,
-        state: &'a CsrfState,
-    ) -> BoxFuture<'a, Result<Option<ConsentRequest>, OAuthError>> {
-        (**self).take_consent(state)
-    }
+/// Implements [`RefreshTokenStore`] for the type after `;`, each method the blocking
+/// store's (or the inner store's) of the same name, as `$run!(self, method(args))` calls it.
+macro_rules! store_impl {
+    ($run:ident; $($head:tt)+) => {
+        $($head)+ {
+            fn load<'a>(
+                &'a self,
+                account: &'a str,
+            ) -> BoxFuture<'a, Result<Option<StoredRefreshToken>, OAuthError>> {
+                $run!(self, load(account))
+            }
+            fn save<'a>(
+                &'a self,
+                account: &'a str,
+                token: &'a StoredRefreshToken,
+            ) -> BoxFuture<'a, Result<(), OAuthError>> {
+                $run!(self, save(account, token))
+            }
+            fn remove<'a>(&'a self, account: &'a str) -> BoxFuture<'a, Result<(), OAuthError>> {
+                $run!(self, remove(account))
+            }
+            fn replace<'a>(
+                &'a self,
+                account: &'a str,
+                current: &'a RefreshToken,
+                token: &'a StoredRefreshToken,
+            ) -> BoxFuture<'a, Result<bool, OAuthError>> {
+                $run!(self, replace(account, current, token))
+            }
+            fn mark_needs_consent<'a>(
+                &'a self,
+                account: &'a str,
+                token: &'a RefreshToken,
+            ) -> BoxFuture<'a, Result<bool, OAuthError>> {
+                $run!(self, mark_needs_consent(account, token))
+            }
+            fn needs_consent<'a>(
+                &'a self,
+                account: &'a str,
+            ) -> BoxFuture<'a, Result<bool, OAuthError>> {
+                $run!(self, needs_consent(account))
+            }
+            fn save_consent<'a>(
+                &'a self,
+                request: &'a ConsentRequest,
+            ) -> BoxFuture<'a, Result<(), OAuthError>> {
+                $run!(self, save_consent(request))
+            }
+            fn take_consent<'a>(
+                &'a self,
+                state: &'a CsrfState,
+            ) -> BoxFuture<'a, Result<Option<ConsentRequest>, OAuthError>> {
+                $run!(self, take_consent(state))
+            }
+        }
+    };
 }
+pub(crate) use store_impl;
+
+/// The inner store's method.
+macro_rules! forward {
+    ($self:ident, $method:ident($($arg:ident),*)) => {
+        (**$self).$method($($arg),*)
+    };
+}
+
+store_impl!(forward; impl<T: RefreshTokenStore + ?Sized> RefreshTokenStore for Arc<T>);
 
 /// Runs `work` with a copy of `store` on tokio's blocking pool.
 async fn on_blocking_pool<T: Send + 'static>(
@@ -135,125 +154,23 @@ async fn on_blocking_pool<T: Send + 'static>(
         })
 }
 
-impl RefreshTokenStore for FileStore {
-    fn load<'a>(
-        &'a self,
-        account: &'a str,
-    ) -> BoxFuture<'a, Result<Option<StoredRefreshToken>, OAuthError>> {
-        let account = account.to_owned();
-        Box::pin(on_blocking_pool(self, move |s| {
-            BlockingStore::load(&s, &account)
+/// The blocking method on a copy of the store and of the arguments, on the blocking pool.
+macro_rules! on_pool {
+    ($self:ident, $method:ident($($arg:ident),*)) => {{
+        $(let $arg = $arg.to_owned();)*
+        Box::pin(on_blocking_pool($self, move |store| {
+            BlockingStore::$method(&store, $(&$arg),*)
         }))
-    }
-    fn save<'a>(
-        &'a self,
-        account: &'a str,
-        token: &'a StoredRefreshToken,
-    ) -> BoxFuture<'a, Result<(), OAuthError>> {
-        let (account, token) = (account.to_owned(), token.clone());
-        Box::pin(on_blocking_pool(self, move |s| {
-            BlockingStore::save(&s, &account, &token)
-        }))
-    }
-    fn remove<'a>(&'a self, account: &'a str) -> BoxFuture<'a, Result<(), OAuthError>> {
-        let account = account.to_owned();
-        Box::pin(on_blocking_pool(self, move |s| {
-            BlockingStore::remove(&s, &account)
-        }))
-    }
-    fn replace<'a>(
-        &'a self,
-        account: &'a str,
-        current: &'a RefreshToken,
-        token: &'a StoredRefreshToken,
-    ) -> BoxFuture<'a, Result<bool, OAuthError>> {
-        let (account, current, token) = (account.to_owned(), current.clone(), token.clone());
-        Box::pin(on_blocking_pool(self, move |s| {
-            BlockingStore::replace(&s, &account, &current, &token)
-        }))
-    }
-    fn mark_needs_consent<'a>(
-        &'a self,
-        account: &'a str,
-        token: &'a RefreshToken,
-    ) -> BoxFuture<'a, Result<bool, OAuthError>> {
-        let (account, token) = (account.to_owned(), token.clone());
-        Box::pin(on_blocking_pool(self, move |s| {
-            BlockingStore::mark_needs_consent(&s, &account, &token)
-        }))
-    }
-    fn needs_consent<'a>(&'a self, account: &'a str) -> BoxFuture<'a, Result<bool, OAuthError>> {
-        let account = account.to_owned();
-        Box::pin(on_blocking_pool(self, move |s| {
-            BlockingStore::needs_consent(&s, &account)
-        }))
-    }
-    fn save_consent<'a>(
-        &'a self,
-        request: &'a ConsentRequest,
-    ) -> BoxFuture<'a, Result<(), OAuthError>> {
-        let request = request.clone();
-        Box::pin(on_blocking_pool(self, move |s| {
-            BlockingStore::save_consent(&s, &request)
-        }))
-    }
-    fn take_consent<'a>(
-        &'a self,
-        state: &'a CsrfState,
-    ) -> BoxFuture<'a, Result<Option<ConsentRequest>, OAuthError>> {
-        let state = state.clone();
-        Box::pin(on_blocking_pool(self, move |s| {
-            BlockingStore::take_consent(&s, &state)
-        }))
-    }
+    }};
 }
 
-/// The memory store does no I/O: its async methods answer at once.
-impl RefreshTokenStore for MemoryStore {
-    fn load<'a>(
-        &'a self,
-        account: &'a str,
-    ) -> BoxFuture<'a, Result<Option<StoredRefreshToken>, OAuthError>> {
-        Box::pin(async move { BlockingStore::load(self, account) })
-    }
-    fn save<'a>(
-        &'a self,
-        account: &'a str,
-        token: &'a StoredRefreshToken,
-    ) -> BoxFuture<'a, Result<(), OAuthError>> {
-        Box::pin(async move { BlockingStore::save(self, account, token) })
-    }
-    fn remove<'a>(&'a self, account: &'a str) -> BoxFuture<'a, Result<(), OAuthError>> {
-        Box::pin(async move { BlockingStore::remove(self, account) })
-    }
-    fn replace<'a>(
-        &'a self,
-        account: &'a str,
-        current: &'a RefreshToken,
-        token: &'a StoredRefreshToken,
-    ) -> BoxFuture<'a, Result<bool, OAuthError>> {
-        Box::pin(async move { BlockingStore::replace(self, account, current, token) })
-    }
-    fn mark_needs_consent<'a>(
-        &'a self,
-        account: &'a str,
-        token: &'a RefreshToken,
-    ) -> BoxFuture<'a, Result<bool, OAuthError>> {
-        Box::pin(async move { BlockingStore::mark_needs_consent(self, account, token) })
-    }
-    fn needs_consent<'a>(&'a self, account: &'a str) -> BoxFuture<'a, Result<bool, OAuthError>> {
-        Box::pin(async move { BlockingStore::needs_consent(self, account) })
-    }
-    fn save_consent<'a>(
-        &'a self,
-        request: &'a ConsentRequest,
-    ) -> BoxFuture<'a, Result<(), OAuthError>> {
-        Box::pin(async move { BlockingStore::save_consent(self, request) })
-    }
-    fn take_consent<'a>(
-        &'a self,
-        state: &'a CsrfState,
-    ) -> BoxFuture<'a, Result<Option<ConsentRequest>, OAuthError>> {
-        Box::pin(async move { BlockingStore::take_consent(self, state) })
-    }
+store_impl!(on_pool; impl RefreshTokenStore for FileStore);
+
+/// The blocking method, at once: the memory store does no I/O.
+macro_rules! at_once {
+    ($self:ident, $method:ident($($arg:ident),*)) => {
+        Box::pin(async move { BlockingStore::$method($self, $($arg),*) })
+    };
 }
+
+store_impl!(at_once; impl RefreshTokenStore for MemoryStore);

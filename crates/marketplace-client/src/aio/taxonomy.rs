@@ -91,6 +91,13 @@ impl TaxonomyClient {
         Self::new(config, tokens)
     }
 
+    /// Waits between attempts with `sleeper` (the blocking client's `with_sleeper`).
+    #[cfg(feature = "test-util")]
+    pub(crate) fn with_sleeper(mut self, sleeper: Arc<dyn crate::test_util::Sleeper>) -> Self {
+        self.api = self.api.with_sleeper(sleeper);
+        self
+    }
+
     /// The configuration.
     pub fn config(&self) -> &ClientConfig {
         &self.config
@@ -108,17 +115,9 @@ impl TaxonomyClient {
         ops::language_for(&self.config, site.into(), language)
     }
 
-    /// Fetches the full category tree of `site` (getCategoryTree) and returns the body
-    /// unparsed, with the URL and language it was fetched with. `language` overrides
-    /// `Accept-Language`.
-    ///
-    /// The path form is [`ClientConfig::tree_path`]. With [`TreePath::Auto`] the path form
-    /// is tried first; when it is answered with a 404 or the service's "tree not found"
-    /// (errorId 62004), the query form is tried once; the form that worked is kept for every
-    /// later call of this client (see [`tree_path_in_use`](Self::tree_path_in_use)).
-    ///
-    /// With the `trees` feature (the machinery of the `snapshot refresh` command and of
-    /// taxonomy-data's `live` build): an application calls [`fetch_tree`](Self::fetch_tree).
+    /// getCategoryTree of `site`, the body unparsed: as
+    /// [`crate::taxonomy::TaxonomyClient::fetch_tree_body`] (with [`TreePath::Auto`], the form
+    /// that worked is kept).
     #[cfg(feature = "trees")]
     pub async fn fetch_tree_body(
         &self,
@@ -154,12 +153,8 @@ impl TaxonomyClient {
         Err(ApiError::Invalid("no getCategoryTree form to try".into()))
     }
 
-    /// Fetches and decodes the full category tree of `site` with
-    /// [`decode_tree`](taxonomy_tree::decode::decode_tree).
-    ///
-    /// `Accept-Language` is `provenance.language` when it is not empty (else as in
-    /// [`language_for`](Self::language_for)); an empty `provenance.language` or
-    /// `provenance.source` is filled with the language sent and the URL.
+    /// getCategoryTree of `site`, decoded (on the blocking pool: a 20 MB tree is CPU work): as
+    /// [`crate::taxonomy::TaxonomyClient::fetch_tree`].
     pub async fn fetch_tree(
         &self,
         site: impl Into<Marketplace>,
@@ -176,13 +171,7 @@ impl TaxonomyClient {
             .unwrap_or_else(|e| Err(ApiError::Invalid(format!("decoding failed: {e}"))))
     }
 
-    /// Categories matching a keyword (getCategorySuggestions):
-    /// `GET …/category_tree/{id}/get_category_suggestions?q=…` (`q` form-encoded by the `url`
-    /// crate). No match (an empty list, or `204 No Content`) is an empty
-    /// [`CategorySuggestions::suggestions`].
-    ///
-    /// `site` is a [`Marketplace`] or anything that converts into one (`taxonomy-data`'s
-    /// `Site`).
+    /// getCategorySuggestions: as [`crate::taxonomy::TaxonomyClient::category_suggestions`].
     pub async fn category_suggestions(
         &self,
         site: impl Into<Marketplace>,
@@ -192,16 +181,7 @@ impl TaxonomyClient {
         self.run(ops::suggestions(&self.config, site, q)).await
     }
 
-    /// One category and everything below it (getCategorySubtree):
-    /// `GET …/category_tree/{id}/get_category_subtree?category_id=…`. The answer goes through
-    /// the tree's node decoder and structural rules
-    /// ([`decode_subtree`](taxonomy_tree::decode::decode_subtree)); a failure is
-    /// [`ApiError::Decode`].
-    ///
-    /// `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s
-    /// `LeafCategory` (e.g. `category!(EBAY_US, "9355")`) or `Category`, or a
-    /// `(Marketplace, u32)` pair; its marketplace goes in the marketplace header and picks the
-    /// tree, its id is `category_id`.
+    /// getCategorySubtree: as [`crate::taxonomy::TaxonomyClient::category_subtree`].
     pub async fn category_subtree(
         &self,
         category: impl MarketplaceCategory,
@@ -211,29 +191,7 @@ impl TaxonomyClient {
             .await
     }
 
-    /// The aspects a listing in a leaf category fills in (getItemAspectsForCategory):
-    /// `GET …/category_tree/{id}/get_item_aspects_for_category?category_id=…`. A category
-    /// without aspects (`204 No Content`) gives empty [`ItemAspects::aspects`]. Every
-    /// documented field of an aspect is kept; only an aspect without `localizedAspectName`
-    /// (or a value without `localizedValue`) is refused, as
-    /// [`ApiError::UnexpectedBody`] naming the field.
-    ///
-    /// `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s
-    /// `LeafCategory` (e.g. `category!(EBAY_US, "9355")`) or `Category`, or a
-    /// `(Marketplace, u32)` pair; its marketplace goes in the marketplace header and picks the
-    /// tree, its id is `category_id`.
-    ///
-    /// ```no_run
-    /// # use std::sync::Arc;
-    /// use marketplace_client::Marketplace;
-    /// use marketplace_client::aio::taxonomy::{TaxonomyClient, ClientConfig};
-    /// # async fn run(client: TaxonomyClient) -> Result<(), marketplace_client::taxonomy::ApiError> {
-    /// // With taxonomy-data: `client.item_aspects(category!(EBAY_US, "9355")).await?`.
-    /// for aspect in client.item_aspects((Marketplace::Us, 9355)).await?.required() {
-    ///     println!("{}", aspect.name);
-    /// }
-    /// # Ok(()) }
-    /// ```
+    /// getItemAspectsForCategory: as [`crate::taxonomy::TaxonomyClient::item_aspects`].
     pub async fn item_aspects(
         &self,
         category: impl MarketplaceCategory,
@@ -243,25 +201,13 @@ impl TaxonomyClient {
             .await
     }
 
-    /// The default category tree id of a marketplace (getDefaultCategoryTreeId):
-    /// `GET …/get_default_category_tree_id?marketplace_id=…`. The marketplace header carries
-    /// the same id, and `Accept-Language` the site's language when the marketplace is known.
-    /// `204 No Content` (the service has no default tree for it) is
-    /// [`ApiError::NoDefaultTree`]. The answer is two short fields: one of over 1 MiB
-    /// (or over [`ClientConfig::max_body_bytes`], if smaller) is
-    /// [`ApiError::BodyTooLarge`].
+    /// getDefaultCategoryTreeId: as [`crate::taxonomy::TaxonomyClient::default_tree_id`].
     pub async fn default_tree_id(&self, marketplace_id: &str) -> Result<DefaultTreeId, ApiError> {
         self.run(ops::default_tree_id(&self.config, marketplace_id))
             .await
     }
 
-    /// The expired leaf categories of `site`'s tree mapped to the active leaf categories that
-    /// replaced them (getExpiredCategories):
-    /// `GET …/category_tree/{id}/get_expired_categories`. A tree with none (an empty list, or
-    /// `204 No Content`) gives empty [`ExpiredCategories::mappings`].
-    ///
-    /// `site` is a [`Marketplace`] or anything that converts into one (`taxonomy-data`'s
-    /// `Site`).
+    /// getExpiredCategories: as [`crate::taxonomy::TaxonomyClient::expired_categories`].
     pub async fn expired_categories(
         &self,
         site: impl Into<Marketplace>,
@@ -270,15 +216,8 @@ impl TaxonomyClient {
         self.run(ops::expired_categories(&self.config, site)).await
     }
 
-    /// The parts-compatibility properties of a category, e.g. `Make`, `Model`, `Year`
-    /// (getCompatibilityProperties):
-    /// `GET …/category_tree/{id}/get_compatibility_properties?category_id=…`. `204 No Content`
-    /// gives an empty list.
-    ///
-    /// `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s
-    /// `LeafCategory` (e.g. `category!(EBAY_US, "9355")`) or `Category`, or a
-    /// `(Marketplace, u32)` pair; its marketplace goes in the marketplace header and picks the
-    /// tree, its id is `category_id`.
+    /// getCompatibilityProperties: as
+    /// [`crate::taxonomy::TaxonomyClient::compatibility_properties`].
     pub async fn compatibility_properties(
         &self,
         category: impl MarketplaceCategory,
@@ -292,16 +231,8 @@ impl TaxonomyClient {
         .await
     }
 
-    /// The values of one compatibility property, narrowed by `filter` (`name:value` pairs of
-    /// other properties, e.g. `[("Year", "2018"), ("Make", "Toyota")]`)
-    /// (getCompatibilityPropertyValues):
-    /// `GET …/get_compatibility_property_values?category_id=…&compatibility_property=…&filter=…`.
-    /// `204 No Content` gives an empty list.
-    ///
-    /// `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s
-    /// `LeafCategory` (e.g. `category!(EBAY_US, "9355")`) or `Category`, or a
-    /// `(Marketplace, u32)` pair; its marketplace goes in the marketplace header and picks the
-    /// tree, its id is `category_id`.
+    /// getCompatibilityPropertyValues: as
+    /// [`crate::taxonomy::TaxonomyClient::compatibility_property_values`].
     pub async fn compatibility_property_values(
         &self,
         category: impl MarketplaceCategory,
@@ -319,26 +250,10 @@ impl TaxonomyClient {
         .await
     }
 
-    /// Downloads the aspects of every leaf category of `site` (fetchItemAspects:
-    /// `GET …/category_tree/{id}/fetch_item_aspects`) to `dest`, a gzipped JSON file that can
-    /// pass 100 MB.
-    ///
-    /// The answer streams to a temporary file beside `dest` (never whole into memory) while its
-    /// gzip stream is decompressed and its JSON followed; only a complete, intact file (every gzip
-    /// member whole, the JSON object ended) is renamed over `dest`, so a failed or cut-off download
-    /// leaves `dest` as it was and no temporary file behind. Temporary files get random names
-    /// ([`taxonomy_tree::atomic::stage_file`]), so downloads in other processes or containers never
-    /// collide, and leftovers of a killed download are removed by a later one. A server that sent
-    /// the JSON transport-compressed instead gets it stored gzipped all the same. `on_progress` is
-    /// called as bytes arrive, with the bytes received so far (as sent: compressed) and the
-    /// announced size (`Content-Length`), if any (an `indicatif` bar: `set_length` from the second,
-    /// `set_position` from the first). The call has its own time-out and size limits
-    /// ([`ClientConfig::download_timeout`], [`ClientConfig::max_download_bytes`] as received,
-    /// [`ClientConfig::max_decompressed_bytes`] for the JSON inside); a connection that breaks is
-    /// retried like any other call, from the start. Read the file with [`ItemAspectsFile::reader`].
-    ///
-    /// Here the answer's bytes arrive on the runtime and are handed to the blocking pool,
-    /// where the file is written and checked; `on_progress` is called there.
+    /// fetchItemAspects to `dest`, streamed to disk and checked as it arrives: as
+    /// [`crate::taxonomy::TaxonomyClient::fetch_item_aspects`]. Here the answer's bytes arrive
+    /// on the runtime and are handed to the blocking pool, where the file is written and
+    /// checked; `on_progress` is called there.
     pub async fn fetch_item_aspects(
         &self,
         site: impl Into<Marketplace>,
@@ -413,20 +328,7 @@ impl TaxonomyClient {
                 json_limit,
                 on_progress: &mut progress,
             }
-            .run(&mut body, total, tree_id, &|e, received| {
-                if e.kind() == std::io::ErrorKind::TimedOut {
-                    ApiError::Timeout {
-                        url: at.clone(),
-                        message: e.to_string(),
-                    }
-                } else {
-                    ApiError::Truncated {
-                        url: at.clone(),
-                        received,
-                        message: e.to_string(),
-                    }
-                }
-            })
+            .run(&mut body, total, tree_id)
         });
         loop {
             let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));

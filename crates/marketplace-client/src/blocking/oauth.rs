@@ -1,12 +1,15 @@
-//! The blocking client of the token endpoint: it sends the core's token requests through
-//! reqwest's blocking client (off a tokio runtime's threads) and hands the answers back.
+//! The blocking client of the token endpoint: the async one ([`crate::aio::oauth::OAuthClient`])
+//! driven on the blocking front's runtime.
 
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
-use crate::core::token::{self, DEFAULT_TIMEOUT, TokenCall, TokenResponse};
+use super::Driver;
+use crate::aio::oauth as aio;
+use crate::core::token::{DEFAULT_TIMEOUT, TokenResponse};
 use crate::oauth::{
-    AuthorizationCode, ClientId, Credentials, Endpoints, HttpOptions, OAuthConfig, OAuthError,
-    RefreshToken, ScopeSet,
+    AuthorizationCode, ClientId, Endpoints, HttpOptions, OAuthConfig, OAuthError, RefreshToken,
+    ScopeSet,
 };
 
 /// A client of the token endpoint for one application.
@@ -22,19 +25,14 @@ use crate::oauth::{
 /// # Ok(()) }
 /// ```
 pub struct OAuthClient {
-    endpoints: Endpoints,
-    credentials: Credentials,
-    http: super::transport::Http,
-    /// Bounds each whole call, body included.
-    timeout: Duration,
+    /// The async client, shared with the providers built over this one.
+    pub(crate) inner: Arc<aio::OAuthClient>,
+    pub(crate) driver: Driver,
 }
 
 impl std::fmt::Debug for OAuthClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OAuthClient")
-            .field("endpoints", &self.endpoints)
-            .field("credentials", &self.credentials)
-            .finish_non_exhaustive()
+        self.inner.fmt(f)
     }
 }
 
@@ -56,56 +54,39 @@ impl OAuthClient {
     /// [`from_config`](Self::from_config) with its own HTTP options (time-outs, proxy, user
     /// agent, extra root certificates).
     pub fn with_options(config: &OAuthConfig, options: HttpOptions) -> Result<Self, OAuthError> {
-        let credentials = config.credentials()?;
-        let endpoints = config.endpoints.clone();
-        // A token request carries credentials: the client never follows a redirect with them.
-        let http = super::transport::client(endpoints.base_url(), &options)
-            .map_err(|message| OAuthError::Transport { message })?;
-        Ok(Self {
-            endpoints,
-            credentials,
-            http,
-            timeout: options.timeout,
-        })
+        let inner = Arc::new(aio::OAuthClient::with_options(config, options)?);
+        let driver = Driver::shared().map_err(transport)?;
+        Ok(Self { inner, driver })
     }
 
     /// The endpoints.
     pub fn endpoints(&self) -> &Endpoints {
-        &self.endpoints
+        self.inner.endpoints()
     }
 
     /// The application id.
     pub fn client_id(&self) -> &ClientId {
-        &self.credentials.client_id
+        self.inner.client_id()
     }
 
     /// The redirect URI (RuName) of the consent flow, if configured.
     pub fn redirect_uri(&self) -> Option<&str> {
-        self.credentials.redirect_uri.as_deref()
+        self.inner.redirect_uri()
     }
 
     /// Requests an application token (the client-credentials grant of the Identity API,
     /// "Getting an application access token"): `grant_type=client_credentials` and `scope`.
     /// An empty `scopes` asks for the default scope `{base_url}/oauth/api_scope`.
     pub fn client_credentials(&self, scopes: &ScopeSet) -> Result<TokenResponse, OAuthError> {
-        self.post(token::client_credentials(
-            &self.endpoints,
-            &self.credentials,
-            scopes,
-            self.timeout,
-        )?)
+        self.driver
+            .wait(self.inner.client_credentials(scopes), transport)
     }
 
     /// Exchanges an authorization code for a user token (the authorization-code grant,
     /// "Exchanging the authorization code for a user access token"):
     /// `grant_type=authorization_code`, `code` and the configured `redirect_uri`.
     pub fn exchange_code(&self, code: &AuthorizationCode) -> Result<TokenResponse, OAuthError> {
-        self.post(token::exchange_code(
-            &self.endpoints,
-            &self.credentials,
-            code,
-            self.timeout,
-        )?)
+        self.driver.wait(self.inner.exchange_code(code), transport)
     }
 
     /// Gets a new user access token from a refresh token (the refresh-token grant,
@@ -121,29 +102,12 @@ impl OAuthClient {
         refresh_token: &RefreshToken,
         scopes: &ScopeSet,
     ) -> Result<TokenResponse, OAuthError> {
-        self.post(token::refresh(
-            &self.endpoints,
-            &self.credentials,
-            refresh_token,
-            scopes,
-            self.timeout,
-        )?)
+        self.driver
+            .wait(self.inner.refresh(refresh_token, scopes), transport)
     }
+}
 
-    /// One token request, on a thread of its own when a tokio runtime is current (reqwest's
-    /// blocking client panics on a runtime's thread; see [`super::transport::off_runtime`]).
-    fn post(&self, mut call: TokenCall) -> Result<TokenResponse, OAuthError> {
-        super::transport::off_runtime(
-            || {
-                let span = call.span();
-                let request = std::mem::take(&mut call.request);
-                let started = Instant::now();
-                let outcome = span.in_scope(|| {
-                    super::transport::exchange(&self.http, request, call.timeout, call.limits())
-                });
-                call.finish(outcome, &span, started.elapsed())
-            },
-            |message| OAuthError::Transport { message },
-        )
-    }
+/// A failure of the runtime's threads, as the token calls report a transport failure.
+pub(crate) fn transport(message: String) -> OAuthError {
+    OAuthError::Transport { message }
 }

@@ -1,24 +1,23 @@
-//! The blocking taxonomy client: the core's operations sent through reqwest's blocking
-//! client (off a tokio runtime's threads), with the core's renewal on 401 and retries.
+//! The blocking taxonomy client: the async one ([`crate::aio::taxonomy::TaxonomyClient`])
+//! driven on the blocking front's runtime.
 
-use std::sync::Arc;
-use std::time::Instant;
+use std::future::Future;
+use std::task::Poll;
 
 use marketplaces::{Marketplace, MarketplaceCategory};
 use taxonomy_tree::decode::{CategorySubtree, Provenance};
 use taxonomy_tree::tree::CategoryTree;
 
-use super::api::ApiClient;
-#[cfg(feature = "test-util")]
-use super::sleep::Sleeper;
-use crate::core::taxonomy::{self as ops, Operation, TreeForms};
+use super::Driver;
+use crate::aio::taxonomy as aio;
 use crate::model::{
     CategorySuggestions, CompatibilityProperties, CompatibilityPropertyValues, DefaultTreeId,
     ExpiredCategories, ItemAspects, ItemAspectsFile,
 };
-use crate::oauth::{AccessTokenSource, HttpOptions, OAuthConfig};
-use crate::taxonomy::download::Download;
-use crate::taxonomy::{ApiError, ClientConfig, TreeBody, TreePath};
+use crate::oauth::OAuthConfig;
+#[cfg(feature = "trees")]
+use crate::taxonomy::TreeBody;
+use crate::taxonomy::{ApiError, ClientConfig, TreePath};
 
 /// A client of eBay's Commerce Taxonomy API (v1): getCategoryTree, getCategorySuggestions,
 /// getCategorySubtree, getItemAspectsForCategory, getDefaultCategoryTreeId and the others.
@@ -28,14 +27,17 @@ use crate::taxonomy::{ApiError, ClientConfig, TreeBody, TreePath};
 /// argument, else [`ClientConfig::language`], else the site's language) and
 /// `Accept-Encoding: gzip`.
 ///
-/// * A 401 makes the client [`invalidate`](AccessTokenSource::invalidate) the token, get a new
-///   one and try once more (this does not count as a retry).
-/// * 429, 5xx, connection failures and cut-off bodies are retried up to
-///   [`ClientConfig::max_retries`] times, waiting `Retry-After` when the answer has one and
-///   otherwise a random delay in `[0, min(cap, base · 2^n)]` (exponential back-off with full
-///   jitter). Time-outs are not retried: the time budget is spent.
-/// * The body is read incrementally and the call fails with
-///   [`ApiError::BodyTooLarge`] as soon as it passes [`ClientConfig::max_body_bytes`].
+/// Each call goes through an [`ApiClient`](crate::api::ApiClient) of the same configuration:
+/// the same renewal of the token on a 401, retries with back-off (up to
+/// [`ClientConfig::max_retries`]; time-outs are not retried) and body limit
+/// ([`ClientConfig::max_body_bytes`], past which the call fails with
+/// [`ApiError::BodyTooLarge`]).
+///
+/// A `site` is a [`Marketplace`] or anything that converts into one (`taxonomy-data`'s
+/// `Site`); a `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s `LeafCategory` (e.g.
+/// `category!(EBAY_US, "9355")`) or `Category`, or a `(Marketplace, u32)` pair, whose
+/// marketplace goes in the marketplace header and picks the tree, and whose id is
+/// `category_id`.
 ///
 /// The client is `Send + Sync`: one client can serve many threads.
 ///
@@ -54,51 +56,13 @@ use crate::taxonomy::{ApiError, ClientConfig, TreeBody, TreePath};
 /// # Ok(()) }
 /// ```
 pub struct TaxonomyClient {
-    config: ClientConfig,
-    /// The generic request's client, with the same [`ClientConfig`]: every call goes
-    /// through its retry loop.
-    api: ApiClient,
-    /// With [`TreePath::Auto`]: the form that worked.
-    tree_forms: TreeForms,
+    inner: aio::TaxonomyClient,
+    driver: Driver,
 }
 
-impl std::fmt::Debug for TaxonomyClient {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TaxonomyClient")
-            .field("config", &self.config)
-            .finish_non_exhaustive()
-    }
-}
-
-const _: () = {
-    const fn send_sync<T: Send + Sync>() {}
-    send_sync::<TaxonomyClient>();
-};
+super::client_wrapper!(TaxonomyClient, aio::TaxonomyClient);
 
 impl TaxonomyClient {
-    /// A client with `config` that takes its tokens from `tokens` (for example
-    /// [`ApplicationTokenProvider::source`](crate::oauth::ApplicationTokenProvider::source) or an
-    /// [`ApplicationTokenProvider`](crate::oauth::ApplicationTokenProvider)).
-    pub fn new(config: ClientConfig, tokens: Arc<dyn AccessTokenSource>) -> Result<Self, ApiError> {
-        Self::with_options(config, tokens, HttpOptions::default())
-    }
-
-    /// A client with its own HTTP options (proxy, user agent, extra root certificates); the
-    /// time-outs are the configuration's ([`ClientConfig::timeout`],
-    /// [`ClientConfig::connect_timeout`]).
-    pub fn with_options(
-        config: ClientConfig,
-        tokens: Arc<dyn AccessTokenSource>,
-        options: HttpOptions,
-    ) -> Result<Self, ApiError> {
-        let api = ApiClient::with_options(config.clone(), tokens, options)?;
-        Ok(Self {
-            config,
-            api,
-            tree_forms: TreeForms::default(),
-        })
-    }
-
     /// A client configured from the environment: [`OAuthConfig::from_env`] for the host and
     /// the credentials (an application token source, or `MARKETPLACE_ACCESS_TOKEN`), and the
     /// default [`ClientConfig`] for that host with the environment's settings
@@ -111,29 +75,16 @@ impl TaxonomyClient {
         Self::new(config, tokens)
     }
 
-    /// Replaces the way the client waits between attempts (tests pass a
-    /// [`RecordingSleeper`](crate::test_util::RecordingSleeper); feature `test-util`).
-    #[cfg(feature = "test-util")]
-    pub fn with_sleeper(mut self, sleeper: Arc<dyn Sleeper>) -> Self {
-        self.api = self.api.with_sleeper(sleeper);
-        self
-    }
-
-    /// The configuration.
-    pub fn config(&self) -> &ClientConfig {
-        &self.config
-    }
-
     /// The getCategoryTree path form this client uses: the configured one, or with
     /// [`TreePath::Auto`] the form that worked (`Auto` until a tree was fetched).
     pub fn tree_path_in_use(&self) -> TreePath {
-        self.tree_forms.in_use(self.config.tree_path)
+        self.inner.tree_path_in_use()
     }
 
     /// The `Accept-Language` a call for `site` sends: `language`, else the configured
     /// language, else the site's language.
     pub fn language_for(&self, site: impl Into<Marketplace>, language: Option<&str>) -> String {
-        ops::language_for(&self.config, site.into(), language)
+        self.inner.language_for(site, language)
     }
 
     /// Fetches the full category tree of `site` (getCategoryTree) and returns the body
@@ -153,30 +104,8 @@ impl TaxonomyClient {
         site: impl Into<Marketplace>,
         language: Option<&str>,
     ) -> Result<TreeBody, ApiError> {
-        self.tree_body(site.into(), language)
+        self.wait(self.inner.fetch_tree_body(site.into(), language))
     }
-
-    /// getCategoryTree of `site`, the body unparsed (see `fetch_tree_body`).
-    fn tree_body(&self, site: Marketplace, language: Option<&str>) -> Result<TreeBody, ApiError> {
-        let mut forms = self.tree_forms.to_try(self.config.tree_path);
-        loop {
-            let Some(form) = forms.next_form() else {
-                unreachable!("TreeFallback::failed ends the call when no form is left")
-            };
-            match self.run(ops::tree_body(&self.config, site, language, form)) {
-                Ok(body) => {
-                    self.tree_forms.worked(form);
-                    return Ok(body);
-                }
-                Err(error) => {
-                    if let Some(error) = forms.failed(error) {
-                        return Err(error);
-                    }
-                }
-            }
-        }
-    }
-
     /// Fetches and decodes the full category tree of `site` with
     /// [`decode_tree`](taxonomy_tree::decode::decode_tree).
     ///
@@ -188,25 +117,19 @@ impl TaxonomyClient {
         site: impl Into<Marketplace>,
         provenance: &Provenance,
     ) -> Result<CategoryTree, ApiError> {
-        let site: Marketplace = site.into();
-        let body = self.tree_body(site, Some(provenance.language.as_str()))?;
-        ops::decode_tree_body(&body, provenance)
+        self.wait(self.inner.fetch_tree(site.into(), provenance))
     }
 
     /// Categories matching a keyword (getCategorySuggestions):
     /// `GET …/category_tree/{id}/get_category_suggestions?q=…` (`q` form-encoded by the `url`
     /// crate). No match (an empty list, or `204 No Content`) is an empty
     /// [`CategorySuggestions::suggestions`].
-    ///
-    /// `site` is a [`Marketplace`] or anything that converts into one (`taxonomy-data`'s
-    /// `Site`).
     pub fn category_suggestions(
         &self,
         site: impl Into<Marketplace>,
         q: &str,
     ) -> Result<CategorySuggestions, ApiError> {
-        let site: Marketplace = site.into();
-        self.run(ops::suggestions(&self.config, site, q))
+        self.wait(self.inner.category_suggestions(site.into(), q))
     }
 
     /// One category and everything below it (getCategorySubtree):
@@ -214,17 +137,11 @@ impl TaxonomyClient {
     /// the tree's node decoder and structural rules
     /// ([`decode_subtree`](taxonomy_tree::decode::decode_subtree)); a failure is
     /// [`ApiError::Decode`].
-    ///
-    /// `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s
-    /// `LeafCategory` (e.g. `category!(EBAY_US, "9355")`) or `Category`, or a
-    /// `(Marketplace, u32)` pair; its marketplace goes in the marketplace header and picks the
-    /// tree, its id is `category_id`.
     pub fn category_subtree(
         &self,
         category: impl MarketplaceCategory,
     ) -> Result<CategorySubtree, ApiError> {
-        let (site, category_id) = (category.marketplace(), category.category_id());
-        self.run(ops::subtree(&self.config, site, category_id))
+        self.wait(self.inner.category_subtree(pair(category)))
     }
 
     /// The aspects a listing in a leaf category fills in (getItemAspectsForCategory):
@@ -233,11 +150,6 @@ impl TaxonomyClient {
     /// documented field of an aspect is kept; only an aspect without `localizedAspectName`
     /// (or a value without `localizedValue`) is refused, as
     /// [`ApiError::UnexpectedBody`] naming the field.
-    ///
-    /// `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s
-    /// `LeafCategory` (e.g. `category!(EBAY_US, "9355")`) or `Category`, or a
-    /// `(Marketplace, u32)` pair; its marketplace goes in the marketplace header and picks the
-    /// tree, its id is `category_id`.
     ///
     /// ```no_run
     /// use marketplace_client::Marketplace;
@@ -254,8 +166,7 @@ impl TaxonomyClient {
         &self,
         category: impl MarketplaceCategory,
     ) -> Result<ItemAspects, ApiError> {
-        let (site, category_id) = (category.marketplace(), category.category_id());
-        self.run(ops::item_aspects(&self.config, site, category_id))
+        self.wait(self.inner.item_aspects(pair(category)))
     }
 
     /// The default category tree id of a marketplace (getDefaultCategoryTreeId):
@@ -266,43 +177,29 @@ impl TaxonomyClient {
     /// (or over [`ClientConfig::max_body_bytes`], if smaller) is
     /// [`ApiError::BodyTooLarge`].
     pub fn default_tree_id(&self, marketplace_id: &str) -> Result<DefaultTreeId, ApiError> {
-        self.run(ops::default_tree_id(&self.config, marketplace_id))
+        self.wait(self.inner.default_tree_id(marketplace_id))
     }
 
     /// The expired leaf categories of `site`'s tree mapped to the active leaf categories that
     /// replaced them (getExpiredCategories):
     /// `GET …/category_tree/{id}/get_expired_categories`. A tree with none (an empty list, or
     /// `204 No Content`) gives empty [`ExpiredCategories::mappings`].
-    ///
-    /// `site` is a [`Marketplace`] or anything that converts into one (`taxonomy-data`'s
-    /// `Site`).
     pub fn expired_categories(
         &self,
         site: impl Into<Marketplace>,
     ) -> Result<ExpiredCategories, ApiError> {
-        let site: Marketplace = site.into();
-        self.run(ops::expired_categories(&self.config, site))
+        self.wait(self.inner.expired_categories(site.into()))
     }
 
     /// The parts-compatibility properties of a category, e.g. `Make`, `Model`, `Year`
     /// (getCompatibilityProperties):
     /// `GET …/category_tree/{id}/get_compatibility_properties?category_id=…`. `204 No Content`
     /// gives an empty list.
-    ///
-    /// `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s
-    /// `LeafCategory` (e.g. `category!(EBAY_US, "9355")`) or `Category`, or a
-    /// `(Marketplace, u32)` pair; its marketplace goes in the marketplace header and picks the
-    /// tree, its id is `category_id`.
     pub fn compatibility_properties(
         &self,
         category: impl MarketplaceCategory,
     ) -> Result<CompatibilityProperties, ApiError> {
-        let (site, category_id) = (category.marketplace(), category.category_id());
-        self.run(ops::compatibility_properties(
-            &self.config,
-            site,
-            category_id,
-        ))
+        self.wait(self.inner.compatibility_properties(pair(category)))
     }
 
     /// The values of one compatibility property, narrowed by `filter` (`name:value` pairs of
@@ -310,25 +207,16 @@ impl TaxonomyClient {
     /// (getCompatibilityPropertyValues):
     /// `GET …/get_compatibility_property_values?category_id=…&compatibility_property=…&filter=…`.
     /// `204 No Content` gives an empty list.
-    ///
-    /// `category` is a [`MarketplaceCategory`]: `taxonomy-data`'s
-    /// `LeafCategory` (e.g. `category!(EBAY_US, "9355")`) or `Category`, or a
-    /// `(Marketplace, u32)` pair; its marketplace goes in the marketplace header and picks the
-    /// tree, its id is `category_id`.
     pub fn compatibility_property_values(
         &self,
         category: impl MarketplaceCategory,
         property: &str,
         filter: &[(&str, &str)],
     ) -> Result<CompatibilityPropertyValues, ApiError> {
-        let (site, category_id) = (category.marketplace(), category.category_id());
-        self.run(ops::compatibility_property_values(
-            &self.config,
-            site,
-            category_id,
-            property,
-            filter,
-        ))
+        self.wait(
+            self.inner
+                .compatibility_property_values(pair(category), property, filter),
+        )
     }
 
     /// Downloads the aspects of every leaf category of `site` (fetchItemAspects:
@@ -354,66 +242,31 @@ impl TaxonomyClient {
         dest: &std::path::Path,
         on_progress: &mut (dyn FnMut(u64, Option<u64>) + Send),
     ) -> Result<ItemAspectsFile, ApiError> {
-        let site: Marketplace = site.into();
-        let call = ops::item_aspects_file_call(&self.config, site);
-        let tree_id = ops::tree_id_for(&self.config, site);
-        let at = call.url.to_string();
-        self.api.send_call(&call, &mut |request, redactor, span| {
-            let started = Instant::now();
-            let deadline = started.checked_add(call.timeout);
-            let mut response = super::transport::send(self.api.http(), request, call.timeout)
-                .map_err(|failure| call.no_answer(failure, span, started.elapsed()))?;
-            if !response.status().is_success() {
-                // An error answer: read within the error limit and typed by the core.
-                let outcome =
-                    super::transport::collect(response, call.limits, call.timeout, deadline);
-                return Err(
-                    match call.finish(outcome, redactor, span, started.elapsed()) {
-                        Err(error) => error,
-                        Ok(fetched) => {
-                            fetched.unexpected("an error status read as a success".into())
-                        }
-                    },
-                );
-            }
-            let status = response.status().as_u16();
-            let total = response.content_length();
-            let result = Download {
-                dest,
-                url: &at,
-                limit: self.config.max_download_bytes,
-                json_limit: self.config.max_decompressed_bytes,
-                on_progress: &mut *on_progress,
-            }
-            .run(&mut response, total, tree_id, &|e, received| {
-                read_error(&e, &at, received)
+        // The async download calls its progress on the blocking pool; here `on_progress` is
+        // the caller's, called where the call waits, as the bytes arrive.
+        let (progress, mut arrived) = tokio::sync::mpsc::unbounded_channel();
+        let download = self
+            .inner
+            .fetch_item_aspects(site.into(), dest, move |received, total| {
+                let _ = progress.send((received, total));
             });
-            call.record(span, status, started.elapsed(), result.as_ref().err());
-            result
-        })
-    }
-
-    /// Runs `operation`: its call (through the [`ApiClient`]'s retry loop), then its
-    /// decoding.
-    fn run<T>(&self, operation: Operation<T>) -> Result<T, ApiError> {
-        let fetched = self.api.fetch(&operation.call)?;
-        operation.decode(fetched)
+        let mut download = std::pin::pin!(download);
+        self.wait(std::future::poll_fn(move |cx| {
+            while let Poll::Ready(Some((received, total))) = arrived.poll_recv(cx) {
+                on_progress(received, total);
+            }
+            let done = download.as_mut().poll(cx);
+            if done.is_ready() {
+                while let Ok((received, total)) = arrived.try_recv() {
+                    on_progress(received, total);
+                }
+            }
+            done
+        }))
     }
 }
 
-/// A failed body read of a download: a time-out, or a cut-off body (retried).
-fn read_error(e: &std::io::Error, url: &str, received: u64) -> ApiError {
-    let message = super::transport::error_chain(e);
-    if super::transport::io_is_timeout(e) {
-        ApiError::Timeout {
-            url: url.to_owned(),
-            message,
-        }
-    } else {
-        ApiError::Truncated {
-            url: url.to_owned(),
-            received,
-            message,
-        }
-    }
+/// A category as a `(Marketplace, u32)` pair, which a future sent to the runtime can hold.
+fn pair(category: impl MarketplaceCategory) -> (Marketplace, u32) {
+    (category.marketplace(), category.category_id())
 }

@@ -18,8 +18,8 @@
 //! * A new consent is never undone by a refresh that was already running (a generation
 //!   counter drops the older flight's result).
 //!
-//! The blocking front keeps a [`CacheState`] behind a mutex and a condition variable, the
-//! async front behind a mutex (never held across an `.await`) and a `tokio::sync::Notify`.
+//! The async front keeps a [`CacheState`] behind a mutex (never held across an `.await`) and
+//! a `tokio::sync::Notify`; the blocking providers wait for the async ones.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
@@ -262,21 +262,22 @@ impl Policy {
     }
 }
 
-/// The settings both providers share, as builder methods on a type with a `policy: Policy`.
+/// The settings of every provider, as builder methods on a type whose `policy` (a path of
+/// fields, e.g. `inner.policy` for a blocking provider) is its [`Policy`].
 macro_rules! policy_settings {
-    () => {
+    ($($policy:ident).+) => {
         /// Sets the clock (tests use
         /// [`ManualClock`](crate::test_util::ManualClock); feature `test-util`).
         #[cfg(feature = "test-util")]
         pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
-            self.policy.clock = clock;
+            self.$($policy).+.clock = clock;
             self
         }
 
         /// Sets how long before expiry a token is renewed (5 minutes by default); a
         /// token is never renewed before half of its lifetime has passed.
         pub fn with_refresh_margin(mut self, margin: std::time::Duration) -> Self {
-            self.policy.margin = margin;
+            self.$($policy).+.margin = margin;
             self
         }
 
@@ -284,7 +285,7 @@ macro_rules! policy_settings {
         /// `Retry-After` wins, up to 2 minutes), which is also the least time between two
         /// renewals caused by refused tokens (a 401 of the token renewed after a 401).
         pub fn with_retry_backoff(mut self, backoff: std::time::Duration) -> Self {
-            self.policy.backoff = backoff;
+            self.$($policy).+.backoff = backoff;
             self
         }
 
@@ -294,20 +295,20 @@ macro_rules! policy_settings {
             mut self,
             hook: impl Fn(&OAuthError) + Send + Sync + 'static,
         ) -> Self {
-            self.policy.hook = Some(Arc::new(hook));
+            self.$($policy).+.hook = Some(Arc::new(hook));
             self
         }
 
         /// The last failed request, until a request succeeds.
         pub fn last_error(&self) -> Option<OAuthError> {
-            lock(&self.policy.last_error).clone()
+            lock(&self.$($policy).+.last_error).clone()
         }
     };
 }
 
 pub(crate) use policy_settings;
 
-/// One cached token and its flight: the state both fronts keep behind their lock.
+/// One cached token and its flight: the state the providers keep behind their lock.
 #[derive(Default)]
 pub(crate) struct CacheState {
     token: Option<Held>,
@@ -601,14 +602,11 @@ impl CacheState {
         }
     }
 
-    /// Ends a flight that never landed (wake the waiters after this): with `failure` (a
-    /// panic) the waiters get it; without (a caller dropped half way) the next caller fetches.
-    pub(crate) fn abandon(&mut self, failure: Option<OAuthError>) {
+    /// Ends a flight that never landed (a panic, a caller dropped half way; wake the waiters
+    /// after this): the next caller fetches.
+    pub(crate) fn abandon(&mut self) {
         self.in_flight = false;
         self.flights += 1;
-        if failure.is_some() {
-            self.failure = failure;
-        }
     }
 
     /// Installs a token obtained outside a flight (a new consent): it replaces the cached one,

@@ -162,6 +162,19 @@ fn file_error(path: &Path, e: &io::Error) -> ApiError {
 }
 
 impl Download<'_> {
+    /// A failed read of the body: its time-out (`TimedOut`), else a cut-off body (retried).
+    fn read_error(&self, e: io::Error, received: u64) -> ApiError {
+        let (url, message) = (self.url.to_owned(), e.to_string());
+        match e.kind() {
+            io::ErrorKind::TimedOut => ApiError::Timeout { url, message },
+            _ => ApiError::Truncated {
+                url,
+                received,
+                message,
+            },
+        }
+    }
+
     /// Reads `body` to its end into a temporary file beside `dest` (named and cleaned up as
     /// [`taxonomy_tree::atomic`] names its own), checks that it is a whole gzip stream (every
     /// member) holding one whole JSON object within the limit, and renames it over `dest`. On
@@ -171,7 +184,6 @@ impl Download<'_> {
         body: &mut dyn Read,
         total: Option<u64>,
         tree_id: u32,
-        map_read_error: &dyn Fn(io::Error, u64) -> ApiError,
     ) -> Result<ItemAspectsFile, ApiError> {
         if total.is_some_and(|n| n > self.limit) {
             return Err(self.too_large(self.limit));
@@ -187,7 +199,7 @@ impl Download<'_> {
                 Ok(0) => break,
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(map_read_error(e, received)),
+                Err(e) => return Err(self.read_error(e, received)),
             };
             received += n as u64;
             if received > self.limit {
