@@ -142,6 +142,28 @@ fn the_oauth_client_works_in_every_context() {
     );
 }
 
+/// A blocking call inside a current-thread runtime's `block_on` while a multi-thread
+/// runtime's handle is entered (a program that keeps another runtime's handle): the handle
+/// says "multi-thread", but `block_in_place` would panic on this thread, which runs the
+/// current-thread scheduler. The call takes a thread of its own and succeeds.
+#[test]
+fn a_call_under_another_runtimes_entered_handle_does_not_panic() {
+    let fake = FakeMarketplace::new();
+    let oauth_config = oauth_support::oauth_config(&fake);
+    let multi = multi_thread();
+    let current = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let token = current.block_on(async {
+        let _entered = multi.handle().enter();
+        let provider = ApplicationTokenProvider::source(&oauth_config).unwrap();
+        provider.access_token()
+    });
+    let token = token.expect("the call succeeds");
+    assert!(fake.issued_token(token.secret()).is_some());
+}
+
 #[test]
 fn the_application_token_provider_works_in_every_context() {
     let fake = Arc::new(FakeMarketplace::new());

@@ -19,12 +19,14 @@
 //!
 //! * on a thread without a runtime (or on `spawn_blocking`'s): `block_on` on the caller's
 //!   thread, which polls the future itself (no thread hop);
-//! * on a multi-thread runtime's thread (a task, `block_on`): the same inside
-//!   `tokio::task::block_in_place`, which hands the caller's runtime work to another thread
-//!   while the call waits, so that runtime is not blocked;
-//! * on a current-thread runtime's thread, where the caller's thread is that runtime's only
-//!   one and no runtime can be entered: on a scoped thread of its own while the caller waits
-//!   (as any blocking call would block it).
+//! * in a task of a multi-thread runtime: the same inside `tokio::task::block_in_place`,
+//!   which hands the caller's runtime work to another thread while the call waits, so that
+//!   runtime is not blocked;
+//! * anywhere else inside a runtime's context (a current-thread runtime, a `block_on`, an
+//!   entered handle): on a scoped thread of its own while the caller waits (as any blocking
+//!   call would block it). Tokio does not say whether `block_in_place` is allowed there: a
+//!   multi-thread runtime's handle entered inside a current-thread runtime's `block_on`
+//!   reports "multi-thread", and `block_in_place` would panic.
 
 pub(crate) mod api;
 pub(crate) mod bridge;
@@ -178,11 +180,17 @@ impl Driver {
     ) -> Result<T, E> {
         match Handle::try_current().map(|h| h.runtime_flavor()) {
             Err(_) => self.runtime().block_on(future),
-            Ok(RuntimeFlavor::CurrentThread) => {
-                on_thread_of_its_own(|| self.runtime().block_on(future))
-                    .unwrap_or_else(|message| Err(no_thread(message)))
+            // A task of a multi-thread runtime: `block_in_place` lets its worker go on with
+            // the runtime's other tasks while this one waits.
+            Ok(RuntimeFlavor::MultiThread) if tokio::task::try_id().is_some() => {
+                tokio::task::block_in_place(|| self.runtime().block_on(future))
             }
-            Ok(_) => tokio::task::block_in_place(|| self.runtime().block_on(future)),
+            // Anywhere else inside a runtime's context (a current-thread runtime, a `block_on`,
+            // a handle entered with `Handle::enter`, possibly inside another runtime's
+            // `block_on` where `block_in_place` would panic although the handle says
+            // "multi-thread"): a thread of its own.
+            Ok(_) => on_thread_of_its_own(|| self.runtime().block_on(future))
+                .unwrap_or_else(|message| Err(no_thread(message))),
         }
     }
 }
