@@ -165,8 +165,7 @@ fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
         "{stderr}"
     );
     assert_eq!(
-        fake.requests_to(&fake_marketplace::taxonomy::aspects_path(0))
-            .len(),
+        aspects_requests(&fake),
         1,
         "one getItemAspectsForCategory request for both builds"
     );
@@ -210,12 +209,7 @@ fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
         1,
         "the cached download is reused"
     );
-    assert_eq!(
-        fake.requests_to(&fake_marketplace::taxonomy::aspects_path(0))
-            .len(),
-        1,
-        "the cached aspects are reused"
-    );
+    assert_eq!(aspects_requests(&fake), 1, "the cached aspects are reused");
 
     // TAXONOMY_OFFLINE=1: the committed snapshot, which lacks the leaf.
     let out = cargo_build(
@@ -302,13 +296,7 @@ fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
         run_probe().trim().ends_with("| 136-live | 179: 134 false"),
         "the live tree, the committed pin"
     );
-    assert_eq!(
-        broken
-            .requests_to(&fake_marketplace::taxonomy::aspects_path(0))
-            .len(),
-        1,
-        "one attempt for both builds"
-    );
+    assert_eq!(aspects_requests(&broken), 1, "one attempt for both builds");
 }
 
 #[test]
@@ -357,6 +345,12 @@ fn the_site_filter_leaves_sites_out_and_refuses_unknown_ones() {
         fake.token_requests().is_empty(),
         "offline builds ask nothing"
     );
+}
+
+/// The getItemAspectsForCategory requests (US, tree 0) `fake` received.
+fn aspects_requests(fake: &FakeMarketplace) -> usize {
+    fake.requests_to(&fake_marketplace::taxonomy::aspects_path(0))
+        .len()
 }
 
 fn tree_downloads(fake: &FakeMarketplace) -> usize {

@@ -51,6 +51,16 @@ struct Input {
     entries: Vec<Entry>,
 }
 
+impl Input {
+    /// Whether a value is an expression (checked at run time): the expansion is then a
+    /// `Result`.
+    fn has_expressions(&self) -> bool {
+        self.entries
+            .iter()
+            .any(|e| matches!(e.value, Value::Expr(_)))
+    }
+}
+
 /// Whether the next token ends a value (a `,` or the end of the object).
 fn at_value_end(input: ParseStream) -> bool {
     input.is_empty() || input.peek(Token![,])
@@ -163,10 +173,7 @@ pub fn expand_aspects(input: TokenStream) -> TokenStream {
         Ok(input) => input,
         Err(error) => return error.to_compile_error(),
     };
-    let later = input
-        .entries
-        .iter()
-        .any(|e| matches!(e.value, Value::Expr(_)));
+    let later = input.has_expressions();
     match expand_input(&input) {
         Ok(tokens) => tokens,
         Err(Failure { error, warnings }) => {
@@ -230,13 +237,9 @@ fn expand_input(input: &Input) -> Result<TokenStream, Failure> {
     let id = leaf.id();
     let fingerprint = site.fingerprint();
     let marketplace_id = site.marketplace_id();
-    let any_later = input
-        .entries
-        .iter()
-        .any(|e| matches!(e.value, Value::Expr(_)));
     // The listing as one non-generic call over static data (the literals), so that the
     // compiler has little to check and generate per invocation.
-    let call = if any_later {
+    let call = if input.has_expressions() {
         let entries = input.entries.iter().map(|entry| {
             let name = &entry.name;
             match &entry.value {
