@@ -720,6 +720,18 @@ mod tests {
         move |name| map.get(name).cloned()
     }
 
+    /// The configuration of the variables `vars`.
+    fn config(vars: &[(&str, &str)]) -> OAuthConfig {
+        OAuthConfig::from_lookup(lookup(vars)).unwrap()
+    }
+
+    /// The error the variables `vars` give, as displayed.
+    fn config_error(vars: &[(&str, &str)]) -> String {
+        OAuthConfig::from_lookup(lookup(vars))
+            .unwrap_err()
+            .to_string()
+    }
+
     #[test]
     fn defaults_to_production() {
         let c = OAuthConfig::from_lookup(lookup(&[])).unwrap();
@@ -730,23 +742,20 @@ mod tests {
 
     #[test]
     fn bad_environment_is_named() {
-        let e = OAuthConfig::from_lookup(lookup(&[("MARKETPLACE_ENV", "staging")])).unwrap_err();
-        assert!(e.to_string().contains("MARKETPLACE_ENV"), "{e}");
-        let api_only =
-            OAuthConfig::from_lookup(lookup(&[("MARKETPLACE_BASE_URL", "http://127.0.0.1:1")]))
-                .unwrap();
+        let e = config_error(&[("MARKETPLACE_ENV", "staging")]);
+        assert!(e.contains("MARKETPLACE_ENV"), "{e}");
+        let api_only = config(&[("MARKETPLACE_BASE_URL", "http://127.0.0.1:1")]);
         let e = api_only.endpoints.authorize_url().unwrap_err();
         assert!(
             e.to_string().contains("MARKETPLACE_AUTH_URL is not set"),
             "{e}"
         );
-        let e = OAuthConfig::from_lookup(lookup(&[
+        let e = config_error(&[
             ("MARKETPLACE_BASE_URL", "http://example.com"),
             ("MARKETPLACE_AUTH_URL", "https://example.com"),
-        ]))
-        .unwrap_err();
-        assert!(e.to_string().contains("MARKETPLACE_BASE_URL"), "{e}");
-        assert!(e.to_string().contains("https"), "{e}");
+        ]);
+        assert!(e.contains("MARKETPLACE_BASE_URL"), "{e}");
+        assert!(e.contains("https"), "{e}");
     }
 
     #[test]
@@ -767,12 +776,10 @@ mod tests {
             let e = Endpoints::custom(base, auth).unwrap_err().to_string();
             assert!(!e.contains("SECRET"), "{e}");
             assert!(!e.contains("user:"), "{e}");
-            let e = OAuthConfig::from_lookup(lookup(&[
+            let e = config_error(&[
                 ("MARKETPLACE_BASE_URL", base),
                 ("MARKETPLACE_AUTH_URL", auth),
-            ]))
-            .unwrap_err()
-            .to_string();
+            ]);
             assert!(!e.contains("SECRET"), "{e}");
             assert!(e.contains("MARKETPLACE_"), "{e}");
         }
@@ -780,11 +787,10 @@ mod tests {
 
     #[test]
     fn custom_pair() {
-        let c = OAuthConfig::from_lookup(lookup(&[
+        let c = config(&[
             ("MARKETPLACE_BASE_URL", "http://127.0.0.1:9/api"),
             ("MARKETPLACE_AUTH_URL", "http://localhost:9"),
-        ]))
-        .unwrap();
+        ]);
         assert_eq!(
             c.endpoints.token_url().as_str(),
             "http://127.0.0.1:9/api/identity/v1/oauth2/token"
@@ -802,21 +808,16 @@ mod tests {
         )
         .unwrap();
         let p = path.to_str().unwrap();
-        let c = OAuthConfig::from_lookup(lookup(&[
-            ("MARKETPLACE_ENV", "sandbox"),
-            ("MARKETPLACE_CONFIG", p),
-        ]))
-        .unwrap();
+        let c = config(&[("MARKETPLACE_ENV", "sandbox"), ("MARKETPLACE_CONFIG", p)]);
         let cred = c.credentials().unwrap();
         assert_eq!(cred.client_id.as_str(), "SBX-APP");
         assert_eq!(cred.client_secret.secret(), "SBX-CERT");
         assert_eq!(cred.redirect_uri.as_deref(), Some("RU-NAME"));
         assert_eq!(c.dev_id.as_deref(), Some("DEV"));
-        let c = OAuthConfig::from_lookup(lookup(&[
+        let c = config(&[
             ("MARKETPLACE_CONFIG", p),
             ("MARKETPLACE_CLIENT_ID", "ENV-APP"),
-        ]))
-        .unwrap();
+        ]);
         assert_eq!(c.client_id.unwrap().as_str(), "ENV-APP");
         assert_eq!(c.client_secret.unwrap().secret(), "PRD-CERT");
     }
@@ -825,14 +826,13 @@ mod tests {
     fn application_scope_defaults_and_overrides() {
         // eBay's sandbox uses the production scope URL; the sandbox-host one is refused.
         for env in ["production", "sandbox"] {
-            let c = OAuthConfig::from_lookup(lookup(&[("MARKETPLACE_ENV", env)])).unwrap();
+            let c = config(&[("MARKETPLACE_ENV", env)]);
             assert_eq!(c.endpoints.default_scope(), PRODUCTION_SCOPE, "{env}");
         }
-        let c = OAuthConfig::from_lookup(lookup(&[
+        let c = config(&[
             ("MARKETPLACE_BASE_URL", "http://127.0.0.1:9"),
             ("MARKETPLACE_AUTH_URL", "http://127.0.0.1:9"),
-        ]))
-        .unwrap();
+        ]);
         assert_eq!(
             c.endpoints.default_scope(),
             "http://127.0.0.1:9/oauth/api_scope"
@@ -846,26 +846,21 @@ mod tests {
         )
         .unwrap();
         let p = path.to_str().unwrap();
-        let c = OAuthConfig::from_lookup(lookup(&[
-            ("MARKETPLACE_ENV", "sandbox"),
-            ("MARKETPLACE_CONFIG", p),
-        ]))
-        .unwrap();
+        let c = config(&[("MARKETPLACE_ENV", "sandbox"), ("MARKETPLACE_CONFIG", p)]);
         assert_eq!(
             c.endpoints.default_scope(),
             "https://api.ebay.com/oauth/api_scope https://api.ebay.com/oauth/api_scope/metadata.insights"
         );
         // The variable wins over the file.
-        let c = OAuthConfig::from_lookup(lookup(&[
+        let c = config(&[
             ("MARKETPLACE_ENV", "sandbox"),
             ("MARKETPLACE_CONFIG", p),
             ("MARKETPLACE_SCOPE", "https://api.ebay.com/oauth/api_scope"),
-        ]))
-        .unwrap();
+        ]);
         assert_eq!(c.endpoints.default_scope(), PRODUCTION_SCOPE);
         std::fs::write(&path, "api.ebay.com:\n  scope: 5\n").unwrap();
-        let e = OAuthConfig::from_lookup(lookup(&[("MARKETPLACE_CONFIG", p)])).unwrap_err();
-        assert!(e.to_string().contains("scope"), "{e}");
+        let e = config_error(&[("MARKETPLACE_CONFIG", p)]);
+        assert!(e.contains("scope"), "{e}");
     }
 
     #[test]
