@@ -362,6 +362,7 @@ fn tree_downloads(fake: &FakeMarketplace) -> usize {
 
 /// Every file under `dir` whose bytes contain one of `needles`.
 fn files_containing(dir: &Path, needles: &[&str]) -> Vec<String> {
+    let finders: Vec<_> = needles.iter().map(memchr::memmem::Finder::new).collect();
     let mut found = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -378,8 +379,8 @@ fn files_containing(dir: &Path, needles: &[&str]) -> Vec<String> {
             } else if kind.is_file()
                 && let Ok(bytes) = std::fs::read(&path)
             {
-                for needle in needles {
-                    if bytes.windows(needle.len()).any(|w| w == needle.as_bytes()) {
+                for finder in &finders {
+                    if finder.find(&bytes).is_some() {
                         found.push(path.display().to_string());
                     }
                 }
@@ -561,7 +562,11 @@ fn the_build_cache_keeps_no_secret_checks_versions_and_refuses_edited_trees() {
     );
     assert_eq!(tree_downloads(&fake), 5);
 
-    // Neither secret is anywhere in the target directory (cargo's fingerprints included).
+    // Neither secret is anywhere in the target directory (cargo's fingerprints included);
+    // the search does find a secret where one is.
+    let planted = tempfile::tempdir().unwrap();
+    std::fs::write(planted.path().join("f"), format!("…{token}…")).unwrap();
+    assert_eq!(files_containing(planted.path(), &[&secret, &token]).len(), 1);
     let leaks = files_containing(&target, &[&secret, &token]);
     assert!(leaks.is_empty(), "secrets written to {leaks:?}");
 }
