@@ -566,7 +566,10 @@ fn the_build_cache_keeps_no_secret_checks_versions_and_refuses_edited_trees() {
     // the search does find a secret where one is.
     let planted = tempfile::tempdir().unwrap();
     std::fs::write(planted.path().join("f"), format!("…{token}…")).unwrap();
-    assert_eq!(files_containing(planted.path(), &[&secret, &token]).len(), 1);
+    assert_eq!(
+        files_containing(planted.path(), &[&secret, &token]).len(),
+        1
+    );
     let leaks = files_containing(&target, &[&secret, &token]);
     assert!(leaks.is_empty(), "secrets written to {leaks:?}");
 }
