@@ -1,11 +1,7 @@
 //! The HTTP settings of a client, in our own types (so an upgrade of the HTTP client is not a
-//! breaking change for users), and the decisions every front applies the same way.
+//! breaking change for users).
 
 use std::time::Duration;
-
-use url::Url;
-
-use crate::oauth::is_loopback;
 
 /// How a client talks HTTP: time-outs, a proxy, its user agent, extra root certificates.
 ///
@@ -102,26 +98,4 @@ impl HttpOptions {
     pub fn timeout(&self) -> Duration {
         self.timeout
     }
-
-    /// The proxy for requests to `base_url`: none on loopback.
-    pub(crate) fn proxy_for(&self, base_url: &Url) -> Proxy<'_> {
-        if is_loopback(base_url) {
-            Proxy::Never
-        } else {
-            match &self.proxy {
-                Some(url) => Proxy::Url(url),
-                None => Proxy::Environment,
-            }
-        }
-    }
-}
-
-/// Which proxy a client uses.
-pub(crate) enum Proxy<'a> {
-    /// None at all (loopback).
-    Never,
-    /// This one.
-    Url(&'a str),
-    /// The environment's, if any.
-    Environment,
 }

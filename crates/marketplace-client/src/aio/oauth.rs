@@ -32,7 +32,6 @@ use crate::core::token::{self, TokenCall};
 use crate::core::trace;
 use crate::core::user::{self, Retried, Unsaved};
 use crate::oauth::lock;
-use crate::oauth::shared;
 use tracing::Instrument as _;
 
 pub use crate::oauth::{
@@ -230,10 +229,40 @@ pub trait SharedTokenCache: Send + Sync {
     ) -> BoxFuture<'a, Result<SharedToken, SharedCacheError>>;
 }
 
-/// A provider's shared cache: the core's, over this front's trait.
-type Shared = shared::Shared<dyn SharedTokenCache>;
+/// A provider's shared cache, if it has one, and the last token the marketplace refused.
+#[derive(Default)]
+struct Shared {
+    cache: Option<Arc<dyn SharedTokenCache>>,
+    rejected: Mutex<Option<AccessToken>>,
+}
 
 impl Shared {
+    /// Remembers `token` as refused, so the shared cache does not hand it out again.
+    fn reject(&self, token: &AccessToken) {
+        if self.cache.is_some() {
+            *lock(&self.rejected) = Some(token.clone());
+        }
+    }
+
+    /// The request a provider of `client` makes of its shared cache.
+    fn request(
+        &self,
+        client: &OAuthClient,
+        account: Option<&str>,
+        scopes: &ScopeSet,
+        policy: &Policy,
+    ) -> SharedTokenRequest {
+        SharedTokenRequest {
+            environment: SharedTokenRequest::environment_of(client.endpoints()),
+            client_id: client.client_id().as_str().to_owned(),
+            account: account.map(str::to_owned),
+            scopes: scopes.clone(),
+            rejected: lock(&self.rejected).clone(),
+            refresh_margin: policy.margin,
+            retry_backoff: policy.backoff,
+        }
+    }
+
     /// A flight's token: through the shared cache when there is one and it can be reached,
     /// otherwise from `grant` directly.
     async fn fetch<'a>(
@@ -248,13 +277,7 @@ impl Shared {
             ),
     ) -> Result<Held, OAuthError> {
         if let Some(cache) = &self.cache {
-            let request = self.request(
-                client.endpoints(),
-                client.client_id().as_str(),
-                account,
-                scopes,
-                policy,
-            );
+            let request = self.request(client, account, scopes, policy);
             flight.asking_shared_cache();
             let requested = std::sync::atomic::AtomicBool::new(false);
             let counted = || {
@@ -264,8 +287,15 @@ impl Shared {
             };
             let answer = cache.token(&request, &counted).await;
             let requested = requested.load(std::sync::atomic::Ordering::Relaxed);
-            if let Some(held) = shared::settle(answer, policy.clock.instant(), requested)? {
-                return Ok(held);
+            match answer {
+                Ok(token) => {
+                    return Ok(Held::from_shared(&token, policy.clock.instant(), requested));
+                }
+                Err(SharedCacheError::Grant(error)) => return Err(error),
+                Err(SharedCacheError::Unavailable(message)) => tracing::warn!(
+                    reason = %message,
+                    "the shared token cache is unavailable; this process asks the token endpoint itself"
+                ),
             }
         }
         flight.requesting();
@@ -285,13 +315,7 @@ impl Shared {
         response: &TokenResponse,
     ) {
         let Some(cache) = &self.cache else { return };
-        let request = self.request(
-            client.endpoints(),
-            client.client_id().as_str(),
-            Some(account),
-            &ScopeSet::default(),
-            policy,
-        );
+        let request = self.request(client, Some(account), &ScopeSet::default(), policy);
         let exchanged = || -> BoxFuture<'_, Result<TokenResponse, OAuthError>> {
             Box::pin(std::future::ready(Ok(response.clone())))
         };
@@ -449,9 +473,7 @@ impl ApplicationTokenProvider {
     /// # let _ = token; Ok(()) }
     /// ```
     pub fn from_env() -> Result<Self, OAuthError> {
-        Ok(Self::new(OAuthClient::from_config(
-            &OAuthConfig::from_env()?,
-        )?))
+        OAuthClient::from_config(&OAuthConfig::from_env()?).map(Self::new)
     }
 
     /// The application-token source `config` describes, for async programs: the ready token
@@ -630,11 +652,8 @@ impl UserTokenProvider {
         store: Arc<dyn RefreshTokenStore>,
         account: impl Into<String>,
     ) -> Result<Self, OAuthError> {
-        Ok(Self::new(
-            OAuthClient::from_config(&OAuthConfig::from_env()?)?,
-            store,
-            account,
-        ))
+        let client = OAuthClient::from_config(&OAuthConfig::from_env()?)?;
+        Ok(Self::new(client, store, account))
     }
 
     /// Shares this account's access token through `cache` with every process that uses it:

@@ -19,7 +19,7 @@
 //! ```
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use tracing::Instrument as _;
 
@@ -48,7 +48,7 @@ pub use crate::taxonomy::{ApiError, ClientConfig, TreePath};
 /// back-off (waiting with `tokio::time::sleep`), time-outs and limits. `Send + Sync`: one
 /// client serves every task.
 pub struct TaxonomyClient {
-    config: ClientConfig,
+    /// The client every call goes through; it holds the configuration.
     api: super::api::ApiClient,
     tree_forms: TreeForms,
 }
@@ -56,7 +56,7 @@ pub struct TaxonomyClient {
 impl std::fmt::Debug for TaxonomyClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TaxonomyClient")
-            .field("config", &self.config)
+            .field("config", self.config())
             .finish_non_exhaustive()
     }
 }
@@ -74,10 +74,8 @@ impl TaxonomyClient {
         tokens: Arc<dyn AccessTokenSource>,
         options: HttpOptions,
     ) -> Result<Self, ApiError> {
-        let api = super::api::ApiClient::with_options(config.clone(), tokens, options)?;
         Ok(Self {
-            config,
-            api,
+            api: super::api::ApiClient::with_options(config, tokens, options)?,
             tree_forms: TreeForms::default(),
         })
     }
@@ -100,19 +98,19 @@ impl TaxonomyClient {
 
     /// The configuration.
     pub fn config(&self) -> &ClientConfig {
-        &self.config
+        self.api.config()
     }
 
     /// The getCategoryTree path form this client uses: the configured one, or with
     /// [`TreePath::Auto`] the form that worked (`Auto` until a tree was fetched).
     pub fn tree_path_in_use(&self) -> TreePath {
-        self.tree_forms.in_use(self.config.tree_path)
+        self.tree_forms.in_use(self.config().tree_path)
     }
 
     /// The `Accept-Language` a call for `site` sends: `language`, else the configured
     /// language, else the site's language.
     pub fn language_for(&self, site: impl Into<Marketplace>, language: Option<&str>) -> String {
-        ops::language_for(&self.config, site.into(), language)
+        ops::language_for(self.config(), site.into(), language)
     }
 
     /// getCategoryTree of `site`, the body unparsed: as
@@ -133,10 +131,10 @@ impl TaxonomyClient {
         site: Marketplace,
         language: Option<&str>,
     ) -> Result<TreeBody, ApiError> {
-        let mut forms = self.tree_forms.to_try(self.config.tree_path);
+        let mut forms = self.tree_forms.to_try(self.config().tree_path);
         while let Some(form) = forms.next_form() {
             match self
-                .run(ops::tree_body(&self.config, site, language, form))
+                .run(ops::tree_body(self.config(), site, language, form))
                 .await
             {
                 Ok(body) => {
@@ -166,9 +164,7 @@ impl TaxonomyClient {
             .await?;
         let provenance = provenance.clone();
         // Decoding a 20 MB tree is CPU work: off the runtime's threads.
-        tokio::task::spawn_blocking(move || ops::decode_tree_body(&body, &provenance))
-            .await
-            .unwrap_or_else(|e| Err(ApiError::Invalid(format!("decoding failed: {e}"))))
+        off_runtime(move || ops::decode_tree_body(&body, &provenance)).await
     }
 
     /// getCategorySuggestions: as [`crate::taxonomy::TaxonomyClient::category_suggestions`].
@@ -177,8 +173,8 @@ impl TaxonomyClient {
         site: impl Into<Marketplace>,
         q: &str,
     ) -> Result<CategorySuggestions, ApiError> {
-        let site: Marketplace = site.into();
-        self.run(ops::suggestions(&self.config, site, q)).await
+        self.run(ops::suggestions(self.config(), site.into(), q))
+            .await
     }
 
     /// getCategorySubtree: as [`crate::taxonomy::TaxonomyClient::category_subtree`].
@@ -186,9 +182,7 @@ impl TaxonomyClient {
         &self,
         category: impl MarketplaceCategory,
     ) -> Result<CategorySubtree, ApiError> {
-        let (site, category_id) = (category.marketplace(), category.category_id());
-        self.run(ops::subtree(&self.config, site, category_id))
-            .await
+        self.run(ops::subtree(self.config(), category)).await
     }
 
     /// getItemAspectsForCategory: as [`crate::taxonomy::TaxonomyClient::item_aspects`].
@@ -196,14 +190,12 @@ impl TaxonomyClient {
         &self,
         category: impl MarketplaceCategory,
     ) -> Result<ItemAspects, ApiError> {
-        let (site, category_id) = (category.marketplace(), category.category_id());
-        self.run(ops::item_aspects(&self.config, site, category_id))
-            .await
+        self.run(ops::item_aspects(self.config(), category)).await
     }
 
     /// getDefaultCategoryTreeId: as [`crate::taxonomy::TaxonomyClient::default_tree_id`].
     pub async fn default_tree_id(&self, marketplace_id: &str) -> Result<DefaultTreeId, ApiError> {
-        self.run(ops::default_tree_id(&self.config, marketplace_id))
+        self.run(ops::default_tree_id(self.config(), marketplace_id))
             .await
     }
 
@@ -212,8 +204,8 @@ impl TaxonomyClient {
         &self,
         site: impl Into<Marketplace>,
     ) -> Result<ExpiredCategories, ApiError> {
-        let site: Marketplace = site.into();
-        self.run(ops::expired_categories(&self.config, site)).await
+        self.run(ops::expired_categories(self.config(), site.into()))
+            .await
     }
 
     /// getCompatibilityProperties: as
@@ -222,13 +214,8 @@ impl TaxonomyClient {
         &self,
         category: impl MarketplaceCategory,
     ) -> Result<CompatibilityProperties, ApiError> {
-        let (site, category_id) = (category.marketplace(), category.category_id());
-        self.run(ops::compatibility_properties(
-            &self.config,
-            site,
-            category_id,
-        ))
-        .await
+        self.run(ops::compatibility_properties(self.config(), category))
+            .await
     }
 
     /// getCompatibilityPropertyValues: as
@@ -239,11 +226,9 @@ impl TaxonomyClient {
         property: &str,
         filter: &[(&str, &str)],
     ) -> Result<CompatibilityPropertyValues, ApiError> {
-        let (site, category_id) = (category.marketplace(), category.category_id());
         self.run(ops::compatibility_property_values(
-            &self.config,
-            site,
-            category_id,
+            self.config(),
+            category,
             property,
             filter,
         ))
@@ -261,8 +246,8 @@ impl TaxonomyClient {
         on_progress: impl FnMut(u64, Option<u64>) + Send + 'static,
     ) -> Result<ItemAspectsFile, ApiError> {
         let site: Marketplace = site.into();
-        let call = ops::item_aspects_file_call(&self.config, site);
-        let tree_id = ops::tree_id_for(&self.config, site);
+        let call = ops::item_aspects_file_call(self.config(), site);
+        let tree_id = ops::tree_id_for(self.config(), site);
         let on_progress = Arc::new(std::sync::Mutex::new(on_progress));
         let call = &call;
         self.api
@@ -311,8 +296,8 @@ impl TaxonomyClient {
         let at = call.url.to_string();
         let (dest, limit, json_limit) = (
             dest.to_owned(),
-            self.config.max_download_bytes,
-            self.config.max_decompressed_bytes,
+            self.config().max_download_bytes,
+            self.config().max_decompressed_bytes,
         );
         let writer = tokio::task::spawn_blocking(move || {
             let mut body = ChannelReader {
@@ -331,29 +316,26 @@ impl TaxonomyClient {
             .run(&mut body, total, tree_id)
         });
         loop {
-            let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
-            let next = match left {
-                Some(left) => match tokio::time::timeout(left, response.chunk()).await {
-                    Ok(next) => next.map_err(|e| {
-                        let kind = if e.is_timeout() {
-                            std::io::ErrorKind::TimedOut
-                        } else {
-                            std::io::ErrorKind::Other
-                        };
-                        std::io::Error::new(kind, crate::core::exchange::error_chain(&e))
-                    }),
-                    Err(_) => Err(std::io::Error::new(
-                        std::io::ErrorKind::TimedOut,
-                        format!(
-                            "the download was not complete after {} ms",
-                            call.timeout.as_millis()
-                        ),
-                    )),
-                },
-                None => response
-                    .chunk()
-                    .await
-                    .map_err(|e| std::io::Error::other(crate::core::exchange::error_chain(&e))),
+            // No deadline (a time-out too large to add to now): tokio waits without end.
+            let left = deadline.map_or(Duration::MAX, |d| {
+                d.saturating_duration_since(Instant::now())
+            });
+            let next = match tokio::time::timeout(left, response.chunk()).await {
+                Ok(next) => next.map_err(|e| {
+                    let kind = if e.is_timeout() {
+                        std::io::ErrorKind::TimedOut
+                    } else {
+                        std::io::ErrorKind::Other
+                    };
+                    std::io::Error::new(kind, crate::core::exchange::error_chain(&e))
+                }),
+                Err(_) => Err(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    format!(
+                        "the download was not complete after {} ms",
+                        call.timeout.as_millis()
+                    ),
+                )),
             };
             let item = match next {
                 Ok(Some(bytes)) => Ok(bytes),
@@ -387,10 +369,17 @@ impl TaxonomyClient {
         if fetched.bytes.len() <= DECODE_INLINE_BYTES {
             return operation.decode(fetched);
         }
-        tokio::task::spawn_blocking(move || operation.decode(fetched))
-            .await
-            .unwrap_or_else(|e| Err(ApiError::Invalid(format!("decoding failed: {e}"))))
+        off_runtime(move || operation.decode(fetched)).await
     }
+}
+
+/// Runs the decoding `decode` on the blocking pool, off the runtime's threads.
+async fn off_runtime<T: Send + 'static>(
+    decode: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(decode)
+        .await
+        .unwrap_or_else(|e| Err(ApiError::Invalid(format!("decoding failed: {e}"))))
 }
 
 /// The largest answer decoded on the runtime's thread: 64 KiB, well under a millisecond of

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use url::Url;
 
 use crate::core::exchange::{Answer, Collector, Failure, Flow, Limits, error_chain};
-use crate::options::{HttpOptions, Proxy};
+use crate::options::HttpOptions;
 
 /// An async client for requests to `base_url` that carry a credential, built as `options`
 /// say (never following a redirect: the credential would follow it). The error is on one
@@ -17,18 +17,17 @@ pub(crate) fn client(base_url: &Url, options: &HttpOptions) -> Result<reqwest::C
         .timeout(options.timeout)
         .redirect(reqwest::redirect::Policy::none())
         .user_agent(options.user_agent.clone());
-    match options.proxy_for(base_url) {
-        Proxy::Never => builder = builder.no_proxy(),
-        Proxy::Url(url) => {
-            let proxy = reqwest::Proxy::all(url).map_err(|_| {
-                format!(
-                    "the proxy {} is not a URL",
-                    crate::oauth::redact::url_for_message(url)
-                )
-            })?;
-            builder = builder.proxy(proxy);
-        }
-        Proxy::Environment => {}
+    // No proxy on loopback; otherwise the configured one, else the environment's.
+    if crate::oauth::is_loopback(base_url) {
+        builder = builder.no_proxy();
+    } else if let Some(url) = &options.proxy {
+        let proxy = reqwest::Proxy::all(url).map_err(|_| {
+            format!(
+                "the proxy {} is not a URL",
+                crate::oauth::redact::url_for_message(url)
+            )
+        })?;
+        builder = builder.proxy(proxy);
     }
     for pem in &options.root_certificates {
         let certificate = reqwest::Certificate::from_pem(pem)

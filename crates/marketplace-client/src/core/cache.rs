@@ -389,21 +389,14 @@ impl Flight {
     /// when a token was held before, with the `reason`): called right before the grant, so a
     /// process that reads the fleet's token from a shared cache never says it.
     pub(crate) fn requesting(&self) {
-        if self.reason.is_renewal() {
-            tracing::debug!(
-                target: "marketplace_client::token",
-                renewal = true,
-                reason = %self.reason.as_str(),
-                "token renewal"
-            );
-        } else {
-            tracing::debug!(
-                target: "marketplace_client::token",
-                renewal = false,
-                reason = %self.reason.as_str(),
-                "token request"
-            );
-        }
+        let renewal = self.reason.is_renewal();
+        tracing::debug!(
+            target: "marketplace_client::token",
+            renewal,
+            reason = %self.reason.as_str(),
+            "{}",
+            if renewal { "token renewal" } else { "token request" }
+        );
     }
 
     /// Says that this flight asks a shared cache for the fleet's token (`shared cache

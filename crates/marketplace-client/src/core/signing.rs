@@ -409,41 +409,25 @@ mod tests {
 
     #[test]
     fn a_key_is_replaced_within_thirty_days_of_its_expiry() {
+        use KeyDecision::{Keep, Replace};
         const DAY: u64 = 24 * 3600;
         let expires = 1_900_000_000;
-        assert_eq!(
-            key_decision(Some(expires), expires - 31 * DAY),
-            KeyDecision::Keep
-        );
-        assert_eq!(
-            key_decision(Some(expires), expires - 30 * DAY - 1),
-            KeyDecision::Keep
-        );
-        assert_eq!(
-            key_decision(Some(expires), expires - 30 * DAY),
-            KeyDecision::Replace
-        );
-        assert_eq!(
-            key_decision(Some(expires), expires - DAY),
-            KeyDecision::Replace
-        );
-        assert_eq!(key_decision(Some(expires), expires), KeyDecision::Replace);
-        assert_eq!(
-            key_decision(Some(expires), expires + DAY),
-            KeyDecision::Replace
-        );
-        // Three years ahead (a new key): kept.
-        assert_eq!(
-            key_decision(Some(expires), expires - 3 * 365 * DAY),
-            KeyDecision::Keep
-        );
-        // No expiry given: kept; no overflow at the ends of time.
-        assert_eq!(key_decision(None, u64::MAX), KeyDecision::Keep);
-        assert_eq!(
-            key_decision(Some(u64::MAX), u64::MAX - 1),
-            KeyDecision::Replace
-        );
-        assert_eq!(key_decision(Some(0), 0), KeyDecision::Replace);
+        for (expiry, now, decision) in [
+            (Some(expires), expires - 31 * DAY, Keep),
+            (Some(expires), expires - 30 * DAY - 1, Keep),
+            (Some(expires), expires - 30 * DAY, Replace),
+            (Some(expires), expires - DAY, Replace),
+            (Some(expires), expires, Replace),
+            (Some(expires), expires + DAY, Replace),
+            // Three years ahead (a new key): kept.
+            (Some(expires), expires - 3 * 365 * DAY, Keep),
+            // No expiry given: kept; no overflow at the ends of time.
+            (None, u64::MAX, Keep),
+            (Some(u64::MAX), u64::MAX - 1, Replace),
+            (Some(0), 0, Replace),
+        ] {
+            assert_eq!(key_decision(expiry, now), decision, "{expiry:?} at {now}");
+        }
     }
 
     #[test]

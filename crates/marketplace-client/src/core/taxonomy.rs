@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use marketplaces::Marketplace;
+use marketplaces::{Marketplace, MarketplaceCategory};
 use taxonomy_tree::decode::{CategorySubtree, Provenance, decode_subtree, decode_tree};
 use taxonomy_tree::tree::CategoryTree;
 
@@ -37,6 +37,21 @@ impl<T> Operation<T> {
     /// The typed result of a successful answer.
     pub(crate) fn decode(self, fetched: Fetched) -> Result<T, ApiError> {
         (self.decode)(fetched)
+    }
+
+    /// A call whose empty answer (`204 No Content`, or no body) is `empty()`, and any other
+    /// answer is `decode`d by `taxonomy-model`'s decoder.
+    fn or_empty(
+        call: ApiCall,
+        empty: impl FnOnce() -> T + Send + 'static,
+        decode: impl FnOnce(&[u8]) -> Result<T, decode::DecodeError> + Send + 'static,
+    ) -> Self {
+        Self::new(call, move |fetched| {
+            if fetched.is_empty() {
+                return Ok(empty());
+            }
+            decode(&fetched.bytes).map_err(|e| fetched.undecoded(e))
+        })
     }
 }
 
@@ -90,20 +105,14 @@ pub(crate) fn tree_body(
     .in_marketplace(site.marketplace_id(), &language);
     Operation::new(call, move |fetched| {
         if fetched.is_empty() {
-            return Err(ApiError::UnexpectedBody {
-                url: fetched.url.to_string(),
-                status: fetched.status,
-                reason: format!(
-                    "getCategoryTree answered with no tree (`{}` and an empty body): the \
-                     service holds no tree {tree_id} to give",
-                    if fetched.status == 204 {
-                        "204 No Content"
-                    } else {
-                        "a success"
-                    }
-                ),
-                body: String::new(),
-            });
+            let answer = match fetched.status {
+                204 => "204 No Content",
+                _ => "a success",
+            };
+            return Err(fetched.unexpected(format!(
+                "getCategoryTree answered with no tree (`{answer}` and an empty body): the \
+                 service holds no tree {tree_id} to give"
+            )));
         }
         Ok(TreeBody {
             site,
@@ -159,25 +168,25 @@ pub(crate) fn suggestions(
         config.suggestions_url(tree_id, q),
         site,
     );
-    Operation::new(call, move |fetched| {
-        if fetched.is_empty() {
-            return Ok(CategorySuggestions {
-                tree_id,
-                tree_version: String::new(),
-                suggestions: Vec::new(),
-            });
-        }
-        decode::category_suggestions(tree_id, &fetched.bytes).map_err(|e| fetched.undecoded(e))
-    })
+    Operation::or_empty(
+        call,
+        move || CategorySuggestions {
+            tree_id,
+            tree_version: String::new(),
+            suggestions: Vec::new(),
+        },
+        move |bytes| decode::category_suggestions(tree_id, bytes),
+    )
 }
 
 /// getCategorySubtree, through the tree's node decoder and structural rules.
 pub(crate) fn subtree(
     config: &ClientConfig,
-    site: Marketplace,
-    category_id: u32,
+    category: impl MarketplaceCategory,
 ) -> Operation<CategorySubtree> {
-    let url = config.subtree_url(tree_id_for(config, site), category_id);
+    let (site, category_id) = (category.marketplace(), category.category_id());
+    let tree = tree_id_for(config, site);
+    let url = config.category_url(tree, "get_category_subtree", category_id);
     Operation::new(
         site_call(config, "getCategorySubtree", url, site),
         move |fetched| {
@@ -192,21 +201,18 @@ pub(crate) fn subtree(
 /// getItemAspectsForCategory: `204 No Content` is a category without aspects.
 pub(crate) fn item_aspects(
     config: &ClientConfig,
-    site: Marketplace,
-    category_id: u32,
+    category: impl MarketplaceCategory,
 ) -> Operation<ItemAspects> {
-    let url = config.aspects_url(tree_id_for(config, site), category_id);
-    Operation::new(
+    let (site, category_id) = (category.marketplace(), category.category_id());
+    let tree = tree_id_for(config, site);
+    let url = config.category_url(tree, "get_item_aspects_for_category", category_id);
+    Operation::or_empty(
         site_call(config, "getItemAspectsForCategory", url, site),
-        move |fetched| {
-            if fetched.is_empty() {
-                return Ok(ItemAspects {
-                    category_id,
-                    aspects: Vec::new(),
-                });
-            }
-            decode::item_aspects(category_id, &fetched.bytes).map_err(|e| fetched.undecoded(e))
+        move || ItemAspects {
+            category_id,
+            aspects: Vec::new(),
         },
+        move |bytes| decode::item_aspects(category_id, bytes),
     )
 }
 
@@ -249,50 +255,42 @@ pub(crate) fn expired_categories(
 ) -> Operation<ExpiredCategories> {
     let tree_id = tree_id_for(config, site);
     let url = config.expired_categories_url(tree_id);
-    Operation::new(
+    Operation::or_empty(
         site_call(config, "getExpiredCategories", url, site),
-        move |fetched| {
-            if fetched.is_empty() {
-                return Ok(ExpiredCategories {
-                    tree_id,
-                    mappings: Vec::new(),
-                });
-            }
-            decode::expired_categories(tree_id, &fetched.bytes).map_err(|e| fetched.undecoded(e))
+        move || ExpiredCategories {
+            tree_id,
+            mappings: Vec::new(),
         },
+        move |bytes| decode::expired_categories(tree_id, bytes),
     )
 }
 
 /// getCompatibilityProperties: `204 No Content` is an empty list.
 pub(crate) fn compatibility_properties(
     config: &ClientConfig,
-    site: Marketplace,
-    category_id: u32,
+    category: impl MarketplaceCategory,
 ) -> Operation<CompatibilityProperties> {
-    let url = config.compatibility_properties_url(tree_id_for(config, site), category_id);
-    Operation::new(
+    let (site, category_id) = (category.marketplace(), category.category_id());
+    let tree = tree_id_for(config, site);
+    let url = config.category_url(tree, "get_compatibility_properties", category_id);
+    Operation::or_empty(
         site_call(config, "getCompatibilityProperties", url, site),
-        move |fetched| {
-            if fetched.is_empty() {
-                return Ok(CompatibilityProperties {
-                    category_id,
-                    properties: Vec::new(),
-                });
-            }
-            decode::compatibility_properties(category_id, &fetched.bytes)
-                .map_err(|e| fetched.undecoded(e))
+        move || CompatibilityProperties {
+            category_id,
+            properties: Vec::new(),
         },
+        move |bytes| decode::compatibility_properties(category_id, bytes),
     )
 }
 
 /// getCompatibilityPropertyValues: `204 No Content` is an empty list.
 pub(crate) fn compatibility_property_values(
     config: &ClientConfig,
-    site: Marketplace,
-    category_id: u32,
+    category: impl MarketplaceCategory,
     property: &str,
     filter: &[(&str, &str)],
 ) -> Operation<CompatibilityPropertyValues> {
+    let (site, category_id) = (category.marketplace(), category.category_id());
     let url = config.compatibility_property_values_url(
         tree_id_for(config, site),
         category_id,
@@ -300,19 +298,15 @@ pub(crate) fn compatibility_property_values(
         filter,
     );
     let property = property.to_owned();
-    Operation::new(
+    let empty = property.clone();
+    Operation::or_empty(
         site_call(config, "getCompatibilityPropertyValues", url, site),
-        move |fetched| {
-            if fetched.is_empty() {
-                return Ok(CompatibilityPropertyValues {
-                    category_id,
-                    property,
-                    values: Vec::new(),
-                });
-            }
-            decode::compatibility_property_values(category_id, &property, &fetched.bytes)
-                .map_err(|e| fetched.undecoded(e))
+        move || CompatibilityPropertyValues {
+            category_id,
+            property: empty,
+            values: Vec::new(),
         },
+        move |bytes| decode::compatibility_property_values(category_id, &property, bytes),
     )
 }
 

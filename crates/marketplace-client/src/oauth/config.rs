@@ -505,40 +505,23 @@ impl OAuthConfig {
                 reason,
             })?;
         let field = |key: &str| format!("`{key}` of `{}` in {}", section.name, path.display());
-        if let Some(v) = section
-            .get(&["appid", "clientid", "client_id"])
-            .map_err(|k| ConfigError::Invalid {
+        // The first of `keys` that the section holds, which must be a string.
+        let string = |keys: &[&'static str]| {
+            section.get(keys).map_err(|k| ConfigError::Invalid {
                 name: field(k),
                 reason: "must be a string".into(),
-            })?
-        {
+            })
+        };
+        if let Some(v) = string(&["appid", "clientid", "client_id"])? {
             self.client_id = Some(ClientId::new(v));
         }
-        if let Some(v) = section
-            .get(&["certid", "clientsecret", "client_secret"])
-            .map_err(|k| ConfigError::Invalid {
-                name: field(k),
-                reason: "must be a string".into(),
-            })?
-        {
+        if let Some(v) = string(&["certid", "clientsecret", "client_secret"])? {
             self.client_secret = Some(ClientSecret::new(v));
         }
-        if let Some(v) = section
-            .get(&["devid", "dev_id"])
-            .map_err(|k| ConfigError::Invalid {
-                name: field(k),
-                reason: "must be a string".into(),
-            })?
-        {
+        if let Some(v) = string(&["devid", "dev_id"])? {
             self.dev_id = Some(v);
         }
-        if let Some(v) = section
-            .get(&["redirecturi", "redirect_uri", "runame"])
-            .map_err(|k| ConfigError::Invalid {
-                name: field(k),
-                reason: "must be a string".into(),
-            })?
-        {
+        if let Some(v) = string(&["redirecturi", "redirect_uri", "runame"])? {
             self.redirect_uri = Some(v);
         }
         if let Some(scopes) = section.scopes().map_err(|k| ConfigError::Invalid {

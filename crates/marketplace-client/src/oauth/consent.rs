@@ -341,12 +341,7 @@ impl OAuthClient {
     /// sent to the configured redirect URI (the optional `prompt` and `locale`:
     /// [`ConsentRequest::with_prompt`], [`ConsentRequest::with_locale`]).
     pub fn consent_request(&self, scopes: &ScopeSet) -> Result<ConsentRequest, OAuthError> {
-        new_request(
-            self.endpoints(),
-            self.client_id(),
-            self.redirect_uri(),
-            scopes,
-        )
+        self.inner.consent_request(scopes)
     }
 
     /// Completes a pending consent kept in `store` ([`RefreshTokenStore::save_consent`]),
@@ -370,7 +365,7 @@ impl OAuthClient {
 }
 
 /// A consent request of the application `client_id` for `scopes` (empty: the default scope)
-/// with a fresh random state, sent to `redirect_uri` (both fronts' `consent_request`).
+/// with a fresh random state, sent to `redirect_uri` (`OAuthClient::consent_request`).
 pub(crate) fn new_request(
     endpoints: &Endpoints,
     client_id: &ClientId,

@@ -278,14 +278,9 @@ impl StoreError {
         source: Arc<dyn std::error::Error + Send + Sync>,
     ) -> Self {
         let message = format!("cannot {action} the refresh-token store {store}: {source}");
-        Self(Box::new(Inner {
-            kind,
-            store,
-            action,
-            path: None,
-            message,
-            source: Some(source),
-        }))
+        let mut error = Self::new(kind, store, action, message);
+        error.0.source = Some(source);
+        error
     }
 
     /// Reading or writing the store file `path` failed.

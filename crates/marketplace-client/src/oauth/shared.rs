@@ -54,6 +54,7 @@ impl SharedTokenRequest {
     /// ```
     /// use marketplace_client::oauth::{Endpoints, SharedTokenRequest};
     /// assert_eq!(SharedTokenRequest::environment_of(&Endpoints::production()), "production");
+    /// assert_eq!(SharedTokenRequest::environment_of(&Endpoints::sandbox()), "sandbox");
     /// let fake = Endpoints::custom("http://127.0.0.1:8080", "http://127.0.0.1:8080").unwrap();
     /// assert_eq!(SharedTokenRequest::environment_of(&fake), "http://127.0.0.1:8080/");
     /// ```
@@ -140,75 +141,6 @@ pub trait SharedTokenCache: Send + Sync {
     ) -> Result<SharedToken, SharedCacheError>;
 }
 
-/// A provider's shared cache (`C`: the blocking or the async trait), if it has one, and the
-/// last token the marketplace refused. Each front adds its `fetch`.
-pub(crate) struct Shared<C: ?Sized> {
-    pub(crate) cache: Option<std::sync::Arc<C>>,
-    rejected: std::sync::Mutex<Option<AccessToken>>,
-}
-
-impl<C: ?Sized> Default for Shared<C> {
-    fn default() -> Self {
-        Self {
-            cache: None,
-            rejected: std::sync::Mutex::new(None),
-        }
-    }
-}
-
-impl<C: ?Sized> Shared<C> {
-    /// Remembers `token` as refused, so the shared cache does not hand it out again.
-    pub(crate) fn reject(&self, token: &AccessToken) {
-        if self.cache.is_some() {
-            *crate::oauth::lock(&self.rejected) = Some(token.clone());
-        }
-    }
-
-    /// The request a provider of `endpoints` and `client_id` makes of its shared cache.
-    pub(crate) fn request(
-        &self,
-        endpoints: &Endpoints,
-        client_id: &str,
-        account: Option<&str>,
-        scopes: &ScopeSet,
-        policy: &crate::core::cache::Policy,
-    ) -> SharedTokenRequest {
-        SharedTokenRequest {
-            environment: SharedTokenRequest::environment_of(endpoints),
-            client_id: client_id.to_owned(),
-            account: account.map(str::to_owned),
-            scopes: scopes.clone(),
-            rejected: crate::oauth::lock(&self.rejected).clone(),
-            refresh_margin: policy.margin,
-            retry_backoff: policy.backoff,
-        }
-    }
-}
-
-/// What a provider's flight does with its shared cache's answer: the token to hold, the
-/// grant's error, or `Ok(None)` (after a warning) when it must fetch its own token.
-/// `requested`: whether the cache had this process ask the token endpoint (the traces tell a
-/// token read from the cache from one requested).
-pub(crate) fn settle(
-    answer: Result<SharedToken, SharedCacheError>,
-    now: std::time::Instant,
-    requested: bool,
-) -> Result<Option<crate::core::cache::Held>, OAuthError> {
-    match answer {
-        Ok(token) => Ok(Some(crate::core::cache::Held::from_shared(
-            &token, now, requested,
-        ))),
-        Err(SharedCacheError::Grant(error)) => Err(error),
-        Err(SharedCacheError::Unavailable(message)) => {
-            tracing::warn!(
-                reason = %message,
-                "the shared token cache is unavailable; this process asks the token endpoint itself"
-            );
-            Ok(None)
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -219,18 +151,5 @@ mod tests {
         assert_eq!(renew_after(minutes(120), minutes(5)), minutes(115));
         assert_eq!(renew_after(minutes(4), minutes(5)), minutes(2));
         assert_eq!(renew_after(Duration::ZERO, minutes(5)), Duration::ZERO);
-    }
-
-    #[test]
-    fn environments_are_named_after_the_service() {
-        assert_eq!(
-            SharedTokenRequest::environment_of(&Endpoints::sandbox()),
-            "sandbox"
-        );
-        let local = Endpoints::custom("http://127.0.0.1:9", "http://127.0.0.1:9").unwrap();
-        assert_eq!(
-            SharedTokenRequest::environment_of(&local),
-            "http://127.0.0.1:9/"
-        );
     }
 }

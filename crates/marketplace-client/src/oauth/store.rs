@@ -167,6 +167,20 @@ impl MemoryStore {
     pub fn new() -> Self {
         Self::default()
     }
+
+    /// Applies `change` to the record of `account` if it holds `token`; whether it did.
+    fn change_if_holding(
+        &self,
+        account: &str,
+        token: &RefreshToken,
+        change: impl FnOnce(&mut (StoredRefreshToken, bool)),
+    ) -> Result<bool, OAuthError> {
+        let mut tokens = lock(&self.tokens);
+        let held = tokens
+            .get_mut(account)
+            .filter(|held| held.0.refresh_token.ct_eq(token));
+        Ok(held.map(change).is_some())
+    }
 }
 
 impl RefreshTokenStore for MemoryStore {
@@ -187,24 +201,10 @@ impl RefreshTokenStore for MemoryStore {
         current: &RefreshToken,
         token: &StoredRefreshToken,
     ) -> Result<bool, OAuthError> {
-        let mut tokens = lock(&self.tokens);
-        match tokens.get_mut(account) {
-            Some(held) if held.0.refresh_token.ct_eq(current) => {
-                *held = (token.clone(), false);
-                Ok(true)
-            }
-            _ => Ok(false),
-        }
+        self.change_if_holding(account, current, |held| *held = (token.clone(), false))
     }
     fn mark_needs_consent(&self, account: &str, token: &RefreshToken) -> Result<bool, OAuthError> {
-        let mut tokens = lock(&self.tokens);
-        match tokens.get_mut(account) {
-            Some(held) if held.0.refresh_token.ct_eq(token) => {
-                held.1 = true;
-                Ok(true)
-            }
-            _ => Ok(false),
-        }
+        self.change_if_holding(account, token, |held| held.1 = true)
     }
     fn needs_consent(&self, account: &str) -> Result<bool, OAuthError> {
         Ok(lock(&self.tokens)
@@ -506,10 +506,6 @@ impl FileStore {
         Ok(())
     }
 
-    fn write_body(&self, body: &FileBody) -> Result<(), OAuthError> {
-        self.write_json(body)
-    }
-
     /// Replaces the file atomically with `body` as JSON, mode `0600`, in a directory made
     /// with mode `0700` when missing.
     pub(crate) fn write_json<T: Serialize>(&self, body: &T) -> Result<(), OAuthError> {
@@ -595,14 +591,14 @@ impl RefreshTokenStore for FileStore {
         let _lock = self.lock_exclusive()?;
         let mut body = self.read_body()?;
         body.insert(account, token);
-        self.write_body(&body)
+        self.write_json(&body)
     }
 
     fn remove(&self, account: &str) -> Result<(), OAuthError> {
         let _lock = self.lock_exclusive()?;
         let mut body = self.read_body()?;
         if body.accounts.remove(account).is_some() {
-            self.write_body(&body)?;
+            self.write_json(&body)?;
         }
         Ok(())
     }
@@ -621,7 +617,7 @@ impl RefreshTokenStore for FileStore {
             return Ok(false);
         }
         body.insert(account, token);
-        self.write_body(&body)?;
+        self.write_json(&body)?;
         Ok(true)
     }
 
@@ -634,7 +630,7 @@ impl RefreshTokenStore for FileStore {
         };
         if !record.needs_consent {
             record.needs_consent = true;
-            self.write_body(&body)?;
+            self.write_json(&body)?;
         }
         Ok(true)
     }

@@ -110,20 +110,11 @@ impl ClientConfig {
         url
     }
 
-    /// `…/category_tree/{tree_id}/get_category_subtree?category_id=…` (getCategorySubtree).
-    pub(crate) fn subtree_url(&self, tree_id: u32, category_id: u32) -> Url {
-        let mut url = self.api_url(&format!("category_tree/{tree_id}/get_category_subtree"));
-        url.query_pairs_mut()
-            .append_pair("category_id", &category_id.to_string());
-        url
-    }
-
-    /// `…/category_tree/{tree_id}/get_item_aspects_for_category?category_id=…`
-    /// (getItemAspectsForCategory).
-    pub(crate) fn aspects_url(&self, tree_id: u32, category_id: u32) -> Url {
-        let mut url = self.api_url(&format!(
-            "category_tree/{tree_id}/get_item_aspects_for_category"
-        ));
+    /// `…/category_tree/{tree_id}/{call}?category_id=…`, the URL of a call about one category:
+    /// `get_category_subtree` (getCategorySubtree), `get_item_aspects_for_category`
+    /// (getItemAspectsForCategory), `get_compatibility_properties` (getCompatibilityProperties).
+    pub(crate) fn category_url(&self, tree_id: u32, call: &str, category_id: u32) -> Url {
+        let mut url = self.api_url(&format!("category_tree/{tree_id}/{call}"));
         url.query_pairs_mut()
             .append_pair("category_id", &category_id.to_string());
         url
@@ -145,17 +136,6 @@ impl ClientConfig {
     /// `…/category_tree/{tree_id}/fetch_item_aspects` (fetchItemAspects).
     pub(crate) fn item_aspects_file_url(&self, tree_id: u32) -> Url {
         self.api_url(&format!("category_tree/{tree_id}/fetch_item_aspects"))
-    }
-
-    /// `…/category_tree/{tree_id}/get_compatibility_properties?category_id=…`
-    /// (getCompatibilityProperties).
-    pub(crate) fn compatibility_properties_url(&self, tree_id: u32, category_id: u32) -> Url {
-        let mut url = self.api_url(&format!(
-            "category_tree/{tree_id}/get_compatibility_properties"
-        ));
-        url.query_pairs_mut()
-            .append_pair("category_id", &category_id.to_string());
-        url
     }
 
     /// `…/category_tree/{tree_id}/get_compatibility_property_values?category_id=…&compatibility_property=…[&filter=…]`
