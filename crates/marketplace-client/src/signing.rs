@@ -534,7 +534,7 @@ pub fn replacement_due(expiration_time: Option<u64>, now_unix_seconds: u64) -> b
         == crate::core::signing::KeyDecision::Replace
 }
 
-/// The Key Management API's requests and answers, for both fronts' `ApiClient`.
+/// The Key Management API's requests and answers, for the async `ApiClient`.
 pub(crate) mod key_management {
     use serde::Deserialize;
 

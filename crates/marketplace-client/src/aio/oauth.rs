@@ -652,8 +652,11 @@ impl UserTokenProvider {
         store: Arc<dyn RefreshTokenStore>,
         account: impl Into<String>,
     ) -> Result<Self, OAuthError> {
-        let client = OAuthClient::from_config(&OAuthConfig::from_env()?)?;
-        Ok(Self::new(client, store, account))
+        Ok(Self::new(
+            OAuthClient::from_config(&OAuthConfig::from_env()?)?,
+            store,
+            account,
+        ))
     }
 
     /// Shares this account's access token through `cache` with every process that uses it:

@@ -78,8 +78,7 @@ impl ApiClient {
         &self,
         cipher: &str,
     ) -> Result<crate::signing::NewSigningKey, ApiError> {
-        use crate::signing::key_management;
-        key_management::created(&self.send(key_management::create(cipher))?)
+        self.wait(self.inner.create_signing_key(cipher))
     }
 
     /// getSigningKey (feature `signing`): the key `signing_key_id`, without its private key.
@@ -88,15 +87,13 @@ impl ApiClient {
         &self,
         signing_key_id: &str,
     ) -> Result<crate::signing::SigningKeyInfo, ApiError> {
-        use crate::signing::key_management;
-        key_management::one(&self.send(key_management::get(signing_key_id))?)
+        self.wait(self.inner.signing_key(signing_key_id))
     }
 
     /// getSigningKeys (feature `signing`): every key of the application, without their
     /// private keys.
     #[cfg(feature = "signing")]
     pub fn signing_keys(&self) -> Result<Vec<crate::signing::SigningKeyInfo>, ApiError> {
-        use crate::signing::key_management;
-        key_management::many(&self.send(key_management::list())?)
+        self.wait(self.inner.signing_keys())
     }
 }

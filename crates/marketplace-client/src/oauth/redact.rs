@@ -554,8 +554,10 @@ mod tests {
         let started = std::time::Instant::now();
         let from_body = redactor.body(body.as_bytes());
         let from_text = redactor.text(&body);
+        // A guard against the whole-text search coming back (94 s), not a measure of speed:
+        // well above what a loaded machine takes (under 1 s idle, 5.8 s seen beside a build).
         let took = started.elapsed();
-        assert!(took < std::time::Duration::from_secs(5), "{took:?}");
+        assert!(took < std::time::Duration::from_secs(30), "{took:?}");
         for s in [from_body, from_text] {
             assert!(s.ends_with(TRUNCATED), "{s}");
             assert_eq!(s.len(), MAX_BODY_IN_ERROR + TRUNCATED.len());

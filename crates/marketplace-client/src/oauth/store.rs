@@ -525,6 +525,18 @@ impl FileStore {
     pub fn accounts(&self) -> Result<Vec<String>, OAuthError> {
         Ok(self.read_body()?.accounts.keys().cloned().collect())
     }
+
+    /// A read-modify-write of the tokens under the store's lock, so that no process writes in
+    /// between: `change` returns its result and whether the body changed (then it is written).
+    fn update<T>(&self, change: impl FnOnce(&mut FileBody) -> (T, bool)) -> Result<T, OAuthError> {
+        let _lock = self.lock_exclusive()?;
+        let mut body = self.read_body()?;
+        let (result, changed) = change(&mut body);
+        if changed {
+            self.write_json(&body)?;
+        }
+        Ok(result)
+    }
 }
 
 impl FileBody {
@@ -588,19 +600,14 @@ impl RefreshTokenStore for FileStore {
     }
 
     fn save(&self, account: &str, token: &StoredRefreshToken) -> Result<(), OAuthError> {
-        let _lock = self.lock_exclusive()?;
-        let mut body = self.read_body()?;
-        body.insert(account, token);
-        self.write_json(&body)
+        self.update(|body| {
+            body.insert(account, token);
+            ((), true)
+        })
     }
 
     fn remove(&self, account: &str) -> Result<(), OAuthError> {
-        let _lock = self.lock_exclusive()?;
-        let mut body = self.read_body()?;
-        if body.accounts.remove(account).is_some() {
-            self.write_json(&body)?;
-        }
-        Ok(())
+        self.update(|body| ((), body.accounts.remove(account).is_some()))
     }
 
     /// Compares and saves under the store's lock, so no process can write in between.
@@ -610,29 +617,23 @@ impl RefreshTokenStore for FileStore {
         current: &RefreshToken,
         token: &StoredRefreshToken,
     ) -> Result<bool, OAuthError> {
-        let _lock = self.lock_exclusive()?;
-        let mut body = self.read_body()?;
-        let holds_current = body.accounts.get(account).is_some_and(|r| r.holds(current));
-        if !holds_current {
-            return Ok(false);
-        }
-        body.insert(account, token);
-        self.write_json(&body)?;
-        Ok(true)
+        self.update(|body| {
+            let holds_current = body.accounts.get(account).is_some_and(|r| r.holds(current));
+            if holds_current {
+                body.insert(account, token);
+            }
+            (holds_current, holds_current)
+        })
     }
 
     /// Marks under the store's lock, so no process can save a new consent in between.
     fn mark_needs_consent(&self, account: &str, token: &RefreshToken) -> Result<bool, OAuthError> {
-        let _lock = self.lock_exclusive()?;
-        let mut body = self.read_body()?;
-        let Some(record) = body.accounts.get_mut(account).filter(|r| r.holds(token)) else {
-            return Ok(false);
-        };
-        if !record.needs_consent {
-            record.needs_consent = true;
-            self.write_json(&body)?;
-        }
-        Ok(true)
+        self.update(
+            |body| match body.accounts.get_mut(account).filter(|r| r.holds(token)) {
+                Some(record) => (true, !std::mem::replace(&mut record.needs_consent, true)),
+                None => (false, false),
+            },
+        )
     }
 
     fn needs_consent(&self, account: &str) -> Result<bool, OAuthError> {
