@@ -123,7 +123,7 @@ impl CsrfState {
 }
 
 /// The application id (OAuth `client_id`). Not a secret, but kept apart from other strings.
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ClientId(String);
 
 impl ClientId {
@@ -135,12 +135,6 @@ impl ClientId {
     /// The application id.
     pub fn as_str(&self) -> &str {
         &self.0
-    }
-}
-
-impl fmt::Debug for ClientId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("ClientId").field(&self.0).finish()
     }
 }
 

@@ -13,7 +13,6 @@
 //! cannot be reached answers [`SharedCacheError::Unavailable`], and the provider then fetches
 //! its own token, with a warning: a token call does not fail because the database is down.
 
-use std::fmt;
 use std::time::Duration;
 
 use crate::oauth::{AccessToken, Endpoints, OAuthError, ScopeSet, TokenResponse};
@@ -70,7 +69,7 @@ impl SharedTokenRequest {
 
 /// A token from a shared cache, with its deadlines counted from the moment it was handed
 /// out (the cache's clock, so that hosts with skewed clocks agree).
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct SharedToken {
     /// The bearer token.
     pub access_token: AccessToken,
@@ -80,17 +79,6 @@ pub struct SharedToken {
     pub expires_in: Duration,
     /// Time left until it should be renewed (at most `expires_in`).
     pub renew_in: Duration,
-}
-
-impl fmt::Debug for SharedToken {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SharedToken")
-            .field("access_token", &self.access_token)
-            .field("token_type", &self.token_type)
-            .field("expires_in", &self.expires_in)
-            .field("renew_in", &self.renew_in)
-            .finish()
-    }
 }
 
 impl SharedToken {
