@@ -375,8 +375,7 @@ impl SigningKeyFile {
     fn read(&self) -> Result<KeysBody, SigningKeyStoreError> {
         Ok(self
             .file
-            .read_json::<KeysBody>(KEYS_FORMAT, |b| (&b.format, b.version))?
-            .unwrap_or_default())
+            .read_json(KEYS_FORMAT, |b: &KeysBody| (&b.format, b.version))?)
     }
 
     /// The keys, newest first (the first one signs), without their private keys.

@@ -67,9 +67,7 @@ impl FileStore {
     }
 
     fn read_consents(file: &FileStore) -> Result<PendingBody, OAuthError> {
-        Ok(file
-            .read_json::<PendingBody>(FORMAT, |b| (&b.format, b.version))?
-            .unwrap_or_default())
+        file.read_json(FORMAT, |b: &PendingBody| (&b.format, b.version))
     }
 
     /// Adds `request` to the pending consents, dropping those long expired.

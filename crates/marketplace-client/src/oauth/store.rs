@@ -398,14 +398,15 @@ impl FileStore {
         Ok(Some(bytes))
     }
 
-    /// A JSON file's body, or `None` when there is no file yet; `format` is checked.
-    pub(crate) fn read_json<T: serde::de::DeserializeOwned>(
+    /// A JSON file's body, or the empty body (`T::default()`) when there is no file yet;
+    /// `format` is checked.
+    pub(crate) fn read_json<T: serde::de::DeserializeOwned + Default>(
         &self,
         format: &str,
         version_of: impl FnOnce(&T) -> (&str, u32),
-    ) -> Result<Option<T>, OAuthError> {
+    ) -> Result<T, OAuthError> {
         let Some(bytes) = self.read_private()? else {
-            return Ok(None);
+            return Ok(T::default());
         };
         let body: T = serde_json::from_slice(&bytes).map_err(|e| {
             OAuthError::Store(StoreError::corrupt_file(
@@ -426,13 +427,11 @@ impl FileStore {
                 &format!("expected format {format:?} version 1"),
             )));
         }
-        Ok(Some(body))
+        Ok(body)
     }
 
     fn read_body(&self) -> Result<FileBody, OAuthError> {
-        Ok(self
-            .read_json::<FileBody>(FORMAT, |b| (&b.format, b.version))?
-            .unwrap_or_default())
+        self.read_json(FORMAT, |b: &FileBody| (&b.format, b.version))
     }
 
     fn create_dir(&self) -> Result<(), OAuthError> {
