@@ -82,13 +82,6 @@ impl ClientConfig {
         url
     }
 
-    /// The getCategoryTree URL of `tree_id` in the configured [`TreePath`] form (the path
-    /// form for [`TreePath::Auto`], which tries it first).
-    #[cfg(test)]
-    pub(crate) fn tree_url(&self, tree_id: u32) -> Url {
-        self.tree_url_in(tree_id, self.tree_path)
-    }
-
     /// The getCategoryTree URL of `tree_id` in the form `form` ([`TreePath::Auto`]: the path
     /// form).
     pub(crate) fn tree_url_in(&self, tree_id: u32, form: TreePath) -> Url {
@@ -177,11 +170,13 @@ mod url_tests {
             .unwrap()
             .with_tree_path(TreePath::Path);
         assert_eq!(
-            config.tree_url(77).as_str(),
+            config.tree_url_in(77, config.tree_path).as_str(),
             "http://127.0.0.1:8080/commerce/taxonomy/v1/category_tree/77"
         );
         assert_eq!(
-            ClientConfig::production().tree_url(0).as_str(),
+            ClientConfig::production()
+                .tree_url_in(0, ClientConfig::production().tree_path)
+                .as_str(),
             "https://api.ebay.com/commerce/taxonomy/v1/category_tree/0"
         );
         assert_eq!(
