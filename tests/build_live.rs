@@ -25,7 +25,6 @@ mod oauth_common;
 
 use std::path::Path;
 use std::process::{Command, Output};
-use std::sync::{Mutex, MutexGuard};
 
 use fake_marketplace::taxonomy::{DEFAULT_TREE_ID_PATH, tree_path};
 use fake_marketplace::{FakeConfig, FakeMarketplace};
@@ -92,11 +91,9 @@ fn cargo_build(
         .current_dir(dir)
         .args(["build", "--offline"])
         .args(features.iter().flat_map(|f| ["--features", f]))
-        // One target directory for every run of this test: the HTTP stack is compiled once.
-        .env(
-            "CARGO_TARGET_DIR",
-            common::root().join("target/live-build-probe"),
-        )
+        // One target directory for every run of this test, and the other projects outside the
+        // workspace: the HTTP stack is compiled once.
+        .env("CARGO_TARGET_DIR", common::outside_probes_target())
         .env("MARKETPLACE_BASE_URL", base_url)
         .env("MARKETPLACE_AUTH_URL", base_url)
         .env("MARKETPLACE_CLIENT_ID", fake.client_id())
@@ -107,16 +104,8 @@ fn cargo_build(
     command.output().unwrap()
 }
 
-/// The tests share one target directory (so the HTTP stack is compiled once), and with it the
-/// build cache and the probe's executable: they take turns, or one test's build would reuse
-/// the tree another test's fake served.
-fn one_build_at_a_time() -> MutexGuard<'static, ()> {
-    static TURN: Mutex<()> = Mutex::new(());
-    TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
 fn run_probe() -> String {
-    let exe = common::root().join("target/live-build-probe/debug/live-build-probe");
+    let exe = common::outside_probes_target().join("debug/live-build-probe");
     let out = Command::new(exe).output().unwrap();
     assert!(out.status.success());
     String::from_utf8_lossy(&out.stdout).into_owned()
@@ -124,7 +113,7 @@ fn run_probe() -> String {
 
 #[test]
 fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
-    let _turn = one_build_at_a_time();
+    let _turn = common::outside_probes_turn();
     let fake = FakeMarketplace::new();
     fake.set_tree(Marketplace::Us, common::us_with_new_leaf("135-live"));
     // The live version's rules of the pinned 179 allow one more Type.
@@ -301,7 +290,7 @@ fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
 
 #[test]
 fn the_site_filter_leaves_sites_out_and_refuses_unknown_ones() {
-    let _turn = one_build_at_a_time();
+    let _turn = common::outside_probes_turn();
     let fake = FakeMarketplace::new();
     let probe = tempfile::tempdir().unwrap();
     write_probe(probe.path());
@@ -392,7 +381,7 @@ fn files_containing(dir: &Path, needles: &[&str]) -> Vec<String> {
 
 #[test]
 fn the_build_cache_keeps_no_secret_checks_versions_and_refuses_edited_trees() {
-    let _turn = one_build_at_a_time();
+    let _turn = common::outside_probes_turn();
     let started = std::time::SystemTime::now();
     let nanos = started
         .duration_since(std::time::UNIX_EPOCH)
@@ -408,7 +397,7 @@ fn the_build_cache_keeps_no_secret_checks_versions_and_refuses_edited_trees() {
     fake.set_tree(Marketplace::Us, common::us_with_new_leaf("135-live"));
     let probe = tempfile::tempdir().unwrap();
     write_probe(probe.path());
-    let target = common::root().join("target/live-build-probe");
+    let target = common::outside_probes_target();
 
     // 1. First build: every tree downloaded, no version asked.
     let out = cargo_build(probe.path(), &fake.base_url(), &fake, &[], &["macros_live"]);

@@ -128,7 +128,7 @@ fn text(output: &Output) -> (String, String) {
 
 #[test]
 fn a_project_keeps_its_own_snapshots_and_compiles_them_in() {
-    let _turn = common::listing_probes_turn();
+    let _turn = common::outside_probes_turn();
     let fake = FakeMarketplace::new();
     fake.set_tree(Marketplace::Us, common::us_with_new_leaf("135"));
     let committed_before = common::dir_bytes(&common::snapshots_dir());
@@ -198,7 +198,7 @@ fn a_project_keeps_its_own_snapshots_and_compiles_them_in() {
 
     // 3. The project's build compiles its own snapshot in: the new leaf is a valid
     //    `category!`, and only the US is compiled in.
-    let target = common::listing_probes_target();
+    let target = common::outside_probes_target();
     let out = common::build_outside_crate(project, &target, &[]);
     assert!(
         out.status.success(),
@@ -241,7 +241,7 @@ fn settings_probe() -> (tempfile::TempDir, std::path::PathBuf) {
         "[dependencies]\ntaxonomy-data = { path = {data} }\ntaxonomy-macros = { path = {macros} }\n",
         "use taxonomy_macros::category;\nfn main() { println!(\"{}\", category!(\"9355\").id()); }\n",
     );
-    let target = common::listing_probes_target();
+    let target = common::outside_probes_target();
     let out = common::build_outside_crate(project.path(), &target, &[]);
     assert!(out.status.success(), "{}", text(&out).1);
     (project, target)
@@ -249,7 +249,7 @@ fn settings_probe() -> (tempfile::TempDir, std::path::PathBuf) {
 
 #[test]
 fn runtime_settings_rebuild_nothing_without_live() {
-    let _turn = common::listing_probes_turn();
+    let _turn = common::outside_probes_turn();
     let (project, target) = settings_probe();
     // What a backend changes at run time: without `live` the build reads none of it.
     for env in [
@@ -273,7 +273,7 @@ fn runtime_settings_rebuild_nothing_without_live() {
 
 #[test]
 fn a_missing_snapshots_directory_says_how_to_create_it() {
-    let _turn = common::listing_probes_turn();
+    let _turn = common::outside_probes_turn();
     let (project, target) = settings_probe();
     let missing = project.path().join("snapshots");
     let out = common::build_outside_crate(
@@ -309,11 +309,12 @@ fn the_readme_backend_recipe_builds_the_fleet_example() {
         "{example}"
     );
     let project = tempfile::tempdir().unwrap();
-    // Without debug information: the probe is built to be run once, and is a third the size.
+    // Without debug information: the probe is built to be run once, and is a third the size
+    // (and its dependencies are then those the live build's script compiles).
     let manifest = format!("{dependencies}\n[profile.dev]\ndebug = false\n");
     common::write_outside_crate(project.path(), "backend-probe", &manifest, &example);
-    // Its own target directory, kept between runs: only the first build is a cold one.
-    let target = common::root().join("target/backend-probe");
+    let _turn = common::outside_probes_turn();
+    let target = common::outside_probes_target();
     let out = common::build_outside_crate(project.path(), &target, &[]);
     assert!(out.status.success(), "{}", text(&out).1);
     let run = common::clean_command(target.join("debug/backend-probe"))

@@ -328,8 +328,8 @@ fn a_project_that_pins_179_compiles_good_listings_and_refuses_bad_ones() {
     assert!(out.status.success(), "{:?}", text(&out));
 
     let own_text = own.display().to_string();
-    let _turn = common::listing_probes_turn();
-    let target = common::listing_probes_target();
+    let _turn = common::outside_probes_turn();
+    let target = common::outside_probes_target();
     let build = |object: &str| {
         common::write_outside_crate(
             project,

@@ -88,18 +88,20 @@ pub fn write_outside_crate(dir: &Path, name: &str, dependencies: &str, main_rs: 
     std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
 }
 
-/// The target directory of the projects outside the workspace that use taxonomy-data and
-/// taxonomy-macros alone (the listing code's dependencies): shared, so that those are compiled
-/// once for every such project. Their builds take turns ([`listing_probes_turn`]): a project
-/// with its own snapshots directory makes the next one's build run taxonomy-data's build
-/// script again.
-pub fn listing_probes_target() -> PathBuf {
-    root().join("target/listing-probes")
+/// The target directory of the projects outside the workspace (a user's listing code, the
+/// README's backend, the live build's probe): shared, so that the dependencies they have in
+/// common are compiled once (the live build's script and the backend compile the same HTTP
+/// stack). Their builds take turns ([`outside_probes_turn`]): a project with its own snapshots
+/// directory makes the next one's build run taxonomy-data's build script again, and the live
+/// build's tests share its build cache and its probe's executable (one test's build would
+/// reuse the tree another test's fake served).
+pub fn outside_probes_target() -> PathBuf {
+    root().join("target/outside-probes")
 }
 
-/// The turn of a test building in [`listing_probes_target`] (within one test binary; test
+/// The turn of a test building in [`outside_probes_target`] (within one test binary; test
 /// binaries run one after another).
-pub fn listing_probes_turn() -> std::sync::MutexGuard<'static, ()> {
+pub fn outside_probes_turn() -> std::sync::MutexGuard<'static, ()> {
     static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
     TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
