@@ -28,21 +28,12 @@ pub const REDACTED: &str = crate::oauth::secret::REDACTED;
 /// The most a fetchItemAspects file may decompress to, unless set.
 pub const DEFAULT_MAX_DECOMPRESSED_BYTES: u64 = crate::config::DEFAULT_MAX_DECOMPRESSED_BYTES;
 
-/// Waits between attempts. The client sleeps through one of these (by default
-/// [`ThreadSleeper`]); tests pass a [`RecordingSleeper`] to see the delays without waiting.
+/// What a client waits between attempts with, instead of tokio's timer (`with_sleeper`):
+/// tests pass a [`RecordingSleeper`] to see the delays without waiting. It is called on the
+/// runtime that drives the call, so it must return at once.
 pub trait Sleeper: Send + Sync {
-    /// Blocks the calling thread for `duration`.
+    /// Takes note of a wait of `duration`, without waiting.
     fn sleep(&self, duration: Duration);
-}
-
-/// Sleeps with [`std::thread::sleep`].
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ThreadSleeper;
-
-impl Sleeper for ThreadSleeper {
-    fn sleep(&self, duration: Duration) {
-        std::thread::sleep(duration);
-    }
 }
 
 /// Records each requested delay and returns at once
