@@ -245,7 +245,6 @@ fn serve() -> std::process::ExitCode {
             std::process::exit(1);
         }
     };
-    println!("{}", fake.base_url());
     eprintln!("fake marketplace on {}", fake.base_url());
     let names: Vec<&str> = served.iter().map(|m| m.marketplace_id()).collect();
     eprintln!(
@@ -291,6 +290,9 @@ fn serve() -> std::process::ExitCode {
         fake.client_id(),
         fake.client_secret()
     );
+    // The address on stdout comes last: whoever waits for it (a script, a test) then knows the
+    // fake is serving and its banner is written.
+    println!("{}", fake.base_url());
     loop {
         std::thread::park();
     }
