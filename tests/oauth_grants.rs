@@ -675,8 +675,10 @@ fn hostile_error_answers_are_cut_before_they_are_sanitized() {
         );
         let started = Instant::now();
         let err = client.client_credentials(&ScopeSet::default()).unwrap_err();
+        // A guard against sanitizing the whole text (tens of seconds), not a speed figure:
+        // generous, as a debug build on a loaded machine is slow.
         assert!(
-            started.elapsed() < Duration::from_secs(2),
+            started.elapsed() < Duration::from_secs(10),
             "{:?}",
             started.elapsed()
         );
