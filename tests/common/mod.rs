@@ -106,6 +106,28 @@ pub fn outside_probes_turn() -> std::sync::MutexGuard<'static, ()> {
     TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// The workspace's dev profile (the `[profile.dev…]` tables of its Cargo.toml) as `--config`
+/// arguments, for a project outside the workspace, which does not read them: built with the
+/// same profile, it reuses what the workspace built in the same target directory (the
+/// dependencies without debug info, the optimized JSON parser…), and builds as fast.
+pub fn workspace_dev_profile() -> Vec<String> {
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let mut args = Vec::new();
+    let mut table = None;
+    for line in manifest.lines().map(str::trim) {
+        if let Some(header) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            table = header.starts_with("profile.dev").then_some(header);
+        } else if let (Some(table), Some((key, value))) = (table, line.split_once('='))
+            && !line.starts_with('#')
+        {
+            args.push("--config".to_owned());
+            args.push(format!("{table}.{}={}", key.trim(), value.trim()));
+        }
+    }
+    assert!(!args.is_empty(), "Cargo.toml has no [profile.dev…] setting");
+    args
+}
+
 /// `cargo build --offline --verbose` of a crate written by [`write_outside_crate`] into
 /// `target`, with none of the caller's `MARKETPLACE_*`/`TAXONOMY_*` settings but `env`.
 pub fn build_outside_crate(
@@ -117,6 +139,7 @@ pub fn build_outside_crate(
     command
         .current_dir(project)
         .args(["build", "--offline", "--verbose"])
+        .args(workspace_dev_profile())
         .env("CARGO_TARGET_DIR", target);
     for (name, value) in env {
         command.env(name, value);
