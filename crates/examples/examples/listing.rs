@@ -1,7 +1,7 @@
 //! The README's main job: listing code that names its categories with `category!` (checked
 //! at compile time) and looks categories up in all four sites, offline.
 //!
-//! Run it with `cargo run --example listing`.
+//! Run it with `cargo run -p taxonomy-examples --example listing`.
 
 use taxonomy_data::{LeafCategory, Site};
 use taxonomy_macros::category;
