@@ -309,10 +309,9 @@ fn the_readme_backend_recipe_builds_the_fleet_example() {
         "{example}"
     );
     let project = tempfile::tempdir().unwrap();
-    // Without debug information: the probe is built to be run once, and is a third the size
-    // (and its dependencies are then those the live build's script compiles).
-    let manifest = format!("{dependencies}\n[profile.dev]\ndebug = false\n");
-    common::write_outside_crate(project.path(), "backend-probe", &manifest, &example);
+    // Its dependencies build without debug information, as the workspace's do
+    // (`common::workspace_dev_profile`): the same as the live build's script compiles.
+    common::write_outside_crate(project.path(), "backend-probe", &dependencies, &example);
     let _turn = common::outside_probes_turn();
     let target = common::outside_probes_target();
     let out = common::build_outside_crate(project.path(), &target, &[]);
