@@ -438,6 +438,33 @@ fn user_tokens_refresh_from_the_store() {
     );
 }
 
+/// A refresh token deleted from the store (eBay's account deletion notification, `consent
+/// forget`, another process of the fleet) takes the cached access token with it: a running
+/// provider does not hand out the deleted user's token from memory until it expires.
+#[test]
+fn a_deleted_refresh_token_takes_the_cached_access_token_with_it() {
+    let fake = FakeMarketplace::new();
+    let clock = clock();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("refresh-tokens.json");
+    let store = Arc::new(marketplace_client::oauth::FileStore::new(&path));
+    let scopes = ScopeSet::new([fake.scope("")]);
+    let provider = consented_user(&fake, &clock, store, &scopes);
+    provider.access_token().expect("the consent's access token");
+    // Another process (another value on the same file) deletes the account's refresh token.
+    marketplace_client::oauth::FileStore::new(&path)
+        .remove("seller-1")
+        .unwrap();
+    clock.advance(Duration::from_secs(2));
+    let error = provider.access_token().unwrap_err();
+    assert!(
+        matches!(&error, OAuthError::NoRefreshToken { account } if account == "seller-1"),
+        "{error:?}"
+    );
+    assert!(provider.cached().is_none(), "the cached token is dropped");
+    assert_eq!(fake.token_requests().len(), 1, "no refresh was tried");
+}
+
 #[test]
 fn user_token_refresh_can_ask_for_a_subset() {
     let fake = FakeMarketplace::new();

@@ -31,6 +31,21 @@ fn creations(fake: &FakeMarketplace) -> usize {
         .count()
 }
 
+/// The async front's application tokens from `fake`.
+fn aio_tokens(
+    fake: &FakeMarketplace,
+) -> Arc<dyn marketplace_client::aio::oauth::AccessTokenSource> {
+    use marketplace_client::aio::oauth::{
+        ApplicationTokenProvider, Endpoints, OAuthClient, OAuthConfig,
+    };
+    let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url()).unwrap();
+    let oauth = OAuthClient::from_config(
+        &OAuthConfig::new(endpoints).with_credentials(fake.client_id(), fake.client_secret()),
+    )
+    .unwrap();
+    Arc::new(ApplicationTokenProvider::new(oauth))
+}
+
 fn mode(path: &std::path::Path) -> u32 {
     std::fs::metadata(path).unwrap().permissions().mode() & 0o777
 }
@@ -41,7 +56,10 @@ fn a_key_is_created_once_saved_privately_and_signs() {
     let dir = tempfile::tempdir().unwrap();
     let tokens_file = dir.path().join("store/refresh-tokens.json");
     let keys = SigningKeyFile::beside(&tokens_file);
-    assert_eq!(keys.path(), dir.path().join("store/signing-keys.json"));
+    assert_eq!(
+        keys.path(),
+        dir.path().join("store/refresh-tokens.signing-keys.json")
+    );
     assert!(keys.current().unwrap().is_none());
     let api = client(&fake);
     let key = keys.signing_key(&api).unwrap();
@@ -119,6 +137,236 @@ fn a_key_within_thirty_days_of_its_expiry_is_replaced_and_kept_until_it_expires(
     assert_eq!(listed, [third, second]);
 }
 
+/// The signing-key file's refusals name it for what it is (not "the refresh-token store", whose
+/// advice would be wrong), and docs/security.md lists it, and the account→eBay-user file, among
+/// the files that hold a secret or personal data.
+#[test]
+fn the_signing_key_file_is_named_as_such_in_errors_and_in_the_security_notes() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys = SigningKeyFile::beside(dir.path().join("refresh-tokens.json"));
+    std::fs::write(keys.path(), b"{}").unwrap();
+    std::fs::set_permissions(keys.path(), std::fs::Permissions::from_mode(0o644)).unwrap();
+    let insecure = keys.list().unwrap_err().to_string();
+    assert!(
+        insecure.contains("the signing-key file") && !insecure.contains("refresh-token store"),
+        "{insecure}"
+    );
+    std::fs::set_permissions(keys.path(), std::fs::Permissions::from_mode(0o600)).unwrap();
+    let corrupt = keys.list().unwrap_err().to_string();
+    assert!(
+        corrupt.contains("the signing-key file") && !corrupt.contains("consent"),
+        "{corrupt}"
+    );
+    let notes = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/security.md"),
+    )
+    .unwrap();
+    for file in ["signing-keys.json", "users.json", "consents.json"] {
+        assert!(
+            notes.contains(file),
+            "docs/security.md does not name {file}"
+        );
+    }
+    assert!(!notes.contains("The only file that holds a secret"));
+}
+
+/// Two applications' refresh-token files in one directory get a signing-key file each: a key
+/// is its application's (eBay refuses another application's requests signed with it, errorId
+/// 215120), so the second application creates its own.
+#[test]
+fn two_stores_in_one_directory_never_share_a_signing_key() {
+    let fake = fake();
+    let dir = tempfile::tempdir().unwrap();
+    let first = SigningKeyFile::beside(dir.path().join("refresh-tokens.json"));
+    let second = SigningKeyFile::beside(dir.path().join("other-app.json"));
+    assert_ne!(first.path(), second.path());
+    assert_eq!(
+        second.path(),
+        dir.path().join("other-app.signing-keys.json")
+    );
+    let api = client(&fake);
+    let a = first.signing_key(&api).unwrap().jwe().to_owned();
+    let b = second.signing_key(&api).unwrap().jwe().to_owned();
+    assert_ne!(a, b, "the second store created its own key");
+    assert_eq!(creations(&fake), 2);
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+/// Rewrites the expiry of every key in the file (in place: the mode stays 0600).
+fn set_expiry(keys: &SigningKeyFile, at: u64) {
+    let mut body: Value = serde_json::from_slice(&std::fs::read(keys.path()).unwrap()).unwrap();
+    for key in body["keys"].as_array_mut().unwrap() {
+        key["expiration_time"] = at.into();
+    }
+    std::fs::write(keys.path(), serde_json::to_vec(&body).unwrap()).unwrap();
+}
+
+/// A key due for renewal still signs when createSigningKey fails (blocking and async fronts):
+/// a backend starting then can sign until the key expires, the creation is tried again later,
+/// not at every call, and an expired key is no fallback.
+#[test]
+fn a_key_due_for_renewal_signs_while_its_replacement_cannot_be_created() {
+    let fake = fake();
+    let dir = tempfile::tempdir().unwrap();
+    let keys = SigningKeyFile::new(dir.path().join("keys.json"));
+    let api = client(&fake);
+    let first = keys.signing_key(&api).unwrap().jwe().to_owned();
+    set_expiry(&keys, unix_now() + 10 * 86400);
+    let outage = fake_marketplace::Fault::Status {
+        status: 500,
+        body: String::new(),
+        headers: Vec::new(),
+    };
+    fake.fail_times(SIGNING_KEY_PATH, outage, 1000);
+    let key = keys.signing_key(&api).expect("the stored key, still valid");
+    assert_eq!(key.jwe(), first);
+    let tried = creations(&fake);
+    assert!(tried > 1, "createSigningKey was tried: {tried}");
+    assert_eq!(keys.signing_key(&api).unwrap().jwe(), first);
+    assert_eq!(creations(&fake), tried, "not tried again at once");
+    // The async front, through another value on the file (no failure of its own yet).
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let aio = marketplace_client::aio::api::ApiClient::new(
+        marketplace_client::aio::api::ClientConfig::for_base_url(&fake.base_url())
+            .unwrap()
+            .with_backoff(Duration::from_millis(1), Duration::from_millis(8)),
+        aio_tokens(&fake),
+    )
+    .unwrap();
+    let other = SigningKeyFile::new(keys.path());
+    let key = runtime
+        .block_on(other.signing_key_async(&aio))
+        .expect("the stored key, still valid");
+    assert_eq!(key.jwe(), first);
+    // Expired: no fallback, the failure is the answer.
+    set_expiry(&keys, unix_now() - 1);
+    let error = SigningKeyFile::new(keys.path())
+        .signing_key(&api)
+        .unwrap_err();
+    assert!(
+        matches!(&error, SigningKeyStoreError::Api(e) if e.status() == Some(500)),
+        "{error:?}"
+    );
+}
+
+/// The RFC 9421 sample Ed25519 key (base64 PKCS#8) and a JWE, as createSigningKey answers them.
+const SAMPLE_KEY: &str = "MC4CAQAwBQYDK2VwBCIEIJ+DYvh6SEqVTm50DFtMDoQikTmiCqirVv9mWG9qfSnF";
+const SAMPLE_JWE: &str = "eyJhbGciOiJBMjU2R0NNS1ciLCJlbmMiOiJBMjU2R0NNIiwiemlwIjoiREVGIiwiaXYiOiJvSzFwdXJNVHQtci14VUwzIiwidGFnIjoiTjB4WjI4ZklZckFmYkd5UWFrTnpjZyJ9.AYdKU7ObIc7Z764OrlKpwUViK8Rphxl0xMP9v2_o9mI.1DbZiSQNRK6pLeIw.Yzp3IDV8RM_h_lMAnwGpMA4DXbaDdmqAh-65kO9xyDgzHD6s0kY3p-yO6oPR9kEcAbjGXIULeQKWVYzbfHKwXTY09Npj_mNuO5yxgZtWnL55uIgP2HL1So2dKkZRK0eyPa6DEXJT71lPtwZtpIGyq9R5h6s3kGMbqA.m4t_MX4VnlXJGx1X_zZ-KQ";
+
+/// createSigningKey's answer `200` with `fields` changed from eBay's documented shape.
+fn drifted_answer(fake: &FakeMarketplace, changes: Value) {
+    let mut body = serde_json::json!({
+        "signingKeyId": "e7f5d9c2-0000-4000-8000-000000000001",
+        "signingKeyCipher": "ED25519",
+        "creationTime": 1_700_000_000u64,
+        "expirationTime": 1_794_608_000u64,
+        "jwe": SAMPLE_JWE,
+        "privateKey": SAMPLE_KEY,
+        "publicKey": "MCowBQYDK2VwAyEAJrQLj5P/89iXES9+vFgrIy29clF9CC/oPPsw3c5D0bs="
+    });
+    for (name, value) in changes.as_object().unwrap() {
+        body[name] = value.clone();
+    }
+    fake.fail_next(
+        SIGNING_KEY_PATH,
+        fake_marketplace::Fault::Status {
+            status: 200,
+            body: body.to_string(),
+            headers: vec![("Content-Type".into(), "application/json".into())],
+        },
+    );
+}
+
+/// createSigningKey's answer is never quoted in an error (it holds the private key): a field
+/// the key needs, of another type, is an error naming the field; a descriptive field of
+/// another type is set aside and the key kept.
+#[test]
+fn a_drifted_create_signing_key_answer_never_shows_the_private_key() {
+    let fake = fake();
+    let api = client(&fake);
+    drifted_answer(&fake, serde_json::json!({ "jwe": null }));
+    let error = api.create_signing_key("ED25519").unwrap_err();
+    for text in [error.to_string(), format!("{error:?}")] {
+        assert!(!text.contains(&SAMPLE_KEY[..20]), "{text}");
+        assert!(text.contains("jwe"), "{text}");
+    }
+    assert!(
+        matches!(
+            &error,
+            marketplace_client::api::ApiError::KeyManagementAnswer {
+                field: Some("jwe"),
+                status: 200,
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+    drifted_answer(
+        &fake,
+        serde_json::json!({ "signingKeyCipher": null, "expirationTime": "2029-01-01" }),
+    );
+    let created = api
+        .create_signing_key("ED25519")
+        .expect("the key is usable");
+    assert_eq!(created.private_key(), SAMPLE_KEY);
+    assert_eq!(created.info.cipher, "ED25519", "the key's own cipher");
+    assert_eq!(created.info.expiration_time, None);
+    assert_eq!(created.unexpected_fields(), ["expirationTime"]);
+    assert!(!format!("{created:?}").contains(&SAMPLE_KEY[..20]));
+}
+
+/// `consent signing-key create` against an answer with a mistyped field prints no key
+/// material, and keeps the key (the file holds it; eBay shows it once).
+#[test]
+fn consent_signing_key_create_prints_no_key_of_a_drifted_answer() {
+    let fake = fake();
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("refresh-tokens.json");
+    let run = |args: &[&str]| {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_consent"))
+            .env_clear()
+            .env("HOME", dir.path())
+            .env("MARKETPLACE_BASE_URL", fake.base_url())
+            .env("MARKETPLACE_AUTH_URL", fake.auth_url())
+            .env("MARKETPLACE_CLIENT_ID", fake.client_id())
+            .env("MARKETPLACE_CLIENT_SECRET", fake.client_secret())
+            .env("MARKETPLACE_TOKEN_STORE", &store)
+            .env("RUST_LOG", "trace")
+            .arg("-v")
+            .args(["signing-key"])
+            .args(args)
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        (output.status.success(), text)
+    };
+    drifted_answer(&fake, serde_json::json!({ "signingKeyCipher": null }));
+    let (ok, text) = run(&["create"]);
+    assert!(ok, "{text}");
+    assert!(!text.contains(&SAMPLE_KEY[..20]), "{text}");
+    let keys = SigningKeyFile::beside(&store);
+    assert_eq!(keys.current().unwrap().unwrap().jwe(), SAMPLE_JWE, "kept");
+    // A field the key needs, mistyped: an error that names it, and no key material.
+    drifted_answer(&fake, serde_json::json!({ "signingKeyId": 42 }));
+    let (ok, text) = run(&["rotate"]);
+    assert!(!ok, "{text}");
+    assert!(text.contains("signingKeyId"), "{text}");
+    assert!(!text.contains(&SAMPLE_KEY[..20]), "{text}");
+}
+
 #[test]
 fn eight_processes_sharing_the_file_create_one_key() {
     let fake = fake();
@@ -147,18 +395,8 @@ fn eight_processes_sharing_the_file_create_one_key() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_async_front_creates_one_key_for_eight_tasks_and_signs_with_it() {
     use marketplace_client::aio::api::{ApiClient, ApiRequest, ClientConfig};
-    use marketplace_client::aio::oauth::{
-        AccessTokenSource, ApplicationTokenProvider, Endpoints, OAuthClient, OAuthConfig,
-    };
     let fake = FakeMarketplace::new();
-    let tokens = |fake: &FakeMarketplace| -> Arc<dyn AccessTokenSource> {
-        let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url()).unwrap();
-        let oauth = OAuthClient::from_config(
-            &OAuthConfig::new(endpoints).with_credentials(fake.client_id(), fake.client_secret()),
-        )
-        .unwrap();
-        Arc::new(ApplicationTokenProvider::new(oauth))
-    };
+    let tokens = aio_tokens;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("signing-keys.json");
     let config = ClientConfig::for_base_url(&fake.base_url())

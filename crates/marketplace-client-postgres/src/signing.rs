@@ -69,6 +69,13 @@ pub struct PgSigningKeys {
     environment: String,
     client_id: String,
     cipher: String,
+    /// Until when a failed renewal is not tried again (the still valid key is used).
+    renewal_paused: std::sync::Arc<std::sync::Mutex<Option<std::time::Instant>>>,
+}
+
+/// Whether a key that expires at `expires` (Unix seconds) can still sign at `now`.
+fn still_valid(expires: Option<u64>, now: u64) -> bool {
+    expires.is_none_or(|expires| now < expires)
 }
 
 /// One row, its private key still encrypted.
@@ -149,6 +156,7 @@ impl PgSigningKeys {
             environment: environment.into(),
             client_id: client_id.into(),
             cipher: DEFAULT_SIGNING_CIPHER.into(),
+            renewal_paused: Default::default(),
         }
     }
 
@@ -223,7 +231,10 @@ impl PgSigningKeys {
     /// The key to sign with: the newest stored key unless it is within 30 days of its
     /// expiry; otherwise a new key, created with createSigningKey through `api` (an
     /// application token suffices), saved, then returned. Several processes finding no key at
-    /// once create exactly one (see the [module](self)).
+    /// once create exactly one (see the [module](self)). When the creation fails while the
+    /// stored key has not expired yet, that key is returned (a warning is logged) and the
+    /// creation is tried again after
+    /// [`SigningKeyFile::RENEWAL_RETRY`](marketplace_client::signing::SigningKeyFile::RENEWAL_RETRY).
     pub async fn signing_key(&self, api: &ApiClient) -> Result<SigningKey, Error> {
         {
             let mut conn = self
@@ -233,7 +244,8 @@ impl PgSigningKeys {
                 .map_err(Error::db("load the signing key"))?;
             let now = Self::now(&mut conn).await?;
             if let Some(row) = self.newest(&mut conn).await?
-                && !replacement_due(row.summary.expires, now)
+                && (!replacement_due(row.summary.expires, now)
+                    || (self.renewal_paused() && still_valid(row.summary.expires, now)))
             {
                 return self.open(&row);
             }
@@ -245,6 +257,18 @@ impl PgSigningKeys {
     /// older keys are kept until they expire.
     pub async fn rotate(&self, api: &ApiClient) -> Result<SigningKey, Error> {
         self.create(api, true).await
+    }
+
+    fn renewal_pause(&self) -> std::sync::MutexGuard<'_, Option<std::time::Instant>> {
+        self.renewal_paused
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Whether a renewal failed less than `RENEWAL_RETRY` ago.
+    fn renewal_paused(&self) -> bool {
+        self.renewal_pause()
+            .is_some_and(|until| std::time::Instant::now() < until)
     }
 
     /// Under the lock: looks again (unless `always`), creates, saves, forgets expired keys.
@@ -261,21 +285,44 @@ impl PgSigningKeys {
             .execute(&mut *tx)
             .await
             .map_err(Error::db("lock the signing keys"))?;
+        // Due for renewal but still valid: what signs when no new key can be had now.
+        let mut fallback = None;
         if !always {
             let now = Self::now(&mut tx).await?;
-            if let Some(row) = self.newest(&mut tx).await?
-                && !replacement_due(row.summary.expires, now)
-            {
-                tx.commit()
-                    .await
-                    .map_err(Error::db("lock the signing keys"))?;
-                return self.open(&row);
+            if let Some(row) = self.newest(&mut tx).await? {
+                if !replacement_due(row.summary.expires, now) {
+                    tx.commit()
+                        .await
+                        .map_err(Error::db("lock the signing keys"))?;
+                    return self.open(&row);
+                }
+                if still_valid(row.summary.expires, now) {
+                    fallback = Some(row);
+                }
             }
         }
-        let created = api
-            .create_signing_key(&self.cipher)
-            .await
-            .map_err(|e| Error::KeyManagement(Box::new(e)))?;
+        let created = match api.create_signing_key(&self.cipher).await {
+            Ok(created) => created,
+            Err(e) => {
+                let Some(row) = fallback else {
+                    return Err(Error::KeyManagement(Box::new(e)));
+                };
+                // The lock is released with the transaction, rolled back on drop.
+                drop(tx);
+                tracing::warn!(
+                    signing_key_id = %row.summary.signing_key_id,
+                    error = %e,
+                    retry_in_secs = marketplace_client::signing::SigningKeyFile::RENEWAL_RETRY.as_secs(),
+                    "the signing key is due for renewal and createSigningKey failed; signing \
+                     with the stored key, valid until its expiry"
+                );
+                *self.renewal_pause() = Some(
+                    std::time::Instant::now()
+                        + marketplace_client::signing::SigningKeyFile::RENEWAL_RETRY,
+                );
+                return self.open(&row);
+            }
+        };
         let key = created.signing_key().map_err(Error::SigningKey)?;
         self.insert(&mut tx, &created).await?;
         sqlx::query(

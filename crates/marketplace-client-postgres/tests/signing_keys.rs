@@ -179,6 +179,49 @@ async fn a_key_within_thirty_days_of_its_expiry_is_replaced_and_kept_until_it_ex
     assert_eq!(keys.current().await.unwrap().unwrap().jwe(), third);
 }
 
+/// A key due for renewal still signs when createSigningKey fails: a backend starting then
+/// can sign until the key expires, and the creation is tried again later, not at each call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_due_for_renewal_signs_while_its_replacement_cannot_be_created() {
+    let fake = FakeMarketplace::new();
+    let db = TestDb::new().await;
+    migrate(&db.pool).await.expect("migrate");
+    let api = api(&fake);
+    let keys = keys_of(db.pool.clone(), ring());
+    let first = keys.signing_key(&api).await.unwrap().jwe().to_owned();
+    sqlx::query("UPDATE marketplace_signing_keys SET expires_at = now() + interval '10 days'")
+        .execute(&db.pool)
+        .await
+        .unwrap();
+    let outage = fake_marketplace::Fault::Status {
+        status: 500,
+        body: String::new(),
+        headers: Vec::new(),
+    };
+    fake.fail_times(SIGNING_KEY_PATH, outage, 1000);
+    let key = keys
+        .signing_key(&api)
+        .await
+        .expect("the stored key, still valid");
+    assert_eq!(key.jwe(), first);
+    let tried = creations(&fake);
+    assert!(tried > 1, "createSigningKey was tried: {tried}");
+    // Later calls sign with it without asking eBay again.
+    let again = keys.signing_key(&api).await.unwrap();
+    assert_eq!((again.jwe(), creations(&fake)), (first.as_str(), tried));
+    // Another process (no failure of its own yet) also signs with it.
+    let other = keys_of(db.pool.clone(), ring());
+    assert_eq!(other.signing_key(&api).await.unwrap().jwe(), first);
+    // An expired key is no fallback: the failure is the answer.
+    sqlx::query("UPDATE marketplace_signing_keys SET expires_at = now() - interval '1 second'")
+        .execute(&db.pool)
+        .await
+        .unwrap();
+    let fresh = keys_of(db.pool.clone(), ring());
+    let error = fresh.signing_key(&api).await.unwrap_err();
+    assert!(error.to_string().contains("500"), "{error}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_token_key_rotation_re_encrypts_the_signing_keys() {
     let fake = FakeMarketplace::new();

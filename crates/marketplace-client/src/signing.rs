@@ -193,6 +193,7 @@ pub struct NewSigningKey {
     /// The key's description.
     pub info: SigningKeyInfo,
     private_key: zeroize::Zeroizing<String>,
+    unexpected_fields: Vec<&'static str>,
 }
 
 impl fmt::Debug for NewSigningKey {
@@ -215,6 +216,14 @@ impl NewSigningKey {
     /// The key, ready to sign.
     pub fn signing_key(&self) -> Result<SigningKey, SigningError> {
         SigningKey::from_der_base64(&self.private_key, self.info.jwe.clone())
+    }
+
+    /// The descriptive fields of createSigningKey's answer that had an unexpected type
+    /// (`signingKeyCipher`, `creationTime`, `expirationTime`, `publicKey`) and were set aside
+    /// (each also logged as a warning): the key itself was usable, and is kept. Empty for a
+    /// documented answer.
+    pub fn unexpected_fields(&self) -> &[&'static str] {
+        &self.unexpected_fields
     }
 }
 
@@ -243,6 +252,8 @@ impl NewSigningKey {
 pub struct SigningKeyFile {
     file: crate::oauth::FileStore,
     cipher: String,
+    /// Until when a failed renewal is not tried again (the still valid key is used).
+    renewal_paused: std::sync::Arc<std::sync::Mutex<Option<std::time::Instant>>>,
 }
 
 const KEYS_FORMAT: &str = "marketplace-toolkit signing keys";
@@ -300,6 +311,15 @@ impl KeysBody {
             .filter(|k| !replacement_due(k.expiration_time, now))
     }
 
+    /// The newest key when it is due for renewal but has not expired at `now`: what signs
+    /// while a new key cannot be created.
+    fn renewable(&self, now: u64) -> Option<&KeyRecord> {
+        self.keys.last().filter(|k| {
+            crate::core::signing::key_decision(k.expiration_time, now)
+                == crate::core::signing::KeyDecision::Renew
+        })
+    }
+
     /// Adds `created` as the newest key and forgets the keys expired at `now`.
     fn push(&mut self, created: &NewSigningKey, now: u64) {
         self.format = KEYS_FORMAT.into();
@@ -347,18 +367,32 @@ impl From<crate::api::ApiError> for SigningKeyStoreError {
 }
 
 impl SigningKeyFile {
+    /// How long a key due for renewal keeps signing, without a new attempt, after
+    /// createSigningKey failed: the stored key is valid until its expiry (30 days after
+    /// renewal starts), so a failure is logged and tried again later, not at every call.
+    pub const RENEWAL_RETRY: std::time::Duration = std::time::Duration::from_secs(15 * 60);
+
     /// The keys in the file `path` (created on the first save, with its directory); new keys
     /// are Ed25519.
     pub fn new(path: impl Into<std::path::PathBuf>) -> Self {
         Self {
-            file: crate::oauth::FileStore::new(path),
+            file: crate::oauth::FileStore::private_file(path, "the signing-key file"),
             cipher: "ED25519".into(),
+            renewal_paused: Default::default(),
         }
     }
 
-    /// The keys in `signing-keys.json` beside the refresh tokens' file `token_file`.
+    /// The keys of the refresh-token file `token_file`, beside it and named after it:
+    /// `<name>.signing-keys.json` (`refresh-tokens.json` → `refresh-tokens.signing-keys.json`),
+    /// so that two stores in one directory (two applications, or production and the sandbox)
+    /// never share a key: a key belongs to the application that created it, and another
+    /// application's requests signed with it are refused (errorId 215120).
     pub fn beside(token_file: impl AsRef<std::path::Path>) -> Self {
-        Self::new(token_file.as_ref().with_file_name("signing-keys.json"))
+        let token_file = token_file.as_ref();
+        let stem = token_file
+            .file_stem()
+            .map_or_else(|| "refresh-tokens".into(), |s| s.to_string_lossy());
+        Self::new(token_file.with_file_name(format!("{stem}.signing-keys.json")))
     }
 
     /// New keys with `cipher` (`ED25519` or `RSA`, as createSigningKey names them).
@@ -502,15 +536,55 @@ impl SigningKeyFile {
             .await
             .map_err(joined)??
         };
-        match found {
-            Ok(key) => Ok(key),
-            Err((lock, body)) => {
-                let created = api.create_signing_key(&this.cipher).await?;
-                tokio::task::spawn_blocking(move || this.finish(lock, body, &created))
-                    .await
-                    .map_err(joined)?
+        let (lock, body) = match found {
+            Ok(key) => return Ok(key),
+            Err(locked) => locked,
+        };
+        // Due for renewal but still valid: what signs when no new key can be had now.
+        let fallback = match body.renewable(unix_now()) {
+            Some(record) if !always => Some(record.key()?),
+            _ => None,
+        };
+        if let Some(key) = fallback {
+            if self.renewal_paused() {
+                return Ok(key);
+            }
+            match api.create_signing_key(&this.cipher).await {
+                Ok(created) => {
+                    return tokio::task::spawn_blocking(move || this.finish(lock, body, &created))
+                        .await
+                        .map_err(joined)?;
+                }
+                Err(e) => {
+                    drop(lock);
+                    tracing::warn!(
+                        file = %self.path().display(),
+                        error = %e,
+                        retry_in_secs = Self::RENEWAL_RETRY.as_secs(),
+                        "the signing key is due for renewal and createSigningKey failed; \
+                         signing with the stored key, valid until its expiry"
+                    );
+                    *self.renewal_pause() = Some(std::time::Instant::now() + Self::RENEWAL_RETRY);
+                    return Ok(key);
+                }
             }
         }
+        let created = api.create_signing_key(&this.cipher).await?;
+        tokio::task::spawn_blocking(move || this.finish(lock, body, &created))
+            .await
+            .map_err(joined)?
+    }
+
+    fn renewal_pause(&self) -> std::sync::MutexGuard<'_, Option<std::time::Instant>> {
+        self.renewal_paused
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Whether a renewal failed less than [`RENEWAL_RETRY`](Self::RENEWAL_RETRY) ago.
+    fn renewal_paused(&self) -> bool {
+        self.renewal_pause()
+            .is_some_and(|until| std::time::Instant::now() < until)
     }
 }
 
@@ -530,90 +604,228 @@ fn joined(e: tokio::task::JoinError) -> SigningKeyStoreError {
 /// an expiry is kept. Pure; what the key stores decide with.
 pub fn replacement_due(expiration_time: Option<u64>, now_unix_seconds: u64) -> bool {
     crate::core::signing::key_decision(expiration_time, now_unix_seconds)
-        == crate::core::signing::KeyDecision::Replace
+        != crate::core::signing::KeyDecision::Keep
 }
 
 /// The Key Management API's requests and answers, for the async `ApiClient`.
+///
+/// Its answers are read field by field from a JSON value, never through a typed decode whose
+/// error could quote the answer (createSigningKey's holds the private key): an error names
+/// the field and the JSON type found ([`ApiError::KeyManagementAnswer`]). A field the key
+/// needs (`privateKey`, `jwe`, `signingKeyId`) must be a string; a descriptive one of another
+/// type (`signingKeyCipher`, the times, `publicKey`) is set aside with a warning, so a key
+/// eBay showed once is still kept when only its description drifted.
 pub(crate) mod key_management {
-    use serde::Deserialize;
+    use serde_json::{Map, Value};
 
     use super::{NewSigningKey, SigningKeyInfo};
     use crate::api::{ApiError, ApiRequest, ApiResponse};
 
     const BASE: [&str; 4] = ["developer", "key_management", "v1", "signing_key"];
 
+    /// A Key Management request: its answer is never quoted in an error.
+    fn secret(mut request: ApiRequest, operation: &'static str) -> ApiRequest {
+        request.secret_answer = true;
+        request.operation(operation)
+    }
+
     /// createSigningKey with `cipher` (`ED25519` or `RSA`).
     pub(crate) fn create(cipher: &str) -> ApiRequest {
-        ApiRequest::post_segments(BASE)
-            .json(&serde_json::json!({ "signingKeyCipher": cipher }))
-            .operation("createSigningKey")
+        secret(
+            ApiRequest::post_segments(BASE)
+                .json(&serde_json::json!({ "signingKeyCipher": cipher })),
+            "createSigningKey",
+        )
     }
 
     /// getSigningKey of `id`.
     pub(crate) fn get(id: &str) -> ApiRequest {
-        ApiRequest::get_segments(BASE.into_iter().chain([id])).operation("getSigningKey")
+        secret(
+            ApiRequest::get_segments(BASE.into_iter().chain([id])),
+            "getSigningKey",
+        )
     }
 
     /// getSigningKeys.
     pub(crate) fn list() -> ApiRequest {
-        ApiRequest::get_segments(BASE).operation("getSigningKeys")
+        secret(ApiRequest::get_segments(BASE), "getSigningKeys")
     }
 
-    /// eBay's `SigningKey` on the wire.
-    #[derive(Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Wire {
-        signing_key_id: String,
-        #[serde(default)]
-        signing_key_cipher: String,
-        creation_time: Option<u64>,
-        expiration_time: Option<u64>,
-        jwe: String,
-        public_key: Option<String>,
-        // Moved into `Zeroizing` at once (the same buffer: no copy is left behind).
-        private_key: Option<String>,
+    /// The JSON type of `value`, as an error names it (never the value).
+    fn kind(value: &Value) -> &'static str {
+        match value {
+            Value::Null => "null",
+            Value::Bool(_) => "a boolean",
+            Value::Number(_) => "a number",
+            Value::String(_) => "a string",
+            Value::Array(_) => "an array",
+            Value::Object(_) => "an object",
+        }
     }
 
-    impl Wire {
-        fn info(self) -> (SigningKeyInfo, Option<zeroize::Zeroizing<String>>) {
-            let info = SigningKeyInfo {
-                signing_key_id: self.signing_key_id,
-                cipher: self.signing_key_cipher,
-                creation_time: self.creation_time,
-                expiration_time: self.expiration_time,
-                jwe: self.jwe,
-                public_key: self.public_key,
+    /// One answer being read: its object, and the descriptive fields set aside.
+    struct Reader<'a> {
+        operation: &'static str,
+        answer: &'a ApiResponse,
+        odd: Vec<&'static str>,
+    }
+
+    impl Reader<'_> {
+        fn error(&self, field: Option<&'static str>, reason: String) -> ApiError {
+            ApiError::KeyManagementAnswer {
+                operation: self.operation,
+                url: self.answer.url().to_string(),
+                status: self.answer.status(),
+                field,
+                reason,
+            }
+        }
+
+        /// The answer's body as a JSON value (a syntax error names a line and column only).
+        fn body(&self) -> Result<Value, ApiError> {
+            serde_json::from_slice(self.answer.bytes())
+                .map_err(|e| self.error(None, format!("the body is not JSON ({e})")))
+        }
+
+        /// The string `field` of `object`: one the answer cannot do without.
+        fn required(
+            &self,
+            object: &mut Map<String, Value>,
+            field: &'static str,
+        ) -> Result<String, ApiError> {
+            match object.remove(field) {
+                Some(Value::String(s)) => Ok(s),
+                None => Err(self.error(Some(field), format!("\"{field}\" is missing"))),
+                Some(other) => Err(self.error(
+                    Some(field),
+                    format!("\"{field}\" is {}, expected a string", kind(&other)),
+                )),
+            }
+        }
+
+        /// The optional `field` of `object` as `read` takes it; absent or null is `None`,
+        /// another type is set aside (warned about, `None`).
+        fn optional<T>(
+            &mut self,
+            object: &mut Map<String, Value>,
+            field: &'static str,
+            read: impl FnOnce(&Value) -> Option<T>,
+        ) -> Option<T> {
+            let value = object.remove(field)?;
+            if value.is_null() {
+                return None;
+            }
+            let read = read(&value);
+            if read.is_none() {
+                tracing::warn!(
+                    operation = self.operation,
+                    field,
+                    found = kind(&value),
+                    "a Key Management answer has a field of an unexpected type; it is ignored"
+                );
+                self.odd.push(field);
+            }
+            read
+        }
+
+        /// eBay's `SigningKey` of `object`, and its private key when it has one.
+        fn key(
+            &mut self,
+            mut object: Map<String, Value>,
+        ) -> Result<(SigningKeyInfo, Option<zeroize::Zeroizing<String>>), ApiError> {
+            // Moved into `Zeroizing` at once (the same buffer: no copy is left behind).
+            let private_key = match object.remove("privateKey") {
+                Some(Value::String(s)) => Some(zeroize::Zeroizing::new(s)),
+                None | Some(Value::Null) => None,
+                Some(other) => {
+                    return Err(self.error(
+                        Some("privateKey"),
+                        format!("\"privateKey\" is {}, expected a string", kind(&other)),
+                    ));
+                }
             };
-            (info, self.private_key.map(zeroize::Zeroizing::new))
+            let signing_key_id = self.required(&mut object, "signingKeyId")?;
+            let jwe = self.required(&mut object, "jwe")?;
+            let text = |v: &Value| v.as_str().map(str::to_owned);
+            let cipher = self.optional(&mut object, "signingKeyCipher", text);
+            let info = SigningKeyInfo {
+                signing_key_id,
+                // A cipher of another type is the key's own (Ed25519 or RSA) when it has one.
+                cipher: cipher
+                    .or_else(|| {
+                        let key = private_key.as_ref()?;
+                        let key = crate::core::signing::PrivateKey::from_der_base64(key).ok()?;
+                        Some(key.cipher().to_owned())
+                    })
+                    .unwrap_or_default(),
+                creation_time: self.optional(&mut object, "creationTime", Value::as_u64),
+                expiration_time: self.optional(&mut object, "expirationTime", Value::as_u64),
+                jwe,
+                public_key: self.optional(&mut object, "publicKey", text),
+            };
+            Ok((info, private_key))
+        }
+
+        /// The answer's object.
+        fn object(&self, value: Value) -> Result<Map<String, Value>, ApiError> {
+            match value {
+                Value::Object(object) => Ok(object),
+                other => Err(self.error(
+                    None,
+                    format!("the body is {}, expected an object", kind(&other)),
+                )),
+            }
+        }
+    }
+
+    fn reader<'a>(operation: &'static str, answer: &'a ApiResponse) -> Reader<'a> {
+        Reader {
+            operation,
+            answer,
+            odd: Vec::new(),
         }
     }
 
     /// createSigningKey's answer (it must hold the private key).
     pub(crate) fn created(answer: &ApiResponse) -> Result<NewSigningKey, ApiError> {
-        let (info, private_key) = answer.json::<Wire>()?.info();
-        let private_key = private_key.ok_or_else(|| ApiError::UnexpectedBody {
-            url: answer.url().to_string(),
-            status: answer.status(),
-            reason: "createSigningKey's answer holds no privateKey".into(),
-            body: String::new(),
-        })?;
-        Ok(NewSigningKey { info, private_key })
+        let mut reader = reader("createSigningKey", answer);
+        let object = reader.object(reader.body()?)?;
+        let (info, private_key) = reader.key(object)?;
+        let private_key = private_key
+            .ok_or_else(|| reader.error(Some("privateKey"), "\"privateKey\" is missing".into()))?;
+        Ok(NewSigningKey {
+            info,
+            private_key,
+            unexpected_fields: reader.odd,
+        })
     }
 
     /// getSigningKey's answer.
     pub(crate) fn one(answer: &ApiResponse) -> Result<SigningKeyInfo, ApiError> {
-        Ok(answer.json::<Wire>()?.info().0)
+        let mut reader = reader("getSigningKey", answer);
+        let object = reader.object(reader.body()?)?;
+        Ok(reader.key(object)?.0)
     }
 
     /// getSigningKeys' answer.
     pub(crate) fn many(answer: &ApiResponse) -> Result<Vec<SigningKeyInfo>, ApiError> {
-        #[derive(Deserialize)]
-        #[serde(rename_all = "camelCase")]
-        struct List {
-            #[serde(default)]
-            signing_keys: Vec<Wire>,
-        }
-        let list: List = answer.json()?;
-        Ok(list.signing_keys.into_iter().map(|w| w.info().0).collect())
+        let mut reader = reader("getSigningKeys", answer);
+        let mut object = reader.object(reader.body()?)?;
+        let keys = match object.remove("signingKeys") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(keys)) => keys,
+            Some(other) => {
+                return Err(reader.error(
+                    Some("signingKeys"),
+                    format!("\"signingKeys\" is {}, expected an array", kind(&other)),
+                ));
+            }
+        };
+        keys.into_iter()
+            .map(|key| {
+                let key = reader.object(key)?;
+                Ok(reader.key(key)?.0)
+            })
+            .collect()
     }
 }

@@ -612,7 +612,14 @@ pub struct UserTokenProvider {
     /// Held through [`exchange_code`](Self::exchange_code): one consent at a time (an async
     /// lock, since it is held across the exchange).
     consent: tokio::sync::Mutex<()>,
+    /// When the store last confirmed that it still holds the account's refresh token.
+    confirmed: Mutex<Option<std::time::Instant>>,
 }
+
+/// How often a cached user token is confirmed against the store before it is handed out: a
+/// deletion of the account's refresh token (eBay's account deletion notification, `consent
+/// forget`) is noticed within this time, by every process sharing the store.
+const STORE_RECHECK: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl std::fmt::Debug for UserTokenProvider {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -642,6 +649,7 @@ impl UserTokenProvider {
             known: user::Known::default(),
             unsaved: Mutex::new(None),
             consent: tokio::sync::Mutex::new(()),
+            confirmed: Mutex::new(None),
         }
     }
 
@@ -849,9 +857,45 @@ impl UserTokenProvider {
     }
 }
 
+impl UserTokenProvider {
+    /// Before a cached token is handed out: whether the store still holds the account's
+    /// refresh token (asked at most once per [`STORE_RECHECK`]). A refresh token deleted from
+    /// the store (the seller's account was deleted, or consent forgotten) takes the cached
+    /// access token with it: [`OAuthError::NoRefreshToken`], as a provider started now would
+    /// answer. A store that cannot be reached, or a refresh token the store has not taken
+    /// yet, leaves the token as it is.
+    async fn confirm_stored(&self) -> Result<(), OAuthError> {
+        if self.cached().is_none() || lock(&self.unsaved).is_some() {
+            return Ok(());
+        }
+        let now = self.policy.clock.instant();
+        if lock(&self.confirmed).is_some_and(|at| now.saturating_duration_since(at) < STORE_RECHECK)
+        {
+            return Ok(());
+        }
+        match self.store.load(&self.account).await {
+            Ok(Some(_)) => {
+                *lock(&self.confirmed) = Some(now);
+                Ok(())
+            }
+            Ok(None) => {
+                tracing::info!(
+                    account = %self.account,
+                    "the account's refresh token is no longer stored: its cached access token is dropped"
+                );
+                lock(&self.slot.state).forget();
+                *lock(&self.confirmed) = None;
+                Err(user::no_refresh_token(&self.account))
+            }
+            Err(_) => Ok(()),
+        }
+    }
+}
+
 impl AccessTokenSource for UserTokenProvider {
     fn access_token(&self) -> BoxFuture<'_, Result<AccessToken, OAuthError>> {
         Box::pin(async move {
+            self.confirm_stored().await?;
             let span = trace::token_source(
                 Grant::RefreshToken,
                 self.scopes

@@ -315,6 +315,27 @@ pub enum ApiError {
         /// The start of the body, sanitized.
         body: String,
     },
+    /// An answer of the Key Management API (createSigningKey, getSigningKey, getSigningKeys)
+    /// with a success status that cannot be used: a field the key needs is missing or of
+    /// another type. Unlike [`UnexpectedBody`](Self::UnexpectedBody) it never quotes the answer
+    /// (createSigningKey's holds the new private key), only the field's name and the JSON type
+    /// found.
+    #[error(
+        "{operation} answered HTTP {status} to {url} with an answer that cannot be used: \
+         {reason} (the answer is not quoted: it may hold a private key)"
+    )]
+    KeyManagementAnswer {
+        /// The operation (`createSigningKey`).
+        operation: &'static str,
+        /// The URL requested.
+        url: String,
+        /// The HTTP status.
+        status: u16,
+        /// The field at fault (`jwe`), when one is.
+        field: Option<&'static str>,
+        /// What was wrong with it (`"jwe" is null, expected a string`).
+        reason: String,
+    },
     /// The category tree could not be decoded or is inconsistent.
     #[error("the category tree from {url} cannot be used: {source}")]
     Decode {
@@ -353,7 +374,8 @@ impl ApiError {
             ApiError::Service { status, .. }
             | ApiError::Signature { status, .. }
             | ApiError::Http { status, .. }
-            | ApiError::UnexpectedBody { status, .. } => Some(*status),
+            | ApiError::UnexpectedBody { status, .. }
+            | ApiError::KeyManagementAnswer { status, .. } => Some(*status),
             ApiError::RateLimited { .. } => Some(429),
             ApiError::NoDefaultTree { .. } => Some(204),
             _ => None,

@@ -77,6 +77,9 @@ pub struct ApiRequest {
     pub(crate) operation: Option<String>,
     pub(crate) timeout: Option<Duration>,
     pub(crate) problem: Option<Problem>,
+    /// The answer may hold a secret (createSigningKey's private key): an error never quotes
+    /// its body.
+    pub(crate) secret_answer: bool,
 }
 
 impl fmt::Debug for ApiRequest {
@@ -114,6 +117,7 @@ impl ApiRequest {
             operation: None,
             timeout: None,
             problem: None,
+            secret_answer: false,
         }
     }
 

@@ -47,6 +47,9 @@ pub(crate) struct ApiCall {
     pub(crate) timeout: Duration,
     /// The limits of the answer's body.
     pub(crate) limits: Limits,
+    /// Whether an error may quote the answer's body (sanitized): false for answers that may
+    /// hold a secret the sanitizer does not know (createSigningKey's private key).
+    pub(crate) quote_body: bool,
 }
 
 /// One successful exchange.
@@ -81,6 +84,7 @@ impl ApiCall {
                 success: max_body,
                 error: max_body.min(MAX_ERROR_ANSWER),
             },
+            quote_body: true,
         }
     }
 
@@ -258,7 +262,11 @@ impl ApiCall {
             None => ApiError::Http {
                 status: answer.status,
                 url,
-                body: redactor.body(&answer.body),
+                body: if self.quote_body {
+                    redactor.body(&answer.body)
+                } else {
+                    String::new()
+                },
             },
         }
     }
@@ -308,6 +316,7 @@ impl ApiCall {
             .or_else(|| request.marketplace.map(|m| m.default_language().to_owned()));
         call.content_language = request.content_language.clone();
         call.body = request.body.clone();
+        call.quote_body = !request.secret_answer;
         for (name, value) in &request.headers {
             let name = HeaderName::from_bytes(name.trim().as_bytes())
                 .map_err(|_| ApiError::Invalid(format!("{name:?} is not a header name")))?;

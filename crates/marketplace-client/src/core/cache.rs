@@ -615,6 +615,14 @@ impl CacheState {
         self.retry_not_before = None;
     }
 
+    /// Drops the cached token, whatever it is (its refresh token was deleted from the store),
+    /// and makes the result of every flight still running stale.
+    pub(crate) fn forget(&mut self) {
+        tracing::debug!(target: "marketplace_client::token", "token dropped (refresh token deleted)");
+        self.generation += 1;
+        self.token = None;
+    }
+
     /// The generation (see [`Flight::generation`]).
     pub(crate) fn generation(&self) -> u64 {
         self.generation

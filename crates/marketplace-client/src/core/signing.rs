@@ -131,15 +131,20 @@ pub(crate) const REPLACE_BEFORE_SECS: u64 = 30 * 24 * 3600;
 pub(crate) enum KeyDecision {
     /// Keep signing with it.
     Keep,
-    /// Create a new key, save it, then sign with it; keep the old one until it expires.
+    /// Create a new key, save it, then sign with it; keep the old one until it expires. When
+    /// the creation fails, keep signing with the old key (still valid) and try again later.
+    Renew,
+    /// The key has expired: create a new key; without one, nothing can be signed.
     Replace,
 }
 
-/// [`KeyDecision::Replace`] when `now` is within [`REPLACE_BEFORE_SECS`] of the expiry (or
-/// past it); [`KeyDecision::Keep`] otherwise, and for a key without an expiry. Pure.
+/// [`KeyDecision::Keep`] until [`REPLACE_BEFORE_SECS`] before the expiry (and for a key
+/// without an expiry), then [`KeyDecision::Renew`], and [`KeyDecision::Replace`] from the
+/// expiry on. Pure.
 pub(crate) fn key_decision(expiration_time: Option<u64>, now: u64) -> KeyDecision {
     match expiration_time {
-        Some(expires) if now.saturating_add(REPLACE_BEFORE_SECS) >= expires => KeyDecision::Replace,
+        Some(expires) if now >= expires => KeyDecision::Replace,
+        Some(expires) if now.saturating_add(REPLACE_BEFORE_SECS) >= expires => KeyDecision::Renew,
         _ => KeyDecision::Keep,
     }
 }
@@ -409,21 +414,22 @@ mod tests {
 
     #[test]
     fn a_key_is_replaced_within_thirty_days_of_its_expiry() {
-        use KeyDecision::{Keep, Replace};
+        use KeyDecision::{Keep, Renew, Replace};
         const DAY: u64 = 24 * 3600;
         let expires = 1_900_000_000;
         for (expiry, now, decision) in [
             (Some(expires), expires - 31 * DAY, Keep),
             (Some(expires), expires - 30 * DAY - 1, Keep),
-            (Some(expires), expires - 30 * DAY, Replace),
-            (Some(expires), expires - DAY, Replace),
+            (Some(expires), expires - 30 * DAY, Renew),
+            (Some(expires), expires - DAY, Renew),
+            (Some(expires), expires - 1, Renew),
             (Some(expires), expires, Replace),
             (Some(expires), expires + DAY, Replace),
             // Three years ahead (a new key): kept.
             (Some(expires), expires - 3 * 365 * DAY, Keep),
             // No expiry given: kept; no overflow at the ends of time.
             (None, u64::MAX, Keep),
-            (Some(u64::MAX), u64::MAX - 1, Replace),
+            (Some(u64::MAX), u64::MAX - 1, Renew),
             (Some(0), 0, Replace),
         ] {
             assert_eq!(key_decision(expiry, now), decision, "{expiry:?} at {now}");

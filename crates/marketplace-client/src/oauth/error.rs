@@ -343,6 +343,27 @@ impl StoreError {
         self
     }
 
+    /// The same error about a file that is `what` ("the signing-key file") rather than the
+    /// refresh-token store: its message says so, and advice that only fits the tokens
+    /// (`run consent again`) is left out.
+    pub(crate) fn named(mut self, what: &'static str) -> Self {
+        if what != super::store::REFRESH_TOKEN_STORE {
+            self.0.message = self
+                .0
+                .message
+                .replace(
+                    "; fix or delete it and run consent again",
+                    "; fix or delete it",
+                )
+                .replace(
+                    " (and consider revoking the refresh tokens it holds)",
+                    " (and consider replacing the keys it holds)",
+                )
+                .replace(super::store::REFRESH_TOKEN_STORE, what);
+        }
+        self
+    }
+
     /// The store cannot be reached, read or written (an I/O error, a database that does not
     /// answer or refuses the connection); trying again later may work. A provider keeps
     /// using the refresh token it holds in memory meanwhile.

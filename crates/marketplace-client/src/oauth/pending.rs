@@ -63,7 +63,7 @@ impl FileStore {
     }
 
     fn consents_file(&self) -> FileStore {
-        FileStore::new(self.consents_path())
+        FileStore::private_file(self.consents_path(), "the pending-consents file")
     }
 
     fn read_consents(file: &FileStore) -> Result<PendingBody, OAuthError> {

@@ -35,6 +35,9 @@ const SECRET_KEYS: &[&str] = &[
     "client_secret",
     "token",
     "state",
+    // A signing key's private key (createSigningKey's `privateKey`, a store's `private_key`).
+    "privateKey",
+    "private_key",
 ];
 
 /// Secrets shorter than this are not searched for (they would match ordinary words).
@@ -442,6 +445,16 @@ mod tests {
         assert!(!s.contains("v^1.1#abc"), "{s}");
         assert!(!s.contains("PRD-secret-1"), "{s}");
         assert!(s.contains("expires_in"));
+    }
+
+    #[test]
+    fn private_keys_are_removed_in_both_spellings() {
+        let body = br#"{"signingKeyId":"k1","privateKey":"MC4CAQAwBQYDK2VwBCIEIJ+DYvh6","private_key" : "MC4CAQAwBQYDK2VwBCIEIJ+x"}"#;
+        let s = Redactor::new().body(body);
+        assert!(!s.contains("MC4CAQAw"), "{s}");
+        assert!(s.contains(r#""signingKeyId":"k1""#), "{s}");
+        let s = Redactor::new().body(b"privateKey=MC4CAQAwBQYDK2Vw&x=1");
+        assert_eq!(s, "privateKey=[redacted]&x=1");
     }
 
     #[test]

@@ -261,9 +261,15 @@ impl RefreshTokenStore for MemoryStore {
 #[derive(Debug, Clone)]
 pub struct FileStore {
     path: PathBuf,
+    /// What the file is, as errors name it ("the refresh-token store", "the signing-key
+    /// file"): the same private-file machinery keeps other secrets beside the tokens.
+    what: &'static str,
 }
 
 const FORMAT: &str = "marketplace-toolkit refresh tokens";
+
+/// What [`FileStore::new`]'s file is, as its errors name it.
+pub(crate) const REFRESH_TOKEN_STORE: &str = "the refresh-token store";
 
 #[derive(Serialize, Deserialize, Default)]
 struct FileBody {
@@ -305,7 +311,19 @@ impl Drop for FileRecord {
 impl FileStore {
     /// A store in `path` (created on the first save, with its directory).
     pub fn new(path: impl Into<PathBuf>) -> Self {
-        Self { path: path.into() }
+        Self {
+            path: path.into(),
+            what: REFRESH_TOKEN_STORE,
+        }
+    }
+
+    /// The same machinery for another private file, named `what` in errors ("the signing-key
+    /// file").
+    pub(crate) fn private_file(path: impl Into<PathBuf>, what: &'static str) -> Self {
+        Self {
+            path: path.into(),
+            what,
+        }
     }
 
     /// The file.
@@ -313,8 +331,16 @@ impl FileStore {
         &self.path
     }
 
+    /// `error` about this file, named as what it is.
+    fn named(&self, error: OAuthError) -> OAuthError {
+        match error {
+            OAuthError::Store(e) => OAuthError::Store(e.named(self.what)),
+            other => other,
+        }
+    }
+
     fn io_error(&self, action: &'static str, e: std::io::Error) -> OAuthError {
-        OAuthError::Store(StoreError::file_io(action, &self.path, e))
+        OAuthError::Store(StoreError::file_io(action, &self.path, e).named(self.what))
     }
 
     /// Refuses a path that cannot name the store file: one that ends in a slash (or in `.`
@@ -338,7 +364,9 @@ impl FileStore {
         } else {
             "not the name of a file"
         };
-        Err(OAuthError::Store(StoreError::not_a_file(&self.path, what)))
+        Err(OAuthError::Store(
+            StoreError::not_a_file(&self.path, what).named(self.what),
+        ))
     }
 
     /// Opens `path` without blocking and checks that it is a regular file. A named pipe
@@ -351,7 +379,7 @@ impl FileStore {
         options: &mut std::fs::OpenOptions,
     ) -> Result<Option<(std::fs::File, std::fs::Metadata)>, OAuthError> {
         match std::fs::metadata(path) {
-            Ok(meta) => require_regular(path, &meta)?,
+            Ok(meta) => require_regular(path, &meta).map_err(|e| self.named(e))?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(self.io_error("inspect", e)),
         }
@@ -366,7 +394,7 @@ impl FileStore {
             Err(e) => return Err(self.io_error("open", e)),
         };
         let meta = file.metadata().map_err(|e| self.io_error("inspect", e))?;
-        require_regular(path, &meta)?;
+        require_regular(path, &meta).map_err(|e| self.named(e))?;
         Ok(Some((file, meta)))
     }
 
@@ -385,9 +413,9 @@ impl FileStore {
             use std::os::unix::fs::PermissionsExt as _;
             let mode = meta.permissions().mode() & 0o7777;
             if mode & 0o077 != 0 {
-                return Err(OAuthError::Store(StoreError::insecure_file(
-                    &self.path, mode,
-                )));
+                return Err(OAuthError::Store(
+                    StoreError::insecure_file(&self.path, mode).named(self.what),
+                ));
             }
         }
         #[cfg(not(unix))]
@@ -409,23 +437,29 @@ impl FileStore {
             return Ok(T::default());
         };
         let body: T = serde_json::from_slice(&bytes).map_err(|e| {
-            OAuthError::Store(StoreError::corrupt_file(
-                &self.path,
-                "read",
-                &format!(
-                    "not valid JSON ({:?} error at line {} column {})",
-                    e.classify(),
-                    e.line(),
-                    e.column()
-                ),
-            ))
+            OAuthError::Store(
+                StoreError::corrupt_file(
+                    &self.path,
+                    "read",
+                    &format!(
+                        "not valid JSON ({:?} error at line {} column {})",
+                        e.classify(),
+                        e.line(),
+                        e.column()
+                    ),
+                )
+                .named(self.what),
+            )
         })?;
         if version_of(&body) != (format, 1) {
-            return Err(OAuthError::Store(StoreError::corrupt_file(
-                &self.path,
-                "read",
-                &format!("expected format {format:?} version 1"),
-            )));
+            return Err(OAuthError::Store(
+                StoreError::corrupt_file(
+                    &self.path,
+                    "read",
+                    &format!("expected format {format:?} version 1"),
+                )
+                .named(self.what),
+            ));
         }
         Ok(body)
     }
@@ -510,11 +544,10 @@ impl FileStore {
     pub(crate) fn write_json<T: Serialize>(&self, body: &T) -> Result<(), OAuthError> {
         self.create_dir()?;
         let bytes = Zeroizing::new(serde_json::to_vec_pretty(body).map_err(|_| {
-            OAuthError::Store(StoreError::corrupt_file(
-                &self.path,
-                "write",
-                "cannot serialize the store",
-            ))
+            OAuthError::Store(
+                StoreError::corrupt_file(&self.path, "write", "cannot serialize the store")
+                    .named(self.what),
+            )
         })?);
         taxonomy_tree::atomic::write_atomic(&self.path, &bytes, Some(0o600))
             .map_err(|e| self.io_error("write", e))
