@@ -473,57 +473,19 @@ impl SigningKeyFile {
         Ok(key)
     }
 
-    /// [`obtain_async`](Self::obtain_async), waited for on the blocking front's runtime.
-    fn obtain(
+    /// The key to sign with, or (`always`) a new one: the one logic of both fronts'
+    /// `signing_key` and `rotate` (`crate::aio::api`, `crate::blocking::api`), which give
+    /// `create`, createSigningKey with the given cipher through their client. The file is
+    /// read and written on tokio's blocking threads, never on the runtime's.
+    pub(crate) async fn obtain<F, Fut>(
         &self,
-        api: &crate::api::ApiClient,
         always: bool,
-    ) -> Result<SigningKey, SigningKeyStoreError> {
-        let url = api.config().base_url.to_string();
-        api.driver
-            .wait(self.obtain_async(&api.inner, always), |message| {
-                crate::api::ApiError::Transport { url, message }.into()
-            })
-    }
-
-    /// The key to sign with (blocking front): the newest stored key unless it is within 30
-    /// days of its expiry; otherwise a new one created with createSigningKey through `api`
-    /// (an application token suffices), saved, then returned.
-    pub fn signing_key(
-        &self,
-        api: &crate::api::ApiClient,
-    ) -> Result<SigningKey, SigningKeyStoreError> {
-        self.obtain(api, false)
-    }
-
-    /// Creates a new key now (blocking front), saves it and returns it; older keys are kept
-    /// until they expire.
-    pub fn rotate(&self, api: &crate::api::ApiClient) -> Result<SigningKey, SigningKeyStoreError> {
-        self.obtain(api, true)
-    }
-
-    /// [`signing_key`](Self::signing_key) for the async front: the file is read and written
-    /// on tokio's blocking threads, never on the runtime's.
-    pub async fn signing_key_async(
-        &self,
-        api: &crate::aio::api::ApiClient,
-    ) -> Result<SigningKey, SigningKeyStoreError> {
-        self.obtain_async(api, false).await
-    }
-
-    /// [`rotate`](Self::rotate) for the async front.
-    pub async fn rotate_async(
-        &self,
-        api: &crate::aio::api::ApiClient,
-    ) -> Result<SigningKey, SigningKeyStoreError> {
-        self.obtain_async(api, true).await
-    }
-
-    async fn obtain_async(
-        &self,
-        api: &crate::aio::api::ApiClient,
-        always: bool,
-    ) -> Result<SigningKey, SigningKeyStoreError> {
+        create: F,
+    ) -> Result<SigningKey, SigningKeyStoreError>
+    where
+        F: FnOnce(String) -> Fut,
+        Fut: std::future::Future<Output = Result<NewSigningKey, crate::api::ApiError>>,
+    {
         let this = self.clone();
         let found = {
             let this = this.clone();
@@ -545,31 +507,26 @@ impl SigningKeyFile {
             Some(record) if !always => Some(record.key()?),
             _ => None,
         };
-        if let Some(key) = fallback {
-            if self.renewal_paused() {
+        let fallback = match fallback {
+            Some(key) if self.renewal_paused() => return Ok(key),
+            fallback => fallback,
+        };
+        let created = match (create(this.cipher.clone()).await, fallback) {
+            (Ok(created), _) => created,
+            (Err(e), None) => return Err(e.into()),
+            (Err(e), Some(key)) => {
+                drop(lock);
+                tracing::warn!(
+                    file = %self.path().display(),
+                    error = %e,
+                    retry_in_secs = Self::RENEWAL_RETRY.as_secs(),
+                    "the signing key is due for renewal and createSigningKey failed; \
+                     signing with the stored key, valid until its expiry"
+                );
+                *self.renewal_pause() = Some(std::time::Instant::now() + Self::RENEWAL_RETRY);
                 return Ok(key);
             }
-            match api.create_signing_key(&this.cipher).await {
-                Ok(created) => {
-                    return tokio::task::spawn_blocking(move || this.finish(lock, body, &created))
-                        .await
-                        .map_err(joined)?;
-                }
-                Err(e) => {
-                    drop(lock);
-                    tracing::warn!(
-                        file = %self.path().display(),
-                        error = %e,
-                        retry_in_secs = Self::RENEWAL_RETRY.as_secs(),
-                        "the signing key is due for renewal and createSigningKey failed; \
-                         signing with the stored key, valid until its expiry"
-                    );
-                    *self.renewal_pause() = Some(std::time::Instant::now() + Self::RENEWAL_RETRY);
-                    return Ok(key);
-                }
-            }
-        }
-        let created = api.create_signing_key(&this.cipher).await?;
+        };
         tokio::task::spawn_blocking(move || this.finish(lock, body, &created))
             .await
             .map_err(joined)?

@@ -216,3 +216,30 @@ impl ApiClient {
         }
     }
 }
+
+/// The signing-key file's calls on this front (feature `signing`).
+#[cfg(feature = "signing")]
+impl crate::signing::SigningKeyFile {
+    /// [`signing_key`](Self::signing_key) for the async front: the file is read and written
+    /// on tokio's blocking threads, never on the runtime's.
+    pub async fn signing_key_async(
+        &self,
+        api: &ApiClient,
+    ) -> Result<crate::signing::SigningKey, crate::signing::SigningKeyStoreError> {
+        self.obtain(false, |cipher| async move {
+            api.create_signing_key(&cipher).await
+        })
+        .await
+    }
+
+    /// [`rotate`](Self::rotate) for the async front.
+    pub async fn rotate_async(
+        &self,
+        api: &ApiClient,
+    ) -> Result<crate::signing::SigningKey, crate::signing::SigningKeyStoreError> {
+        self.obtain(true, |cipher| async move {
+            api.create_signing_key(&cipher).await
+        })
+        .await
+    }
+}

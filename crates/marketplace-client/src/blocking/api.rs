@@ -97,3 +97,36 @@ impl ApiClient {
         self.wait(self.inner.signing_keys())
     }
 }
+
+/// The signing-key file's calls on this front (feature `signing`): the async ones, waited for
+/// on the blocking front's runtime.
+#[cfg(feature = "signing")]
+impl crate::signing::SigningKeyFile {
+    /// The key to sign with (blocking front): the newest stored key unless it is within 30
+    /// days of its expiry; otherwise a new one created with createSigningKey through `api`
+    /// (an application token suffices), saved, then returned. Should the creation fail while
+    /// the stored key has not expired, that key is returned (a warning is logged) and the
+    /// creation tried again after [`RENEWAL_RETRY`](Self::RENEWAL_RETRY).
+    pub fn signing_key(
+        &self,
+        api: &ApiClient,
+    ) -> Result<crate::signing::SigningKey, crate::signing::SigningKeyStoreError> {
+        let url = api.config().base_url.to_string();
+        api.driver
+            .wait(self.signing_key_async(&api.inner), |message| {
+                ApiError::Transport { url, message }.into()
+            })
+    }
+
+    /// Creates a new key now (blocking front), saves it and returns it; older keys are kept
+    /// until they expire.
+    pub fn rotate(
+        &self,
+        api: &ApiClient,
+    ) -> Result<crate::signing::SigningKey, crate::signing::SigningKeyStoreError> {
+        let url = api.config().base_url.to_string();
+        api.driver.wait(self.rotate_async(&api.inner), |message| {
+            ApiError::Transport { url, message }.into()
+        })
+    }
+}

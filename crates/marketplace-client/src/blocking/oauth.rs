@@ -7,9 +7,10 @@ use std::time::Duration;
 use super::Driver;
 use crate::aio::oauth as aio;
 use crate::core::token::{DEFAULT_TIMEOUT, TokenResponse};
+use crate::oauth::consent::{complete_taken, redirect_state};
 use crate::oauth::{
-    AuthorizationCode, ClientId, Endpoints, HttpOptions, OAuthConfig, OAuthError, RefreshToken,
-    ScopeSet,
+    AuthorizationCode, ClientId, ConsentRequest, Endpoints, HttpOptions, OAuthConfig, OAuthError,
+    RefreshToken, RefreshTokenStore, ScopeSet,
 };
 
 /// A client of the token endpoint for one application.
@@ -110,4 +111,32 @@ impl OAuthClient {
 /// A failure of the runtime's threads, as the token calls report a transport failure.
 pub(crate) fn transport(message: String) -> OAuthError {
     OAuthError::Transport { message }
+}
+
+impl OAuthClient {
+    /// A consent request for `scopes` (empty: the default scope) with a fresh random state,
+    /// sent to the configured redirect URI (the optional `prompt` and `locale`:
+    /// [`ConsentRequest::with_prompt`], [`ConsentRequest::with_locale`]).
+    pub fn consent_request(&self, scopes: &ScopeSet) -> Result<ConsentRequest, OAuthError> {
+        self.inner.consent_request(scopes)
+    }
+
+    /// Completes a pending consent kept in `store` ([`RefreshTokenStore::save_consent`]),
+    /// in whichever process the redirect (a full URL or its query string) landed: takes the
+    /// request of the redirect's `state` out of the store, so that the redirect is used once
+    /// (again: [`OAuthError::ConsentNotPending`]), refuses it once expired
+    /// ([`OAuthError::ConsentExpired`]), checks the state in constant time and returns the
+    /// request (its [`account`](ConsentRequest::account) and
+    /// [`scopes`](ConsentRequest::scopes)) and the code to exchange
+    /// ([`UserTokenProvider::exchange_code`](crate::oauth::UserTokenProvider::exchange_code)).
+    /// A refusal of the user is [`OAuthError::ConsentDenied`], and uses the request too.
+    pub fn complete_consent(
+        &self,
+        store: &dyn RefreshTokenStore,
+        redirect: &str,
+    ) -> Result<(ConsentRequest, AuthorizationCode), OAuthError> {
+        let state = redirect_state(redirect)?;
+        let taken = store.take_consent(&state)?;
+        complete_taken(taken, redirect, std::time::SystemTime::now())
+    }
 }

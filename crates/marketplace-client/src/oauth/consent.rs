@@ -22,8 +22,8 @@ use super::error::{ConfigError, OAuthError, OAuthErrorCode};
 use super::redact::Redactor;
 use super::scope::ScopeSet;
 use super::secret::{AuthorizationCode, ClientId, CsrfState, REDACTED};
+#[cfg(doc)]
 use super::store::RefreshTokenStore;
-use crate::blocking::oauth::OAuthClient;
 
 /// A consent URL and the state it carries; keep it until the redirect comes back.
 ///
@@ -36,7 +36,7 @@ use crate::blocking::oauth::OAuthClient;
 /// page. Save the request where every process finds it, and complete it from there: the
 /// refresh-token stores keep pending consents ([`RefreshTokenStore::save_consent`]: the
 /// [`FileStore`](super::FileStore) in a file beside its tokens, the PostgreSQL store of
-/// `marketplace-client-postgres` in a table), and [`OAuthClient::complete_consent`] (or the
+/// `marketplace-client-postgres` in a table), and [`OAuthClient::complete_consent`](crate::oauth::OAuthClient::complete_consent) (or the
 /// async client's) takes the request of the redirect's `state` out of the store (so a second
 /// use of the redirect is refused: [`OAuthError::ConsentNotPending`]), refuses it once expired
 /// ([`OAuthError::ConsentExpired`], [`DEFAULT_TTL`](Self::DEFAULT_TTL) after it was made
@@ -334,34 +334,6 @@ pub fn consent_url(
         q.append_pair("state", state.secret());
     }
     Ok(url)
-}
-
-impl OAuthClient {
-    /// A consent request for `scopes` (empty: the default scope) with a fresh random state,
-    /// sent to the configured redirect URI (the optional `prompt` and `locale`:
-    /// [`ConsentRequest::with_prompt`], [`ConsentRequest::with_locale`]).
-    pub fn consent_request(&self, scopes: &ScopeSet) -> Result<ConsentRequest, OAuthError> {
-        self.inner.consent_request(scopes)
-    }
-
-    /// Completes a pending consent kept in `store` ([`RefreshTokenStore::save_consent`]),
-    /// in whichever process the redirect (a full URL or its query string) landed: takes the
-    /// request of the redirect's `state` out of the store, so that the redirect is used once
-    /// (again: [`OAuthError::ConsentNotPending`]), refuses it once expired
-    /// ([`OAuthError::ConsentExpired`]), checks the state in constant time and returns the
-    /// request (its [`account`](ConsentRequest::account) and
-    /// [`scopes`](ConsentRequest::scopes)) and the code to exchange
-    /// ([`UserTokenProvider::exchange_code`](super::UserTokenProvider::exchange_code)).
-    /// A refusal of the user is [`OAuthError::ConsentDenied`], and uses the request too.
-    pub fn complete_consent(
-        &self,
-        store: &dyn RefreshTokenStore,
-        redirect: &str,
-    ) -> Result<(ConsentRequest, AuthorizationCode), OAuthError> {
-        let state = redirect_state(redirect)?;
-        let taken = store.take_consent(&state)?;
-        complete_taken(taken, redirect, SystemTime::now())
-    }
 }
 
 /// A consent request of the application `client_id` for `scopes` (empty: the default scope)
