@@ -200,7 +200,7 @@ impl Dedup {
 /// | no or malformed `X-EBAY-SIGNATURE`, unknown alg or digest, a body that is not a notification | 400 |
 /// | a body over [`MAX_BODY_BYTES`] | 413 |
 /// | the same `notificationId` while its first delivery is being handled | 409 |
-/// | getPublicKey unreachable, or the PostgreSQL store (feature `postgres`, `with_postgres_store`) | 503 |
+/// | getPublicKey unreachable (or not asked: too many unknown `kid`s lately), or the PostgreSQL store (feature `postgres`, `with_postgres_store`) | 503 |
 /// | the callback failed | 500 |
 /// | another method | 405 |
 ///

@@ -5,7 +5,9 @@
 use std::sync::{Arc, Mutex};
 
 use fake_marketplace::notify::PUBLIC_KEY_PATH;
-use fake_marketplace::{AccountDeletionNotice, FakeMarketplace, FakeUser, Tamper};
+use fake_marketplace::{
+    AccountDeletionNotice, FakeMarketplace, FakeUser, Fault, FaultRule, Tamper,
+};
 use marketplace_client::aio::api::{ApiClient, ClientConfig};
 use marketplace_client::aio::oauth::{
     ApplicationTokenProvider, Endpoints, OAuthClient, OAuthConfig,
@@ -272,5 +274,156 @@ async fn bad_input_gets_a_typed_4xx_never_a_500() {
         "{}",
         answer.body_str()
     );
+    assert!(s.received.lock().unwrap().is_empty());
+}
+
+/// An `X-EBAY-SIGNATURE` header naming `kid`, with a signature that verifies nothing.
+fn forged_header(kid: &str) -> String {
+    fake_marketplace::notify::base64_encode(
+        serde_json::json!({
+            "alg": "ecdsa",
+            "kid": kid,
+            "signature": "MAYCAQECAQE=",
+            "digest": "SHA1",
+        })
+        .to_string()
+        .as_bytes(),
+    )
+}
+
+/// getPublicKey calls the fake received, whatever the `kid`.
+fn get_public_key_calls(fake: &FakeMarketplace) -> usize {
+    fake.requests()
+        .iter()
+        .filter(|r| r.path.starts_with(PUBLIC_KEY_PATH))
+        .count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forged_kids_cost_a_bounded_number_of_get_public_key_calls() {
+    let s = serve().await;
+    let body = AccountDeletionNotice::new(&s.fake, &FakeUser::default()).body();
+    let mut statuses = std::collections::BTreeMap::<u16, usize>::new();
+    for i in 0..300 {
+        let header = forged_header(&format!("forged-kid-{i}"));
+        let answer = s
+            .endpoint
+            .handle(
+                "POST",
+                None,
+                &[("X-EBAY-SIGNATURE", &header)],
+                body.as_bytes(),
+            )
+            .await;
+        *statuses.entry(answer.status).or_default() += 1;
+    }
+    let calls = get_public_key_calls(&s.fake);
+    assert!(
+        calls <= 20,
+        "300 forged kids made {calls} getPublicKey calls (answers {statuses:?})"
+    );
+    assert!(
+        statuses.keys().all(|s| [412, 503].contains(s)),
+        "{statuses:?}"
+    );
+    // `.` and `..` are path segments, not kids: refused as unknown, asked of nobody.
+    for kid in [".", ".."] {
+        let header = forged_header(kid);
+        let answer = s
+            .endpoint
+            .handle(
+                "POST",
+                None,
+                &[("X-EBAY-SIGNATURE", &header)],
+                body.as_bytes(),
+            )
+            .await;
+        assert_eq!(answer.status, 412, "kid {kid:?}: {}", answer.body_str());
+    }
+    assert_eq!(get_public_key_calls(&s.fake), calls);
+    assert!(s.received.lock().unwrap().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ebays_key_stays_cached_through_a_flood_of_forged_kids() {
+    let s = serve().await;
+    let kid = s.fake.notification_kid();
+    let first = AccountDeletionNotice::new(&s.fake, &FakeUser::default());
+    let (fake, url) = (s.fake.clone(), s.url.clone());
+    let answer = blocking(move || fake.send_notification(&url, &first).unwrap()).await;
+    assert_eq!(answer.status, 204, "{}", answer.body_str());
+    // More forged kids than the cache holds, twice over.
+    let body = AccountDeletionNotice::new(&s.fake, &FakeUser::default()).body();
+    for _round in 0..2 {
+        for i in 0..65 {
+            let header = forged_header(&format!("forged-kid-{i}"));
+            let answer = s
+                .endpoint
+                .handle(
+                    "POST",
+                    None,
+                    &[("X-EBAY-SIGNATURE", &header)],
+                    body.as_bytes(),
+                )
+                .await;
+            assert!([412, 503].contains(&answer.status), "{}", answer.body_str());
+        }
+    }
+    let second = AccountDeletionNotice::new(&s.fake, &FakeUser::default());
+    let (fake, url) = (s.fake.clone(), s.url.clone());
+    let answer = blocking(move || fake.send_notification(&url, &second).unwrap()).await;
+    assert_eq!(answer.status, 204, "{}", answer.body_str());
+    let calls = s.fake.requests_to(&format!("{PUBLIC_KEY_PATH}{kid}")).len();
+    assert_eq!(calls, 1, "getPublicKey calls for eBay's own kid");
+    assert_eq!(s.received.lock().unwrap().len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_get_public_key_is_shared_by_the_deliveries_waiting_for_it() {
+    let s = serve().await;
+    let kid = s.fake.notification_kid();
+    let path = format!("{PUBLIC_KEY_PATH}{kid}");
+    s.fake.inject(FaultRule {
+        method: None,
+        path: Some(path.clone()),
+        times: None,
+        fault: Fault::Status {
+            status: 500,
+            body: r#"{"errors":[{"errorId":10001,"domain":"API_NOTIFICATION","category":"APPLICATION","message":"System error."}]}"#.into(),
+            headers: vec![("Content-Type".into(), "application/json".into())],
+        },
+    });
+    let (fake, url) = (s.fake.clone(), s.url.clone());
+    let started = std::time::Instant::now();
+    let answers = blocking(move || {
+        let notices: Vec<AccountDeletionNotice> = (0..20)
+            .map(|_| AccountDeletionNotice::new(&fake, &FakeUser::default()))
+            .collect();
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = notices
+                .iter()
+                // The sender gives up after 30 s without an answer.
+                .map(|n| scope.spawn(|| fake.send_notification(&url, n)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap())
+                .collect::<Vec<_>>()
+        })
+    })
+    .await;
+    let elapsed = started.elapsed();
+    // One getPublicKey call and the client's retries of it (3 by default), shared by all 20.
+    let calls = s.fake.requests_to(&path).len();
+    let unanswered = answers.iter().filter(|a| a.is_err()).count();
+    assert!(
+        calls <= 4 && unanswered == 0,
+        "20 deliveries during getPublicKey's 500 made {calls} calls; {unanswered} unanswered after {elapsed:?}"
+    );
+    for answer in answers {
+        let answer = answer.unwrap();
+        assert_eq!(answer.status, 503, "{}", answer.body_str());
+        assert_eq!(answer.header("Retry-After"), Some("60"));
+    }
     assert!(s.received.lock().unwrap().is_empty());
 }
