@@ -427,3 +427,75 @@ async fn a_failing_get_public_key_is_shared_by_the_deliveries_waiting_for_it() {
     }
     assert!(s.received.lock().unwrap().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_delivery_dropped_mid_callback_does_not_block_its_retries() {
+    let fake = Arc::new(FakeMarketplace::new());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let url = format!("http://{addr}/ebay/notifications");
+    let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let started = Arc::new(tokio::sync::Notify::new());
+    let gate = Arc::new(tokio::sync::Semaphore::new(0));
+    let (c, st, g) = (calls.clone(), started.clone(), gate.clone());
+    let endpoint = Arc::new(
+        NotificationEndpoint::new(
+            &url,
+            VerificationToken::new(TOKEN).unwrap(),
+            key_cache(&fake),
+        )
+        .unwrap()
+        .on_notification(move |_n| {
+            let first = c.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0;
+            let (st, g) = (st.clone(), g.clone());
+            async move {
+                if first {
+                    // The first delivery's callback is slow: eBay gives up on it.
+                    st.notify_one();
+                    g.acquire().await.unwrap().forget();
+                }
+                Ok::<(), std::io::Error>(())
+            }
+        }),
+    );
+    let app: axum::Router =
+        marketplace_notifications::axum::router("/ebay/notifications", endpoint.clone());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let notice = AccountDeletionNotice::new(&fake, &FakeUser::default());
+    let body = notice.body();
+    let header = fake.signature_header(body.as_bytes());
+    let stream = blocking(move || {
+        use std::io::Write as _;
+        let mut stream = std::net::TcpStream::connect(addr).unwrap();
+        let head = format!(
+            "POST /ebay/notifications HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nX-EBAY-SIGNATURE: {header}\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        );
+        stream.write_all(head.as_bytes()).unwrap();
+        stream.write_all(body.as_bytes()).unwrap();
+        stream
+    })
+    .await;
+    tokio::time::timeout(std::time::Duration::from_secs(10), started.notified())
+        .await
+        .expect("the callback is called");
+    // The connection drops while the callback runs; then the callback finishes.
+    drop(stream);
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    gate.add_permits(1);
+
+    // eBay's retries: answered (204) once the first delivery's handling has ended.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    let answer = loop {
+        let (f, u, retry) = (fake.clone(), url.clone(), notice.retry());
+        let answer = blocking(move || f.send_notification(&u, &retry).unwrap()).await;
+        if answer.status != 409 || std::time::Instant::now() > deadline {
+            break answer;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    assert_eq!(answer.status, 204, "{}", answer.body_str());
+    // The first delivery's handling ran to its end: the retry was not handled again.
+    assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
