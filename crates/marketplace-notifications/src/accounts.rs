@@ -2,7 +2,6 @@
 //! deletion notification removes that account's refresh token.
 
 use std::collections::BTreeMap;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -84,8 +83,13 @@ struct FileBody {
 }
 
 /// A JSON file beside the refresh-token file: account → the eBay user who consented
-/// (`userId`, `username`). Replaced atomically (a temporary file, fsync, rename), of mode 0600
-/// on Unix (usernames are personal data); the file operations run on tokio's blocking pool.
+/// (`userId`, `username`). As the refresh-token file is (`FileStore`): every change is made
+/// under an exclusive operating-system lock of a companion file (`<file>.lock`), so the
+/// `consent` command and the endpoint's processes never lose each other's links; the file is
+/// replaced atomically (a temporary file of a name of its own, fsync, rename), of mode 0600
+/// on Unix (usernames are personal data), and only when something changed (most deletions
+/// eBay sends are of other users). The async methods' file work runs on tokio's blocking
+/// pool.
 #[derive(Debug, Clone)]
 pub struct AccountUsers {
     path: PathBuf,
@@ -113,34 +117,56 @@ fn read(path: &Path) -> Result<BTreeMap<String, EbayUser>, AccountUsersError> {
 }
 
 fn write(path: &Path, accounts: BTreeMap<String, EbayUser>) -> Result<(), AccountUsersError> {
-    let error = |reason: String| AccountUsersError {
-        path: path.to_owned(),
-        reason,
-    };
     let body = FileBody {
         format: FORMAT.into(),
         version: 1,
         accounts,
     };
-    let json = serde_json::to_vec_pretty(&body).map_err(|e| error(e.to_string()))?;
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    let written = (|| {
-        // Personal data (usernames): readable by the owner only, as the refresh tokens are.
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let mut file = options.open(&tmp)?;
-        file.write_all(&json)?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    written.map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        error(e.to_string())
+    let json = serde_json::to_vec_pretty(&body).map_err(|e| AccountUsersError {
+        path: path.to_owned(),
+        reason: e.to_string(),
+    })?;
+    // Personal data (usernames): readable by the owner only, as the refresh tokens are.
+    taxonomy_tree::atomic::write_atomic(path, &json, Some(0o600)).map_err(|e| AccountUsersError {
+        path: path.to_owned(),
+        reason: e.to_string(),
     })
+}
+
+/// Takes the exclusive lock of the file at `path` (waiting for its holders, in this or
+/// another process): on `<file>.lock`, as the token store's, since every write replaces the
+/// file itself. Released when the returned file is dropped.
+fn lock_exclusive(path: &Path) -> Result<std::fs::File, AccountUsersError> {
+    let mut name = path.file_name().unwrap_or_default().to_owned();
+    name.push(".lock");
+    let lock_path = path.with_file_name(name);
+    let error = |action: &str, e: std::io::Error| AccountUsersError {
+        path: path.to_owned(),
+        reason: format!("cannot {action} the lock file {}: {e}", lock_path.display()),
+    };
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let file = options.open(&lock_path).map_err(|e| error("open", e))?;
+    file.lock().map_err(|e| error("lock", e))?;
+    Ok(file)
+}
+
+/// Reads the file at `path`, changes it with `change`, and writes it back if that changed
+/// anything, all under the file's lock.
+fn update_blocking<T>(
+    path: &Path,
+    change: impl FnOnce(&mut BTreeMap<String, EbayUser>) -> T,
+) -> Result<T, AccountUsersError> {
+    let _lock = lock_exclusive(path)?;
+    let before = read(path)?;
+    let mut accounts = before.clone();
+    let out = change(&mut accounts);
+    if accounts != before {
+        write(path, accounts)?;
+    }
+    Ok(out)
 }
 
 impl AccountUsers {
@@ -171,9 +197,9 @@ impl AccountUsers {
     /// [`record`](Self::record) for a program without an async runtime (the `consent`
     /// command): blocks the calling thread on the file.
     pub fn record_blocking(&self, account: &str, user: EbayUser) -> Result<(), AccountUsersError> {
-        let mut accounts = read(&self.path)?;
-        accounts.insert(account.to_owned(), user);
-        write(&self.path, accounts)
+        update_blocking(&self.path, |accounts| {
+            accounts.insert(account.to_owned(), user);
+        })
     }
 
     /// [`list`](Self::list) for a program without an async runtime.
@@ -184,11 +210,7 @@ impl AccountUsers {
     /// Forgets the eBay user of `account` (its refresh token was removed), blocking; true when
     /// one was recorded. The file is left alone when it holds nothing of `account`.
     pub fn forget_blocking(&self, account: &str) -> Result<bool, AccountUsersError> {
-        let mut accounts = read(&self.path)?;
-        if accounts.remove(account).is_none() {
-            return Ok(false);
-        }
-        write(&self.path, accounts).map(|()| true)
+        update_blocking(&self.path, |accounts| accounts.remove(account).is_some())
     }
 
     async fn update<T: Send + 'static>(
@@ -197,13 +219,7 @@ impl AccountUsers {
     ) -> Result<T, AccountUsersError> {
         let _one_writer = self.lock.lock().await;
         let path = self.path.clone();
-        let joined = tokio::task::spawn_blocking(move || {
-            let mut accounts = read(&path)?;
-            let out = change(&mut accounts);
-            write(&path, accounts)?;
-            Ok(out)
-        })
-        .await;
+        let joined = tokio::task::spawn_blocking(move || update_blocking(&path, change)).await;
         joined.unwrap_or_else(|e| {
             Err(AccountUsersError {
                 path: self.path.clone(),

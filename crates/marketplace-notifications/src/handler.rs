@@ -94,7 +94,7 @@ pub(crate) struct Dedup {
 /// Where the handled `notificationId`s are remembered: in this process, or in the
 /// PostgreSQL token store (for the whole fleet).
 pub(crate) enum Log {
-    Memory(Mutex<Dedup>),
+    Memory(Arc<Mutex<Dedup>>),
     #[cfg(feature = "postgres")]
     Postgres(marketplace_client_postgres::notifications::NotificationLog),
 }
@@ -110,23 +110,61 @@ enum Begin {
 
 /// The claim to end with [`Log::end`].
 enum Ticket {
-    Memory,
+    Memory(MemoryClaim),
     #[cfg(feature = "postgres")]
     Postgres(marketplace_client_postgres::notifications::ClaimHolder),
+}
+
+/// A `notificationId` claimed in memory. Dropped without [`Log::end`] (the handling's task
+/// dropped, the runtime shutting down, a panic), it releases the claim, so that eBay's next
+/// delivery is handled.
+struct MemoryClaim {
+    seen: Arc<Mutex<Dedup>>,
+    id: String,
+    ended: bool,
+}
+
+impl MemoryClaim {
+    fn end(mut self, handled: bool) {
+        self.ended = true;
+        let mut seen = lock(&self.seen);
+        if handled {
+            seen.ids.insert(self.id.clone(), Seen::Done);
+            seen.order.push_back((Instant::now(), self.id.clone()));
+        } else {
+            seen.ids.remove(&self.id);
+        }
+    }
+}
+
+impl Drop for MemoryClaim {
+    fn drop(&mut self) {
+        if self.ended {
+            return;
+        }
+        let mut seen = lock(&self.seen);
+        if matches!(seen.ids.get(&self.id), Some(Seen::InFlight)) {
+            seen.ids.remove(&self.id);
+        }
+    }
 }
 
 impl Log {
     async fn begin(&self, id: &str) -> Begin {
         match self {
-            Log::Memory(seen) => {
-                let mut seen = lock(seen);
+            Log::Memory(shared) => {
+                let mut seen = lock(shared);
                 seen.prune(Instant::now());
                 match seen.ids.get(id) {
                     Some(Seen::Done) => Begin::Handled,
                     Some(Seen::InFlight) => Begin::InFlight,
                     None => {
                         seen.ids.insert(id.to_owned(), Seen::InFlight);
-                        Begin::Handle(Ticket::Memory)
+                        Begin::Handle(Ticket::Memory(MemoryClaim {
+                            seen: shared.clone(),
+                            id: id.to_owned(),
+                            ended: false,
+                        }))
                     }
                 }
             }
@@ -147,15 +185,7 @@ impl Log {
     /// that eBay's next delivery is handled).
     async fn end(&self, id: &str, ticket: Ticket, handled: bool) {
         match (self, ticket) {
-            (Log::Memory(seen), Ticket::Memory) => {
-                let mut seen = lock(seen);
-                if handled {
-                    seen.ids.insert(id.to_owned(), Seen::Done);
-                    seen.order.push_back((Instant::now(), id.to_owned()));
-                } else {
-                    seen.ids.remove(id);
-                }
-            }
+            (Log::Memory(_), Ticket::Memory(claim)) => claim.end(handled),
             #[cfg(feature = "postgres")]
             (Log::Postgres(log), Ticket::Postgres(holder)) => {
                 let ended = if handled {
@@ -200,18 +230,22 @@ impl Dedup {
 /// | no or malformed `X-EBAY-SIGNATURE`, unknown alg or digest, a body that is not a notification | 400 |
 /// | a body over [`MAX_BODY_BYTES`] | 413 |
 /// | the same `notificationId` while its first delivery is being handled | 409 |
-/// | getPublicKey unreachable, or the PostgreSQL store (feature `postgres`, `with_postgres_store`) | 503 |
+/// | getPublicKey unreachable (or not asked: too many unknown `kid`s lately), or the PostgreSQL store (feature `postgres`, `with_postgres_store`) | 503 |
 /// | the callback failed | 500 |
 /// | another method | 405 |
 ///
 /// Error answers are `{"error": "…"}`, naming what was wrong, never a token or a user's data.
+///
+/// A claimed notification is handled as a task of its own on the tokio runtime: when eBay's
+/// connection drops meanwhile, the handling still runs to its end and is recorded (handled,
+/// or released for eBay's next delivery), rather than leaving the `notificationId` claimed.
 pub struct NotificationEndpoint {
     endpoint: String,
     token: VerificationToken,
     keys: Arc<PublicKeyCache>,
     callback: Option<Callback>,
     hooks: Vec<Hook>,
-    pub(crate) log: Log,
+    pub(crate) log: Arc<Log>,
 }
 
 impl std::fmt::Debug for NotificationEndpoint {
@@ -224,6 +258,21 @@ impl std::fmt::Debug for NotificationEndpoint {
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The toolkit's hooks, then the application's callback.
+async fn dispatch(
+    hooks: &[Hook],
+    callback: Option<&Callback>,
+    notification: Notification,
+) -> Result<(), CallbackError> {
+    for hook in hooks {
+        hook(notification.clone()).await?;
+    }
+    if let Some(callback) = callback {
+        callback(notification).await?;
+    }
+    Ok(())
 }
 
 /// The first query parameter called `name`, form-decoded (`+` is a space, `%XX` a byte).
@@ -275,7 +324,7 @@ impl NotificationEndpoint {
             keys,
             callback: None,
             hooks: Vec::new(),
-            log: Log::Memory(Mutex::new(Dedup::default())),
+            log: Arc::new(Log::Memory(Arc::default())),
         })
     }
 
@@ -415,8 +464,28 @@ impl NotificationEndpoint {
             }
         };
         let topic = notification.topic().to_owned();
-        let outcome = self.dispatch(notification).await;
-        self.log.end(&id, ticket, outcome.is_ok()).await;
+        // The handling runs to its end, and its claim is ended, even when eBay's connection
+        // drops meanwhile (the web framework then drops this future): as a task of its own.
+        let (hooks, callback, log, claimed) = (
+            self.hooks.clone(),
+            self.callback.clone(),
+            self.log.clone(),
+            id.clone(),
+        );
+        let handling = async move {
+            let outcome = dispatch(&hooks, callback.as_ref(), notification).await;
+            log.end(&claimed, ticket, outcome.is_ok()).await;
+            outcome
+        };
+        let outcome = match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => runtime.spawn(handling).await.unwrap_or_else(|e| {
+                // A panic: the claim was released as the task unwound.
+                Err(CallbackError::from(format!(
+                    "the notification's handling did not end: {e}"
+                )))
+            }),
+            Err(_) => handling.await,
+        };
         match outcome {
             Ok(()) => {
                 tracing::info!(target: "marketplace_notifications", notification_id = %id, topic = %topic, "notification handled");
@@ -432,16 +501,6 @@ impl NotificationEndpoint {
         }
     }
 
-    async fn dispatch(&self, notification: Notification) -> Result<(), CallbackError> {
-        for hook in &self.hooks {
-            hook(notification.clone()).await?;
-        }
-        if let Some(callback) = &self.callback {
-            callback(notification).await?;
-        }
-        Ok(())
-    }
-
     fn refused(&self, error: &VerifyError) -> EndpointAnswer {
         tracing::warn!(target: "marketplace_notifications", error = %error, "notification refused");
         let status = if error.is_malformed() { 400 } else { 412 };
@@ -452,6 +511,21 @@ impl NotificationEndpoint {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_memory_claim_dropped_without_an_end_is_released() {
+        let log = Log::Memory(Arc::default());
+        let Begin::Handle(ticket) = log.begin("id-1").await else {
+            panic!("the first delivery is handled");
+        };
+        assert!(matches!(log.begin("id-1").await, Begin::InFlight));
+        drop(ticket);
+        let Begin::Handle(ticket) = log.begin("id-1").await else {
+            panic!("a dropped claim is released");
+        };
+        log.end("id-1", ticket, true).await;
+        assert!(matches!(log.begin("id-1").await, Begin::Handled));
+    }
 
     #[test]
     fn the_challenge_code_is_form_decoded() {

@@ -30,11 +30,11 @@ impl NotificationEndpoint {
     /// The access tokens a `UserTokenProvider` of a process holds in memory are not reached
     /// from here: drop such providers in the application's callback.
     pub fn with_postgres_store(mut self, store: PgRefreshTokenStore) -> Self {
-        self.log = Log::Postgres(NotificationLog::new(
+        self.log = Arc::new(Log::Postgres(NotificationLog::new(
             store.pool().clone(),
             store.environment(),
             store.client_id(),
-        ));
+        )));
         let store = Arc::new(store);
         let hook: Hook = Arc::new(move |notification| {
             let store = store.clone();

@@ -240,3 +240,87 @@ fn from_blocking_code_a_deletion_removes_the_sellers_refresh_token_once() {
     );
     assert!(file.contains("seller-b"), "bob's is kept: {file}");
 }
+
+fn user(i: usize) -> marketplace_notifications::EbayUser {
+    marketplace_notifications::EbayUser {
+        user_id: format!("consentedUser{i:04}"),
+        username: format!("seller_{i}"),
+    }
+}
+
+/// Two runs of the `consent` command and the endpoint are three processes with a handle
+/// each on the same file (three `AccountUsers` here): consents recorded by both while eBay's
+/// deletions of unrelated users arrive lose no link and fail no write.
+#[test]
+fn consents_of_two_processes_and_unrelated_deletions_keep_every_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("refresh-tokens.users.json");
+    let first_consent = AccountUsers::new(&path);
+    let second_consent = AccountUsers::new(&path);
+    let endpoint_side = AccountUsers::new(&path);
+    let consents = |users: &AccountUsers, from: usize| {
+        (from..from + 100)
+            .filter_map(|i| users.record_blocking(&format!("seller-{i}"), user(i)).err())
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>()
+    };
+    let (first, second, removed) = std::thread::scope(|scope| {
+        let first = scope.spawn(|| consents(&first_consent, 0));
+        let second = scope.spawn(|| consents(&second_consent, 100));
+        let deletions = scope.spawn(|| {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async {
+                let mut errors = Vec::new();
+                for i in 0..188 {
+                    match endpoint_side
+                        .remove_user(&format!("unrelatedUser{i}"))
+                        .await
+                    {
+                        Ok(gone) => assert!(gone.is_empty()),
+                        Err(e) => errors.push(e.to_string()),
+                    }
+                }
+                errors
+            })
+        });
+        (
+            first.join().unwrap(),
+            second.join().unwrap(),
+            deletions.join().unwrap(),
+        )
+    });
+    let links = endpoint_side.list_blocking().unwrap().len();
+    let errors = first.len() + second.len() + removed.len();
+    assert_eq!(
+        (links, errors),
+        (200, 0),
+        "links kept, write errors (the first: {:?})",
+        first.iter().chain(&second).chain(&removed).next()
+    );
+}
+
+/// A deletion of a user the file does not hold (most of eBay's) leaves the file unwritten.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deletion_of_an_unrelated_user_does_not_rewrite_the_users_file() {
+    use std::os::unix::fs::MetadataExt as _;
+
+    let dir = tempfile::tempdir().unwrap();
+    let users = AccountUsers::beside(&dir.path().join("refresh-tokens.json"));
+    users.record("seller-1", user(1)).await.unwrap();
+    let before = std::fs::metadata(users.path()).unwrap();
+    let gone = users.remove_user("someoneElse").await.unwrap();
+    assert!(gone.is_empty());
+    let after = std::fs::metadata(users.path()).unwrap();
+    assert_eq!(
+        (before.ino(), before.mtime_nsec()),
+        (after.ino(), after.mtime_nsec()),
+        "the file was replaced"
+    );
+    assert!(users.forget_blocking("no-such-account").is_ok());
+    assert_eq!(std::fs::metadata(users.path()).unwrap().ino(), before.ino());
+    assert_eq!(users.list().await.unwrap().len(), 1);
+}

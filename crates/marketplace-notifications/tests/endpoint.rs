@@ -5,7 +5,9 @@
 use std::sync::{Arc, Mutex};
 
 use fake_marketplace::notify::PUBLIC_KEY_PATH;
-use fake_marketplace::{AccountDeletionNotice, FakeMarketplace, FakeUser, Tamper};
+use fake_marketplace::{
+    AccountDeletionNotice, FakeMarketplace, FakeUser, Fault, FaultRule, Tamper,
+};
 use marketplace_client::aio::api::{ApiClient, ClientConfig};
 use marketplace_client::aio::oauth::{
     ApplicationTokenProvider, Endpoints, OAuthClient, OAuthConfig,
@@ -273,4 +275,227 @@ async fn bad_input_gets_a_typed_4xx_never_a_500() {
         answer.body_str()
     );
     assert!(s.received.lock().unwrap().is_empty());
+}
+
+/// An `X-EBAY-SIGNATURE` header naming `kid`, with a signature that verifies nothing.
+fn forged_header(kid: &str) -> String {
+    fake_marketplace::notify::base64_encode(
+        serde_json::json!({
+            "alg": "ecdsa",
+            "kid": kid,
+            "signature": "MAYCAQECAQE=",
+            "digest": "SHA1",
+        })
+        .to_string()
+        .as_bytes(),
+    )
+}
+
+/// getPublicKey calls the fake received, whatever the `kid`.
+fn get_public_key_calls(fake: &FakeMarketplace) -> usize {
+    fake.requests()
+        .iter()
+        .filter(|r| r.path.starts_with(PUBLIC_KEY_PATH))
+        .count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forged_kids_cost_a_bounded_number_of_get_public_key_calls() {
+    let s = serve().await;
+    let body = AccountDeletionNotice::new(&s.fake, &FakeUser::default()).body();
+    let mut statuses = std::collections::BTreeMap::<u16, usize>::new();
+    for i in 0..300 {
+        let header = forged_header(&format!("forged-kid-{i}"));
+        let answer = s
+            .endpoint
+            .handle(
+                "POST",
+                None,
+                &[("X-EBAY-SIGNATURE", &header)],
+                body.as_bytes(),
+            )
+            .await;
+        *statuses.entry(answer.status).or_default() += 1;
+    }
+    let calls = get_public_key_calls(&s.fake);
+    assert!(
+        calls <= 20,
+        "300 forged kids made {calls} getPublicKey calls (answers {statuses:?})"
+    );
+    assert!(
+        statuses.keys().all(|s| [412, 503].contains(s)),
+        "{statuses:?}"
+    );
+    // `.` and `..` are path segments, not kids: refused as unknown, asked of nobody.
+    for kid in [".", ".."] {
+        let header = forged_header(kid);
+        let answer = s
+            .endpoint
+            .handle(
+                "POST",
+                None,
+                &[("X-EBAY-SIGNATURE", &header)],
+                body.as_bytes(),
+            )
+            .await;
+        assert_eq!(answer.status, 412, "kid {kid:?}: {}", answer.body_str());
+    }
+    assert_eq!(get_public_key_calls(&s.fake), calls);
+    assert!(s.received.lock().unwrap().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ebays_key_stays_cached_through_a_flood_of_forged_kids() {
+    let s = serve().await;
+    let kid = s.fake.notification_kid();
+    let first = AccountDeletionNotice::new(&s.fake, &FakeUser::default());
+    let (fake, url) = (s.fake.clone(), s.url.clone());
+    let answer = blocking(move || fake.send_notification(&url, &first).unwrap()).await;
+    assert_eq!(answer.status, 204, "{}", answer.body_str());
+    // More forged kids than the cache holds, twice over.
+    let body = AccountDeletionNotice::new(&s.fake, &FakeUser::default()).body();
+    for _round in 0..2 {
+        for i in 0..65 {
+            let header = forged_header(&format!("forged-kid-{i}"));
+            let answer = s
+                .endpoint
+                .handle(
+                    "POST",
+                    None,
+                    &[("X-EBAY-SIGNATURE", &header)],
+                    body.as_bytes(),
+                )
+                .await;
+            assert!([412, 503].contains(&answer.status), "{}", answer.body_str());
+        }
+    }
+    let second = AccountDeletionNotice::new(&s.fake, &FakeUser::default());
+    let (fake, url) = (s.fake.clone(), s.url.clone());
+    let answer = blocking(move || fake.send_notification(&url, &second).unwrap()).await;
+    assert_eq!(answer.status, 204, "{}", answer.body_str());
+    let calls = s.fake.requests_to(&format!("{PUBLIC_KEY_PATH}{kid}")).len();
+    assert_eq!(calls, 1, "getPublicKey calls for eBay's own kid");
+    assert_eq!(s.received.lock().unwrap().len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_get_public_key_is_shared_by_the_deliveries_waiting_for_it() {
+    let s = serve().await;
+    let kid = s.fake.notification_kid();
+    let path = format!("{PUBLIC_KEY_PATH}{kid}");
+    s.fake.inject(FaultRule {
+        method: None,
+        path: Some(path.clone()),
+        times: None,
+        fault: Fault::Status {
+            status: 500,
+            body: r#"{"errors":[{"errorId":10001,"domain":"API_NOTIFICATION","category":"APPLICATION","message":"System error."}]}"#.into(),
+            headers: vec![("Content-Type".into(), "application/json".into())],
+        },
+    });
+    let (fake, url) = (s.fake.clone(), s.url.clone());
+    let started = std::time::Instant::now();
+    let answers = blocking(move || {
+        let notices: Vec<AccountDeletionNotice> = (0..20)
+            .map(|_| AccountDeletionNotice::new(&fake, &FakeUser::default()))
+            .collect();
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = notices
+                .iter()
+                // The sender gives up after 30 s without an answer.
+                .map(|n| scope.spawn(|| fake.send_notification(&url, n)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap())
+                .collect::<Vec<_>>()
+        })
+    })
+    .await;
+    let elapsed = started.elapsed();
+    // One getPublicKey call and the client's retries of it (3 by default), shared by all 20.
+    let calls = s.fake.requests_to(&path).len();
+    let unanswered = answers.iter().filter(|a| a.is_err()).count();
+    assert!(
+        calls <= 4 && unanswered == 0,
+        "20 deliveries during getPublicKey's 500 made {calls} calls; {unanswered} unanswered after {elapsed:?}"
+    );
+    for answer in answers {
+        let answer = answer.unwrap();
+        assert_eq!(answer.status, 503, "{}", answer.body_str());
+        assert_eq!(answer.header("Retry-After"), Some("60"));
+    }
+    assert!(s.received.lock().unwrap().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_delivery_dropped_mid_callback_does_not_block_its_retries() {
+    let fake = Arc::new(FakeMarketplace::new());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let url = format!("http://{addr}/ebay/notifications");
+    let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let started = Arc::new(tokio::sync::Notify::new());
+    let gate = Arc::new(tokio::sync::Semaphore::new(0));
+    let (c, st, g) = (calls.clone(), started.clone(), gate.clone());
+    let endpoint = Arc::new(
+        NotificationEndpoint::new(
+            &url,
+            VerificationToken::new(TOKEN).unwrap(),
+            key_cache(&fake),
+        )
+        .unwrap()
+        .on_notification(move |_n| {
+            let first = c.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0;
+            let (st, g) = (st.clone(), g.clone());
+            async move {
+                if first {
+                    // The first delivery's callback is slow: eBay gives up on it.
+                    st.notify_one();
+                    g.acquire().await.unwrap().forget();
+                }
+                Ok::<(), std::io::Error>(())
+            }
+        }),
+    );
+    let app: axum::Router =
+        marketplace_notifications::axum::router("/ebay/notifications", endpoint.clone());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let notice = AccountDeletionNotice::new(&fake, &FakeUser::default());
+    let body = notice.body();
+    let header = fake.signature_header(body.as_bytes());
+    let stream = blocking(move || {
+        use std::io::Write as _;
+        let mut stream = std::net::TcpStream::connect(addr).unwrap();
+        let head = format!(
+            "POST /ebay/notifications HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nX-EBAY-SIGNATURE: {header}\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        );
+        stream.write_all(head.as_bytes()).unwrap();
+        stream.write_all(body.as_bytes()).unwrap();
+        stream
+    })
+    .await;
+    tokio::time::timeout(std::time::Duration::from_secs(10), started.notified())
+        .await
+        .expect("the callback is called");
+    // The connection drops while the callback runs; then the callback finishes.
+    drop(stream);
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    gate.add_permits(1);
+
+    // eBay's retries: answered (204) once the first delivery's handling has ended.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    let answer = loop {
+        let (f, u, retry) = (fake.clone(), url.clone(), notice.retry());
+        let answer = blocking(move || f.send_notification(&u, &retry).unwrap()).await;
+        if answer.status != 409 || std::time::Instant::now() > deadline {
+            break answer;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    assert_eq!(answer.status, 204, "{}", answer.body_str());
+    // The first delivery's handling ran to its end: the retry was not handled again.
+    assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
 }
