@@ -160,9 +160,20 @@ fn consent_with_pasted_redirect_then_status_and_token() {
         .unwrap();
     assert!(!output.status.success());
     assert!(
-        text(&output.stderr).contains("run the consent flow first"),
+        text(&output.stderr).contains("the seller must consent: run `consent --account"),
         "{}",
         text(&output.stderr)
+    );
+    // `forget` again (or with a typo): nothing is stored, so it says so and fails.
+    let output = consent(&fake, home.path(), RU_NAME)
+        .args(["--store", store.to_str().unwrap(), "forget"])
+        .output()
+        .unwrap();
+    let stderr = text(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("no refresh token is stored for account") && !stderr.contains("Removed"),
+        "{stderr}"
     );
 }
 
@@ -797,7 +808,7 @@ fn a_missing_account_names_the_flag_to_pass() {
         let stderr = text(&output.stderr);
         assert!(!output.status.success());
         assert!(
-            stderr.contains("cargo run --bin consent -- --account shop-9"),
+            stderr.contains("run `consent --account shop-9`"),
             "{command}: {stderr}"
         );
     }

@@ -263,7 +263,8 @@ fn refresh_request_is_exact() {
         "{err}"
     );
     assert!(
-        err.to_string().contains("run the consent flow again"),
+        err.to_string()
+            .contains("the account needs the seller's consent again"),
         "{err}"
     );
 }

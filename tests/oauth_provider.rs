@@ -534,7 +534,11 @@ fn revoked_consent_and_missing_tokens_say_to_run_consent() {
     let nobody = UserTokenProvider::new(client(&fake), store.clone(), "nobody");
     let err = nobody.access_token().unwrap_err();
     assert!(matches!(err, OAuthError::NoRefreshToken { .. }));
-    assert!(err.to_string().contains("cargo run --bin consent"), "{err}");
+    assert!(
+        err.to_string().contains("needs the seller's consent"),
+        "{err}"
+    );
+    assert_eq!(err.account_needing_consent(), Some("nobody"));
 
     // An expired stored refresh token is not sent at all.
     let mut record = store.load("seller-1").unwrap().unwrap();
@@ -917,7 +921,7 @@ fn a_revoked_refresh_token_names_the_account_and_marks_it_as_needing_consent() {
     assert_eq!(err.code(), Some(&OAuthErrorCode::InvalidGrant));
     let message = err.to_string();
     assert!(message.contains("\"seller-1\""), "{message}");
-    assert!(message.contains("--account seller-1"), "{message}");
+    assert_eq!(err.account_needing_consent(), Some("seller-1"), "{message}");
     assert!(store.needs_consent("seller-1").unwrap());
 
     // A new consent clears the mark.
@@ -972,4 +976,68 @@ fn a_refused_connection_is_cached_says_so_and_retry_now_asks_again() {
     provider.retry_now();
     provider.access_token().unwrap();
     assert_eq!(fake.token_requests().len(), 1);
+}
+
+/// The library's errors say what is wrong, never which command to run: a web backend's log
+/// and HTTP answer would otherwise tell its users to `cargo run` a tool they do not have. The
+/// commands add their own advice (`consent --account …`).
+#[test]
+fn no_library_error_text_gives_command_line_advice() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut libraries = vec![
+        root.join("taxonomy-data/src"),
+        root.join("taxonomy-macros/src"),
+    ];
+    for entry in std::fs::read_dir(root.join("crates")).unwrap() {
+        let dir = entry.unwrap().path();
+        if dir.file_name().is_some_and(|n| n != "examples") {
+            libraries.push(dir.join("src"));
+        }
+    }
+    let mut found = Vec::new();
+    let mut files = 0;
+    while let Some(dir) = libraries.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                libraries.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            files += 1;
+            let text = std::fs::read_to_string(&path).unwrap();
+            for (n, line) in text.lines().enumerate() {
+                let code = line.trim_start();
+                if !code.starts_with("//") && code.contains("cargo run") {
+                    found.push(format!("{}:{}: {}", path.display(), n + 1, code));
+                }
+            }
+        }
+    }
+    assert!(
+        files > 100,
+        "the libraries' sources were read ({files} files)"
+    );
+    assert!(found.is_empty(), "{}", found.join("\n"));
+    // And as an error reads, for each kind that names an account needing consent.
+    for error in [
+        OAuthError::NoRefreshToken {
+            account: "seller-de".into(),
+        },
+        OAuthError::RefreshTokenExpired {
+            account: "seller-de".into(),
+        },
+    ] {
+        let text = error.to_string();
+        assert!(
+            !text.contains("cargo run") && text.contains("seller-de"),
+            "{text}"
+        );
+        assert_eq!(error.account_needing_consent(), Some("seller-de"));
+    }
 }

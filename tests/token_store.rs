@@ -464,7 +464,8 @@ async fn consent_status_reports_a_revoked_refresh_token_despite_a_shared_access_
         "consent status asked the token endpoint"
     );
     assert!(stderr.contains("revoked"), "{stderr}");
-    assert!(stderr.contains("needs consent again"), "{stderr}");
+    assert!(stderr.contains("needs the seller's consent again"), "{stderr}");
+    assert!(stderr.contains("run `consent --account"), "{stderr}");
 }
 
 /// Key rotation completes: `consent list` counts the refresh tokens still under the previous

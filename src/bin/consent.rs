@@ -242,6 +242,42 @@ mod live {
         Listen,
     }
 
+    /// The account of an error (or of its causes) that says the seller must consent (again).
+    fn account_needing_consent<'a>(
+        error: &'a (dyn std::error::Error + 'static),
+    ) -> Option<&'a str> {
+        let mut next = Some(error);
+        while let Some(e) = next {
+            let oauth =
+                e.downcast_ref::<OAuthError>().or_else(|| match e
+                    .downcast_ref::<marketplace_client::api::ApiError>()
+                {
+                    Some(marketplace_client::api::ApiError::OAuth(o)) => Some(o),
+                    _ => None,
+                });
+            if let Some(account) = oauth.and_then(OAuthError::account_needing_consent) {
+                return Some(account);
+            }
+            next = e.source();
+        }
+        None
+    }
+
+    /// `account` as a word of the command a message suggests: as it is when made of letters,
+    /// digits and `-_.@+=:,/`, else quoted with its special characters escaped (`"a\u{1b}b"`),
+    /// so that a name from a store can neither forge a line nor reach a terminal raw.
+    fn shell_word(account: &str) -> std::borrow::Cow<'_, str> {
+        if !account.is_empty()
+            && account
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.@+=:,/".contains(c))
+        {
+            std::borrow::Cow::Borrowed(account)
+        } else {
+            std::borrow::Cow::Owned(format!("{account:?}"))
+        }
+    }
+
     pub fn main() -> ExitCode {
         let cli = Cli::parse();
         super::verbosity::init(cli.verbose);
@@ -257,6 +293,12 @@ mod live {
             }
             Err(e) => {
                 errln!("error: {e}");
+                if let Some(account) = account_needing_consent(&*e) {
+                    errln!(
+                        "the seller must consent: run `consent --account {}`",
+                        shell_word(account)
+                    );
+                }
                 ExitCode::FAILURE
             }
         }
@@ -307,6 +349,16 @@ mod live {
                 Ok(())
             }
             Command::Forget => {
+                // A typo must not read as done: say nothing was stored, and fail.
+                if store.as_dyn().load(&cli.account)?.is_none() {
+                    return Err(format!(
+                        "no refresh token is stored for account {:?} in {}: nothing was \
+                         removed (`consent list` shows the accounts)",
+                        cli.account,
+                        store.describe()
+                    )
+                    .into());
+                }
                 store.as_dyn().remove(&cli.account)?;
                 // The PostgreSQL row held the eBay user; the file store keeps it beside.
                 if let Store::File(file) = &store {

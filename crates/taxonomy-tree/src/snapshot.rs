@@ -200,7 +200,7 @@ pub fn parse(text: &str, path: &Path) -> Result<CategoryTree, SnapshotError> {
         return Err(SnapshotError::Syntax {
             path: path.to_path_buf(),
             message: format!(
-                "format {} is not supported (this toolkit reads format {FORMAT}); regenerate it with `cargo run --bin snapshot`",
+                "format {} is not supported (this toolkit reads format {FORMAT}); regenerate it with the `snapshot` command (`snapshot refresh`)",
                 header.format
             ),
         });

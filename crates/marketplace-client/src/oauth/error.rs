@@ -581,8 +581,8 @@ pub enum OAuthError {
     },
     /// No refresh token is stored for this account.
     #[error(
-        "no refresh token is stored for account {account:?}; run the consent flow first (`cargo run --bin consent -- --account {}`)",
-        shell_word(account)
+        "no refresh token is stored for account {account:?}: the account needs the seller's \
+         consent (no consent flow has completed for it, or its token was deleted)"
     )]
     NoRefreshToken {
         /// The store key.
@@ -590,8 +590,8 @@ pub enum OAuthError {
     },
     /// The stored refresh token has passed its expiry.
     #[error(
-        "the refresh token of account {account:?} has expired; run the consent flow again (`cargo run --bin consent -- --account {}`)",
-        shell_word(account)
+        "the refresh token of account {account:?} has expired: the account needs the \
+         seller's consent again"
     )]
     RefreshTokenExpired {
         /// The store key.
@@ -604,8 +604,7 @@ pub enum OAuthError {
     #[error(
         "the refresh token of account {account:?} was refused (invalid_grant, HTTP {status}): \
          the seller or eBay revoked this application's access, or the token expired; the \
-         account needs consent again: run `cargo run --bin consent -- --account {}`{}",
-        shell_word(account),
+         account needs the seller's consent again{}",
         description.as_deref().filter(|d| !d.is_empty()).map(|d| format!("; server said: {d}")).unwrap_or_default()
     )]
     ConsentRevoked {
@@ -700,6 +699,20 @@ impl OAuthError {
             _ => None,
         }
     }
+    /// The account whose seller must consent (again) before its calls can work: a missing,
+    /// expired or refused refresh token ([`NoRefreshToken`](Self::NoRefreshToken),
+    /// [`RefreshTokenExpired`](Self::RefreshTokenExpired),
+    /// [`ConsentRevoked`](Self::ConsentRevoked)). What to do about it is the application's to
+    /// say (a backend sends the seller to its consent page; the `consent` command prints
+    /// itself): the message only says what is wrong.
+    pub fn account_needing_consent(&self) -> Option<&str> {
+        match self {
+            OAuthError::NoRefreshToken { account }
+            | OAuthError::RefreshTokenExpired { account }
+            | OAuthError::ConsentRevoked { account, .. } => Some(account),
+            _ => None,
+        }
+    }
 
     /// True for failures that may go away by themselves: time-outs, transport errors, 429 and
     /// 5xx. False for answers that need a person (wrong credentials, revoked consent).
@@ -759,7 +772,7 @@ fn server_message(
         }
         (OAuthErrorCode::InvalidGrant, Grant::RefreshToken) => {
             "the refresh token is no longer valid: the user revoked consent or the token expired; \
-             run the consent flow again (`cargo run --bin consent`)"
+             the account needs the seller's consent again"
         }
         (OAuthErrorCode::InvalidGrant, Grant::AuthorizationCode) => {
             "the authorization code was rejected: a code can be used once and expires about 5 \
@@ -794,19 +807,4 @@ fn server_message(
         msg.push_str(d);
     }
     msg
-}
-
-/// `account` as a word of the command a message suggests: as it is when made of letters,
-/// digits and `-_.@+=:,/`, else quoted with its special characters escaped (`"a\u{1b}b"`),
-/// so that a name from a store can neither forge a line nor reach a terminal raw.
-fn shell_word(account: &str) -> std::borrow::Cow<'_, str> {
-    if !account.is_empty()
-        && account
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_.@+=:,/".contains(c))
-    {
-        std::borrow::Cow::Borrowed(account)
-    } else {
-        std::borrow::Cow::Owned(format!("{account:?}"))
-    }
 }
