@@ -464,7 +464,10 @@ async fn consent_status_reports_a_revoked_refresh_token_despite_a_shared_access_
         "consent status asked the token endpoint"
     );
     assert!(stderr.contains("revoked"), "{stderr}");
-    assert!(stderr.contains("needs the seller's consent again"), "{stderr}");
+    assert!(
+        stderr.contains("needs the seller's consent again"),
+        "{stderr}"
+    );
     assert!(stderr.contains("run `consent --account"), "{stderr}");
 }
 

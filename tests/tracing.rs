@@ -607,6 +607,19 @@ fn the_whole_flow_traces_every_attempt_and_no_secret() {
             .any(|e| e.in_span("token", "grant") == Some("refresh_token")
                 && e.in_span("token", "scopes") == Some(fake.scope("/sell.account").as_str()))
     );
+    // A user token's events name the seller's account; an application token's name none.
+    assert!(
+        received
+            .iter()
+            .filter(|e| e.in_span("token", "grant") == Some("refresh_token"))
+            .all(|e| e.in_span("token", "account") == Some("seller-1"))
+    );
+    assert!(
+        received
+            .iter()
+            .filter(|e| e.in_span("token", "grant") == Some("client_credentials"))
+            .all(|e| e.in_span("token", "account").is_none())
+    );
     assert!(
         received
             .iter()

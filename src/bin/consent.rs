@@ -424,10 +424,12 @@ mod live {
                 use marketplace_client::aio::oauth as aio_oauth;
                 let keys = db.signing_keys(config)?.with_cipher(cipher);
                 if !matches!(action, SigningKeyAction::Show) {
-                    // An application token of its own: a key is created once in years.
+                    // The fleet's application token, shared through the database as
+                    // `snapshot refresh` shares it: no grant of the day's quota of its own.
                     let tokens = aio_oauth::ApplicationTokenProvider::new(
                         aio_oauth::OAuthClient::from_config(config)?,
-                    );
+                    )
+                    .with_shared_cache(Arc::new(db.async_token_cache()));
                     let api = aio_api::ApiClient::new(
                         aio_api::ClientConfig::for_base_url(&base_url)?,
                         Arc::new(tokens),

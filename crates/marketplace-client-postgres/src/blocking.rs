@@ -219,18 +219,25 @@ impl TokenStore {
         self.runtime.run(work).unwrap_or(Err(Error::RuntimeGone))
     }
 
-    /// The shared access-token cache, for
-    /// [`ApplicationTokenProvider::with_shared_cache`](marketplace_client::oauth::ApplicationTokenProvider::with_shared_cache)
-    /// and [`UserTokenProvider::with_shared_cache`](marketplace_client::oauth::UserTokenProvider::with_shared_cache).
-    pub fn token_cache(&self) -> Arc<dyn oauth::SharedTokenCache> {
+    /// The shared access-token cache for async providers that run on this store's runtime
+    /// (inside [`block_on`](Self::block_on), such as [`crate::PgSigningKeys`]' calls): the
+    /// same rows as [`token_cache`](Self::token_cache)'s.
+    pub fn async_token_cache(&self) -> PgTokenCache {
         let mut cache = PgTokenCache::new(self.pool.clone(), self.keyring.clone())
             .with_db_timeout(self.db_timeout);
         if let Some(lease) = self.lease {
             cache = cache.with_lease(lease);
         }
+        cache
+    }
+
+    /// The shared access-token cache, for
+    /// [`ApplicationTokenProvider::with_shared_cache`](marketplace_client::oauth::ApplicationTokenProvider::with_shared_cache)
+    /// and [`UserTokenProvider::with_shared_cache`](marketplace_client::oauth::UserTokenProvider::with_shared_cache).
+    pub fn token_cache(&self) -> Arc<dyn oauth::SharedTokenCache> {
         Arc::new(BlockingTokenCache {
             runtime: self.runtime.clone(),
-            cache,
+            cache: self.async_token_cache(),
         })
     }
 

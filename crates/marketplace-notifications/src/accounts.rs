@@ -272,7 +272,7 @@ impl NotificationEndpoint {
     /// On an account deletion, before the application's callback: removes the refresh token
     /// of every account that `users` records as the deleted eBay user's from `store`, then the
     /// record itself. A failure answers 500 (eBay sends the notification again). Logged
-    /// (tracing) with the number of accounts only, no user data.
+    /// (tracing) with the accounts removed (the application's own names), no eBay user data.
     ///
     /// The access tokens a `UserTokenProvider` of this process holds in memory for such an
     /// account are not reached from here: drop the provider (the application's callback).
@@ -301,12 +301,7 @@ impl NotificationEndpoint {
                     store.remove(account).await?;
                 }
                 users.remove_user(&deletion.user_id).await?;
-                tracing::info!(
-                    target: "marketplace_notifications",
-                    notification_id = %deletion.notification_id,
-                    accounts = theirs.len(),
-                    "account deletion: refresh tokens removed"
-                );
+                crate::handler::log_deletion(&deletion.notification_id, &theirs);
                 Ok(())
             })
         });

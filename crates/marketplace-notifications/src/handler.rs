@@ -185,7 +185,11 @@ impl Log {
     /// that eBay's next delivery is handled).
     async fn end(&self, id: &str, ticket: Ticket, handled: bool) {
         match (self, ticket) {
-            (Log::Memory(_), Ticket::Memory(claim)) => claim.end(handled),
+            // The memory claim knows its id.
+            (Log::Memory(_), Ticket::Memory(claim)) => {
+                let _ = id;
+                claim.end(handled)
+            }
             #[cfg(feature = "postgres")]
             (Log::Postgres(log), Ticket::Postgres(holder)) => {
                 let ended = if handled {
@@ -506,6 +510,31 @@ impl NotificationEndpoint {
         let status = if error.is_malformed() { 400 } else { 412 };
         EndpointAnswer::error(status, error)
     }
+}
+
+/// The log line of an account deletion handled by the token stores' hooks: the accounts
+/// whose tokens were removed (the application's own names for its sellers, not eBay's user
+/// data), or, when none matched, a warning: a seller who consented through a flow that did not
+/// record their eBay user (getUser, `record_ebay_user`, `AccountUsers::record`) cannot be
+/// found, and their tokens stay.
+pub(crate) fn log_deletion(notification_id: &str, accounts: &[impl AsRef<str>]) {
+    if accounts.is_empty() {
+        tracing::warn!(
+            target: "marketplace_notifications",
+            notification_id,
+            "account deletion matched no account: nothing removed (a deletion for a user who \
+             never consented to this application is normal; a seller whose consent flow did \
+             not record their eBay user with getUser cannot be found, and their tokens stay)"
+        );
+        return;
+    }
+    let names: Vec<&str> = accounts.iter().map(AsRef::as_ref).collect();
+    tracing::info!(
+        target: "marketplace_notifications",
+        notification_id,
+        accounts = %names.join(", "),
+        "account deletion: the tokens of these accounts were removed"
+    );
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@ impl NotificationEndpoint {
     /// * an account deletion, before the application's callback, removes the refresh token
     ///   of every account recorded as the deleted user's ([`record_ebay_user`]) and those
     ///   accounts' shared access tokens (`marketplace_token_cache`, every scope set), in one
-    ///   statement. A failure answers 500. Logged with the number of accounts only.
+    ///   statement. A failure answers 500. Logged with the accounts removed.
     ///
     /// The access tokens a `UserTokenProvider` of a process holds in memory are not reached
     /// from here: drop such providers in the application's callback.
@@ -46,12 +46,7 @@ impl NotificationEndpoint {
                     .delete_ebay_user(&deletion.user_id)
                     .await
                     .map_err(|e| -> CallbackError { Box::new(e) })?;
-                tracing::info!(
-                    target: "marketplace_notifications",
-                    notification_id = %deletion.notification_id,
-                    accounts = accounts.len(),
-                    "account deletion: refresh tokens and shared access tokens removed from PostgreSQL"
-                );
+                crate::handler::log_deletion(&deletion.notification_id, &accounts);
                 Ok(())
             })
         });

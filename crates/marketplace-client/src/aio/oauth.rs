@@ -532,8 +532,11 @@ impl ApplicationTokenProvider {
             scopes
         };
         let slot = self.slot(scopes);
-        let span =
-            trace::token_source(Grant::ClientCredentials, Some(&scopes.to_space_separated()));
+        let span = trace::token_source(
+            Grant::ClientCredentials,
+            None,
+            Some(&scopes.to_space_separated()),
+        );
         let result = slot
             .get(&self.policy, |flight| async move {
                 let grant = || -> BoxFuture<'_, Result<TokenResponse, OAuthError>> {
@@ -710,6 +713,7 @@ impl UserTokenProvider {
         let _one_consent_at_a_time = self.consent.lock().await;
         let span = trace::token_source(
             Grant::AuthorizationCode,
+            Some(&self.account),
             Some(&granted_scopes.to_space_separated()),
         );
         let (wall, mono) = (self.policy.clock.now(), self.policy.clock.instant());
@@ -898,6 +902,7 @@ impl AccessTokenSource for UserTokenProvider {
             self.confirm_stored().await?;
             let span = trace::token_source(
                 Grant::RefreshToken,
+                Some(&self.account),
                 self.scopes
                     .as_ref()
                     .map(|s| s.to_space_separated())

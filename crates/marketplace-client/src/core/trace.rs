@@ -51,16 +51,25 @@ pub(crate) fn attempt(
 }
 
 /// The span of a token provider's call for a token (`token`, target
-/// `marketplace_client::token`, level debug): the `grant` the provider uses and the `scopes`
-/// it asks for (empty: recorded later, or none sent), around the token cache's events and the
-/// token request's own `http` span.
-pub(crate) fn token_source(grant: crate::oauth::Grant, scopes: Option<&str>) -> tracing::Span {
+/// `marketplace_client::token`, level debug): the `grant` the provider uses, the `account`
+/// of a user token (the store's key, which names the seller: every event of the call carries
+/// it) and the `scopes` it asks for (empty: recorded later, or none sent), around the token
+/// cache's events and the token request's own `http` span.
+pub(crate) fn token_source(
+    grant: crate::oauth::Grant,
+    account: Option<&str>,
+    scopes: Option<&str>,
+) -> tracing::Span {
     let span = tracing::debug_span!(
         target: "marketplace_client::token",
         "token",
         grant = %grant.as_str(),
+        account = Empty,
         scopes = Empty,
     );
+    if let Some(account) = account {
+        span.record("account", display(account));
+    }
     if let Some(scopes) = scopes {
         span.record("scopes", display(scopes));
     }
