@@ -271,3 +271,110 @@ async fn the_async_front_completes_a_consent_of_the_file_store() {
         .unwrap();
     provider.access_token().await.unwrap();
 }
+
+/// Saves a flood of consent requests through `save` (a store's `save_consent`): three times
+/// [`ConsentRequest::MAX_PENDING_PER_ACCOUNT`] for `seller-1`, then
+/// [`ConsentRequest::MAX_PENDING`] for as many other accounts. Returns them in order.
+fn flood(
+    client: &marketplace_client::oauth::OAuthClient,
+    save: impl Fn(&ConsentRequest),
+) -> (Vec<ConsentRequest>, Vec<ConsentRequest>) {
+    let scopes = ScopeSet::new(["https://api.ebay.com/oauth/api_scope/sell.inventory"]);
+    let one: Vec<ConsentRequest> = (0..3 * ConsentRequest::MAX_PENDING_PER_ACCOUNT)
+        .map(|_| {
+            let request = client
+                .consent_request(&scopes)
+                .unwrap()
+                .with_account("seller-1");
+            save(&request);
+            request
+        })
+        .collect();
+    let many: Vec<ConsentRequest> = (0..ConsentRequest::MAX_PENDING)
+        .map(|i| {
+            let request = client
+                .consent_request(&scopes)
+                .unwrap()
+                .with_account(format!("flooder-{i}"));
+            save(&request);
+            request
+        })
+        .collect();
+    (one, many)
+}
+
+/// Whether `store` still holds `request` (taking it).
+fn still_pending(store: &dyn RefreshTokenStore, request: &ConsentRequest) -> bool {
+    store.take_consent(request.state()).unwrap().is_some()
+}
+
+#[test]
+fn a_flood_of_consents_keeps_the_memory_store_bounded() {
+    let fake = FakeMarketplace::new();
+    let client = client(&fake);
+    let store = MemoryStore::new();
+    let scopes = ScopeSet::new([fake.scope("")]);
+    // One account: only its newest requests stay.
+    let mine: Vec<ConsentRequest> = (0..3 * ConsentRequest::MAX_PENDING_PER_ACCOUNT)
+        .map(|_| {
+            let request = client
+                .consent_request(&scopes)
+                .unwrap()
+                .with_account("seller-1");
+            store.save_consent(&request).unwrap();
+            request
+        })
+        .collect();
+    let kept = mine.iter().filter(|r| still_pending(&store, r)).count();
+    assert_eq!(kept, ConsentRequest::MAX_PENDING_PER_ACCOUNT, "per account");
+
+    let (one, many) = flood(&client, |r| store.save_consent(r).unwrap());
+    // In all: the oldest dropped (seller-1's first), every later one kept.
+    let kept_one = one.iter().filter(|r| still_pending(&store, r)).count();
+    let kept_many = many.iter().filter(|r| still_pending(&store, r)).count();
+    assert_eq!(
+        (kept_one, kept_many),
+        (0, ConsentRequest::MAX_PENDING),
+        "in all"
+    );
+}
+
+#[test]
+fn a_flood_of_consents_keeps_the_file_store_bounded() {
+    let fake = FakeMarketplace::new();
+    let client = client(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let store = FileStore::new(dir.path().join("refresh-tokens.json"));
+    let consents = dir.path().join("refresh-tokens.consents.json");
+    let records = || {
+        let text = std::fs::read_to_string(&consents).unwrap();
+        let body: serde_json::Value = serde_json::from_str(&text).unwrap();
+        body["consents"].as_array().unwrap().len()
+    };
+    let (one, many) = flood(&client, |r| store.save_consent(r).unwrap());
+    assert_eq!(records(), ConsentRequest::MAX_PENDING, "in all");
+    // The oldest were dropped: seller-1's, then none of the others.
+    assert!(!still_pending(&store, one.last().unwrap()));
+    assert!(still_pending(&store, &many[0]));
+    assert!(still_pending(&store, many.last().unwrap()));
+
+    // One account: only its newest requests stay.
+    let store = FileStore::new(dir.path().join("other.json"));
+    let scopes = ScopeSet::new([fake.scope("")]);
+    let mine: Vec<ConsentRequest> = (0..3 * ConsentRequest::MAX_PENDING_PER_ACCOUNT)
+        .map(|_| {
+            let request = client
+                .consent_request(&scopes)
+                .unwrap()
+                .with_account("seller-1");
+            store.save_consent(&request).unwrap();
+            request
+        })
+        .collect();
+    let (dropped, kept) = mine.split_at(mine.len() - ConsentRequest::MAX_PENDING_PER_ACCOUNT);
+    assert!(
+        dropped.iter().all(|r| !still_pending(&store, r)),
+        "per account"
+    );
+    assert!(kept.iter().all(|r| still_pending(&store, r)));
+}

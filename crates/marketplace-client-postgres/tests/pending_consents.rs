@@ -232,3 +232,86 @@ fn the_blocking_front_completes_a_consent_of_the_blocking_store() {
     drop(store);
     runtime.block_on(async { drop(db) });
 }
+
+/// A flood of consent requests keeps the table bounded: an account keeps its newest
+/// `MAX_PENDING_PER_ACCOUNT`, an application its newest `MAX_PENDING` (saved from several
+/// processes at once), and another application's consents are not touched.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_consents_keeps_the_table_bounded() {
+    let db = migrated().await;
+    let client = Arc::new(oauth_client());
+    let other_app = store(db.pool.clone(), ring(1), "Other-App-PRD-1");
+    let theirs = request(&client);
+    other_app.save_consent(&theirs).await.unwrap();
+
+    let store = store(db.pool.clone(), ring(1), APP);
+    let mine: Vec<ConsentRequest> = (0..3 * ConsentRequest::MAX_PENDING_PER_ACCOUNT)
+        .map(|_| request(&client))
+        .collect();
+    for r in &mine {
+        store.save_consent(r).await.unwrap();
+    }
+    let of_seller: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM marketplace_pending_consents \
+         WHERE client_id = $1 AND account = 'seller-1'",
+    )
+    .bind(APP)
+    .fetch_one(&db.pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        of_seller as usize,
+        ConsentRequest::MAX_PENDING_PER_ACCOUNT,
+        "per account"
+    );
+    let newest = mine.last().unwrap();
+    assert!(store.take_consent(mine[0].state()).await.unwrap().is_none());
+    assert!(store.take_consent(newest.state()).await.unwrap().is_some());
+
+    // Distinct accounts from four processes at once: the application's newest are kept.
+    let saved = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut tasks = Vec::new();
+    for p in 0..4 {
+        let store = self::store(other_pool(&db).await, ring(1), APP);
+        let (client, saved) = (client.clone(), saved.clone());
+        tasks.push(tokio::spawn(async move {
+            for i in 0..ConsentRequest::MAX_PENDING / 4 + 10 {
+                let r = client
+                    .consent_request(&ScopeSet::default())
+                    .unwrap()
+                    .with_account(format!("flooder-{p}-{i}"));
+                store.save_consent(&r).await.unwrap();
+                saved.lock().unwrap().push(r);
+            }
+        }));
+    }
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let of_app: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM marketplace_pending_consents WHERE client_id = $1",
+    )
+    .bind(APP)
+    .fetch_one(&db.pool)
+    .await
+    .unwrap();
+    assert_eq!(of_app as usize, ConsentRequest::MAX_PENDING, "in all");
+    // The last one saved is there; seller-1's (the oldest) are gone.
+    let last = saved.lock().unwrap().last().unwrap().clone();
+    assert!(store.take_consent(last.state()).await.unwrap().is_some());
+    assert!(
+        store
+            .take_consent(mine[3 * ConsentRequest::MAX_PENDING_PER_ACCOUNT - 2].state())
+            .await
+            .unwrap()
+            .is_none()
+    );
+    // Another application's consent is its own.
+    assert!(
+        other_app
+            .take_consent(theirs.state())
+            .await
+            .unwrap()
+            .is_some()
+    );
+}

@@ -15,18 +15,25 @@
 //!
 //! eBay's Marketplace Account Deletion endpoint is mounted at [`NOTIFICATIONS_PATH`]
 //! (`/ebay/notifications`) by [`with_notifications`]: the challenge, verified notifications
-//! (the `marketplace-notifications` crate).
+//! (the `marketplace-notifications` crate); a deletion removes the refresh token of every
+//! account the deleted eBay user consented for.
 //!
-//! A seller connects their eBay account through [`consent`]'s endpoints, mounted by
-//! [`with_consent`]: `GET /consent?account=…` redirects to eBay's consent page and
-//! `GET /callback` completes the consent on whichever instance the redirect lands (the pending
-//! consent and the refresh token in a store the instances share: PostgreSQL for a fleet).
+//! A seller logs in ([`session`]: `POST /login`, a signed session cookie) and connects their
+//! eBay account through [`consent`]'s endpoints, mounted by [`with_consent`]: `GET /consent`
+//! redirects to eBay's consent page for the session's account and `GET /callback` completes
+//! the consent on whichever instance the redirect lands (the pending consent, the refresh
+//! token and the eBay user in a store the instances share, [`TokenStore`]: PostgreSQL for a
+//! fleet).
 //!
 //! The binary (`src/main.rs`) is a thin shell over [`router`]; the tests build the same
 //! router.
 
 pub mod consent;
+pub mod session;
+mod store;
 pub use consent::{ConsentEndpoints, with_consent};
+pub use session::Sessions;
+pub use store::TokenStore;
 
 use std::sync::Arc;
 
@@ -41,8 +48,7 @@ use fake_marketplace::FakeMarketplace;
 use marketplace_client::Marketplace;
 use marketplace_client::aio::api::ApiClient;
 use marketplace_client::aio::oauth::{
-    AccessTokenSource, ApplicationTokenProvider, Endpoints, OAuthClient, OAuthConfig,
-    RefreshTokenStore, ScopeSet,
+    AccessTokenSource, ApplicationTokenProvider, Endpoints, OAuthClient, OAuthConfig, ScopeSet,
 };
 use marketplace_client::aio::taxonomy::{ClientConfig, TaxonomyClient};
 use marketplace_notifications::{
@@ -68,12 +74,14 @@ pub fn with_notifications(router: Router, endpoint: Arc<NotificationEndpoint>) -
 }
 
 /// The notification endpoint registered with eBay as `endpoint_url` (exactly that URL) with
-/// `verification_token`, its public keys fetched with the application token of `oauth`,
-/// deletions logged (this example keeps no user data of its own).
+/// `verification_token`, its public keys fetched with the application token of `oauth`. With
+/// the consents' `store`, an account deletion removes the tokens of the accounts the deleted
+/// eBay user consented for (recorded at consent), then is logged; without, only logged.
 pub fn notification_endpoint(
     oauth: &OAuthConfig,
     endpoint_url: &str,
     verification_token: &str,
+    store: Option<&TokenStore>,
 ) -> Result<Arc<NotificationEndpoint>, Box<dyn std::error::Error>> {
     let token = VerificationToken::new(verification_token)?;
     let tokens: Arc<dyn AccessTokenSource> = Arc::new(ApplicationTokenProvider::new(
@@ -83,48 +91,61 @@ pub fn notification_endpoint(
         ClientConfig::from_oauth_config(oauth),
         tokens,
     )?);
-    let endpoint = NotificationEndpoint::new(endpoint_url, token, Arc::new(keys))?.on_notification(
-        |notification: Notification| async move {
-            // The application deletes what it keeps of the user here.
-            println!(
-                "notification {} ({}) handled",
-                notification.notification_id(),
-                notification.topic()
-            );
-            Ok::<(), std::io::Error>(())
-        },
-    );
+    let mut endpoint = NotificationEndpoint::new(endpoint_url, token, Arc::new(keys))?;
+    if let Some(store) = store {
+        endpoint = store.delete_tokens_of_deleted_users(endpoint);
+    }
+    let endpoint = endpoint.on_notification(|notification: Notification| async move {
+        // The application deletes what else it keeps of the user here.
+        println!(
+            "notification {} ({}) handled",
+            notification.notification_id(),
+            notification.topic()
+        );
+        Ok::<(), std::io::Error>(())
+    });
     Ok(Arc::new(endpoint))
 }
 
-/// [`notification_endpoint`] for a running fake marketplace (its credentials and URLs) and
-/// [`FAKE_VERIFICATION_TOKEN`].
+/// The configuration of the application of a running fake marketplace (its credentials and
+/// URLs).
+pub fn oauth_config_for_fake(
+    fake: &FakeMarketplace,
+) -> Result<OAuthConfig, Box<dyn std::error::Error>> {
+    let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url())?;
+    Ok(OAuthConfig::new(endpoints).with_credentials(fake.client_id(), fake.client_secret()))
+}
+
+/// [`notification_endpoint`] for a running fake marketplace and [`FAKE_VERIFICATION_TOKEN`].
 pub fn notification_endpoint_for_fake(
     fake: &FakeMarketplace,
     endpoint_url: &str,
+    store: Option<&TokenStore>,
 ) -> Result<Arc<NotificationEndpoint>, Box<dyn std::error::Error>> {
-    let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url())?;
-    let oauth =
-        OAuthConfig::new(endpoints).with_credentials(fake.client_id(), fake.client_secret());
-    notification_endpoint(&oauth, endpoint_url, FAKE_VERIFICATION_TOKEN)
+    notification_endpoint(
+        &oauth_config_for_fake(fake)?,
+        endpoint_url,
+        FAKE_VERIFICATION_TOKEN,
+        store,
+    )
 }
 
-/// The consent endpoints for a running fake marketplace (its credentials and URLs), with
-/// `redirect_uri` (a RuName the fake maps to a `/callback`, or that URL itself), asking for the
-/// fake's `sell.inventory` scope, the pending consents and refresh tokens in `store`.
+/// The consent endpoints for a running fake marketplace, with `redirect_uri` (a RuName the
+/// fake maps to a `/callback`, or that URL itself), asking for the fake's `sell.inventory`
+/// scope (and getUser's), the pending consents, refresh tokens and eBay users in `store`, for
+/// the users of `sessions`.
 pub fn consent_endpoints_for_fake(
     fake: &FakeMarketplace,
     redirect_uri: &str,
-    store: Arc<dyn RefreshTokenStore>,
+    store: TokenStore,
+    sessions: Arc<Sessions>,
 ) -> Result<ConsentEndpoints, Box<dyn std::error::Error>> {
-    let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url())?;
-    let config = OAuthConfig::new(endpoints)
-        .with_credentials(fake.client_id(), fake.client_secret())
-        .with_redirect_uri(redirect_uri);
+    let config = oauth_config_for_fake(fake)?.with_redirect_uri(redirect_uri);
     Ok(ConsentEndpoints::new(
         Arc::new(OAuthClient::from_config(&config)?),
         store,
         ScopeSet::new([fake.scope("/sell.inventory")]),
+        sessions,
     ))
 }
 

@@ -1,31 +1,33 @@
 //! `cargo run -p taxonomy-example-server -- [--fake] [--port N]`: serves
 //! `GET /suggest?q=…[&site=EBAY_US]` on 127.0.0.1 (port 3000, or `--port N`, or `PORT`; 0
-//! picks a free one).
+//! picks a free one). `--hash-password` reads a password on standard input and prints its
+//! Argon2 hash, for a line `account:HASH` of `EXAMPLE_USERS_FILE`.
 //!
 //! With `--fake` the fake marketplace starts in-process and the clients point at it; without,
 //! the configuration comes from the environment (`OAuthConfig::from_env`).
 //!
-//! A seller's consent: `GET /consent?account=…` and `GET /callback` (the accept URL of the
-//! RuName), the pending consents and refresh tokens in `MARKETPLACE_TOKEN_STORE`: a
-//! `postgres://` URL (the store a fleet shares, encrypted under `MARKETPLACE_TOKEN_KEY`) or a
-//! file. With `--fake`, the redirect URI is the server's own `/callback` and the store a file
-//! in a temporary directory unless `MARKETPLACE_TOKEN_STORE` is set; otherwise the endpoints
-//! are served when `MARKETPLACE_REDIRECT_URI` and `MARKETPLACE_TOKEN_STORE` are set.
+//! A seller's consent: `POST /login` (the session), then `GET /consent` and `GET /callback`
+//! (the accept URL of the RuName), the pending consents, refresh tokens and eBay users in
+//! `MARKETPLACE_TOKEN_STORE`: a `postgres://` URL (the store a fleet shares, encrypted under
+//! `MARKETPLACE_TOKEN_KEY`) or a file. With `--fake`, the redirect URI is the server's own
+//! `/callback`, the store a file in a temporary directory unless `MARKETPLACE_TOKEN_STORE` is
+//! set, and the one user `seller-1` with the password `demo-password`; otherwise the endpoints
+//! are served when `MARKETPLACE_REDIRECT_URI`, `MARKETPLACE_TOKEN_STORE`, `EXAMPLE_USERS_FILE`
+//! and `EXAMPLE_SESSION_KEY` (base64, 64 bytes or more, the same on every instance) are set.
 //!
 //! eBay's Marketplace Account Deletion endpoint is served at `/ebay/notifications`: with
 //! `--fake`, at `http://127.0.0.1:PORT/ebay/notifications` with the demo verification token;
 //! otherwise when `EBAY_NOTIFICATION_ENDPOINT` (the URL registered with eBay, exactly) and
-//! `EBAY_VERIFICATION_TOKEN` are set.
+//! `EBAY_VERIFICATION_TOKEN` are set. A deletion removes the tokens of the accounts the deleted
+//! eBay user consented for, in the store.
 
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use fake_marketplace::{FakeConfig, FakeMarketplace};
-use marketplace_client::aio::oauth::{
-    Endpoints, FileStore, OAuthClient, OAuthConfig, RefreshTokenStore, ScopeSet,
-};
+use marketplace_client::aio::oauth::{OAuthClient, OAuthConfig, ScopeSet};
 use marketplace_client::aio::taxonomy::TaxonomyClient;
-use taxonomy_example_server::ConsentEndpoints;
+use taxonomy_example_server::{ConsentEndpoints, Sessions, TokenStore};
 
 /// The refresh-token store: a `postgres://` URL or a file.
 const TOKEN_STORE_VAR: &str = "MARKETPLACE_TOKEN_STORE";
@@ -33,44 +35,67 @@ const TOKEN_STORE_VAR: &str = "MARKETPLACE_TOKEN_STORE";
 /// The store named by [`TOKEN_STORE_VAR`] (`None` when unset), for the application of `oauth`.
 async fn token_store(
     oauth: &OAuthConfig,
-) -> Result<Option<Arc<dyn RefreshTokenStore>>, Box<dyn std::error::Error>> {
+) -> Result<Option<TokenStore>, Box<dyn std::error::Error>> {
     let Ok(named) = std::env::var(TOKEN_STORE_VAR) else {
         return Ok(None);
     };
     if !(named.starts_with("postgres://") || named.starts_with("postgresql://")) {
-        return Ok(Some(Arc::new(FileStore::new(named))));
+        return Ok(Some(TokenStore::File(named.into())));
     }
     let keyring = marketplace_client_postgres::Keyring::from_env()?;
     let pool = sqlx::PgPool::connect(&named).await?;
     marketplace_client_postgres::migrate(&pool).await?;
-    Ok(Some(Arc::new(
+    Ok(Some(TokenStore::Postgres(
         marketplace_client_postgres::PgRefreshTokenStore::from_config(pool, keyring, oauth)?,
     )))
 }
 
 /// The consent endpoints of a server not on the fake: from the environment, when it names a
-/// redirect URI and a store.
-async fn consent_from_env() -> Result<Option<ConsentEndpoints>, Box<dyn std::error::Error>> {
+/// redirect URI, a store and the users.
+fn consent_from_env(
+    store: Option<&TokenStore>,
+) -> Result<Option<ConsentEndpoints>, Box<dyn std::error::Error>> {
     let oauth = OAuthConfig::from_env()?;
-    if oauth.redirect_uri.is_none() {
+    let (Some(_), Some(store)) = (&oauth.redirect_uri, store) else {
         return Ok(None);
-    }
-    let Some(store) = token_store(&oauth).await? else {
+    };
+    let Some(sessions) = Sessions::from_env()? else {
         return Ok(None);
     };
     let client = Arc::new(OAuthClient::from_config(&oauth)?);
     Ok(Some(ConsentEndpoints::new(
         client,
-        store,
+        store.clone(),
         ScopeSet::default(),
+        Arc::new(sessions),
     )))
 }
 
-const USAGE: &str = "usage: taxonomy-example-server [--fake] [--port N]   (or PORT=N)";
+/// `--hash-password`: a line of standard input → its Argon2 hash on standard output.
+fn hash_password() -> ExitCode {
+    let mut line = String::new();
+    if let Err(e) = std::io::stdin().read_line(&mut line) {
+        eprintln!("cannot read the password: {e}");
+        return ExitCode::FAILURE;
+    }
+    match taxonomy_example_server::session::hash_password(line.trim_end_matches(['\r', '\n'])) {
+        Ok(hash) => {
+            println!("{hash}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+const USAGE: &str = "usage: taxonomy-example-server [--fake] [--port N]   (or PORT=N)\n       taxonomy-example-server --hash-password   (the password on standard input)";
 
 struct Args {
     fake: bool,
     port: u16,
+    hash_password: bool,
 }
 
 fn parse_port(text: &str) -> Result<u16, String> {
@@ -81,6 +106,7 @@ fn parse_port(text: &str) -> Result<u16, String> {
 
 fn parse_args() -> Result<Option<Args>, String> {
     let mut fake = false;
+    let mut hash_password = false;
     let mut port = match std::env::var("PORT") {
         Ok(p) => parse_port(&p)?,
         Err(_) => 3000,
@@ -89,6 +115,7 @@ fn parse_args() -> Result<Option<Args>, String> {
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--fake" => fake = true,
+            "--hash-password" => hash_password = true,
             "--port" => port = parse_port(&args.next().ok_or("--port needs a number")?)?,
             "-h" | "--help" => return Ok(None),
             other => match other.strip_prefix("--port=") {
@@ -97,7 +124,11 @@ fn parse_args() -> Result<Option<Args>, String> {
             },
         }
     }
-    Ok(Some(Args { fake, port }))
+    Ok(Some(Args {
+        fake,
+        port,
+        hash_password,
+    }))
 }
 
 #[tokio::main]
@@ -113,6 +144,9 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if args.hash_password {
+        return hash_password();
+    }
     // The fake lives as long as the server: dropping it stops it.
     let mut _fake = None;
     let client: Result<Arc<TaxonomyClient>, Box<dyn std::error::Error>> = if args.fake {
@@ -149,45 +183,64 @@ async fn main() -> ExitCode {
         Err(e) => eprintln!("listening (address unknown: {e})"),
     }
     let mut app = taxonomy_example_server::router(client);
-    let consent = match (&_fake, listener.local_addr()) {
-        (Some(fake), Ok(addr)) => {
-            let callback = format!(
-                "http://{addr}{}",
-                taxonomy_example_server::consent::CALLBACK_PATH
-            );
-            // The fake's application: its store rows are keyed by the fake's client id.
-            let fake_oauth = Endpoints::custom(&fake.base_url(), &fake.auth_url()).map(|e| {
-                OAuthConfig::new(e).with_credentials(fake.client_id(), fake.client_secret())
-            });
-            let store = match fake_oauth {
+    // The store of the consents (and of the deletions): the fake's application's, or the
+    // environment's.
+    let store = match &_fake {
+        Some(fake) => {
+            let named = match taxonomy_example_server::oauth_config_for_fake(fake) {
                 Ok(oauth) => token_store(&oauth).await,
-                Err(e) => Err(e.into()),
-            }
-            .map(|named| {
-                named.unwrap_or_else(|| {
+                Err(e) => Err(e),
+            };
+            named.map(|named| {
+                Some(named.unwrap_or_else(|| {
                     let file = std::env::temp_dir()
                         .join(format!("taxonomy-example-server-{}", std::process::id()))
                         .join("refresh-tokens.json");
                     println!("refresh tokens and pending consents in {}", file.display());
-                    Arc::new(FileStore::new(file))
-                })
-            });
-            store
-                .and_then(|store| {
-                    taxonomy_example_server::consent_endpoints_for_fake(fake, &callback, store)
+                    TokenStore::File(file)
+                }))
+            })
+        }
+        None => match OAuthConfig::from_env() {
+            Ok(oauth) => token_store(&oauth).await,
+            Err(e) => Err(e.into()),
+        },
+    };
+    let store = match store {
+        Ok(store) => store,
+        Err(e) => {
+            eprintln!("token store: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let consent = match (&_fake, listener.local_addr(), &store) {
+        (Some(fake), Ok(addr), Some(store)) => {
+            let callback = format!(
+                "http://{addr}{}",
+                taxonomy_example_server::consent::CALLBACK_PATH
+            );
+            taxonomy_example_server::session::sessions_for_fake()
+                .map_err(Into::into)
+                .and_then(|sessions| {
+                    taxonomy_example_server::consent_endpoints_for_fake(
+                        fake,
+                        &callback,
+                        store.clone(),
+                        Arc::new(sessions),
+                    )
                 })
                 .map(Some)
         }
-        _ => consent_from_env().await,
+        _ => consent_from_env(store.as_ref()),
     };
     match consent {
         Ok(Some(endpoints)) => {
-            println!("seller consent at /consent?account=…, completed at /callback");
+            println!("seller login at POST /login, consent at /consent, completed at /callback");
             app = taxonomy_example_server::with_consent(app, Arc::new(endpoints));
         }
-        Ok(None) => {
-            println!("no seller consent (set MARKETPLACE_REDIRECT_URI and {TOKEN_STORE_VAR})")
-        }
+        Ok(None) => println!(
+            "no seller consent (set MARKETPLACE_REDIRECT_URI, {TOKEN_STORE_VAR}, EXAMPLE_USERS_FILE and EXAMPLE_SESSION_KEY)"
+        ),
         Err(e) => {
             eprintln!("consent endpoints: {e}");
             return ExitCode::FAILURE;
@@ -199,16 +252,22 @@ async fn main() -> ExitCode {
                 "http://{addr}{}",
                 taxonomy_example_server::NOTIFICATIONS_PATH
             );
-            taxonomy_example_server::notification_endpoint_for_fake(fake, &url).map(Some)
+            taxonomy_example_server::notification_endpoint_for_fake(fake, &url, store.as_ref())
+                .map(Some)
         }
         _ => match (
             std::env::var("EBAY_NOTIFICATION_ENDPOINT"),
             std::env::var("EBAY_VERIFICATION_TOKEN"),
         ) {
-            (Ok(url), Ok(token)) => marketplace_client::aio::oauth::OAuthConfig::from_env()
+            (Ok(url), Ok(token)) => OAuthConfig::from_env()
                 .map_err(Into::into)
                 .and_then(|oauth| {
-                    taxonomy_example_server::notification_endpoint(&oauth, &url, &token)
+                    taxonomy_example_server::notification_endpoint(
+                        &oauth,
+                        &url,
+                        &token,
+                        store.as_ref(),
+                    )
                 })
                 .map(Some),
             _ => Ok(None),

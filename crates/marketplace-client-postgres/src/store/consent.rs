@@ -35,8 +35,12 @@ impl PgRefreshTokenStore {
         }
     }
 
-    /// Saves `request` (encrypted), dropping in the same statement the pending consents of
-    /// this application that expired a day ago or more.
+    /// Saves `request` (encrypted), dropping first the pending consents of this application
+    /// that expired a day ago or more, then the oldest past the bounds: the account's past
+    /// [`ConsentRequest::MAX_PENDING_PER_ACCOUNT`] - 1 and the application's past
+    /// [`ConsentRequest::MAX_PENDING`] - 1, so that a flood of consent requests cannot grow
+    /// the table. In a transaction under an advisory lock on (environment, client id), so
+    /// that saves racing from the processes of a fleet keep the bounds exactly.
     pub(crate) async fn save_pending(&self, request: &ConsentRequest) -> Result<(), OAuthError> {
         let hash = state_hash(request.state());
         let row = self.consent_row(&hash);
@@ -46,15 +50,49 @@ impl PgRefreshTokenStore {
                 .keyring()
                 .encrypt(&row, request.url().as_str())?;
             let expires_at = to_db(request.expires_at(), "consent expiry")?;
+            let mut tx = self
+                .pool()
+                .begin()
+                .await
+                .map_err(Error::db("save a pending consent"))?;
+            sqlx::query("SELECT pg_advisory_xact_lock($1, hashtext($2 || chr(1) || $3))")
+                .bind(LOCK_CLASS)
+                .bind(&self.environment)
+                .bind(&self.client_id)
+                .execute(&mut *tx)
+                .await
+                .map_err(Error::db("save a pending consent"))?;
             sqlx::query(
-                "WITH swept AS ( \
-                     DELETE FROM marketplace_pending_consents \
+                "WITH live AS ( \
+                     SELECT state_hash, account, created_at, \
+                            row_number() OVER (PARTITION BY account \
+                                               ORDER BY created_at DESC, state_hash) AS nth \
+                     FROM marketplace_pending_consents \
                      WHERE environment = $1 AND client_id = $2 \
-                       AND expires_at < now() - interval '1 day' \
-                     RETURNING 1 \
-                 ) INSERT INTO marketplace_pending_consents \
-                   (environment, client_id, state_hash, ciphertext, key_id, account, expires_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                       AND expires_at >= now() - interval '1 day' \
+                 ), kept AS ( \
+                     SELECT state_hash FROM live \
+                     WHERE NOT (account IS NOT DISTINCT FROM $3 AND nth > $4) \
+                     ORDER BY created_at DESC, state_hash \
+                     LIMIT $5 \
+                 ) \
+                 DELETE FROM marketplace_pending_consents \
+                 WHERE environment = $1 AND client_id = $2 \
+                   AND state_hash NOT IN (SELECT state_hash FROM kept)",
+            )
+            .bind(&self.environment)
+            .bind(&self.client_id)
+            .bind(request.account())
+            .bind(bound(ConsentRequest::MAX_PENDING_PER_ACCOUNT))
+            .bind(bound(ConsentRequest::MAX_PENDING))
+            .execute(&mut *tx)
+            .await
+            .map_err(Error::db("drop the oldest pending consents"))?;
+            sqlx::query(
+                "INSERT INTO marketplace_pending_consents \
+                   (environment, client_id, state_hash, ciphertext, key_id, account, expires_at, \
+                    created_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, clock_timestamp())",
             )
             .bind(&self.environment)
             .bind(&self.client_id)
@@ -63,9 +101,12 @@ impl PgRefreshTokenStore {
             .bind(key_id)
             .bind(request.account())
             .bind(expires_at)
-            .execute(self.pool())
+            .execute(&mut *tx)
             .await
             .map_err(Error::db("save a pending consent"))?;
+            tx.commit()
+                .await
+                .map_err(Error::db("save a pending consent"))?;
             Ok(())
         };
         self.bounded_as("save a pending consent to", statement, consent_error)
@@ -106,6 +147,16 @@ impl PgRefreshTokenStore {
         // The state is compared again, in constant time, by the completion.
         ConsentRequest::restore(url.expose(), account.as_deref(), expires_at).map(Some)
     }
+}
+
+/// The first half of the advisory lock's two-part key under which a consent is saved (the
+/// ASCII of `MCPC`): the second is a hash of the environment and the client id.
+const LOCK_CLASS: i32 = 0x4d43_5043;
+
+/// A bound of [`ConsentRequest`] less one (room for the consent being saved), as SQL's
+/// `bigint`.
+fn bound(max: usize) -> i64 {
+    i64::try_from(max.saturating_sub(1)).unwrap_or(i64::MAX)
 }
 
 /// The SHA-256 of a state: the row's key (the state itself is only in the ciphertext).

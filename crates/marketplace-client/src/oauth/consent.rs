@@ -123,6 +123,15 @@ impl ConsentRequest {
     /// says otherwise: 10 minutes (eBay's authorization code itself is valid about 5).
     pub const DEFAULT_TTL: Duration = Duration::from_secs(600);
 
+    /// The most pending consents a store keeps for one account (or for the requests naming
+    /// none): saving another drops the account's oldest, so a flood of consent requests for
+    /// one account cannot grow the store.
+    pub const MAX_PENDING_PER_ACCOUNT: usize = 5;
+
+    /// The most pending consents a store keeps in all (of one application, for the
+    /// PostgreSQL store): saving another drops the oldest.
+    pub const MAX_PENDING: usize = 1000;
+
     /// Names the account the consent is for (the key its refresh token will be stored under),
     /// so that the process completing it knows whose it is ([`account`](Self::account)).
     pub fn with_account(mut self, account: impl Into<String>) -> Self {
@@ -365,6 +374,26 @@ pub(crate) fn new_request(
 /// [`OAuthError::ConsentExpired`], not [`OAuthError::ConsentNotPending`]); a store drops older
 /// ones when it saves a consent.
 pub(crate) const KEPT_AFTER_EXPIRY: Duration = Duration::from_secs(24 * 3600);
+
+/// Makes room for one more pending consent of `account` in `pending` (oldest first): drops
+/// the oldest of `account` past [`ConsentRequest::MAX_PENDING_PER_ACCOUNT`] - 1, then the
+/// oldest of all past [`ConsentRequest::MAX_PENDING`] - 1. `account_of` reads a record's
+/// account.
+pub(crate) fn make_room<T>(
+    pending: &mut Vec<T>,
+    account: Option<&str>,
+    account_of: impl Fn(&T) -> Option<&str>,
+) {
+    let of_account = pending.iter().filter(|r| account_of(r) == account).count();
+    let mut excess = (of_account + 1).saturating_sub(ConsentRequest::MAX_PENDING_PER_ACCOUNT);
+    pending.retain(|r| {
+        let drop = excess > 0 && account_of(r) == account;
+        excess -= usize::from(drop);
+        !drop
+    });
+    let excess = (pending.len() + 1).saturating_sub(ConsentRequest::MAX_PENDING);
+    pending.drain(..excess);
+}
 
 /// True when a pending consent that expires at `expires_at` may be dropped at `now`.
 pub(crate) fn is_stale(expires_at: SystemTime, now: SystemTime) -> bool {

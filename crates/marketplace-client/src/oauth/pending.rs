@@ -6,7 +6,9 @@
 //! A record is the request's URL (which holds its state), account and expiry; the request is
 //! rebuilt with [`ConsentRequest::restore`]. A take looks at every record (the states compared
 //! in constant time) and writes the file without the one taken, under the lock: single use
-//! across processes.
+//! across processes. A save drops the oldest records past the bounds
+//! ([`ConsentRequest::MAX_PENDING_PER_ACCOUNT`], [`ConsentRequest::MAX_PENDING`]), so a
+//! flood of consent requests neither grows the file nor makes each save slower.
 
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -14,7 +16,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use zeroize::Zeroize;
 
-use super::consent::{ConsentRequest, is_stale};
+use super::consent::{ConsentRequest, is_stale, make_room};
 use super::error::OAuthError;
 use super::secret::CsrfState;
 use super::store::FileStore;
@@ -70,13 +72,17 @@ impl FileStore {
         file.read_json(FORMAT, |b: &PendingBody| (&b.format, b.version))
     }
 
-    /// Adds `request` to the pending consents, dropping those long expired.
+    /// Adds `request` to the pending consents, dropping those long expired and the oldest past
+    /// the bounds (`make_room`). The records are kept in the order they were saved.
     pub(crate) fn save_pending(&self, request: &ConsentRequest) -> Result<(), OAuthError> {
         let file = self.consents_file();
         let _lock = file.lock_exclusive()?;
         let mut body = Self::read_consents(&file)?;
         let now = SystemTime::now();
         body.consents.retain(|r| !is_stale(r.expires_at(), now));
+        make_room(&mut body.consents, request.account(), |r| {
+            r.account.as_deref()
+        });
         body.format = FORMAT.into();
         body.version = 1;
         let expires_at_ms = request

@@ -12,7 +12,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use zeroize::{Zeroize, Zeroizing};
 
-use super::consent::{ConsentRequest, is_stale, not_kept};
+use super::consent::{ConsentRequest, is_stale, make_room, not_kept};
 use super::error::{OAuthError, StoreError};
 use super::lock;
 use super::scope::ScopeSet;
@@ -105,7 +105,10 @@ pub trait RefreshTokenStore: Send + Sync {
 
     /// Keeps `request` (a pending consent) until its redirect comes back, so that any process
     /// sharing the store completes it ([`OAuthClient::complete_consent`](super::OAuthClient::complete_consent)).
-    /// A store drops the pending consents that expired a day ago or more when it saves one.
+    /// A store drops the pending consents that expired a day ago or more when it saves one,
+    /// and keeps at most [`ConsentRequest::MAX_PENDING_PER_ACCOUNT`] of an account and
+    /// [`ConsentRequest::MAX_PENDING`] in all (the oldest dropped), so that a flood of consent
+    /// requests cannot grow it.
     /// The default: a store error (the store keeps no pending consents).
     fn save_consent(&self, request: &ConsentRequest) -> Result<(), OAuthError> {
         let _ = request;
@@ -215,6 +218,7 @@ impl RefreshTokenStore for MemoryStore {
         let now = SystemTime::now();
         let mut consents = lock(&self.consents);
         consents.retain(|r| !is_stale(r.expires_at(), now));
+        make_room(&mut consents, request.account(), ConsentRequest::account);
         consents.push(request.clone());
         Ok(())
     }
