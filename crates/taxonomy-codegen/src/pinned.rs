@@ -273,6 +273,11 @@ struct Rule {
     constraints: Vec<(u32, String, Vec<String>)>,
 }
 
+/// Why a pinned answer cannot be compiled in because one of its fields is missing.
+fn missing(at: &str, field: String) -> String {
+    format!("{at}: {field} is missing; pin the category again with `snapshot aspects pin`")
+}
+
 fn rules_of(pinned: &PinnedAspects) -> Result<Vec<Rule>, String> {
     let at = format!("{} category {}", pinned.site, pinned.category_id);
     let aspects = pinned.answer["aspects"]
@@ -284,7 +289,7 @@ fn rules_of(pinned: &PinnedAspects) -> Result<Vec<Rule>, String> {
     for (i, a) in aspects.iter().enumerate() {
         let name = a["localizedAspectName"]
             .as_str()
-            .ok_or_else(|| format!("{at}: aspects[{i}].localizedAspectName is missing"))?;
+            .ok_or_else(|| missing(&at, format!("aspects[{i}].localizedAspectName")))?;
         // A name the category repeats keeps its first rule.
         if !seen.insert(taxonomy_aspects::key(name)) {
             continue;
@@ -301,7 +306,10 @@ fn rules_of(pinned: &PinnedAspects) -> Result<Vec<Rule>, String> {
             .enumerate()
         {
             let value = v["localizedValue"].as_str().ok_or_else(|| {
-                format!("{at}: aspects[{i}].aspectValues[{k}].localizedValue is missing")
+                missing(
+                    &at,
+                    format!("aspects[{i}].aspectValues[{k}].localizedValue"),
+                )
             })?;
             values.push(value.to_owned());
             for vc in v["valueConstraints"].as_array().into_iter().flatten() {
@@ -343,24 +351,17 @@ fn rules_of(pinned: &PinnedAspects) -> Result<Vec<Rule>, String> {
     Ok(rules)
 }
 
-/// `(key position)` pairs of distinct keys (the first position of each) and their perfect
-/// hash, as `taxonomy_aspects::TextTable` source.
+/// The perfect hash of `keys` (each distinct key at its first position), as
+/// `taxonomy_aspects::TextTable` source: any distinct texts have one
+/// (`PerfectHash::build_texts`).
 fn text_table(keys: &[String], what: &str) -> Result<String, String> {
-    let mut entries = Vec::new();
-    let mut seen = std::collections::HashMap::new();
+    let mut entries: Vec<(&str, u32)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for (i, k) in keys.iter().enumerate() {
-        let hash = taxonomy_hash::text_key(k);
-        match seen.get(&hash) {
-            None => {
-                seen.insert(hash, k);
-                entries.push((hash, i as u32));
-            }
-            Some(&other) if other == k => {} // the same key again: its first position stands
-            Some(&other) => {
-                return Err(format!(
-                    "{what}: {other:?} and {k:?} have the same text key; the perfect hash cannot hold both"
-                ));
-            }
+        // The same key again: its first position stands.
+        if seen.insert(k.as_str()) {
+            let position = u32::try_from(i).map_err(|_| format!("{what}: {i} texts"))?;
+            entries.push((k, position));
         }
     }
     if entries.is_empty() {
@@ -369,7 +370,8 @@ fn text_table(keys: &[String], what: &str) -> Result<String, String> {
                 .into(),
         );
     }
-    let ph = crate::phash::PerfectHash::build(&entries).map_err(|e| format!("{what}: {e}"))?;
+    let ph =
+        crate::phash::PerfectHash::build_texts(&entries).map_err(|e| format!("{what}: {e}"))?;
     Ok(format!(
         "::taxonomy_aspects::TextTable {{ seed: {:#018x}, bucket_shift: {}, pilots: &{:?}, slots: &[{}] }}",
         ph.seed,
