@@ -90,6 +90,8 @@ pub struct PinnedRules {
     pub name_keys: &'static [&'static str],
     #[doc(hidden)]
     pub names: TextTable,
+    /// The required aspects' indexes in `aspects` (16 bits: the generator refuses a category
+    /// of more than 65,536 aspects).
     #[doc(hidden)]
     pub required: &'static [u16],
 }

@@ -273,6 +273,10 @@ struct Rule {
     constraints: Vec<(u32, String, Vec<String>)>,
 }
 
+/// The most aspects (distinct names) a pinned category may have: `PinnedRules` holds the
+/// required aspects as 16-bit indexes.
+const MAX_ASPECTS: usize = 1 << 16;
+
 /// Why a pinned answer cannot be compiled in because one of its fields is missing.
 fn missing(at: &str, field: String) -> String {
     format!("{at}: {field} is missing; pin the category again with `snapshot aspects pin`")
@@ -348,6 +352,15 @@ fn rules_of(pinned: &PinnedAspects) -> Result<Vec<Rule>, String> {
             constraints,
         });
     }
+    if rules.len() > MAX_ASPECTS {
+        return Err(format!(
+            "{at}: {} aspects, more than the {MAX_ASPECTS} a pinned category can hold, so it \
+             cannot be pinned (check its listings against the fetched answer; remove \
+             {PINNED_DIR}/{} if it is there)",
+            rules.len(),
+            file_name(pinned.site, pinned.category_id)
+        ));
+    }
     Ok(rules)
 }
 
@@ -391,7 +404,9 @@ fn strs(items: &[String]) -> String {
 
 /// The Rust source of a `static {ident}: ::taxonomy_aspects::PinnedRules` holding the rules
 /// of `pinned` (deterministic), and the bytes of static data it holds (strings and tables,
-/// not counting the slices' own pointers).
+/// not counting the slices' own pointers). An error names the category and why it cannot be
+/// compiled in (a missing name or value, more than 65,536 aspects); `snapshot aspects pin`
+/// runs this before it writes a file, so what it writes builds.
 pub fn rules_source(pinned: &PinnedAspects, ident: &str) -> Result<(String, usize), String> {
     let at = format!("{} category {}", pinned.site, pinned.category_id);
     let rules = rules_of(pinned)?;
@@ -466,12 +481,13 @@ pub fn rules_source(pinned: &PinnedAspects, ident: &str) -> Result<(String, usiz
     bytes += name_keys.iter().map(String::len).sum::<usize>() + table.matches("0x").count() * 8;
     let _ = writeln!(out, "    name_keys: {},", strs(&name_keys));
     let _ = writeln!(out, "    names: {table},");
+    // 16-bit indexes: `rules_of` refused more than `MAX_ASPECTS` aspects.
     let required: Vec<u16> = rules
         .iter()
         .enumerate()
         .filter(|(_, r)| r.required)
-        .map(|(i, _)| i as u16)
-        .collect();
+        .map(|(i, _)| u16::try_from(i).map_err(|_| format!("{at}: aspect {i} of {}", rules.len())))
+        .collect::<Result<_, _>>()?;
     let _ = writeln!(out, "    required: &{required:?},");
     out.push_str("};\n");
     Ok((out, bytes))
