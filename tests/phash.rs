@@ -1,13 +1,18 @@
 //! The perfect-hash generator succeeds for every set of distinct ids below `u32::MAX`, and
 //! its tables find every id and no other: a property test over adversarial id sets
 //! (arithmetic progressions with power-of-two steps, dense runs, random sets, up to ~100k
-//! ids), and the code generator on a valid tree whose ids used to defeat every seed.
+//! ids), and the code generator on a valid tree whose ids used to defeat every seed. Pinned
+//! aspects' texts likewise: any distinct values (those whose old 32-bit keys collided, sets of
+//! 30k) compile, and the tables find each.
 
 use std::collections::HashSet;
 
 use marketplaces::Marketplace;
 use taxonomy_codegen::codegen::{SiteData, generate};
 use taxonomy_codegen::phash::PerfectHash;
+use taxonomy_data::aspects::{
+    Format, ListingAspects, PinnedAspect, PinnedRules, RuleSet as _, TextTable, key,
+};
 use taxonomy_tree::tree::{Category, CategoryTree, TreeMeta};
 
 /// A fixed pseudo-random sequence (xorshift64), so every run checks the same sets.
@@ -205,4 +210,127 @@ fn a_valid_tree_with_ids_agreeing_in_their_low_bits_generates() {
     }])
     .unwrap();
     assert!(code.contains("8388609,"), "the ids are in the tables");
+}
+
+/// A pinned answer for EBAY_US 179 with one selection-only aspect, "Brand", of `values`.
+fn pinned_brands(values: &[String]) -> taxonomy_codegen::pinned::PinnedAspects {
+    let values: Vec<serde_json::Value> = values
+        .iter()
+        .map(|v| serde_json::json!({ "localizedValue": v }))
+        .collect();
+    taxonomy_codegen::pinned::PinnedAspects {
+        site: Marketplace::Us,
+        tree_id: 0,
+        tree_version: "134".into(),
+        category_id: 179,
+        taken_at: "2026-11-26".into(),
+        source: "getItemAspectsForCategory".into(),
+        answer: serde_json::json!({"aspects": [{
+            "localizedAspectName": "Brand",
+            "aspectConstraint": {"aspectMode": "SELECTION_ONLY", "aspectRequired": true},
+            "aspectValues": values,
+        }]}),
+    }
+}
+
+/// `values` as the compiled-in rules of one selection-only aspect "Brand": the tables the
+/// generated source holds (each value's key at its first position, through
+/// `PerfectHash::build_texts`), as `'static` data.
+fn brand_rules(values: &[String]) -> &'static PinnedRules {
+    fn table(keys: &[String]) -> TextTable {
+        let mut seen = HashSet::new();
+        let entries: Vec<(&str, u32)> = (0..keys.len() as u32)
+            .zip(keys)
+            .filter(|(_, k)| seen.insert(k.as_str()))
+            .map(|(i, k)| (k.as_str(), i))
+            .collect();
+        let ph = PerfectHash::build_texts(&entries).unwrap_or_else(|e| panic!("{e}"));
+        TextTable {
+            seed: ph.seed,
+            bucket_shift: ph.bucket_shift,
+            pilots: ph.pilots.leak(),
+            slots: ph.slots.leak(),
+        }
+    }
+    let statics: Vec<&'static str> = values.iter().map(|v| &*v.clone().leak()).collect();
+    let keys: Vec<String> = values.iter().map(|v| key(v)).collect();
+    let aspect = PinnedAspect {
+        name: "Brand",
+        single: true,
+        selection_only: true,
+        max_length: None,
+        format: Format::Any,
+        expected_required_by: None,
+        values: statics.leak(),
+        value_table: table(&keys),
+        constraints: &[],
+    };
+    Box::leak(Box::new(PinnedRules {
+        category_id: 179,
+        tree_version: "134",
+        taken_at: "2026-11-26",
+        aspects: vec![aspect].leak(),
+        name_keys: &["brand"],
+        names: table(&["brand".to_owned()]),
+        required: &[0],
+    }))
+}
+
+/// `values` as `rules_source` compiles them: the source must generate.
+fn compiles(label: &str, values: &[String]) -> String {
+    taxonomy_codegen::pinned::rules_source(&pinned_brands(values), "PINNED_US_179")
+        .unwrap_or_else(|e| panic!("{label}: {} values: {e}", values.len()))
+        .0
+}
+
+#[test]
+fn aspect_values_whose_text_keys_collided_compile_and_are_found() {
+    // FNV-1a (32 bits) gave "brand 539599" and "brand 722382" the same key, and the build
+    // refused the category for good (pinning it again gave the same answer).
+    let mut values = vec!["Brand 539599".to_owned(), "Brand 722382".to_owned()];
+    values.extend((0..30_000).map(|i| format!("Brand {i}")));
+    let source = compiles("the colliding pair and 30k brands", &values);
+    assert!(
+        source.contains("\"Brand 539599\"") && source.contains("\"Brand 722382\""),
+        "both values are compiled in"
+    );
+    // And the tables find both (their own position), and no other.
+    let rules = brand_rules(&values);
+    assert_eq!(rules.find_value(0, "Brand 539599"), Some(0));
+    assert_eq!(rules.find_value(0, "brand 722382 "), Some(1));
+    assert_eq!(rules.find_value(0, "BRAND 29999"), Some(30_001));
+    assert_eq!(rules.find_value(0, "Brand 30000"), None);
+    for value in ["Brand 539599", "Brand 722382"] {
+        let listing = ListingAspects::new().with("Brand", [value]);
+        assert_eq!(rules.check(&listing), vec![], "{value}");
+    }
+    let listing = ListingAspects::new().with("brand", ["Brand 722383"]);
+    assert_eq!(rules.check(&listing).len(), 1, "not an allowed value");
+}
+
+#[test]
+fn random_sets_of_30k_aspect_values_always_compile() {
+    // About one aspect in ten of 30k values had two values with the same 32-bit key (here
+    // set 3 did).
+    let mut rng = Rng(0x000A_5EC7_5EED);
+    for set in 0..12 {
+        let values: Vec<String> = (0..30_000)
+            .map(|_| format!("Model {:x}", rng.next()))
+            .collect();
+        compiles(&format!("set {set}"), &values);
+        let rules = brand_rules(&values);
+        let mut first = std::collections::HashMap::new();
+        for (i, value) in values.iter().enumerate() {
+            first.entry(value.as_str()).or_insert(i);
+        }
+        for (value, &i) in &first {
+            assert_eq!(rules.find_value(0, value), Some(i), "set {set}: {value}");
+        }
+        for _ in 0..1_000 {
+            let absent = format!("Model {:x}", rng.next());
+            if !first.contains_key(absent.as_str()) {
+                assert_eq!(rules.find_value(0, &absent), None, "set {set}: {absent}");
+            }
+        }
+    }
 }

@@ -203,6 +203,109 @@ fn refresh_rewrites_pinned_categories_when_the_tree_moved_and_check_names_the_ru
     );
 }
 
+/// A getItemAspectsForCategory answer of `n` free-text aspects, "Aspect 0"…, the last one
+/// required.
+fn answer_of_aspects(n: usize) -> serde_json::Value {
+    let aspects: Vec<serde_json::Value> = (0..n)
+        .map(|i| {
+            json!({"localizedAspectName": format!("Aspect {i}"),
+                "aspectConstraint": {"aspectMode": "FREE_TEXT", "aspectRequired": i + 1 == n}})
+        })
+        .collect();
+    json!({ "aspects": aspects })
+}
+
+/// `answer` pinned for EBAY_US category 179.
+fn pinned_179(answer: serde_json::Value) -> PinnedAspects {
+    PinnedAspects {
+        site: Marketplace::Us,
+        tree_id: 0,
+        tree_version: "134".into(),
+        category_id: 179,
+        taken_at: "2026-11-26".into(),
+        source: "getItemAspectsForCategory".into(),
+        answer,
+    }
+}
+
+#[test]
+fn more_than_65536_aspects_are_refused_at_build_naming_the_category() {
+    // Required aspects are u16 indexes: the 65,537th aspect, required, became aspect 0.
+    let generated = taxonomy_codegen::codegen::generate_with_pinned(
+        &[],
+        &[pinned_179(answer_of_aspects(65_537))],
+    );
+    let error = match generated {
+        Ok(source) => panic!(
+            "65,537 aspects were compiled in, {}",
+            source
+                .lines()
+                .find(|l| l.contains("required: &["))
+                .unwrap_or("")
+        ),
+        Err(error) => error.to_string(),
+    };
+    assert!(
+        error.contains("EBAY_US category 179") && error.contains("65537 aspects"),
+        "{error}"
+    );
+    // 65,536 fit, the last one required as the answer says.
+    let (source, _) =
+        pinned::rules_source(&pinned_179(answer_of_aspects(65_536)), "PINNED_US_179").unwrap();
+    assert!(
+        source.contains("    required: &[65535],\n"),
+        "the last aspect is required"
+    );
+}
+
+#[test]
+fn pin_refuses_an_answer_the_build_could_not_compile_and_writes_nothing() {
+    let fake = FakeMarketplace::new();
+    let dir = tempfile::tempdir().unwrap();
+    let huge = answer_of_aspects(65_537);
+    fake.set_item_aspects(179, huge.clone());
+    let out = aspects(
+        &fake,
+        dir.path(),
+        &[
+            "pin",
+            "--site",
+            "EBAY_US",
+            "--category",
+            "27386",
+            "--category",
+            "179",
+        ],
+    );
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("EBAY_US category 179") && stderr.contains("65537 aspects"),
+        "{stderr}"
+    );
+    assert!(
+        pinned::files_in(dir.path()).unwrap().is_empty(),
+        "nothing written, not even 27386's good answer"
+    );
+
+    // refresh --pinned neither: the pinned file stays as it was.
+    fake.set_item_aspects(179, answer_of_aspects(3));
+    let out = aspects(
+        &fake,
+        dir.path(),
+        &["pin", "--site", "EBAY_US", "--category", "179"],
+    );
+    assert!(out.status.success(), "{:?}", text(&out));
+    let path = pinned::path_of(dir.path(), Marketplace::Us, 179);
+    let before = std::fs::read_to_string(&path).unwrap();
+    fake.set_item_aspects(179, huge);
+    let out = aspects(&fake, dir.path(), &["refresh", "--pinned", "--force"]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(stderr.contains("65537 aspects"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+}
+
 /// Listings that touch every rule of `answer`'s aspects: each value, each value misspelt, in
 /// another case, too long, twice, not a number or a date, under a misspelt or re-cased name,
 /// each constrained value with and without its control aspect, and every aspect at once.

@@ -3,15 +3,17 @@
 
 use alloc::vec::Vec;
 
-use taxonomy_hash::{bucket_of, entry_position, key_hash, slot_of, text_key};
+use taxonomy_hash::{bucket_of, entry_position, slot_of, text_hash, text_tag};
 
 use crate::check::{ConstraintView, RuleSet, RuleView, Texts};
 use crate::listing::ListingAspects;
 use crate::problem::Problem;
 use crate::text::{Format, key};
 
-/// A perfect hash over texts: each text's [`text_key`] placed by the generator
-/// (`taxonomy_codegen::phash`), the text itself compared on a hit.
+/// A perfect hash over texts: each text's [`text_hash`] under the table's seed placed by the
+/// generator (`taxonomy_codegen::phash::PerfectHash::build_texts`), a slot holding the hash's
+/// [`text_tag`] and the text's position; the text itself is compared on a hit, so any set of
+/// distinct texts has a table.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct TextTable {
@@ -32,10 +34,10 @@ impl TextTable {
         if self.slots.is_empty() || self.pilots.is_empty() {
             return None;
         }
-        let k = text_key(text);
-        let h = key_hash(k, self.seed);
+        let h = text_hash(text, self.seed);
         let pilot = self.pilots[bucket_of(h, self.bucket_shift, self.pilots.len())];
-        let position = entry_position(self.slots[slot_of(h, pilot, self.slots.len())], k)?;
+        let slot = self.slots[slot_of(h, pilot, self.slots.len())];
+        let position = entry_position(slot, text_tag(h))?;
         let position = position as usize;
         is(position).then_some(position)
     }
@@ -88,6 +90,8 @@ pub struct PinnedRules {
     pub name_keys: &'static [&'static str],
     #[doc(hidden)]
     pub names: TextTable,
+    /// The required aspects' indexes in `aspects` (16 bits: the generator refuses a category
+    /// of more than 65,536 aspects).
     #[doc(hidden)]
     pub required: &'static [u16],
 }

@@ -836,7 +836,8 @@ mod live {
     /// committed pin of a site whose live tree is of another version, the answer of the live
     /// version (from the cache, else getItemAspectsForCategory, then cached). A category that
     /// is no leaf of the live tree is left to the offline generation's warning; one whose
-    /// answer cannot be had keeps its committed rules, with a warning, and the failure is
+    /// answer cannot be had (or cannot be compiled in) keeps its committed rules, with a
+    /// warning, and the failure is
     /// recorded so that the other build of taxonomy-data does the same. Returns the answers
     /// and whether the cache changed.
     fn pinned_answers<'a>(
@@ -894,6 +895,9 @@ mod live {
                                 answer,
                                 ..pin.clone()
                             };
+                            // An answer that cannot be compiled in (more aspects than a pinned
+                            // category holds) is a failure: the committed pin stands.
+                            pinned::rules_source(&file, "PINNED")?;
                             // Read back: the same normalised answer as the cache gives later.
                             let text = file.to_text();
                             private_dir(&dir)?;

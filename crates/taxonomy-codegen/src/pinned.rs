@@ -273,6 +273,15 @@ struct Rule {
     constraints: Vec<(u32, String, Vec<String>)>,
 }
 
+/// The most aspects (distinct names) a pinned category may have: `PinnedRules` holds the
+/// required aspects as 16-bit indexes.
+const MAX_ASPECTS: usize = 1 << 16;
+
+/// Why a pinned answer cannot be compiled in because one of its fields is missing.
+fn missing(at: &str, field: String) -> String {
+    format!("{at}: {field} is missing; pin the category again with `snapshot aspects pin`")
+}
+
 fn rules_of(pinned: &PinnedAspects) -> Result<Vec<Rule>, String> {
     let at = format!("{} category {}", pinned.site, pinned.category_id);
     let aspects = pinned.answer["aspects"]
@@ -284,7 +293,7 @@ fn rules_of(pinned: &PinnedAspects) -> Result<Vec<Rule>, String> {
     for (i, a) in aspects.iter().enumerate() {
         let name = a["localizedAspectName"]
             .as_str()
-            .ok_or_else(|| format!("{at}: aspects[{i}].localizedAspectName is missing"))?;
+            .ok_or_else(|| missing(&at, format!("aspects[{i}].localizedAspectName")))?;
         // A name the category repeats keeps its first rule.
         if !seen.insert(taxonomy_aspects::key(name)) {
             continue;
@@ -301,7 +310,10 @@ fn rules_of(pinned: &PinnedAspects) -> Result<Vec<Rule>, String> {
             .enumerate()
         {
             let value = v["localizedValue"].as_str().ok_or_else(|| {
-                format!("{at}: aspects[{i}].aspectValues[{k}].localizedValue is missing")
+                missing(
+                    &at,
+                    format!("aspects[{i}].aspectValues[{k}].localizedValue"),
+                )
             })?;
             values.push(value.to_owned());
             for vc in v["valueConstraints"].as_array().into_iter().flatten() {
@@ -340,27 +352,29 @@ fn rules_of(pinned: &PinnedAspects) -> Result<Vec<Rule>, String> {
             constraints,
         });
     }
+    if rules.len() > MAX_ASPECTS {
+        return Err(format!(
+            "{at}: {} aspects, more than the {MAX_ASPECTS} a pinned category can hold, so it \
+             cannot be pinned (check its listings against the fetched answer; remove \
+             {PINNED_DIR}/{} if it is there)",
+            rules.len(),
+            file_name(pinned.site, pinned.category_id)
+        ));
+    }
     Ok(rules)
 }
 
-/// `(key position)` pairs of distinct keys (the first position of each) and their perfect
-/// hash, as `taxonomy_aspects::TextTable` source.
+/// The perfect hash of `keys` (each distinct key at its first position), as
+/// `taxonomy_aspects::TextTable` source: any distinct texts have one
+/// (`PerfectHash::build_texts`).
 fn text_table(keys: &[String], what: &str) -> Result<String, String> {
-    let mut entries = Vec::new();
-    let mut seen = std::collections::HashMap::new();
+    let mut entries: Vec<(&str, u32)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for (i, k) in keys.iter().enumerate() {
-        let hash = taxonomy_hash::text_key(k);
-        match seen.get(&hash) {
-            None => {
-                seen.insert(hash, k);
-                entries.push((hash, i as u32));
-            }
-            Some(&other) if other == k => {} // the same key again: its first position stands
-            Some(&other) => {
-                return Err(format!(
-                    "{what}: {other:?} and {k:?} have the same text key; the perfect hash cannot hold both"
-                ));
-            }
+        // The same key again: its first position stands.
+        if seen.insert(k.as_str()) {
+            let position = u32::try_from(i).map_err(|_| format!("{what}: {i} texts"))?;
+            entries.push((k, position));
         }
     }
     if entries.is_empty() {
@@ -369,7 +383,8 @@ fn text_table(keys: &[String], what: &str) -> Result<String, String> {
                 .into(),
         );
     }
-    let ph = crate::phash::PerfectHash::build(&entries).map_err(|e| format!("{what}: {e}"))?;
+    let ph =
+        crate::phash::PerfectHash::build_texts(&entries).map_err(|e| format!("{what}: {e}"))?;
     Ok(format!(
         "::taxonomy_aspects::TextTable {{ seed: {:#018x}, bucket_shift: {}, pilots: &{:?}, slots: &[{}] }}",
         ph.seed,
@@ -389,7 +404,9 @@ fn strs(items: &[String]) -> String {
 
 /// The Rust source of a `static {ident}: ::taxonomy_aspects::PinnedRules` holding the rules
 /// of `pinned` (deterministic), and the bytes of static data it holds (strings and tables,
-/// not counting the slices' own pointers).
+/// not counting the slices' own pointers). An error names the category and why it cannot be
+/// compiled in (a missing name or value, more than 65,536 aspects); `snapshot aspects pin`
+/// runs this before it writes a file, so what it writes builds.
 pub fn rules_source(pinned: &PinnedAspects, ident: &str) -> Result<(String, usize), String> {
     let at = format!("{} category {}", pinned.site, pinned.category_id);
     let rules = rules_of(pinned)?;
@@ -464,12 +481,13 @@ pub fn rules_source(pinned: &PinnedAspects, ident: &str) -> Result<(String, usiz
     bytes += name_keys.iter().map(String::len).sum::<usize>() + table.matches("0x").count() * 8;
     let _ = writeln!(out, "    name_keys: {},", strs(&name_keys));
     let _ = writeln!(out, "    names: {table},");
+    // 16-bit indexes: `rules_of` refused more than `MAX_ASPECTS` aspects.
     let required: Vec<u16> = rules
         .iter()
         .enumerate()
         .filter(|(_, r)| r.required)
-        .map(|(i, _)| i as u16)
-        .collect();
+        .map(|(i, _)| u16::try_from(i).map_err(|_| format!("{at}: aspect {i} of {}", rules.len())))
+        .collect::<Result<_, _>>()?;
     let _ = writeln!(out, "    required: &{required:?},");
     out.push_str("};\n");
     Ok((out, bytes))

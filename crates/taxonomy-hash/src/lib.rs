@@ -51,12 +51,7 @@ const MIX: u64 = 0x3C79_AC49_2BA7_B653;
 /// Hashes a category id with the table's seed: two multiply-xorshift rounds over 64 bits.
 #[inline(always)]
 pub const fn key_hash(key: u32, seed: u64) -> u64 {
-    let mut x = key as u64 ^ seed;
-    x ^= x >> 27;
-    x = x.wrapping_mul(MIX);
-    x ^= x >> 33;
-    x = x.wrapping_mul(MIX);
-    x ^ (x >> 27)
+    key_hash_u64(key as u64 ^ seed)
 }
 
 /// The bucket of a key hash among `buckets` buckets (a power of two, `1 << (64 -
@@ -80,25 +75,62 @@ pub const fn slot_entry(key: u32, position: u32) -> u64 {
     ((key as u64 + 1) << 32) | position as u64
 }
 
-/// The key of a text in a perfect-hash table of texts (the compiled-in aspect names and
-/// values, `taxonomy-aspects`): FNV-1a over its bytes, 32 bits, never `u32::MAX` (which a slot
-/// cannot hold). Two texts may share a key: a lookup compares the text found with the one
-/// asked for, and the generator refuses a table where two of its texts share one.
+/// Hashes a text with the table's seed (the compiled-in aspect names and values,
+/// `taxonomy-aspects`): the seed and the length start the state, each 8 bytes (little-endian,
+/// the last ones padded with zeros) go through a multiply-xorshift round, and the result
+/// through [`key_hash`]'s mixer.
+///
+/// The seed is in the state before the first byte and every round mixes it in (a bijection of
+/// the state, not linear in it), so whether two distinct texts' hashes meet is a matter of the
+/// seed, by chance, never for good: FNV-1a's 32-bit key gave "brand 539599" and "brand 722382"
+/// the same key, and no table seed could then tell them apart. For any set of distinct texts,
+/// the generator's search for a seed succeeds, as it does for category ids (two texts of one
+/// bucket on the same slot bits fail a seed, and the next one is tried). A lookup still
+/// compares the text it finds.
 ///
 /// ```
-/// assert_eq!(taxonomy_hash::text_key("brand"), taxonomy_hash::text_key("brand"));
-/// assert_ne!(taxonomy_hash::text_key("brand"), taxonomy_hash::text_key("type"));
+/// use taxonomy_hash::text_hash;
+/// assert_eq!(text_hash("brand", 7), text_hash("brand", 7));
+/// assert_ne!(text_hash("brand", 7), text_hash("brand", 8));
+/// // FNV-1a (32 bits) gave these two the same key whatever the table's seed.
+/// assert_ne!(text_hash("brand 539599", 7), text_hash("brand 722382", 7));
 /// ```
-pub const fn text_key(text: &str) -> u32 {
+#[inline]
+pub const fn text_hash(text: &str, seed: u64) -> u64 {
     let bytes = text.as_bytes();
-    let mut h: u32 = 0x811C_9DC5;
+    let mut x = seed ^ (bytes.len() as u64).wrapping_mul(MIX);
     let mut i = 0;
     while i < bytes.len() {
-        h ^= bytes[i] as u32;
-        h = h.wrapping_mul(0x0100_0193);
-        i += 1;
+        let mut word = 0_u64;
+        let mut k = 0;
+        while k < 8 && i + k < bytes.len() {
+            word |= (bytes[i + k] as u64) << (8 * k);
+            k += 1;
+        }
+        x = (x ^ word).wrapping_mul(MIX);
+        x ^= x >> 29;
+        i += 8;
     }
-    if h == u32::MAX { h - 1 } else { h }
+    key_hash_u64(x)
+}
+
+/// The tag a slot of a text table holds beside the text's position, from its
+/// [`text_hash`]: 32 bits of the hash, never `u32::MAX` (which a slot cannot hold). A lookup
+/// whose tag differs misses without comparing texts; one whose tag matches compares them.
+#[inline(always)]
+pub const fn text_tag(hash: u64) -> u32 {
+    let tag = (hash >> 16) as u32;
+    if tag == u32::MAX { tag - 1 } else { tag }
+}
+
+/// [`key_hash`]'s mixer over a whole 64-bit word (its seed already in).
+#[inline(always)]
+const fn key_hash_u64(mut x: u64) -> u64 {
+    x ^= x >> 27;
+    x = x.wrapping_mul(MIX);
+    x ^= x >> 33;
+    x = x.wrapping_mul(MIX);
+    x ^ (x >> 27)
 }
 
 /// The position stored in `entry` when it holds `key`.

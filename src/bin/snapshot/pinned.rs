@@ -23,8 +23,9 @@ fn current_tree(base_url: Option<&str>, site: Marketplace) -> Result<(u32, Strin
 }
 
 /// `snapshot aspects pin --site SITE --category C…`: every category is checked against the
-/// compiled-in tree first (a leaf, as `category!` requires), then every answer is fetched,
-/// and only then are the files written (each atomically).
+/// compiled-in tree first (a leaf, as `category!` requires), then every answer is fetched and
+/// generated as the build will (refused, nothing written, if one cannot be compiled in), and
+/// only then are the files written (each atomically).
 pub fn pin(
     snapshots: &Path,
     site: &str,
@@ -60,6 +61,10 @@ pub fn pin(
             decoded,
         ));
     }
+    // Nothing is written unless the build can compile every answer in.
+    for (file, _) in &fetched {
+        compilable(file)?;
+    }
     create_pinned_dir(snapshots)?;
     for (file, decoded) in &fetched {
         let path = pinned::path_of(snapshots, file.site, file.category_id);
@@ -80,6 +85,12 @@ pub fn pin(
 fn create_pinned_dir(snapshots: &Path) -> Result<(), String> {
     let dir = snapshots.join(pinned::PINNED_DIR);
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))
+}
+
+/// `Ok` when taxonomy-data's build can compile `file` in (the build's own code generation
+/// of it, whose error names the category and why).
+fn compilable(file: &PinnedAspects) -> Result<(), String> {
+    pinned::rules_source(file, "PINNED").map(drop)
 }
 
 fn write(path: &Path, file: &PinnedAspects) -> Result<(), String> {
@@ -105,7 +116,8 @@ fn as_entry(site: Marketplace, answer: ItemAspects) -> CategoryAspects {
 /// `snapshot aspects refresh --pinned [--check] [--force]`: each pinned category whose site's
 /// tree version moved (every one with `--force`) is fetched again; what changed in its rules
 /// is printed, one line a rule; the file is rewritten unless `--check`, which fails (exit 1)
-/// when a rule changed.
+/// when a rule changed. An answer the build could not compile in is refused, its file left
+/// as it was.
 pub fn refresh(
     snapshots: &Path,
     base_url: Option<&str>,
@@ -159,6 +171,7 @@ pub fn refresh(
                     answer,
                     ..old.clone()
                 };
+                compilable(&new)?;
                 write(&pinned::path_of(snapshots, site, old.category_id), &new)?;
             }
         }
