@@ -80,6 +80,8 @@ fn write_snapshots(dir: &Path) -> Vec<String> {
         category_id: CATEGORY,
         taken_at: "2023-11-22".into(),
         source: "getItemAspectsForCategory".into(),
+        fetched_from: None,
+        made_up: false,
         answer,
     };
     std::fs::write(

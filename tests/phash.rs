@@ -225,6 +225,8 @@ fn pinned_brands(values: &[String]) -> taxonomy_codegen::pinned::PinnedAspects {
         category_id: 179,
         taken_at: "2026-11-26".into(),
         source: "getItemAspectsForCategory".into(),
+        fetched_from: None,
+        made_up: false,
         answer: serde_json::json!({"aspects": [{
             "localizedAspectName": "Brand",
             "aspectConstraint": {"aspectMode": "SELECTION_ONLY", "aspectRequired": true},

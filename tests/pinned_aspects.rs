@@ -51,6 +51,25 @@ fn pin_saves_the_answer_normalised_with_its_tree_version() {
     assert_eq!((file.tree_id, file.tree_version.as_str()), (0, "134"));
     assert_eq!(file.source, "getItemAspectsForCategory");
     assert_eq!(file.taken_at, taxonomy_tree::clock::today_utc());
+    // Pinned from the fake: marked as such, with its host, and said on the way.
+    let host = fake.base_url();
+    let host = host.trim_start_matches("http://").trim_end_matches('/');
+    assert_eq!(
+        (file.made_up, file.fetched_from.as_deref()),
+        (true, Some(host))
+    );
+    assert!(
+        stderr.contains("came from a fake marketplace") && stderr.contains("not eBay's rules"),
+        "{stderr}"
+    );
+    // A committed file taken from eBay says neither.
+    let committed = PinnedAspects::read(&pinned::path_of(
+        &common::snapshots_dir(),
+        Marketplace::Us,
+        179,
+    ))
+    .unwrap();
+    assert!(!committed.made_up);
     let recorded: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(
             common::root().join("tests/fixtures/aspects/ebay-us-179-desktops.json"),
@@ -224,6 +243,8 @@ fn pinned_179(answer: serde_json::Value) -> PinnedAspects {
         category_id: 179,
         taken_at: "2026-11-26".into(),
         source: "getItemAspectsForCategory".into(),
+        fetched_from: None,
+        made_up: false,
         answer,
     }
 }
@@ -446,10 +467,12 @@ fn a_project_that_pins_179_compiles_good_listings_and_refuses_bad_ones() {
     let out = build(
         r#"{ "Brand": "Dell", "Type": "Desktop", "Features": ["Bluetooth", "Wi-Fi"], "MPN": "D13M" }"#,
     );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    // The build warns that these rules came from the fake.
     assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        stderr.contains("EBAY_US-179.json came from a fake marketplace"),
+        "{stderr}"
     );
     let run = std::process::Command::new(target.join("debug/pinned-project"))
         .output()

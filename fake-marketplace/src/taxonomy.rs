@@ -1203,8 +1203,15 @@ fn aspects(request: &Request, state: &FakeState) -> Response {
         );
     }
     let set = lock(&state.taxonomy.item_aspects).get(&id).cloned();
+    // The same (English) rules for every marketplace, some made up: marked, so that a pinned
+    // file taken from the fake says so (`snapshot aspects pin`) and is never taken for eBay's.
     Response::json(200, &set.unwrap_or_else(|| aspects_of(id)))
+        .with_header(MADE_UP_HEADER, "made-up")
 }
+
+/// The header the fake marks its getItemAspectsForCategory answers with (`made-up`): what a
+/// client pinning rules reads to tell the fake's answers from eBay's.
+pub const MADE_UP_HEADER: &str = "X-Fake-Marketplace";
 
 fn default_tree_id(request: &Request, state: &FakeState) -> Response {
     if let Err(denied) = state.check_bearer(request) {

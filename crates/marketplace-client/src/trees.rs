@@ -365,16 +365,30 @@ pub fn check_snapshots(
         .collect()
 }
 
-/// getItemAspectsForCategory for `category` of `tree_id` on `site`: the answer as the service
-/// sent it (what a pinned file keeps) and decoded by the model's decoder (which the listing
-/// checks use), so that an answer the checks could not read is refused here. For `snapshot
-/// aspects pin` and the build script's `live` download of the pinned categories.
+/// A getItemAspectsForCategory answer as `snapshot aspects pin` and the `live` build keep
+/// it: the answer as sent, decoded, and where it came from.
+#[derive(Debug)]
+pub struct FetchedAspects {
+    /// The answer as the service sent it.
+    pub answer: serde_json::Value,
+    /// The answer decoded (taxonomy-model's rules).
+    pub decoded: crate::model::ItemAspects,
+    /// The API host it came from (`api.ebay.com`, `127.0.0.1:41231`).
+    pub host: String,
+    /// True when the server marked the answer as made up (`X-Fake-Marketplace: made-up`, as
+    /// the toolkit's fake marketplace does): rules that are not eBay's.
+    pub made_up: bool,
+}
+
+/// `site`'s getItemAspectsForCategory answer for `category` of tree `tree_id`, through `api`
+/// (an application token suffices): the answer as sent (what a pinned file keeps), decoded
+/// (refused if it does not decode, with the category named), and its origin.
 pub fn item_aspects_answer(
     api: &crate::api::ApiClient,
     site: Marketplace,
     tree_id: u32,
     category: u32,
-) -> Result<(serde_json::Value, crate::model::ItemAspects), String> {
+) -> Result<FetchedAspects, String> {
     let request = crate::api::ApiRequest::get(format!(
         "/commerce/taxonomy/v1/category_tree/{tree_id}/get_item_aspects_for_category"
     ))
@@ -386,9 +400,23 @@ pub fn item_aspects_answer(
         .map_err(|e| format!("{site} category {category}: {e}"))?;
     let decoded = crate::model::decode::item_aspects(category, response.bytes())
         .map_err(|e| format!("{site} category {category}: getItemAspectsForCategory: {e}"))?;
-    let value: serde_json::Value = serde_json::from_slice(response.bytes())
+    let answer: serde_json::Value = serde_json::from_slice(response.bytes())
         .map_err(|e| format!("{site} category {category}: {e}"))?;
-    Ok((value, decoded))
+    let url = response.url();
+    let host = match (url.host_str(), url.port()) {
+        (Some(host), Some(port)) => format!("{host}:{port}"),
+        (Some(host), None) => host.to_owned(),
+        (None, _) => String::new(),
+    };
+    let made_up = response
+        .header("x-fake-marketplace")
+        .is_some_and(|v| v.eq_ignore_ascii_case("made-up"));
+    Ok(FetchedAspects {
+        answer,
+        decoded,
+        host,
+        made_up,
+    })
 }
 
 /// Text that came from the server (a version, a category name, an error), made safe to print

@@ -356,6 +356,15 @@ fn pinned_leaves(
             continue; // the site is not compiled in: nothing to attach the rules to
         };
         if tree.tree.get(file.category_id).is_some_and(|c| c.leaf) {
+            if file.made_up {
+                warn(&format!(
+                    "{} came from a fake marketplace ({}): its aspect rules for {} category {} are made up, not eBay's; pin it again against eBay before you rely on it or commit it",
+                    pinned::path_of(snapshots_dir, file.site, file.category_id).display(),
+                    file.fetched_from.as_deref().unwrap_or("unknown host"),
+                    file.site,
+                    file.category_id
+                ));
+            }
             kept.push(file);
         } else {
             warn(&format!(
@@ -887,12 +896,14 @@ mod live {
                         .and_then(|api| {
                             trees::item_aspects_answer(api, pin.site, tree_id, pin.category_id)
                         })
-                        .and_then(|(answer, _)| {
+                        .and_then(|got| {
                             let file = PinnedAspects {
                                 tree_id,
                                 tree_version: version.clone(),
                                 taken_at: taxonomy_tree::clock::today_utc(),
-                                answer,
+                                fetched_from: Some(got.host),
+                                made_up: got.made_up,
+                                answer: got.answer,
                                 ..pin.clone()
                             };
                             // An answer that cannot be compiled in (more aspects than a pinned

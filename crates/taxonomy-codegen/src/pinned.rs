@@ -49,6 +49,13 @@ pub struct PinnedAspects {
     pub taken_at: String,
     /// Where it came from (`getItemAspectsForCategory`).
     pub source: String,
+    /// The API host it was fetched from (`api.ebay.com`), when known (`fetchedFrom`; files
+    /// written before it was recorded have none).
+    pub fetched_from: Option<String>,
+    /// True when the server marked the answer as made up (`madeUp`): taken from the
+    /// toolkit's fake marketplace, whose rules are not eBay's for any marketplace. The build
+    /// warns about such a file.
+    pub made_up: bool,
     /// The answer, normalised.
     pub answer: Value,
 }
@@ -126,6 +133,12 @@ impl PinnedAspects {
         let _ = writeln!(out, "  \"categoryId\": {},", self.category_id);
         let _ = writeln!(out, "  \"takenAt\": {},", text(&self.taken_at));
         let _ = writeln!(out, "  \"source\": {},", text(&self.source));
+        if let Some(host) = &self.fetched_from {
+            let _ = writeln!(out, "  \"fetchedFrom\": {},", text(host));
+        }
+        if self.made_up {
+            let _ = writeln!(out, "  \"madeUp\": true,");
+        }
         let _ = writeln!(out, "  \"answer\": {}", answer.replace('\n', "\n  "));
         out.push_str("}\n");
         out
@@ -176,6 +189,16 @@ impl PinnedAspects {
             category_id: number("categoryId")?,
             taken_at: string("takenAt")?,
             source: string("source")?,
+            fetched_from: match value.get("fetchedFrom") {
+                None => None,
+                Some(_) => Some(string("fetchedFrom")?),
+            },
+            made_up: match value.get("madeUp") {
+                None => false,
+                Some(v) => v
+                    .as_bool()
+                    .ok_or_else(|| invalid("\"madeUp\" is not true or false".into()))?,
+            },
             answer,
         })
     }
@@ -244,6 +267,8 @@ mod tests {
             category_id: 179,
             taken_at: "2026-11-26".into(),
             source: "getItemAspectsForCategory".into(),
+            fetched_from: None,
+            made_up: false,
             answer: serde_json::json!({"aspects": [{"localizedAspectName": "Brand",
                 "aspectConstraint": {"aspectRequired": true, "aspectMode": "FREE_TEXT"}}]}),
         };

@@ -47,7 +47,7 @@ pub fn pin(
     let api = super::live::api_client(base_url)?;
     let mut fetched = Vec::new();
     for &id in &leaves {
-        let (answer, decoded) = item_aspects_answer(&api, marketplace, tree_id, id)?;
+        let got = item_aspects_answer(&api, marketplace, tree_id, id)?;
         fetched.push((
             PinnedAspects {
                 site: marketplace,
@@ -56,9 +56,11 @@ pub fn pin(
                 category_id: id,
                 taken_at: taxonomy_tree::clock::today_utc(),
                 source: "getItemAspectsForCategory".into(),
-                answer,
+                fetched_from: Some(got.host),
+                made_up: got.made_up,
+                answer: got.answer,
             },
-            decoded,
+            got.decoded,
         ));
     }
     // Nothing is written unless the build can compile every answer in.
@@ -78,8 +80,23 @@ pub fn pin(
             marketplace_client::trees::server_text(&file.tree_version),
             path.display()
         );
+        if file.made_up {
+            errln!("{}", made_up_warning(file, &path));
+        }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What `snapshot` says of a file pinned from a server that marked its answer as made up.
+fn made_up_warning(file: &PinnedAspects, path: &Path) -> String {
+    format!(
+        "warning: {} came from a fake marketplace ({}), whose aspect rules are made up and the \
+         same for every marketplace: they are not eBay's rules for {}. Do not commit it; pin \
+         against eBay (MARKETPLACE_BASE_URL unset) instead",
+        path.display(),
+        file.fetched_from.as_deref().unwrap_or("unknown host"),
+        file.site
+    )
 }
 
 fn create_pinned_dir(snapshots: &Path) -> Result<(), String> {
@@ -151,7 +168,8 @@ pub fn refresh(
                     pinned::path_of(snapshots, site, old.category_id).display()
                 )
             })?;
-            let (answer, after) = item_aspects_answer(&api, site, tree_id, old.category_id)?;
+            let got = item_aspects_answer(&api, site, tree_id, old.category_id)?;
+            let (answer, after) = (got.answer, got.decoded);
             let diff =
                 AspectsDiff::between_categories([as_entry(site, before)], [as_entry(site, after)]);
             if diff.is_empty() {
@@ -168,6 +186,8 @@ pub fn refresh(
                     tree_id,
                     tree_version: version.clone(),
                     taken_at: taxonomy_tree::clock::today_utc(),
+                    fetched_from: Some(got.host.clone()),
+                    made_up: got.made_up,
                     answer,
                     ..old.clone()
                 };
