@@ -12,13 +12,18 @@
 //!   `taxonomy-data` ([`CompiledIn`]) or another [`Catalog`];
 //! * [`Condition`]: the Inventory API's `ConditionEnum` and eBay's numeric condition ids, both
 //!   ways (eBay's table "Item condition ID and name values");
+//! * [`aio::Inventory`]: the Inventory API's calls, and [`aio::Inventory::publish`], idempotent
+//!   by SKU; [`blocking::Inventory`]: the same for blocking code.
 //!
 //! A marketplace's currency is one of its facts, in `marketplaces`
 //! ([`marketplaces::Marketplace::currency`]).
 
+pub mod aio;
+pub mod blocking;
 mod builder;
 mod check;
 mod condition;
+mod error;
 mod model;
 
 pub use builder::ListingBuilder;
@@ -26,6 +31,7 @@ pub use check::{
     Catalog, CategoryStatus, CompiledIn, Problem, ProblemKind, Problems, check, limits,
 };
 pub use condition::{Condition, UnknownCondition};
+pub use error::{ErrorKind, InventoryError, ListingError};
 pub use model::{
     Amount, Availability, ConditionDescriptor, InventoryItem, Listing, ListingPolicies, Offer,
     PackageWeightAndSize, PricingSummary, Product, ShipToLocationAvailability,
