@@ -166,7 +166,7 @@ fn put_item(request: &Request, state: &FakeState) -> Response {
 
 fn sku_not_found(sku: &str) -> Response {
     error(
-        404,
+        400,
         25702,
         &format!("{sku} could not be found or is not available in the system."),
         &[("skuValue", sku)],
@@ -287,7 +287,7 @@ fn create_offer(request: &Request, state: &FakeState) -> Response {
 
 fn offer_not_found(id: &str) -> Response {
     error(
-        404,
+        400,
         25713,
         &format!("This Offer is not available : {id}."),
         &[],
@@ -606,7 +606,7 @@ fn get_location(request: &Request, state: &FakeState) -> Response {
     match with_seller(state, &seller, |s| s.locations.get(key).cloned()) {
         Some(location) => Response::json(200, &location),
         None => error(
-            404,
+            400,
             25805,
             "merchantLocationKey Not Found.",
             &[("fieldName", "merchantLocationKey")],
