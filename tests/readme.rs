@@ -9,7 +9,7 @@ use marketplaces::Marketplace;
 fn the_readmes_marketplace_table_is_the_code_s() {
     let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
     let mut expected = String::from(
-        "| marketplace | default tree | language | `Site` | name |\n|---|---|---|---|---|\n",
+        "| marketplace | default tree | language | currency | `Site` | name |\n|---|---|---|---|---|---|\n",
     );
     for m in Marketplace::ALL {
         let tree = match m.other_tree() {
@@ -17,9 +17,10 @@ fn the_readmes_marketplace_table_is_the_code_s() {
             None => m.tree_id().to_string(),
         };
         expected.push_str(&format!(
-            "| `{}` | {tree} | {} | `Site::{}` | {} |\n",
+            "| `{}` | {tree} | {} | {} | `Site::{}` | {} |\n",
             m.marketplace_id(),
             m.default_language(),
+            m.currency(),
             m.variant(),
             m.name()
         ));

@@ -80,6 +80,12 @@
 //! its `jwe` is a format of its own) and checks eBay's digital signatures on the Finances
 //! API's getTransactions and getPayouts and on Fulfillment's issueRefund: see [`signatures`].
 //!
+//! # Inventory
+//!
+//! The fake serves the Inventory API's calls a listing is published with (inventory items,
+//! offers, publishOffer, the three bulk calls, inventory locations), per seller, checking as
+//! eBay does from its trees and aspects: see `inventory.rs`.
+//!
 //! # Time
 //!
 //! The fake's clock is the system clock plus an offset moved by
@@ -87,6 +93,7 @@
 //! sleeping.
 
 mod http;
+mod inventory;
 pub mod notify;
 mod oauth;
 pub mod signatures;
@@ -491,6 +498,7 @@ pub struct FakeState {
     pub(crate) taxonomy: taxonomy::TaxonomyState,
     pub(crate) notify: notify::NotifyState,
     pub(crate) signing: signatures::SigningState,
+    pub(crate) inventory: inventory::InventoryState,
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -649,6 +657,7 @@ impl FakeMarketplace {
         routes.append(&mut taxonomy::routes());
         routes.append(&mut notify::routes());
         routes.append(&mut signatures::routes());
+        routes.append(&mut inventory::routes());
         routes.append(&mut config.routes);
         let taxonomy = taxonomy::TaxonomyState::new(
             config.snapshots_dir.clone(),
@@ -671,6 +680,7 @@ impl FakeMarketplace {
             taxonomy,
             notify,
             signing: signatures::SigningState::default(),
+            inventory: inventory::InventoryState::default(),
         });
         let stop = Arc::new(AtomicBool::new(false));
         let thread = {

@@ -58,7 +58,7 @@ impl Default for FakeUser {
 
 pub(crate) struct NotifyState {
     signer: NotificationSigner,
-    user: std::sync::Mutex<FakeUser>,
+    pub(crate) user: std::sync::Mutex<FakeUser>,
 }
 
 impl NotifyState {

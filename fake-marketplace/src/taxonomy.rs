@@ -1115,6 +1115,15 @@ fn recorded_aspects(category_id: u32) -> Option<Value> {
     recorded.get(&category_id).cloned()
 }
 
+/// The getItemAspectsForCategory answer the fake serves for `category_id`: a test's
+/// (`set_item_aspects`), else [`aspects_of`]. The Inventory API's publishOffer checks against it.
+pub(crate) fn item_aspects_of(state: &FakeState, category_id: u32) -> Value {
+    let set = lock(&state.taxonomy.item_aspects)
+        .get(&category_id)
+        .cloned();
+    set.unwrap_or_else(|| aspects_of(category_id))
+}
+
 /// The aspects of a leaf: a recorded real answer for 27386 and 852, a realistic set for Cell
 /// Phones & Smartphones (9355), Brand and Condition for any other leaf.
 pub fn aspects_of(category_id: u32) -> Value {

@@ -159,6 +159,8 @@ impl Document {
                     let schema = response["content"]
                         .as_object()
                         .and_then(|c| c.values().next())
+                        // An inline schema (some of the Inventory API's) has no name.
+                        .filter(|media| media["schema"].get("$ref").is_some())
                         .map(|media| self.ref_name(&media["schema"]));
                     let mut errors = Vec::new();
                     if let Some(listed) = response["x-response-codes"]["errors"].as_object() {

@@ -13,6 +13,7 @@
 //! assert_eq!(de, Marketplace::De);
 //! assert_eq!(de.tree_id(), 77);
 //! assert_eq!(de.default_language(), "de-DE");
+//! assert_eq!(de.currency(), "EUR");
 //! assert_eq!(Marketplace::from_tree_id(210), Some(Marketplace::Ca)); // Canada in French
 //! assert_eq!(Marketplace::Ca.tree_for_language("fr-CA"), 210);
 //! assert_eq!(Marketplace::ALL.len(), 20);
@@ -40,6 +41,10 @@
 //!   site's names are German: `de-DE`), and Hong Kong, which it gives as `zh-Hant`
 //!   (`zh-HK`, the locale eBay's MIP locale list gives for the Hong Kong site, names the
 //!   region as well as the script).
+//! - The currencies: the Inventory API's CurrencyCodeEnum and its MarketplaceIdEnum (the
+//!   currency each marketplace's prices are given in: USD for EBAY_US and EBAY_MOTORS_US, CAD
+//!   for EBAY_CA, GBP for EBAY_GB, EUR for the euro area's sites, CHF, HKD, INR, MYR, PHP, PLN
+//!   and SGD for the others), ISO 4217 codes.
 //! - Belgium: the sites table gives 23 for French Belgium and 123 for Dutch Belgium; eBay's
 //!   newer REST pages call EBAY_BE "eBay Belgium (Dutch)" while older ones call its default
 //!   French. Which tree getDefaultCategoryTreeId answers for EBAY_BE is not documented; the
@@ -59,7 +64,7 @@ pub const MARKETPLACE_HEADER: &str = "X-EBAY-C-MARKETPLACE-ID";
 /// Defines [`Marketplace`] and its facts from one table, a row per marketplace.
 macro_rules! marketplace_table {
     ($(
-        $variant:ident: $id:literal, tree $tree:literal, $language:literal, $name:literal
+        $variant:ident: $id:literal, tree $tree:literal, $language:literal, $currency:ident, $name:literal
         $(, also $other_language:literal tree $other_tree:literal)?;
     )*) => {
         /// A marketplace of the service with a default category tree.
@@ -69,7 +74,7 @@ macro_rules! marketplace_table {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Marketplace {
             $(
-                #[doc = concat!($name, ": marketplace `", $id, "`, category tree ", stringify!($tree), " (", $language, ")",
+                #[doc = concat!($name, ": marketplace `", $id, "`, category tree ", stringify!($tree), " (", $language, ", prices in ", stringify!($currency), ")",
                     $(", and tree ", stringify!($other_tree), " in ", $other_language,)? ".")]
                 $variant,
             )*
@@ -86,6 +91,7 @@ macro_rules! marketplace_table {
                         variant: stringify!($variant),
                         tree_id: $tree,
                         language: $language,
+                        currency: stringify!($currency),
                         name: $name,
                         snapshot_file_name: concat!($id, ".json"),
                         other_tree: marketplace_table!(@other $($other_language, $other_tree)?),
@@ -104,32 +110,33 @@ struct Facts {
     variant: &'static str,
     tree_id: u32,
     language: &'static str,
+    currency: &'static str,
     name: &'static str,
     snapshot_file_name: &'static str,
     other_tree: Option<(&'static str, u32)>,
 }
 
 marketplace_table! {
-    Us: "EBAY_US", tree 0, "en-US", "United States";
-    MotorsUs: "EBAY_MOTORS_US", tree 100, "en-US", "eBay Motors (United States)";
-    Ca: "EBAY_CA", tree 2, "en-CA", "Canada", also "fr-CA" tree 210;
-    Gb: "EBAY_GB", tree 3, "en-GB", "United Kingdom";
-    Au: "EBAY_AU", tree 15, "en-AU", "Australia";
-    At: "EBAY_AT", tree 16, "de-AT", "Austria";
-    Be: "EBAY_BE", tree 23, "fr-BE", "Belgium", also "nl-BE" tree 123;
-    Fr: "EBAY_FR", tree 71, "fr-FR", "France";
-    De: "EBAY_DE", tree 77, "de-DE", "Germany";
-    It: "EBAY_IT", tree 101, "it-IT", "Italy";
-    Nl: "EBAY_NL", tree 146, "nl-NL", "Netherlands";
-    Es: "EBAY_ES", tree 186, "es-ES", "Spain";
-    Ch: "EBAY_CH", tree 193, "de-CH", "Switzerland";
-    Hk: "EBAY_HK", tree 201, "zh-HK", "Hong Kong";
-    In: "EBAY_IN", tree 203, "en-IN", "India";
-    Ie: "EBAY_IE", tree 205, "en-IE", "Ireland";
-    My: "EBAY_MY", tree 207, "en-MY", "Malaysia";
-    Ph: "EBAY_PH", tree 211, "en-PH", "Philippines";
-    Pl: "EBAY_PL", tree 212, "pl-PL", "Poland";
-    Sg: "EBAY_SG", tree 216, "en-SG", "Singapore";
+    Us: "EBAY_US", tree 0, "en-US", USD, "United States";
+    MotorsUs: "EBAY_MOTORS_US", tree 100, "en-US", USD, "eBay Motors (United States)";
+    Ca: "EBAY_CA", tree 2, "en-CA", CAD, "Canada", also "fr-CA" tree 210;
+    Gb: "EBAY_GB", tree 3, "en-GB", GBP, "United Kingdom";
+    Au: "EBAY_AU", tree 15, "en-AU", AUD, "Australia";
+    At: "EBAY_AT", tree 16, "de-AT", EUR, "Austria";
+    Be: "EBAY_BE", tree 23, "fr-BE", EUR, "Belgium", also "nl-BE" tree 123;
+    Fr: "EBAY_FR", tree 71, "fr-FR", EUR, "France";
+    De: "EBAY_DE", tree 77, "de-DE", EUR, "Germany";
+    It: "EBAY_IT", tree 101, "it-IT", EUR, "Italy";
+    Nl: "EBAY_NL", tree 146, "nl-NL", EUR, "Netherlands";
+    Es: "EBAY_ES", tree 186, "es-ES", EUR, "Spain";
+    Ch: "EBAY_CH", tree 193, "de-CH", CHF, "Switzerland";
+    Hk: "EBAY_HK", tree 201, "zh-HK", HKD, "Hong Kong";
+    In: "EBAY_IN", tree 203, "en-IN", INR, "India";
+    Ie: "EBAY_IE", tree 205, "en-IE", EUR, "Ireland";
+    My: "EBAY_MY", tree 207, "en-MY", MYR, "Malaysia";
+    Ph: "EBAY_PH", tree 211, "en-PH", PHP, "Philippines";
+    Pl: "EBAY_PL", tree 212, "pl-PL", PLN, "Poland";
+    Sg: "EBAY_SG", tree 216, "en-SG", SGD, "Singapore";
 }
 
 impl Marketplace {
@@ -147,6 +154,13 @@ impl Marketplace {
     /// The language of the default tree, sent as `Accept-Language`, e.g. `de-DE`.
     pub const fn default_language(self) -> &'static str {
         self.facts().language
+    }
+
+    /// The currency of the marketplace's prices, as the Inventory API's `Amount.currency` takes
+    /// it (ISO 4217, e.g. `EUR` for `EBAY_DE`): an offer priced in another currency is refused
+    /// (createOffer/publishOffer, errorId 25003).
+    pub const fn currency(self) -> &'static str {
+        self.facts().currency
     }
 
     /// The marketplace's name, in English.

@@ -1,0 +1,552 @@
+//! The offline check: every problem eBay would refuse a listing for that can be known before a
+//! request, each naming its field.
+
+use std::fmt;
+
+use marketplaces::Marketplace;
+use serde_json::Number;
+use taxonomy_aspects::ListingAspects;
+use taxonomy_data::Site;
+
+use crate::Listing;
+
+/// eBay's limits (the Inventory API reference: `Product.title`, `Product.subtitle`,
+/// `Product.description`, `Product.imageUrls`, the `sku` path parameter of
+/// createOrReplaceInventoryItem).
+pub mod limits {
+    /// `product.title`: at most 80 characters.
+    pub const TITLE: usize = 80;
+    /// `product.subtitle`: at most 55 characters.
+    pub const SUBTITLE: usize = 55;
+    /// `product.description` and `listingDescription`: at most 500,000 characters.
+    pub const DESCRIPTION: usize = 500_000;
+    /// `sku`: at most 50 characters.
+    pub const SKU: usize = 50;
+    /// `product.imageUrls`: at most 24 pictures.
+    pub const IMAGES: usize = 24;
+}
+
+/// What a catalog knows of a category of a marketplace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CategoryStatus {
+    /// A leaf: a listing may name it.
+    Leaf,
+    /// A category with children (eBay: 25005).
+    NotLeaf {
+        /// Its name.
+        name: String,
+    },
+    /// No longer a category: getExpiredCategories names its replacement.
+    Expired {
+        /// The leaf that replaces it.
+        replacement: u32,
+    },
+    /// No category of the tree.
+    Unknown,
+    /// The catalog holds no tree of the marketplace.
+    NoTree,
+}
+
+/// What the check asks of the categories and their aspect rules: the trees and pinned rules
+/// compiled into `taxonomy-data` ([`CompiledIn`]), or those of a directory (`listing check
+/// --dir DIR`).
+pub trait Catalog {
+    /// What `id` is in the marketplace's tree.
+    fn category(&self, marketplace: Marketplace, id: u32) -> CategoryStatus;
+    /// The problems of `aspects` against the leaf's aspect rules (errors and warnings, as
+    /// `taxonomy_aspects::check` gives them); `None` when the catalog has no rules for it.
+    fn check_aspects(
+        &self,
+        marketplace: Marketplace,
+        id: u32,
+        aspects: &ListingAspects,
+    ) -> Option<Vec<taxonomy_aspects::Problem>>;
+
+    /// Whether the leaf's rules name the aspect `name` (case ignored). An aspect they do not
+    /// name is only ever a warning (eBay takes the seller's own aspects), so the check leaves
+    /// it out; `true` (the default) checks every aspect.
+    fn knows_aspect(&self, marketplace: Marketplace, id: u32, name: &str) -> bool {
+        let _ = (marketplace, id, name);
+        true
+    }
+}
+
+/// The trees and pinned aspect rules compiled into `taxonomy-data`: what `category!` and
+/// `aspects!` check against.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CompiledIn;
+
+impl Catalog for CompiledIn {
+    fn category(&self, marketplace: Marketplace, id: u32) -> CategoryStatus {
+        let site = Site::from(marketplace);
+        if !site.is_compiled_in() {
+            return CategoryStatus::NoTree;
+        }
+        match site.category(id) {
+            Some(c) if c.is_leaf() => CategoryStatus::Leaf,
+            Some(c) => CategoryStatus::NotLeaf {
+                name: c.name().to_owned(),
+            },
+            None => match site.replacement(id) {
+                Some(leaf) => CategoryStatus::Expired {
+                    replacement: leaf.id(),
+                },
+                None => CategoryStatus::Unknown,
+            },
+        }
+    }
+
+    fn check_aspects(
+        &self,
+        marketplace: Marketplace,
+        id: u32,
+        aspects: &ListingAspects,
+    ) -> Option<Vec<taxonomy_aspects::Problem>> {
+        let leaf = Site::from(marketplace).category(id)?.as_leaf()?;
+        Some(leaf.aspects()?.check(aspects))
+    }
+
+    fn knows_aspect(&self, marketplace: Marketplace, id: u32, name: &str) -> bool {
+        Site::from(marketplace)
+            .category(id)
+            .and_then(|c| c.as_leaf())
+            .and_then(|leaf| leaf.aspects())
+            .is_none_or(|rules| rules.values_of(name).is_some())
+    }
+}
+
+/// One problem of a listing: the field (`offer.pricingSummary.price.currency`,
+/// `inventoryItem.product.aspects["Brand"]`) and what is wrong there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// The field, as a path in the listing file's JSON.
+    pub field: String,
+    /// What is wrong.
+    pub kind: ProblemKind,
+}
+
+/// What is wrong with a field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ProblemKind {
+    /// A field a published offer needs is missing or empty.
+    Missing,
+    /// Longer than eBay takes.
+    TooLong {
+        /// Its length in characters.
+        length: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// A character the SKU alphabet has not.
+    BadSkuCharacter {
+        /// The character.
+        character: char,
+    },
+    /// More pictures than eBay takes.
+    TooManyImages {
+        /// How many.
+        count: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// A picture's URL that is not `https`.
+    NotHttps,
+    /// Not a marketplace id of the table.
+    UnknownMarketplace,
+    /// A category id that is not a number.
+    NotACategoryId,
+    /// No tree of the marketplace to check the category against.
+    NoTree,
+    /// A category that is not in the marketplace's tree.
+    UnknownCategory,
+    /// A category with children.
+    NotALeaf {
+        /// Its name.
+        name: String,
+    },
+    /// An expired category, and the leaf that replaces it.
+    Expired {
+        /// The replacement.
+        replacement: u32,
+    },
+    /// No aspect rules known for the category (pin it: `snapshot aspects pin`).
+    NoAspectRules,
+    /// Aspects `aspects!` checked for another category than the listing's.
+    AspectsOfAnotherCategory {
+        /// Their marketplace.
+        marketplace_id: &'static str,
+        /// Their category.
+        category_id: u32,
+    },
+    /// An aspect that breaks the category's rules.
+    Aspect(taxonomy_aspects::Problem),
+    /// A price that is not a decimal above 0.
+    PriceNotPositive,
+    /// A price in another currency than the marketplace's.
+    WrongCurrency {
+        /// The marketplace's.
+        expected: &'static str,
+    },
+    /// A quantity that is not a whole number of at least 0.
+    BadQuantity,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: ", self.field)?;
+        match &self.kind {
+            ProblemKind::Missing => f.write_str("missing (a published offer needs it)"),
+            ProblemKind::TooLong { length, max } => {
+                write!(f, "{length} characters, at most {max} allowed")
+            }
+            ProblemKind::BadSkuCharacter { character } => write!(
+                f,
+                "{character:?} is not allowed (letters, digits, '-' and '_' only: eBay's errorId 25707)"
+            ),
+            ProblemKind::TooManyImages { count, max } => {
+                write!(f, "{count} pictures, at most {max} allowed")
+            }
+            ProblemKind::NotHttps => f.write_str("not an https URL (eBay takes https only)"),
+            ProblemKind::UnknownMarketplace => f.write_str("not a known marketplace id"),
+            ProblemKind::NotACategoryId => f.write_str("not a category id"),
+            ProblemKind::NoTree => f.write_str(
+                "no tree of this marketplace is compiled in (snapshot refresh --sites …)",
+            ),
+            ProblemKind::UnknownCategory => f.write_str("no category of the marketplace's tree"),
+            ProblemKind::NotALeaf { name } => {
+                write!(f, "{name:?} is not a leaf category (eBay: errorId 25005)")
+            }
+            ProblemKind::Expired { replacement } => write!(
+                f,
+                "the category has expired: list in its replacement, {replacement}"
+            ),
+            ProblemKind::NoAspectRules => f.write_str(
+                "no aspect rules of this category are known (pin them: snapshot aspects pin)",
+            ),
+            ProblemKind::AspectsOfAnotherCategory {
+                marketplace_id,
+                category_id,
+            } => write!(
+                f,
+                "the aspects were checked for {marketplace_id} {category_id}, not the listing's category"
+            ),
+            ProblemKind::Aspect(problem) => write!(f, "{problem}"),
+            ProblemKind::PriceNotPositive => f.write_str("the price must be a decimal above 0"),
+            ProblemKind::WrongCurrency { expected } => write!(
+                f,
+                "the marketplace's currency is {expected} (eBay: errorId 25003)"
+            ),
+            ProblemKind::BadQuantity => f.write_str("a quantity is a whole number of at least 0"),
+        }
+    }
+}
+
+/// Every problem of a listing, in the order of its fields (at least one).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{} problem(s): {}", .0.len(), .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+pub struct Problems(pub Vec<Problem>);
+
+fn problem(problems: &mut Vec<Problem>, field: &str, kind: ProblemKind) {
+    problems.push(Problem {
+        field: field.to_owned(),
+        kind,
+    });
+}
+
+fn too_long(problems: &mut Vec<Problem>, field: &str, text: Option<&str>, max: usize) {
+    if let Some(text) = text {
+        // Characters as eBay counts them (Unicode scalar values); counting stops past the limit.
+        let length = text.chars().take(max + 1).count();
+        if length > max {
+            let length = text.chars().count();
+            problem(problems, field, ProblemKind::TooLong { length, max });
+        }
+    }
+}
+
+fn missing_text(problems: &mut Vec<Problem>, field: &str, text: Option<&str>) {
+    if text.is_none_or(|t| t.trim().is_empty()) {
+        problem(problems, field, ProblemKind::Missing);
+    }
+}
+
+fn quantity(problems: &mut Vec<Problem>, field: &str, n: Option<&Number>) {
+    if let Some(n) = n
+        && n.as_u64().is_none()
+    {
+        problem(problems, field, ProblemKind::BadQuantity);
+    }
+}
+
+/// Whether `value` is a decimal above 0 (`"19.99"`, `"5"`).
+fn positive_decimal(value: &str) -> bool {
+    let (whole, fraction) = value.split_once('.').unwrap_or((value, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    !whole.is_empty()
+        && digits(whole)
+        && digits(fraction)
+        && (value.contains('.') <= !fraction.is_empty())
+        && value.bytes().any(|b| (b'1'..=b'9').contains(&b))
+}
+
+/// Every problem eBay would refuse `listing` for that can be known offline, each naming its
+/// field; an empty list when there is none. Nothing is sent.
+///
+/// The rules: the category is a leaf of the offer's marketplace in `catalog` (an expired one
+/// names its replacement); the aspects follow the category's rules (`catalog`'s; for a listing
+/// built from `category!` and `aspects!` both were checked at compile time and are not checked
+/// again); `product.title` ≤ 80 characters, `subtitle` ≤ 55, `description` and
+/// `listingDescription` ≤ 500,000; `sku` ≤ 50 characters of letters, digits, `-` and `_`; ≤ 24
+/// `imageUrls`, each `https`; the price above 0 in the marketplace's currency
+/// ([`Marketplace::currency`]); quantities whole numbers ≥ 0; the title, the condition, the
+/// three listing policies and `merchantLocationKey` present (a published offer needs them).
+///
+/// ```
+/// use marketplace_listing::{CompiledIn, Listing, check};
+/// let listing: Listing = serde_json::from_str(r#"{
+///   "inventoryItem": {"product": {"title": "Desktop"}},
+///   "offer": {"sku": "A-1", "marketplaceId": "EBAY_US", "categoryId": "58058"}
+/// }"#).unwrap();
+/// let problems = check(&listing, &CompiledIn);
+/// assert!(problems.iter().any(|p| p.field == "offer.categoryId"));
+/// assert!(problems.iter().any(|p| p.field == "offer.merchantLocationKey"));
+/// ```
+pub fn check(listing: &Listing, catalog: &dyn Catalog) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let p = &mut problems;
+    let item = &listing.inventory_item;
+    let offer = &listing.offer;
+
+    // The SKU.
+    if offer.sku.is_empty() {
+        problem(p, "offer.sku", ProblemKind::Missing);
+    }
+    too_long(p, "offer.sku", Some(&offer.sku), limits::SKU);
+    if let Some(character) = offer
+        .sku
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '-' || *c == '_'))
+    {
+        problem(p, "offer.sku", ProblemKind::BadSkuCharacter { character });
+    }
+
+    // The product.
+    let product = item.product.as_ref();
+    missing_text(
+        p,
+        "inventoryItem.product.title",
+        product.and_then(|p| p.title.as_deref()),
+    );
+    if let Some(product) = product {
+        too_long(
+            p,
+            "inventoryItem.product.title",
+            product.title.as_deref(),
+            limits::TITLE,
+        );
+        too_long(
+            p,
+            "inventoryItem.product.subtitle",
+            product.subtitle.as_deref(),
+            limits::SUBTITLE,
+        );
+        too_long(
+            p,
+            "inventoryItem.product.description",
+            product.description.as_deref(),
+            limits::DESCRIPTION,
+        );
+        if product.image_urls.len() > limits::IMAGES {
+            problem(
+                p,
+                "inventoryItem.product.imageUrls",
+                ProblemKind::TooManyImages {
+                    count: product.image_urls.len(),
+                    max: limits::IMAGES,
+                },
+            );
+        }
+        for (i, url) in product.image_urls.iter().enumerate() {
+            let https = url
+                .get(..8)
+                .is_some_and(|s| s.eq_ignore_ascii_case("https://"))
+                && url.len() > 8;
+            if !https {
+                problem(
+                    p,
+                    &format!("inventoryItem.product.imageUrls[{i}]"),
+                    ProblemKind::NotHttps,
+                );
+            }
+        }
+    }
+    if item.condition.is_none() {
+        problem(p, "inventoryItem.condition", ProblemKind::Missing);
+    }
+    quantity(
+        p,
+        "inventoryItem.availability.shipToLocationAvailability.quantity",
+        item.availability
+            .as_ref()
+            .and_then(|a| a.ship_to_location_availability.as_ref())
+            .and_then(|s| s.quantity.as_ref()),
+    );
+
+    // The offer.
+    too_long(
+        p,
+        "offer.listingDescription",
+        offer.listing_description.as_deref(),
+        limits::DESCRIPTION,
+    );
+    quantity(
+        p,
+        "offer.availableQuantity",
+        offer.available_quantity.as_ref(),
+    );
+    let marketplace = Marketplace::from_marketplace_id(&offer.marketplace_id);
+    if marketplace.is_none() {
+        let kind = if offer.marketplace_id.is_empty() {
+            ProblemKind::Missing
+        } else {
+            ProblemKind::UnknownMarketplace
+        };
+        problem(p, "offer.marketplaceId", kind);
+    }
+    match offer
+        .pricing_summary
+        .as_ref()
+        .and_then(|s| s.price.as_ref())
+    {
+        None => problem(p, "offer.pricingSummary.price", ProblemKind::Missing),
+        Some(price) => {
+            if !positive_decimal(price.value.trim()) {
+                problem(
+                    p,
+                    "offer.pricingSummary.price.value",
+                    ProblemKind::PriceNotPositive,
+                );
+            }
+            if let Some(m) = marketplace
+                && price.currency != m.currency()
+            {
+                problem(
+                    p,
+                    "offer.pricingSummary.price.currency",
+                    ProblemKind::WrongCurrency {
+                        expected: m.currency(),
+                    },
+                );
+            }
+        }
+    }
+    let policies = offer.listing_policies.as_ref();
+    for (field, value) in [
+        (
+            "offer.listingPolicies.fulfillmentPolicyId",
+            policies.and_then(|l| l.fulfillment_policy_id.as_deref()),
+        ),
+        (
+            "offer.listingPolicies.paymentPolicyId",
+            policies.and_then(|l| l.payment_policy_id.as_deref()),
+        ),
+        (
+            "offer.listingPolicies.returnPolicyId",
+            policies.and_then(|l| l.return_policy_id.as_deref()),
+        ),
+        (
+            "offer.merchantLocationKey",
+            offer.merchant_location_key.as_deref(),
+        ),
+    ] {
+        missing_text(p, field, value);
+    }
+
+    // The category and its aspects.
+    let category = match offer.category_id.as_deref().map(str::trim) {
+        None | Some("") => {
+            problem(p, "offer.categoryId", ProblemKind::Missing);
+            None
+        }
+        Some(text) => match text.parse::<u32>() {
+            Ok(id) => Some(id),
+            Err(_) => {
+                problem(p, "offer.categoryId", ProblemKind::NotACategoryId);
+                None
+            }
+        },
+    };
+    if let (Some(marketplace), Some(id)) = (marketplace, category) {
+        let vouched = listing
+            .vouched
+            .as_ref()
+            .is_some_and(|v| v.covers(marketplace, id, product));
+        if !vouched {
+            check_category(p, catalog, marketplace, id, product);
+        }
+    }
+    problems
+}
+
+fn check_category(
+    p: &mut Vec<Problem>,
+    catalog: &dyn Catalog,
+    marketplace: Marketplace,
+    id: u32,
+    product: Option<&crate::Product>,
+) {
+    let kind = match catalog.category(marketplace, id) {
+        CategoryStatus::Leaf => None,
+        CategoryStatus::NotLeaf { name } => Some(ProblemKind::NotALeaf { name }),
+        CategoryStatus::Expired { replacement } => Some(ProblemKind::Expired { replacement }),
+        CategoryStatus::Unknown => Some(ProblemKind::UnknownCategory),
+        CategoryStatus::NoTree => Some(ProblemKind::NoTree),
+    };
+    if let Some(kind) = kind {
+        problem(p, "offer.categoryId", kind);
+        return;
+    }
+    let mut aspects = ListingAspects::new();
+    if let Some(product) = product {
+        for (name, values) in &product.aspects {
+            if !catalog.knows_aspect(marketplace, id, name) {
+                continue;
+            }
+            aspects = aspects.with(name.as_str(), values.iter().map(String::as_str));
+        }
+    }
+    match catalog.check_aspects(marketplace, id, &aspects) {
+        None => problem(
+            p,
+            "inventoryItem.product.aspects",
+            ProblemKind::NoAspectRules,
+        ),
+        Some(found) => {
+            for found in found
+                .into_iter()
+                .filter(taxonomy_aspects::Problem::is_error)
+            {
+                p.push(Problem {
+                    field: format!("inventoryItem.product.aspects[{:?}]", found.aspect()),
+                    kind: ProblemKind::Aspect(found),
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_decimal_above_zero_is_a_price() {
+        for ok in ["1", "19.99", "0.01", "10.0"] {
+            assert!(positive_decimal(ok), "{ok}");
+        }
+        for bad in ["0", "0.00", "-1", "1.", ".5", "", "abc", "1e3", "1.2.3"] {
+            assert!(!positive_decimal(bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,38 @@
+//! # marketplace-listing
+//!
+//! A listing for eBay's Inventory API, checked before it leaves and published idempotently.
+//!
+//! * [`Listing`]: eBay's own shapes under eBay's field names, the inventory item
+//!   (createOrReplaceInventoryItem's body) and the offer (createOffer's body), as a `listing`
+//!   file holds them: `{"inventoryItem": …, "offer": …}`;
+//! * [`ListingBuilder`]: a listing from what `category!` and `aspects!` give, which the check
+//!   does not check again;
+//! * [`check`]: every problem eBay would refuse the listing for that can be known offline,
+//!   each naming its field, against the trees and pinned aspect rules compiled into
+//!   `taxonomy-data` ([`CompiledIn`]) or another [`Catalog`];
+//! * [`Condition`]: the Inventory API's `ConditionEnum` and eBay's numeric condition ids, both
+//!   ways (eBay's table "Item condition ID and name values");
+//! * [`aio::Inventory`]: the Inventory API's calls, and [`aio::Inventory::publish`], idempotent
+//!   by SKU; [`blocking::Inventory`]: the same for blocking code.
+//!
+//! A marketplace's currency is one of its facts, in `marketplaces`
+//! ([`marketplaces::Marketplace::currency`]).
+
+pub mod aio;
+pub mod blocking;
+mod builder;
+mod check;
+mod condition;
+mod error;
+mod model;
+
+pub use builder::ListingBuilder;
+pub use check::{
+    Catalog, CategoryStatus, CompiledIn, Problem, ProblemKind, Problems, check, limits,
+};
+pub use condition::{Condition, UnknownCondition};
+pub use error::{ErrorKind, InventoryError, ListingError};
+pub use model::{
+    Amount, Availability, ConditionDescriptor, InventoryItem, Listing, ListingPolicies, Offer,
+    PackageWeightAndSize, PricingSummary, Product, ShipToLocationAvailability,
+};

@@ -1,0 +1,390 @@
+//! The offline check, a rule a test: each refuses a listing naming the field, and a listing
+//! with several problems gets them all at once.
+
+use marketplace_listing::{
+    Catalog, CategoryStatus, CompiledIn, Condition, Listing, ListingBuilder, Problem, ProblemKind,
+    check,
+};
+use marketplaces::Marketplace;
+use serde_json::{Value, json};
+use taxonomy_macros::{aspects, category};
+
+/// A listing of category 179 (EBAY_US, rules pinned) with nothing wrong.
+fn valid() -> Value {
+    json!({
+        "inventoryItem": {
+            "product": {
+                "title": "Dell OptiPlex 7010",
+                "description": "A desktop.",
+                "aspects": {"Brand": ["Dell"], "Type": ["Desktop"]},
+                "imageUrls": ["https://example.com/1.jpg"]
+            },
+            "condition": "USED_EXCELLENT",
+            "availability": {"shipToLocationAvailability": {"quantity": 3}}
+        },
+        "offer": {
+            "sku": "DESKTOP-1",
+            "marketplaceId": "EBAY_US",
+            "format": "FIXED_PRICE",
+            "categoryId": "179",
+            "availableQuantity": 3,
+            "pricingSummary": {"price": {"value": "149.00", "currency": "USD"}},
+            "listingPolicies": {"fulfillmentPolicyId": "f", "paymentPolicyId": "p", "returnPolicyId": "r"},
+            "merchantLocationKey": "warehouse-1"
+        }
+    })
+}
+
+fn problems_of(value: Value) -> Vec<Problem> {
+    let listing: Listing = serde_json::from_value(value).unwrap();
+    check(&listing, &CompiledIn)
+}
+
+/// The one problem of `value` after `change`: its field and kind.
+fn only(change: impl FnOnce(&mut Value)) -> Problem {
+    let mut value = valid();
+    change(&mut value);
+    let problems = problems_of(value);
+    assert_eq!(problems.len(), 1, "{problems:#?}");
+    problems.into_iter().next().unwrap()
+}
+
+#[test]
+fn a_valid_listing_has_no_problem() {
+    assert_eq!(problems_of(valid()), vec![]);
+}
+
+#[test]
+fn a_category_with_children_is_refused() {
+    let p = only(|v| v["offer"]["categoryId"] = json!("58058"));
+    assert_eq!(p.field, "offer.categoryId");
+    assert!(matches!(p.kind, ProblemKind::NotALeaf { .. }), "{p}");
+}
+
+#[test]
+fn an_unknown_category_is_refused() {
+    let p = only(|v| v["offer"]["categoryId"] = json!("999999999"));
+    assert_eq!(
+        (p.field.as_str(), p.kind),
+        ("offer.categoryId", ProblemKind::UnknownCategory)
+    );
+}
+
+#[test]
+fn an_expired_category_names_its_replacement() {
+    struct Expired;
+    impl Catalog for Expired {
+        fn category(&self, _: Marketplace, id: u32) -> CategoryStatus {
+            assert_eq!(id, 179);
+            CategoryStatus::Expired {
+                replacement: 171957,
+            }
+        }
+        fn check_aspects(
+            &self,
+            _: Marketplace,
+            _: u32,
+            _: &taxonomy_aspects::ListingAspects,
+        ) -> Option<Vec<taxonomy_aspects::Problem>> {
+            unreachable!("an expired category's aspects are not checked")
+        }
+    }
+    let listing: Listing = serde_json::from_value(valid()).unwrap();
+    let problems = check(&listing, &Expired);
+    assert_eq!(problems.len(), 1);
+    assert_eq!(problems[0].field, "offer.categoryId");
+    assert_eq!(
+        problems[0].kind,
+        ProblemKind::Expired {
+            replacement: 171957
+        }
+    );
+    assert!(problems[0].to_string().contains("171957"));
+}
+
+#[test]
+fn a_missing_required_aspect_is_refused_naming_it() {
+    let p = only(|v| {
+        v["inventoryItem"]["product"]["aspects"]
+            .as_object_mut()
+            .unwrap()
+            .remove("Brand");
+    });
+    assert_eq!(p.field, "inventoryItem.product.aspects[\"Brand\"]");
+    assert!(matches!(
+        p.kind,
+        ProblemKind::Aspect(taxonomy_aspects::Problem::MissingRequired { .. })
+    ));
+}
+
+#[test]
+fn a_value_outside_a_selection_only_list_is_refused() {
+    let p = only(|v| v["inventoryItem"]["product"]["aspects"]["Type"] = json!(["Desktops"]));
+    assert_eq!(p.field, "inventoryItem.product.aspects[\"Type\"]");
+    assert!(matches!(
+        p.kind,
+        ProblemKind::Aspect(taxonomy_aspects::Problem::NotAllowed { .. })
+    ));
+}
+
+#[test]
+fn a_title_over_80_characters_is_refused() {
+    let p = only(|v| v["inventoryItem"]["product"]["title"] = json!("é".repeat(81)));
+    assert_eq!(p.field, "inventoryItem.product.title");
+    assert_eq!(
+        p.kind,
+        ProblemKind::TooLong {
+            length: 81,
+            max: 80
+        }
+    );
+    // 80 characters of two bytes each are fine: characters, not bytes, are counted.
+    let mut value = valid();
+    value["inventoryItem"]["product"]["title"] = json!("é".repeat(80));
+    assert_eq!(problems_of(value), vec![]);
+}
+
+#[test]
+fn a_missing_title_is_refused() {
+    let p = only(|v| {
+        v["inventoryItem"]["product"]
+            .as_object_mut()
+            .unwrap()
+            .remove("title");
+    });
+    assert_eq!(
+        (p.field.as_str(), p.kind),
+        ("inventoryItem.product.title", ProblemKind::Missing)
+    );
+}
+
+#[test]
+fn a_subtitle_over_55_characters_is_refused() {
+    let p = only(|v| v["inventoryItem"]["product"]["subtitle"] = json!("x".repeat(56)));
+    assert_eq!(p.field, "inventoryItem.product.subtitle");
+    assert_eq!(
+        p.kind,
+        ProblemKind::TooLong {
+            length: 56,
+            max: 55
+        }
+    );
+}
+
+#[test]
+fn a_description_over_500000_characters_is_refused() {
+    let p = only(|v| v["inventoryItem"]["product"]["description"] = json!("x".repeat(500_001)));
+    assert_eq!(p.field, "inventoryItem.product.description");
+    let p = only(|v| v["offer"]["listingDescription"] = json!("x".repeat(500_001)));
+    assert_eq!(p.field, "offer.listingDescription");
+}
+
+#[test]
+fn a_sku_over_50_characters_is_refused() {
+    let p = only(|v| v["offer"]["sku"] = json!("A".repeat(51)));
+    assert_eq!(p.field, "offer.sku");
+    assert_eq!(
+        p.kind,
+        ProblemKind::TooLong {
+            length: 51,
+            max: 50
+        }
+    );
+}
+
+#[test]
+fn a_sku_outside_the_alphabet_is_refused() {
+    let p = only(|v| v["offer"]["sku"] = json!("SHOE 42/blue"));
+    assert_eq!(p.field, "offer.sku");
+    assert_eq!(p.kind, ProblemKind::BadSkuCharacter { character: ' ' });
+}
+
+#[test]
+fn more_than_24_images_are_refused() {
+    let p = only(|v| {
+        v["inventoryItem"]["product"]["imageUrls"] = json!(
+            (0..25)
+                .map(|i| format!("https://example.com/{i}.jpg"))
+                .collect::<Vec<_>>()
+        )
+    });
+    assert_eq!(p.field, "inventoryItem.product.imageUrls");
+    assert_eq!(p.kind, ProblemKind::TooManyImages { count: 25, max: 24 });
+}
+
+#[test]
+fn an_image_that_is_not_https_is_refused() {
+    let p = only(|v| {
+        v["inventoryItem"]["product"]["imageUrls"] =
+            json!(["https://example.com/1.jpg", "http://example.com/2.jpg"])
+    });
+    assert_eq!(
+        (p.field.as_str(), p.kind),
+        ("inventoryItem.product.imageUrls[1]", ProblemKind::NotHttps)
+    );
+}
+
+#[test]
+fn a_price_of_zero_is_refused() {
+    for value in ["0", "0.00", "-5", "abc"] {
+        let p = only(|v| v["offer"]["pricingSummary"]["price"]["value"] = json!(value));
+        assert_eq!(
+            (p.field.as_str(), p.kind),
+            (
+                "offer.pricingSummary.price.value",
+                ProblemKind::PriceNotPositive
+            )
+        );
+    }
+}
+
+#[test]
+fn a_price_in_another_currency_than_the_marketplaces_is_refused() {
+    let p = only(|v| v["offer"]["pricingSummary"]["price"]["currency"] = json!("EUR"));
+    assert_eq!(
+        (p.field.as_str(), p.kind),
+        (
+            "offer.pricingSummary.price.currency",
+            ProblemKind::WrongCurrency { expected: "USD" }
+        )
+    );
+}
+
+#[test]
+fn a_quantity_that_is_not_a_whole_number_of_at_least_0_is_refused() {
+    for q in [json!(-1), json!(1.5)] {
+        let p = only(|v| v["offer"]["availableQuantity"] = q.clone());
+        assert_eq!(
+            (p.field.as_str(), p.kind),
+            ("offer.availableQuantity", ProblemKind::BadQuantity)
+        );
+        let p = only(|v| {
+            v["inventoryItem"]["availability"]["shipToLocationAvailability"]["quantity"] = q
+        });
+        assert_eq!(
+            p.field,
+            "inventoryItem.availability.shipToLocationAvailability.quantity"
+        );
+    }
+    let mut zero = valid();
+    zero["offer"]["availableQuantity"] = json!(0);
+    assert_eq!(problems_of(zero), vec![]);
+}
+
+#[test]
+fn each_listing_policy_and_the_location_are_needed_to_publish() {
+    for field in ["fulfillmentPolicyId", "paymentPolicyId", "returnPolicyId"] {
+        let p = only(|v| {
+            v["offer"]["listingPolicies"]
+                .as_object_mut()
+                .unwrap()
+                .remove(field);
+        });
+        assert_eq!(p.field, format!("offer.listingPolicies.{field}"));
+        assert_eq!(p.kind, ProblemKind::Missing);
+    }
+    let p = only(|v| {
+        v["offer"]
+            .as_object_mut()
+            .unwrap()
+            .remove("merchantLocationKey");
+    });
+    assert_eq!(
+        (p.field.as_str(), p.kind),
+        ("offer.merchantLocationKey", ProblemKind::Missing)
+    );
+}
+
+#[test]
+fn every_problem_of_a_listing_is_reported_at_once() {
+    let mut value = valid();
+    value["offer"]["sku"] = json!("bad sku");
+    value["offer"]["pricingSummary"]["price"] = json!({"value": "0", "currency": "GBP"});
+    value["inventoryItem"]["product"]["title"] = json!("t".repeat(90));
+    value["inventoryItem"]["product"]["aspects"]["Type"] = json!(["Laptop"]);
+    let fields: Vec<String> = problems_of(value).into_iter().map(|p| p.field).collect();
+    assert_eq!(
+        fields,
+        [
+            "offer.sku",
+            "inventoryItem.product.title",
+            "offer.pricingSummary.price.value",
+            "offer.pricingSummary.price.currency",
+            "inventoryItem.product.aspects[\"Type\"]",
+        ]
+    );
+}
+
+#[test]
+fn a_listing_built_from_category_and_aspects_is_not_checked_again_but_is_whole() {
+    let listing = ListingBuilder::new(
+        "DESKTOP-1",
+        category!(EBAY_US, "179"),
+        aspects!(EBAY_US, "179", { "Brand": "Dell", "Type": "Desktop", "MPN": "7010" }),
+    )
+    .title("Dell OptiPlex 7010")
+    .condition(Condition::UsedExcellent)
+    .quantity(3)
+    .price("149.00")
+    .policies("f", "p", "r")
+    .merchant_location_key("warehouse-1")
+    .build()
+    .unwrap();
+    // The same listing as eBay's JSON: the file form, checked in full, passes too.
+    let json = serde_json::to_value(&listing).unwrap();
+    assert_eq!(json["offer"]["pricingSummary"]["price"]["currency"], "USD");
+    assert_eq!(
+        json["inventoryItem"]["product"]["aspects"]["Brand"],
+        json!(["Dell"])
+    );
+    assert_eq!(problems_of(json), vec![]);
+
+    // What the builder cannot vouch for is still checked: a missing location.
+    let refused = ListingBuilder::new(
+        "DESKTOP-2",
+        category!(EBAY_US, "179"),
+        aspects!(EBAY_US, "179", { "Brand": "Dell", "Type": "Desktop", "MPN": "7010" }),
+    )
+    .title("Dell")
+    .condition(Condition::New)
+    .price("1.00")
+    .policies("f", "p", "r")
+    .build()
+    .unwrap_err();
+    let fields: Vec<&str> = refused.0.iter().map(|p| p.field.as_str()).collect();
+    assert_eq!(fields, ["offer.merchantLocationKey"]);
+}
+
+#[test]
+fn aspects_changed_after_building_are_checked_again() {
+    let mut listing = ListingBuilder::new(
+        "DESKTOP-1",
+        category!(EBAY_US, "179"),
+        aspects!(EBAY_US, "179", { "Brand": "Dell", "Type": "Desktop", "MPN": "7010" }),
+    )
+    .title("Dell")
+    .condition(Condition::New)
+    .quantity(1)
+    .price("1.00")
+    .policies("f", "p", "r")
+    .merchant_location_key("w")
+    .build()
+    .unwrap();
+    let product = listing.inventory_item.product.as_mut().unwrap();
+    product.aspects.remove("Brand");
+    let problems = check(&listing, &CompiledIn);
+    assert_eq!(problems.len(), 1);
+    assert_eq!(
+        problems[0].field,
+        "inventoryItem.product.aspects[\"Brand\"]"
+    );
+}
+
+#[test]
+fn a_file_round_trips_unchanged_fields_included() {
+    let mut value = valid();
+    value["offer"]["tax"] = json!({"vatPercentage": 19});
+    value["inventoryItem"]["product"]["epid"] = json!("123");
+    let listing: Listing = serde_json::from_value(value.clone()).unwrap();
+    assert_eq!(serde_json::to_value(&listing).unwrap(), value);
+}

@@ -1,0 +1,615 @@
+//! The Inventory API (`/sell/inventory/v1`): inventory items, offers, publishing, the three
+//! bulk calls and inventory locations, per seller, checked as eBay checks them from the data
+//! the fake serves (its trees, the aspects getItemAspectsForCategory answers):
+//!
+//! * createOrReplaceInventoryItem, createOffer, updateOffer and the bulk calls without
+//!   `Content-Language`: 400, errorId 25709;
+//! * a second createOffer for the same SKU, marketplace and format: 400, errorId 25002 with
+//!   the existing offer's `offerId` as a parameter, as eBay answers;
+//! * publishOffer of an offer whose category is not a leaf of the marketplace's tree (or no
+//!   category): 25005; a required aspect missing: 25002 naming it ("The item specific Brand is
+//!   missing"); a value outside a `SELECTION_ONLY` list: 25002 naming the aspect and value; a
+//!   price in another currency than the marketplace's: 25003; a missing policy: 25007, 25008,
+//!   25009;
+//! * faults on demand ([`crate::FakeMarketplace::fail_next`] on a path: a 500 once, a 25025).
+//!
+//! A seller is the user a token was issued for: the fake's user ([`crate::FakeUser`], its
+//! `username`) for user tokens, one inventory for application tokens.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
+
+use marketplaces::Marketplace;
+use serde_json::{Map, Value, json};
+
+use crate::{FakeState, Request, Response, Route, lock};
+
+const BASE: &str = "/sell/inventory/v1";
+
+#[derive(Default)]
+struct Seller {
+    items: BTreeMap<String, Value>,
+    offers: BTreeMap<String, Value>,
+    locations: BTreeMap<String, Value>,
+}
+
+/// Every seller's inventory.
+#[derive(Default)]
+pub(crate) struct InventoryState {
+    sellers: Mutex<HashMap<String, Seller>>,
+}
+
+/// An error body of the Inventory API (domain `API_INVENTORY`).
+fn error(status: u16, id: u32, message: &str, parameters: &[(&str, &str)]) -> Response {
+    Response::json(
+        status,
+        &json!({ "errors": [error_value(id, message, parameters)] }),
+    )
+}
+
+fn error_value(id: u32, message: &str, parameters: &[(&str, &str)]) -> Value {
+    let category = if id == 25001 || id == 25025 {
+        "APPLICATION"
+    } else {
+        "REQUEST"
+    };
+    json!({
+        "errorId": id,
+        "domain": "API_INVENTORY",
+        "subdomain": "Selling",
+        "category": category,
+        "message": message,
+        "parameters": parameters
+            .iter()
+            .map(|(n, v)| json!({"name": n, "value": v}))
+            .collect::<Vec<_>>(),
+    })
+}
+
+/// The seller of the request's token, or the 401 to answer.
+fn seller(request: &Request, state: &FakeState) -> Result<String, Response> {
+    let token = state.check_bearer(request)?;
+    Ok(if token.token_type.starts_with("User") {
+        format!("user:{}", lock(&state.notify.user).username)
+    } else {
+        "application".to_owned()
+    })
+}
+
+fn with_seller<T>(state: &FakeState, seller: &str, f: impl FnOnce(&mut Seller) -> T) -> T {
+    let mut sellers = lock(&state.inventory.sellers);
+    f(sellers.entry(seller.to_owned()).or_default())
+}
+
+fn body(request: &Request) -> Result<Value, Response> {
+    serde_json::from_slice(&request.body).map_err(|_| {
+        error(
+            400,
+            25709,
+            "Invalid request. Invalid value for field body: not JSON.",
+            &[],
+        )
+    })
+}
+
+fn needs_content_language(request: &Request) -> Result<(), Response> {
+    match request.header("Content-Language") {
+        Some(v) if !v.trim().is_empty() => Ok(()),
+        _ => Err(error(
+            400,
+            25709,
+            "Invalid value for header Content-Language. The header Content-Language is required.",
+            &[("fieldName", "Content-Language")],
+        )),
+    }
+}
+
+macro_rules! tri {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(response) => return response,
+        }
+    };
+}
+
+pub(crate) fn routes() -> Vec<Route> {
+    vec![
+        Route::new("PUT", &format!("{BASE}/inventory_item/{{sku}}"), put_item),
+        Route::new("GET", &format!("{BASE}/inventory_item/{{sku}}"), get_item),
+        Route::new(
+            "DELETE",
+            &format!("{BASE}/inventory_item/{{sku}}"),
+            delete_item,
+        ),
+        Route::new("GET", &format!("{BASE}/offer"), get_offers),
+        Route::new("POST", &format!("{BASE}/offer"), create_offer),
+        Route::new("PUT", &format!("{BASE}/offer/{{offerId}}"), update_offer),
+        Route::new(
+            "POST",
+            &format!("{BASE}/offer/{{offerId}}/publish"),
+            publish,
+        ),
+        Route::new(
+            "POST",
+            &format!("{BASE}/offer/{{offerId}}/withdraw"),
+            withdraw,
+        ),
+        Route::new(
+            "POST",
+            &format!("{BASE}/bulk_create_or_replace_inventory_item"),
+            bulk_items,
+        ),
+        Route::new("POST", &format!("{BASE}/bulk_create_offer"), bulk_offers),
+        Route::new("POST", &format!("{BASE}/bulk_publish_offer"), bulk_publish),
+        Route::new(
+            "POST",
+            &format!("{BASE}/location/{{merchantLocationKey}}"),
+            create_location,
+        ),
+        Route::new(
+            "GET",
+            &format!("{BASE}/location/{{merchantLocationKey}}"),
+            get_location,
+        ),
+    ]
+}
+
+fn put_item(request: &Request, state: &FakeState) -> Response {
+    let seller = tri!(seller(request, state));
+    tri!(needs_content_language(request));
+    let item = tri!(body(request));
+    let sku = request.param("sku").unwrap_or_default().to_owned();
+    with_seller(state, &seller, |s| s.items.insert(sku, item));
+    Response::new(204, Vec::new())
+}
+
+fn sku_not_found(sku: &str) -> Response {
+    error(
+        400,
+        25702,
+        &format!("{sku} could not be found or is not available in the system."),
+        &[("skuValue", sku)],
+    )
+}
+
+fn get_item(request: &Request, state: &FakeState) -> Response {
+    let seller = tri!(seller(request, state));
+    let sku = request.param("sku").unwrap_or_default();
+    match with_seller(state, &seller, |s| s.items.get(sku).cloned()) {
+        Some(mut item) => {
+            item["sku"] = json!(sku);
+            Response::json(200, &item)
+        }
+        None => sku_not_found(sku),
+    }
+}
+
+fn delete_item(request: &Request, state: &FakeState) -> Response {
+    let seller = tri!(seller(request, state));
+    let sku = request.param("sku").unwrap_or_default().to_owned();
+    let found = with_seller(state, &seller, |s| {
+        s.offers.retain(|_, o| o["sku"] != json!(sku));
+        s.items.remove(&sku).is_some()
+    });
+    if found {
+        Response::new(204, Vec::new())
+    } else {
+        sku_not_found(&sku)
+    }
+}
+
+fn get_offers(request: &Request, state: &FakeState) -> Response {
+    let seller = tri!(seller(request, state));
+    let sku = request.query_param("sku").unwrap_or_default();
+    let marketplace = request.query_param("marketplace_id");
+    let offers: Vec<Value> = with_seller(state, &seller, |s| {
+        s.offers
+            .values()
+            .filter(|o| o["sku"] == json!(sku))
+            .filter(|o| {
+                marketplace
+                    .as_deref()
+                    .is_none_or(|m| o["marketplaceId"] == json!(m))
+            })
+            .cloned()
+            .collect()
+    });
+    if offers.is_empty() {
+        // eBay answers a SKU without offers 404.
+        return error(
+            404,
+            25713,
+            "This Offer is not available : no offer of this SKU.",
+            &[],
+        );
+    }
+    Response::json(
+        200,
+        &json!({"total": offers.len(), "size": offers.len(), "limit": 25, "offers": offers}),
+    )
+}
+
+/// Creates the offer `offer` for `seller`: its id, or eBay's error for it (status, error).
+fn new_offer(state: &FakeState, seller: &str, mut offer: Value) -> Result<String, (u16, Value)> {
+    let sku = offer["sku"].as_str().unwrap_or_default().to_owned();
+    let marketplace = offer["marketplaceId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    if offer.get("format").is_none() {
+        offer["format"] = json!("FIXED_PRICE");
+    }
+    let format = offer["format"].clone();
+    let next = state.next_id();
+    with_seller(state, seller, |s| {
+        if !s.items.contains_key(&sku) {
+            return Err((
+                400,
+                error_value(
+                    25702,
+                    &format!("{sku} could not be found or is not available in the system."),
+                    &[("skuValue", &sku)],
+                ),
+            ));
+        }
+        if let Some((id, _)) = s.offers.iter().find(|(_, o)| {
+            o["sku"] == json!(sku)
+                && o["marketplaceId"] == json!(marketplace)
+                && o["format"] == format
+        }) {
+            return Err((
+                400,
+                error_value(
+                    25002,
+                    "A user error has occurred. Offer entity already exists.",
+                    &[("offerId", id)],
+                ),
+            ));
+        }
+        let id = format!("{}", 5_000_000_000u64 + next);
+        offer["offerId"] = json!(id);
+        offer["status"] = json!("UNPUBLISHED");
+        s.offers.insert(id.clone(), offer);
+        Ok(id)
+    })
+}
+
+fn create_offer(request: &Request, state: &FakeState) -> Response {
+    let seller = tri!(seller(request, state));
+    tri!(needs_content_language(request));
+    let offer = tri!(body(request));
+    match new_offer(state, &seller, offer) {
+        Ok(id) => Response::json(201, &json!({"offerId": id, "warnings": []})),
+        Err((status, e)) => Response::json(status, &json!({"errors": [e]})),
+    }
+}
+
+fn offer_not_found(id: &str) -> Response {
+    error(
+        400,
+        25713,
+        &format!("This Offer is not available : {id}."),
+        &[],
+    )
+}
+
+fn update_offer(request: &Request, state: &FakeState) -> Response {
+    let seller = tri!(seller(request, state));
+    tri!(needs_content_language(request));
+    let update = tri!(body(request));
+    let id = request.param("offerId").unwrap_or_default().to_owned();
+    let found = with_seller(state, &seller, |s| match s.offers.get_mut(&id) {
+        Some(offer) => {
+            let keep: Map<String, Value> = [
+                "offerId",
+                "sku",
+                "marketplaceId",
+                "format",
+                "status",
+                "listing",
+            ]
+            .iter()
+            .filter_map(|k| offer.get(*k).map(|v| ((*k).to_owned(), v.clone())))
+            .collect();
+            let mut replaced = update.as_object().cloned().unwrap_or_default();
+            replaced.extend(keep);
+            *offer = Value::Object(replaced);
+            true
+        }
+        None => false,
+    });
+    if found {
+        Response::new(204, Vec::new())
+    } else {
+        offer_not_found(&id)
+    }
+}
+
+/// The checks of publishOffer, as eBay makes them: the first error found.
+fn publish_error(state: &FakeState, item: Option<&Value>, offer: &Value) -> Option<Value> {
+    let marketplace = offer["marketplaceId"]
+        .as_str()
+        .and_then(Marketplace::from_marketplace_id);
+    let category = offer["categoryId"]
+        .as_str()
+        .and_then(|c| c.trim().parse::<u32>().ok());
+    let leaf = match (marketplace, category) {
+        (Some(m), Some(id)) => state
+            .taxonomy
+            .tree(m)
+            .ok()
+            .and_then(|tree| tree.get(id).map(|c| c.leaf))
+            .unwrap_or(false),
+        _ => false,
+    };
+    if !leaf {
+        return Some(error_value(
+            25005,
+            "The eBay listing associated with the inventory item, or the unpublished offer has an invalid category ID.",
+            &[],
+        ));
+    }
+    let aspects = item
+        .and_then(|i| i["product"]["aspects"].as_object())
+        .cloned()
+        .unwrap_or_default();
+    let rules = crate::taxonomy::item_aspects_of(state, category.unwrap_or_default());
+    for rule in rules["aspects"].as_array().into_iter().flatten() {
+        let name = rule["localizedAspectName"].as_str().unwrap_or_default();
+        let given = aspects
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .and_then(|(_, v)| v.as_array().cloned())
+            .unwrap_or_default();
+        let constraint = &rule["aspectConstraint"];
+        if constraint["aspectRequired"] == json!(true) && given.is_empty() {
+            let text = format!(
+                "The item specific {name} is missing. Add {name} to this listing, enter a valid value, and then try again."
+            );
+            return Some(error_value(
+                25002,
+                &format!("A user error has occurred. {text}"),
+                &[("0", &text)],
+            ));
+        }
+        if constraint["aspectMode"] == json!("SELECTION_ONLY") {
+            let allowed: Vec<&str> = rule["aspectValues"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|v| v["localizedValue"].as_str())
+                .collect();
+            if let Some(bad) = given
+                .iter()
+                .filter_map(Value::as_str)
+                .find(|v| !allowed.iter().any(|a| a.eq_ignore_ascii_case(v)))
+            {
+                let text = format!("The value {bad} is not allowed for the item specific {name}.");
+                return Some(error_value(
+                    25002,
+                    &format!("A user error has occurred. {text}"),
+                    &[("0", &text)],
+                ));
+            }
+        }
+    }
+    let price = &offer["pricingSummary"]["price"];
+    if let Some(m) = marketplace
+        && price["currency"].as_str() != Some(m.currency())
+    {
+        return Some(error_value(
+            25003,
+            &format!(
+                "The eBay listing associated with the inventory item, or the unpublished offer has an invalid price: the currency of {} is {}.",
+                m.marketplace_id(),
+                m.currency()
+            ),
+            &[],
+        ));
+    }
+    for (field, id) in [
+        ("fulfillmentPolicyId", 25007),
+        ("paymentPolicyId", 25008),
+        ("returnPolicyId", 25009),
+    ] {
+        if offer["listingPolicies"][field]
+            .as_str()
+            .is_none_or(str::is_empty)
+        {
+            return Some(error_value(
+                id,
+                &format!(
+                    "The eBay listing associated with the inventory item, or the unpublished offer has invalid policy information: {field} is missing."
+                ),
+                &[],
+            ));
+        }
+    }
+    None
+}
+
+/// Publishes the offer `id` of `seller`: its listing id (the same on every publish), or eBay's
+/// error (status, error).
+fn publish_offer(state: &FakeState, seller: &str, id: &str) -> Result<String, (u16, Value)> {
+    let (item, offer) = with_seller(state, seller, |s| {
+        let offer = s.offers.get(id).cloned();
+        let item = offer
+            .as_ref()
+            .and_then(|o| o["sku"].as_str())
+            .and_then(|sku| s.items.get(sku).cloned());
+        (item, offer)
+    });
+    let Some(offer) = offer else {
+        return Err((
+            404,
+            error_value(25713, &format!("This Offer is not available : {id}."), &[]),
+        ));
+    };
+    if let Some(e) = publish_error(state, item.as_ref(), &offer) {
+        return Err((400, e));
+    }
+    let next = state.next_id();
+    Ok(with_seller(state, seller, |s| {
+        let offer = s.offers.get_mut(id).expect("checked above");
+        let listing_id = match offer["listing"]["listingId"].as_str() {
+            Some(l) => l.to_owned(),
+            None => format!("{}", 110_000_000_000u64 + next),
+        };
+        offer["status"] = json!("PUBLISHED");
+        offer["listing"] = json!({"listingId": listing_id, "listingStatus": "ACTIVE"});
+        listing_id
+    }))
+}
+
+fn publish(request: &Request, state: &FakeState) -> Response {
+    let seller = tri!(seller(request, state));
+    let id = request.param("offerId").unwrap_or_default().to_owned();
+    match publish_offer(state, &seller, &id) {
+        Ok(listing_id) => Response::json(200, &json!({"listingId": listing_id, "warnings": []})),
+        Err((status, e)) => Response::json(status, &json!({"errors": [e]})),
+    }
+}
+
+fn withdraw(request: &Request, state: &FakeState) -> Response {
+    let seller = tri!(seller(request, state));
+    let id = request.param("offerId").unwrap_or_default().to_owned();
+    let listing = with_seller(state, &seller, |s| {
+        let offer = s.offers.get_mut(&id)?;
+        let listing_id = offer["listing"]["listingId"].as_str()?.to_owned();
+        offer["status"] = json!("UNPUBLISHED");
+        offer["listing"]["listingStatus"] = json!("ENDED");
+        Some(listing_id)
+    });
+    match listing {
+        Some(listing_id) => Response::json(200, &json!({"listingId": listing_id, "warnings": []})),
+        None => offer_not_found(&id),
+    }
+}
+
+/// The requests of a bulk call (at most 25: 25730 otherwise).
+fn requests(request: &Request) -> Result<Vec<Value>, Response> {
+    let body = body(request)?;
+    let requests = body["requests"].as_array().cloned().unwrap_or_default();
+    if requests.is_empty() || requests.len() > 25 {
+        return Err(error(
+            400,
+            25709,
+            "Invalid request. Invalid value for field requests: from 1 to 25 requests.",
+            &[("fieldName", "requests")],
+        ));
+    }
+    Ok(requests)
+}
+
+/// A bulk answer: 200 when every item succeeded, else 207.
+fn bulk_answer(responses: Vec<Value>) -> Response {
+    let all = responses
+        .iter()
+        .all(|r| r["statusCode"].as_u64().is_some_and(|s| s < 300));
+    Response::json(
+        if all { 200 } else { 207 },
+        &json!({ "responses": responses }),
+    )
+}
+
+fn bulk_items(request: &Request, state: &FakeState) -> Response {
+    let seller = tri!(seller(request, state));
+    tri!(needs_content_language(request));
+    let requests = tri!(requests(request));
+    let mut responses = Vec::new();
+    for mut item in requests {
+        let sku = item["sku"].as_str().unwrap_or_default().to_owned();
+        let locale = item["locale"].clone();
+        if let Some(fields) = item.as_object_mut() {
+            fields.remove("sku");
+            fields.remove("locale");
+        }
+        with_seller(state, &seller, |s| s.items.insert(sku.clone(), item));
+        responses.push(json!({"sku": sku, "locale": locale, "statusCode": 200}));
+    }
+    bulk_answer(responses)
+}
+
+fn bulk_offers(request: &Request, state: &FakeState) -> Response {
+    let seller = tri!(seller(request, state));
+    tri!(needs_content_language(request));
+    let requests = tri!(requests(request));
+    let mut responses = Vec::new();
+    for offer in requests {
+        let mut response = json!({
+            "sku": offer["sku"],
+            "marketplaceId": offer["marketplaceId"],
+            "format": offer.get("format").cloned().unwrap_or(json!("FIXED_PRICE")),
+        });
+        match new_offer(state, &seller, offer) {
+            Ok(id) => {
+                response["offerId"] = json!(id);
+                response["statusCode"] = json!(200);
+            }
+            Err((status, e)) => {
+                response["statusCode"] = json!(status);
+                response["errors"] = json!([e]);
+            }
+        }
+        responses.push(response);
+    }
+    bulk_answer(responses)
+}
+
+fn bulk_publish(request: &Request, state: &FakeState) -> Response {
+    let seller = tri!(seller(request, state));
+    let requests = tri!(requests(request));
+    let mut responses = Vec::new();
+    for r in requests {
+        let id = r["offerId"].as_str().unwrap_or_default().to_owned();
+        responses.push(match publish_offer(state, &seller, &id) {
+            Ok(listing_id) => json!({"offerId": id, "listingId": listing_id, "statusCode": 200}),
+            Err((status, e)) => json!({"offerId": id, "statusCode": status, "errors": [e]}),
+        });
+    }
+    bulk_answer(responses)
+}
+
+fn create_location(request: &Request, state: &FakeState) -> Response {
+    let seller = tri!(seller(request, state));
+    let mut location = tri!(body(request));
+    let key = request
+        .param("merchantLocationKey")
+        .unwrap_or_default()
+        .to_owned();
+    location["merchantLocationKey"] = json!(key);
+    location["merchantLocationStatus"] = json!("ENABLED");
+    let created = with_seller(state, &seller, |s| {
+        if s.locations.contains_key(&key) {
+            false
+        } else {
+            s.locations.insert(key.clone(), location);
+            true
+        }
+    });
+    if created {
+        Response::new(204, Vec::new())
+    } else {
+        error(
+            409,
+            25803,
+            "merchantLocationKey already exists.",
+            &[("fieldName", "merchantLocationKey")],
+        )
+    }
+}
+
+fn get_location(request: &Request, state: &FakeState) -> Response {
+    let seller = tri!(seller(request, state));
+    let key = request.param("merchantLocationKey").unwrap_or_default();
+    match with_seller(state, &seller, |s| s.locations.get(key).cloned()) {
+        Some(location) => Response::json(200, &location),
+        None => error(
+            400,
+            25805,
+            "merchantLocationKey Not Found.",
+            &[("fieldName", "merchantLocationKey")],
+        ),
+    }
+}
