@@ -443,6 +443,14 @@ pub fn parse_query(query: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// A form body's parameters (`application/x-www-form-urlencoded`) read leniently, as eBay's
+/// token endpoint and the WHATWG form parser read one: as [`parse_query`] reads a query, the
+/// body taken as UTF-8 (lossy). A `:`, `/`, `^` or `#` the client did not encode stands for
+/// itself; only `%XX` and `+` are decoded.
+pub fn parse_form(body: &[u8]) -> Vec<(String, String)> {
+    parse_query(&String::from_utf8_lossy(body))
+}
+
 /// Builds a query string from pairs (each part percent-encoded).
 pub fn encode_query(pairs: &[(&str, &str)]) -> String {
     pairs
