@@ -929,6 +929,9 @@ fn serve(state: &FakeState, stream: TcpStream, stop: &AtomicBool) {
     // An idle kept-alive connection is closed after this long (reqwest's pool keeps idle
     // connections 90 s; a closed one is opened again).
     let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
+    // Every answer leaves at once (with the one write of `write_response`): no wait for the
+    // client's delayed ACK on a kept-alive connection.
+    let _ = stream.set_nodelay(true);
     let mut reader = std::io::BufReader::new(&stream);
     loop {
         if stop.load(Ordering::SeqCst) {

@@ -172,7 +172,7 @@ fn issue_access(state: &FakeState, token_type: &str, scopes: Vec<String>) -> (St
     } else {
         "v^1.1#i^1#f^0#p^1#I^3#r^0#"
     };
-    let token = ebay_shaped(state, head, "H4sIAAAAAAAAAOVYa2wU", "");
+    let token = ebay_shaped(state, head, "H4sIAAAAAAAA", "");
     lock(&state.grants).access.insert(
         token.clone(),
         IssuedToken {
