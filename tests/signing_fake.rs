@@ -381,3 +381,104 @@ async fn the_async_client_signs_each_attempt_and_types_the_refusal() {
         .collect();
     assert_eq!(created, [start.to_string(), (start + 1).to_string()]);
 }
+
+/// `bytes` as a PEM of `label`: base64 in lines of 64.
+fn pem(label: &str, bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    let b64 = base64::engine::general_purpose::STANDARD.encode(bytes);
+    let lines: Vec<&str> = b64
+        .as_bytes()
+        .chunks(64)
+        .map(|c| std::str::from_utf8(c).unwrap())
+        .collect();
+    format!(
+        "-----BEGIN {label}-----\n{}\n-----END {label}-----\n",
+        lines.join("\n")
+    )
+}
+
+/// `openssl pkey` over `args`, its standard output (the command must succeed).
+fn openssl(args: &[&str]) -> Vec<u8> {
+    let out = std::process::Command::new("openssl")
+        .args(args)
+        .output()
+        .expect("the openssl command (.ci/run installs it)");
+    assert!(
+        out.status.success(),
+        "openssl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// createSigningKey's keys load in a second implementation, OpenSSL 3 (what Node's crypto and
+/// Python's `cryptography` are built on), as DER and as PEM, and the public key OpenSSL derives
+/// from the private one is the `publicKey` answered. Its Ed25519 key is the 48-byte PKCS#8 v1
+/// form eBay publishes (`MC4CAQAw…`), not the 83-byte v2 (`MFECAQEw…`), which OpenSSL 3.0
+/// refuses.
+#[test]
+fn create_signing_key_keys_load_in_openssl_as_der_and_pem() {
+    use base64::Engine as _;
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let fake = fake();
+    let token = tokens(&fake).access_token().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for cipher in ["ED25519", "RSA"] {
+        let answer: Value = reqwest::blocking::Client::builder()
+            .no_proxy()
+            .build()
+            .unwrap()
+            .post(format!("{}{SIGNING_KEY_PATH}", fake.base_url()))
+            .bearer_auth(token.secret())
+            .json(&json!({"signingKeyCipher": cipher}))
+            .send()
+            .unwrap()
+            .json()
+            .unwrap();
+        let private = b64
+            .decode(answer["privateKey"].as_str().expect("privateKey"))
+            .unwrap();
+        let public = b64
+            .decode(answer["publicKey"].as_str().expect("publicKey"))
+            .unwrap();
+        if cipher == "ED25519" {
+            assert_eq!(private.len(), 48, "PKCS#8 v1: {private:02x?}");
+            assert!(
+                answer["privateKey"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("MC4CAQAw")
+            );
+        }
+        let der = dir.path().join(format!("{cipher}.der"));
+        let pem_file = dir.path().join(format!("{cipher}.pem"));
+        std::fs::write(&der, &private).unwrap();
+        std::fs::write(&pem_file, pem("PRIVATE KEY", &private)).unwrap();
+        let from_der = openssl(&[
+            "pkey",
+            "-inform",
+            "DER",
+            "-in",
+            der.to_str().unwrap(),
+            "-pubout",
+            "-outform",
+            "DER",
+        ]);
+        let from_pem = openssl(&[
+            "pkey",
+            "-in",
+            pem_file.to_str().unwrap(),
+            "-pubout",
+            "-outform",
+            "DER",
+        ]);
+        assert_eq!(
+            from_der, public,
+            "{cipher}: OpenSSL's public key of the DER"
+        );
+        assert_eq!(
+            from_pem, public,
+            "{cipher}: OpenSSL's public key of the PEM"
+        );
+    }
+}

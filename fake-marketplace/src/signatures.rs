@@ -7,8 +7,9 @@
 //! `{"signingKeyCipher": "ED25519" | "RSA"}`), getSigningKey
 //! (`GET /developer/key_management/v1/signing_key/{signing_key_id}`) and getSigningKeys
 //! (`GET /developer/key_management/v1/signing_key`), with any token the fake issued. As on eBay,
-//! only createSigningKey's answer holds the `privateKey` (base64 PKCS#8 DER; RSA keys are 2048
-//! bits); every key expires three years after its creation. A cipher other than `ED25519` or
+//! only createSigningKey's answer holds the `privateKey` (base64 PKCS#8 DER: Ed25519 keys in the
+//! 48-byte v1 form eBay publishes, which OpenSSL and Python's `cryptography` load; RSA keys are
+//! 2048 bits); every key expires three years after its creation. A cipher other than `ED25519` or
 //! `RSA` is refused (400, errorId 210001), an unknown id is not found (404, 210002), as eBay's
 //! description of the API documents them.
 //!
@@ -239,8 +240,11 @@ fn generate(cipher: &str) -> Option<(Vec<u8>, Vec<u8>)> {
         let spki = key.public_key().as_der().ok()?;
         Some((pkcs8.as_ref().to_vec(), spki.as_ref().to_vec()))
     } else {
-        let pkcs8 = Ed25519KeyPair::generate_pkcs8(&aws_lc_rs::rand::SystemRandom::new()).ok()?;
-        let key = Ed25519KeyPair::from_pkcs8(pkcs8.as_ref()).ok()?;
+        // RFC 8410's PKCS#8 v1 (48 bytes, `MC4CAQAw…`), the form of every Ed25519 key eBay
+        // publishes; the v2 form (RFC 5958, the public key appended) is refused by OpenSSL 3.0
+        // and Python's `cryptography`.
+        let key = Ed25519KeyPair::generate().ok()?;
+        let pkcs8 = key.to_pkcs8v1().ok()?;
         let spki = key.public_key().as_der().ok()?;
         Some((pkcs8.as_ref().to_vec(), spki.as_ref().to_vec()))
     }
@@ -467,5 +471,10 @@ mod tests {
             let (_, spki) = generate(cipher).unwrap();
             assert_eq!(cipher_of(&spki), Some(cipher));
         }
+        let (pkcs8, _) = generate("ED25519").unwrap();
+        assert_eq!(
+            (pkcs8.len(), &pkcs8[..5]),
+            (48, &[0x30, 0x2E, 0x02, 0x01, 0x00][..])
+        );
     }
 }
