@@ -18,7 +18,7 @@ use marketplace_client::api::{ApiClient, ApiError, ApiRequest, ClientConfig};
 use marketplace_client::signing::SigningKey;
 use marketplace_client::test_util::{Clock, ManualClock, RecordingSleeper};
 use serde_json::{Value, json};
-use support::{fake, tokens};
+use support::{fake, seller_tokens, tokens};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/signatures");
 
@@ -30,7 +30,8 @@ fn client(fake: &FakeMarketplace) -> ApiClient {
     let config = ClientConfig::for_base_url(&fake.base_url())
         .expect("loopback base URL")
         .with_backoff(Duration::from_millis(1), Duration::from_millis(8));
-    ApiClient::new(config, tokens(fake))
+    // A seller's user token: the Finances API and issueRefund need their scopes.
+    ApiClient::new(config, seller_tokens(fake))
         .expect("client")
         .with_sleeper(Arc::new(RecordingSleeper::default()))
 }
@@ -319,16 +320,9 @@ fn start_on_8080() -> FakeMarketplace {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_async_client_signs_each_attempt_and_types_the_refusal() {
     use marketplace_client::aio::api::{ApiClient, ApiError, ApiRequest, ClientConfig};
-    use marketplace_client::aio::oauth::{
-        ApplicationTokenProvider, Endpoints, OAuthClient, OAuthConfig,
-    };
     let fake = FakeMarketplace::new();
-    let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url()).unwrap();
-    let oauth = OAuthClient::from_config(
-        &OAuthConfig::new(endpoints).with_credentials(fake.client_id(), fake.client_secret()),
-    )
-    .unwrap();
-    let tokens = Arc::new(ApplicationTokenProvider::new(oauth));
+    // A seller's user token: getPayouts needs the scope sell.finances.
+    let tokens = support::aio_seller_tokens(&fake).await;
     let config = ClientConfig::for_base_url(&fake.base_url())
         .unwrap()
         .with_backoff(Duration::from_millis(1), Duration::from_millis(8));
@@ -481,4 +475,46 @@ fn create_signing_key_keys_load_in_openssl_as_der_and_pem() {
             "{cipher}: OpenSSL's public key of the PEM"
         );
     }
+}
+
+/// The Finances API needs `https://api.ebay.com/oauth/api_scope/sell.finances`, which a seller
+/// grants at the consent page: a token without it (here an application token, which cannot
+/// have it) gets eBay's insufficient-scope answer, before the signature is looked at.
+#[test]
+fn a_finances_call_without_the_sell_finances_scope_is_ebays_insufficient_scope_403() {
+    let fake = fake();
+    let config = ClientConfig::for_base_url(&fake.base_url()).unwrap();
+    let application = ApiClient::new(config, tokens(&fake)).unwrap();
+    let key = create_key(&application, "ED25519");
+    let error = application
+        .with_signing_key(key)
+        .send(ApiRequest::get(PAYOUTS_PATH))
+        .unwrap_err();
+    assert_eq!(error.status(), Some(403), "{error:?}");
+    assert_eq!(error.error_id(), Some(1100), "{error:?}");
+    let answered = fake.answers_to(PAYOUTS_PATH);
+    assert_eq!(answered.last().map(|a| a.status), Some(403));
+    let body: Value = reqwest::blocking::Client::builder()
+        .no_proxy()
+        .build()
+        .unwrap()
+        .get(format!("{}{TRANSACTIONS_PATH}", fake.base_url()))
+        .bearer_auth(tokens(&fake).access_token().unwrap().secret())
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    assert_eq!(
+        body,
+        json!({"errors": [{"errorId": 1100, "domain": "ACCESS", "category": "REQUEST",
+            "message": "Access denied",
+            "longMessage": "Insufficient permissions to fulfill the request."}]})
+    );
+    // A seller who consented to sell.finances: the same signed call is answered.
+    let key = create_key(&client(&fake), "ED25519");
+    let seller = client(&fake).with_signing_key(key);
+    assert_eq!(
+        seller.send(ApiRequest::get(PAYOUTS_PATH)).unwrap().status(),
+        200
+    );
 }

@@ -573,6 +573,29 @@ impl FakeState {
         }
     }
 
+    /// [`check_bearer`](Self::check_bearer), then the token's scopes: one of them must be
+    /// `…/oauth/api_scope{suffix}` (`"/sell.finances"`; the fake's `{base_url}` form or eBay's
+    /// `https://api.ebay.com/…`). The error is the answer to send: 401 as `check_bearer`'s, or
+    /// eBay's insufficient-scope answer (403, errorId 1100, "Access denied", "Insufficient
+    /// permissions to fulfill the request.").
+    pub fn check_scope(&self, request: &Request, suffix: &str) -> Result<IssuedToken, Response> {
+        let token = self.check_bearer(request)?;
+        let wanted = format!("/oauth/api_scope{suffix}");
+        if token.scopes.iter().any(|s| s.ends_with(&wanted)) {
+            return Ok(token);
+        }
+        Err(Response::json(
+            403,
+            &serde_json::json!({"errors": [{
+                "errorId": 1100,
+                "domain": "ACCESS",
+                "category": "REQUEST",
+                "message": "Access denied",
+                "longMessage": "Insufficient permissions to fulfill the request.",
+            }]}),
+        ))
+    }
+
     fn take_fault(&self, request: &Request) -> Option<Fault> {
         let mut faults = lock(&self.faults);
         let index = faults.iter().position(|r| {

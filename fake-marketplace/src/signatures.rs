@@ -25,7 +25,10 @@
 //!
 //! The Finances API's `GET /sell/finances/v1/transaction` and `GET /sell/finances/v1/payout`
 //! and Fulfillment's `POST /sell/fulfillment/v1/order/{orderId}/issue_refund` are served
-//! (empty lists; a `PENDING` refund) behind the bearer token and
+//! (empty lists; a `PENDING` refund) behind a user token with the API's scope
+//! (`https://api.ebay.com/oauth/api_scope/sell.finances` for the Finances API,
+//! `…/sell.fulfillment` for issueRefund; without it, eBay's 403, errorId 1100, see
+//! [`FakeState::check_scope`](crate::FakeState::check_scope)) and
 //! [`FakeState::check_signature`](crate::FakeState::check_signature), which a test's own route
 //! can call too. It verifies as eBay's verifier does, written here independently of the
 //! client: `Signature-Input` must be
@@ -63,6 +66,12 @@ pub const TRANSACTIONS_PATH: &str = "/sell/finances/v1/transaction";
 pub const PAYOUTS_PATH: &str = "/sell/finances/v1/payout";
 /// issueRefund's path pattern (Fulfillment API).
 pub const ISSUE_REFUND_PATH: &str = "/sell/fulfillment/v1/order/{orderId}/issue_refund";
+
+/// The scope of the Finances API's getTransactions and getPayouts (the suffix of
+/// `https://api.ebay.com/oauth/api_scope/sell.finances`).
+pub const FINANCES_SCOPE: &str = "/sell.finances";
+/// The scope of the Fulfillment API's issueRefund.
+pub const FULFILLMENT_SCOPE: &str = "/sell.fulfillment";
 
 /// A key's lifetime (eBay: three years after its creation).
 const KEY_LIFETIME: Duration = Duration::from_secs(3 * 365 * 24 * 3600);
@@ -108,19 +117,19 @@ pub(crate) fn routes() -> Vec<Route> {
             get_signing_key,
         ),
         Route::new("GET", TRANSACTIONS_PATH, |req, state| {
-            signed(req, state, || {
+            signed(req, state, FINANCES_SCOPE, || {
                 serde_json::json!({"href": req.path, "limit": 20, "offset": 0, "total": 0,
                     "transactions": []})
             })
         }),
         Route::new("GET", PAYOUTS_PATH, |req, state| {
-            signed(req, state, || {
+            signed(req, state, FINANCES_SCOPE, || {
                 serde_json::json!({"href": req.path, "limit": 20, "offset": 0, "total": 0,
                     "payouts": []})
             })
         }),
         Route::new("POST", ISSUE_REFUND_PATH, |req, state| {
-            signed(req, state, || {
+            signed(req, state, FULFILLMENT_SCOPE, || {
                 serde_json::json!({"refundId": format!("500{:07}", state.next_id()),
                     "refundStatus": "PENDING"})
             })
@@ -128,9 +137,15 @@ pub(crate) fn routes() -> Vec<Route> {
     ]
 }
 
-/// A route that needs the bearer token and a valid signature, then answers 200 with `body`.
-fn signed(req: &Request, state: &FakeState, body: impl FnOnce() -> serde_json::Value) -> Response {
-    if let Err(refused) = state.check_bearer(req) {
+/// A route that needs a user token with the scope `…/oauth/api_scope{scope}` and a valid
+/// signature, then answers 200 with `body`.
+fn signed(
+    req: &Request,
+    state: &FakeState,
+    scope: &str,
+    body: impl FnOnce() -> serde_json::Value,
+) -> Response {
+    if let Err(refused) = state.check_scope(req, scope) {
         return refused;
     }
     match state.check_signature(req) {
