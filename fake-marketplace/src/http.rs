@@ -1,4 +1,13 @@
-//! A minimal HTTP/1.1 server side: read one request from a socket, write one response, close.
+//! A minimal HTTP/1.1 server side: read a connection's requests one after the other, write
+//! each response in one write, close when the client asks or a fault says so.
+//!
+//! Hand-written rather than served by hyper (weighed in issue 41): the fake's faults write
+//! what a correct server never does and hyper refuses to (a `Content-Length` larger than the
+//! bytes sent, a close mid-answer or without one, a body dripped by the byte), and its records
+//! keep each request as it came (header names' case and order, the raw query and path), which
+//! hyper normalises; each connection is a thread, so handlers and faults may block without a
+//! runtime. The cost, a stall on kept-alive connections, was the answer's two writes, fixed
+//! here; pipelined requests are not needed by any client.
 //!
 //! Encoding helpers (percent-encoding, form decoding, base64) are written here on purpose
 //! rather than taken from the crates the client uses, so the fake is an independent check of
