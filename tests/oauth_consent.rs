@@ -10,7 +10,7 @@ use support::*;
 
 #[test]
 fn consent_url_carries_every_parameter_encoded() {
-    let fake = FakeMarketplace::new();
+    let fake = strict_fake();
     let client = client(&fake);
     let scopes = ScopeSet::new([fake.scope(""), fake.scope("/sell.inventory")]);
     let request = client
@@ -60,7 +60,7 @@ fn consent_url_carries_every_parameter_encoded() {
 
 #[test]
 fn consent_grant_round_trip() {
-    let fake = FakeMarketplace::new();
+    let fake = strict_fake();
     let client = client(&fake);
     let request = client
         .consent_request(&ScopeSet::new([fake.scope("/sell.account")]))
@@ -88,7 +88,7 @@ fn consent_grant_round_trip() {
 
 #[test]
 fn state_mismatch_is_rejected() {
-    let fake = FakeMarketplace::new();
+    let fake = strict_fake();
     let client = client(&fake);
     let scopes = ScopeSet::new([fake.scope("")]);
     let mine = client.consent_request(&scopes).unwrap();
@@ -124,7 +124,7 @@ fn state_mismatch_is_rejected() {
 fn refused_consent_is_reported() {
     let fake = FakeMarketplace::start(FakeConfig {
         consent: ConsentBehavior::Deny,
-        ..FakeConfig::default()
+        ..strict_config()
     })
     .unwrap();
     let client = client(&fake);
@@ -148,7 +148,7 @@ fn refused_consent_is_reported() {
 
 #[test]
 fn scopes_the_user_cannot_grant_come_back_as_an_error() {
-    let fake = FakeMarketplace::new();
+    let fake = strict_fake();
     let client = client(&fake);
     let request = client
         .consent_request(&ScopeSet::new([fake.scope("/not.a.scope")]))
@@ -193,7 +193,7 @@ fn malformed_redirects_are_errors_not_panics() {
 
 #[test]
 fn consent_needs_a_redirect_uri() {
-    let fake = FakeMarketplace::new();
+    let fake = strict_fake();
     let client = marketplace_client::oauth::OAuthClient::from_config(
         &marketplace_client::oauth::OAuthConfig::new(endpoints(&fake))
             .with_credentials(fake.client_id(), fake.client_secret()),
@@ -210,7 +210,7 @@ fn consent_needs_a_redirect_uri() {
 /// and the consent URL is refused, naming the variable.
 #[test]
 fn the_consent_host_is_required_only_for_consent() {
-    let fake = FakeMarketplace::new();
+    let fake = strict_fake();
     let vars = [
         ("MARKETPLACE_BASE_URL", fake.base_url()),
         ("MARKETPLACE_CLIENT_ID", fake.client_id().to_string()),
@@ -245,7 +245,7 @@ const FROM_ENV_CHILD: &str = "MARKETPLACE_TOOLKIT_TEST_FROM_ENV_CHILD";
 /// test below in a child process with exactly those variables.
 #[test]
 fn taxonomy_client_from_env_needs_only_the_api_host() {
-    let fake = FakeMarketplace::new();
+    let fake = strict_fake();
     let exe = std::env::current_exe().unwrap();
     let mut child = std::process::Command::new(exe);
     for (name, _) in std::env::vars_os() {

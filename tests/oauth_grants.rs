@@ -35,7 +35,7 @@ fn assert_token_request_headers(fake: &FakeMarketplace, request: &fake_marketpla
 /// certificate ids: letters, digits and `-`.
 #[test]
 fn the_default_credentials_use_ebays_alphabet() {
-    let fake = FakeMarketplace::new();
+    let fake = strict_fake();
     for (what, value) in [("id", fake.client_id()), ("secret", fake.client_secret())] {
         assert!(
             !value.is_empty() && value.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'),
@@ -49,7 +49,7 @@ fn the_default_credentials_use_ebays_alphabet() {
 /// form-encoding would change (the client must not encode it).
 #[test]
 fn basic_credentials_are_base64_of_id_and_secret_as_ebay_documents() {
-    let fake = FakeMarketplace::new();
+    let fake = strict_fake();
     let http = reqwest::blocking::Client::builder()
         .no_proxy()
         .build()
@@ -71,7 +71,7 @@ fn basic_credentials_are_base64_of_id_and_secret_as_ebay_documents() {
     let secret = "PRD-odd secret+/%42";
     let odd = FakeMarketplace::start(FakeConfig {
         client_secret: secret.into(),
-        ..FakeConfig::default()
+        ..strict_config()
     })
     .unwrap();
     let client = client(&odd);
@@ -94,7 +94,7 @@ fn base64_of(s: &str) -> String {
 
 #[test]
 fn client_credentials_request_is_exact() {
-    let fake = FakeMarketplace::new();
+    let fake = strict_fake();
     let client = client(&fake);
     let scopes = ScopeSet::new([fake.scope("/buy.item.feed"), fake.scope("")]);
     let token = client.client_credentials(&scopes).unwrap();
@@ -132,7 +132,7 @@ fn client_credentials_request_is_exact() {
 
 #[test]
 fn empty_scope_set_asks_for_the_base_scope() {
-    let fake = FakeMarketplace::new();
+    let fake = strict_fake();
     client(&fake)
         .client_credentials(&ScopeSet::default())
         .unwrap();
@@ -150,7 +150,7 @@ fn empty_scope_set_asks_for_the_base_scope() {
 fn expires_in_as_a_string_is_accepted() {
     let fake = FakeMarketplace::start(FakeConfig {
         expires_in_as_string: true,
-        ..FakeConfig::default()
+        ..strict_config()
     })
     .unwrap();
     let token = client(&fake)
@@ -161,7 +161,7 @@ fn expires_in_as_a_string_is_accepted() {
 
 #[test]
 fn code_exchange_request_is_exact_and_keeps_special_characters() {
-    let fake = FakeMarketplace::new();
+    let fake = strict_fake();
     let client = client(&fake);
     let scopes = ScopeSet::new([fake.scope("/sell.inventory"), fake.scope("/sell.account")]);
     let consent = client.consent_request(&scopes).unwrap();
@@ -205,7 +205,7 @@ fn code_exchange_request_is_exact_and_keeps_special_characters() {
 
 #[test]
 fn refresh_request_is_exact() {
-    let fake = FakeMarketplace::new();
+    let fake = strict_fake();
     let client = client(&fake);
     let scopes = ScopeSet::new([fake.scope(""), fake.scope("/sell.inventory")]);
     let consent = client.consent_request(&scopes).unwrap();
@@ -310,7 +310,7 @@ fn a_client_from_a_configuration_names_a_missing_credential() {
 
 #[test]
 fn wrong_credentials_are_invalid_client() {
-    let fake = FakeMarketplace::new();
+    let fake = strict_fake();
     let client = marketplace_client::oauth::OAuthClient::from_config(
         &marketplace_client::oauth::OAuthConfig::new(endpoints(&fake))
             .with_credentials(fake.client_id(), "wrong"),
@@ -333,7 +333,7 @@ fn wrong_credentials_are_invalid_client() {
 
 #[test]
 fn unknown_scope_is_invalid_scope() {
-    let fake = FakeMarketplace::new();
+    let fake = strict_fake();
     let err = client(&fake)
         .client_credentials(&ScopeSet::new([fake.scope("/sell.inventory")]))
         .unwrap_err();
@@ -343,7 +343,7 @@ fn unknown_scope_is_invalid_scope() {
 
 #[test]
 fn every_oauth_error_code_is_mapped_with_its_description() {
-    let fake = FakeMarketplace::new();
+    let fake = strict_fake();
     let client = client(&fake);
     let cases = [
         ("invalid_client", OAuthErrorCode::InvalidClient, 401),
@@ -405,7 +405,7 @@ fn every_oauth_error_code_is_mapped_with_its_description() {
 
 #[test]
 fn rate_limit_and_server_errors_are_typed() {
-    let fake = FakeMarketplace::new();
+    let fake = strict_fake();
     let client = client(&fake);
 
     fake.fail_next(
@@ -461,7 +461,7 @@ fn rate_limit_and_server_errors_are_typed() {
 
 #[test]
 fn time_out_is_reported() {
-    let fake = FakeMarketplace::new();
+    let fake = strict_fake();
     let client = client_with_timeout(&fake, Duration::from_millis(300));
     fake.fail_next(TOKEN_PATH, Fault::Delay(Duration::from_secs(2)));
     let err = client.client_credentials(&ScopeSet::default()).unwrap_err();
@@ -473,7 +473,7 @@ fn time_out_is_reported() {
 fn an_endless_time_out_does_not_panic() {
     // Duration::MAX: `Instant::now() + timeout` overflowed in every grant. It is taken as no
     // deadline of the client's own, and the requests still work.
-    let fake = FakeMarketplace::new();
+    let fake = strict_fake();
     let client = client_with_timeout(&fake, Duration::MAX);
     let token = client.client_credentials(&ScopeSet::default()).unwrap();
     assert!(fake.issued_token(token.access_token.secret()).is_some());
@@ -481,7 +481,7 @@ fn an_endless_time_out_does_not_panic() {
 
 #[test]
 fn cut_off_body_and_closed_connection_are_transport_errors() {
-    let fake = FakeMarketplace::new();
+    let fake = strict_fake();
     let client = client(&fake);
     fake.fail_next(TOKEN_PATH, Fault::CutOffBody);
     let err = client.client_credentials(&ScopeSet::default()).unwrap_err();
@@ -513,7 +513,7 @@ fn connection_refused_is_a_transport_error() {
 
 #[test]
 fn unexpected_bodies_are_kept_truncated() {
-    let fake = FakeMarketplace::new();
+    let fake = strict_fake();
     let client = client(&fake);
 
     let html = format!("<html><body>{}</body></html>", "maintenance ".repeat(100));
@@ -597,7 +597,7 @@ fn a_refresh_token_is_never_sent_unencoded() {
     // A refresh token with every awkward character still reaches the fake intact
     // (the fake decodes strictly and rejects unknown tokens with invalid_grant, not
     // invalid_request, which it would answer for a malformed body).
-    let fake = FakeMarketplace::new();
+    let fake = strict_fake();
     let err = client(&fake)
         .refresh(
             &RefreshToken::new("v^1.1#i^1 %+&=/x"),
@@ -615,7 +615,7 @@ fn a_refresh_token_is_never_sent_unencoded() {
 #[test]
 fn a_huge_token_answer_is_refused_at_the_size_limit() {
     use marketplace_client::test_util::MAX_TOKEN_ANSWER;
-    let fake = FakeMarketplace::new();
+    let fake = strict_fake();
     let client = client_with_timeout(&fake, Duration::from_secs(10));
     for announce_length in [true, false] {
         // 1 GiB, as fast as the fake can send it.
@@ -651,7 +651,7 @@ fn a_huge_token_answer_is_refused_at_the_size_limit() {
 #[test]
 fn hostile_error_answers_are_cut_before_they_are_sanitized() {
     use marketplace_client::test_util::{MAX_BODY_IN_ERROR, MAX_TOKEN_ANSWER};
-    let fake = FakeMarketplace::new();
+    let fake = strict_fake();
     let client = client(&fake);
     let hostile = r"%252525\u0025".repeat(MAX_TOKEN_ANSWER / 13);
     // JSON doubles the backslashes: still within the limit.
@@ -696,7 +696,7 @@ fn hostile_error_answers_are_cut_before_they_are_sanitized() {
 
 #[test]
 fn a_slow_drip_answer_is_cut_at_the_time_out() {
-    let fake = FakeMarketplace::new();
+    let fake = strict_fake();
     let timeout = Duration::from_secs(1);
     let client = client_with_timeout(&fake, timeout);
     // 2 KiB at one byte per 20 ms: about 40 s in all, each byte well within any per-read

@@ -18,7 +18,7 @@ use marketplace_client::api::{ApiClient, ApiError, ApiRequest, ClientConfig};
 use marketplace_client::signing::SigningKey;
 use marketplace_client::test_util::{Clock, ManualClock, RecordingSleeper};
 use serde_json::{Value, json};
-use support::{fake, tokens};
+use support::{fake, seller_tokens, tokens};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/signatures");
 
@@ -30,7 +30,8 @@ fn client(fake: &FakeMarketplace) -> ApiClient {
     let config = ClientConfig::for_base_url(&fake.base_url())
         .expect("loopback base URL")
         .with_backoff(Duration::from_millis(1), Duration::from_millis(8));
-    ApiClient::new(config, tokens(fake))
+    // A seller's user token: the Finances API and issueRefund need their scopes.
+    ApiClient::new(config, seller_tokens(fake))
         .expect("client")
         .with_sleeper(Arc::new(RecordingSleeper::default()))
 }
@@ -319,16 +320,9 @@ fn start_on_8080() -> FakeMarketplace {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_async_client_signs_each_attempt_and_types_the_refusal() {
     use marketplace_client::aio::api::{ApiClient, ApiError, ApiRequest, ClientConfig};
-    use marketplace_client::aio::oauth::{
-        ApplicationTokenProvider, Endpoints, OAuthClient, OAuthConfig,
-    };
     let fake = FakeMarketplace::new();
-    let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url()).unwrap();
-    let oauth = OAuthClient::from_config(
-        &OAuthConfig::new(endpoints).with_credentials(fake.client_id(), fake.client_secret()),
-    )
-    .unwrap();
-    let tokens = Arc::new(ApplicationTokenProvider::new(oauth));
+    // A seller's user token: getPayouts needs the scope sell.finances.
+    let tokens = support::aio_seller_tokens(&fake).await;
     let config = ClientConfig::for_base_url(&fake.base_url())
         .unwrap()
         .with_backoff(Duration::from_millis(1), Duration::from_millis(8));
@@ -380,4 +374,147 @@ async fn the_async_client_signs_each_attempt_and_types_the_refusal() {
         })
         .collect();
     assert_eq!(created, [start.to_string(), (start + 1).to_string()]);
+}
+
+/// `bytes` as a PEM of `label`: base64 in lines of 64.
+fn pem(label: &str, bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    let b64 = base64::engine::general_purpose::STANDARD.encode(bytes);
+    let lines: Vec<&str> = b64
+        .as_bytes()
+        .chunks(64)
+        .map(|c| std::str::from_utf8(c).unwrap())
+        .collect();
+    format!(
+        "-----BEGIN {label}-----\n{}\n-----END {label}-----\n",
+        lines.join("\n")
+    )
+}
+
+/// `openssl pkey` over `args`, its standard output (the command must succeed).
+fn openssl(args: &[&str]) -> Vec<u8> {
+    let out = std::process::Command::new("openssl")
+        .args(args)
+        .output()
+        .expect("the openssl command (.ci/run installs it)");
+    assert!(
+        out.status.success(),
+        "openssl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// createSigningKey's keys load in a second implementation, OpenSSL 3 (what Node's crypto and
+/// Python's `cryptography` are built on), as DER and as PEM, and the public key OpenSSL derives
+/// from the private one is the `publicKey` answered. Its Ed25519 key is the 48-byte PKCS#8 v1
+/// form eBay publishes (`MC4CAQAw…`), not the 83-byte v2 (`MFECAQEw…`), which OpenSSL 3.0
+/// refuses.
+#[test]
+fn create_signing_key_keys_load_in_openssl_as_der_and_pem() {
+    use base64::Engine as _;
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let fake = fake();
+    let token = tokens(&fake).access_token().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for cipher in ["ED25519", "RSA"] {
+        let answer: Value = reqwest::blocking::Client::builder()
+            .no_proxy()
+            .build()
+            .unwrap()
+            .post(format!("{}{SIGNING_KEY_PATH}", fake.base_url()))
+            .bearer_auth(token.secret())
+            .json(&json!({"signingKeyCipher": cipher}))
+            .send()
+            .unwrap()
+            .json()
+            .unwrap();
+        let private = b64
+            .decode(answer["privateKey"].as_str().expect("privateKey"))
+            .unwrap();
+        let public = b64
+            .decode(answer["publicKey"].as_str().expect("publicKey"))
+            .unwrap();
+        if cipher == "ED25519" {
+            assert_eq!(private.len(), 48, "PKCS#8 v1: {private:02x?}");
+            assert!(
+                answer["privateKey"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("MC4CAQAw")
+            );
+        }
+        let der = dir.path().join(format!("{cipher}.der"));
+        let pem_file = dir.path().join(format!("{cipher}.pem"));
+        std::fs::write(&der, &private).unwrap();
+        std::fs::write(&pem_file, pem("PRIVATE KEY", &private)).unwrap();
+        let from_der = openssl(&[
+            "pkey",
+            "-inform",
+            "DER",
+            "-in",
+            der.to_str().unwrap(),
+            "-pubout",
+            "-outform",
+            "DER",
+        ]);
+        let from_pem = openssl(&[
+            "pkey",
+            "-in",
+            pem_file.to_str().unwrap(),
+            "-pubout",
+            "-outform",
+            "DER",
+        ]);
+        assert_eq!(
+            from_der, public,
+            "{cipher}: OpenSSL's public key of the DER"
+        );
+        assert_eq!(
+            from_pem, public,
+            "{cipher}: OpenSSL's public key of the PEM"
+        );
+    }
+}
+
+/// The Finances API needs `https://api.ebay.com/oauth/api_scope/sell.finances`, which a seller
+/// grants at the consent page: a token without it (here an application token, which cannot
+/// have it) gets eBay's insufficient-scope answer, before the signature is looked at.
+#[test]
+fn a_finances_call_without_the_sell_finances_scope_is_ebays_insufficient_scope_403() {
+    let fake = fake();
+    let config = ClientConfig::for_base_url(&fake.base_url()).unwrap();
+    let application = ApiClient::new(config, tokens(&fake)).unwrap();
+    let key = create_key(&application, "ED25519");
+    let error = application
+        .with_signing_key(key)
+        .send(ApiRequest::get(PAYOUTS_PATH))
+        .unwrap_err();
+    assert_eq!(error.status(), Some(403), "{error:?}");
+    assert_eq!(error.error_id(), Some(1100), "{error:?}");
+    let answered = fake.answers_to(PAYOUTS_PATH);
+    assert_eq!(answered.last().map(|a| a.status), Some(403));
+    let body: Value = reqwest::blocking::Client::builder()
+        .no_proxy()
+        .build()
+        .unwrap()
+        .get(format!("{}{TRANSACTIONS_PATH}", fake.base_url()))
+        .bearer_auth(tokens(&fake).access_token().unwrap().secret())
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    assert_eq!(
+        body,
+        json!({"errors": [{"errorId": 1100, "domain": "ACCESS", "category": "REQUEST",
+            "message": "Access denied",
+            "longMessage": "Insufficient permissions to fulfill the request."}]})
+    );
+    // A seller who consented to sell.finances: the same signed call is answered.
+    let key = create_key(&client(&fake), "ED25519");
+    let seller = client(&fake).with_signing_key(key);
+    assert_eq!(
+        seller.send(ApiRequest::get(PAYOUTS_PATH)).unwrap().status(),
+        200
+    );
 }

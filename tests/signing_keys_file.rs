@@ -15,13 +15,14 @@ use fake_marketplace::signatures::{PAYOUTS_PATH, SIGNING_KEY_PATH};
 use marketplace_client::api::{ApiClient, ApiRequest, ClientConfig};
 use marketplace_client::signing::{SigningKeyFile, SigningKeyStoreError};
 use serde_json::Value;
-use support::{fake, tokens};
+use support::{fake, seller_tokens};
 
 fn client(fake: &FakeMarketplace) -> ApiClient {
     let config = ClientConfig::for_base_url(&fake.base_url())
         .expect("loopback base URL")
         .with_backoff(Duration::from_millis(1), Duration::from_millis(8));
-    ApiClient::new(config, tokens(fake)).expect("client")
+    // A seller's user token: getPayouts needs the scope sell.finances.
+    ApiClient::new(config, seller_tokens(fake)).expect("client")
 }
 
 fn creations(fake: &FakeMarketplace) -> usize {
@@ -396,7 +397,9 @@ fn eight_processes_sharing_the_file_create_one_key() {
 async fn the_async_front_creates_one_key_for_eight_tasks_and_signs_with_it() {
     use marketplace_client::aio::api::{ApiClient, ApiRequest, ClientConfig};
     let fake = FakeMarketplace::new();
-    let tokens = aio_tokens;
+    // A seller's user token: getPayouts needs the scope sell.finances.
+    let seller = support::aio_seller_tokens(&fake).await;
+    let tokens = |_: &FakeMarketplace| seller.clone();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("signing-keys.json");
     let config = ClientConfig::for_base_url(&fake.base_url())

@@ -486,7 +486,7 @@ fn run_flow(fake: &FakeMarketplace) -> Issued {
 
 #[test]
 fn the_whole_flow_traces_every_attempt_and_no_secret() {
-    let fake = FakeMarketplace::new();
+    let fake = oauth_support::strict_fake();
     let (issued, captured) = capture(|| run_flow(&fake));
     let mut secrets = secrets_seen_by(&fake);
     secrets.extend(issued.0);
@@ -644,7 +644,7 @@ fn the_whole_flow_traces_every_attempt_and_no_secret() {
 
 #[test]
 fn the_detector_catches_a_token_that_is_logged() {
-    let fake = FakeMarketplace::new();
+    let fake = oauth_support::strict_fake();
     let client = oauth_support::client(&fake);
     let (token, captured) = capture(|| {
         let token = client
@@ -693,7 +693,7 @@ fn the_detector_catches_a_token_that_is_logged() {
 
 #[test]
 fn snapshot_verbose_prints_the_spans_on_stderr_without_a_token() {
-    let fake = FakeMarketplace::new();
+    let fake = oauth_support::strict_fake();
     let dir = common::copy_of_snapshots();
     let output = common::clean_command(env!("CARGO_BIN_EXE_snapshot"))
         .args([
@@ -734,7 +734,7 @@ fn snapshot_verbose_prints_the_spans_on_stderr_without_a_token() {
 
 #[test]
 fn snapshot_without_verbose_prints_no_span() {
-    let fake = FakeMarketplace::new();
+    let fake = oauth_support::strict_fake();
     let dir = common::copy_of_snapshots();
     let output = common::clean_command(env!("CARGO_BIN_EXE_snapshot"))
         .args([
@@ -790,7 +790,7 @@ fn consent_takes_the_verbose_flag() {
 
 #[test]
 fn a_plain_fmt_subscriber_prints_one_line_per_answer_without_a_secret() {
-    let fake = FakeMarketplace::new();
+    let fake = oauth_support::strict_fake();
     let buffer = Arc::new(Mutex::new(Captured::default()));
     let writer = buffer.clone();
     // What a user of the library writes: no span events, only a filter.
@@ -852,7 +852,7 @@ async fn a_token_read_from_the_shared_cache_is_not_logged_as_requested() {
     use marketplace_client_postgres::{Keyring, TokenKey, blocking::TokenStore};
 
     let db = pg::TestDb::new().await;
-    let fake = FakeMarketplace::new();
+    let fake = oauth_support::strict_fake();
     let url = db.url();
     let (asking, reading, again) = tokio::task::block_in_place(|| {
         let store =

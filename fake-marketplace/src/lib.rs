@@ -4,7 +4,9 @@
 //! handle is dropped. It implements the OAuth 2.0 token endpoint
 //! (`POST /identity/v1/oauth2/token`, all three grants, with the service's error bodies) and
 //! the consent page (`GET /oauth2/authorize`, which grants at once and redirects with a code
-//! such as `v^1.1#i^1#p^3#r^1#…%+x`), records every request, and can be told to fail.
+//! in eBay's shape, such as `v^1.1#i^1#p^3#r^1#I^3#f^0#t^Ul41XzA6…=`), records every request,
+//! and can be told to fail. It reads queries and forms as eBay does, leniently, unless
+//! [`FakeConfig::strict_encoding`] asks it to check a client's encoding.
 //!
 //! ```
 //! use fake_marketplace::{FakeConfig, FakeMarketplace};
@@ -113,8 +115,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime};
 
 pub use http::{
-    Request, Response, base64_decode, encode_query, form_decode_strict, parse_form_strict,
-    parse_query, percent_encode, query_decode,
+    Request, Response, base64_decode, encode_query, form_decode_strict, parse_form,
+    parse_form_strict, parse_query, percent_encode, query_decode,
 };
 pub use notify::{AccountDeletionNotice, Delivery, FakeUser, NotificationSigner, Tamper};
 pub use oauth::{AUTHORIZE_PATH, CONSENT_ACCEPTED_PATH, TOKEN_PATH};
@@ -283,6 +285,16 @@ pub struct FakeConfig {
     /// and, for the token endpoint, the `grant_type`; never a secret, code or token. Default:
     /// off.
     pub log_requests: bool,
+    /// For tests of a client's own encoding (this repository's client tests turn it on):
+    /// the consent page's query and the token endpoint's form are decoded strictly (anything
+    /// but unreserved characters, `*`, `+` and `%XX` is a `400`: a `:` or `^` the client did
+    /// not encode is caught), and authorization codes and refresh tokens also carry the
+    /// characters clients tend to mangle (`%`, `+`, `/`, `:`). Default: off, as eBay reads a
+    /// query or a form leniently (`%XX` and `+` decoded, every other byte itself, as the
+    /// WHATWG form parser does) and issues codes and refresh tokens of `^`, `#`, letters,
+    /// digits and a trailing `=` only, so that a client which sends them raw (eBay's own
+    /// `ebay-oauth-nodejs-client`) works.
+    pub strict_encoding: bool,
 }
 
 impl Default for FakeConfig {
@@ -298,14 +310,28 @@ impl Default for FakeConfig {
                 "{base_url}/oauth/api_scope/metadata.insights".into(),
                 "https://api.ebay.com/oauth/api_scope".into(),
             ],
-            user_scopes: vec![
-                "{base_url}/oauth/api_scope".into(),
-                "{base_url}/oauth/api_scope/sell.inventory".into(),
-                "{base_url}/oauth/api_scope/sell.account".into(),
-                "{base_url}/oauth/api_scope/sell.fulfillment".into(),
+            // Every scope eBay documents for the APIs the fake serves (and the Inventory and
+            // Account APIs an application asks for beside them).
+            user_scopes: [
+                "",
+                "/sell.inventory",
+                "/sell.inventory.readonly",
+                "/sell.account",
+                "/sell.account.readonly",
+                // issueRefund (Fulfillment API).
+                "/sell.fulfillment",
+                "/sell.fulfillment.readonly",
+                // getTransactions, getPayouts (Finances API).
+                "/sell.finances",
                 // getUser's scope (the Identity API), which the consent command asks for.
-                "{base_url}/oauth/api_scope/commerce.identity.readonly".into(),
-            ],
+                "/commerce.identity.readonly",
+                // The Notification API's subscriptions.
+                "/commerce.notification.subscription",
+                "/commerce.notification.subscription.readonly",
+            ]
+            .iter()
+            .map(|suffix| format!("{{base_url}}/oauth/api_scope{suffix}"))
+            .collect(),
             access_token_ttl: Duration::from_secs(7200),
             refresh_token_ttl: Duration::from_secs(47_304_000),
             code_ttl: Duration::from_secs(299),
@@ -321,6 +347,7 @@ impl Default for FakeConfig {
             tree_routes: TreeRoutes::default(),
             expired_categories: Vec::new(),
             log_requests: false,
+            strict_encoding: false,
         }
     }
 }
@@ -552,6 +579,29 @@ impl FakeState {
                 }]}),
             )),
         }
+    }
+
+    /// [`check_bearer`](Self::check_bearer), then the token's scopes: one of them must be
+    /// `…/oauth/api_scope{suffix}` (`"/sell.finances"`; the fake's `{base_url}` form or eBay's
+    /// `https://api.ebay.com/…`). The error is the answer to send: 401 as `check_bearer`'s, or
+    /// eBay's insufficient-scope answer (403, errorId 1100, "Access denied", "Insufficient
+    /// permissions to fulfill the request.").
+    pub fn check_scope(&self, request: &Request, suffix: &str) -> Result<IssuedToken, Response> {
+        let token = self.check_bearer(request)?;
+        let wanted = format!("/oauth/api_scope{suffix}");
+        if token.scopes.iter().any(|s| s.ends_with(&wanted)) {
+            return Ok(token);
+        }
+        Err(Response::json(
+            403,
+            &serde_json::json!({"errors": [{
+                "errorId": 1100,
+                "domain": "ACCESS",
+                "category": "REQUEST",
+                "message": "Access denied",
+                "longMessage": "Insufficient permissions to fulfill the request.",
+            }]}),
+        ))
     }
 
     fn take_fault(&self, request: &Request) -> Option<Fault> {
@@ -912,6 +962,9 @@ fn serve(state: &FakeState, stream: TcpStream, stop: &AtomicBool) {
     // An idle kept-alive connection is closed after this long (reqwest's pool keeps idle
     // connections 90 s; a closed one is opened again).
     let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
+    // Every answer leaves at once (with the one write of `write_response`): no wait for the
+    // client's delayed ACK on a kept-alive connection.
+    let _ = stream.set_nodelay(true);
     let mut reader = std::io::BufReader::new(&stream);
     loop {
         if stop.load(Ordering::SeqCst) {

@@ -101,7 +101,16 @@ impl NotificationSigner {
             .verifying_key()
             .to_public_key_pem(LineEnding::LF)
             .expect("a P-256 public key encodes as a PEM");
-        let kid = format!("{:x}", Sha256::digest(pem.as_bytes()))[..32].to_owned();
+        // A UUID, as eBay's key ids are (version 4 and variant bits set, from the key's hash).
+        let hex = format!("{:x}", Sha256::digest(pem.as_bytes()));
+        let kid = format!(
+            "{}-{}-4{}-a{}-{}",
+            &hex[..8],
+            &hex[8..12],
+            &hex[13..16],
+            &hex[17..20],
+            &hex[20..32]
+        );
         Self {
             kid,
             key,
@@ -125,13 +134,22 @@ impl NotificationSigner {
             .key
             .sign_prehash(&Sha1::digest(body))
             .expect("a SHA-1 digest is a valid prehash for P-256");
-        let json = serde_json::json!({
-            "alg": "ecdsa",
-            "kid": self.kid,
-            "signature": base64_encode(signature.to_der().as_bytes()),
-            "digest": "SHA1",
-        });
-        base64_encode(json.to_string().as_bytes())
+        // eBay's key order (`serde_json::json!` sorts the keys).
+        #[derive(serde::Serialize)]
+        struct Header<'a> {
+            alg: &'a str,
+            kid: &'a str,
+            signature: String,
+            digest: &'a str,
+        }
+        let json = serde_json::to_string(&Header {
+            alg: "ecdsa",
+            kid: &self.kid,
+            signature: base64_encode(signature.to_der().as_bytes()),
+            digest: "SHA1",
+        })
+        .unwrap_or_default();
+        base64_encode(json.as_bytes())
     }
 
     /// `POST`s `notice` to `endpoint` (an `http://` URL) with its `X-EBAY-SIGNATURE`, as eBay
@@ -315,27 +333,56 @@ impl AccountDeletionNotice {
         }
     }
 
-    /// The body as eBay sends it (compact JSON).
+    /// The body as eBay sends it (compact JSON, its keys in eBay's order).
     pub fn body(&self) -> String {
-        serde_json::json!({
-            "metadata": {
-                "topic": "MARKETPLACE_ACCOUNT_DELETION",
-                "schemaVersion": "1.0",
-                "deprecated": false,
+        #[derive(serde::Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Body<'a> {
+            metadata: Metadata,
+            notification: Notification<'a>,
+        }
+        #[derive(serde::Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Metadata {
+            topic: &'static str,
+            schema_version: &'static str,
+            deprecated: bool,
+        }
+        #[derive(serde::Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Notification<'a> {
+            notification_id: &'a str,
+            event_date: &'a str,
+            publish_date: &'a str,
+            publish_attempt_count: u32,
+            data: Data<'a>,
+        }
+        #[derive(serde::Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Data<'a> {
+            username: &'a str,
+            user_id: &'a str,
+            eias_token: &'a str,
+        }
+        serde_json::to_string(&Body {
+            metadata: Metadata {
+                topic: "MARKETPLACE_ACCOUNT_DELETION",
+                schema_version: "1.0",
+                deprecated: false,
             },
-            "notification": {
-                "notificationId": self.notification_id,
-                "eventDate": "2026-01-02T03:04:05.678Z",
-                "publishDate": "2026-01-02T03:04:06.789Z",
-                "publishAttemptCount": self.attempt,
-                "data": {
-                    "username": self.username,
-                    "userId": self.user_id,
-                    "eiasToken": self.eias_token,
+            notification: Notification {
+                notification_id: &self.notification_id,
+                event_date: "2026-01-02T03:04:05.678Z",
+                publish_date: "2026-01-02T03:04:06.789Z",
+                publish_attempt_count: self.attempt,
+                data: Data {
+                    username: &self.username,
+                    user_id: &self.user_id,
+                    eias_token: &self.eias_token,
                 },
             },
         })
-        .to_string()
+        .unwrap_or_default()
     }
 }
 
@@ -577,6 +624,67 @@ fn dechunk(mut data: &[u8]) -> io::Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The keys of every JSON object in `text`, in the order written (a key is a string
+    /// followed by `:`; the values here hold no `":`).
+    fn keys_in_order(text: &str) -> Vec<String> {
+        let mut keys = Vec::new();
+        let mut rest = text;
+        while let Some(start) = rest.find('"') {
+            let after = &rest[start + 1..];
+            let Some(end) = after.find('"') else { break };
+            let word = &after[..end];
+            rest = &after[end + 1..];
+            if rest.starts_with(':') {
+                keys.push(word.to_owned());
+            }
+        }
+        keys
+    }
+
+    /// eBay's order (its notification SDK's fixtures): `metadata{topic, schemaVersion,
+    /// deprecated}`, `notification{notificationId, eventDate, publishDate, publishAttemptCount,
+    /// data{username, userId, eiasToken}}`, and the signature header `{alg, kid, signature,
+    /// digest}` with a UUID as `kid`.
+    #[test]
+    fn the_notification_and_its_signature_header_keep_ebays_key_order() {
+        let user = FakeUser::default();
+        let body =
+            AccountDeletionNotice::with_id("49ef0a8b-cf64-4b1b-b0e9-d2d5a8a1b1e5", &user).body();
+        assert_eq!(
+            keys_in_order(&body),
+            [
+                "metadata",
+                "topic",
+                "schemaVersion",
+                "deprecated",
+                "notification",
+                "notificationId",
+                "eventDate",
+                "publishDate",
+                "publishAttemptCount",
+                "data",
+                "username",
+                "userId",
+                "eiasToken"
+            ]
+        );
+        let signer = NotificationSigner::of_fake("http://127.0.0.1:8931");
+        let header = crate::base64_decode(&signer.signature_header(body.as_bytes())).unwrap();
+        let header = String::from_utf8(header).unwrap();
+        assert_eq!(
+            keys_in_order(&header),
+            ["alg", "kid", "signature", "digest"]
+        );
+        let kid = signer.kid();
+        let groups: Vec<usize> = kid.split('-').map(str::len).collect();
+        assert_eq!(groups, [8, 4, 4, 4, 12], "{kid}");
+        assert!(
+            kid.chars()
+                .all(|c| c == '-' || c.is_ascii_digit() || ('a'..='f').contains(&c)),
+            "{kid}"
+        );
+    }
 
     #[test]
     fn base64_encode_known_values() {

@@ -4,7 +4,9 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::http::{Request, Response, base64_decode, encode_query, parse_form_strict};
+use crate::http::{
+    Request, Response, base64_decode, encode_query, parse_form, parse_form_strict, parse_query,
+};
 use crate::{CodeGrant, ConsentBehavior, FakeState, IssuedToken, RefreshGrant, Route, lock};
 
 /// The token endpoint.
@@ -48,6 +50,24 @@ fn random_part(state: &FakeState) -> String {
     x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
     x ^= x >> 27;
     format!("{x:016x}")
+}
+
+/// A token in eBay's documented shape (`v^1.1#i^1#p^3#r^1#I^3#f^0#t^…=`): `^`, `#`, letters,
+/// digits and a trailing `=`, nothing a form or a query changes but `^` and `#`, which a
+/// client that sends it raw still gets through (a lenient reader takes them as they are). With
+/// [`strict_encoding`](crate::FakeConfig::strict_encoding), `extra` (the characters clients
+/// tend to mangle) is put before the padding.
+fn ebay_shaped(state: &FakeState, head: &str, payload: &str, extra: &str) -> String {
+    let extra = if state.config().strict_encoding {
+        extra
+    } else {
+        ""
+    };
+    format!(
+        "{head}t^{payload}{}{}{extra}=",
+        state.next_id(),
+        random_part(state).to_ascii_uppercase()
+    )
 }
 
 fn expires(state: &FakeState, d: Duration) -> serde_json::Value {
@@ -96,9 +116,13 @@ fn token(request: &Request, state: &FakeState) -> Response {
     }) {
         return invalid_request("Content-Type must be application/x-www-form-urlencoded");
     }
-    let form = match request.form() {
-        Ok(f) => f,
-        Err(e) => return invalid_request(&format!("request body is not form-encoded: {e}")),
+    let form = if state.config().strict_encoding {
+        match request.form() {
+            Ok(f) => f,
+            Err(e) => return invalid_request(&format!("request body is not form-encoded: {e}")),
+        }
+    } else {
+        parse_form(&request.body)
     };
     let mut fields = std::collections::HashMap::new();
     for (k, v) in form {
@@ -143,12 +167,12 @@ fn scopes_of(scope: &str) -> Vec<String> {
 
 fn issue_access(state: &FakeState, token_type: &str, scopes: Vec<String>) -> (String, Duration) {
     let ttl = state.config().access_token_ttl;
-    let token = format!(
-        "v^1.1#i^1#f^0#p^{}#I^3#r^0#t^H4sIAAAAAAAA/{}{}==",
-        if token_type.starts_with("User") { 3 } else { 1 },
-        state.next_id(),
-        random_part(state)
-    );
+    let head = if token_type.starts_with("User") {
+        "v^1.1#i^1#f^0#p^3#I^3#r^0#"
+    } else {
+        "v^1.1#i^1#f^0#p^1#I^3#r^0#"
+    };
+    let token = ebay_shaped(state, head, "H4sIAAAAAAAA", "");
     lock(&state.grants).access.insert(
         token.clone(),
         IssuedToken {
@@ -162,11 +186,7 @@ fn issue_access(state: &FakeState, token_type: &str, scopes: Vec<String>) -> (St
 
 fn issue_refresh(state: &FakeState, scopes: Vec<String>) -> (String, Duration) {
     let ttl = state.config().refresh_token_ttl;
-    let token = format!(
-        "v^1.1#i^1#p^3#I^3#r^1#f^0#t^Ul4xMF8{}:{}+rt/==",
-        state.next_id(),
-        random_part(state)
-    );
+    let token = ebay_shaped(state, "v^1.1#i^1#p^3#I^3#r^1#f^0#", "Ul4xMF8y", ":+rt/=");
     lock(&state.grants).refresh.insert(
         token.clone(),
         RefreshGrant {
@@ -287,10 +307,16 @@ fn refresh_token(state: &FakeState, refresh: Option<&str>, scope: Option<&str>) 
 }
 
 fn authorize(request: &Request, state: &FakeState) -> Response {
-    // Strict: a consent URL the client did not encode fully is caught here.
-    let pairs = match parse_form_strict(request.query.as_deref().unwrap_or("").as_bytes()) {
-        Ok(p) => p,
-        Err(e) => return Response::text(400, format!("malformed query: {e}")),
+    // Read as eBay reads it (`scope=https://…%20https://…` as eBay's OAuth client sends it);
+    // strictly with `strict_encoding`: a consent URL the client did not encode fully is caught.
+    let query = request.query.as_deref().unwrap_or("");
+    let pairs = if state.config().strict_encoding {
+        match parse_form_strict(query.as_bytes()) {
+            Ok(p) => p,
+            Err(e) => return Response::text(400, format!("malformed query: {e}")),
+        }
+    } else {
+        parse_query(query)
     };
     let get = |k: &str| {
         pairs
@@ -341,12 +367,8 @@ fn authorize(request: &Request, state: &FakeState) -> Response {
         ]);
         return Response::redirect(format!("{target}{separator}{q}"));
     }
-    // A code with the characters clients tend to mangle: ^ # % +
-    let code = format!(
-        "v^1.1#i^1#p^3#r^1#I^3#f^0#t^Ul41XzA6{}{}%+x/==",
-        state.next_id(),
-        random_part(state)
-    );
+    // eBay's shape (`^`, `#`); with `strict_encoding` also `%`, `+` and `/`.
+    let code = ebay_shaped(state, "v^1.1#i^1#p^3#r^1#I^3#f^0#", "Ul41XzA6", "%+x/=");
     lock(&state.grants).codes.insert(
         code.clone(),
         CodeGrant {

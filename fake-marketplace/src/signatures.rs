@@ -7,8 +7,9 @@
 //! `{"signingKeyCipher": "ED25519" | "RSA"}`), getSigningKey
 //! (`GET /developer/key_management/v1/signing_key/{signing_key_id}`) and getSigningKeys
 //! (`GET /developer/key_management/v1/signing_key`), with any token the fake issued. As on eBay,
-//! only createSigningKey's answer holds the `privateKey` (base64 PKCS#8 DER; RSA keys are 2048
-//! bits); every key expires three years after its creation. A cipher other than `ED25519` or
+//! only createSigningKey's answer holds the `privateKey` (base64 PKCS#8 DER: Ed25519 keys in the
+//! 48-byte v1 form eBay publishes, which OpenSSL and Python's `cryptography` load; RSA keys are
+//! 2048 bits); every key expires three years after its creation. A cipher other than `ED25519` or
 //! `RSA` is refused (400, errorId 210001), an unknown id is not found (404, 210002), as eBay's
 //! description of the API documents them.
 //!
@@ -24,7 +25,10 @@
 //!
 //! The Finances API's `GET /sell/finances/v1/transaction` and `GET /sell/finances/v1/payout`
 //! and Fulfillment's `POST /sell/fulfillment/v1/order/{orderId}/issue_refund` are served
-//! (empty lists; a `PENDING` refund) behind the bearer token and
+//! (empty lists; a `PENDING` refund) behind a user token with the API's scope
+//! (`https://api.ebay.com/oauth/api_scope/sell.finances` for the Finances API,
+//! `…/sell.fulfillment` for issueRefund; without it, eBay's 403, errorId 1100, see
+//! [`FakeState::check_scope`](crate::FakeState::check_scope)) and
 //! [`FakeState::check_signature`](crate::FakeState::check_signature), which a test's own route
 //! can call too. It verifies as eBay's verifier does, written here independently of the
 //! client: `Signature-Input` must be
@@ -62,6 +66,12 @@ pub const TRANSACTIONS_PATH: &str = "/sell/finances/v1/transaction";
 pub const PAYOUTS_PATH: &str = "/sell/finances/v1/payout";
 /// issueRefund's path pattern (Fulfillment API).
 pub const ISSUE_REFUND_PATH: &str = "/sell/fulfillment/v1/order/{orderId}/issue_refund";
+
+/// The scope of the Finances API's getTransactions and getPayouts (the suffix of
+/// `https://api.ebay.com/oauth/api_scope/sell.finances`).
+pub const FINANCES_SCOPE: &str = "/sell.finances";
+/// The scope of the Fulfillment API's issueRefund.
+pub const FULFILLMENT_SCOPE: &str = "/sell.fulfillment";
 
 /// A key's lifetime (eBay: three years after its creation).
 const KEY_LIFETIME: Duration = Duration::from_secs(3 * 365 * 24 * 3600);
@@ -107,19 +117,19 @@ pub(crate) fn routes() -> Vec<Route> {
             get_signing_key,
         ),
         Route::new("GET", TRANSACTIONS_PATH, |req, state| {
-            signed(req, state, || {
+            signed(req, state, FINANCES_SCOPE, || {
                 serde_json::json!({"href": req.path, "limit": 20, "offset": 0, "total": 0,
                     "transactions": []})
             })
         }),
         Route::new("GET", PAYOUTS_PATH, |req, state| {
-            signed(req, state, || {
+            signed(req, state, FINANCES_SCOPE, || {
                 serde_json::json!({"href": req.path, "limit": 20, "offset": 0, "total": 0,
                     "payouts": []})
             })
         }),
         Route::new("POST", ISSUE_REFUND_PATH, |req, state| {
-            signed(req, state, || {
+            signed(req, state, FULFILLMENT_SCOPE, || {
                 serde_json::json!({"refundId": format!("500{:07}", state.next_id()),
                     "refundStatus": "PENDING"})
             })
@@ -127,9 +137,15 @@ pub(crate) fn routes() -> Vec<Route> {
     ]
 }
 
-/// A route that needs the bearer token and a valid signature, then answers 200 with `body`.
-fn signed(req: &Request, state: &FakeState, body: impl FnOnce() -> serde_json::Value) -> Response {
-    if let Err(refused) = state.check_bearer(req) {
+/// A route that needs a user token with the scope `…/oauth/api_scope{scope}` and a valid
+/// signature, then answers 200 with `body`.
+fn signed(
+    req: &Request,
+    state: &FakeState,
+    scope: &str,
+    body: impl FnOnce() -> serde_json::Value,
+) -> Response {
+    if let Err(refused) = state.check_scope(req, scope) {
         return refused;
     }
     match state.check_signature(req) {
@@ -239,8 +255,11 @@ fn generate(cipher: &str) -> Option<(Vec<u8>, Vec<u8>)> {
         let spki = key.public_key().as_der().ok()?;
         Some((pkcs8.as_ref().to_vec(), spki.as_ref().to_vec()))
     } else {
-        let pkcs8 = Ed25519KeyPair::generate_pkcs8(&aws_lc_rs::rand::SystemRandom::new()).ok()?;
-        let key = Ed25519KeyPair::from_pkcs8(pkcs8.as_ref()).ok()?;
+        // RFC 8410's PKCS#8 v1 (48 bytes, `MC4CAQAw…`), the form of every Ed25519 key eBay
+        // publishes; the v2 form (RFC 5958, the public key appended) is refused by OpenSSL 3.0
+        // and Python's `cryptography`.
+        let key = Ed25519KeyPair::generate().ok()?;
+        let pkcs8 = key.to_pkcs8v1().ok()?;
         let spki = key.public_key().as_der().ok()?;
         Some((pkcs8.as_ref().to_vec(), spki.as_ref().to_vec()))
     }
@@ -467,5 +486,10 @@ mod tests {
             let (_, spki) = generate(cipher).unwrap();
             assert_eq!(cipher_of(&spki), Some(cipher));
         }
+        let (pkcs8, _) = generate("ED25519").unwrap();
+        assert_eq!(
+            (pkcs8.len(), &pkcs8[..5]),
+            (48, &[0x30, 0x2E, 0x02, 0x01, 0x00][..])
+        );
     }
 }

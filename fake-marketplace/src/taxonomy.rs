@@ -741,7 +741,20 @@ fn site_tree(state: &FakeState, site: Marketplace) -> Result<Arc<CategoryTree>, 
     state.taxonomy.tree(site).map_err(|e| unavailable(site, &e))
 }
 
+/// An ancestor's link: its getCategorySubtree URL, or for the root, which getCategorySubtree
+/// refuses (62008, "Please use {categoryTreeHref} to retrieve the entire tree"), the tree's
+/// getCategoryTree URL in a form the fake answers, so that every ancestor link answers.
 fn subtree_href(state: &FakeState, tree_id: u32, category_id: u32) -> String {
+    if category_id == ROOT_ID {
+        return if lock(&state.taxonomy.routes).path() {
+            format!("{}{}", state.base_url(), tree_path(tree_id))
+        } else {
+            format!(
+                "{}/commerce/taxonomy/v1/category_tree/get?category_tree_id={tree_id}",
+                state.base_url()
+            )
+        };
+    }
     format!(
         "{}{}?category_id={category_id}",
         state.base_url(),

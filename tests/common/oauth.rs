@@ -9,6 +9,21 @@ use marketplace_client::oauth::{ConsentRequest, Endpoints, OAuthClient, OAuthCon
 /// The RuName the tests use as redirect_uri.
 pub const RU_NAME: &str = "Fake_Company-FakeApp-PRD-abcdefghi";
 
+/// The fake's configuration for tests of our client's encoding: strict (see
+/// `FakeConfig::strict_encoding`): a parameter the client did not encode is a `400`, and codes
+/// and refresh tokens carry `%`, `+`, `/` and `:` besides eBay's `^` and `#`.
+pub fn strict_config() -> fake_marketplace::FakeConfig {
+    fake_marketplace::FakeConfig {
+        strict_encoding: true,
+        ..fake_marketplace::FakeConfig::default()
+    }
+}
+
+/// A fake started with [`strict_config`].
+pub fn strict_fake() -> FakeMarketplace {
+    FakeMarketplace::start(strict_config()).expect("the fake marketplace binds a loopback port")
+}
+
 /// The fake's endpoints.
 pub fn endpoints(fake: &FakeMarketplace) -> Endpoints {
     Endpoints::custom(&fake.base_url(), &fake.auth_url()).expect("loopback endpoints")

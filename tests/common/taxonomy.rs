@@ -81,3 +81,78 @@ pub fn small_tree(site: Marketplace) -> CategoryTree {
         ],
     }
 }
+
+/// The scopes a seller consents to for the signed calls the fake serves: the Key Management
+/// API (`api_scope`), the Finances API (`sell.finances`) and issueRefund (`sell.fulfillment`),
+/// as suffixes of `{base_url}/oauth/api_scope`.
+pub const SELLER_SCOPES: [&str; 3] = ["", "/sell.finances", "/sell.fulfillment"];
+
+/// Where the fake's consent page at `url` redirects: its `Location` (raw HTTP over loopback,
+/// so that it runs anywhere, an async test's blocking task included).
+pub fn consent_location(url: &str) -> String {
+    use std::io::{Read as _, Write as _};
+    let rest = url.strip_prefix("http://").expect("an http:// URL");
+    let (host, target) = rest.split_at(rest.find('/').expect("a path"));
+    let mut stream = std::net::TcpStream::connect(host).expect("the fake");
+    write!(
+        stream,
+        "GET {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    answer
+        .lines()
+        .find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.eq_ignore_ascii_case("location")
+                .then(|| v.trim().to_owned())
+        })
+        .unwrap_or_else(|| panic!("the consent page did not redirect: {answer}"))
+}
+
+/// The fake's OAuth settings with a RuName, for consent.
+pub fn seller_config(fake: &FakeMarketplace) -> OAuthConfig {
+    let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url()).expect("endpoints");
+    OAuthConfig::new(endpoints)
+        .with_credentials(fake.client_id(), fake.client_secret())
+        .with_redirect_uri("Fake_Company-FakeApp-PRD-abcdefghi")
+}
+
+/// A seller's user tokens: consent to [`SELLER_SCOPES`] on the fake's consent page, the code
+/// exchanged, refreshed by a `UserTokenProvider` (what the Finances API and issueRefund take).
+pub fn seller_tokens(fake: &FakeMarketplace) -> Arc<dyn AccessTokenSource> {
+    use marketplace_client::oauth::{MemoryStore, ScopeSet, UserTokenProvider};
+    let client = Arc::new(OAuthClient::from_config(&seller_config(fake)).expect("oauth client"));
+    let scopes = ScopeSet::new(SELLER_SCOPES.iter().map(|s| fake.scope(s)));
+    let request = client.consent_request(&scopes).expect("a consent request");
+    let code = request
+        .complete(&consent_location(request.url().as_str()))
+        .expect("consent granted");
+    let provider = UserTokenProvider::new(client, Arc::new(MemoryStore::new()), "seller-1");
+    provider
+        .exchange_code(&code, request.scopes())
+        .expect("the code exchanged");
+    Arc::new(provider)
+}
+
+/// [`seller_tokens`] for the async front.
+pub async fn aio_seller_tokens(
+    fake: &FakeMarketplace,
+) -> Arc<dyn marketplace_client::aio::oauth::AccessTokenSource> {
+    use marketplace_client::aio::oauth::{MemoryStore, OAuthClient, ScopeSet, UserTokenProvider};
+    let client = Arc::new(OAuthClient::from_config(&seller_config(fake)).expect("oauth client"));
+    let scopes = ScopeSet::new(SELLER_SCOPES.iter().map(|s| fake.scope(s)));
+    let request = client.consent_request(&scopes).expect("a consent request");
+    let url = request.url().to_string();
+    let location = tokio::task::spawn_blocking(move || consent_location(&url))
+        .await
+        .unwrap();
+    let code = request.complete(&location).expect("consent granted");
+    let provider = UserTokenProvider::new(client, Arc::new(MemoryStore::new()), "seller-1");
+    provider
+        .exchange_code(&code, request.scopes())
+        .await
+        .expect("the code exchanged");
+    Arc::new(provider)
+}

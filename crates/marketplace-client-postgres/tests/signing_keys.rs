@@ -10,7 +10,7 @@ use fake_marketplace::FakeMarketplace;
 use fake_marketplace::signatures::{PAYOUTS_PATH, SIGNING_KEY_PATH};
 use marketplace_client::aio::api::{ApiClient, ApiRequest, ClientConfig};
 use marketplace_client::aio::oauth::{
-    ApplicationTokenProvider, Endpoints, OAuthClient, OAuthConfig,
+    Endpoints, MemoryStore, OAuthClient, OAuthConfig, ScopeSet, UserTokenProvider,
 };
 use marketplace_client_postgres::{Keyring, PgSigningKeys, TokenKey, key_census, migrate, rekey};
 use sqlx::postgres::PgPoolOptions;
@@ -28,17 +28,39 @@ fn ring() -> Keyring {
     Keyring::new(TokenKey::from_bytes([9; 32]))
 }
 
-fn api(fake: &FakeMarketplace) -> ApiClient {
+/// An API client with a seller's user token: consent to `api_scope` (Key Management),
+/// `sell.finances` (getPayouts) and `sell.fulfillment` on the fake's consent page (the test
+/// plays the seller's browser), the code exchanged.
+async fn api(fake: &FakeMarketplace) -> ApiClient {
     let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url()).unwrap();
-    let oauth = OAuthClient::from_config(
-        &OAuthConfig::new(endpoints).with_credentials(fake.client_id(), fake.client_secret()),
-    )
-    .unwrap();
-    let tokens = Arc::new(ApplicationTokenProvider::new(oauth));
+    let oauth = Arc::new(
+        OAuthClient::from_config(
+            &OAuthConfig::new(endpoints)
+                .with_credentials(fake.client_id(), fake.client_secret())
+                .with_redirect_uri("Fake_Company-FakeApp-PRD-abcdefghi"),
+        )
+        .unwrap(),
+    );
+    let scopes = ScopeSet::new(
+        ["", "/sell.finances", "/sell.fulfillment"]
+            .iter()
+            .map(|s| fake.scope(s)),
+    );
+    let request = oauth.consent_request(&scopes).unwrap();
+    let browser = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .build()
+        .unwrap();
+    let answer = browser.get(request.url().as_str()).send().await.unwrap();
+    let landed = answer.headers()["location"].to_str().unwrap().to_owned();
+    let code = request.complete(&landed).unwrap();
+    let tokens = UserTokenProvider::new(oauth, Arc::new(MemoryStore::new()), "seller-1");
+    tokens.exchange_code(&code, request.scopes()).await.unwrap();
     let config = ClientConfig::for_base_url(&fake.base_url())
         .unwrap()
         .with_backoff(Duration::from_millis(1), Duration::from_millis(8));
-    ApiClient::new(config, tokens).unwrap()
+    ApiClient::new(config, Arc::new(tokens)).unwrap()
 }
 
 fn creations(fake: &FakeMarketplace) -> usize {
@@ -63,7 +85,7 @@ async fn eight_processes_with_no_key_create_exactly_one_and_sign_with_it() {
             .await
             .expect("connect");
         let keys = keys_of(pool, ring());
-        let api = api(&fake);
+        let api = api(&fake).await;
         let start = start.clone();
         finders.push(tokio::spawn(async move {
             start.wait().await;
@@ -91,7 +113,7 @@ async fn eight_processes_with_no_key_create_exactly_one_and_sign_with_it() {
     assert_eq!(listed[0].cipher, "ED25519");
     assert!(listed[0].expires > listed[0].created);
     // Found again: no new key.
-    keys.signing_key(&api(&fake)).await.unwrap();
+    keys.signing_key(&api(&fake).await).await.unwrap();
     assert_eq!(creations(&fake), 1);
 }
 
@@ -100,7 +122,7 @@ async fn the_private_key_is_in_no_plaintext_column() {
     let fake = FakeMarketplace::new();
     let db = TestDb::new().await;
     migrate(&db.pool).await.expect("migrate");
-    let api = api(&fake);
+    let api = api(&fake).await;
     let created = api.create_signing_key("ED25519").await.unwrap();
     let keys = keys_of(db.pool.clone(), ring());
     keys.save(&created).await.unwrap();
@@ -144,7 +166,7 @@ async fn a_key_within_thirty_days_of_its_expiry_is_replaced_and_kept_until_it_ex
     let fake = FakeMarketplace::new();
     let db = TestDb::new().await;
     migrate(&db.pool).await.expect("migrate");
-    let api = api(&fake);
+    let api = api(&fake).await;
     let keys = keys_of(db.pool.clone(), ring());
     let first = keys.signing_key(&api).await.unwrap().jwe().to_owned();
     let expire_in = |days: i32| {
@@ -186,7 +208,7 @@ async fn a_key_due_for_renewal_signs_while_its_replacement_cannot_be_created() {
     let fake = FakeMarketplace::new();
     let db = TestDb::new().await;
     migrate(&db.pool).await.expect("migrate");
-    let api = api(&fake);
+    let api = api(&fake).await;
     let keys = keys_of(db.pool.clone(), ring());
     let first = keys.signing_key(&api).await.unwrap().jwe().to_owned();
     sqlx::query("UPDATE marketplace_signing_keys SET expires_at = now() + interval '10 days'")
@@ -227,7 +249,7 @@ async fn a_token_key_rotation_re_encrypts_the_signing_keys() {
     let fake = FakeMarketplace::new();
     let db = TestDb::new().await;
     migrate(&db.pool).await.expect("migrate");
-    let api = api(&fake);
+    let api = api(&fake).await;
     let old = keys_of(db.pool.clone(), ring());
     let jwe = old.signing_key(&api).await.unwrap().jwe().to_owned();
     let rotating = Keyring::with_previous(

@@ -483,6 +483,22 @@ mod tests {
         assert_eq!(oid_text(OID_ED25519), "1.3.101.112");
     }
 
+    /// Both PKCS#8 forms of an Ed25519 key load: v1 (RFC 8410, 48 bytes: eBay's published
+    /// keys, the fake's createSigningKey, `openssl genpkey`) and v2 (RFC 5958, the public key
+    /// appended, 83 bytes), and sign alike.
+    #[test]
+    fn ed25519_keys_load_in_pkcs8_v1_and_v2() {
+        let v2 = Ed25519KeyPair::generate_pkcs8(&aws_lc_rs::rand::SystemRandom::new()).unwrap();
+        let v1 = Ed25519KeyPair::from_pkcs8(v2.as_ref())
+            .unwrap()
+            .to_pkcs8v1()
+            .unwrap();
+        assert_eq!((v1.as_ref().len(), v2.as_ref().len()), (48, 83));
+        let a = PrivateKey::from_pkcs8(v1.as_ref()).unwrap();
+        let b = PrivateKey::from_pkcs8(v2.as_ref()).unwrap();
+        assert_eq!(a.sign(b"base").unwrap(), b.sign(b"base").unwrap());
+    }
+
     #[test]
     fn bad_der_is_refused_without_panicking() {
         for der in [
