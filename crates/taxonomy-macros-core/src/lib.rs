@@ -360,6 +360,20 @@ mod tests {
     }
 
     #[test]
+    fn a_near_miss_path_suggests_the_leaf_under_the_deepest_match() {
+        let message = resolve(
+            Site::Gb,
+            "Computers/Tablets & Networking > Computer Components & Parts > Graphics Cards",
+        )
+        .unwrap_err();
+        assert!(
+            message.contains("Did you mean:\n  \"Computers/Tablets & Networking > Computer Components & Parts > Graphics/Video Cards\" (27386)\n"),
+            "{message}"
+        );
+        assert!(!message.contains(REFRESH_HINT), "{message}");
+    }
+
+    #[test]
     fn malformed_and_empty_literals_say_what_is_expected() {
         assert!(
             resolve(Site::Us, "")
