@@ -319,16 +319,19 @@ fn the_site_filter_leaves_sites_out_and_refuses_unknown_ones() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // A filter naming no known site fails the build with what is accepted.
+    // A filter naming no known site fails the build with the site it meant and what is
+    // accepted.
     let bad = [
         ("TAXONOMY_OFFLINE", "1"),
-        ("TAXONOMY_SITES", "EBAY_US,EBAY_XX"),
+        ("TAXONOMY_SITES", "EBAY_US,EBAY_UK"),
     ];
     let out = cargo_build(probe.path(), &fake.base_url(), &fake, &bad, &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
     assert!(
-        stderr.contains("\"EBAY_XX\" is not a known site. Accepted:"),
+        stderr.contains(
+            "\"EBAY_UK\" is not a marketplace; did you mean EBAY_GB (United Kingdom)? A site is"
+        ),
         "{stderr}"
     );
     assert!(

@@ -417,7 +417,7 @@ fn unknown_marketplaces_and_missing_trees_get_ebays_errors_and_refresh_says_so()
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{stderr}");
     assert!(
-        stderr.contains("--sites: \"EBAY_XX\" is not a marketplace this tool knows"),
+        stderr.contains("--sites \"EBAY_XX\" is not a marketplace. A site is"),
         "{stderr}"
     );
     assert!(stderr.contains("EBAY_IT"), "{stderr}");

@@ -964,3 +964,87 @@ fn a_rescued_token_is_imported_into_the_fixed_store() {
     );
     assert_eq!(stored_refresh_token(&store), refresh);
 }
+
+/// Each command's `--help` lists the flags that command uses: `--account` (the stored token's
+/// account) for authorize, status, token and forget; `--redirect-uri` for authorize; neither
+/// for the signing key, list, import or rekey. Both still go before the command's name or
+/// after it.
+#[test]
+fn each_commands_help_lists_only_the_flags_it_uses() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let help = |args: &[&str]| {
+        let output = consent(&fake, home.path(), RU_NAME)
+            .args(args)
+            .arg("--help")
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{args:?}: {}",
+            text(&output.stderr)
+        );
+        text(&output.stdout)
+    };
+    for command in [
+        &["signing-key"][..],
+        &["signing-key", "create"],
+        &["signing-key", "show"],
+        &["list"],
+        &["rekey"],
+        &["import"],
+    ] {
+        let shown = help(command);
+        assert!(
+            !shown.contains("--account") && !shown.contains("--redirect-uri"),
+            "consent {command:?} --help lists flags it does not use: {shown}"
+        );
+    }
+    for command in [&["status"][..], &["token"], &["forget"]] {
+        let shown = help(command);
+        assert!(shown.contains("--account"), "{command:?}: {shown}");
+        assert!(!shown.contains("--redirect-uri"), "{command:?}: {shown}");
+    }
+    for command in [&[][..], &["authorize"]] {
+        let shown = help(command);
+        assert!(
+            shown.contains("--account") && shown.contains("--redirect-uri"),
+            "{command:?}: {shown}"
+        );
+    }
+
+    // A flag given to a command it does not apply to is refused, naming it.
+    let store = home.path().join("tokens.json");
+    let output = consent(&fake, home.path(), RU_NAME)
+        .args([
+            "--store",
+            store.to_str().unwrap(),
+            "--account",
+            "shop-1",
+            "list",
+        ])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(
+        text(&output.stderr).contains("--account does not apply to `consent list`"),
+        "{}",
+        text(&output.stderr)
+    );
+    // Before the command's name or after it, as before.
+    for args in [
+        &["--account", "shop-1", "forget"][..],
+        &["forget", "--account", "shop-1"],
+    ] {
+        let output = consent(&fake, home.path(), RU_NAME)
+            .args(["--store", store.to_str().unwrap()])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            text(&output.stderr).contains("shop-1"),
+            "{args:?}: {}",
+            text(&output.stderr)
+        );
+    }
+}

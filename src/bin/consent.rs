@@ -125,32 +125,57 @@ mod live {
         /// Consent host (with --base-url; overrides MARKETPLACE_AUTH_URL).
         #[arg(long, global = true)]
         auth_url: Option<String>,
-        /// Redirect URI: the RuName, or a loopback URL to catch the redirect here.
-        #[arg(long, global = true)]
-        redirect_uri: Option<String>,
+        /// The flags of the token's account and of the consent's redirect, for the default
+        /// command and before a command's name (`consent --account A status`).
+        #[command(flatten)]
+        session: SessionArgs,
         /// The refresh-token store: a file, or a postgres:// URL (the store a fleet shares,
         /// encrypted under MARKETPLACE_TOKEN_KEY). Default: MARKETPLACE_TOKEN_STORE, else
         /// ~/.config/marketplace-toolkit/refresh-tokens.json.
         #[arg(long, visible_alias = "token-store", global = true)]
         store: Option<String>,
-        /// The account name the token is stored under.
-        #[arg(long, global = true, default_value = "default")]
-        account: String,
         /// Show the HTTP attempts and token events on standard error (-vv: more).
         #[arg(short, long, global = true, action = clap::ArgAction::Count, long_help = super::verbosity::VERBOSE_HELP)]
         verbose: u8,
     }
 
+    /// `--account` and `--redirect-uri`: flags of the commands that use them only (so that
+    /// `signing-key --help` does not list them), also taken before the command's name, where
+    /// the top level takes them for the default command.
+    #[derive(clap::Args, Default)]
+    struct SessionArgs {
+        /// The account name the token is stored under (default: `default`).
+        #[arg(long)]
+        account: Option<String>,
+        /// Redirect URI: the RuName, or a loopback URL to catch the redirect here (overrides
+        /// MARKETPLACE_REDIRECT_URI).
+        #[arg(long)]
+        redirect_uri: Option<String>,
+    }
+
+    /// `--account` alone, for the commands about a stored token that need no redirect.
+    #[derive(clap::Args, Default)]
+    struct AccountArg {
+        /// The account name the token is stored under (default: `default`).
+        #[arg(long)]
+        account: Option<String>,
+    }
+
     #[derive(Subcommand)]
     enum Command {
         /// Run the consent flow and store the refresh token (the default).
-        Authorize(AuthorizeArgs),
+        Authorize {
+            #[command(flatten)]
+            args: AuthorizeArgs,
+            #[command(flatten)]
+            session: SessionArgs,
+        },
         /// Show the stored token and check it by refreshing (prints no secret).
-        Status,
+        Status(AccountArg),
         /// Print a current user access token on standard output (refreshing silently).
-        Token,
+        Token(AccountArg),
         /// Remove the stored refresh token.
-        Forget,
+        Forget(AccountArg),
         /// List the accounts with a stored refresh token, those expiring soonest first (eBay's
         /// are valid for 18 months), marking those that expire within 30 days or need consent;
         /// with the PostgreSQL store, also how many tokens are still under the previous key.
@@ -304,12 +329,69 @@ mod live {
         }
     }
 
+    /// The command to run (`authorize` when none is named) and the session flags that apply
+    /// to it, given before its name or after; a flag before the name of a command that does
+    /// not use it is refused rather than ignored.
+    fn command_and_session(
+        cli_command: Option<Command>,
+        authorize: AuthorizeArgs,
+        before: SessionArgs,
+    ) -> Result<(Command, SessionArgs), String> {
+        let mut command = cli_command.unwrap_or(Command::Authorize {
+            args: authorize,
+            session: SessionArgs::default(),
+        });
+        // The command's name, its own flags (after its name; none: it takes no account), and
+        // whether it takes a redirect URI.
+        let account_only = |a: &mut AccountArg| SessionArgs {
+            account: a.account.take(),
+            redirect_uri: None,
+        };
+        let (name, after, takes_redirect) = match &mut command {
+            Command::Authorize { session, .. } => {
+                ("authorize", Some(std::mem::take(session)), true)
+            }
+            Command::Status(a) => ("status", Some(account_only(a)), false),
+            Command::Token(a) => ("token", Some(account_only(a)), false),
+            Command::Forget(a) => ("forget", Some(account_only(a)), false),
+            Command::List => ("list", None, false),
+            Command::Import { .. } => ("import", None, false),
+            Command::Rekey => ("rekey", None, false),
+            Command::SigningKey { .. } => ("signing-key", None, false),
+        };
+        if before.redirect_uri.is_some() && !takes_redirect {
+            return Err(format!(
+                "--redirect-uri does not apply to `consent {name}`: only `authorize` (the default command) takes it"
+            ));
+        }
+        if before.account.is_some() && after.is_none() {
+            return Err(format!(
+                "--account does not apply to `consent {name}`: it names the account of `authorize`, `status`, `token` and `forget`"
+            ));
+        }
+        let after = after.unwrap_or_default();
+        let session = SessionArgs {
+            account: after.account.or(before.account),
+            redirect_uri: after.redirect_uri.or(before.redirect_uri),
+        };
+        Ok((command, session))
+    }
+
     fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
+        if cli.command.is_some() && !cli.authorize.is_default() {
+            return Err(
+                "--scope, --input, --prompt, --locale and --wait are flags of `authorize`: \
+                        give them after `authorize`, or with no command at all"
+                    .into(),
+            );
+        }
+        let (command, session) = command_and_session(cli.command, cli.authorize, cli.session)?;
+        let account = session.account.as_deref().unwrap_or("default");
         let overrides = [
             (OAuthConfig::ENV_ENVIRONMENT, cli.env.clone()),
             (OAuthConfig::ENV_BASE_URL, cli.base_url.clone()),
             (OAuthConfig::ENV_AUTH_URL, cli.auth_url.clone()),
-            (OAuthConfig::ENV_REDIRECT_URI, cli.redirect_uri.clone()),
+            (OAuthConfig::ENV_REDIRECT_URI, session.redirect_uri.clone()),
         ];
         let config = OAuthConfig::from_lookup(|name| {
             overrides
@@ -332,41 +414,34 @@ mod live {
             }
             None => Store::File(Arc::new(FileStore::new(default_store()?))),
         };
-        if cli.command.is_some() && !cli.authorize.is_default() {
-            return Err(
-                "--scope, --input, --prompt, --locale and --wait are flags of `authorize`: \
-                        give them after `authorize`, or with no command at all"
-                    .into(),
-            );
-        }
-        match cli.command.unwrap_or(Command::Authorize(cli.authorize)) {
-            Command::Authorize(args) => authorize(&config, store, &cli.account, args),
-            Command::Status => status(&config, store, &cli.account),
-            Command::Token => {
-                let provider = store.provider(OAuthClient::from_config(&config)?, &cli.account);
+        match command {
+            Command::Authorize { args, .. } => authorize(&config, store, account, args),
+            Command::Status(_) => status(&config, store, account),
+            Command::Token(_) => {
+                let provider = store.provider(OAuthClient::from_config(&config)?, account);
                 let token = provider.access_token()?;
                 out(token.secret())?;
                 Ok(())
             }
-            Command::Forget => {
+            Command::Forget(_) => {
                 // A typo must not read as done: say nothing was stored, and fail.
-                if store.as_dyn().load(&cli.account)?.is_none() {
+                if store.as_dyn().load(account)?.is_none() {
                     return Err(format!(
                         "no refresh token is stored for account {:?} in {}: nothing was \
                          removed (`consent list` shows the accounts)",
-                        cli.account,
+                        account,
                         store.describe()
                     )
                     .into());
                 }
-                store.as_dyn().remove(&cli.account)?;
+                store.as_dyn().remove(account)?;
                 // The PostgreSQL row held the eBay user; the file store keeps it beside.
                 if let Store::File(file) = &store {
-                    AccountUsers::beside(file.path()).forget_blocking(&cli.account)?;
+                    AccountUsers::beside(file.path()).forget_blocking(account)?;
                 }
                 errln!(
                     "Removed the refresh token of account {:?} from {}",
-                    cli.account,
+                    account,
                     store.describe()
                 );
                 Ok(())

@@ -142,9 +142,10 @@ enum Command {
     },
     /// Find leaf categories by keyword, offline (`Site::search`): the ten best of the tree
     /// compiled into this command, with their ids and paths (getCategorySuggestions does the
-    /// same online).
+    /// same online). It reads no snapshots directory.
     Search {
-        /// The marketplace, e.g. EBAY_DE.
+        /// The marketplace: its id (EBAY_DE), the same without `EBAY_` (de) or its tree id
+        /// (77).
         #[arg(long, default_value = "EBAY_US")]
         site: String,
         /// The words to look for, e.g. "iphone case" (case, accents, plurals and order do
@@ -156,17 +157,14 @@ enum Command {
 
 /// `snapshot search`: the ten best leaves of a compiled-in site; exit 1 when none matches.
 fn search(site: &str, query: &str) -> Result<ExitCode, String> {
-    use taxonomy_data::Site;
-    let site = Site::from_marketplace_id(site).ok_or_else(|| {
-        format!("unknown site {site:?}: expected a marketplace id such as EBAY_US")
-    })?;
+    let site = taxonomy_data::Site::from_marketplace(parse_site("--site", site)?);
     if !site.is_compiled_in() {
         return Err(format!(
             "{site} is not compiled into this command (it had no snapshot when it was built)"
         ));
     }
     eprintln!(
-        "{site}: searching the tree compiled into this command (version {}, taken {}), not the snapshots directory",
+        "{site}: searching the tree compiled into this command (version {}, taken {})",
         site.tree_version(),
         site.taken_at()
     );
@@ -189,26 +187,26 @@ fn sites_help() -> String {
         .map(|m| format!("{} ({})", m.marketplace_id(), m.tree_id()))
         .collect();
     format!(
-        "The sites, comma-separated; any of: {}. Default: the sites with a snapshot in the directory",
+        "The sites, comma-separated; any of: {} (an id also without `EBAY_`, e.g. de). Default: the sites with a snapshot in the directory",
         all.join(", ")
     )
 }
 
-/// The sites of a `--sites` flag (marketplace ids, the same without `EBAY_`, or tree ids, as
+/// The site of a flag (`--site`) that takes one: what [`Marketplace::parse`], the one parser
+/// of site names, takes (a marketplace id, the same without `EBAY_`, a tree id), or a message
+/// naming the flag and the marketplace the text most likely meant.
+fn parse_site(flag: &str, text: &str) -> Result<Marketplace, String> {
+    Marketplace::parse(text).map_err(|problem| format!("{flag} {text:?} is {problem}"))
+}
+
+/// The sites of a `--sites` flag (what [`parse_site`] takes, comma-separated, as
 /// TAXONOMY_SITES takes them), or a message about the flag (not about the build's variable)
-/// naming the entry that is not a marketplace of the table and every one that is.
+/// naming the entry that is not a marketplace and the one it most likely meant.
 fn parse_sites_flag(names: &[String]) -> Result<Vec<Marketplace>, String> {
     use taxonomy_codegen::build_script::{BuildError, parse_site_filter};
     parse_site_filter(&names.join(",")).map_err(|e| match e {
-        BuildError::BadSiteFilter { entry, .. } => {
-            let ids: Vec<&str> = Marketplace::ALL
-                .iter()
-                .map(|m| m.marketplace_id())
-                .collect();
-            format!(
-                "--sites: {entry:?} is not a marketplace this tool knows; name marketplace ids ({}), the same without `EBAY_` (us, de, …) or tree ids (0, 77, …), comma-separated",
-                ids.join(", ")
-            )
+        BuildError::BadSiteFilter { entry, problem, .. } => {
+            format!("--sites {entry:?} is {problem}; --sites takes them comma-separated")
         }
         other => format!("--sites: {other}"),
     })
@@ -269,8 +267,12 @@ fn main() -> ExitCode {
     verbosity::init(cli.verbose);
     TOKEN_STORE.get_or_init(|| cli.token_store.clone());
     let (dir, from) = snapshots_dir(cli.dir);
-    let shown = std::path::absolute(&dir).unwrap_or_else(|_| dir.clone());
-    errln!("snapshots: {} (from {from})", shown.display());
+    // `search` reads the trees compiled into this command, never the directory: naming it
+    // would say it does.
+    if !matches!(cli.command, Command::Search { .. }) {
+        let shown = std::path::absolute(&dir).unwrap_or_else(|_| dir.clone());
+        errln!("snapshots: {} (from {from})", shown.display());
+    }
     match run(cli.command, &dir) {
         Ok(code) => code,
         Err(message) => {

@@ -389,12 +389,22 @@ impl fmt::Display for Site {
     }
 }
 
-/// Parses a marketplace id such as `EBAY_DE` (ASCII case ignored).
+/// Parses a site as a person names it, with [`Marketplace::parse`], the one parser of site
+/// names of the commands and macros: a marketplace id (`EBAY_DE`), the same without `EBAY_`
+/// (`de`) or a tree id (`77`), ASCII case ignored. The error names the marketplace a refused
+/// name most likely meant.
+///
+/// ```
+/// # use taxonomy_data::{Marketplace, Site};
+/// assert_eq!("de".parse::<Site>(), Ok(Site::De));
+/// let uk = "EBAY_UK".parse::<Site>().unwrap_err();
+/// assert_eq!(uk.closest(), Some(Marketplace::Gb));
+/// ```
 impl core::str::FromStr for Site {
     type Err = UnknownMarketplace;
 
     fn from_str(s: &str) -> Result<Site, UnknownMarketplace> {
-        Site::from_marketplace_id(s).ok_or(UnknownMarketplace)
+        Marketplace::parse(s).map(Site::from_marketplace)
     }
 }
 

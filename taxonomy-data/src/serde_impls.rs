@@ -1,4 +1,5 @@
-//! `serde` support (the `serde` feature): a [`Site`] is its marketplace id (`"EBAY_US"`), a
+//! `serde` support (the `serde` feature): a [`Site`] is its marketplace id (`"EBAY_US"`; it
+//! deserializes from what its `FromStr` takes, with its suggestion on an unknown name), a
 //! [`LeafCategory`] is `{"site": "EBAY_US", "id": 9355}`, and deserializing one runs the same
 //! leaf check as [`LeafCategory::new`]: an id that is not a leaf of its site is an error,
 //! never a `LeafCategory`.

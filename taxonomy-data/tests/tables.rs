@@ -148,6 +148,17 @@ fn sites_by_marketplace_and_tree_id() {
     assert_eq!(Site::from_marketplace_id("ebay_fr"), Some(Site::Fr));
     assert_eq!("EBAY_MOTORS_US".parse::<Site>(), Ok(Site::MotorsUs));
     assert!("EBAY_XX".parse::<Site>().is_err());
+    // `FromStr` is the one parser of site names: the forms the commands take, and the
+    // marketplace a refused name meant.
+    assert_eq!("de".parse::<Site>(), Ok(Site::De));
+    assert_eq!("77".parse::<Site>(), Ok(Site::De));
+    let uk = "EBAY_UK".parse::<Site>().unwrap_err();
+    assert_eq!(uk.closest(), Some(Marketplace::Gb));
+    assert!(
+        uk.to_string()
+            .contains("did you mean EBAY_GB (United Kingdom)?"),
+        "{uk}"
+    );
     assert_eq!(Site::from_marketplace_id(""), None);
     assert_eq!(
         Site::from_marketplace_id("EBAY_US_AND_SOME_MUCH_LONGER_TEXT"),

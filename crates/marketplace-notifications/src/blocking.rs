@@ -246,10 +246,10 @@ impl std::fmt::Debug for NotificationEndpoint {
 
 impl NotificationEndpoint {
     /// The endpoint registered with eBay as `endpoint` (exactly that URL: the challenge
-    /// hashes it), with its verification token, fetching keys through `keys` (and running on
-    /// its runtime).
+    /// hashes it; a `&str` or a `String`), with its verification token, fetching keys through
+    /// `keys` (and running on its runtime).
     pub fn new(
-        endpoint: &str,
+        endpoint: impl Into<String>,
         token: VerificationToken,
         keys: &PublicKeyCache,
     ) -> Result<Self, EndpointError> {

@@ -308,22 +308,22 @@ fn form_decode(text: &str) -> Option<String> {
 
 impl NotificationEndpoint {
     /// The endpoint registered with eBay as `endpoint` (exactly that URL: the challenge
-    /// hashes it), with its verification token, fetching keys through `keys`.
+    /// hashes it; a `&str` or a `String`), with its verification token, fetching keys through
+    /// `keys`.
     pub fn new(
-        endpoint: &str,
+        endpoint: impl Into<String>,
         token: VerificationToken,
         keys: Arc<PublicKeyCache>,
     ) -> Result<Self, EndpointError> {
+        let endpoint: String = endpoint.into();
         let ok = (endpoint.starts_with("https://") || endpoint.starts_with("http://"))
             && endpoint.len() > "https://".len()
             && !endpoint.contains(['#', '?', ' ', '\t', '\r', '\n']);
         if !ok {
-            return Err(EndpointError {
-                endpoint: endpoint.to_owned(),
-            });
+            return Err(EndpointError { endpoint });
         }
         Ok(Self {
-            endpoint: endpoint.to_owned(),
+            endpoint,
             token,
             keys,
             callback: None,

@@ -457,3 +457,16 @@ fn a_failing_or_panicking_callback_answers_500_and_the_retry_is_handled() {
     assert_eq!(statuses, [500, 500, 204, 204]);
     assert_eq!(calls.load(Ordering::SeqCst), 3);
 }
+
+/// The blocking `NotificationEndpoint::new` takes the URL as an owned `String` too.
+#[test]
+fn a_blocking_endpoint_takes_its_url_as_a_string() {
+    let _serial = serial();
+    let fake = FakeMarketplace::new();
+    let keys = key_cache(&fake);
+    let url: String = URL.to_owned();
+    let endpoint =
+        blocking::NotificationEndpoint::new(url, VerificationToken::new(TOKEN).unwrap(), &keys)
+            .unwrap();
+    assert_eq!(endpoint.endpoint(), URL);
+}

@@ -499,3 +499,35 @@ async fn a_delivery_dropped_mid_callback_does_not_block_its_retries() {
     // The first delivery's handling ran to its end: the retry was not handled again.
     assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
 }
+
+/// `NotificationEndpoint::new` takes the URL as an owned `String` too (an application reads
+/// it from its configuration), as well as a `&str`, and keeps it exactly (the challenge
+/// hashes it).
+#[test]
+fn an_endpoint_takes_its_url_as_a_string_or_a_str() {
+    let fake = FakeMarketplace::new();
+    let url: String = ["https://seller.example", "/ebay/notifications"].concat();
+    let owned = NotificationEndpoint::new(
+        url.clone(),
+        VerificationToken::new(TOKEN).unwrap(),
+        key_cache(&fake),
+    )
+    .unwrap();
+    assert_eq!(owned.endpoint(), url);
+    let borrowed = NotificationEndpoint::new(
+        url.as_str(),
+        VerificationToken::new(TOKEN).unwrap(),
+        key_cache(&fake),
+    )
+    .unwrap();
+    assert_eq!(borrowed.endpoint(), url);
+    // A refused URL still names itself in the error.
+    let error = NotificationEndpoint::new(
+        format!("{url}?x=1"),
+        VerificationToken::new(TOKEN).unwrap(),
+        key_cache(&fake),
+    )
+    .err()
+    .unwrap();
+    assert!(error.to_string().contains("?x=1"), "{error}");
+}

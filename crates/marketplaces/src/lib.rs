@@ -208,28 +208,200 @@ impl Marketplace {
             .find(|m| m.tree_id() == tree_id || m.other_tree().is_some_and(|(_, t)| t == tree_id))
     }
 
-    /// Parses a marketplace as a person types it: a marketplace id (`EBAY_DE`), a tree id
-    /// (`77`), or the id without its `EBAY_` prefix (`de`, `motors_us`); ASCII case ignored.
+    /// Parses a site as a person names it: the one parser of site names of every command,
+    /// macro and `FromStr`. It takes a marketplace id (`EBAY_DE`), the id without its `EBAY_`
+    /// prefix (`de`, `motors_us`) or a tree id (`77`, and `210` for Canada in French); ASCII
+    /// case and surrounding spaces are ignored. What it refuses comes with the closest
+    /// marketplace where one stands out ([`UnknownMarketplace::closest`]): by a common alias
+    /// (`EBAY_UK` is EBAY_GB; eBay's older Global IDs such as `EBAY-ENCA`), by the
+    /// marketplace's name (`germany`), or by a typo's distance from an id (`EBAY_DEE`).
     ///
     /// ```
     /// use marketplaces::Marketplace;
-    /// assert_eq!(Marketplace::parse("EBAY_DE"), Some(Marketplace::De));
-    /// assert_eq!(Marketplace::parse("77"), Some(Marketplace::De));
-    /// assert_eq!(Marketplace::parse("fr"), Some(Marketplace::Fr));
-    /// assert_eq!(Marketplace::parse("EBAY_XX"), None);
+    /// assert_eq!(Marketplace::parse("EBAY_DE"), Ok(Marketplace::De));
+    /// assert_eq!(Marketplace::parse("77"), Ok(Marketplace::De));
+    /// assert_eq!(Marketplace::parse("fr"), Ok(Marketplace::Fr));
+    /// let uk = Marketplace::parse("EBAY_UK").unwrap_err();
+    /// assert_eq!(uk.closest(), Some(Marketplace::Gb));
+    /// assert!(uk.to_string().starts_with("not a marketplace; did you mean EBAY_GB (United Kingdom)?"));
+    /// assert_eq!(Marketplace::parse("EBAY_XX").unwrap_err().closest(), None);
     /// ```
-    pub fn parse(text: &str) -> Option<Marketplace> {
+    pub fn parse(text: &str) -> Result<Marketplace, UnknownMarketplace> {
         let text = text.trim();
         if let Some(m) = Marketplace::from_marketplace_id(text) {
-            return Some(m);
+            return Ok(m);
         }
         if let Ok(tree_id) = text.parse::<u32>() {
-            return Marketplace::from_tree_id(tree_id);
+            return Marketplace::from_tree_id(tree_id).ok_or(UnknownMarketplace { closest: None });
         }
         Marketplace::ALL
             .into_iter()
-            .find(|m| m.marketplace_id()["EBAY_".len()..].eq_ignore_ascii_case(text))
+            .find(|m| short_id(*m).eq_ignore_ascii_case(text))
+            .ok_or(UnknownMarketplace {
+                closest: closest(text),
+            })
     }
+}
+
+/// A marketplace id without its `EBAY_` prefix: `DE`, `MOTORS_US`.
+fn short_id(m: Marketplace) -> &'static str {
+    &m.marketplace_id()["EBAY_".len()..]
+}
+
+/// Other names of marketplaces, folded as [`fold`] folds what a person typed (upper case,
+/// `_` between words, no `EBAY_` prefix): countries' other English and own names, and the
+/// Global IDs of eBay's older APIs (`EBAY-ENCA`, `EBAY-MOTOR`; "Global ID Values",
+/// <https://developer.ebay.com/devzone/merchandising/docs/CallRef/Enums/GlobalIdList.html>).
+/// Each suggests its marketplace; none is accepted as a name.
+const ALIASES: &[(&str, Marketplace)] = &[
+    ("UK", Marketplace::Gb),
+    ("GBR", Marketplace::Gb),
+    ("BRITAIN", Marketplace::Gb),
+    ("GREAT_BRITAIN", Marketplace::Gb),
+    ("ENGLAND", Marketplace::Gb),
+    ("CO_UK", Marketplace::Gb),
+    ("USA", Marketplace::Us),
+    ("AMERICA", Marketplace::Us),
+    ("COM", Marketplace::Us),
+    ("MOTOR", Marketplace::MotorsUs),
+    ("MOTORS", Marketplace::MotorsUs),
+    ("MOTORSUS", Marketplace::MotorsUs),
+    ("ENCA", Marketplace::Ca),
+    ("FRCA", Marketplace::Ca),
+    ("FRBE", Marketplace::Be),
+    ("NLBE", Marketplace::Be),
+    ("DEUTSCHLAND", Marketplace::De),
+    ("GER", Marketplace::De),
+    ("OESTERREICH", Marketplace::At),
+    ("SCHWEIZ", Marketplace::Ch),
+    ("SUISSE", Marketplace::Ch),
+    ("SWISS", Marketplace::Ch),
+    ("ITALIA", Marketplace::It),
+    ("ESPANA", Marketplace::Es),
+    ("NEDERLAND", Marketplace::Nl),
+    ("HOLLAND", Marketplace::Nl),
+    ("BELGIE", Marketplace::Be),
+    ("BELGIQUE", Marketplace::Be),
+    ("POLSKA", Marketplace::Pl),
+    ("EIRE", Marketplace::Ie),
+];
+
+/// The longest text [`closest`] compares: longer names are no typo of a marketplace's.
+const FOLDED_MAX: usize = 32;
+
+/// `text` as [`ALIASES`] spell names: ASCII upper case, every run of spaces, `-`, `_` or `.`
+/// one `_`, without a leading `EBAY` (`ebay-uk`, `EBAY UK` and `ebay.co.uk` all fold to `UK`,
+/// `CO_UK`); `None` when it is longer than [`FOLDED_MAX`] or not ASCII.
+fn fold(text: &str, out: &mut [u8; FOLDED_MAX]) -> Option<usize> {
+    let mut len = 0;
+    let mut gap = false;
+    for b in text.trim().bytes() {
+        if !b.is_ascii() {
+            return None;
+        }
+        if matches!(b, b' ' | b'-' | b'_' | b'.') {
+            gap = len > 0;
+            continue;
+        }
+        if gap {
+            *out.get_mut(len)? = b'_';
+            len += 1;
+            gap = false;
+        }
+        *out.get_mut(len)? = b.to_ascii_uppercase();
+        len += 1;
+    }
+    let folded = &out[..len];
+    let skip = if folded.starts_with(b"EBAY_") {
+        5
+    } else if folded.starts_with(b"EBAY") && len > 4 {
+        4
+    } else {
+        0
+    };
+    out.copy_within(skip..len, 0);
+    Some(len - skip)
+}
+
+/// Whether `name`, folded, is `folded` (`United Kingdom` is `UNITED_KINGDOM`).
+fn folds_to(name: &str, folded: &[u8]) -> bool {
+    let mut buffer = [0; FOLDED_MAX];
+    fold(name, &mut buffer).is_some_and(|len| &buffer[..len] == folded)
+}
+
+/// The edit distance between `a` and `b` (insertions, deletions, substitutions and swaps of
+/// neighbours, each 1), both at most [`FOLDED_MAX`] bytes.
+fn distance(a: &[u8], b: &[u8]) -> usize {
+    let mut before = [0_usize; FOLDED_MAX + 1];
+    let mut previous: [usize; FOLDED_MAX + 1] = core::array::from_fn(|j| j);
+    let mut current = [0_usize; FOLDED_MAX + 1];
+    for i in 1..=a.len() {
+        current[0] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (previous[j] + 1)
+                .min(current[j - 1] + 1)
+                .min(previous[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(before[j - 2] + 1);
+            }
+            current[j] = best;
+        }
+        before = previous;
+        previous = current;
+    }
+    previous[b.len()]
+}
+
+/// The marketplace a refused site name most likely meant: an alias or a marketplace's name,
+/// folded, names it; else the one marketplace whose short id, name or alias is within a typo
+/// or two of it (none when two marketplaces are as close).
+fn closest(text: &str) -> Option<Marketplace> {
+    let mut buffer = [0; FOLDED_MAX];
+    let len = fold(text, &mut buffer)?;
+    let folded = &buffer[..len];
+    if folded.is_empty() {
+        return None;
+    }
+    let exact = Marketplace::ALL
+        .into_iter()
+        .find(|m| folds_to(short_id(*m), folded) || folds_to(m.name(), folded))
+        .or_else(|| {
+            ALIASES
+                .iter()
+                .find(|(alias, _)| alias.as_bytes() == folded)
+                .map(|&(_, m)| m)
+        });
+    if exact.is_some() {
+        return exact;
+    }
+    // A typo: at most one edit in a name of up to four letters, two in a longer one.
+    let allowed = if len <= 4 { 1 } else { 2 };
+    let candidates = Marketplace::ALL
+        .into_iter()
+        .flat_map(|m| [(short_id(m), m), (m.name(), m)])
+        .chain(ALIASES.iter().copied());
+    let mut best: Option<(usize, Marketplace)> = None;
+    let mut tied = false;
+    for (name, m) in candidates {
+        let mut name_buffer = [0; FOLDED_MAX];
+        let Some(name_len) = fold(name, &mut name_buffer) else {
+            continue;
+        };
+        let d = distance(folded, &name_buffer[..name_len]);
+        if d > allowed {
+            continue;
+        }
+        match best {
+            Some((b, bm)) if d == b && bm != m => tied = true,
+            Some((b, _)) if d >= b => {}
+            _ => {
+                best = Some((d, m));
+                tied = false;
+            }
+        }
+    }
+    best.filter(|_| !tied).map(|(_, m)| m)
 }
 
 impl fmt::Display for Marketplace {
@@ -238,32 +410,50 @@ impl fmt::Display for Marketplace {
     }
 }
 
-/// A marketplace id that is not in the table.
+/// A site name that is not a marketplace of the table ([`Marketplace::parse`]'s and
+/// `FromStr`'s error), with the marketplace it most likely meant. Its message starts with
+/// "not a marketplace", then the suggestion ("did you mean EBAY_GB (United Kingdom)?") when
+/// there is one, then the forms a site takes; a caller puts the name it was given before it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct UnknownMarketplace;
+pub struct UnknownMarketplace {
+    closest: Option<Marketplace>,
+}
+
+impl UnknownMarketplace {
+    /// The marketplace the refused name most likely meant: `EBAY_GB` for `EBAY_UK`.
+    pub fn closest(&self) -> Option<Marketplace> {
+        self.closest
+    }
+}
 
 impl fmt::Display for UnknownMarketplace {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("not a known marketplace id (expected one of ")?;
+        f.write_str("not a marketplace")?;
+        if let Some(m) = self.closest {
+            write!(f, "; did you mean {} ({})?", m.marketplace_id(), m.name())?;
+        } else {
+            f.write_str(".")?;
+        }
+        f.write_str(" A site is a marketplace id (")?;
         for (i, m) in Marketplace::ALL.iter().enumerate() {
             if i > 0 {
                 f.write_str(", ")?;
             }
             f.write_str(m.marketplace_id())?;
         }
-        f.write_str(")")
+        f.write_str("), the same without `EBAY_` (us, de, …) or a tree id (0, 77, …)")
     }
 }
 
 impl core::error::Error for UnknownMarketplace {}
 
-/// Parses a marketplace id such as `EBAY_DE` (ASCII case ignored); see
-/// [`Marketplace::parse`] for the forms a person types.
+/// Parses a site as [`Marketplace::parse`] does (`EBAY_DE`, `de`, `77`), with its suggestion
+/// on a refused name.
 impl FromStr for Marketplace {
     type Err = UnknownMarketplace;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Marketplace::from_marketplace_id(s).ok_or(UnknownMarketplace)
+        Marketplace::parse(s)
     }
 }
 
@@ -311,6 +501,10 @@ impl<C: MarketplaceCategory + ?Sized> MarketplaceCategory for &C {
 
 #[cfg(test)]
 mod tests {
+    extern crate alloc;
+
+    use alloc::string::ToString;
+
     use super::*;
 
     #[test]
@@ -332,12 +526,69 @@ mod tests {
             assert_eq!(m.marketplace_id().parse(), Ok(m));
             assert_eq!(m.marketplace_id().to_ascii_lowercase().parse(), Ok(m));
             assert_eq!(Marketplace::from_tree_id(m.tree_id()), Some(m));
-            assert_eq!(Marketplace::parse(&m.marketplace_id()[5..]), Some(m));
+            assert_eq!(Marketplace::parse(&m.marketplace_id()[5..]), Ok(m));
             assert!(m.marketplace_id().starts_with("EBAY_"));
             assert_eq!(m.tree_for_language(m.default_language()), m.tree_id());
         }
-        assert_eq!("EBAY_XX".parse::<Marketplace>(), Err(UnknownMarketplace));
+        assert_eq!(
+            "EBAY_XX".parse::<Marketplace>(),
+            Err(UnknownMarketplace { closest: None })
+        );
         assert_eq!(Marketplace::from_tree_id(123), Some(Marketplace::Be));
         assert_eq!(Marketplace::Be.tree_for_language("nl-be"), 123);
+    }
+
+    #[test]
+    fn a_refused_site_name_suggests_the_marketplace_it_meant() {
+        let closest = |text: &str| Marketplace::parse(text).unwrap_err().closest();
+        // Aliases: the United Kingdom is EBAY_GB, whatever a person calls it.
+        for uk in [
+            "EBAY_UK",
+            "ebay_uk",
+            "uk",
+            "EBAY-UK",
+            "ebay.co.uk",
+            "Great Britain",
+        ] {
+            assert_eq!(closest(uk), Some(Marketplace::Gb), "{uk}");
+        }
+        // The older APIs' Global IDs (a hyphen) and names.
+        assert_eq!(closest("EBAY-GB"), Some(Marketplace::Gb));
+        assert_eq!(closest("EBAY-ENCA"), Some(Marketplace::Ca));
+        assert_eq!(closest("EBAY-MOTOR"), Some(Marketplace::MotorsUs));
+        assert_eq!(closest("germany"), Some(Marketplace::De));
+        assert_eq!(closest("Deutschland"), Some(Marketplace::De));
+        assert_eq!(closest("united kingdom"), Some(Marketplace::Gb));
+        // Typos of an id or a name.
+        assert_eq!(closest("EBAY_DEE"), Some(Marketplace::De));
+        assert_eq!(closest("EBAY_MOTOSR_US"), Some(Marketplace::MotorsUs));
+        assert_eq!(closest("Autsralia"), Some(Marketplace::Au));
+        // Nothing stands out: no suggestion rather than a guess.
+        for nothing in ["EBAY_XX", "", "   ", "xyzzy", "12345", "EN", "ÜK"] {
+            assert_eq!(closest(nothing), None, "{nothing:?}");
+        }
+        assert_eq!(closest(&"EBAY_UK".repeat(10)), None);
+    }
+
+    #[test]
+    fn the_error_says_the_suggestion_then_the_forms_a_site_takes() {
+        let message = Marketplace::parse("EBAY_UK").unwrap_err().to_string();
+        assert!(
+            message.starts_with("not a marketplace; did you mean EBAY_GB (United Kingdom)? A site is a marketplace id (EBAY_US, EBAY_MOTORS_US,"),
+            "{message}"
+        );
+        assert!(message.ends_with("or a tree id (0, 77, …)"), "{message}");
+        let message = Marketplace::parse("EBAY_XX").unwrap_err().to_string();
+        assert!(
+            message.starts_with("not a marketplace. A site is"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn from_str_takes_every_form_parse_takes() {
+        assert_eq!("de".parse(), Ok(Marketplace::De));
+        assert_eq!(" 210 ".parse(), Ok(Marketplace::Ca));
+        assert_eq!("Motors_US".parse(), Ok(Marketplace::MotorsUs));
     }
 }

@@ -153,28 +153,20 @@ pub fn live_decision(lookup: impl Fn(&str) -> Option<String>, live_compiled: boo
     LiveDecision::Live
 }
 
-/// Every marketplace id, for messages.
-fn marketplace_ids() -> String {
-    let ids: Vec<&str> = Marketplace::ALL
-        .iter()
-        .map(|m| m.marketplace_id())
-        .collect();
-    ids.join(", ")
-}
-
 /// Why the build script cannot generate the tables.
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
     /// `TAXONOMY_SITES` names something that is not a site.
     #[error(
-        "{SITES_ENV}={value:?}: {entry:?} is not a known site. Accepted: a comma-separated list of marketplace ids ({}), the same without `EBAY_` (us, de, …), or tree ids (0, 77, …); unset it to compile in every site with a snapshot",
-        marketplace_ids()
+        "{SITES_ENV}={value:?}: {entry:?} is {problem}; the variable is a comma-separated list of sites, or unset to compile in every site with a snapshot"
     )]
     BadSiteFilter {
         /// The variable's value.
         value: String,
         /// The entry that is not a site.
         entry: String,
+        /// Why, with the marketplace the entry most likely meant (`EBAY_UK`: EBAY_GB).
+        problem: marketplaces::UnknownMarketplace,
     },
     /// `TAXONOMY_SNAPSHOTS_DIR` is not an absolute path to a directory.
     #[error("{SNAPSHOTS_DIR_ENV}={}: {problem}; {}", dir.display(), snapshots_dir_hint(dir))]
@@ -233,9 +225,10 @@ pub fn parse_site_filter(value: &str) -> Result<Vec<Marketplace>, BuildError> {
     }
     let mut sites = Vec::new();
     for entry in value.split(',').map(str::trim).filter(|e| !e.is_empty()) {
-        let site = Marketplace::parse(entry).ok_or_else(|| BuildError::BadSiteFilter {
+        let site = Marketplace::parse(entry).map_err(|problem| BuildError::BadSiteFilter {
             value: value.to_string(),
             entry: entry.to_string(),
+            problem,
         })?;
         sites.push(site);
     }

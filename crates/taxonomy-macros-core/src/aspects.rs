@@ -228,8 +228,16 @@ fn expand_input(input: &Input) -> Result<TokenStream, Failure> {
         .check(&listing)
         .into_iter()
         .partition(Problem::is_error);
+    // A misspelt required aspect is part of the error that it is missing, not a warning.
+    let typos = required_typos(&problems, &warnings);
+    let warnings: Vec<Problem> = warnings
+        .into_iter()
+        .filter(|w| {
+            !matches!(w, Problem::UnknownAspect { aspect, .. } if typos.iter().any(|t| &t.given == aspect))
+        })
+        .collect();
     let warnings = warnings_of(input, &warnings);
-    if let Some(error) = errors(input, leaf, rules, &problems) {
+    if let Some(error) = errors(input, leaf, rules, &problems, &typos) {
         return Err(Failure { error, warnings });
     }
 
@@ -354,13 +362,68 @@ fn quoted(values: &[&str]) -> String {
     shown.join(", ")
 }
 
+/// A name the category does not know that stands for a required aspect the listing lacks.
+struct Typo {
+    /// The name as the listing gives it (`"Tpye"`).
+    given: String,
+    /// The required aspect it most likely means (`"Type"`).
+    meant: String,
+}
+
+/// The unknown names of `warnings` that are typos of the missing required aspects of
+/// `problems`: the check's own suggestion when it is one of them, else the missing aspect
+/// closest to the name (optimal string alignment, case ignored: a swap of two letters is one
+/// edit), within a third of the longer name's letters (one to five). Each missing aspect is
+/// taken for one name at most.
+fn required_typos(problems: &[Problem], warnings: &[Problem]) -> Vec<Typo> {
+    let mut missing: Vec<&str> = problems
+        .iter()
+        .filter_map(|p| match p {
+            Problem::MissingRequired { aspect } => Some(aspect.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut typos = Vec::new();
+    for warning in warnings {
+        let Problem::UnknownAspect { aspect, suggestion } = warning else {
+            continue;
+        };
+        let given = key(aspect);
+        let by_check = suggestion
+            .as_deref()
+            .and_then(|s| missing.iter().position(|m| key(m) == key(s)));
+        let by_distance = || {
+            missing
+                .iter()
+                .enumerate()
+                .filter_map(|(i, m)| {
+                    let m = key(m);
+                    let limit = (given.chars().count().max(m.chars().count()) / 3).clamp(1, 5);
+                    let d = strsim::osa_distance(&given, &m);
+                    (d <= limit).then_some((d, i))
+                })
+                .min()
+                .map(|(_, i)| i)
+        };
+        if let Some(i) = by_check.or_else(by_distance) {
+            typos.push(Typo {
+                given: aspect.clone(),
+                meant: missing.remove(i).to_owned(),
+            });
+        }
+    }
+    typos
+}
+
 /// The compile errors of `problems` (errors only), each on the name or value it is about;
-/// the missing required aspects together, on the object.
+/// the missing required aspects together, on the object, and a misspelt one's name (`typos`)
+/// on that name too.
 fn errors(
     input: &Input,
     leaf: LeafCategory,
     rules: &PinnedRules,
     problems: &[Problem],
+    typos: &[Typo],
 ) -> Option<syn::Error> {
     let mut all: Option<syn::Error> = None;
     let mut push = |e: syn::Error| match &mut all {
@@ -411,22 +474,45 @@ fn errors(
             other => push(syn::Error::new(input.brace, message(other))),
         }
     }
+    for typo in typos {
+        let span = entry_of(&typo.given).map_or(input.brace, |e| e.name.span());
+        push(syn::Error::new(
+            span,
+            format!(
+                "{:?} is not an aspect of {} category {}: did you mean {:?}? It is required (aspectRequired)",
+                typo.given,
+                leaf.site(),
+                leaf.id(),
+                typo.meant
+            ),
+        ));
+    }
     if !missing.is_empty() {
         let lines: Vec<String> = missing
             .iter()
             .map(|aspect| {
+                let given = typos
+                    .iter()
+                    .find(|t| &t.meant == aspect)
+                    .map(|t| format!(" (given as {:?}?)", t.given))
+                    .unwrap_or_default();
                 let values = rules.values_of(aspect).unwrap_or_default();
                 if values.is_empty() {
-                    format!("\n  {aspect:?}")
+                    format!("\n  {aspect:?}{given}")
                 } else {
-                    format!("\n  {aspect:?}, e.g. {}", quoted(values))
+                    format!("\n  {aspect:?}{given}, e.g. {}", quoted(values))
                 }
             })
             .collect();
+        let rename = if typos.is_empty() {
+            ""
+        } else {
+            ", or correct the misspelt names"
+        };
         push(syn::Error::new(
             input.brace,
             format!(
-                "{} category {} \"{}\" requires {} aspect(s) this listing lacks (aspectRequired):{}\nAdd them, e.g. `{:?}: \"…\"`",
+                "{} category {} \"{}\" requires {} aspect(s) this listing lacks (aspectRequired):{}\nAdd them, e.g. `{:?}: \"…\"`{rename}",
                 leaf.site(),
                 leaf.id(),
                 leaf.name(),
@@ -464,4 +550,35 @@ fn closest_values<'a>(value: &str, allowed: &[&'a str]) -> Vec<&'a str> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_typo_in_a_required_aspects_name_is_an_error_with_the_hint() {
+        let out = expand_aspects(quote!("179", { "Brand": "Dell", "Tpye": "Desktop" })).to_string();
+        assert!(out.contains("compile_error"), "{out}");
+        // The hint is in the errors, not only in a deprecation warning beside them.
+        assert!(
+            !out.contains("is not an aspect of this category: did you mean \\\"Type\\\"?\" ]"),
+            "{out}"
+        );
+        assert!(
+            out.contains("\\\"Tpye\\\" is not an aspect of EBAY_US category 179: did you mean \\\"Type\\\"? It is required (aspectRequired)"),
+            "{out}"
+        );
+        assert!(
+            out.contains("\\n  \\\"Type\\\" (given as \\\"Tpye\\\"?), e.g."),
+            "{out}"
+        );
+        // An unknown name that is no required aspect's typo stays a warning.
+        let out = expand_aspects(
+            quote!("179", { "Brand": "Dell", "Type": "Desktop", "Colour": "Black" }),
+        )
+        .to_string();
+        assert!(!out.contains("compile_error"), "{out}");
+        assert!(out.contains("deprecated"), "{out}");
+    }
 }

@@ -85,15 +85,22 @@ fn expand_input(input: &Input) -> syn::Result<TokenStream> {
     })
 }
 
-/// The site a macro's SITE names: a marketplace id (`EBAY_DE`), or a path ending in a `Site`
-/// variant (`Site::De`, `taxonomy_data::Site::De`).
+/// The site a macro's SITE names: what the one parser of site names takes
+/// ([`taxonomy_data::Marketplace::parse`]: `EBAY_DE`, or `DE`), or a path ending in a `Site`
+/// variant (`Site::De`, `taxonomy_data::Site::De`). A name it refuses is answered with the
+/// marketplace it most likely meant (`EBAY_UK`: EBAY_GB).
 fn site_of(path: &syn::Path) -> syn::Result<Site> {
     let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
     if let (Some(id), None) = (path.get_ident(), path.leading_colon) {
-        return Site::from_marketplace_id(&id.to_string()).ok_or_else(|| {
+        let text = id.to_string();
+        return text.parse::<Site>().map_err(|problem| {
+            let meant = problem
+                .closest()
+                .map(|m| format!("did you mean {} ({})? ", m.marketplace_id(), m.name()))
+                .unwrap_or_default();
             syn::Error::new(
                 id.span(),
-                format!("unknown site `{id}`: expected {}", accepted_sites()),
+                format!("unknown site `{id}`: {meant}expected {}", accepted_sites()),
             )
         });
     }
@@ -105,10 +112,19 @@ fn site_of(path: &syn::Path) -> syn::Result<Site> {
         _ => None,
     };
     found.ok_or_else(|| {
+        // `Site::Uk`: the variant the name most likely meant.
+        let meant = names
+            .last()
+            .and_then(|variant| match variant.parse::<Site>() {
+                Ok(site) => Some(site.marketplace()),
+                Err(problem) => problem.closest(),
+            })
+            .map(|m| format!("did you mean `Site::{}` ({})? ", m.variant(), m.name()))
+            .unwrap_or_default();
         syn::Error::new_spanned(
             path,
             format!(
-                "unknown site `{}`: expected a `Site` variant such as `Site::De` (one of {}), \
+                "unknown site `{}`: {meant}expected a `Site` variant such as `Site::De` (one of {}), \
                  or {}",
                 names.join("::"),
                 Site::ALL
@@ -344,6 +360,20 @@ mod tests {
     }
 
     #[test]
+    fn a_near_miss_path_suggests_the_leaf_under_the_deepest_match() {
+        let message = resolve(
+            Site::Gb,
+            "Computers/Tablets & Networking > Computer Components & Parts > Graphics Cards",
+        )
+        .unwrap_err();
+        assert!(
+            message.contains("Did you mean:\n  \"Computers/Tablets & Networking > Computer Components & Parts > Graphics/Video Cards\" (27386)\n"),
+            "{message}"
+        );
+        assert!(!message.contains(REFRESH_HINT), "{message}");
+    }
+
+    #[test]
     fn malformed_and_empty_literals_say_what_is_expected() {
         assert!(
             resolve(Site::Us, "")
@@ -369,7 +399,23 @@ mod tests {
         assert!(error.contains("None . unwrap ()"), "{error}");
         assert!(!error.contains("unreachable"), "{error}");
         let error = expand(quote!(EBAY_XX, "9355")).to_string();
-        assert!(error.contains("unknown site `EBAY_XX`"), "{error}");
+        assert!(
+            error.contains("unknown site `EBAY_XX`: expected"),
+            "{error}"
+        );
+        // The one parser of site names: the commands' forms, and the site a name meant.
+        let ok = expand(quote!(gb, "9355")).to_string();
+        assert!(ok.contains(":: taxonomy_data :: Site :: Gb"), "{ok}");
+        let error = expand(quote!(EBAY_UK, "9355")).to_string();
+        assert!(
+            error.contains("unknown site `EBAY_UK`: did you mean EBAY_GB (United Kingdom)?"),
+            "{error}"
+        );
+        let error = expand(quote!(Site::Uk, "9355")).to_string();
+        assert!(
+            error.contains("unknown site `Site::Uk`: did you mean `Site::Gb` (United Kingdom)?"),
+            "{error}"
+        );
         // A marketplace without a snapshot is a site, with nothing compiled in.
         let error = expand(quote!(EBAY_FR, "9355")).to_string();
         assert!(

@@ -4,8 +4,10 @@
 //! one edit away in the perfect hash (about a hundred lookups). An unknown path is walked from
 //! the top level as far as it exists, and only the children of the deepest match are compared
 //! with the next name; when that finds nothing, the last name is looked up among every
-//! category's name in an index built once per process and site. Names are compared without
-//! regard to case or runs of white space.
+//! category's name in an index built once per process and site, and the leaves under the
+//! deepest match are compared with it word by word (a near miss such as "Graphics Cards" for
+//! "Graphics/Video Cards"). Names are compared without regard to case or runs of white
+//! space.
 
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
@@ -113,7 +115,80 @@ pub(crate) fn path_suggestions(site: Site, path: &str) -> Vec<Category> {
         .map(|(score, c)| (!descends_from(c, at), score, !c.is_leaf(), c.id(), c))
         .collect();
     found.sort_by_key(|&(below, score, not_leaf, id, _)| (below, score, not_leaf, id));
+    let elsewhere: Vec<Category> = found.into_iter().map(|(.., c)| c).collect();
+
+    // A near miss ("Graphics Cards" for "Graphics/Video Cards"): no name is close enough, but
+    // leaves under the deepest match share its words. They come before categories named
+    // alike elsewhere in the tree, unless one of those is below the deepest match.
+    match at {
+        Some(at)
+            if !elsewhere
+                .first()
+                .is_some_and(|&c| descends_from(c, Some(at))) =>
+        {
+            let mut leaves = leaves_sharing_words(at, last);
+            let mut seen: BTreeSet<u32> = leaves.iter().map(|c| c.id()).collect();
+            leaves.extend(elsewhere.into_iter().filter(|c| seen.insert(c.id())));
+            leaves
+        }
+        _ => elsewhere,
+    }
+}
+
+/// The leaves under `at` whose names share at least half of `wanted`'s words (case ignored,
+/// names cut at anything but letters and digits, so "Graphics/Video Cards" has the words
+/// graphics, video and cards; a word matches another with a plural ending or a typo): most
+/// shared words first, then fewest words of their own besides, then by id. Only the leaves of
+/// the deepest category the path matched are read, and only when nothing closer was found.
+fn leaves_sharing_words(at: Category, wanted: &Name) -> Vec<Category> {
+    let mine = significant_words(&wanted.text);
+    if mine.is_empty() {
+        return Vec::new();
+    }
+    let mut found: Vec<(std::cmp::Reverse<usize>, usize, u32, Category)> = at
+        .leaves()
+        .filter_map(|leaf| {
+            let name = Name::new(leaf.name());
+            let theirs = significant_words(&name.text);
+            let shared = mine
+                .iter()
+                .filter(|w| theirs.iter().any(|t| same_word(w, t)))
+                .count();
+            (shared > 0 && shared * 2 >= mine.len()).then(|| {
+                let own = theirs.len().saturating_sub(shared);
+                (std::cmp::Reverse(shared), own, leaf.id(), leaf.category())
+            })
+        })
+        .collect();
+    found.sort_by_key(|&(shared, own, id, _)| (shared, own, id));
     found.into_iter().map(|(.., c)| c).collect()
+}
+
+/// The words of a lower-cased name that say something: cut at anything but letters and
+/// digits, without one-letter words and the joining words of the marketplaces' languages.
+fn significant_words(text: &str) -> Vec<&str> {
+    const JOINING: [&str; 12] = [
+        "and", "the", "for", "with", "und", "mit", "für", "et", "de", "des", "les", "per",
+    ];
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() > 1 && !JOINING.contains(w))
+        .collect()
+}
+
+/// Whether two lower-cased words are the same word: equal, one the other with a plural or
+/// inflected ending of up to two letters ("card", "cards"; "karte", "karten"), or a typo
+/// apart (one edit per four letters of the shorter, words of five letters or more: "hard" is
+/// not "card").
+fn same_word(a: &str, b: &str) -> bool {
+    if a == b {
+        return true;
+    }
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let shorter = short.chars().count();
+    if shorter >= 3 && long.starts_with(short) && long.chars().count() - shorter <= 2 {
+        return true;
+    }
+    shorter >= 5 && strsim::osa_distance(a, b) <= shorter / 4
 }
 
 /// Follows `rest` down from `at`, each name to its exact or closest child; returns where it
@@ -440,6 +515,20 @@ mod tests {
         );
         assert_eq!(ids(&s)[0], 20349);
         assert!(s[0].path().to_string().contains("Cell Phone Accessories"));
+    }
+
+    #[test]
+    fn a_near_miss_leaf_is_found_among_the_leaves_under_the_deepest_match() {
+        // The leaf is "Graphics/Video Cards" (27386): neither a typo of "Graphics Cards" nor
+        // does it hold each of its words, yet it is the leaf meant.
+        let s = path_suggestions(
+            Site::Gb,
+            "Computers/Tablets & Networking > Computer Components & Parts > Graphics Cards",
+        );
+        assert_eq!(ids(&s).first(), Some(&27386), "{:?}", ids(&s));
+        // One level too high: the leaves below the deepest match, not only its children.
+        let s = path_suggestions(Site::Gb, "Computers/Tablets & Networking > Graphics Cards");
+        assert_eq!(ids(&s).first(), Some(&27386), "{:?}", ids(&s));
     }
 
     #[test]

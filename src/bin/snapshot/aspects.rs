@@ -44,7 +44,7 @@ pub enum AspectsCommand {
     /// version and the date), to be committed. taxonomy-data's build compiles them in, and
     /// `taxonomy_macros::aspects!` checks listings against them at compile time.
     Pin {
-        /// The marketplace, e.g. EBAY_US.
+        /// The marketplace: its id (EBAY_US), the same without `EBAY_` (us) or its tree id.
         #[arg(long)]
         site: String,
         /// A leaf category of the compiled-in tree: an id or a full path, as `category!`
@@ -60,7 +60,7 @@ pub enum AspectsCommand {
     /// getItemAspectsForCategory (credentials as for `refresh`), or with `--offline` from the
     /// downloaded fetchItemAspects file.
     Check {
-        /// The marketplace, e.g. EBAY_US.
+        /// The marketplace: its id (EBAY_US), the same without `EBAY_` (us) or its tree id.
         #[arg(long)]
         site: String,
         /// The leaf category the listings are in.
@@ -146,8 +146,7 @@ pub fn run(command: AspectsCommand, snapshots: &Path) -> Result<ExitCode, String
             base_url,
             listings,
         } => {
-            let site = Marketplace::from_marketplace_id(&site)
-                .ok_or_else(|| format!("--site {site:?} is not a marketplace id (e.g. EBAY_US)"))?;
+            let site = super::parse_site("--site", &site)?;
             // A category the compiled-in tree knows is not a leaf has no aspects to check
             // against: say so here, as `category!` would, without asking the service.
             let compiled = taxonomy_data::Site::from_marketplace(site);

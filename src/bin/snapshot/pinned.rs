@@ -32,8 +32,7 @@ pub fn pin(
     categories: &[String],
     base_url: Option<&str>,
 ) -> Result<ExitCode, String> {
-    let data_site = Site::from_marketplace_id(site)
-        .ok_or_else(|| format!("--site {site:?} is not a marketplace id (e.g. EBAY_US)"))?;
+    let data_site = Site::from_marketplace(super::parse_site("--site", site)?);
     let marketplace = data_site.marketplace();
     let mut leaves = Vec::new();
     for text in categories {

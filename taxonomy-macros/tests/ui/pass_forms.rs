@@ -10,6 +10,8 @@ const DE_BY_PATH: LeafCategory = category!(EBAY_DE, "Handys & Kommunikation > Ha
 const AU_BY_ID: LeafCategory = category!(EBAY_AU, "9355",);
 const DE_BY_VARIANT: LeafCategory = category!(Site::De, "9355");
 const GB_BY_FULL_PATH: LeafCategory = category!(::taxonomy_data::Site::Gb, "9355");
+// The site as the commands take it too: the marketplace id without `EBAY_`.
+const GB_SHORT: LeafCategory = category!(GB, "9355");
 static IN_A_STATIC: LeafCategory = category!("  9355 ");
 
 fn main() {
@@ -24,6 +26,7 @@ fn main() {
     assert_eq!((AU_BY_ID.site(), AU_BY_ID.name()), (Site::Au, "Mobile Phones"));
     assert_eq!((DE_BY_VARIANT.site(), DE_BY_VARIANT.id()), (Site::De, 9355));
     assert_eq!(GB_BY_FULL_PATH, GB_BY_ID);
+    assert_eq!(GB_SHORT, GB_BY_ID);
     // A deep leaf by path.
     let deep = category!("Collectibles > Advertising > Soda > Fountain");
     assert_eq!(deep.id(), 852);
