@@ -376,6 +376,9 @@ fn called_inside_a_tokio_runtime_it_neither_panics_nor_blocks_forever() {
     assert_eq!(library_threads_settle_at(0), 0);
 }
 
+/// A thread that ends a moment after the drop returns (a thread of the runtime's blocking
+/// pool, ended by the runtime's shutdown but not yet gone from `/proc`) is not a leak; one still
+/// there after [`library_threads_settle_at`]'s 5 s is.
 #[test]
 fn dropping_the_blocking_cache_on_any_thread_leaks_no_thread() {
     let _serial = serial();
@@ -393,7 +396,7 @@ fn dropping_the_blocking_cache_on_any_thread_leaks_no_thread() {
     keys.get(&kid).unwrap();
     assert!(library_threads() >= 1, "the runtime's thread runs");
     drop(keys);
-    assert_eq!(library_threads(), 0, "dropped on a plain thread");
+    assert_eq!(library_threads_settle_at(0), 0, "dropped on a plain thread");
 
     // Created here, with an endpoint, dropped on another thread (the endpoint last).
     let keys = key_cache(&fake);
@@ -413,7 +416,7 @@ fn dropping_the_blocking_cache_on_any_thread_leaks_no_thread() {
     })
     .join()
     .unwrap();
-    assert_eq!(library_threads(), 0, "dropped on another thread");
+    assert_eq!(library_threads_settle_at(0), 0, "dropped on another thread");
 
     // Dropped inside a task of a tokio runtime.
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -426,7 +429,7 @@ fn dropping_the_blocking_cache_on_any_thread_leaks_no_thread() {
     runtime
         .block_on(runtime.spawn(async move { drop(keys) }))
         .unwrap();
-    assert_eq!(library_threads(), 0, "dropped in a tokio task");
+    assert_eq!(library_threads_settle_at(0), 0, "dropped in a tokio task");
 }
 
 #[test]
