@@ -34,6 +34,20 @@ pub enum Store {
     Postgres(TokenStore),
 }
 
+/// The refresh-token file when neither the flag nor `MARKETPLACE_TOKEN_STORE` names a store:
+/// `$XDG_CONFIG_HOME/marketplace-toolkit/refresh-tokens.json`, else
+/// `~/.config/marketplace-toolkit/refresh-tokens.json` (`consent` writes it, `listing
+/// publish` reads it).
+pub fn default_file() -> Result<PathBuf, String> {
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
+        .ok_or_else(|| {
+            format!("cannot find a home directory: pass --store or set {ENV_TOKEN_STORE}")
+        })?;
+    Ok(base.join("marketplace-toolkit").join("refresh-tokens.json"))
+}
+
 /// True for a `postgres://` or `postgresql://` URL.
 pub fn is_database_url(setting: &str) -> bool {
     let lower = setting.trim_start().to_ascii_lowercase();

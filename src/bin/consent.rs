@@ -412,7 +412,7 @@ mod live {
                     db: Arc::new(db),
                 }
             }
-            None => Store::File(Arc::new(FileStore::new(default_store()?))),
+            None => Store::File(Arc::new(FileStore::new(token_store::default_file()?))),
         };
         match command {
             Command::Authorize { args, .. } => authorize(&config, store, account, args),
@@ -564,16 +564,6 @@ mod live {
             rest % 3600 / 60,
             rest % 60
         )
-    }
-
-    fn default_store() -> Result<PathBuf, String> {
-        let base = std::env::var_os("XDG_CONFIG_HOME")
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
-            .ok_or_else(|| {
-                format!("cannot find a home directory: pass --store or set {ENV_TOKEN_STORE}")
-            })?;
-        Ok(base.join("marketplace-toolkit").join("refresh-tokens.json"))
     }
 
     fn authorize(
@@ -742,7 +732,11 @@ mod live {
                 dir.to_owned()
             });
         }
-        if let Some(dir) = default_store().ok().as_deref().and_then(|p| p.parent()) {
+        if let Some(dir) = token_store::default_file()
+            .ok()
+            .as_deref()
+            .and_then(|p| p.parent())
+        {
             dirs.push(dir.to_owned());
         }
         dirs.push(std::env::temp_dir());

@@ -1,0 +1,411 @@
+//! `cargo run --bin listing -- check FILE…` and `listing publish FILE… --account NAME`.
+//!
+//! A listing file is eBay's own JSON: `{"inventoryItem": <createOrReplaceInventoryItem's
+//! body>, "offer": <createOffer's body, with sku, marketplaceId, categoryId, …>}`.
+//!
+//! `check` reads each file and runs marketplace-listing's offline check: every problem of
+//! every file, each naming its file and its field; nothing is sent. Exit 1 when a file has a
+//! problem or cannot be read as a listing.
+//!
+//! `publish` checks the same way, then publishes each listing that passes through the
+//! Inventory API (createOrReplaceInventoryItem, getOffers, createOffer or updateOffer,
+//! publishOffer), idempotent by SKU: rerun after a failure, it gives the same listing ids and
+//! never a second offer. The seller's user token comes from the refresh token `consent`
+//! stored for `--account` (the same store: a file or the PostgreSQL store). No token is ever
+//! printed.
+//!
+//! `--dir DIR` checks against the trees (`EBAY_*.json`), expired categories and pinned aspect
+//! rules (`pinned/`) of a snapshots directory, as `snapshot` takes it; without it, against
+//! what taxonomy-data compiled in (what `category!` and `aspects!` check against).
+
+// Before the modules that print: `errln!` (stderr: escaped, never a panic).
+#[path = "shared/output.rs"]
+#[macro_use]
+#[allow(dead_code, unused_macros)] // `listing` writes no JSON
+mod output;
+#[path = "shared/verbosity.rs"]
+mod verbosity;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+use marketplace_client::api::{ApiClient, ClientConfig};
+use marketplace_client::model::aspects::AspectRules;
+use marketplace_client::model::aspects::{ListingAspects, Problem as AspectProblem};
+use marketplace_client::model::decode;
+use marketplace_client::oauth::{FileStore, OAuthClient, OAuthConfig, UserTokenProvider};
+use marketplace_listing::blocking::Inventory;
+use marketplace_listing::{Catalog, CategoryStatus, CompiledIn, Listing, ListingError, check};
+use marketplace_toolkit::token_store;
+use marketplaces::Marketplace;
+use taxonomy_tree::tree::CategoryTree;
+
+use crate::output::escaped;
+
+#[derive(Parser)]
+#[command(
+    name = "listing",
+    about = "Check listing files offline, and publish them through eBay's Inventory API",
+    long_about = "Check listing files offline, and publish them through eBay's Inventory API.\n\n\
+        A listing file is eBay's own JSON: {\"inventoryItem\": <createOrReplaceInventoryItem's \
+        body>, \"offer\": <createOffer's body, with sku, marketplaceId, categoryId, …>}.\n\n\
+        `check` sends nothing: it names every problem of every file by its field, and exits 1 \
+        when there is one. `publish` checks, then publishes each listing that passes, \
+        idempotent by SKU (rerun it after a failure: the same listings, never a second offer), \
+        with the seller's refresh token that `consent` stored for --account.\n\n\
+        Settings of `publish`: MARKETPLACE_CLIENT_ID, MARKETPLACE_CLIENT_SECRET, \
+        MARKETPLACE_ENV (production|sandbox), MARKETPLACE_BASE_URL + MARKETPLACE_AUTH_URL, \
+        MARKETPLACE_CONFIG (SDK file), MARKETPLACE_TOKEN_STORE; the flags override them."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    /// A snapshots directory whose trees, expired categories and pinned aspect rules the
+    /// listings are checked against, as `snapshot --dir` takes it. Default: what
+    /// taxonomy-data compiled in (what `category!` and `aspects!` check against).
+    #[arg(long, global = true)]
+    dir: Option<PathBuf>,
+    /// Show the HTTP attempts and token events on standard error (-vv: more).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count, long_help = verbosity::VERBOSE_HELP)]
+    verbose: u8,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check listing files offline: every problem, by file and field; sends nothing.
+    Check {
+        /// The listing files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Check, then publish each listing that passes (idempotent by SKU) and print its
+    /// listing id.
+    Publish {
+        /// The listing files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// The account whose refresh token `consent` stored (the seller).
+        #[arg(long)]
+        account: String,
+        /// The refresh-token store `consent` wrote: a file, or a postgres:// URL. Default:
+        /// MARKETPLACE_TOKEN_STORE, else ~/.config/marketplace-toolkit/refresh-tokens.json.
+        #[arg(long, visible_alias = "token-store")]
+        store: Option<String>,
+        /// `production` or `sandbox` (overrides MARKETPLACE_ENV).
+        #[arg(long)]
+        env: Option<String>,
+        /// API host (with --auth-url; overrides MARKETPLACE_BASE_URL).
+        #[arg(long)]
+        base_url: Option<String>,
+        /// Consent host (with --base-url; overrides MARKETPLACE_AUTH_URL).
+        #[arg(long)]
+        auth_url: Option<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    verbosity::init(cli.verbose);
+    let catalog: Box<dyn Catalog + Sync> = match &cli.dir {
+        None => Box::new(CompiledIn),
+        Some(dir) => match DirCatalog::read(dir) {
+            Ok(catalog) => Box::new(catalog),
+            Err(e) => {
+                errln!("error: --dir {}: {e}", escaped(&dir.display().to_string()));
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    match cli.command {
+        Command::Check { files } => check_files(&files, &*catalog),
+        Command::Publish {
+            files,
+            account,
+            store,
+            env,
+            base_url,
+            auth_url,
+        } => {
+            let overrides = [
+                (OAuthConfig::ENV_ENVIRONMENT, env),
+                (OAuthConfig::ENV_BASE_URL, base_url),
+                (OAuthConfig::ENV_AUTH_URL, auth_url),
+            ];
+            match inventory(&overrides, store, &account) {
+                Ok(inventory) => publish_files(&inventory, &files, &*catalog),
+                Err(e) => {
+                    errln!("error: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+    }
+}
+
+/// A file as a listing, or why not (naming the field serde stopped at, with its line).
+fn read_listing(path: &Path) -> Result<Listing, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot be read: {e}"))?;
+    serde_json::from_slice(&bytes).map_err(|e| {
+        format!("not a listing file ({{\"inventoryItem\": …, \"offer\": …}} in eBay's JSON): {e}")
+    })
+}
+
+/// Reads and checks each file: the listings that pass, and whether every file did. Each
+/// problem is printed on standard output as `FILE: FIELD: what is wrong`, and, with
+/// `say_ok`, a file without any as `FILE: ok`, in the order of the files.
+fn checked(
+    files: &[PathBuf],
+    catalog: &dyn Catalog,
+    say_ok: bool,
+) -> (Vec<(String, Listing)>, bool) {
+    let mut passed = Vec::new();
+    let mut all = true;
+    for path in files {
+        let name = escaped(&path.display().to_string()).into_owned();
+        match read_listing(path) {
+            Err(e) => {
+                outln!("{name}: {}", escaped(&e));
+                all = false;
+            }
+            Ok(listing) => {
+                let problems = check(&listing, catalog);
+                if problems.is_empty() {
+                    if say_ok {
+                        outln!("{name}: ok");
+                    }
+                    passed.push((name, listing));
+                } else {
+                    for p in &problems {
+                        outln!("{name}: {}", escaped(&p.to_string()));
+                    }
+                    all = false;
+                }
+            }
+        }
+    }
+    (passed, all)
+}
+
+/// `listing check FILE…`.
+fn check_files(files: &[PathBuf], catalog: &dyn Catalog) -> ExitCode {
+    let (passed, all) = checked(files, catalog, true);
+    let failed = files.len() - passed.len();
+    if all {
+        errln!("{} listing file(s) checked: no problem", files.len());
+        ExitCode::SUCCESS
+    } else {
+        errln!(
+            "{failed} of {} listing file(s) have problems (nothing was sent)",
+            files.len()
+        );
+        ExitCode::FAILURE
+    }
+}
+
+/// The Inventory API of `account`: its stored refresh token, as `consent` keeps it.
+fn inventory(
+    overrides: &[(&str, Option<String>)],
+    store: Option<String>,
+    account: &str,
+) -> Result<Inventory, Box<dyn std::error::Error>> {
+    let config = OAuthConfig::from_lookup(|name| {
+        overrides
+            .iter()
+            .find(|(k, v)| *k == name && v.is_some())
+            .and_then(|(_, v)| v.clone())
+            .or_else(|| std::env::var(name).ok())
+    })?;
+    let client = OAuthClient::from_config(&config)?;
+    let provider = match token_store::from_setting(store)? {
+        Some(token_store::Store::File(path)) => {
+            UserTokenProvider::new(client, Arc::new(FileStore::new(path)), account)
+        }
+        #[cfg(feature = "postgres")]
+        Some(token_store::Store::Postgres(db)) => {
+            token_store::migrate_or_warn(&db);
+            let tokens = token_store::refresh_tokens(&db, &config)?;
+            UserTokenProvider::new(client, Arc::new(tokens), account)
+                .with_shared_cache(db.token_cache())
+        }
+        None => UserTokenProvider::new(
+            client,
+            Arc::new(FileStore::new(token_store::default_file()?)),
+            account,
+        ),
+    };
+    let api = ApiClient::new(
+        ClientConfig::for_base_url(config.endpoints.base_url().as_str())?,
+        Arc::new(provider),
+    )?;
+    Ok(Inventory::new(api))
+}
+
+/// `listing publish FILE… --account NAME`.
+fn publish_files(
+    inventory: &Inventory,
+    files: &[PathBuf],
+    catalog: &(dyn Catalog + Sync),
+) -> ExitCode {
+    let (passed, all) = checked(files, catalog, false);
+    let bar = if passed.len() > 1 {
+        let bar = indicatif::ProgressBar::new(passed.len() as u64);
+        if let Ok(style) =
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} published {msg}")
+        {
+            bar.set_style(style);
+        }
+        bar.enable_steady_tick(Duration::from_millis(200));
+        Some(bar)
+    } else {
+        None
+    };
+    let mut failed = files.len() - passed.len();
+    let mut consent_needed = None;
+    for (name, listing) in &passed {
+        let result = inventory.publish_with(listing, catalog);
+        let line = match &result {
+            Ok(published) => format!(
+                "{name}: listing {} (offer {}, sku {})",
+                escaped(&published.listing_id),
+                escaped(&published.offer_id),
+                escaped(listing.sku())
+            ),
+            Err(e) => {
+                failed += 1;
+                if consent_needed.is_none() {
+                    consent_needed = account_needing_consent(e);
+                }
+                format!("{name}: not published: {}", escaped(&e.to_string()))
+            }
+        };
+        match (&bar, result.is_ok()) {
+            (Some(bar), _) => {
+                bar.suspend(|| print_line(&line, result.is_ok()));
+                bar.inc(1);
+            }
+            (None, ok) => print_line(&line, ok),
+        }
+    }
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    if let Some(account) = consent_needed {
+        errln!("the seller must consent: run `consent --account {account:?}`");
+    }
+    if all && failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        errln!(
+            "{failed} of {} listing file(s) not published (rerun to carry on: it is idempotent)",
+            files.len()
+        );
+        ExitCode::FAILURE
+    }
+}
+
+/// A published listing on standard output, a failure on standard error.
+fn print_line(line: &str, ok: bool) {
+    if ok {
+        outln!("{line}");
+    } else {
+        errln!("{line}");
+    }
+}
+
+/// The account of an error that says the seller must consent (again).
+fn account_needing_consent(e: &ListingError) -> Option<String> {
+    use marketplace_client::api::ApiError;
+    match e {
+        ListingError::Api(ApiError::OAuth(o)) => o.account_needing_consent().map(str::to_owned),
+        _ => None,
+    }
+}
+
+/// The trees, expired categories and pinned aspect rules of a snapshots directory.
+struct DirCatalog {
+    trees: HashMap<Marketplace, CategoryTree>,
+    replacements: HashMap<(Marketplace, u32), u32>,
+    rules: HashMap<(Marketplace, u32), AspectRules>,
+}
+
+impl DirCatalog {
+    /// Reads every tree of `dir` (with the expired categories beside it) and its `pinned/`
+    /// files; a file that cannot be read is an error naming it.
+    fn read(dir: &Path) -> Result<Self, String> {
+        let sites = taxonomy_tree::snapshot::sites_in(dir);
+        if sites.is_empty() {
+            return Err("no snapshot (EBAY_*.json) in this directory".into());
+        }
+        let mut trees = HashMap::new();
+        let mut replacements = HashMap::new();
+        for site in sites {
+            let tree = taxonomy_tree::snapshot::read_site(site, dir).map_err(|e| e.to_string())?;
+            let path = dir.join(site.snapshot_file_name());
+            if let Some(expired) =
+                taxonomy_tree::expired::read_beside(&path, &tree).map_err(|e| e.to_string())?
+            {
+                for m in expired.mappings {
+                    replacements.insert((site, m.from), m.to);
+                }
+            }
+            trees.insert(site, tree);
+        }
+        let mut rules = HashMap::new();
+        for pinned in taxonomy_codegen::pinned::read_all(dir).map_err(|e| e.to_string())? {
+            let bytes = serde_json::to_vec(&pinned.answer).map_err(|e| e.to_string())?;
+            let answer = decode::item_aspects(pinned.category_id, &bytes).map_err(|e| {
+                format!(
+                    "{}: {e}",
+                    taxonomy_codegen::pinned::path_of(dir, pinned.site, pinned.category_id)
+                        .display()
+                )
+            })?;
+            rules.insert(
+                (pinned.site, pinned.category_id),
+                AspectRules::from(&answer),
+            );
+        }
+        Ok(Self {
+            trees,
+            replacements,
+            rules,
+        })
+    }
+}
+
+impl Catalog for DirCatalog {
+    fn category(&self, marketplace: Marketplace, id: u32) -> CategoryStatus {
+        let Some(tree) = self.trees.get(&marketplace) else {
+            return CategoryStatus::NoTree;
+        };
+        match tree.get(id) {
+            Some(c) if c.leaf => CategoryStatus::Leaf,
+            Some(c) => CategoryStatus::NotLeaf {
+                name: c.name.clone(),
+            },
+            None => match self.replacements.get(&(marketplace, id)) {
+                Some(&replacement) => CategoryStatus::Expired { replacement },
+                None => CategoryStatus::Unknown,
+            },
+        }
+    }
+
+    fn check_aspects(
+        &self,
+        marketplace: Marketplace,
+        id: u32,
+        aspects: &ListingAspects,
+    ) -> Option<Vec<AspectProblem>> {
+        Some(self.rules.get(&(marketplace, id))?.check(aspects))
+    }
+
+    fn knows_aspect(&self, marketplace: Marketplace, id: u32, name: &str) -> bool {
+        self.rules
+            .get(&(marketplace, id))
+            .is_none_or(|rules| rules.aspect_names().any(|n| n.eq_ignore_ascii_case(name)))
+    }
+}

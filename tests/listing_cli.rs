@@ -1,0 +1,251 @@
+//! The `listing` command end to end: `check` names every problem of every file by its field
+//! and sends nothing (the fake's request log stays empty); `publish` publishes with the user
+//! token of an account `consent` stored, and a rerun gives the same listing and no second offer.
+
+mod common;
+#[path = "common/oauth.rs"]
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Arc;
+
+use fake_marketplace::FakeMarketplace;
+use marketplace_client::oauth::{FileStore, ScopeSet, UserTokenProvider};
+use support::*;
+
+const GOOD: &str = r#"{
+  "inventoryItem": {
+    "product": {
+      "title": "Dell OptiPlex 7010",
+      "aspects": {"Brand": ["Dell"], "Type": ["Desktop"], "MPN": ["7010"]}
+    },
+    "condition": "USED_EXCELLENT",
+    "availability": {"shipToLocationAvailability": {"quantity": 3}}
+  },
+  "offer": {
+    "sku": "DESKTOP-1", "marketplaceId": "EBAY_US", "format": "FIXED_PRICE",
+    "categoryId": "179", "availableQuantity": 3,
+    "pricingSummary": {"price": {"value": "149.00", "currency": "USD"}},
+    "listingPolicies": {"fulfillmentPolicyId": "f", "paymentPolicyId": "p", "returnPolicyId": "r"},
+    "merchantLocationKey": "warehouse-1"
+  }
+}"#;
+
+/// Wrong in many fields at once: the SKU, a picture, the condition, the price and its
+/// currency, the policies, the location, and a category with children.
+const BAD: &str = r#"{
+  "inventoryItem": {
+    "product": {"title": "Dell", "aspects": {"Type": ["Desktop"]}, "imageUrls": ["http://x/a.jpg"]}
+  },
+  "offer": {
+    "sku": "BAD SKU", "marketplaceId": "EBAY_US", "categoryId": "58058",
+    "pricingSummary": {"price": {"value": "0", "currency": "EUR"}}
+  }
+}"#;
+
+/// In a category the build has rules for (179), but without its required `Brand`.
+const NO_BRAND: &str = r#"{
+  "inventoryItem": {
+    "product": {"title": "Desktop", "aspects": {"Type": ["Desktop"], "MPN": ["7010"]}},
+    "condition": "NEW"
+  },
+  "offer": {
+    "sku": "NO-BRAND", "marketplaceId": "EBAY_US", "categoryId": "179",
+    "pricingSummary": {"price": {"value": "10.00", "currency": "USD"}},
+    "listingPolicies": {"fulfillmentPolicyId": "f", "paymentPolicyId": "p", "returnPolicyId": "r"},
+    "merchantLocationKey": "warehouse-1"
+  }
+}"#;
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// `listing` with the fake's settings (so that anything it sent would reach the fake).
+fn listing(fake: &FakeMarketplace, home: &Path) -> Command {
+    let mut cmd = common::clean_command(env!("CARGO_BIN_EXE_listing"));
+    cmd.env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("MARKETPLACE_BASE_URL", fake.base_url())
+        .env("MARKETPLACE_AUTH_URL", fake.auth_url())
+        .env("MARKETPLACE_CLIENT_ID", fake.client_id())
+        .env("MARKETPLACE_CLIENT_SECRET", fake.client_secret());
+    cmd
+}
+
+fn run(cmd: &mut Command) -> (Output, String, String) {
+    let output = cmd.output().unwrap();
+    let (out, err) = common::output_text(&output);
+    (output, out, err)
+}
+
+/// A refresh-token file with `account`'s consent on the fake, as `consent` leaves it: the
+/// consent page visited, the code exchanged, the token stored.
+fn consented_store(fake: &FakeMarketplace, path: &Path, account: &str) -> String {
+    let client = Arc::new(client(fake));
+    let request = client
+        .consent_request(&ScopeSet::new([fake.scope("/sell.inventory")]))
+        .unwrap();
+    let code = request.complete(&consent_redirect(fake, &request)).unwrap();
+    let store = Arc::new(FileStore::new(path.to_path_buf()));
+    UserTokenProvider::new(client, store, account)
+        .exchange_code(&code, request.scopes())
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    json["accounts"][account]["refresh_token"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[test]
+fn listing_check_names_every_problem_of_each_file_by_field_and_sends_nothing() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let good = write(home.path(), "good.json", GOOD);
+    let bad = write(home.path(), "bad.json", BAD);
+    let no_brand = write(home.path(), "no-brand.json", NO_BRAND);
+    let broken = write(home.path(), "broken.json", r#"{"offer": 3}"#);
+    let (output, stdout, stderr) = run(listing(&fake, home.path())
+        .arg("check")
+        .args([&good, &bad, &no_brand, &broken]));
+    assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
+    let good = good.display().to_string();
+    let bad = bad.display().to_string();
+    let no_brand = no_brand.display().to_string();
+    let broken = broken.display().to_string();
+    assert!(stdout.contains(&format!("{good}: ok")), "{stdout}");
+    for field in [
+        "offer.sku",
+        "inventoryItem.product.imageUrls[0]",
+        "inventoryItem.condition",
+        "offer.pricingSummary.price.value",
+        "offer.pricingSummary.price.currency",
+        "offer.listingPolicies.fulfillmentPolicyId",
+        "offer.listingPolicies.paymentPolicyId",
+        "offer.listingPolicies.returnPolicyId",
+        "offer.merchantLocationKey",
+        "offer.categoryId",
+    ] {
+        assert!(
+            stdout.contains(&format!("{bad}: {field}: ")),
+            "{field} of {bad}:\n{stdout}"
+        );
+    }
+    assert!(
+        stdout.contains(&format!(
+            "{no_brand}: inventoryItem.product.aspects[\"Brand\"]: "
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("{broken}: not a listing file")),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("3 of 4 listing file(s) have problems"),
+        "{stderr}"
+    );
+    assert!(fake.requests().is_empty(), "{:?}", fake.requests());
+}
+
+#[test]
+fn listing_check_with_dir_checks_against_that_directorys_rules() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let good = write(home.path(), "good.json", GOOD);
+    // The committed trees without the pinned rules: category 179 has none to check against.
+    let snapshots = common::copy_of_snapshots();
+    assert!(!snapshots.path().join("pinned").exists());
+    let (output, stdout, _) = run(listing(&fake, home.path())
+        .arg("--dir")
+        .arg(snapshots.path())
+        .arg("check")
+        .arg(&good));
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("inventoryItem.product.aspects: no aspect rules"),
+        "{stdout}"
+    );
+    // With them, as compiled in: no problem.
+    let (output, stdout, _) = run(listing(&fake, home.path())
+        .args(["--dir", &common::snapshots_dir().display().to_string()])
+        .arg("check")
+        .arg(&good));
+    assert!(output.status.success(), "{stdout}");
+    assert!(fake.requests().is_empty());
+}
+
+#[test]
+fn listing_publish_with_a_consented_account_gives_a_listing_id_and_a_rerun_the_same_one() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    let refresh_token = consented_store(&fake, &store, "seller-1");
+    let good = write(home.path(), "good.json", GOOD);
+    let publish = || {
+        run(listing(&fake, home.path())
+            .args(["publish", "--account", "seller-1", "--store"])
+            .arg(&store)
+            .arg(&good))
+    };
+    let (output, first, stderr) = publish();
+    assert!(output.status.success(), "{first}\n{stderr}");
+    let listing_id = first
+        .split_once(": listing ")
+        .and_then(|(_, rest)| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no listing id in {first:?}"))
+        .to_owned();
+    assert!(!listing_id.is_empty());
+
+    // Rerun: the same listing, and createOffer was sent once.
+    let (output, again, stderr2) = publish();
+    assert!(output.status.success(), "{again}\n{stderr2}");
+    assert_eq!(again, first);
+    let creates = fake
+        .requests_to("/sell/inventory/v1/offer")
+        .iter()
+        .filter(|r| r.method == "POST")
+        .count();
+    assert_eq!(creates, 1, "one createOffer");
+
+    // The seller's inventory (the user token's), and no token printed.
+    let bearers: Vec<String> = fake
+        .requests()
+        .iter()
+        .filter_map(|r| r.header("authorization").map(str::to_owned))
+        .filter_map(|h| h.strip_prefix("Bearer ").map(str::to_owned))
+        .collect();
+    assert!(!bearers.is_empty());
+    for token in bearers.iter().chain([&refresh_token]) {
+        for text in [&first, &stderr, &again, &stderr2] {
+            assert!(!text.contains(token.as_str()), "a token printed: {text}");
+        }
+    }
+    let token = fake.issued_token(&bearers[0]).unwrap();
+    assert!(token.token_type.starts_with("User"), "{token:?}");
+}
+
+#[test]
+fn listing_publish_sends_nothing_for_a_file_the_check_refuses() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store(&fake, &store, "seller-1");
+    fake.clear_requests();
+    let bad = write(home.path(), "bad.json", BAD);
+    let (output, stdout, stderr) = run(listing(&fake, home.path())
+        .args(["publish", "--account", "seller-1", "--store"])
+        .arg(&store)
+        .arg(&bad));
+    assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(stdout.contains("offer.merchantLocationKey"), "{stdout}");
+    assert!(
+        stderr.contains("1 of 1 listing file(s) not published"),
+        "{stderr}"
+    );
+    assert!(fake.requests().is_empty(), "{:?}", fake.requests());
+}
