@@ -154,7 +154,8 @@ enum Command {
     },
 }
 
-/// `snapshot search`: the ten best leaves of a compiled-in site; exit 1 when none matches.
+/// `snapshot search`: the ten best leaves of a compiled-in site; exit 1 when none matches,
+/// naming the nearest words of the site's names (`Site::nearest_words`).
 fn search(site: &str, query: &str) -> Result<ExitCode, String> {
     use taxonomy_data::Site;
     let site = Site::from_marketplace_id(site).ok_or_else(|| {
@@ -176,7 +177,14 @@ fn search(site: &str, query: &str) -> Result<ExitCode, String> {
         found += 1;
     }
     if found == 0 {
-        eprintln!("no leaf category of {site} matches {query:?}");
+        let nearest = site.nearest_words(query);
+        if nearest.len() == 0 {
+            eprintln!(
+                "no leaf category of {site} matches {query:?}, and no word of its names is near"
+            );
+        } else {
+            eprintln!("no leaf category of {site} matches {query:?}; nearest words: {nearest}");
+        }
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)

@@ -1,25 +1,35 @@
 //! [`Site::search`]: the leaf categories whose names and paths match the words of a query,
 //! offline, over a keyword index the build script generates with the other tables.
 //!
-//! The index maps every word of every category name (folded by `taxonomy_hash::words`: case,
-//! accents and English plurals do not matter) to the positions of the categories whose name
-//! has it (`taxonomy_codegen::codegen::SearchIndex` describes the layout). A query is cut into
-//! words the same way; the categories of each word's list are merged by position, and the
-//! candidates are the leaves whose own name has a query word, and the leaf children of a
-//! category whose name has one. Each candidate is ranked by, in order:
+//! The index maps every word of every category name (folded by `taxonomy_hash::words` by
+//! the tree's language: case, accents and plural or inflection endings do not matter) to the
+//! positions of the categories whose name has it (`taxonomy_codegen::codegen::SearchIndex`
+//! describes the layout); a German tree's index also files a compound made of its words under
+//! its last part ("Schutzhüllen" under "hull"), in a list of its own. A query is cut into words
+//! the same way; a word the index does not have is cut into parts it has ("grafikkarte":
+//! "grafik" and "kart"; `taxonomy_hash::words::compound_parts`). Each query word has two
+//! slots: its own list, and the list of the compounds that end with it. The categories of
+//! the lists are merged by position, and the candidates are the leaves whose own name has a
+//! query word, and the leaf children of a category whose name has one. Each candidate is
+//! ranked by, in order:
 //!
 //! 1. how many of the query's words its path has (its own name, its parent's or an
-//!    ancestor's);
+//!    ancestor's; whole or as the end of a compound);
 //! 2. how much of its own name the query covers (so "Cases" comes before "Cases & Covers"
-//!    for "cases");
+//!    for "cases"; a word found as the end of a compound covers half a word); then (2b),
+//!    among leaves whose whole name the query covers, the fewer words of it that are the
+//!    query's only once their endings are folded (so "auto" finds "Auto" before "Autos");
 //! 3. how many words of its path the query does not have, and of the query the path does
 //!    not have, each word counted as many times as it repeats (so the full path of a leaf
 //!    finds that leaf first);
 //! 4. where the words were found, weighted by how rare each word is: in the leaf's own name
-//!    counts most, then its parent's, then a higher ancestor's;
+//!    counts most, then its parent's, then a higher ancestor's (a compound's end weighs half
+//!    its word);
 //! 5. then the shallower leaf, then the lower position (id order).
 //!
-//! Criterion 3 is computed only for the best candidates by the others (a pool of 32, a heap).
+//! Criteria 2b and 3 are computed only for the best candidates by the others (a pool of 32,
+//! a heap). When nothing matches, [`Site::nearest_words`] gives the words of the names
+//! nearest to the query's (edit distance; it reads every name).
 //!
 //! Names are not read again at query time: the index has each name's word count (and
 //! whether a word repeats in it: only then is the name read and folded), so criteria 2 and 3
@@ -30,7 +40,7 @@
 //! walks look up the matching categories with subcategories (usually few) behind a 4096-bit
 //! filter.
 //!
-//! No allocation: the work space (about 25 KiB) is on the stack.
+//! No allocation: the work space (about 31 KiB) is on the stack.
 
 use core::iter::FusedIterator;
 
@@ -1013,4 +1023,159 @@ fn extra_words(cx: &Context, pos: u32, own: Mask) -> u16 {
         }
     }
     extra
+}
+
+/// The most words [`Site::nearest_words`] gives.
+const NEAREST_WORDS: usize = 5;
+
+/// The words of a site's category names nearest to the words of a query that match nothing
+/// ([`Site::nearest_words`]), nearest first, as the names write them; its `Display` lists
+/// them ("Smartphones, Smartwatches").
+#[derive(Debug, Clone)]
+pub struct NearestWords {
+    words: [&'static str; NEAREST_WORDS],
+    len: usize,
+    next: usize,
+}
+
+impl Iterator for NearestWords {
+    type Item = &'static str;
+
+    fn next(&mut self) -> Option<&'static str> {
+        let word = self.words[..self.len].get(self.next).copied();
+        self.next += usize::from(word.is_some());
+        word
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.len - self.next;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for NearestWords {}
+impl FusedIterator for NearestWords {}
+
+impl core::fmt::Display for NearestWords {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        for (i, word) in self.clone().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            f.write_str(word)?;
+        }
+        Ok(())
+    }
+}
+
+/// The words of `name` as it writes them (the runs [`Words`] folds, apostrophes kept).
+fn written_words(name: &str) -> impl Iterator<Item = &str> {
+    name.split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '\u{2019}')
+        .map(|w| w.trim_matches(['\'', '\u{2019}']))
+        .filter(|w| !w.is_empty())
+}
+
+/// The optimal string alignment distance between `a` and `b` (insertions, deletions,
+/// substitutions and swaps of neighbours, one each), or `None` when it is over `limit`.
+fn distance(a: &[u8], b: &[u8], limit: usize) -> Option<usize> {
+    const N: usize = taxonomy_hash::words::MAX_WORD + 1;
+    if a.len().abs_diff(b.len()) > limit {
+        return None;
+    }
+    // Three rows: two back (for swaps), one back, this one.
+    let mut rows = [[0_usize; N]; 3];
+    for (j, cell) in rows[1].iter_mut().enumerate().take(b.len() + 1) {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        let [back2, back, this] = &mut rows;
+        this[0] = i;
+        let mut best = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut d = (back[j] + 1).min(this[j - 1] + 1).min(back[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d = d.min(back2[j - 2] + 1);
+            }
+            this[j] = d;
+            best = best.min(d);
+        }
+        if best > limit {
+            return None;
+        }
+        // This row becomes the one back, the one back two back.
+        rows.rotate_left(1);
+    }
+    let d = rows[1][b.len()];
+    (d <= limit).then_some(d)
+}
+
+pub(crate) fn nearest_words(site: Site, query: &str) -> NearestWords {
+    let t = site.tables();
+    let index = Index::of(t);
+    let language = index.language;
+    let mut result = NearestWords {
+        words: [""; NEAREST_WORDS],
+        len: 0,
+        next: 0,
+    };
+    // The query's words that match nothing, not even by their parts.
+    let mut unknown = [Word::from_folded(&[]); MAX_QUERY_WORDS];
+    let mut n = 0;
+    for word in Words::with_language(query, language) {
+        let known = |w: &Word| lookup(t, &index, w).is_some();
+        if n == MAX_QUERY_WORDS
+            || unknown[..n].contains(&word)
+            || known(&word)
+            || compound_parts(&word, language, known).next().is_some()
+        {
+            continue;
+        }
+        unknown[n] = word;
+        n += 1;
+    }
+    let unknown = &unknown[..n];
+    if unknown.is_empty() {
+        return result;
+    }
+    // The nearest, by distance then by the position of the first name that has them.
+    let mut best: [(usize, Word); NEAREST_WORDS] = [(0, Word::from_folded(&[])); NEAREST_WORDS];
+    for pos in 1..t.parents.len() as u32 {
+        let name = crate::name_at(t, pos);
+        for written in written_words(name) {
+            let Some(folded) = Words::with_language(written, language).next() else {
+                continue;
+            };
+            if best[..result.len].iter().any(|(_, w)| *w == folded) {
+                continue;
+            }
+            // Within a third of the word's length (at least 2), and better than the worst
+            // kept once there are enough.
+            let Some(d) = unknown
+                .iter()
+                .filter_map(|q| {
+                    let limit = (q.as_bytes().len() / 3).max(2);
+                    let limit = match result.len {
+                        NEAREST_WORDS => limit.min(best[NEAREST_WORDS - 1].0.saturating_sub(1)),
+                        _ => limit,
+                    };
+                    distance(q.as_bytes(), folded.as_bytes(), limit)
+                })
+                .min()
+            else {
+                continue;
+            };
+            let at = best[..result.len].partition_point(|&(e, _)| e <= d);
+            if at == NEAREST_WORDS {
+                continue;
+            }
+            let end = result.len.min(NEAREST_WORDS - 1);
+            best.copy_within(at..end, at + 1);
+            result.words.copy_within(at..end, at + 1);
+            best[at] = (d, folded);
+            result.words[at] = written;
+            result.len = (result.len + 1).min(NEAREST_WORDS);
+        }
+    }
+    result
 }

@@ -52,6 +52,7 @@ fn lookups_do_not_allocate() {
             "qqqzzz",
         ] {
             checksum += site.search(query).map(|c| u64::from(c.id())).sum::<u64>();
+            checksum += site.nearest_words(query).map(str::len).sum::<usize>() as u64;
         }
     }
     let after = ALLOCATIONS.load(Ordering::SeqCst);

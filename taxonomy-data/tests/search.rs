@@ -317,3 +317,19 @@ fn seller_queries_find_their_leaf_in_the_top_5() {
     }
     assert!(short.is_empty(), "seller queries: {short:?}");
 }
+
+/// A query that matches nothing gets the words of the site's names nearest to its own, as
+/// the names write them; one that matches something gets none.
+#[test]
+fn a_query_that_matches_nothing_gets_the_nearest_words() {
+    assert_eq!(Site::De.search("smartfone").count(), 0);
+    let nearest: Vec<&str> = Site::De.nearest_words("smartfone").collect();
+    assert!(nearest.contains(&"Smartphones"), "{nearest:?}");
+    assert_eq!(Site::Us.search("headphnes").count(), 0);
+    let nearest = Site::Us.nearest_words("headphnes");
+    assert_eq!(nearest.clone().next(), Some("Headphones"), "{nearest}");
+    assert!(nearest.len() <= 5);
+    // Words that match something need no suggestion; nothing is near a made-up word.
+    assert_eq!(Site::De.nearest_words("grafikkarte").count(), 0);
+    assert_eq!(Site::Us.nearest_words("qqqqzzzz").count(), 0);
+}

@@ -40,11 +40,11 @@ pub const MAX_WORD: usize = 40;
 /// The first byte of [`Word::ending_key`]: no folded word has it.
 pub const ENDING_MARK: u8 = 0x01;
 
-/// The shortest part [`compound_parts`] cuts off, in bytes.
-pub const MIN_PART: usize = 3;
+/// The shortest part [`compound_parts`] cuts off, in bytes (3).
+const MIN_PART: usize = 3;
 
 /// The most parts [`compound_parts`] cuts a word into.
-pub const MAX_PARTS: usize = 4;
+const MAX_PARTS: usize = 4;
 
 /// Whose rules fold a word's ending (and whether compounds are filed under their parts).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,7 +92,7 @@ impl Word {
     /// The bytes `range` of this word, as a word of their own, their ending folded again by
     /// `language`'s rules (the front part of a compound is a word with an ending of its
     /// own: "damen" of "damentasch" is "dam").
-    pub fn part(&self, range: core::ops::Range<usize>, language: Language) -> Word {
+    fn part(&self, range: core::ops::Range<usize>, language: Language) -> Word {
         let mut word = Word::from_folded(self.as_bytes().get(range).unwrap_or(&[]));
         word.stem(language);
         word
@@ -242,7 +242,7 @@ impl Word {
 }
 
 /// The parts of `word`, a word the index does not have, that are words `known` says it has:
-/// the longest known ending of at least [`MIN_PART`] bytes that leaves at least one byte in
+/// the longest known ending of at least three bytes that leaves at least one byte in
 /// front, then the same again on the front (its own ending folded by `language`'s rules,
 /// and a linking "s" dropped when only that makes it known: "arbeits" of "arbeitsschuh" is
 /// "arbeit"), until the front is known or no ending of it is. Last part first; a front
