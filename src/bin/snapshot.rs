@@ -147,8 +147,9 @@ enum Command {
         /// The marketplace, e.g. EBAY_DE.
         #[arg(long, default_value = "EBAY_US")]
         site: String,
-        /// The words to look for, e.g. "iphone case" (case, accents, plurals and order do
-        /// not matter).
+        /// The words to look for, e.g. "iphone case" or, on EBAY_DE, "handyhülle" (case,
+        /// accents, plurals and order do not matter; a compound is cut into words the names
+        /// have).
         #[arg(required = true)]
         words: Vec<String>,
     },
