@@ -8,8 +8,8 @@
 //!
 //! The German site's group (`search_de`) measures sellers' own words: compounds the index
 //! lacks ("grafikkarte", cut into its parts), compounds found by their ending ("handyhülle"),
-//! a word that matches nothing ("smartfone": every cut tried), and a 42-letter compound (the
-//! most cuts); `nearest_words` is what a program calls after a search that found nothing.
+//! a word that matches nothing ("smartfone": every cut tried), a 42-letter compound (the
+//! most cuts), and sixteen made-up 40-letter words (the cuts' look-ups capped); `nearest_words` is what a program calls after a search that found nothing.
 //!
 //! Run with `cargo bench -p taxonomy-data --bench search`; the README's goal is under 50 µs a query.
 
@@ -100,7 +100,7 @@ fn search(c: &mut Criterion) {
 }
 
 /// Sellers' words on the German site (`taxonomy-data/tests/search.rs` has what each finds).
-const QUERIES_DE: [&str; 7] = [
+const QUERIES_DE: [&str; 8] = [
     "grafikkarte",
     "handyhülle",
     "fahrrad",
@@ -108,6 +108,15 @@ const QUERIES_DE: [&str; 7] = [
     "damen handtasche",
     "smartfone",
     "donaudampfschifffahrtsgesellschaftskapitän",
+    // Sixteen made-up words of 40 letters: the cuts' look-ups are capped.
+    "qwertzuiopasdfghjklyxcvbnmqwertzuiopasdf wertzuiopasdfghjklyxcvbnmqwertzuiopasdfg \
+     ertzuiopasdfghjklyxcvbnmqwertzuiopasdfgh rtzuiopasdfghjklyxcvbnmqwertzuiopasdfghj \
+     tzuiopasdfghjklyxcvbnmqwertzuiopasdfghjk zuiopasdfghjklyxcvbnmqwertzuiopasdfghjkl \
+     uiopasdfghjklyxcvbnmqwertzuiopasdfghjkly iopasdfghjklyxcvbnmqwertzuiopasdfghjklyx \
+     opasdfghjklyxcvbnmqwertzuiopasdfghjklyxc pasdfghjklyxcvbnmqwertzuiopasdfghjklyxcv \
+     asdfghjklyxcvbnmqwertzuiopasdfghjklyxcvb sdfghjklyxcvbnmqwertzuiopasdfghjklyxcvbn \
+     dfghjklyxcvbnmqwertzuiopasdfghjklyxcvbnm fghjklyxcvbnmqwertzuiopasdfghjklyxcvbnmq \
+     ghjklyxcvbnmqwertzuiopasdfghjklyxcvbnmqw hjklyxcvbnmqwertzuiopasdfghjklyxcvbnmqwe",
 ];
 
 criterion_group!(benches, search);
