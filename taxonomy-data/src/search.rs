@@ -899,7 +899,7 @@ struct Pool {
 }
 
 /// The order of the pool: criteria 1, 2 and 4, then 5, in one word (a score is under 2^16:
-/// at most 16 words of weight at most 4 + 31, times 4).
+/// at most 16 words of weight at most 4 + 31 and their endings of half that, times 4).
 fn packed(key: u64, tie: u32) -> u64 {
     (key >> 48) << 48 | (key & 0xFFFF) << 32 | u64::from(tie)
 }
