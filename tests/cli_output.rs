@@ -191,3 +191,32 @@ fn a_closed_standard_error_ends_no_command_with_a_panic() {
         }
     }
 }
+
+/// `snapshot search` of words that match nothing says so and names the nearest words of the
+/// site's names (`Site::nearest_words`), exiting 1; a seller's compound finds its leaf.
+#[test]
+fn snapshot_search_of_no_match_names_the_nearest_words() {
+    let run = |args: &[&str]| {
+        common::clean_command(env!("CARGO_BIN_EXE_snapshot"))
+            .arg("search")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let none = run(&["--site", "EBAY_DE", "smartfone"]);
+    let stderr = String::from_utf8_lossy(&none.stderr);
+    assert_eq!(none.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "no leaf category of EBAY_DE matches \"smartfone\"; nearest words: Smartphones"
+        ),
+        "{stderr}"
+    );
+    let found = run(&["--site", "EBAY_DE", "grafikkarte"]);
+    assert_eq!(found.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&found.stdout);
+    assert!(
+        stdout.lines().next().is_some_and(|l| l.contains("27386")),
+        "{stdout}"
+    );
+}

@@ -148,14 +148,16 @@ enum Command {
         /// (77).
         #[arg(long, default_value = "EBAY_US")]
         site: String,
-        /// The words to look for, e.g. "iphone case" (case, accents, plurals and order do
-        /// not matter).
+        /// The words to look for, e.g. "iphone case" or, on EBAY_DE, "handyhülle" (case,
+        /// accents, plurals and order do not matter; a compound is cut into words the names
+        /// have).
         #[arg(required = true)]
         words: Vec<String>,
     },
 }
 
-/// `snapshot search`: the ten best leaves of a compiled-in site; exit 1 when none matches.
+/// `snapshot search`: the ten best leaves of a compiled-in site; exit 1 when none matches,
+/// naming the nearest words of the site's names (`Site::nearest_words`).
 fn search(site: &str, query: &str) -> Result<ExitCode, String> {
     let site = taxonomy_data::Site::from_marketplace(parse_site("--site", site)?);
     if !site.is_compiled_in() {
@@ -174,7 +176,14 @@ fn search(site: &str, query: &str) -> Result<ExitCode, String> {
         found += 1;
     }
     if found == 0 {
-        eprintln!("no leaf category of {site} matches {query:?}");
+        let nearest = site.nearest_words(query);
+        if nearest.len() == 0 {
+            eprintln!(
+                "no leaf category of {site} matches {query:?}, and no word of its names is near"
+            );
+        } else {
+            eprintln!("no leaf category of {site} matches {query:?}; nearest words: {nearest}");
+        }
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)

@@ -6,6 +6,11 @@
 //!   match, names lower-cased once before the run): what a program without the index would do,
 //!   with no ranking at all.
 //!
+//! The German site's group (`search_de`) measures sellers' own words: compounds the index
+//! lacks ("grafikkarte", cut into its parts), compounds found by their ending ("handyhülle"),
+//! a word that matches nothing ("smartfone": every cut tried), a 42-letter compound (the
+//! most cuts), and sixteen made-up 40-letter words (the cuts' look-ups capped); `nearest_words` is what a program calls after a search that found nothing.
+//!
 //! Run with `cargo bench -p taxonomy-data --bench search`; the README's goal is under 50 µs a query.
 
 use std::hint::black_box;
@@ -64,7 +69,55 @@ fn search(c: &mut Criterion) {
         );
     }
     group.finish();
+    let site = Site::De;
+    let mut group = c.benchmark_group("search_de");
+    group.bench_function("leaf_lookup", |b| {
+        b.iter(|| LeafCategory::new(black_box(site), black_box(27386)))
+    });
+    for query in QUERIES_DE {
+        let cut = (0..=query.len().min(24))
+            .rev()
+            .find(|&i| query.is_char_boundary(i));
+        let label = &query[..cut.unwrap_or(0)];
+        group.bench_with_input(BenchmarkId::new("search", label), query, |b, q| {
+            b.iter(|| {
+                let mut found = [0_u32; 10];
+                for (slot, leaf) in found.iter_mut().zip(black_box(site).search(black_box(q))) {
+                    *slot = leaf.id();
+                }
+                found
+            })
+        });
+    }
+    group.bench_function("nearest_words/smartfone", |b| {
+        b.iter(|| {
+            black_box(site)
+                .nearest_words(black_box("smartfone"))
+                .count()
+        })
+    });
+    group.finish();
 }
+
+/// Sellers' words on the German site (`taxonomy-data/tests/search.rs` has what each finds).
+const QUERIES_DE: [&str; 8] = [
+    "grafikkarte",
+    "handyhülle",
+    "fahrrad",
+    "herren winterjacke",
+    "damen handtasche",
+    "smartfone",
+    "donaudampfschifffahrtsgesellschaftskapitän",
+    // Sixteen made-up words of 40 letters: the cuts' look-ups are capped.
+    "qwertzuiopasdfghjklyxcvbnmqwertzuiopasdf wertzuiopasdfghjklyxcvbnmqwertzuiopasdfg \
+     ertzuiopasdfghjklyxcvbnmqwertzuiopasdfgh rtzuiopasdfghjklyxcvbnmqwertzuiopasdfghj \
+     tzuiopasdfghjklyxcvbnmqwertzuiopasdfghjk zuiopasdfghjklyxcvbnmqwertzuiopasdfghjkl \
+     uiopasdfghjklyxcvbnmqwertzuiopasdfghjkly iopasdfghjklyxcvbnmqwertzuiopasdfghjklyx \
+     opasdfghjklyxcvbnmqwertzuiopasdfghjklyxc pasdfghjklyxcvbnmqwertzuiopasdfghjklyxcv \
+     asdfghjklyxcvbnmqwertzuiopasdfghjklyxcvb sdfghjklyxcvbnmqwertzuiopasdfghjklyxcvbn \
+     dfghjklyxcvbnmqwertzuiopasdfghjklyxcvbnm fghjklyxcvbnmqwertzuiopasdfghjklyxcvbnmq \
+     ghjklyxcvbnmqwertzuiopasdfghjklyxcvbnmqw hjklyxcvbnmqwertzuiopasdfghjklyxcvbnmqwe",
+];
 
 criterion_group!(benches, search);
 criterion_main!(benches);

@@ -69,7 +69,7 @@ pub mod aspects {
 
 pub use generated::{Site, versions};
 pub use marketplaces::{Marketplace, MarketplaceCategory, UnknownMarketplace};
-pub use search::{SEARCH_RESULTS, Search};
+pub use search::{NearestWords, SEARCH_RESULTS, Search};
 
 /// The tables of one site, as the build script generates them.
 #[doc(hidden)]
@@ -360,8 +360,12 @@ impl Site {
     /// The leaf categories whose names and paths best match the words of `query`, best
     /// first (at most [`SEARCH_RESULTS`]), offline: no token, no network, no allocation.
     ///
-    /// Words are compared with case, accents and English plural endings folded ("Zubehör"
-    /// finds "zubehor", "case" finds "Cases"), in any order. A leaf ranks higher when its path
+    /// Words are compared with case, accents and endings folded by the tree's language
+    /// ("Zubehör" finds "zubehor", "case" finds "Cases", in German "fahrrad" finds
+    /// "Fahrräder"), in any order; a word the names do not have is cut into parts they have
+    /// ("grafikkarte" finds "Grafik-/Videokarten", "iphone" "phone"), and in a German tree a
+    /// word also finds the compounds that end with it ("hülle": "Schutzhüllen"). When
+    /// nothing matches, [`Site::nearest_words`] says which words are near. A leaf ranks higher when its path
     /// has more of the query's words, when the query covers more of its own name, when its
     /// path has fewer words the query lacks (so a leaf's full path finds that leaf first), and
     /// when the words are in its own name rather than its parent's or an ancestor's (rare
@@ -380,6 +384,23 @@ impl Site {
     /// ```
     pub fn search(self, query: &str) -> Search {
         search::search(self, query)
+    }
+
+    /// When [`Site::search`] finds nothing: the words of this site's category names nearest
+    /// to the query's words that match nothing (at most five, fewest edits
+    /// first, then in the order of the tree; within a third of the word's length), as the
+    /// names write them, so that a program can say "no match; nearest words: …". Empty when
+    /// every query word matches something. Offline and without allocation, but it reads
+    /// every name (milliseconds, not microseconds): call it for a search that found nothing.
+    ///
+    /// ```
+    /// use taxonomy_data::Site;
+    /// assert_eq!(Site::De.search("smartfone").count(), 0);
+    /// let nearest = Site::De.nearest_words("smartfone");
+    /// assert_eq!(nearest.to_string(), "Smartphones");
+    /// ```
+    pub fn nearest_words(self, query: &str) -> NearestWords {
+        search::nearest_words(self, query)
     }
 }
 

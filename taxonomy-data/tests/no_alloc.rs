@@ -43,8 +43,16 @@ fn lookups_do_not_allocate() {
         checksum +=
             Site::from_marketplace_id(site.marketplace_id()).map_or(0, |s| s.tree_id()) as u64;
         // The keyword search works on the stack.
-        for query in ["smartphones", "Handys & Smartphones", "other parts", ""] {
+        for query in [
+            "smartphones",
+            "Handys & Smartphones",
+            "other parts",
+            "",
+            "handyhülle grafikkarte",
+            "qqqzzz",
+        ] {
             checksum += site.search(query).map(|c| u64::from(c.id())).sum::<u64>();
+            checksum += site.nearest_words(query).map(str::len).sum::<usize>() as u64;
         }
     }
     let after = ALLOCATIONS.load(Ordering::SeqCst);

@@ -9,15 +9,18 @@
 use std::collections::HashMap;
 
 use taxonomy_data::{LeafCategory, SEARCH_RESULTS, Site};
-use taxonomy_hash::words::Words;
+use taxonomy_hash::words::{Language, Words};
 
 fn rank_of(site: Site, query: &str, leaf: LeafCategory) -> Option<usize> {
     site.search(query).position(|found| found == leaf)
 }
 
-/// The folded words of a text, sorted: two paths with the same are indistinguishable.
-fn word_bag(text: &str) -> Vec<Vec<u8>> {
-    let mut words: Vec<Vec<u8>> = Words::new(text).map(|w| w.as_bytes().to_vec()).collect();
+/// The folded words of a text (by the rules of the site's language), sorted: two paths with
+/// the same are indistinguishable.
+fn word_bag(site: Site, text: &str) -> Vec<Vec<u8>> {
+    let mut words: Vec<Vec<u8>> = Words::with_language(text, Language::of(site.language()))
+        .map(|w| w.as_bytes().to_vec())
+        .collect();
     words.sort();
     words
 }
@@ -38,7 +41,9 @@ fn measure(site: Site) -> Figures {
     let mut paths: HashMap<Vec<Vec<u8>>, usize> = HashMap::new();
     for leaf in &leaves {
         *names.entry(leaf.name()).or_default() += 1;
-        *paths.entry(word_bag(&leaf.path().to_string())).or_default() += 1;
+        *paths
+            .entry(word_bag(site, &leaf.path().to_string()))
+            .or_default() += 1;
     }
     let mut f = Figures {
         leaves: leaves.len(),
@@ -54,6 +59,16 @@ fn measure(site: Site) -> Figures {
         let query = format!("{} {parent}", leaf.name());
         if rank_of(site, &query, leaf).is_some_and(|r| r < 3) {
             f.with_parent += 1;
+        } else if std::env::var_os("SEARCH_DEBUG").is_some() {
+            eprintln!(
+                "PARENT {} {:?}: {:?}",
+                leaf.id(),
+                leaf.path().to_string(),
+                site.search(&query)
+                    .take(4)
+                    .map(|c| c.path().to_string())
+                    .collect::<Vec<_>>()
+            );
         }
         if names[leaf.name()] <= 3 {
             f.alone_eligible += 1;
@@ -72,7 +87,7 @@ fn measure(site: Site) -> Figures {
             }
         }
         let path = leaf.path().to_string();
-        if paths[&word_bag(&path)] == 1 {
+        if paths[&word_bag(site, &path)] == 1 {
             f.path_eligible += 1;
             match rank_of(site, &path, leaf) {
                 Some(0) => f.path_first += 1,
@@ -185,4 +200,136 @@ fn the_index_adds_at_most_a_tenth_of_the_static_data() {
         index * 10 <= rest,
         "the index is over 10% of the static data"
     );
+}
+
+/// A query and the id of the leaf it means.
+type SellerQuery = (&'static str, u32);
+
+/// What sellers type, in their own language, and the leaf each means (checked against the
+/// committed trees): compounds ("grafikkarte" for "Grafik-/Videokarten"), singulars of
+/// German plurals ("fahrrad" for "Fahrräder"), everyday words. Per site: the queries and
+/// how many of them must find their leaf in the top 5.
+const SELLER_QUERIES: [(Site, usize, &[SellerQuery]); 4] = [
+    (
+        Site::De,
+        12,
+        &[
+            ("grafikkarte", 27386), // … > Computer-Komponenten & -Teile > Grafik-/Videokarten
+            ("armbanduhr", 31387),  // Uhren & Schmuck > Armband- & Taschenuhren > Armbanduhren
+            ("bohrmaschine", 184654), // Heimwerker > Werkzeuge > Elektrowerkzeuge > Bohrmaschinen
+            ("handyhülle", 20349),  // … > Handy-Zubehör > Taschen & Schutzhüllen
+            ("kaffeemaschine", 184665), // … > Kaffee-, Tee- & Espressomaschinen > Filter-Kaffeemaschinen
+            ("fahrrad", 177831),        // Sport > Radsport > Fahrräder
+            ("handy ladekabel", 123422), // … > Handy-Zubehör > Kabel & Adapter
+            ("laufschuhe herren", 158952), // … > Fitness- & Laufschuhe > Herren
+            ("damen sonnenbrille", 45246), // … > Damen-Accessoires > Sonnenbrillen & Zubehör > Sonnenbrillen
+            ("externe festplatte", 131553), // … > Festplatten (HDD, SSD & NAS) > Externe Festplatten
+            ("tintenpatronen", 16191),      // … > Tinte, Toner & Papier > Tintenpatronen
+            ("herren winterjacke", 57988),  // … > Herren > Herrenmode > Jacken & Mäntel
+            ("damen sneaker", 95672),       // … > Damen > Damenschuhe > Sneaker
+            ("damen handtasche", 169291),   // Kleidung & Accessoires > Damen > Damentaschen
+        ],
+    ),
+    (
+        Site::Us,
+        8,
+        &[
+            ("iphone case", 20349),   // … > Cell Phone Accessories > Cases, Covers & Skins
+            ("graphics card", 27386), // … > Graphics/Video Cards
+            ("mens watch", 31387),    // … > Watches > Wristwatches
+            ("laptop", 177),          // … > Laptops & Netbooks > PC Laptops & Netbooks
+            ("smartwatch", 178893),   // Cell Phones & Accessories > Smart Watches
+            ("bicycle", 177831),      // Sporting Goods > Cycling > Bicycles
+            ("headphones", 112529),   // … > Portable Audio & Headphones > Headphones
+            ("womens running shoes", 95672), // … > Women's Shoes > Athletic Shoes
+            ("ink cartridge", 16191), // … > Printer Ink, Toner & Paper > Ink Cartridges
+            ("vacuum cleaner", 20614), // … > Household Supplies & Cleaning > Vacuum Cleaners
+        ],
+    ),
+    (
+        Site::Gb,
+        6,
+        &[
+            ("mobile phone case", 20349), // … > Mobile Phone & PDA Accessories > Cases & Covers
+            ("graphics card", 27386),     // … > Graphics/Video Cards
+            ("mens watch", 31387),        // Jewellery & Watches > Watches > Wristwatches
+            ("laptop", 177),              // … > Laptops & Netbooks > PC Laptops & Netbooks
+            ("bike", 33503),              // Sporting Goods > Cycling > Bikes
+            ("headphones", 112529),       // Sound & Vision > Headphones
+            ("mens trainers", 15709),     // … > Men's Shoes > Trainers
+            ("ink cartridges", 16191),    // … > Ink, Toner & Paper > Ink Cartridges
+        ],
+    ),
+    (
+        Site::Au,
+        6,
+        &[
+            ("phone case", 20349),     // … > Mobile Accessories > Cases, Covers & Skins
+            ("graphics card", 27386),  // … > Graphics/Video Cards
+            ("mens watch", 31387),     // … > Watches > Wristwatches
+            ("laptop", 177),           // … > Laptops & Netbooks > PC Laptops & Netbooks
+            ("smartwatch", 178893),    // Phones & Accessories > Smart Watches
+            ("bicycle", 177831),       // Sporting Goods > Cycling > Bicycles
+            ("headphones", 112529),    // … > Portable Audio & Headphones > Headphones
+            ("vacuum cleaner", 20614), // Home Appliances > Vacuum Cleaners
+        ],
+    ),
+];
+
+/// Sellers' own words find the leaf they mean in the top 5 (per site at least the number
+/// [`SELLER_QUERIES`] gives; the hits and misses are printed, `--nocapture`).
+#[test]
+fn seller_queries_find_their_leaf_in_the_top_5() {
+    let mut short = Vec::new();
+    for (site, least, queries) in SELLER_QUERIES {
+        if !site.is_compiled_in() {
+            continue;
+        }
+        let mut hits = 0;
+        for &(query, id) in queries {
+            let leaf = LeafCategory::new(site, id)
+                .unwrap_or_else(|_| panic!("{site}: {id} is not a leaf (query {query:?})"));
+            match rank_of(site, query, leaf) {
+                Some(r) if r < 5 => {
+                    hits += 1;
+                    println!("{site} {query:?}: {id} at {}", r + 1);
+                }
+                other => println!(
+                    "{site} {query:?}: {id} {}; top 3 {:?}",
+                    other.map_or("not found".to_string(), |r| format!("at {}", r + 1)),
+                    site.search(query)
+                        .take(3)
+                        .map(|c| c.path().to_string())
+                        .collect::<Vec<_>>()
+                ),
+            }
+        }
+        println!(
+            "{site}: {hits} of {} seller queries in the top 5",
+            queries.len()
+        );
+        if hits < least {
+            short.push(format!(
+                "{site}: {hits} of {} in the top 5, expected at least {least}",
+                queries.len()
+            ));
+        }
+    }
+    assert!(short.is_empty(), "seller queries: {short:?}");
+}
+
+/// A query that matches nothing gets the words of the site's names nearest to its own, as
+/// the names write them; one that matches something gets none.
+#[test]
+fn a_query_that_matches_nothing_gets_the_nearest_words() {
+    assert_eq!(Site::De.search("smartfone").count(), 0);
+    let nearest: Vec<&str> = Site::De.nearest_words("smartfone").collect();
+    assert!(nearest.contains(&"Smartphones"), "{nearest:?}");
+    assert_eq!(Site::Us.search("headphnes").count(), 0);
+    let nearest = Site::Us.nearest_words("headphnes");
+    assert_eq!(nearest.clone().next(), Some("Headphones"), "{nearest}");
+    assert!(nearest.len() <= 5);
+    // Words that match something need no suggestion; nothing is near a made-up word.
+    assert_eq!(Site::De.nearest_words("grafikkarte").count(), 0);
+    assert_eq!(Site::Us.nearest_words("qqqqzzzz").count(), 0);
 }

@@ -343,7 +343,10 @@ fn write_site(
     );
     write_search_index(
         out,
-        &SearchIndex::build(cats.iter().map(|c| c.name.as_str())),
+        &SearchIndex::build(
+            cats.iter().map(|c| c.name.as_str()),
+            Language::of(&m.language),
+        ),
     );
     out.push_str("};\n");
     Ok(())
@@ -364,11 +367,23 @@ fn write_array<T: std::fmt::Display>(
     out.push_str("\n    ],\n");
 }
 
+/// The shortest compound ending (in bytes, folded) a German tree's index files compounds
+/// under.
+const MIN_ENDING: usize = 4;
+
 /// How many index entries one sample of `search_keys` / `search_offsets` covers.
 pub use taxonomy_hash::words::INDEX_STEP as SEARCH_STEP;
+use taxonomy_hash::words::{Language, Word};
 
 /// The keyword index of one site (`Site::search`): for every word of a category name (as
-/// `taxonomy_hash::words` folds it), the positions of the categories whose name has it.
+/// `taxonomy_hash::words` folds it by the tree's language), the positions of the categories
+/// whose name has it. In a German tree, a word that `compound_parts` cuts wholly into words
+/// of the index ("schutzhull": "schutz" and "hull") also files its categories under its last
+/// part's `Word::ending_key`, and that part's last part's in turn ("Kartenschutzhüllen"
+/// under "schutzhull"'s and "hull"'s), a list of its own beside the word's, so that "Hülle"
+/// finds "Schutzhüllen" and the search can rank a whole word above the end of a compound
+/// (English names, whose compounds are mostly written apart, are not cut: "Earrings" is not
+/// filed under "ring").
 ///
 /// Layout, all deterministic (sorted by key, then by the word's bytes):
 /// - a word's key is the top `bits` bits of its hash, `bits` being about seven more than
@@ -406,16 +421,23 @@ impl SearchIndex {
     ///
     /// ```
     /// use taxonomy_codegen::codegen::SearchIndex;
-    /// let index = SearchIndex::build(["Root", "Cell Phones", "Phone Cases"].into_iter());
+    /// use taxonomy_hash::words::Language::{English, German};
+    /// let index = SearchIndex::build(["Root", "Cell Phones", "Phone Cases"].into_iter(), English);
     /// assert_eq!(index.keys.len(), 1); // one sample: three words ("cell", "phone", "case")
     /// assert_eq!(index.name_words, [1 | 2 << 3 | 2 << 6, 0]);
     /// // A repeated word: read the name.
-    /// assert_eq!(SearchIndex::build(["", "Phone & Phones"].into_iter()).name_words, [7 << 3]);
-    /// assert_eq!(index, SearchIndex::build(["Root", "Cell Phones", "Phone Cases"].into_iter()));
+    /// assert_eq!(SearchIndex::build(["", "Phone & Phones"].into_iter(), English).name_words, [7 << 3]);
+    /// assert_eq!(index, SearchIndex::build(["Root", "Cell Phones", "Phone Cases"].into_iter(), English));
+    /// // "Schutzhüllen" (2) is filed under the ending "hull" too: a fourth list.
+    /// let de = SearchIndex::build(["Root", "Schutz", "Schutzhüllen", "Hüllen"].into_iter(), German);
+    /// let en = SearchIndex::build(["Root", "Schutz", "Schutzhüllen", "Hüllen"].into_iter(), English);
+    /// // Four lists of three bytes (key step, length, one position); in English three, one of
+    /// // whose key steps takes two bytes.
+    /// assert_eq!((de.stream.len(), en.stream.len()), (4 * 3, 3 * 3 + 1));
     /// ```
-    pub fn build<'a>(names: impl Iterator<Item = &'a str>) -> SearchIndex {
+    pub fn build<'a>(names: impl Iterator<Item = &'a str>, language: Language) -> SearchIndex {
         use std::collections::BTreeMap;
-        use taxonomy_hash::words::Words;
+        use taxonomy_hash::words::{Words, compound_parts};
         let mut lists: BTreeMap<Vec<u8>, (u32, Vec<u32>)> = BTreeMap::new();
         let mut name_words = Vec::new();
         let mut count = 0;
@@ -423,13 +445,13 @@ impl SearchIndex {
             count = pos + 1;
             let (byte, bit) = (3 * pos / 8, 3 * pos % 8);
             name_words.resize(name_words.len().max(byte + 2), 0);
-            let shape = u16::from(name_shape(name)) << bit;
+            let shape = u16::from(name_shape(name, language)) << bit;
             name_words[byte] |= shape as u8;
             name_words[byte + 1] |= (shape >> 8) as u8;
             if pos == 0 {
                 continue;
             }
-            for word in Words::new(name) {
+            for word in Words::with_language(name, language) {
                 let entry = lists
                     .entry(word.as_bytes().to_vec())
                     .or_insert_with(|| (word.hash(), Vec::new()));
@@ -440,6 +462,42 @@ impl SearchIndex {
         }
         // The last category's bits may not need the second byte.
         name_words.truncate((3 * count).div_ceil(8));
+        if language == Language::German {
+            // A compound's last part, when the compound is made wholly of words of the index
+            // (the words as they were before any list of endings was added) and the part has
+            // at least four letters (a shorter one, "uhr", "rad", is seldom what a seller
+            // means and its list would be long).
+            let words: std::collections::BTreeSet<Vec<u8>> = lists.keys().cloned().collect();
+            let last_part = |word: &[u8]| {
+                let parts = compound_parts(&Word::from_folded(word), language, |p| {
+                    p.as_bytes() != word && words.contains(p.as_bytes())
+                });
+                let complete = parts.is_complete();
+                parts
+                    .into_iter()
+                    .next()
+                    .filter(|p| complete && p.as_bytes().len() >= MIN_ENDING)
+            };
+            for word in &words {
+                let positions = lists[word].1.clone();
+                let mut at = last_part(word);
+                // A part is shorter than its word: the walk ends.
+                while let Some(part) = at {
+                    at = last_part(part.as_bytes());
+                    let key = part.ending_key();
+                    let entry = lists
+                        .entry(key.as_bytes().to_vec())
+                        .or_insert_with(|| (key.hash(), Vec::new()));
+                    entry.1.extend_from_slice(&positions);
+                }
+            }
+            for (word, (_, positions)) in lists.iter_mut() {
+                if word.first() == Some(&taxonomy_hash::words::ENDING_MARK) {
+                    positions.sort_unstable();
+                    positions.dedup();
+                }
+            }
+        }
         let bits = (lists.len().max(1).ilog2() + 7).min(32);
         let key_of = |hash: u32| if bits == 0 { 0 } else { hash >> (32 - bits) };
         let mut entries: Vec<(u32, &Vec<u8>, &Vec<u32>)> = lists
@@ -484,12 +542,12 @@ impl SearchIndex {
 
 /// A name's three bits of [`SearchIndex::name_words`]: its word count, or 7 when a word
 /// repeats (folded) or the count is over 6.
-fn name_shape(name: &str) -> u8 {
+fn name_shape(name: &str, language: Language) -> u8 {
     use taxonomy_hash::words::{Words, word_count};
     let count = word_count(name);
     let mut seen: Vec<Vec<u8>> = Vec::new();
     let mut repeats = false;
-    for word in Words::new(name) {
+    for word in Words::with_language(name, language) {
         let bytes = word.as_bytes().to_vec();
         repeats |= seen.contains(&bytes);
         seen.push(bytes);
