@@ -193,8 +193,8 @@ mod live {
         Rekey,
         /// The application's request signing key (eBay's Key Management API), which some
         /// calls need for sellers in the EU and the UK: kept beside the refresh tokens (a 0600
-        /// file, <store>.signing-keys.json) or in the PostgreSQL store (encrypted under
-        /// MARKETPLACE_TOKEN_KEY). Never prints the private key.
+        /// file named after the store: STORE.signing-keys.json) or in the PostgreSQL store
+        /// (encrypted under MARKETPLACE_TOKEN_KEY). Never prints the private key.
         SigningKey {
             #[command(subcommand)]
             action: SigningKeyAction,
