@@ -76,7 +76,7 @@ pub const fn slot_entry(key: u32, position: u32) -> u64 {
 }
 
 /// Hashes a text with the table's seed (the compiled-in aspect names and values,
-/// `taxonomy-aspects`): the seed and the length start the state, each 8 bytes (little-endian,
+/// `taxonomy-aspects`): the table's seed and the length start the state, each 8 bytes (little-endian,
 /// the last ones padded with zeros) go through a multiply-xorshift round, and the result
 /// through [`key_hash`]'s mixer.
 ///
