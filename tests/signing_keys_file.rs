@@ -47,6 +47,36 @@ fn aio_tokens(
     Arc::new(ApplicationTokenProvider::new(oauth))
 }
 
+/// `consent [flags] signing-key ARGS` against `fake`, `store` the refresh-token file (trace
+/// logging on, so that a log line holding a key would show): success, stdout, stderr.
+fn consent_signing_key(
+    fake: &FakeMarketplace,
+    home: &std::path::Path,
+    store: &std::path::Path,
+    flags: &[&str],
+    args: &[&str],
+) -> (bool, String, String) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_consent"))
+        .env_clear()
+        .env("HOME", home)
+        .env("MARKETPLACE_BASE_URL", fake.base_url())
+        .env("MARKETPLACE_AUTH_URL", fake.auth_url())
+        .env("MARKETPLACE_CLIENT_ID", fake.client_id())
+        .env("MARKETPLACE_CLIENT_SECRET", fake.client_secret())
+        .env("MARKETPLACE_TOKEN_STORE", store)
+        .env("RUST_LOG", "trace")
+        .args(flags)
+        .args(["signing-key"])
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
 fn mode(path: &std::path::Path) -> u32 {
     std::fs::metadata(path).unwrap().permissions().mode() & 0o777
 }
@@ -333,26 +363,8 @@ fn consent_signing_key_create_prints_no_key_of_a_drifted_answer() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("refresh-tokens.json");
     let run = |args: &[&str]| {
-        let output = std::process::Command::new(env!("CARGO_BIN_EXE_consent"))
-            .env_clear()
-            .env("HOME", dir.path())
-            .env("MARKETPLACE_BASE_URL", fake.base_url())
-            .env("MARKETPLACE_AUTH_URL", fake.auth_url())
-            .env("MARKETPLACE_CLIENT_ID", fake.client_id())
-            .env("MARKETPLACE_CLIENT_SECRET", fake.client_secret())
-            .env("MARKETPLACE_TOKEN_STORE", &store)
-            .env("RUST_LOG", "trace")
-            .arg("-v")
-            .args(["signing-key"])
-            .args(args)
-            .output()
-            .unwrap();
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        (output.status.success(), text)
+        let (ok, stdout, stderr) = consent_signing_key(&fake, dir.path(), &store, &["-v"], args);
+        (ok, format!("{stdout}{stderr}"))
     };
     drifted_answer(&fake, serde_json::json!({ "signingKeyCipher": null }));
     let (ok, text) = run(&["create"]);
@@ -440,25 +452,7 @@ fn the_consent_command_creates_shows_and_rotates_the_key() {
     let fake = fake();
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("refresh-tokens.json");
-    let run = |args: &[&str]| {
-        let output = std::process::Command::new(env!("CARGO_BIN_EXE_consent"))
-            .env_clear()
-            .env("HOME", dir.path())
-            .env("MARKETPLACE_BASE_URL", fake.base_url())
-            .env("MARKETPLACE_AUTH_URL", fake.auth_url())
-            .env("MARKETPLACE_CLIENT_ID", fake.client_id())
-            .env("MARKETPLACE_CLIENT_SECRET", fake.client_secret())
-            .env("MARKETPLACE_TOKEN_STORE", &store)
-            .args(["signing-key"])
-            .args(args)
-            .output()
-            .unwrap();
-        (
-            output.status.success(),
-            String::from_utf8_lossy(&output.stdout).into_owned(),
-            String::from_utf8_lossy(&output.stderr).into_owned(),
-        )
-    };
+    let run = |args: &[&str]| consent_signing_key(&fake, dir.path(), &store, &[], args);
     let (ok, _, stderr) = run(&["show"]);
     assert!(!ok && stderr.contains("no signing key"), "{stderr}");
     let (ok, created, stderr) = run(&["create"]);
