@@ -249,3 +249,50 @@ fn listing_publish_sends_nothing_for_a_file_the_check_refuses() {
     );
     assert!(fake.requests().is_empty(), "{:?}", fake.requests());
 }
+
+/// `listing check` reads a regular file of at most 4 MiB only: a named pipe (which would block
+/// the read for ever) and an oversized file (which would be read whole into memory) are each
+/// refused at once, naming the file, and the other files are checked all the same.
+#[test]
+fn listing_check_refuses_a_pipe_and_an_oversized_file_without_reading_them() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let good = write(home.path(), "good.json", GOOD);
+    let pipe = home.path().join("pipe.json");
+    let made = Command::new("mkfifo").arg(&pipe).status().unwrap();
+    assert!(made.success());
+    let huge = home.path().join("huge.json");
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len(5 * 1024 * 1024)
+        .unwrap();
+    let mut child = listing(&fake, home.path())
+        .arg("check")
+        .args([&pipe, &huge, &good])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("listing check blocked on a named pipe");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let output = child.wait_with_output().unwrap();
+    let (out, err) = common::output_text(&output);
+    assert_eq!(output.status.code(), Some(1), "{out}\n{err}");
+    let text = format!("{out}{err}");
+    assert!(
+        text.contains("pipe.json") && text.contains("is not a regular file"),
+        "{text}"
+    );
+    assert!(
+        text.contains("huge.json") && text.contains("over the 4194304 bytes"),
+        "{text}"
+    );
+    assert!(text.contains("good.json: ok"), "{text}");
+    assert!(fake.requests().is_empty(), "check sent a request");
+}

@@ -146,9 +146,34 @@ fn main() -> ExitCode {
     }
 }
 
+/// The largest listing file read (eBay's own limits: a 500,000-character description, 24
+/// image URLs, the aspects): 4 MiB.
+const MAX_LISTING_FILE: u64 = 4 * 1024 * 1024;
+
 /// A file as a listing, or why not (naming the field serde stopped at, with its line).
 fn read_listing(path: &Path) -> Result<Listing, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot be read: {e}"))?;
+    use std::io::Read as _;
+    // A named pipe would block the read, a device or a huge file would fill memory: only a
+    // regular file of at most MAX_LISTING_FILE bytes is read (its size checked as read, too).
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot be read: {e}"))?;
+    if !meta.is_file() {
+        return Err("is not a regular file".into());
+    }
+    if meta.len() > MAX_LISTING_FILE {
+        return Err(format!(
+            "is {} bytes, over the {MAX_LISTING_FILE} bytes a listing file may have",
+            meta.len()
+        ));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_LISTING_FILE + 1).read_to_end(&mut bytes))
+        .map_err(|e| format!("cannot be read: {e}"))?;
+    if bytes.len() as u64 > MAX_LISTING_FILE {
+        return Err(format!(
+            "grew over the {MAX_LISTING_FILE} bytes a listing file may have"
+        ));
+    }
     serde_json::from_slice(&bytes).map_err(|e| {
         format!("not a listing file ({{\"inventoryItem\": …, \"offer\": …}} in eBay's JSON): {e}")
     })

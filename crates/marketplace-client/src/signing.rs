@@ -690,7 +690,8 @@ pub(crate) mod key_management {
             &mut self,
             mut object: Map<String, Value>,
         ) -> Result<(SigningKeyInfo, Option<zeroize::Zeroizing<String>>), ApiError> {
-            // Moved into `Zeroizing` at once (the same buffer: no copy is left behind).
+            // Moved into `Zeroizing` at once (the same buffer, wiped on drop). The answer's raw
+            // bytes still hold the text until the response is dropped, right after this read.
             let private_key = match object.remove("privateKey") {
                 Some(Value::String(s)) => Some(zeroize::Zeroizing::new(s)),
                 None | Some(Value::Null) => None,

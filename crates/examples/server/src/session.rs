@@ -48,6 +48,10 @@ pub const SESSION_HOURS: u64 = 12;
 /// The shortest signing key accepted, in bytes (HMAC-SHA256's and the cookie crate's).
 pub const MIN_KEY_BYTES: usize = 64;
 
+/// The largest login body accepted (an account and a password, as JSON): a larger one is
+/// refused (413) before it is read, so a flood of logins cannot queue megabytes each.
+pub const MAX_LOGIN_BODY: usize = 4096;
+
 /// How many password checks run at once (Argon2 takes memory and CPU on purpose: a flood of
 /// logins waits for its turn rather than exhausting the server).
 const CONCURRENT_CHECKS: usize = 2;
@@ -70,7 +74,7 @@ pub struct Sessions {
     /// Account → its password's Argon2 hash (a PHC string, checked when loaded).
     users: HashMap<String, String>,
     secure: bool,
-    checks: Semaphore,
+    checks: Arc<Semaphore>,
 }
 
 impl Sessions {
@@ -103,7 +107,7 @@ impl Sessions {
             key,
             users: map,
             secure: true,
-            checks: Semaphore::new(CONCURRENT_CHECKS),
+            checks: Arc::new(Semaphore::new(CONCURRENT_CHECKS)),
         })
     }
 
@@ -151,8 +155,17 @@ impl Sessions {
         let Some(hash) = known.or_else(|| self.users.values().next()).cloned() else {
             return Ok(false);
         };
-        let _turn = self.checks.acquire().await.map_err(|_| unavailable())?;
+        // The permit goes with the check onto the blocking pool: a request cancelled while its
+        // check runs (the client gone) keeps its turn until the check ends, so no more than
+        // CONCURRENT_CHECKS checks ever run at once.
+        let turn = self
+            .checks
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|_| unavailable())?;
         let matches = tokio::task::spawn_blocking(move || {
+            let _turn = turn;
             PasswordHash::new(&hash).is_ok_and(|parsed| {
                 Argon2::default()
                     .verify_password(password.as_bytes(), &parsed)
@@ -260,7 +273,10 @@ struct Login {
 pub fn with_login(router: Router, sessions: Arc<Sessions>) -> Router {
     router.merge(
         Router::new()
-            .route(LOGIN_PATH, post(login))
+            .route(
+                LOGIN_PATH,
+                post(login).layer(axum::extract::DefaultBodyLimit::max(MAX_LOGIN_BODY)),
+            )
             .route(LOGOUT_PATH, post(logout))
             .with_state(sessions),
     )
@@ -270,7 +286,11 @@ async fn login(
     State(sessions): State<Arc<Sessions>>,
     body: Result<Json<Login>, JsonRejection>,
 ) -> Result<(StatusCode, SignedCookieJar), ApiError> {
-    let Json(login) = body.map_err(|e| ApiError::bad_request(e.body_text()))?;
+    // The rejection's own status: 413 for a body over MAX_LOGIN_BODY, 400 or 415 otherwise.
+    let Json(login) = body.map_err(|e| ApiError {
+        status: e.status(),
+        message: e.body_text(),
+    })?;
     if check_account(&login.account).is_err()
         || !sessions.check(&login.account, login.password).await?
     {

@@ -414,6 +414,16 @@ async fn an_anonymous_consent_never_reaches_the_consent_page() {
         assert_eq!(answer.status().as_u16(), 401, "{account}");
         assert!(answer.headers().get("set-cookie").is_none());
     }
+    // An oversized login (a megabyte of password) is refused before it is read or checked.
+    let answer = Browser::anonymous()
+        .http
+        .post(format!("http://{a}{LOGIN_PATH}"))
+        .json(&serde_json::json!({"account": "seller-1", "password": "x".repeat(1 << 20)}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status().as_u16(), 413);
+    assert!(answer.headers().get("set-cookie").is_none());
     assert_eq!(pending(&db).await, 0);
 
     // seller-2 asks for seller-1's consent: the consent is seller-2's own.
