@@ -465,6 +465,77 @@ fn a_deleted_refresh_token_takes_the_cached_access_token_with_it() {
     assert_eq!(fake.token_requests().len(), 1, "no refresh was tried");
 }
 
+/// A store whose `load` fails while `down` is set, counting the loads.
+struct DownStore {
+    inner: MemoryStore,
+    down: std::sync::atomic::AtomicBool,
+    loads: AtomicUsize,
+}
+
+impl RefreshTokenStore for DownStore {
+    fn load(
+        &self,
+        account: &str,
+    ) -> Result<Option<marketplace_client::oauth::StoredRefreshToken>, OAuthError> {
+        self.loads.fetch_add(1, Ordering::SeqCst);
+        if self.down.load(Ordering::SeqCst) {
+            return Err(OAuthError::Store(
+                marketplace_client::oauth::StoreError::unavailable(
+                    "flaky",
+                    "load a refresh token from",
+                    std::io::Error::other("down"),
+                ),
+            ));
+        }
+        self.inner.load(account)
+    }
+    fn save(
+        &self,
+        account: &str,
+        token: &marketplace_client::oauth::StoredRefreshToken,
+    ) -> Result<(), OAuthError> {
+        self.inner.save(account, token)
+    }
+    fn remove(&self, account: &str) -> Result<(), OAuthError> {
+        self.inner.remove(account)
+    }
+}
+
+/// A store that cannot be reached leaves the cached token in use, and is asked again once a
+/// recheck interval has passed, not at every call while it is down.
+#[test]
+fn a_store_that_is_down_is_not_asked_at_every_call() {
+    let fake = FakeMarketplace::new();
+    let clock = clock();
+    let store = Arc::new(DownStore {
+        inner: MemoryStore::new(),
+        down: false.into(),
+        loads: AtomicUsize::new(0),
+    });
+    let provider = consented_user(
+        &fake,
+        &clock,
+        store.clone(),
+        &ScopeSet::new([fake.scope("")]),
+    );
+    let token = provider.access_token().unwrap();
+    store.down.store(true, Ordering::SeqCst);
+    clock.advance(Duration::from_secs(2));
+    let before = store.loads.load(Ordering::SeqCst);
+    for _ in 0..20 {
+        assert_eq!(
+            provider.access_token().unwrap(),
+            token,
+            "the cached token, kept"
+        );
+    }
+    assert_eq!(
+        store.loads.load(Ordering::SeqCst) - before,
+        1,
+        "one load, not twenty"
+    );
+}
+
 #[test]
 fn user_token_refresh_can_ask_for_a_subset() {
     let fake = FakeMarketplace::new();

@@ -891,7 +891,12 @@ impl UserTokenProvider {
                 *lock(&self.confirmed) = None;
                 Err(user::no_refresh_token(&self.account))
             }
-            Err(_) => Ok(()),
+            // Unreachable: keep the token (the refresh falls back as it does), and ask again
+            // after STORE_RECHECK, not at every call while the store is down.
+            Err(_) => {
+                *lock(&self.confirmed) = Some(now);
+                Ok(())
+            }
         }
     }
 }
