@@ -11,7 +11,8 @@
 //!   each naming its field, against the trees and pinned aspect rules compiled into
 //!   `taxonomy-data` ([`CompiledIn`]) or another [`Catalog`];
 //! * [`Condition`]: the Inventory API's `ConditionEnum` and eBay's numeric condition ids, both
-//!   ways (eBay's table "Item condition ID and name values");
+//!   ways (eBay's table "Item condition ID and name values"; defined in `marketplaces`, where
+//!   `taxonomy-data`'s condition policies find it);
 //! * [`aio::Inventory`]: the Inventory API's calls, and [`aio::Inventory::publish`], idempotent
 //!   by SKU; [`blocking::Inventory`]: the same for blocking code.
 //!
@@ -22,7 +23,6 @@ pub mod aio;
 pub mod blocking;
 mod builder;
 mod check;
-mod condition;
 mod error;
 mod model;
 
@@ -30,8 +30,8 @@ pub use builder::ListingBuilder;
 pub use check::{
     Catalog, CategoryStatus, CompiledIn, Problem, ProblemKind, Problems, check, limits,
 };
-pub use condition::{Condition, UnknownCondition};
 pub use error::{ErrorKind, InventoryError, ListingError};
+pub use marketplaces::{Condition, UnknownCondition};
 pub use model::{
     Amount, Availability, ConditionDescriptor, InventoryItem, Listing, ListingPolicies, Offer,
     PackageWeightAndSize, PricingSummary, Product, ShipToLocationAvailability,

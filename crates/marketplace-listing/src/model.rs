@@ -232,3 +232,23 @@ impl Listing {
         &self.offer.sku
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_condition_is_its_condition_enum_name_in_json() {
+        for &c in Condition::ALL {
+            let json = serde_json::to_string(&c).unwrap();
+            assert_eq!(json, format!("\"{}\"", c.name()));
+            assert_eq!(serde_json::from_str::<Condition>(&json).unwrap(), c);
+        }
+        let e = serde_json::from_str::<Condition>("\"USED\"").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("\"USED\" is not a ConditionEnum value (one of NEW, LIKE_NEW"),
+            "{e}"
+        );
+    }
+}

@@ -53,6 +53,12 @@
 
 #![no_std]
 
+mod condition;
+
+pub use condition::{
+    AllowedCondition, Condition, ConditionPolicy, DescriptorRule, DescriptorValue, UnknownCondition,
+};
+
 use core::fmt;
 use core::str::FromStr;
 

@@ -54,6 +54,7 @@
 pub mod atomic;
 pub mod bounded;
 pub mod clock;
+pub mod conditions;
 pub mod decode;
 pub mod diff;
 pub mod encode;
