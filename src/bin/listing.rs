@@ -14,9 +14,11 @@
 //! stored for `--account` (the same store: a file or the PostgreSQL store). No token is ever
 //! printed.
 //!
-//! `--dir DIR` checks against the trees (`EBAY_*.json`), expired categories and pinned aspect
-//! rules (`pinned/`) of a snapshots directory, as `snapshot` takes it; without it, against
-//! what taxonomy-data compiled in (what `category!` and `aspects!` check against).
+//! `--dir DIR` checks against the trees (`EBAY_*.json`), expired categories, condition
+//! policies (`EBAY_*.conditions.json`) and pinned aspect rules (`pinned/`) of a snapshots
+//! directory, as `snapshot` takes it; without it, against what taxonomy-data compiled in (what
+//! `category!`, `condition!` and `aspects!` check against). A listing whose category has no
+//! known condition policy passes with a note saying its condition was not checked.
 
 // Before the modules that print: `errln!` (stderr: escaped, never a panic).
 #[path = "shared/output.rs"]
@@ -39,9 +41,12 @@ use marketplace_client::model::aspects::{ListingAspects, Problem as AspectProble
 use marketplace_client::model::decode;
 use marketplace_client::oauth::{FileStore, OAuthClient, OAuthConfig, UserTokenProvider};
 use marketplace_listing::blocking::Inventory;
-use marketplace_listing::{Catalog, CategoryStatus, CompiledIn, Listing, ListingError, check};
+use marketplace_listing::{
+    Catalog, CategoryStatus, CompiledIn, ConditionPolicy, Listing, ListingError, check,
+};
 use marketplace_toolkit::token_store;
 use marketplaces::Marketplace;
+use taxonomy_tree::conditions::ConditionsFile;
 use taxonomy_tree::tree::CategoryTree;
 
 use crate::output::escaped;
@@ -200,7 +205,10 @@ fn checked(
                 let problems = check(&listing, catalog);
                 if problems.is_empty() {
                     if say_ok {
-                        outln!("{name}: ok");
+                        match unchecked_condition(&listing, catalog) {
+                            Some(note) => outln!("{name}: ok ({})", escaped(&note)),
+                            None => outln!("{name}: ok"),
+                        }
                     }
                     passed.push((name, listing));
                 } else {
@@ -213,6 +221,19 @@ fn checked(
         }
     }
     (passed, all)
+}
+
+/// Why the listing's condition was checked against no policy: the catalog has none for its
+/// category (the committed snapshots carry none).
+fn unchecked_condition(listing: &Listing, catalog: &dyn Catalog) -> Option<String> {
+    let site = Marketplace::from_marketplace_id(&listing.offer.marketplace_id)?;
+    let id: u32 = listing.offer.category_id.as_deref()?.trim().parse().ok()?;
+    let known = catalog.condition_policy(site, id, &mut |_| {});
+    (!known).then(|| {
+        format!(
+            "condition not checked: no condition policy of {site} {id} is known; `snapshot refresh` with credentials writes {site}.conditions.json beside the tree"
+        )
+    })
 }
 
 /// `listing check FILE…`.
@@ -350,16 +371,20 @@ fn account_needing_consent(e: &ListingError) -> Option<String> {
     }
 }
 
-/// The trees, expired categories and pinned aspect rules of a snapshots directory.
+/// The trees, expired categories, condition policies and pinned aspect rules of a snapshots
+/// directory.
 struct DirCatalog {
     trees: HashMap<Marketplace, CategoryTree>,
     replacements: HashMap<(Marketplace, u32), u32>,
+    conditions: HashMap<Marketplace, ConditionsFile>,
     rules: HashMap<(Marketplace, u32), AspectRules>,
 }
 
 impl DirCatalog {
-    /// Reads every tree of `dir` (with the expired categories beside it) and its `pinned/`
-    /// files; a file that cannot be read is an error naming it.
+    /// Reads every tree of `dir` (with the expired categories and condition policies beside
+    /// it) and its `pinned/` files; a file that cannot be read is an error naming it. A
+    /// condition-policy file out of step with its tree is left out with a warning, as the
+    /// build leaves it out.
     fn read(dir: &Path) -> Result<Self, String> {
         let sites = taxonomy_tree::snapshot::sites_in(dir);
         if sites.is_empty() {
@@ -367,6 +392,7 @@ impl DirCatalog {
         }
         let mut trees = HashMap::new();
         let mut replacements = HashMap::new();
+        let mut conditions = HashMap::new();
         for site in sites {
             let tree = taxonomy_tree::snapshot::read_site(site, dir).map_err(|e| e.to_string())?;
             let path = dir.join(site.snapshot_file_name());
@@ -376,6 +402,16 @@ impl DirCatalog {
                 for m in expired.mappings {
                     replacements.insert((site, m.from), m.to);
                 }
+            }
+            match taxonomy_tree::conditions::read_in_step(&path, &tree) {
+                Ok(Some(file)) => {
+                    conditions.insert(site, file);
+                }
+                Ok(None) => {}
+                Err(e @ taxonomy_tree::conditions::ConditionsError::OutOfStep { .. }) => {
+                    errln!("warning: {}", escaped(&e.to_string()));
+                }
+                Err(e) => return Err(e.to_string()),
             }
             trees.insert(site, tree);
         }
@@ -397,6 +433,7 @@ impl DirCatalog {
         Ok(Self {
             trees,
             replacements,
+            conditions,
             rules,
         })
     }
@@ -432,5 +469,19 @@ impl Catalog for DirCatalog {
         self.rules
             .get(&(marketplace, id))
             .is_none_or(|rules| rules.aspect_names().any(|n| n.eq_ignore_ascii_case(name)))
+    }
+
+    fn condition_policy(
+        &self,
+        marketplace: Marketplace,
+        id: u32,
+        f: &mut dyn FnMut(ConditionPolicy<'_>),
+    ) -> bool {
+        let rule = self
+            .conditions
+            .get(&marketplace)
+            .and_then(|file| file.rule_of(id));
+        rule.map(|rule| rule.with_policy(|policy| f(policy)))
+            .is_some()
     }
 }

@@ -3,12 +3,12 @@
 
 use std::fmt;
 
-use marketplaces::Marketplace;
+use marketplaces::{Condition, ConditionPolicy, Marketplace};
 use serde_json::Number;
 use taxonomy_aspects::ListingAspects;
 use taxonomy_data::Site;
 
-use crate::Listing;
+use crate::{ConditionDescriptor, InventoryItem, Listing};
 
 /// eBay's limits (the Inventory API reference: `Product.title`, `Product.subtitle`,
 /// `Product.description`, `Product.imageUrls`, the `sku` path parameter of
@@ -69,6 +69,19 @@ pub trait Catalog {
         let _ = (marketplace, id, name);
         true
     }
+
+    /// Lends the leaf's condition policy (getItemConditionPolicies) to `f`; `false`, without
+    /// calling it, when the catalog knows none (the default). Without a policy the check
+    /// only asks for a condition, as a published offer needs one.
+    fn condition_policy(
+        &self,
+        marketplace: Marketplace,
+        id: u32,
+        f: &mut dyn FnMut(ConditionPolicy<'_>),
+    ) -> bool {
+        let _ = (marketplace, id, f);
+        false
+    }
 }
 
 /// The trees and pinned aspect rules compiled into `taxonomy-data`: what `category!` and
@@ -113,6 +126,8 @@ impl Catalog for CompiledIn {
             .and_then(|leaf| leaf.aspects())
             .is_none_or(|rules| rules.values_of(name).is_some())
     }
+
+    // COMPILED_IN_CONDITIONS
 }
 
 /// One problem of a listing: the field (`offer.pricingSummary.price.currency`,
@@ -190,6 +205,41 @@ pub enum ProblemKind {
     },
     /// A quantity that is not a whole number of at least 0.
     BadQuantity,
+    /// A condition the category's policy does not allow (eBay: errorId 25021).
+    ConditionNotAllowed {
+        /// The condition given.
+        condition: Condition,
+        /// The conditions the category allows (`NEW, USED_EXCELLENT`, or `none`).
+        allowed: String,
+    },
+    /// A condition descriptor the condition does not take in this category.
+    DescriptorNotAllowed {
+        /// The descriptors it takes (`27501 Professional Grader, …`, or `none`).
+        allowed: String,
+    },
+    /// A condition descriptor the category requires with this condition is missing.
+    DescriptorRequired {
+        /// Its id and name (`27502 Grade`).
+        descriptor: String,
+    },
+    /// A descriptor given twice.
+    DescriptorTwice,
+    /// A descriptor value that is not one of the descriptor's values.
+    DescriptorValueNotAllowed {
+        /// The descriptor's id and name.
+        descriptor: String,
+        /// Its values (`275020 10, 275021 9.5, …`).
+        allowed: String,
+    },
+    /// Several values for a descriptor that takes one.
+    DescriptorTakesOneValue,
+    /// A descriptor given without another one it must come with.
+    DescriptorNeeds {
+        /// The descriptor's id and name.
+        descriptor: String,
+        /// The one it needs, id and name.
+        other: String,
+    },
 }
 
 impl fmt::Display for Problem {
@@ -238,6 +288,29 @@ impl fmt::Display for Problem {
                 "the marketplace's currency is {expected} (eBay: errorId 25003)"
             ),
             ProblemKind::BadQuantity => f.write_str("a quantity is a whole number of at least 0"),
+            ProblemKind::ConditionNotAllowed { condition, allowed } => write!(
+                f,
+                "{condition} is not allowed in this category (eBay: errorId 25021); it allows {allowed} (getItemConditionPolicies)"
+            ),
+            ProblemKind::DescriptorNotAllowed { allowed } => write!(
+                f,
+                "not a condition descriptor of this condition in this category; it takes {allowed}"
+            ),
+            ProblemKind::DescriptorRequired { descriptor } => write!(
+                f,
+                "the category requires condition descriptor {descriptor} with this condition"
+            ),
+            ProblemKind::DescriptorTwice => f.write_str("this condition descriptor is given twice"),
+            ProblemKind::DescriptorValueNotAllowed {
+                descriptor,
+                allowed,
+            } => write!(f, "not a value of {descriptor}; it takes {allowed}"),
+            ProblemKind::DescriptorTakesOneValue => {
+                f.write_str("this condition descriptor takes one value")
+            }
+            ProblemKind::DescriptorNeeds { descriptor, other } => {
+                write!(f, "{descriptor} must come with {other}")
+            }
         }
     }
 }
@@ -299,8 +372,17 @@ fn positive_decimal(value: &str) -> bool {
 /// again); `product.title` ≤ 80 characters, `subtitle` ≤ 55, `description` and
 /// `listingDescription` ≤ 500,000; `sku` ≤ 50 characters of letters, digits, `-` and `_`; ≤ 24
 /// `imageUrls`, each `https`; the price above 0 in the marketplace's currency
-/// ([`Marketplace::currency`]); quantities whole numbers ≥ 0; the title, the condition, the
-/// three listing policies and `merchantLocationKey` present (a published offer needs them).
+/// ([`Marketplace::currency`]); quantities whole numbers ≥ 0; the title, the three listing
+/// policies and `merchantLocationKey` present (a published offer needs them).
+///
+/// The condition follows the category's condition policy (getItemConditionPolicies, when
+/// `catalog` knows it: see [`Catalog::condition_policy`]): a condition the category allows
+/// (eBay refuses another with errorId 25021), present when the category requires one, and its
+/// condition descriptors (trading cards: grader, grade, certification number) each one the
+/// condition takes, once, with a value of the descriptor's values (free text within its
+/// length), the required ones present, each with the ones it must come with. A category whose
+/// policy is not known (the committed snapshots carry none: `snapshot refresh` with
+/// credentials writes them) only needs a condition.
 ///
 /// ```
 /// use marketplace_listing::{CompiledIn, Listing, check};
@@ -380,9 +462,6 @@ pub fn check(listing: &Listing, catalog: &dyn Catalog) -> Vec<Problem> {
                 );
             }
         }
-    }
-    if item.condition.is_none() {
-        problem(p, "inventoryItem.condition", ProblemKind::Missing);
     }
     quantity(
         p,
@@ -485,8 +564,142 @@ pub fn check(listing: &Listing, catalog: &dyn Catalog) -> Vec<Problem> {
         if !vouched {
             check_category(p, catalog, marketplace, id, product);
         }
+        let known = catalog.condition_policy(marketplace, id, &mut |policy| {
+            check_condition(p, policy, item);
+        });
+        if !known && item.condition.is_none() {
+            problem(p, "inventoryItem.condition", ProblemKind::Missing);
+        }
+    } else if item.condition.is_none() {
+        problem(p, "inventoryItem.condition", ProblemKind::Missing);
     }
     problems
+}
+
+/// The condition and its descriptors against the category's policy.
+fn check_condition(p: &mut Vec<Problem>, policy: ConditionPolicy<'_>, item: &InventoryItem) {
+    let Some(condition) = item.condition else {
+        if policy.required {
+            problem(p, "inventoryItem.condition", ProblemKind::Missing);
+        }
+        return;
+    };
+    let Some(allowed) = policy.allowed(condition) else {
+        problem(
+            p,
+            "inventoryItem.condition",
+            ProblemKind::ConditionNotAllowed {
+                condition,
+                allowed: policy.names().to_string(),
+            },
+        );
+        return;
+    };
+    let rules = allowed.descriptors;
+    let list = |items: &mut dyn Iterator<Item = String>| {
+        let all: Vec<String> = items.collect();
+        if all.is_empty() {
+            "none".to_owned()
+        } else {
+            all.join(", ")
+        }
+    };
+    let label = |id: u32, name: &str| format!("{id} {name}");
+    let mut given: Vec<u32> = Vec::new();
+    for (i, d) in item.condition_descriptors.iter().enumerate() {
+        let field = format!("inventoryItem.conditionDescriptors[{i}]");
+        let rule = descriptor_id(d).and_then(|id| rules.iter().find(|r| r.id == id));
+        let Some(rule) = rule else {
+            problem(
+                p,
+                &format!("{field}.name"),
+                ProblemKind::DescriptorNotAllowed {
+                    allowed: list(&mut rules.iter().map(|r| label(r.id, r.name))),
+                },
+            );
+            continue;
+        };
+        if given.contains(&rule.id) {
+            problem(p, &format!("{field}.name"), ProblemKind::DescriptorTwice);
+            continue;
+        }
+        given.push(rule.id);
+        if rule.free_text {
+            let text = d.additional_info.as_deref();
+            missing_text(p, &format!("{field}.additionalInfo"), text);
+            if let Some(max) = rule.max_length {
+                too_long(
+                    p,
+                    &format!("{field}.additionalInfo"),
+                    text,
+                    usize::from(max),
+                );
+            }
+            continue;
+        }
+        if d.values.is_empty() {
+            problem(p, &format!("{field}.values"), ProblemKind::Missing);
+        } else if d.values.len() > 1 && !rule.multiple {
+            problem(
+                p,
+                &format!("{field}.values"),
+                ProblemKind::DescriptorTakesOneValue,
+            );
+        }
+        for (j, value) in d.values.iter().enumerate() {
+            let known = value
+                .trim()
+                .parse::<u32>()
+                .ok()
+                .and_then(|v| rule.value(v))
+                .is_some();
+            if !known {
+                problem(
+                    p,
+                    &format!("{field}.values[{j}]"),
+                    ProblemKind::DescriptorValueNotAllowed {
+                        descriptor: label(rule.id, rule.name),
+                        allowed: list(&mut rule.values.iter().map(|v| label(v.id, v.name))),
+                    },
+                );
+            }
+        }
+    }
+    for rule in rules {
+        if rule.required && !given.contains(&rule.id) {
+            problem(
+                p,
+                "inventoryItem.conditionDescriptors",
+                ProblemKind::DescriptorRequired {
+                    descriptor: label(rule.id, rule.name),
+                },
+            );
+        }
+    }
+    for (i, d) in item.condition_descriptors.iter().enumerate() {
+        let Some(rule) = descriptor_id(d).and_then(|id| rules.iter().find(|r| r.id == id)) else {
+            continue;
+        };
+        // A required descriptor that is missing is reported once, above.
+        let missing =
+            |o: &&u32| !given.contains(o) && !rules.iter().any(|r| r.id == **o && r.required);
+        for other in rule.requires.iter().filter(missing) {
+            let name = rules.iter().find(|r| r.id == *other).map_or("", |r| r.name);
+            problem(
+                p,
+                &format!("inventoryItem.conditionDescriptors[{i}].name"),
+                ProblemKind::DescriptorNeeds {
+                    descriptor: label(rule.id, rule.name),
+                    other: label(*other, name),
+                },
+            );
+        }
+    }
+}
+
+/// A descriptor entry's id (its `name`, a number as text).
+fn descriptor_id(d: &ConditionDescriptor) -> Option<u32> {
+    d.name.as_deref()?.trim().parse().ok()
 }
 
 fn check_category(

@@ -31,7 +31,9 @@ pub use check::{
     Catalog, CategoryStatus, CompiledIn, Problem, ProblemKind, Problems, check, limits,
 };
 pub use error::{ErrorKind, InventoryError, ListingError};
-pub use marketplaces::{Condition, UnknownCondition};
+pub use marketplaces::{
+    AllowedCondition, Condition, ConditionPolicy, DescriptorRule, DescriptorValue, UnknownCondition,
+};
 pub use model::{
     Amount, Availability, ConditionDescriptor, InventoryItem, Listing, ListingPolicies, Offer,
     PackageWeightAndSize, PricingSummary, Product, ShipToLocationAvailability,

@@ -388,3 +388,282 @@ fn a_file_round_trips_unchanged_fields_included() {
     let listing: Listing = serde_json::from_value(value.clone()).unwrap();
     assert_eq!(serde_json::to_value(&listing).unwrap(), value);
 }
+
+mod conditions {
+    //! The condition against the category's policy (getItemConditionPolicies). The committed
+    //! snapshots carry no policy, so these tests lend one through a catalog that is the
+    //! compiled-in one plus a policy for category 179, shaped like eBay's trading-card
+    //! policies (graded: grader and grade required, certification number free text).
+
+    use super::*;
+    use marketplace_listing::{AllowedCondition, ConditionPolicy, DescriptorRule, DescriptorValue};
+
+    const GRADER: DescriptorRule<'static> = DescriptorRule {
+        id: 27501,
+        name: "Professional Grader",
+        required: true,
+        multiple: false,
+        free_text: false,
+        max_length: None,
+        values: &[
+            DescriptorValue {
+                id: 275010,
+                name: "PSA",
+            },
+            DescriptorValue {
+                id: 275011,
+                name: "BCCG",
+            },
+        ],
+        requires: &[27502],
+    };
+    const GRADE: DescriptorRule<'static> = DescriptorRule {
+        id: 27502,
+        name: "Grade",
+        required: true,
+        multiple: false,
+        free_text: false,
+        max_length: None,
+        values: &[
+            DescriptorValue {
+                id: 275020,
+                name: "10",
+            },
+            DescriptorValue {
+                id: 275021,
+                name: "9.5",
+            },
+        ],
+        requires: &[],
+    };
+    const CERTIFICATION: DescriptorRule<'static> = DescriptorRule {
+        id: 27503,
+        name: "Certification Number",
+        required: false,
+        multiple: false,
+        free_text: true,
+        max_length: Some(30),
+        values: &[],
+        requires: &[],
+    };
+    const CARD_CONDITION: DescriptorRule<'static> = DescriptorRule {
+        id: 40001,
+        name: "Card Condition",
+        required: false,
+        multiple: false,
+        free_text: false,
+        max_length: None,
+        values: &[DescriptorValue {
+            id: 400010,
+            name: "Near mint or better",
+        }],
+        requires: &[],
+    };
+
+    struct WithPolicy(ConditionPolicy<'static>);
+
+    impl Catalog for WithPolicy {
+        fn category(&self, m: Marketplace, id: u32) -> CategoryStatus {
+            CompiledIn.category(m, id)
+        }
+        fn check_aspects(
+            &self,
+            m: Marketplace,
+            id: u32,
+            aspects: &taxonomy_aspects::ListingAspects,
+        ) -> Option<Vec<taxonomy_aspects::Problem>> {
+            CompiledIn.check_aspects(m, id, aspects)
+        }
+        fn condition_policy(
+            &self,
+            m: Marketplace,
+            id: u32,
+            f: &mut dyn FnMut(ConditionPolicy<'_>),
+        ) -> bool {
+            (m, id) == (Marketplace::Us, 179) && {
+                f(self.0);
+                true
+            }
+        }
+    }
+
+    fn cards() -> WithPolicy {
+        WithPolicy(ConditionPolicy {
+            required: true,
+            conditions: &[
+                AllowedCondition {
+                    condition: Condition::LikeNew,
+                    descriptors: &[GRADER, GRADE, CERTIFICATION],
+                },
+                AllowedCondition {
+                    condition: Condition::UsedVeryGood,
+                    descriptors: &[CARD_CONDITION],
+                },
+            ],
+        })
+    }
+
+    fn problems_with(catalog: &dyn Catalog, change: impl FnOnce(&mut Value)) -> Vec<Problem> {
+        let mut value = valid();
+        change(&mut value);
+        let listing: Listing = serde_json::from_value(value).unwrap();
+        check(&listing, catalog)
+    }
+
+    fn graded(v: &mut Value) {
+        v["inventoryItem"]["condition"] = json!("LIKE_NEW");
+        v["inventoryItem"]["conditionDescriptors"] = json!([
+            {"name": "27501", "values": ["275010"]},
+            {"name": "27502", "values": ["275020"]},
+            {"name": "27503", "additionalInfo": "1234567890"}
+        ]);
+    }
+
+    #[test]
+    fn a_condition_and_descriptors_the_policy_allows_pass() {
+        assert_eq!(problems_with(&cards(), graded), vec![]);
+        let ungraded = |v: &mut Value| {
+            v["inventoryItem"]["condition"] = json!("USED_VERY_GOOD");
+            v["inventoryItem"]["conditionDescriptors"] =
+                json!([{"name": "40001", "values": ["400010"]}]);
+        };
+        assert_eq!(problems_with(&cards(), ungraded), vec![]);
+    }
+
+    #[test]
+    fn a_condition_the_category_does_not_allow_is_refused_naming_the_allowed_ones() {
+        // valid() is USED_EXCELLENT.
+        let problems = problems_with(&cards(), |_| {});
+        assert_eq!(problems.len(), 1, "{problems:#?}");
+        assert_eq!(problems[0].field, "inventoryItem.condition");
+        assert_eq!(
+            problems[0].kind,
+            ProblemKind::ConditionNotAllowed {
+                condition: Condition::UsedExcellent,
+                allowed: "LIKE_NEW, USED_VERY_GOOD".into()
+            }
+        );
+        assert_eq!(
+            problems[0].to_string(),
+            "inventoryItem.condition: USED_EXCELLENT is not allowed in this category (eBay: errorId 25021); it allows LIKE_NEW, USED_VERY_GOOD (getItemConditionPolicies)"
+        );
+    }
+
+    #[test]
+    fn a_missing_condition_is_refused_only_where_the_policy_requires_one() {
+        let none = |v: &mut Value| {
+            v["inventoryItem"]
+                .as_object_mut()
+                .unwrap()
+                .remove("condition");
+        };
+        let problems = problems_with(&cards(), none);
+        assert_eq!(problems.len(), 1, "{problems:#?}");
+        assert_eq!(
+            (problems[0].field.as_str(), &problems[0].kind),
+            ("inventoryItem.condition", &ProblemKind::Missing)
+        );
+        let optional = WithPolicy(ConditionPolicy {
+            required: false,
+            conditions: &[],
+        });
+        assert_eq!(problems_with(&optional, none), vec![]);
+        // A category that takes no condition refuses one.
+        let problems = problems_with(&optional, |_| {});
+        assert_eq!(
+            problems[0].kind,
+            ProblemKind::ConditionNotAllowed {
+                condition: Condition::UsedExcellent,
+                allowed: "none".into()
+            }
+        );
+        // Without a known policy, a condition is still needed (a published offer needs one).
+        let problems = problems_with(&CompiledIn, none);
+        assert_eq!(problems.len(), 1, "{problems:#?}");
+        assert_eq!(problems[0].field, "inventoryItem.condition");
+    }
+
+    #[test]
+    fn descriptors_that_break_their_constraints_are_refused_each_naming_its_field() {
+        let problems = problems_with(&cards(), |v| {
+            v["inventoryItem"]["condition"] = json!("LIKE_NEW");
+            v["inventoryItem"]["conditionDescriptors"] = json!([
+                {"name": "27501", "values": ["275010", "275011"]},
+                {"name": "27503", "additionalInfo": "x".repeat(31)},
+                {"name": "40001", "values": ["400010"]},
+                {"name": "27501", "values": ["275010"]}
+            ]);
+        });
+        let got: Vec<(String, ProblemKind)> =
+            problems.into_iter().map(|p| (p.field, p.kind)).collect();
+        assert_eq!(
+            got,
+            vec![
+                (
+                    "inventoryItem.conditionDescriptors[0].values".into(),
+                    ProblemKind::DescriptorTakesOneValue
+                ),
+                (
+                    "inventoryItem.conditionDescriptors[1].additionalInfo".into(),
+                    ProblemKind::TooLong {
+                        length: 31,
+                        max: 30
+                    }
+                ),
+                (
+                    "inventoryItem.conditionDescriptors[2].name".into(),
+                    ProblemKind::DescriptorNotAllowed {
+                        allowed:
+                            "27501 Professional Grader, 27502 Grade, 27503 Certification Number"
+                                .into()
+                    }
+                ),
+                (
+                    "inventoryItem.conditionDescriptors[3].name".into(),
+                    ProblemKind::DescriptorTwice
+                ),
+                (
+                    "inventoryItem.conditionDescriptors".into(),
+                    ProblemKind::DescriptorRequired {
+                        descriptor: "27502 Grade".into()
+                    }
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_value_outside_the_descriptors_values_and_a_lone_descriptor_are_refused() {
+        let problems = problems_with(&cards(), |v| {
+            graded(v);
+            v["inventoryItem"]["conditionDescriptors"][1]["values"] = json!(["999"]);
+        });
+        assert_eq!(problems.len(), 1, "{problems:#?}");
+        assert_eq!(
+            problems[0].to_string(),
+            "inventoryItem.conditionDescriptors[1].values[0]: not a value of 27502 Grade; it takes 275020 10, 275021 9.5"
+        );
+        // The grader needs the grade; when the grade is optional, that is said of the grader.
+        const OPTIONAL_GRADE: DescriptorRule<'static> = DescriptorRule {
+            required: false,
+            ..GRADE
+        };
+        let catalog = WithPolicy(ConditionPolicy {
+            required: true,
+            conditions: &[AllowedCondition {
+                condition: Condition::LikeNew,
+                descriptors: &[GRADER, OPTIONAL_GRADE],
+            }],
+        });
+        let problems = problems_with(&catalog, |v| {
+            v["inventoryItem"]["condition"] = json!("LIKE_NEW");
+            v["inventoryItem"]["conditionDescriptors"] =
+                json!([{"name": "27501", "values": ["275010"]}]);
+        });
+        assert_eq!(problems.len(), 1, "{problems:#?}");
+        assert_eq!(
+            problems[0].to_string(),
+            "inventoryItem.conditionDescriptors[0].name: 27501 Professional Grader must come with 27502 Grade"
+        );
+    }
+}
