@@ -481,7 +481,6 @@ impl Catalog for DirCatalog {
             .conditions
             .get(&marketplace)
             .and_then(|file| file.rule_of(id));
-        rule.map(|rule| rule.with_policy(|policy| f(policy)))
-            .is_some()
+        rule.map(|rule| rule.with_policy(f)).is_some()
     }
 }
