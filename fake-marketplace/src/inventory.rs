@@ -9,6 +9,8 @@
 //! * publishOffer of an offer whose category is not a leaf of the marketplace's tree (or no
 //!   category): 25005; a required aspect missing: 25002 naming it ("The item specific Brand is
 //!   missing"); a value outside a `SELECTION_ONLY` list: 25002 naming the aspect and value; a
+//!   condition the category's (made-up) getItemConditionPolicies policy does not take, or
+//!   none where it requires one: 25021 naming the condition and the category; a
 //!   price in another currency than the marketplace's: 25003; a missing policy: 25007, 25008,
 //!   25009;
 //! * faults on demand ([`crate::FakeMarketplace::fail_next`] on a path: a 500 once, a 25025).
@@ -350,6 +352,11 @@ fn publish_error(state: &FakeState, item: Option<&Value>, offer: &Value) -> Opti
             &[],
         ));
     }
+    if let (Some(site), Some(id)) = (marketplace, category)
+        && let Some(e) = condition_error(state, site, id, item)
+    {
+        return Some(e);
+    }
     let aspects = item
         .and_then(|i| i["product"]["aspects"].as_object())
         .cloned()
@@ -427,6 +434,62 @@ fn publish_error(state: &FakeState, item: Option<&Value>, offer: &Value) -> Opti
         }
     }
     None
+}
+
+/// The inventory item's `condition` checked against the (fake's) getItemConditionPolicies
+/// policy of the offer's category: a condition the category does not take, or none where the
+/// category requires one, is eBay's 25021 with its `{additionalInfo}` saying which.
+fn condition_error(
+    state: &FakeState,
+    site: Marketplace,
+    category: u32,
+    item: Option<&Value>,
+) -> Option<Value> {
+    let tree = state.taxonomy.tree(site).ok()?;
+    let policy = crate::metadata::policy_of(state, site, &tree, category)?;
+    let allowed: Vec<u32> = policy["itemConditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["conditionId"].as_str()?.parse().ok())
+        .collect();
+    let given = item
+        .and_then(|i| i["condition"].as_str())
+        .filter(|c| !c.is_empty());
+    let name = tree.get(category).map_or("", |c| c.name.as_str());
+    let info = match given {
+        None if policy["itemConditionRequired"] == json!(true) => format!(
+            "An item condition is required in category {category} ({name}); it takes condition ids {allowed:?}."
+        ),
+        None => return None,
+        Some(condition) => {
+            let id = crate::metadata::CONDITION_IDS
+                .iter()
+                .find(|(n, _)| *n == condition)
+                .map(|(_, id)| *id);
+            if id.is_some_and(|id| allowed.contains(&id)) {
+                return None;
+            }
+            match id {
+                Some(id) if allowed.is_empty() => format!(
+                    "The item condition {condition} ({id}) is not allowed in category {category} ({name}), which takes no item condition."
+                ),
+                Some(id) => format!(
+                    "The item condition {condition} ({id}) is not allowed in category {category} ({name}); it takes condition ids {allowed:?}."
+                ),
+                None => format!(
+                    "The item condition {condition} is not a known condition for category {category} ({name})."
+                ),
+            }
+        }
+    };
+    Some(error_value(
+        25021,
+        &format!(
+            "The eBay listing associated with the inventory item, or the unpublished offer has invalid item condition information. {info}"
+        ),
+        &[("additionalInfo", &info)],
+    ))
 }
 
 /// Publishes the offer `id` of `seller`: its listing id (the same on every publish), or eBay's

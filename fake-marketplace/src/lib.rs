@@ -88,6 +88,12 @@
 //! offers, publishOffer, the three bulk calls, inventory locations), per seller, checking as
 //! eBay does from its trees and aspects: see `inventory.rs`.
 //!
+//! # Metadata
+//!
+//! The fake serves the Sell Metadata API's getItemConditionPolicies for every leaf of its
+//! trees: made-up policies, marked `X-Fake-Marketplace: made-up`, which publishOffer checks an
+//! inventory item's condition against (errorId 25021): see [`metadata`].
+//!
 //! # Time
 //!
 //! The fake's clock is the system clock plus an offset moved by
@@ -96,6 +102,7 @@
 
 mod http;
 mod inventory;
+pub mod metadata;
 pub mod notify;
 mod oauth;
 pub mod signatures;
@@ -526,6 +533,7 @@ pub struct FakeState {
     pub(crate) notify: notify::NotifyState,
     pub(crate) signing: signatures::SigningState,
     pub(crate) inventory: inventory::InventoryState,
+    pub(crate) metadata: metadata::MetadataState,
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -708,6 +716,7 @@ impl FakeMarketplace {
         routes.append(&mut notify::routes());
         routes.append(&mut signatures::routes());
         routes.append(&mut inventory::routes());
+        routes.append(&mut metadata::routes());
         routes.append(&mut config.routes);
         let taxonomy = taxonomy::TaxonomyState::new(
             config.snapshots_dir.clone(),
@@ -731,6 +740,7 @@ impl FakeMarketplace {
             notify,
             signing: signatures::SigningState::default(),
             inventory: inventory::InventoryState::default(),
+            metadata: metadata::MetadataState::default(),
         });
         let stop = Arc::new(AtomicBool::new(false));
         let thread = {

@@ -34,10 +34,11 @@ use crate::answers::{
     aspects_from_wire, compatibility_properties_from_wire, compatibility_values_from_wire,
     default_tree_id_from_wire, expired_from_wire, suggestions_from_wire,
 };
+use crate::conditions::policies_from_wire;
 use crate::service_error::ErrorBody;
 use crate::{
     CategorySuggestions, CompatibilityProperties, CompatibilityPropertyValues, DefaultTreeId,
-    ExpiredCategories, ItemAspects, ServiceError,
+    ExpiredCategories, ItemAspects, ItemConditionPolicyResponse, ServiceError,
 };
 
 /// Why an answer's body does not decode.
@@ -133,6 +134,12 @@ pub fn compatibility_property_values(
     body: &[u8],
 ) -> Result<CompatibilityPropertyValues, DecodeError> {
     compatibility_values_from_wire(category_id, property, wire(body)?).map_err(DecodeError::Field)
+}
+
+/// A getItemConditionPolicies answer (the Sell Metadata API): every policy, each id checked
+/// (`itemConditionPolicies[2].itemConditions[0].conditionId is missing`), the warnings kept.
+pub fn item_condition_policies(body: &[u8]) -> Result<ItemConditionPolicyResponse, DecodeError> {
+    policies_from_wire(wire(body)?).map_err(DecodeError::Field)
 }
 
 /// The errors of an error body (`{"errors": [...]}`, as every eBay REST API answers a failed

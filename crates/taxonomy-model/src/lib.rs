@@ -14,6 +14,10 @@
 //! `marketplace-client`, the client that calls the Taxonomy API, returns these types and
 //! re-exports this crate as `marketplace_client::model`.
 //!
+//! The Sell Metadata API's getItemConditionPolicies answer (the item conditions each category
+//! takes: [`ItemConditionPolicyResponse`]) is here too, decoded by
+//! [`decode::item_condition_policies`].
+//!
 //! getCategoryTree and getCategorySubtree answer category trees, which the `taxonomy-tree`
 //! crate models and decodes ([`CategorySubtree`] is re-exported here). A failed call of any
 //! eBay REST API answers an error body: [`ServiceError`].
@@ -62,8 +66,10 @@
 //! numbers, an aspect's `aspectConstraint` fields sit on the aspect itself, and a field the
 //! answer left out is `null` (or `[]`, or `false` for the flags).
 
+#[macro_use]
 mod answers;
 pub mod aspects;
+mod conditions;
 pub mod decode;
 mod file;
 mod service_error;
@@ -74,6 +80,11 @@ pub use answers::{
     CategorySuggestion, CategorySuggestions, CompatibilityProperties, CompatibilityProperty,
     CompatibilityPropertyValues, DefaultTreeId, ExpiredCategories, ExpiredCategory, ItemAspects,
     RelevanceIndicator, ValueConstraint,
+};
+pub use conditions::{
+    ConditionUsage, DescriptorCardinality, DescriptorMode, DescriptorUsage, ItemCondition,
+    ItemConditionDescriptor, ItemConditionDescriptorConstraint, ItemConditionDescriptorValue,
+    ItemConditionDescriptorValueConstraint, ItemConditionPolicy, ItemConditionPolicyResponse,
 };
 pub use file::{AspectsFileError, ItemAspectsFile, ItemAspectsReader};
 pub use service_error::{ErrorParameter, ServiceError};

@@ -35,7 +35,7 @@ use crate::taxonomy::download::Download;
 
 use crate::model::{
     CategorySuggestions, CompatibilityProperties, CompatibilityPropertyValues, DefaultTreeId,
-    ExpiredCategories, ItemAspects, ItemAspectsFile,
+    ExpiredCategories, ItemAspects, ItemAspectsFile, ItemConditionPolicyResponse,
 };
 #[cfg(feature = "trees")]
 pub use crate::taxonomy::TreeBody;
@@ -231,6 +231,50 @@ impl TaxonomyClient {
             category,
             property,
             filter,
+        ))
+        .await
+    }
+
+    /// getItemConditionPolicies of `categories`: as
+    /// [`crate::taxonomy::TaxonomyClient::item_condition_policies`] (a list of more than 50
+    /// ids asked in calls of 50, one after the other, the answers merged).
+    pub async fn item_condition_policies(
+        &self,
+        site: impl Into<Marketplace>,
+        categories: &[u32],
+    ) -> Result<ItemConditionPolicyResponse, ApiError> {
+        let site: Marketplace = site.into();
+        let mut ids: Vec<u32> = Vec::with_capacity(categories.len());
+        let mut asked = std::collections::HashSet::new();
+        ids.extend(categories.iter().filter(|id| asked.insert(**id)));
+        let mut merged = ItemConditionPolicyResponse::default();
+        let mut answered = std::collections::HashSet::new();
+        for chunk in ids.chunks(ops::MAX_CONDITION_FILTER_IDS) {
+            let answer = self
+                .run(ops::item_condition_policies(self.config(), site, chunk))
+                .await?;
+            // A parent's leaves may also be named, or below another parent named: once each.
+            merged.item_condition_policies.extend(
+                answer
+                    .item_condition_policies
+                    .into_iter()
+                    .filter(|p| answered.insert(p.category_id)),
+            );
+            merged.warnings.extend(answer.warnings);
+        }
+        Ok(merged)
+    }
+
+    /// getItemConditionPolicies of every category of `site`: as
+    /// [`crate::taxonomy::TaxonomyClient::all_item_condition_policies`].
+    pub async fn all_item_condition_policies(
+        &self,
+        site: impl Into<Marketplace>,
+    ) -> Result<ItemConditionPolicyResponse, ApiError> {
+        self.run(ops::item_condition_policies(
+            self.config(),
+            site.into(),
+            &[],
         ))
         .await
     }

@@ -64,11 +64,19 @@ fn is_taxonomy(url: &str) -> bool {
     url.contains("/commerce/taxonomy/")
 }
 
-/// The API named in a message about `url`: the Taxonomy API's calls keep their name, any
-/// other is "the API" (its URL follows in the message).
+/// Whether `url` is one of the Sell Metadata API's (getItemConditionPolicies): its errors
+/// get that API's advice.
+fn is_metadata(url: &str) -> bool {
+    url.contains("/sell/metadata/")
+}
+
+/// The API named in a message about `url`: the Taxonomy and Metadata APIs' calls keep their
+/// name, any other is "the API" (its URL follows in the message).
 fn api_name(url: &str) -> &'static str {
     if is_taxonomy(url) {
         "the taxonomy API"
+    } else if is_metadata(url) {
+        "the metadata API"
     } else {
         "the API"
     }
@@ -112,6 +120,21 @@ fn service_advice(status: u16, url: &str, errors: &[ServiceError]) -> &'static s
         }
         if id(62003) {
             return " (this server does not know that marketplace id: check it)";
+        }
+    }
+    if is_metadata(url) {
+        // eBay's OpenAPI description of the Metadata API (getItemConditionPolicies): 46001
+        // "The specified marketplace ID was not found.", 46002 "The filter value is
+        // invalid.", 46003 "The specified categoryId was not found for the marketplace."
+        let id = |wanted: u32| errors.iter().any(|e| e.error_id == wanted);
+        if id(46001) {
+            return " (this server does not know that marketplace id: check it)";
+        }
+        if id(46002) {
+            return " (the filter must be categoryIds:{id|id|…}, at most 50 ids)";
+        }
+        if id(46003) {
+            return " (a category id asked for is not a category of the marketplace's tree: check it against the tree, or the expired categories)";
         }
     }
     advice(status, url)

@@ -12,7 +12,7 @@ use super::Driver;
 use crate::aio::taxonomy as aio;
 use crate::model::{
     CategorySuggestions, CompatibilityProperties, CompatibilityPropertyValues, DefaultTreeId,
-    ExpiredCategories, ItemAspects, ItemAspectsFile,
+    ExpiredCategories, ItemAspects, ItemAspectsFile, ItemConditionPolicyResponse,
 };
 use crate::oauth::OAuthConfig;
 #[cfg(feature = "trees")]
@@ -217,6 +217,62 @@ impl TaxonomyClient {
             self.inner
                 .compatibility_property_values(pair(category), property, filter),
         )
+    }
+
+    /// The item conditions `categories` of `site` take (the Sell Metadata API's
+    /// getItemConditionPolicies:
+    /// `GET {base}/sell/metadata/v1/marketplace/{marketplace_id}/get_item_condition_policies?filter=categoryIds:{a|b|c}`,
+    /// the filter form-encoded as eBay's reference shows it). A leaf's id gives its policy, a
+    /// parent's the policies of the leaves below it. eBay considers at most 50 ids a call
+    /// (the rest silently dropped, with warning 46004): a longer list is asked in calls of
+    /// 50, one after the other, and their answers merged (each category once, every warning
+    /// kept), so no category is lost. Repeated ids are asked once; no id asks nothing and
+    /// gives an empty answer ([`all_item_condition_policies`](Self::all_item_condition_policies)
+    /// asks for every category). `204 No Content` is no policy.
+    ///
+    /// The call takes an application token (scope `https://api.ebay.com/oauth/api_scope`), as
+    /// the Taxonomy API's calls do; the restricted refurbished conditions are only answered to
+    /// a seller's token with `sell.inventory`. eBay's errors come back as
+    /// [`ApiError::Service`] with eBay's message and id ([`ApiError::error_id`]): 46001 (the
+    /// marketplace is not found), 46002 (the filter is invalid), 46003 (a category id is not
+    /// found for the marketplace), 46000 (an internal error, HTTP 500, retried).
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use marketplace_client::Marketplace;
+    /// # use marketplace_client::oauth::{ApplicationTokenProvider, Endpoints, OAuthClient, OAuthConfig};
+    /// # use marketplace_client::taxonomy::{ClientConfig, TaxonomyClient};
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let fake = fake_marketplace::FakeMarketplace::new(); // its policies are made up
+    /// # let endpoints = Endpoints::custom(&fake.base_url(), &fake.base_url())?;
+    /// # let oauth = OAuthConfig::new(endpoints.clone())
+    /// #     .with_credentials(fake.client_id(), fake.client_secret());
+    /// # let tokens = Arc::new(ApplicationTokenProvider::new(OAuthClient::from_config(&oauth)?));
+    /// # let client = TaxonomyClient::new(ClientConfig::from_endpoints(&endpoints), tokens)?;
+    /// let answer = client.item_condition_policies(Marketplace::Us, &[179])?;
+    /// let desktops = answer.get(179).unwrap();
+    /// assert!(desktops.condition(1000).is_some()); // New
+    /// # Ok(()) }
+    /// ```
+    pub fn item_condition_policies(
+        &self,
+        site: impl Into<Marketplace>,
+        categories: &[u32],
+    ) -> Result<ItemConditionPolicyResponse, ApiError> {
+        self.wait(self.inner.item_condition_policies(site.into(), categories))
+    }
+
+    /// The item conditions of every category of `site` (getItemConditionPolicies without a
+    /// filter), in one answer: tens of megabytes for a large marketplace, sent gzipped
+    /// (`Accept-Encoding: gzip`, as eBay recommends) and read within
+    /// [`ClientConfig::max_body_bytes`] decompressed (past it: [`ApiError::BodyTooLarge`]); a
+    /// body cut off, or a gzip stream that ends early, is [`ApiError::Truncated`] (retried).
+    /// Errors as [`item_condition_policies`](Self::item_condition_policies).
+    pub fn all_item_condition_policies(
+        &self,
+        site: impl Into<Marketplace>,
+    ) -> Result<ItemConditionPolicyResponse, ApiError> {
+        self.wait(self.inner.all_item_condition_policies(site.into()))
     }
 
     /// Downloads the aspects of every leaf category of `site` (fetchItemAspects:

@@ -12,7 +12,7 @@ use super::api::{ApiCall, Fetched, MAX_ERROR_ANSWER};
 use crate::model::decode;
 use crate::model::{
     CategorySuggestions, CompatibilityProperties, CompatibilityPropertyValues, DefaultTreeId,
-    ExpiredCategories, ItemAspects,
+    ExpiredCategories, ItemAspects, ItemConditionPolicyResponse,
 };
 use crate::taxonomy::{ApiError, ClientConfig, TreeBody, TreePath};
 
@@ -307,6 +307,28 @@ pub(crate) fn compatibility_property_values(
             values: Vec::new(),
         },
         move |bytes| decode::compatibility_property_values(category_id, &property, bytes),
+    )
+}
+
+/// The most category ids getItemConditionPolicies considers in one filter: eBay answers the
+/// first 50 of a longer list (with warning 46004), so a longer list is asked in calls of 50.
+pub(crate) const MAX_CONDITION_FILTER_IDS: usize = 50;
+
+/// getItemConditionPolicies (the Sell Metadata API) of `site`: the policies of `categories`
+/// (at most [`MAX_CONDITION_FILTER_IDS`]), or of every category when it is empty. `204 No
+/// Content` is no policy. The answer of every category can be tens of megabytes: it is read
+/// within [`ClientConfig::max_body_bytes`] (decompressed; `Accept-Encoding: gzip` is sent).
+pub(crate) fn item_condition_policies(
+    config: &ClientConfig,
+    site: Marketplace,
+    categories: &[u32],
+) -> Operation<ItemConditionPolicyResponse> {
+    debug_assert!(categories.len() <= MAX_CONDITION_FILTER_IDS);
+    let url = config.item_condition_policies_url(site.marketplace_id(), categories);
+    Operation::or_empty(
+        site_call(config, "getItemConditionPolicies", url, site),
+        ItemConditionPolicyResponse::default,
+        decode::item_condition_policies,
     )
 }
 

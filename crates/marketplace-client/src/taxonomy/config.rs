@@ -11,6 +11,9 @@ pub(crate) use marketplaces::MARKETPLACE_HEADER;
 /// The path prefix of version 1 of the taxonomy API.
 pub(crate) const TAXONOMY_PREFIX: &str = "commerce/taxonomy/v1";
 
+/// The path prefix of version 1 of the Sell Metadata API (getItemConditionPolicies).
+pub(crate) const METADATA_PREFIX: &str = "sell/metadata/v1";
+
 /// Which path the get-category-tree call (getCategoryTree) uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TreePath {
@@ -131,6 +134,29 @@ impl ClientConfig {
         self.api_url(&format!("category_tree/{tree_id}/fetch_item_aspects"))
     }
 
+    /// `{base_url}/sell/metadata/v1/marketplace/{marketplace_id}/get_item_condition_policies`
+    /// (the Sell Metadata API's getItemConditionPolicies), with
+    /// `filter=categoryIds:{a|b|c}` when `categories` names any, form-encoded as eBay's
+    /// reference shows it (`filter=categoryIds%3A%7B100%7C101%7D`).
+    pub(crate) fn item_condition_policies_url(
+        &self,
+        marketplace_id: &str,
+        categories: &[u32],
+    ) -> Url {
+        let mut url = self.base_url.clone();
+        let path = format!(
+            "{}{METADATA_PREFIX}/marketplace/{marketplace_id}/get_item_condition_policies",
+            self.base_url.path()
+        );
+        url.set_path(&path);
+        if !categories.is_empty() {
+            let ids: Vec<String> = categories.iter().map(u32::to_string).collect();
+            url.query_pairs_mut()
+                .append_pair("filter", &format!("categoryIds:{{{}}}", ids.join("|")));
+        }
+        url
+    }
+
     /// `…/category_tree/{tree_id}/get_compatibility_property_values?category_id=…&compatibility_property=…[&filter=…]`
     /// (getCompatibilityPropertyValues). `filter` holds `name:value` pairs; they are joined
     /// with commas, a comma inside a value escaped as `\,` as eBay documents.
@@ -194,6 +220,12 @@ mod url_tests {
             Some(
                 "category_id=6016&compatibility_property=Model&filter=Year%3A2018%2CMake%3AToyota"
             )
+        );
+        let url = ClientConfig::production().item_condition_policies_url("EBAY_US", &[100, 101]);
+        assert_eq!(
+            url.as_str(),
+            "https://api.ebay.com/sell/metadata/v1/marketplace/EBAY_US/get_item_condition_policies\
+             ?filter=categoryIds%3A%7B100%7C101%7D"
         );
     }
 }

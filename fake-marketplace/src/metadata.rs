@@ -1,0 +1,419 @@
+//! The Sell Metadata API's getItemConditionPolicies
+//! (`GET /sell/metadata/v1/marketplace/{marketplace_id}/get_item_condition_policies`), for every
+//! leaf of each tree the fake serves.
+//!
+//! The policies are **made up** (the fake has no real answer; [`made_up_policy`] says which
+//! leaf gets which), deterministic and shaped by eBay's OpenAPI description of the Metadata
+//! API; every answer carries `X-Fake-Marketplace: made-up` so that nothing taken from the fake
+//! is mistaken for eBay's. A test sets a category's policy with
+//! [`FakeMarketplace::set_item_condition_policy`].
+//!
+//! As eBay answers: `filter=categoryIds:{a|b|c}` gives a leaf's own policy and a parent's
+//! leaves'; more than 50 ids: the first 50 and warning 46004; an unknown id: 400, errorId
+//! 46003; a filter of another form: 400, errorId 46002; an unknown marketplace (or one the
+//! fake holds no tree of): 400, errorId 46001; no policy to give: `204 No Content`. The token
+//! needs `https://api.ebay.com/oauth/api_scope` or `…/sell.inventory` (else eBay's 403,
+//! errorId 1100); the restricted (refurbished) conditions are answered only to a token with
+//! `sell.inventory`.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Mutex;
+
+use marketplaces::Marketplace;
+use serde_json::{Value, json};
+use taxonomy_tree::tree::CategoryTree;
+
+use crate::http::{Request, Response};
+use crate::taxonomy::MADE_UP_HEADER;
+use crate::{FakeMarketplace, FakeState, Route, lock};
+
+/// The path pattern of getItemConditionPolicies.
+pub const CONDITION_POLICIES_PATTERN: &str =
+    "/sell/metadata/v1/marketplace/{marketplace_id}/get_item_condition_policies";
+
+/// The getItemConditionPolicies path of `marketplace_id`.
+pub fn condition_policies_path(marketplace_id: &str) -> String {
+    CONDITION_POLICIES_PATTERN.replace("{marketplace_id}", marketplace_id)
+}
+
+// The error ids eBay's OpenAPI description of the Metadata API lists for
+// getItemConditionPolicies (domain `API_METADATA`).
+
+/// errorId: an internal failure (HTTP 500, category `APPLICATION`).
+pub const ERROR_INTERNAL: u32 = 46000;
+/// errorId: the marketplace id is not found (HTTP 400).
+pub const ERROR_MARKETPLACE_NOT_FOUND: u32 = 46001;
+/// errorId: the filter is invalid (HTTP 400).
+pub const ERROR_INVALID_FILTER: u32 = 46002;
+/// errorId: a category id is not found for the marketplace (HTTP 400).
+pub const ERROR_CATEGORY_NOT_FOUND: u32 = 46003;
+/// warningId: only the first 50 category ids of the filter were considered (HTTP 200).
+pub const WARNING_ONLY_50: u32 = 46004;
+
+/// The most category ids eBay considers in one filter.
+pub const MAX_FILTER_IDS: usize = 50;
+
+/// The Metadata part of the fake's state: the policies tests set, by marketplace and category
+/// (`None`: the category has no policy).
+#[derive(Default)]
+pub(crate) struct MetadataState {
+    policies: Mutex<HashMap<(Marketplace, u32), Option<Value>>>,
+}
+
+impl FakeMarketplace {
+    /// Answers `policy` for the category `category_id` of `site` from now on (getItemConditionPolicies,
+    /// and publishOffer's condition check), instead of [`made_up_policy`]: eBay's
+    /// `ItemConditionPolicy` without its ids (`{"itemConditionRequired": true, "itemConditions":
+    /// [{"conditionId": "1000", …}]}`; `categoryId` and `categoryTreeId` are filled in).
+    /// `None`: the category has no policy (left out of answers; publishOffer checks nothing).
+    pub fn set_item_condition_policy(
+        &self,
+        site: Marketplace,
+        category_id: u32,
+        policy: Option<Value>,
+    ) {
+        lock(&self.state().metadata.policies).insert((site, category_id), policy);
+    }
+}
+
+/// The names of eBay's `ConditionEnum` and their condition ids (eBay's table "Item condition
+/// ID and name values").
+pub(crate) const CONDITION_IDS: [(&str, u32); 16] = [
+    ("NEW", 1000),
+    ("LIKE_NEW", 2750),
+    ("NEW_OTHER", 1500),
+    ("NEW_WITH_DEFECTS", 1750),
+    ("CERTIFIED_REFURBISHED", 2000),
+    ("EXCELLENT_REFURBISHED", 2010),
+    ("VERY_GOOD_REFURBISHED", 2020),
+    ("GOOD_REFURBISHED", 2030),
+    ("SELLER_REFURBISHED", 2500),
+    ("PRE_OWNED_EXCELLENT", 2990),
+    ("USED_EXCELLENT", 3000),
+    ("PRE_OWNED_FAIR", 3010),
+    ("USED_VERY_GOOD", 4000),
+    ("USED_GOOD", 5000),
+    ("USED_ACCEPTABLE", 6000),
+    ("FOR_PARTS_OR_NOT_WORKING", 7000),
+];
+
+/// The trading-card leaves that get condition descriptors: eBay's "CCG Individual Cards"
+/// (183454 on EBAY_US), the sports (261328) and non-sport (183050) "Trading Card Singles", by
+/// id, or by the names eBay's reference gives them.
+fn is_trading_card_singles(tree: &CategoryTree, id: u32) -> bool {
+    let Some(c) = tree.get(id).filter(|c| c.leaf) else {
+        return false;
+    };
+    matches!(id, 183454 | 261328 | 183050)
+        || matches!(
+            c.name.as_str(),
+            "CCG Individual Cards"
+                | "Sports Trading Card Singles"
+                | "Sports Trading Cards Singles"
+                | "Non-Sport Trading Card Singles"
+        )
+}
+
+fn condition(id: u32, description: &str, help: &str) -> Value {
+    json!({
+        "conditionId": id.to_string(),
+        "conditionDescription": description,
+        "conditionHelpText": help,
+    })
+}
+
+fn values(values: &[(u32, &str)]) -> Value {
+    values
+        .iter()
+        .map(|(id, name)| {
+            json!({"conditionDescriptorValueId": id.to_string(), "conditionDescriptorValueName": name})
+        })
+        .collect()
+}
+
+/// Graded (2750) and Ungraded (4000) trading cards, with the descriptors eBay's Inventory API
+/// documents for them: a graded card names its Professional Grader (27501) and Grade (27502),
+/// each required with the other, and may give its Certification Number (27503, free text of
+/// at most 30 characters); an ungraded card its Card Condition (40001).
+fn trading_card_conditions() -> Value {
+    let mut graded = condition(
+        2750,
+        "Graded",
+        "Professionally graded and encapsulated by a grading service.",
+    );
+    graded["conditionDescriptors"] = json!([
+        {
+            "conditionDescriptorId": "27501",
+            "conditionDescriptorName": "Professional Grader",
+            "conditionDescriptorHelpText": "Select the professional grader",
+            "conditionDescriptorConstraint": {
+                "applicableToConditionDescriptorIds": ["27502"],
+                "cardinality": "SINGLE", "mode": "SELECTION_ONLY", "usage": "REQUIRED",
+            },
+            "conditionDescriptorValues": values(&[
+                (275010, "Professional Sports Authenticator (PSA)"),
+                (275011, "Beckett Collectors Club Grading (BCCG)"),
+                (275012, "Beckett Vintage Grading (BVG)"),
+                (275013, "Beckett Grading Services (BGS)"),
+                (275015, "Certified Guaranty Company (CGC)"),
+                (275016, "Sportscard Guaranty Corporation (SGC)"),
+            ]),
+        },
+        {
+            "conditionDescriptorId": "27502",
+            "conditionDescriptorName": "Grade",
+            "conditionDescriptorHelpText": "Select the grade",
+            "conditionDescriptorConstraint": {
+                "applicableToConditionDescriptorIds": ["27501"],
+                "cardinality": "SINGLE", "mode": "SELECTION_ONLY", "usage": "REQUIRED",
+            },
+            "conditionDescriptorValues": values(&[
+                (275020, "10"), (275021, "9.5"), (275022, "9"), (275023, "8.5"), (275024, "8"),
+            ]),
+        },
+        {
+            "conditionDescriptorId": "27503",
+            "conditionDescriptorName": "Certification Number",
+            "conditionDescriptorHelpText": "Enter the certification number",
+            "conditionDescriptorConstraint": {
+                "cardinality": "SINGLE", "mode": "FREE_TEXT", "maxLength": 30,
+            },
+        },
+    ]);
+    let mut ungraded = condition(4000, "Ungraded", "A card that has not been graded.");
+    ungraded["conditionDescriptors"] = json!([{
+        "conditionDescriptorId": "40001",
+        "conditionDescriptorName": "Card Condition",
+        "conditionDescriptorHelpText": "Select ungraded condition",
+        "conditionDescriptorConstraint": {
+            "cardinality": "SINGLE", "mode": "SELECTION_ONLY", "usage": "REQUIRED",
+            "defaultConditionDescriptorValueId": "400010",
+        },
+        "conditionDescriptorValues": values(&[
+            (400010, "Near mint or better"), (400011, "Excellent"), (400012, "Very good"),
+            (400013, "Poor"),
+        ]),
+    }]);
+    json!([graded, ungraded])
+}
+
+/// The fake's made-up policy of the leaf `id` of `tree` (`None` for a category that is not a
+/// leaf of it), without `categoryId` and `categoryTreeId`. Made up, deterministic:
+///
+/// * the trading-card singles (183454, 261328, 183050 on EBAY_US): a condition required,
+///   Graded (2750) or Ungraded (4000), with their condition descriptors;
+/// * a leaf whose id is 3 modulo 7: no condition (none listed, none required);
+/// * a leaf whose id is 5 modulo 7: a condition required, New (1000) or Used (3000);
+/// * any other leaf: New (1000), New other (1500), Excellent - Refurbished (2010,
+///   `RESTRICTED`), Used (3000), For parts or not working (7000), none required.
+pub fn made_up_policy(tree: &CategoryTree, id: u32) -> Option<Value> {
+    tree.get(id).filter(|c| c.leaf)?;
+    if is_trading_card_singles(tree, id) {
+        return Some(json!({
+            "itemConditionRequired": true,
+            "itemConditions": trading_card_conditions(),
+        }));
+    }
+    let new = condition(
+        1000,
+        "New",
+        "A brand-new, unused, unopened, undamaged item.",
+    );
+    let used = condition(3000, "Used", "An item that has been used previously.");
+    Some(match id % 7 {
+        3 => json!({"itemConditionRequired": false, "itemConditions": []}),
+        5 => json!({"itemConditionRequired": true, "itemConditions": [new, used]}),
+        _ => {
+            let mut refurbished = condition(
+                2010,
+                "Excellent - Refurbished",
+                "Restored to working order by the manufacturer or a vetted refurbisher.",
+            );
+            refurbished["usage"] = json!("RESTRICTED");
+            json!({"itemConditionRequired": false, "itemConditions": [
+                new,
+                condition(1500, "New other (see details)", "A new, unused item with absolutely no signs of wear."),
+                refurbished,
+                used,
+                condition(7000, "For parts or not working", "An item that does not function as intended."),
+            ]})
+        }
+    })
+}
+
+/// The policy served for the category `id` of `site` (whose tree is `tree`): the one a test
+/// set, else [`made_up_policy`]; with `categoryId` and `categoryTreeId`.
+pub(crate) fn policy_of(
+    state: &FakeState,
+    site: Marketplace,
+    tree: &CategoryTree,
+    id: u32,
+) -> Option<Value> {
+    let set = lock(&state.metadata.policies).get(&(site, id)).cloned();
+    let mut policy = match set {
+        Some(policy) => policy?,
+        None => made_up_policy(tree, id)?,
+    };
+    if let Some(fields) = policy.as_object_mut() {
+        fields.insert("categoryId".into(), json!(id.to_string()));
+        fields.insert(
+            "categoryTreeId".into(),
+            json!(tree.meta.tree_id.to_string()),
+        );
+    }
+    Some(policy)
+}
+
+/// The error body of the Metadata API with one error.
+fn error(status: u16, id: u32, message: &str, parameters: &[(&str, &str)]) -> Response {
+    Response::json(
+        status,
+        &json!({"errors": [error_value(id, message, parameters)]}),
+    )
+    .with_header(MADE_UP_HEADER, "made-up")
+}
+
+fn error_value(id: u32, message: &str, parameters: &[(&str, &str)]) -> Value {
+    let mut e = json!({
+        "errorId": id,
+        "domain": "API_METADATA",
+        "category": if id == ERROR_INTERNAL { "APPLICATION" } else { "REQUEST" },
+        "message": message,
+    });
+    if !parameters.is_empty() {
+        e["parameters"] = parameters
+            .iter()
+            .map(|(n, v)| json!({"name": n, "value": v}))
+            .collect();
+    }
+    e
+}
+
+/// The ids of `filter=categoryIds:{a|b|c}` (blanks around each tolerated), or `None` when the
+/// filter has another form.
+fn filter_ids(filter: &str) -> Option<Vec<u32>> {
+    let list = filter
+        .trim()
+        .strip_prefix("categoryIds:")?
+        .trim()
+        .strip_prefix('{')?
+        .strip_suffix('}')?;
+    list.split('|')
+        .map(|id| id.trim().parse::<u32>().ok())
+        .collect::<Option<Vec<u32>>>()
+        .filter(|ids| !ids.is_empty())
+}
+
+/// The leaves at or below `id` in `tree`, in the tree's order.
+fn leaves_below(tree: &CategoryTree, id: u32, out: &mut Vec<u32>) {
+    let mut stack = vec![id];
+    while let Some(at) = stack.pop() {
+        let Some(c) = tree.get(at) else { continue };
+        if c.leaf {
+            out.push(at);
+        } else {
+            stack.extend(c.children.iter().rev());
+        }
+    }
+}
+
+fn condition_policies(request: &Request, state: &FakeState) -> Response {
+    let token = match state.check_scope(request, "") {
+        Ok(token) => token,
+        Err(denied) => match state.check_scope(request, "/sell.inventory") {
+            Ok(token) => token,
+            Err(_) => return denied,
+        },
+    };
+    let restricted_too = token
+        .scopes
+        .iter()
+        .any(|s| s.ends_with("/oauth/api_scope/sell.inventory"));
+    let marketplace = request.param("marketplace_id").unwrap_or_default();
+    let not_found = || {
+        error(
+            400,
+            ERROR_MARKETPLACE_NOT_FOUND,
+            "The specified marketplace ID was not found.",
+            &[("marketplace_id", marketplace)],
+        )
+    };
+    let Some(site) = Marketplace::from_marketplace_id(marketplace) else {
+        return not_found();
+    };
+    let tree = match state.taxonomy.tree(site) {
+        Ok(tree) => tree,
+        Err(crate::taxonomy::Unavailable::Missing) => return not_found(),
+        Err(e) => {
+            return error(
+                500,
+                ERROR_INTERNAL,
+                "There was a problem with an eBay internal system or process. Contact eBay developer support for assistance.",
+                &[("reason", &e.to_string())],
+            );
+        }
+    };
+    let mut warnings = Vec::new();
+    let categories: Vec<u32> = match request.query_param("filter") {
+        None => tree.listable().filter(|c| c.leaf).map(|c| c.id).collect(),
+        Some(filter) => {
+            let Some(mut ids) = filter_ids(&filter) else {
+                return error(
+                    400,
+                    ERROR_INVALID_FILTER,
+                    "The filter value is invalid. Sample supported values: filter=categoryIds:{catId1|catId2|catId3}.",
+                    &[("filter", &filter)],
+                );
+            };
+            if ids.len() > MAX_FILTER_IDS {
+                ids.truncate(MAX_FILTER_IDS);
+                warnings.push(error_value(
+                    WARNING_ONLY_50,
+                    "Only 50 Category IDs specified in the filter are considered.",
+                    &[],
+                ));
+            }
+            if let Some(unknown) = ids.iter().find(|id| tree.get(**id).is_none()) {
+                return error(
+                    400,
+                    ERROR_CATEGORY_NOT_FOUND,
+                    "The specified categoryId was not found for the marketplace.",
+                    &[("categoryId", &unknown.to_string())],
+                );
+            }
+            let mut leaves = Vec::new();
+            for id in ids {
+                leaves_below(&tree, id, &mut leaves);
+            }
+            let mut seen = BTreeSet::new();
+            leaves.retain(|id| seen.insert(*id));
+            leaves
+        }
+    };
+    let policies: Vec<Value> = categories
+        .iter()
+        .filter_map(|id| policy_of(state, site, &tree, *id))
+        .map(|mut p| {
+            if !restricted_too && let Some(list) = p["itemConditions"].as_array_mut() {
+                list.retain(|c| c["usage"] != json!("RESTRICTED"));
+            }
+            p
+        })
+        .collect();
+    if policies.is_empty() && warnings.is_empty() {
+        return Response::new(204, Vec::new()).with_header(MADE_UP_HEADER, "made-up");
+    }
+    let mut body = json!({ "itemConditionPolicies": policies });
+    if !warnings.is_empty() {
+        body["warnings"] = Value::Array(warnings);
+    }
+    Response::json(200, &body).with_header(MADE_UP_HEADER, "made-up")
+}
+
+pub(crate) fn routes() -> Vec<Route> {
+    vec![Route::new(
+        "GET",
+        CONDITION_POLICIES_PATTERN,
+        condition_policies,
+    )]
+}
