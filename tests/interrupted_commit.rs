@@ -200,10 +200,11 @@ fn a_refresh_killed_at_any_rename_leaves_a_directory_that_builds_and_the_next_re
         assert!(stdout.contains("up to date"), "{what}: {stdout}");
         renames += 1;
     }
-    // US: mapping and tree; AU: mapping and tree.
+    // US: mapping, condition policies and tree; AU: the same; GB and DE (unchanged trees):
+    // their condition policies (the fake serves policies for every site).
     assert_eq!(
-        renames, 5,
-        "stops after 0 to 4 renames, then one run that finishes"
+        renames, 9,
+        "stops after 0 to 8 renames, then one run that finishes"
     );
     // Between each site's mapping and its tree, the old tree is beside the new mapping: US's
     // 134 beside the mapping written for 135, AU's partial copy beside the mapping written for

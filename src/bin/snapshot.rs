@@ -487,6 +487,55 @@ fn report(p: &Prepared, when: pipeline::WriteWhen) {
         (None, true) => outln!("  new snapshot"),
     }
     report_expired(p);
+    report_conditions(p);
+}
+
+/// What the site's condition policies (getItemConditionPolicies) came to.
+fn report_conditions(p: &Prepared) {
+    use crate::output::escaped;
+    let Some(c) = &p.conditions else {
+        if p.conditions_text.is_some() {
+            outln!("  condition policies: carried over to the new tree");
+        }
+        return;
+    };
+    let file = p
+        .conditions_path
+        .file_name()
+        .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+    let what = match (p.conditions_text.is_some(), c.previous) {
+        (false, _) => "unchanged".to_owned(),
+        (true, None) => format!("new file {file}"),
+        (true, Some((policies, categories))) => {
+            format!("changed, were {policies} distinct for {categories} leaves")
+        }
+    };
+    outln!(
+        "  condition policies: {} distinct for {} of {} leaves ({what})",
+        c.policies,
+        c.categories,
+        c.leaves
+    );
+    if c.made_up {
+        outln!(
+            "  the condition policies are made up (the answer says so: a fake marketplace's); never commit them as {}'s rules",
+            p.site
+        );
+    }
+    let left = &c.left_out;
+    if !left.not_in_tree.is_empty() || left.not_leaves > 0 {
+        outln!(
+            "  left out: {} categories not in the tree, {} not leaves",
+            left.not_in_tree.len(),
+            left.not_leaves
+        );
+    }
+    for (id, category) in &left.unknown_conditions {
+        outln!(
+            "  left out: condition id {} (in category {category} and maybe others), which this toolkit does not know",
+            escaped(id)
+        );
+    }
 }
 
 /// The leaves that expired since the last snapshot, with their replacements
@@ -629,17 +678,24 @@ mod live {
         // Under --check, a partial snapshot of the current version is not downloaded: it is
         // a warning (an error with --strict), not a stale snapshot.
         let mut partial = Vec::new();
+        // The sites whose tree is not downloaded again: their condition policies
+        // (getItemConditionPolicies) are fetched all the same, as they change without a new
+        // tree version.
+        let mut unchanged = Vec::new();
         if !force {
             let mut to_fetch = Vec::new();
             let mut failed = false;
             for result in trees::check_snapshots(&client, dir, &sites, language) {
                 match result {
                     Ok(c) => match &c.stale {
-                        None => outln!(
-                            "{}: unchanged (version {})",
-                            c.site,
-                            trees::server_text(&c.current.tree_version)
-                        ),
+                        None => {
+                            outln!(
+                                "{}: unchanged (version {})",
+                                c.site,
+                                trees::server_text(&c.current.tree_version)
+                            );
+                            unchanged.push(c.site);
+                        }
                         Some(Staleness::Partial) if check => {
                             errln!(
                                 "warning: {}: the snapshot is a partial copy of the current version ({}); a complete copy would be better: `snapshot refresh --sites {}` downloads it",
@@ -648,6 +704,7 @@ mod live {
                                 c.site.marketplace_id()
                             );
                             partial.push(c.site);
+                            unchanged.push(c.site);
                         }
                         Some(why) => {
                             outln!("{}: to download ({why})", c.site);
@@ -699,11 +756,25 @@ mod live {
                 }
             }
         };
-        let results = trees::fetch_and_prepare(&client, &sites, language, dir, &on_progress);
+        let mut results = trees::fetch_and_prepare(&client, &sites, language, dir, &on_progress);
         for (_, bar) in by_site.iter() {
             if !bar.is_finished() {
                 bar.finish();
             }
+        }
+        if !unchanged.is_empty() {
+            let bar = ProgressBar::new_spinner();
+            bar.set_style(style.clone());
+            bar.set_prefix("policies");
+            bar.set_message(format!(
+                "fetching the condition policies of {} unchanged site(s)…",
+                unchanged.len()
+            ));
+            bar.enable_steady_tick(Duration::from_millis(120));
+            results.extend(trees::condition_policies_of_committed(
+                &client, &unchanged, dir,
+            ));
+            bar.finish_and_clear();
         }
 
         let mut prepared = Vec::new();
@@ -724,7 +795,12 @@ mod live {
         let mut stale = false;
         for p in &prepared {
             super::report(p, WriteWhen::TreeChanged);
-            stale |= p.content_changed || p.expired_text.is_some();
+            // New condition policies make a snapshot stale where some were committed; where
+            // none were (the committed sites carry none), the summary says what a refresh
+            // would add.
+            stale |= p.content_changed
+                || p.expired_text.is_some()
+                || (p.conditions_text.is_some() && p.conditions_path.exists());
         }
         if check {
             return Ok(if stale {

@@ -16,6 +16,7 @@ use crate::model::DefaultTreeId;
 use crate::taxonomy::{ApiError, TaxonomyClient};
 use marketplaces::Marketplace;
 use taxonomy_tree::clock::today_utc;
+use taxonomy_tree::conditions::{ConditionEntry, ConditionRule, DescriptorEntry};
 use taxonomy_tree::decode::Provenance;
 use taxonomy_tree::expired::{self, ExpiredError, ExpiredMapping};
 use taxonomy_tree::pipeline::{self, PipelineError, Prepared};
@@ -157,7 +158,7 @@ fn fetch_one(
         .expired_categories(site)
         .map_err(|source| RefreshError::Fetch { site, source })?;
     let source = client.config().expired_categories_url(site.tree_id());
-    pipeline::with_expired(
+    let prepared = pipeline::with_expired(
         prepared,
         expired.mappings.iter().map(|m| ExpiredMapping {
             from: m.from,
@@ -165,7 +166,151 @@ fn fetch_one(
         }),
         source.as_str(),
     )
-    .map_err(|source| RefreshError::Pipeline { site, source })
+    .map_err(|source| RefreshError::Pipeline { site, source })?;
+    with_condition_policies(client, prepared)
+}
+
+/// Fetches `prepared`'s site's condition policies (getItemConditionPolicies, every category in
+/// one gzipped answer) and sets them on it, checked against its tree: they are committed with
+/// it ([`pipeline::with_conditions`]).
+pub fn with_condition_policies(
+    client: &TaxonomyClient,
+    prepared: Prepared,
+) -> Result<Prepared, RefreshError> {
+    let site = prepared.site;
+    let (answer, url, made_up) = client
+        .all_item_condition_policies_marked(site)
+        .map_err(|source| RefreshError::Fetch { site, source })?;
+    let (rules, unknown) = condition_rules(&answer);
+    let mut prepared = pipeline::with_conditions(prepared, rules, &url, made_up)
+        .map_err(|source| RefreshError::Pipeline { site, source })?;
+    if let Some(report) = prepared.conditions.as_mut() {
+        report.left_out.unknown_conditions = unknown;
+    }
+    Ok(prepared)
+}
+
+/// Prepares each committed snapshot of `sites` in `snapshots_dir` again, unchanged, with its
+/// condition policies fetched ([`with_condition_policies`]): what `snapshot refresh` does for
+/// the sites whose tree did not change, since policies change without a new tree version.
+pub fn condition_policies_of_committed(
+    client: &TaxonomyClient,
+    sites: &[Marketplace],
+    snapshots_dir: &Path,
+) -> Vec<Result<Prepared, RefreshError>> {
+    per_site_concurrently(sites.iter().copied(), |site| {
+        let path = snapshots_dir.join(site.snapshot_file_name());
+        let tree = snapshot::read(&path).map_err(|e| RefreshError::Pipeline {
+            site,
+            source: e.into(),
+        })?;
+        let origin = path.display().to_string();
+        let prepared = pipeline::prepare_tree(tree, &origin, snapshots_dir)
+            .map_err(|source| RefreshError::Pipeline { site, source })?;
+        with_condition_policies(client, prepared)
+    })
+}
+
+/// `conditions` as the condition-policy file's rules take them: a condition, a descriptor of a
+/// condition and a value of a descriptor once each (the first kept), and a descriptor's
+/// `requires` within its condition's descriptors.
+fn tidy(conditions: Vec<ConditionEntry>) -> Vec<ConditionEntry> {
+    let mut kept: Vec<ConditionEntry> = Vec::with_capacity(conditions.len());
+    for mut c in conditions {
+        if kept.iter().any(|k| k.condition == c.condition) {
+            continue;
+        }
+        let mut ids = std::collections::BTreeSet::new();
+        c.descriptors.retain(|d| ids.insert(d.id));
+        for d in &mut c.descriptors {
+            let mut values = std::collections::BTreeSet::new();
+            d.values.retain(|v| values.insert(v.0));
+            d.requires.retain(|r| ids.contains(r) && *r != d.id);
+        }
+        kept.push(c);
+    }
+    kept
+}
+
+/// The policies of a getItemConditionPolicies answer as the condition-policy file keeps them,
+/// one a category, and the condition ids this toolkit does not know (left out), each with a
+/// category that allows it.
+pub fn condition_rules(
+    answer: &crate::model::ItemConditionPolicyResponse,
+) -> (
+    Vec<(u32, ConditionRule)>,
+    std::collections::BTreeMap<String, u32>,
+) {
+    use crate::model::{DescriptorCardinality, DescriptorMode, DescriptorUsage};
+    let mut unknown = std::collections::BTreeMap::new();
+    let rules = answer
+        .item_condition_policies
+        .iter()
+        .map(|policy| {
+            let conditions = policy
+                .item_conditions
+                .iter()
+                .filter_map(|c| {
+                    let condition = u16::try_from(c.condition_id)
+                        .ok()
+                        .and_then(marketplaces::Condition::from_id);
+                    if condition.is_none() {
+                        unknown
+                            .entry(c.condition_id.to_string())
+                            .or_insert(policy.category_id);
+                    }
+                    Some(ConditionEntry {
+                        condition: condition?,
+                        descriptors: c
+                            .condition_descriptors
+                            .iter()
+                            .map(|d| {
+                                let constraint = d.condition_descriptor_constraint.as_ref();
+                                DescriptorEntry {
+                                    id: d.condition_descriptor_id,
+                                    name: d.condition_descriptor_name.clone().unwrap_or_default(),
+                                    required: constraint.is_some_and(|k| {
+                                        k.usage == Some(DescriptorUsage::Required)
+                                    }),
+                                    multiple: constraint.is_some_and(|k| {
+                                        k.cardinality == Some(DescriptorCardinality::Multi)
+                                    }),
+                                    free_text: constraint
+                                        .is_some_and(|k| k.mode == Some(DescriptorMode::FreeText)),
+                                    max_length: constraint
+                                        .and_then(|k| k.max_length)
+                                        .map(|n| u16::try_from(n).unwrap_or(u16::MAX)),
+                                    values: d
+                                        .condition_descriptor_values
+                                        .iter()
+                                        .map(|v| {
+                                            (
+                                                v.condition_descriptor_value_id,
+                                                v.condition_descriptor_value_name
+                                                    .clone()
+                                                    .unwrap_or_default(),
+                                            )
+                                        })
+                                        .collect(),
+                                    requires: constraint
+                                        .map(|k| k.applicable_to_condition_descriptor_ids.clone())
+                                        .unwrap_or_default(),
+                                }
+                            })
+                            .collect(),
+                    })
+                })
+                .collect();
+            (
+                policy.category_id,
+                ConditionRule {
+                    required: policy.item_condition_required,
+                    conditions: tidy(conditions),
+                },
+            )
+        })
+        .collect();
+    (rules, unknown)
 }
 
 /// Why a held tree must be downloaded again.

@@ -30,6 +30,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::conditions::{self, ConditionRule, ConditionsError, LeftOut};
 use crate::decode::{DecodeError, Provenance, decode_tree};
 use crate::diff::TreeDiff;
 use crate::expired::{self, ExpiredError, ExpiredMapping};
@@ -81,6 +82,10 @@ pub enum PipelineError {
     /// [`expired`] for the rule), or its file could not be read or written.
     #[error(transparent)]
     Expired(#[from] ExpiredError),
+    /// The condition policies (getItemConditionPolicies) do not fit the tree, or their file
+    /// cannot be written.
+    #[error(transparent)]
+    Conditions(#[from] ConditionsError),
 }
 
 /// The tree ids of every marketplace, for messages: `0 EBAY_US, 100 EBAY_MOTORS_US, …`.
@@ -140,6 +145,32 @@ pub struct Prepared {
     /// Why the committed mapping cannot go with the new tree; [`commit_all`] refuses to
     /// write while it is set (a refresh replaces the mapping with [`with_expired`]).
     pub expired_problem: Option<ExpiredError>,
+    /// The condition-policy file beside the snapshot (`EBAY_US.conditions.json`).
+    pub conditions_path: PathBuf,
+    /// The new condition-policy file, when it differs from the committed one (`None`: the
+    /// file is left as it is): the service's answer ([`with_conditions`]), or the committed
+    /// policies rewritten for the new tree when they still fit it.
+    pub conditions_text: Option<String>,
+    /// What the service's policies came to ([`with_conditions`]); `None` when they were not
+    /// fetched.
+    pub conditions: Option<ConditionsReport>,
+}
+
+/// What a site's condition policies came to, for the refresh's summary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConditionsReport {
+    /// Distinct policies.
+    pub policies: usize,
+    /// Leaves with a policy.
+    pub categories: usize,
+    /// Leaves of the tree.
+    pub leaves: usize,
+    /// The committed file's distinct policies and leaves (`None`: there was no file).
+    pub previous: Option<(usize, usize)>,
+    /// Whether the answer was marked as made up (the toolkit's fake marketplace).
+    pub made_up: bool,
+    /// What the answer held that the file leaves out.
+    pub left_out: LeftOut,
 }
 
 impl Prepared {
@@ -252,6 +283,18 @@ pub fn prepare_tree(
             }),
         ),
     };
+    // The committed condition policies stay while they fit the new tree (rewritten for it when
+    // written for another); when they no longer fit, the file is left as it is, out of step:
+    // the build leaves it out with a warning until a refresh fetches the policies again.
+    let conditions_path = conditions::path_beside(&path);
+    let conditions_text = std::fs::read_to_string(&conditions_path)
+        .ok()
+        .and_then(|text| conditions::parse_unchecked(&text, &conditions_path).ok())
+        .filter(|file| {
+            conditions::out_of_step(file, &tree).is_some()
+                && conditions::check(&carried(file, &tree), &tree).is_ok()
+        })
+        .map(|file| conditions::to_string(&carried(&file, &tree)));
     Ok(Prepared {
         site,
         tree,
@@ -268,7 +311,64 @@ pub fn prepare_tree(
         previous_expired,
         expired_text,
         expired_problem,
+        conditions_path,
+        conditions_text,
+        conditions: None,
     })
+}
+
+/// `file`'s policies with a header naming `tree`.
+fn carried(file: &conditions::ConditionsFile, tree: &CategoryTree) -> conditions::ConditionsFile {
+    conditions::ConditionsFile {
+        tree_id: tree.meta.tree_id,
+        marketplace_id: tree.meta.marketplace_id.clone(),
+        version: tree.meta.version.clone(),
+        tree_fingerprint: expired::fingerprint(tree),
+        ..file.clone()
+    }
+}
+
+/// Sets the tree's condition policies from the service's answer (getItemConditionPolicies),
+/// one `(category id, rule)` a category, checked against the new tree (see [`conditions`]).
+/// The file is rewritten when the policies, the tree or `made_up` changed; an answer without
+/// a policy for any leaf creates no file.
+pub fn with_conditions(
+    mut prepared: Prepared,
+    policies: impl IntoIterator<Item = (u32, ConditionRule)>,
+    source: &str,
+    made_up: bool,
+) -> Result<Prepared, PipelineError> {
+    let (file, left_out) = conditions::from_answer(
+        policies,
+        &prepared.tree,
+        source,
+        made_up,
+        &prepared.conditions_path,
+    )?;
+    let committed = std::fs::read_to_string(&prepared.conditions_path)
+        .ok()
+        .and_then(|text| conditions::parse_unchecked(&text, &prepared.conditions_path).ok());
+    let same = match &committed {
+        Some(old) => {
+            old.policies == file.policies
+                && old.tree_id == file.tree_id
+                && old.version == file.version
+                && old.tree_fingerprint == file.tree_fingerprint
+                && old.marketplace_id == file.marketplace_id
+                && old.made_up == file.made_up
+        }
+        None => file.policies.is_empty(),
+    };
+    prepared.conditions_text = (!same).then(|| conditions::to_string(&file));
+    prepared.conditions = Some(ConditionsReport {
+        policies: file.policies.len(),
+        categories: file.category_count(),
+        leaves: prepared.tree.categories.iter().filter(|c| c.leaf).count(),
+        previous: committed.map(|old| (old.policies.len(), old.category_count())),
+        made_up,
+        left_out,
+    });
+    Ok(prepared)
 }
 
 /// Sets the tree's expired-category mapping from the service's answer (getExpiredCategories),
@@ -347,6 +447,7 @@ fn remove_leftovers(dir: &Path, locked: bool) {
     for site in Marketplace::ALL {
         let snapshot = dir.join(site.snapshot_file_name());
         crate::atomic::remove_leftovers(&expired::path_beside(&snapshot), older_than);
+        crate::atomic::remove_leftovers(&conditions::path_beside(&snapshot), older_than);
         crate::atomic::remove_leftovers(&snapshot, older_than);
     }
 }
@@ -356,7 +457,8 @@ fn remove_leftovers(dir: &Path, locked: bool) {
 /// flushed beside its target, and only when all of them are staged are they renamed into
 /// place; a failed rename puts back the files already replaced (see
 /// [`crate::atomic::commit_all`]). Returns the paths written. Each site's expired-category
-/// file (see [`with_expired`]) is part of the same commit, renamed before the site's tree.
+/// file (see [`with_expired`]) and condition-policy file ([`with_conditions`]) are part of the
+/// same commit, renamed before the site's tree.
 ///
 /// The commit holds the lock of `dir` and first removes what killed commits left there, even
 /// when there is nothing to write. A process killed during the commit leaves a directory
@@ -389,6 +491,16 @@ pub fn commit_all(
                         source: std::sync::Arc::new(source),
                     }
                 })?;
+            staged.push(s);
+        }
+        // The condition policies likewise, before the tree: their header names the tree.
+        if let Some(text) = &p.conditions_text {
+            let s = crate::atomic::stage(&p.conditions_path, text.as_bytes(), None).map_err(
+                |source| ConditionsError::Io {
+                    path: p.conditions_path.clone(),
+                    source: std::sync::Arc::new(source),
+                },
+            )?;
             staged.push(s);
         }
         let write = match when {

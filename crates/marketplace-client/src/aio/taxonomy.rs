@@ -265,6 +265,26 @@ impl TaxonomyClient {
         Ok(merged)
     }
 
+    /// [`all_item_condition_policies`](Self::all_item_condition_policies), with where the
+    /// answer came from and whether the server marked it as made up (`X-Fake-Marketplace:
+    /// made-up`, as the toolkit's fake marketplace does): what `snapshot refresh` records.
+    #[cfg(feature = "trees")]
+    pub(crate) async fn all_item_condition_policies_marked(
+        &self,
+        site: Marketplace,
+    ) -> Result<(ItemConditionPolicyResponse, String, bool), ApiError> {
+        let operation = ops::item_condition_policies(self.config(), site, &[]);
+        let fetched = self.api.fetch(&operation.call).await?;
+        let url = fetched.url.to_string();
+        let made_up = fetched
+            .headers
+            .get("x-fake-marketplace")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.eq_ignore_ascii_case("made-up"));
+        let answer = off_runtime(move || operation.decode(fetched)).await?;
+        Ok((answer, url, made_up))
+    }
+
     /// getItemConditionPolicies of every category of `site`: as
     /// [`crate::taxonomy::TaxonomyClient::all_item_condition_policies`].
     pub async fn all_item_condition_policies(
