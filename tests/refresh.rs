@@ -25,6 +25,15 @@ fn refresh(fake: &FakeMarketplace, dir: &std::path::Path, args: &[&str]) -> Outp
 
 use common::output_text as text;
 
+/// The trees and expired-category files of `dir` (`common::dir_bytes` without the condition
+/// policies, which a refresh against the fake adds beside every tree: see
+/// `refresh_writes_each_sites_condition_policies_and_check_reports_changed_ones`).
+fn trees_and_mappings(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut files = common::dir_bytes(dir);
+    files.retain(|(name, _)| !name.ends_with(".conditions.json"));
+    files
+}
+
 /// Runs `snapshot refresh ARGS` on a copy of the committed snapshots; it must fail and leave
 /// every file of the directory byte for byte as it was. Returns what it printed.
 fn refresh_fails_writing_nothing(fake: &FakeMarketplace, args: &[&str]) -> (String, String) {
@@ -77,7 +86,8 @@ fn refresh_rewrites_the_changed_snapshot_and_reports_the_changes() {
     );
     // GB and DE did not change, so their files keep their bytes (and dates); nor did the
     // partial AU snapshot, which the fake serves as it is (it stays partial).
-    let after = common::dir_bytes(dir.path());
+    let after = trees_and_mappings(dir.path());
+    assert_eq!(after.len(), before.len());
     for ((name, old), (_, new)) in before.iter().zip(&after) {
         assert_eq!(old == new, name != "EBAY_US.json", "{name}");
     }
@@ -229,7 +239,7 @@ fn check_fails_on_a_stale_snapshot_and_passes_on_a_fresh_one() {
     assert!(out.status.success(), "{stdout}\n{stderr}");
     assert!(stdout.contains("unchanged, and still partial"), "{stdout}");
     assert!(
-        common::dir_bytes(dir.path()) == committed,
+        trees_and_mappings(dir.path()) == committed,
         "the partial copy was rewritten"
     );
 
@@ -326,7 +336,7 @@ fn refresh_commits_the_expired_categories_and_lists_the_new_ones() {
         [taxonomy_tree::expired::ExpiredMapping { from: 853, to: 852 }]
     );
     // The sites without expired categories get no file; their snapshots keep their bytes.
-    let after = common::dir_bytes(dir.path());
+    let after = trees_and_mappings(dir.path());
     let names: Vec<&str> = after.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(
         names,
@@ -745,4 +755,94 @@ fn the_api_host_alone_is_enough_for_a_refresh() {
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}\n{stderr}");
     assert!(stdout.contains("EBAY_US: unchanged"), "{stdout}");
+}
+
+/// The condition-policy file of `site` in `dir`.
+fn conditions_file(dir: &std::path::Path, site: Marketplace) -> std::path::PathBuf {
+    taxonomy_tree::conditions::path_beside(&dir.join(site.snapshot_file_name()))
+}
+
+#[test]
+fn refresh_writes_each_sites_condition_policies_and_check_reports_changed_ones() {
+    let fake = fake();
+    let dir = common::copy_of_snapshots();
+    // The committed snapshots carry no condition policies.
+    for site in common::snapshot_sites() {
+        assert!(!conditions_file(dir.path(), site).exists(), "{site}");
+    }
+    // Every tree is unchanged: the policies are fetched all the same, and written.
+    let out = refresh(&fake, dir.path(), &[]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    for site in common::snapshot_sites() {
+        let path = conditions_file(dir.path(), site);
+        assert!(
+            stdout.contains(&format!("wrote {}", path.display())),
+            "{stdout}"
+        );
+        let tree = snapshot::read(&dir.path().join(site.snapshot_file_name())).unwrap();
+        let file = taxonomy_tree::conditions::read_in_step(
+            &dir.path().join(site.snapshot_file_name()),
+            &tree,
+        )
+        .unwrap()
+        .unwrap();
+        // One policy for every leaf, the fake's marked as made up.
+        assert_eq!(file.category_count(), tree.leaf_count(), "{site}");
+        assert!(file.made_up, "{site}");
+        assert!(file.policies.len() < 10, "{site}: {}", file.policies.len());
+    }
+    assert!(
+        stdout.contains("the condition policies are made up"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("condition policies: ")
+            && stdout.contains("(new file EBAY_US.conditions.json)"),
+        "{stdout}"
+    );
+
+    // The same answers again: nothing to write, and --check passes.
+    let out = refresh(&fake, dir.path(), &["--check"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("(unchanged)"), "{stdout}");
+
+    // A policy changes at the service: --check says the snapshots are stale and writes nothing.
+    fake.set_item_condition_policy(
+        Marketplace::Us,
+        9355,
+        Some(serde_json::json!({
+            "itemConditionRequired": true,
+            "itemConditions": [{"conditionId": "1000", "conditionDescription": "New"}]
+        })),
+    );
+    let before = common::dir_bytes(dir.path());
+    let out = refresh(&fake, dir.path(), &["--check"]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("EBAY_US") && stdout.contains("changed, were"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("stale"), "{stderr}");
+    assert!(common::dir_bytes(dir.path()) == before, "--check wrote");
+}
+
+#[test]
+fn a_failed_condition_policies_call_leaves_every_file_untouched() {
+    let fake = fake();
+    fake.fail_times(
+        "/sell/metadata/v1/marketplace/EBAY_DE/get_item_condition_policies",
+        Fault::Status {
+            status: 500,
+            body: r#"{"errors":[{"errorId":46000,"domain":"API_METADATA","category":"APPLICATION","message":"There was a problem with an eBay internal system or process."}]}"#.into(),
+            headers: vec![],
+        },
+        100,
+    );
+    // The trees are unchanged: only the policies were to be written, and none is.
+    let (_, stderr) = refresh_fails_writing_nothing(&fake, &[]);
+    assert!(stderr.contains("EBAY_DE: download failed"), "{stderr}");
+    assert!(stderr.contains("46000"), "{stderr}");
 }
