@@ -969,6 +969,7 @@ impl LeafCategory {
     /// // compiles it in. Then, e.g., `policy.allows(Condition::UsedExcellent)`.
     /// assert!(phones.condition_policy().is_none());
     /// ```
+    #[inline]
     pub const fn condition_policy(self) -> Option<&'static ConditionPolicy<'static>> {
         let t = self.site.tables();
         match t.condition_index.get(self.pos as usize) {
@@ -986,6 +987,7 @@ impl LeafCategory {
     /// // None on the committed snapshots (no condition-policy file).
     /// assert_eq!(LeafCategory::new(Site::Us, 9355).unwrap().conditions(), None);
     /// ```
+    #[inline]
     pub const fn conditions(self) -> Option<&'static [AllowedCondition<'static>]> {
         match self.condition_policy() {
             Some(policy) => Some(policy.conditions),
@@ -1000,6 +1002,7 @@ impl LeafCategory {
     /// use taxonomy_data::{LeafCategory, Site};
     /// assert_eq!(LeafCategory::new(Site::Gb, 9355).unwrap().condition_required(), None);
     /// ```
+    #[inline]
     pub const fn condition_required(self) -> Option<bool> {
         match self.condition_policy() {
             Some(policy) => Some(policy.required),
