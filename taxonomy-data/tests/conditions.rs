@@ -156,3 +156,66 @@ fn an_invalid_conditions_file_fails_the_build_naming_the_file_and_the_policy() {
     assert!(error.contains("15032"), "{error}");
     assert!(error.contains("`snapshot refresh`"), "{error}");
 }
+
+/// `n` distinct policies, policy `i` over leaf `i + 1` (not checked against a tree: the
+/// generator takes a checked file).
+fn many_policies(n: u32) -> conditions::ConditionsFile {
+    let policies = (0..n)
+        .map(|i| conditions::PolicyGroup {
+            // A distinct set of conditions for each i (its bits).
+            rule: rule(
+                false,
+                &Condition::ALL
+                    .iter()
+                    .enumerate()
+                    .filter(|(bit, _)| i >> bit & 1 == 1)
+                    .map(|(_, c)| *c)
+                    .collect::<Vec<_>>(),
+            ),
+            category_ids: vec![i + 1],
+        })
+        .collect();
+    conditions::ConditionsFile {
+        tree_id: 0,
+        marketplace_id: "EBAY_US".into(),
+        version: "1".into(),
+        tree_fingerprint: 0,
+        source: "many".into(),
+        made_up: false,
+        policies,
+    }
+}
+
+/// The numbers of a generated index, in order.
+fn index_values(source: &str, variant: &str) -> Vec<u32> {
+    let open = format!("crate::ConditionIndex::{variant}(&[");
+    let start = source
+        .find(&open)
+        .unwrap_or_else(|| panic!("no {open} in {source}"))
+        + open.len();
+    let end = start + source[start..].find("])").unwrap();
+    source[start..end]
+        .split(',')
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .map(|v| v.parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn the_index_is_a_byte_below_255_policies_and_two_from_255() {
+    use taxonomy_codegen::codegen::conditions_source;
+    // Position 0 is the root; positions 1..=n hold ids 1..=n, each with policy id - 1; one
+    // more id has no policy.
+    let positions = |n: u32| (0..=n + 1).collect::<Vec<u32>>();
+    let expected = |n: u32, none: u32| {
+        let mut values = vec![none];
+        values.extend(0..n);
+        values.push(none);
+        values
+    };
+    let narrow = conditions_source(Some(&many_policies(254)), &positions(254));
+    assert_eq!(index_values(&narrow, "Narrow"), expected(254, 255));
+    let wide = conditions_source(Some(&many_policies(255)), &positions(255));
+    assert_eq!(index_values(&wide, "Wide"), expected(255, 65535));
+}
