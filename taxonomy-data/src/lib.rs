@@ -68,7 +68,10 @@ pub mod aspects {
 }
 
 pub use generated::{Site, versions};
-pub use marketplaces::{Marketplace, MarketplaceCategory, UnknownMarketplace};
+pub use marketplaces::{
+    AllowedCondition, Condition, ConditionPolicy, DescriptorRule, DescriptorValue, Marketplace,
+    MarketplaceCategory, UnknownCondition, UnknownMarketplace,
+};
 pub use search::{NearestWords, SEARCH_RESULTS, Search};
 
 /// The tables of one site, as the build script generates them.
@@ -110,6 +113,59 @@ pub struct SiteTables {
     search_keys: &'static [u32],
     search_offsets: &'static [u32],
     search: &'static [u8],
+    /// Where the condition policies were taken from (the file's `source`); `None`: the site
+    /// has no condition-policy file, its policies are not known.
+    conditions_source: Option<&'static str>,
+    /// The file's `madeUp`: the policies came from the toolkit's fake marketplace.
+    conditions_made_up: bool,
+    /// Each distinct condition policy once (getItemConditionPolicies).
+    condition_policies: &'static [ConditionPolicy<'static>],
+    /// Per position (as `ids`), the number of its policy in `condition_policies`, or the
+    /// width's maximum: no known policy. Empty without a file.
+    condition_index: ConditionIndex,
+}
+
+/// [`SiteTables::condition_index`]: as narrow as the site's number of distinct policies
+/// allows (`taxonomy_codegen::codegen::conditions_source`).
+#[allow(
+    dead_code,
+    reason = "the generated tables construct the wider variants only for a site with many policies"
+)]
+enum ConditionIndex {
+    /// Fewer than 255 policies; 255 is "no known policy".
+    Narrow(&'static [u8]),
+    /// Fewer than 65 535 policies; 65 535 is "no known policy".
+    Wide(&'static [u16]),
+    /// More; `u32::MAX` is "no known policy".
+    Widest(&'static [u32]),
+}
+
+impl ConditionIndex {
+    /// The policy number at `pos`, if it has one.
+    #[inline]
+    const fn get(&self, pos: usize) -> Option<usize> {
+        match *self {
+            ConditionIndex::Narrow(index) if pos < index.len() && index[pos] != u8::MAX => {
+                Some(index[pos] as usize)
+            }
+            ConditionIndex::Wide(index) if pos < index.len() && index[pos] != u16::MAX => {
+                Some(index[pos] as usize)
+            }
+            ConditionIndex::Widest(index) if pos < index.len() && index[pos] != u32::MAX => {
+                Some(index[pos] as usize)
+            }
+            _ => None,
+        }
+    }
+
+    /// Bytes of static data.
+    const fn bytes(&self) -> usize {
+        match *self {
+            ConditionIndex::Narrow(index) => index.len(),
+            ConditionIndex::Wide(index) => 2 * index.len(),
+            ConditionIndex::Widest(index) => 4 * index.len(),
+        }
+    }
 }
 
 /// The name of the category at `pos` of `t`.
@@ -245,10 +301,72 @@ impl Site {
     }
 
     /// Bytes of static data this site compiles in: the id, parent, level, name-offset and
-    /// child tables, the perfect hash, the expired-category table, its names, and the keyword
-    /// index of [`Site::search`] ([`Site::search_index_bytes`]).
+    /// child tables, the perfect hash, the expired-category table, its names, the keyword
+    /// index of [`Site::search`] ([`Site::search_index_bytes`]) and the condition policies
+    /// ([`Site::condition_table_bytes`]).
     pub fn table_bytes(self) -> usize {
-        self.lookup_table_bytes() + self.search_index_bytes()
+        self.lookup_table_bytes() + self.search_index_bytes() + self.condition_table_bytes()
+    }
+
+    /// Whether this build knows the site's condition policies (getItemConditionPolicies):
+    /// the snapshots directory has its condition-policy file (`EBAY_US.conditions.json`
+    /// beside `EBAY_US.json`, written by `snapshot refresh` with credentials), in step with
+    /// its tree. Without it, [`LeafCategory::condition_policy`] is `None` for every leaf.
+    ///
+    /// ```
+    /// # use taxonomy_data::Site;
+    /// // The committed snapshots carry no condition policies (eBay's are only had with
+    /// // credentials: `snapshot refresh` writes them).
+    /// assert!(!Site::Us.has_condition_policies());
+    /// assert_eq!(Site::Us.condition_policies_source(), None);
+    /// ```
+    pub const fn has_condition_policies(self) -> bool {
+        self.tables().conditions_source.is_some()
+    }
+
+    /// Where the compiled-in condition policies were taken from (the getItemConditionPolicies
+    /// URL of the file's `source`), or `None` when the site has none.
+    pub const fn condition_policies_source(self) -> Option<&'static str> {
+        self.tables().conditions_source
+    }
+
+    /// Whether the compiled-in condition policies were made up by the toolkit's fake
+    /// marketplace (the file's `madeUp`; the build warns about such a file): never eBay's.
+    ///
+    /// ```
+    /// # use taxonomy_data::Site;
+    /// assert!(!Site::Us.condition_policies_made_up());
+    /// ```
+    pub const fn condition_policies_made_up(self) -> bool {
+        self.tables().conditions_made_up
+    }
+
+    /// Bytes of static data the condition policies add to this site: the per-category index
+    /// and the distinct policies with their conditions, descriptors, values and names (0
+    /// without a condition-policy file).
+    ///
+    /// ```
+    /// # use taxonomy_data::Site;
+    /// assert_eq!(Site::Us.condition_table_bytes(), 0); // no policies committed
+    /// ```
+    pub fn condition_table_bytes(self) -> usize {
+        use core::mem::size_of;
+        let t = self.tables();
+        let mut bytes = t.condition_index.bytes();
+        for policy in t.condition_policies {
+            bytes += size_of::<ConditionPolicy<'static>>();
+            for allowed in policy.conditions {
+                bytes += size_of::<AllowedCondition<'static>>();
+                for d in allowed.descriptors {
+                    bytes +=
+                        size_of::<DescriptorRule<'static>>() + d.name.len() + 4 * d.requires.len();
+                    for v in d.values {
+                        bytes += size_of::<DescriptorValue<'static>>() + v.name.len();
+                    }
+                }
+            }
+        }
+        bytes
     }
 
     /// Bytes of static data the keyword index of [`Site::search`] adds to this site.
@@ -834,6 +952,85 @@ impl LeafCategory {
     /// The path from the top level.
     pub const fn path(self) -> Path {
         self.category().path()
+    }
+
+    /// This category's condition policy (the Sell Metadata API's getItemConditionPolicies):
+    /// the conditions it allows, whether a listing must name one, and the condition
+    /// descriptors each takes; `None` when it is not known (the site has no condition-policy
+    /// file, see [`Site::has_condition_policies`], or the file does not name this leaf).
+    /// What the listing check reads; `taxonomy_macros::condition!` checks a condition against
+    /// it at compile time.
+    ///
+    /// ```
+    /// use taxonomy_data::{LeafCategory, Site};
+    /// let phones = LeafCategory::new(Site::Us, 9355).unwrap();
+    /// // The committed snapshots carry no condition policies: `snapshot refresh`, run with
+    /// // credentials, writes EBAY_US.conditions.json beside the tree, and the next build
+    /// // compiles it in. Then, e.g., `policy.allows(Condition::UsedExcellent)`.
+    /// assert!(phones.condition_policy().is_none());
+    /// ```
+    #[inline]
+    pub const fn condition_policy(self) -> Option<&'static ConditionPolicy<'static>> {
+        let t = self.site.tables();
+        match t.condition_index.get(self.pos as usize) {
+            Some(n) if n < t.condition_policies.len() => Some(&t.condition_policies[n]),
+            _ => None,
+        }
+    }
+
+    /// The conditions this category allows, in eBay's order (empty: it takes none), with
+    /// their descriptors; `None` when its policy is not known (see
+    /// [`LeafCategory::condition_policy`]).
+    ///
+    /// ```
+    /// use taxonomy_data::{LeafCategory, Site};
+    /// // None on the committed snapshots (no condition-policy file).
+    /// assert_eq!(LeafCategory::new(Site::Us, 9355).unwrap().conditions(), None);
+    /// ```
+    #[inline]
+    pub const fn conditions(self) -> Option<&'static [AllowedCondition<'static>]> {
+        match self.condition_policy() {
+            Some(policy) => Some(policy.conditions),
+            None => None,
+        }
+    }
+
+    /// Whether a listing in this category must name a condition (`itemConditionRequired`);
+    /// `None` when its policy is not known (see [`LeafCategory::condition_policy`]).
+    ///
+    /// ```
+    /// use taxonomy_data::{LeafCategory, Site};
+    /// assert_eq!(LeafCategory::new(Site::Gb, 9355).unwrap().condition_required(), None);
+    /// ```
+    #[inline]
+    pub const fn condition_required(self) -> Option<bool> {
+        match self.condition_policy() {
+            Some(policy) => Some(policy.required),
+            None => None,
+        }
+    }
+
+    /// What `condition!` expands to, in a `const`: `condition`, after checking that this
+    /// build's compiled-in policy of the category allows it (the macro checked it against the
+    /// policies its own build of taxonomy-data saw; if the program's saw others, the build
+    /// fails).
+    #[doc(hidden)]
+    pub const fn __condition_checked_by_macro(self, condition: Condition) -> Condition {
+        let Some(policy) = self.condition_policy() else {
+            panic!(
+                "condition!: the macro checked this condition against a condition policy that the taxonomy-data compiled into this program does not have: the two builds of taxonomy-data (the macro's and the program's) saw different snapshots directories"
+            );
+        };
+        let mut i = 0;
+        while i < policy.conditions.len() {
+            if policy.conditions[i].condition.id() == condition.id() {
+                return condition;
+            }
+            i += 1;
+        }
+        panic!(
+            "condition!: the condition policy compiled into this program does not allow this condition: the two builds of taxonomy-data (the macro's and the program's) saw different snapshots directories"
+        )
     }
 
     #[cfg(feature = "aspects")]

@@ -22,7 +22,8 @@
 //! ```
 //!
 //! `aspects!` checks a listing's item aspects against its category's pinned rules the same way
-//! (see [`aspects!`]).
+//! (see [`aspects!`]), and `condition!` an item condition against its category's condition
+//! policy (see [`condition!`]).
 //!
 //! Listing code depends on both `taxonomy-data` and `taxonomy-macros`; the expansion names
 //! `::taxonomy_data`. The logic (parsing, lookups, suggestions, messages) lives in
@@ -97,4 +98,34 @@ pub fn category(input: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn aspects(input: TokenStream) -> TokenStream {
     taxonomy_macros_core::expand_aspects(input.into()).into()
+}
+
+/// An item condition checked at compile time against its category's condition policy (the
+/// Sell Metadata API's getItemConditionPolicies): `condition!(EBAY_US, "9355", USED_EXCELLENT)`.
+///
+/// The site and category are written as for [`category!`] (the site defaults to `EBAY_US`;
+/// an id or a full path, with `category!`'s errors); the condition is its `ConditionEnum`
+/// name. The expansion is a constant expression of type `taxonomy_data::Condition`, usable
+/// in `const` items.
+///
+/// The policies are compiled into `taxonomy-data` from the condition-policy file beside each
+/// snapshot (`EBAY_US.conditions.json`, written by `snapshot refresh` run with credentials).
+/// Compile errors, on the condition: a condition the category does not allow (naming those
+/// it allows, and saying when it requires one), a name that is no `ConditionEnum` name (with
+/// the closest names), and a leaf whose policy is not known (the site has no condition-policy
+/// file, or the file does not name the leaf), saying how to get it: never a silent pass.
+///
+/// ```compile_fail
+/// use taxonomy_macros::condition;
+/// // The committed snapshots carry no condition policies (eBay's are only had with
+/// // credentials), so this fails: "EBAY_US's condition policies are not in the snapshots".
+/// const USED: taxonomy_data::Condition = condition!(EBAY_US, "9355", USED_EXCELLENT);
+/// ```
+///
+/// With `EBAY_US.conditions.json` in the snapshots directory, allowing `USED_EXCELLENT` in
+/// 9355, the same line compiles to `Condition::UsedExcellent` (taxonomy-macros'
+/// `tests/ui/pass_condition.rs`).
+#[proc_macro]
+pub fn condition(input: TokenStream) -> TokenStream {
+    taxonomy_macros_core::expand_condition(input.into()).into()
 }

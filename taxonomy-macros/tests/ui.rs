@@ -13,11 +13,14 @@
 //! 9355, for `fail_expired.rs`. The committed snapshots carry no expired-category mapping (we
 //! have no real data and invent none), and every tree is the committed one, so the other
 //! cases see exactly what a plain build sees. The pinned aspects (`pinned/`, `aspects!`'s
-//! cases) are copied byte for byte.
+//! cases) are copied byte for byte. `EBAY_US.conditions.json` holds a few condition policies
+//! written here (`condition!`'s cases; the committed sites carry none: we have no real answer
+//! and invent none as eBay's): see [`write_condition_policies`]. The other sites have none.
 
 use std::path::{Path, PathBuf};
 
-use marketplaces::Marketplace;
+use marketplaces::{Condition, Marketplace};
+use taxonomy_tree::conditions::{self, ConditionEntry, ConditionRule, DescriptorEntry};
 use taxonomy_tree::expired::{self, ExpiredMapping};
 use taxonomy_tree::snapshot;
 
@@ -67,7 +70,113 @@ fn snapshots_with_an_expired_category() -> PathBuf {
         &expired::path_beside(&us),
         expired::to_string(&file).as_bytes(),
     );
+    write_condition_policies(&us);
     dir
+}
+
+/// A condition without descriptors.
+fn plain(condition: Condition) -> ConditionEntry {
+    ConditionEntry {
+        condition,
+        descriptors: Vec::new(),
+    }
+}
+
+/// A descriptor taking one of `values`.
+fn descriptor(id: u32, name: &str, required: bool, values: &[(u32, &str)]) -> DescriptorEntry {
+    DescriptorEntry {
+        id,
+        name: name.into(),
+        required,
+        multiple: false,
+        free_text: false,
+        max_length: None,
+        values: values.iter().map(|&(id, v)| (id, v.into())).collect(),
+        requires: Vec::new(),
+    }
+}
+
+/// `EBAY_US.conditions.json` beside the US tree at `us`, with policies written by this test
+/// (not eBay's; shaped like getItemConditionPolicies' answers): 9355 requires a condition
+/// and allows new, refurbished, used good and for parts; 179 allows new and used good, not
+/// required; 172009 (Gift Cards) takes none; 261328 (Trading Card Singles) allows graded
+/// (LIKE_NEW, with grader, grade and certification number) and ungraded (USED_VERY_GOOD,
+/// with the card's condition). No other leaf is named: 111418 has no known policy.
+///
+/// `madeUp` is false although the policies are made up: a made-up file makes taxonomy-data's
+/// build print a `cargo:warning`, which would be one more thing every case's build shows.
+/// The file's `source` says who wrote it.
+fn write_condition_policies(us: &Path) {
+    use Condition::*;
+    let phones = ConditionRule {
+        required: true,
+        conditions: [
+            New,
+            NewOther,
+            ExcellentRefurbished,
+            UsedGood,
+            ForPartsOrNotWorking,
+        ]
+        .map(plain)
+        .to_vec(),
+    };
+    let desktops = ConditionRule {
+        required: false,
+        conditions: vec![plain(New), plain(UsedGood)],
+    };
+    let gift_cards = ConditionRule {
+        required: false,
+        conditions: Vec::new(),
+    };
+    let graded = ConditionEntry {
+        condition: LikeNew,
+        descriptors: vec![
+            descriptor(
+                27501,
+                "Professional Grader",
+                true,
+                &[(275010, "PSA"), (275011, "BCCG")],
+            ),
+            descriptor(27502, "Grade", true, &[(275020, "10"), (275021, "9.5")]),
+            DescriptorEntry {
+                free_text: true,
+                max_length: Some(30),
+                ..descriptor(27503, "Certification Number", false, &[])
+            },
+        ],
+    };
+    let ungraded = ConditionEntry {
+        condition: UsedVeryGood,
+        descriptors: vec![descriptor(
+            40001,
+            "Card Condition",
+            true,
+            &[(400010, "Near mint or better"), (400011, "Excellent")],
+        )],
+    };
+    let cards = ConditionRule {
+        required: true,
+        conditions: vec![graded, ungraded],
+    };
+    let tree = snapshot::read(us).unwrap();
+    let (file, left_out) = conditions::from_answer(
+        [
+            (9355, phones),
+            (179, desktops),
+            (172009, gift_cards),
+            (261328, cards),
+        ],
+        &tree,
+        "written by taxonomy-macros/tests/ui.rs (not eBay's policies)",
+        false,
+        &conditions::path_beside(us),
+    )
+    .unwrap();
+    assert_eq!(left_out, conditions::LeftOut::default());
+    write_if_changed(
+        &conditions::path_beside(us),
+        conditions::to_string(&file).as_bytes(),
+    );
 }
 
 #[test]

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use crate::codegen::{self, SiteData};
 use crate::pinned;
 use marketplaces::Marketplace;
+use taxonomy_tree::conditions::{self, ConditionsError, ConditionsFile};
 use taxonomy_tree::expired::{self, ExpiredError, ExpiredMapping};
 use taxonomy_tree::snapshot;
 use taxonomy_tree::tree::CategoryTree;
@@ -192,6 +193,12 @@ pub enum BuildError {
     /// A pinned aspects file (`pinned/`) cannot be read.
     #[error(transparent)]
     Pinned(#[from] pinned::PinnedError),
+    /// The condition-policy file beside a snapshot (`EBAY_US.conditions.json`) is unreadable
+    /// or breaks a rule (the error names the file and the policy).
+    #[error(
+        "{0}\nThe condition-policy files are written by `snapshot refresh` (getItemConditionPolicies, with credentials), run at your project's root; delete the file to build without the site's condition policies."
+    )]
+    Conditions(#[from] ConditionsError),
 }
 
 /// What to do about a [`BuildError::SnapshotsDir`]: a relative path is made absolute by cargo's
@@ -250,6 +257,9 @@ pub struct SiteTree {
     pub tree: CategoryTree,
     /// The expired leaves and their replacements, checked against `tree`.
     pub expired: Vec<ExpiredMapping>,
+    /// The leaves' condition policies (getItemConditionPolicies), checked against `tree`;
+    /// `None`: the site's policies are not known (no file, or one out of step).
+    pub conditions: Option<ConditionsFile>,
 }
 
 /// The tree of one site and the expired-category file beside it (none: no mapping), from
@@ -267,7 +277,43 @@ pub fn snapshot_site(site: Marketplace, snapshots_dir: &Path) -> Result<SiteTree
         }
         Err(e) => return Err(e.into()),
     };
-    Ok(SiteTree { tree, expired })
+    let conditions = snapshot_conditions(&path, &tree)?;
+    Ok(SiteTree {
+        tree,
+        expired,
+        conditions,
+    })
+}
+
+/// The condition-policy file beside the snapshot at `snapshot_path` (`EBAY_US.conditions.json`),
+/// checked against `tree`: `None` when there is none (the site's policies are not known), or
+/// when it is out of step with the tree (a `cargo:warning`, as for the expired-category file:
+/// the site compiles in without policies until `snapshot refresh` rewrites it). An invalid
+/// file is an error naming the file and the policy. A file the fake marketplace made up is
+/// compiled in, with a warning.
+pub fn snapshot_conditions(
+    snapshot_path: &Path,
+    tree: &CategoryTree,
+) -> Result<Option<ConditionsFile>, BuildError> {
+    match conditions::read_in_step(snapshot_path, tree) {
+        Ok(file) => {
+            if let Some(file) = &file
+                && file.made_up
+            {
+                warn(&format!(
+                    "{}: condition policies made up by the fake marketplace (source {}); never commit them as the marketplace's rules",
+                    conditions::path_beside(snapshot_path).display(),
+                    file.source
+                ));
+            }
+            Ok(file)
+        }
+        Err(stale @ ConditionsError::OutOfStep { .. }) => {
+            warn(&stale.to_string());
+            Ok(None)
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// The trees of the selected sites: live ones where `live` has them, the committed snapshots
@@ -385,7 +431,11 @@ fn generate_trees(
             expired: tree.as_ref().map_or(&[], |t| &t.expired),
         })
         .collect();
-    Ok(codegen::generate_with_pinned(&data, pinned)?)
+    let conditions: Vec<(Marketplace, &ConditionsFile)> = trees
+        .iter()
+        .filter_map(|(site, tree)| Some((*site, tree.as_ref()?.conditions.as_ref()?)))
+        .collect();
+    Ok(codegen::generate_all(&data, pinned, &conditions)?)
 }
 
 /// The snapshots directory the build reads: `TAXONOMY_SNAPSHOTS_DIR` (a project's own, which
@@ -453,7 +503,11 @@ pub fn run() -> Result<(), BuildError> {
     // snapshot). The directory's line above notices a file being added.
     for site in Marketplace::ALL {
         let snapshot = snapshots_dir.join(site.snapshot_file_name());
-        for path in [expired::path_beside(&snapshot), snapshot] {
+        for path in [
+            expired::path_beside(&snapshot),
+            conditions::path_beside(&snapshot),
+            snapshot,
+        ] {
             if path.exists() {
                 println!("cargo:rerun-if-changed={}", path.display());
             }
@@ -533,7 +587,11 @@ fn live_trees(selected: &[Marketplace], snapshots_dir: &Path, out_dir: &Path) ->
                     .flatten()
                     .map(|file| file.mappings)
                     .unwrap_or_default();
-                    Some((site, SiteTree { tree, expired }))
+                    // Nor does it fetch condition policies yet (getItemConditionPolicies):
+                    // the committed file is used when it is in step with the live tree.
+                    // The place for a download: `live_conditions` below.
+                    let conditions = live_conditions(site, snapshots_dir, &tree);
+                    Some((site, SiteTree { tree, expired, conditions }))
                 }
                 Err(reason) => {
                     warn(&server_text(&format!(
@@ -548,6 +606,29 @@ fn live_trees(selected: &[Marketplace], snapshots_dir: &Path, out_dir: &Path) ->
                 "the live trees could not be downloaded ({reason}); using the committed snapshots"
             )));
             (Vec::new(), Vec::new())
+        }
+    }
+}
+
+/// The condition policies of a live tree: the committed file beside the snapshot, when it
+/// is in step with `tree` (the live tree in use) and valid; else none, with a warning when
+/// there is a file. The live build does not download getItemConditionPolicies yet: a download
+/// (cached like the pinned answers, keyed by the tree's version) goes here, before the
+/// committed file.
+#[cfg(feature = "live")]
+fn live_conditions(
+    site: Marketplace,
+    snapshots_dir: &Path,
+    tree: &CategoryTree,
+) -> Option<ConditionsFile> {
+    let snapshot = snapshots_dir.join(site.snapshot_file_name());
+    match snapshot_conditions(&snapshot, tree) {
+        Ok(file) => file,
+        Err(e) => {
+            warn(&format!(
+                "{site}: the committed condition policies do not fit the live tree, which is compiled in without them: {e}"
+            ));
+            None
         }
     }
 }

@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 
 use crate::phash::{PerfectHash, PerfectHashError};
 use marketplaces::Marketplace;
+use taxonomy_tree::conditions::{ConditionRule, ConditionsFile};
 use taxonomy_tree::expired::ExpiredMapping;
 use taxonomy_tree::snapshot;
 use taxonomy_tree::tree::CategoryTree;
@@ -75,6 +76,19 @@ pub fn generate_with_pinned(
     sites: &[SiteData<'_>],
     pinned: &[crate::pinned::PinnedAspects],
 ) -> Result<String, GenerateError> {
+    generate_all(sites, pinned, &[])
+}
+
+/// [`generate_with_pinned`], with the condition policies (getItemConditionPolicies) of the
+/// sites that have a condition-policy file, each checked against its site's tree in `sites`
+/// (the caller checks: `taxonomy_tree::conditions::read_in_step`). A site not listed, or
+/// not compiled in, has no known policies: empty tables. See [`conditions_source`] for the
+/// layout.
+pub fn generate_all(
+    sites: &[SiteData<'_>],
+    pinned: &[crate::pinned::PinnedAspects],
+    conditions: &[(Marketplace, &ConditionsFile)],
+) -> Result<String, GenerateError> {
     let mut out = String::with_capacity(4 << 20);
     out.push_str(HEADER);
     let _ = writeln!(
@@ -96,7 +110,11 @@ pub fn generate_with_pinned(
     write_site_enum(&mut out, &all);
     let mut names = String::new();
     for data in &all {
-        write_site(&mut out, &mut names, data)?;
+        let policies = conditions
+            .iter()
+            .find(|(site, _)| *site == data.site)
+            .map(|(_, file)| *file);
+        write_site(&mut out, &mut names, data, policies)?;
     }
     let _ = writeln!(
         out,
@@ -252,6 +270,7 @@ fn write_site(
     out: &mut String,
     names: &mut String,
     data: &SiteData<'_>,
+    conditions: Option<&ConditionsFile>,
 ) -> Result<(), GenerateError> {
     let site = data.site;
     let ident = site.variant().to_ascii_uppercase();
@@ -260,9 +279,10 @@ fn write_site(
     let Some(tree) = data.tree else {
         let _ = writeln!(
             out,
-            "    compiled_in: false,\n    tree_id: {},\n    version: \"\",\n    taken_at: \"\",\n    source: \"\",\n    note: None,\n    language: {:?},\n    fingerprint: 0,\n    leaf_count: 0,\n    ids: &[],\n    parents: &[],\n    levels: &[],\n    name_offsets: &[0, 0],\n    child_offsets: &[0, 0],\n    children: &[],\n    seed: 0,\n    bucket_shift: 63,\n    pilots: &[0, 0],\n    slots: &[0],\n    expired: &[],\n    search_bits: 0,\n    search_keys: &[],\n    search_offsets: &[],\n    search: b\"\",\n}};",
+            "    compiled_in: false,\n    tree_id: {},\n    version: \"\",\n    taken_at: \"\",\n    source: \"\",\n    note: None,\n    language: {:?},\n    fingerprint: 0,\n    leaf_count: 0,\n    ids: &[],\n    parents: &[],\n    levels: &[],\n    name_offsets: &[0, 0],\n    child_offsets: &[0, 0],\n    children: &[],\n    seed: 0,\n    bucket_shift: 63,\n    pilots: &[0, 0],\n    slots: &[0],\n    expired: &[],\n    search_bits: 0,\n    search_keys: &[],\n    search_offsets: &[],\n    search: b\"\",\n{}}};",
             site.tree_id(),
-            site.default_language()
+            site.default_language(),
+            conditions_source(None, &[])
         );
         return Ok(());
     };
@@ -348,8 +368,117 @@ fn write_site(
             Language::of(&m.language),
         ),
     );
+    let positions: Vec<u32> = cats.iter().map(|c| c.id).collect();
+    out.push_str(&conditions_source(conditions, &positions));
     out.push_str("};\n");
     Ok(())
+}
+
+/// The condition-policy fields of a site's `SiteTables` (getItemConditionPolicies), from
+/// `file` (`None`: the site's policies are not known) for the categories whose ids are
+/// `positions`, in position order (the order of the other per-category arrays; position 0 is
+/// the root):
+///
+/// - `conditions_source`: the file's `source`, `None` without a file;
+/// - `conditions_made_up`: its `madeUp`;
+/// - `condition_policies`: each distinct policy once, in the file's order, as
+///   `marketplaces::ConditionPolicy` literals (their conditions, descriptors and values
+///   nested `&[…]` slices, promoted to `'static`);
+/// - `condition_index`: per position, the number of its policy in `condition_policies`, or
+///   the width's maximum for "no known policy" (the root, a parent, a leaf the file does not
+///   name): `ConditionIndex::Narrow(&[u8])` when there are fewer than 255 policies,
+///   `Wide(&[u16])` below 65 535, else `Widest(&[u32])`. Without a file, `Narrow(&[])`.
+///
+/// The same file and positions always give the same text.
+///
+/// ```
+/// use taxonomy_codegen::codegen::conditions_source;
+/// let none = conditions_source(None, &[0, 9355]);
+/// assert!(none.contains("condition_policies: &[],"));
+/// assert!(none.contains("condition_index: crate::ConditionIndex::Narrow(&[]),"));
+/// ```
+pub fn conditions_source(file: Option<&ConditionsFile>, positions: &[u32]) -> String {
+    let mut out = String::new();
+    let Some(file) = file else {
+        out.push_str("    conditions_source: None,\n    conditions_made_up: false,\n    condition_policies: &[],\n    condition_index: crate::ConditionIndex::Narrow(&[]),\n");
+        return out;
+    };
+    let _ = writeln!(out, "    conditions_source: Some({:?}),", file.source);
+    let _ = writeln!(out, "    conditions_made_up: {},", file.made_up);
+    out.push_str("    condition_policies: &[\n");
+    for group in &file.policies {
+        out.push_str("        ");
+        write_policy(&mut out, &group.rule);
+        out.push_str(",\n");
+    }
+    out.push_str("    ],\n");
+    let of: HashMap<u32, usize> = file
+        .policies
+        .iter()
+        .enumerate()
+        .flat_map(|(i, g)| g.category_ids.iter().map(move |&id| (id, i)))
+        .collect();
+    let count = file.policies.len();
+    let (variant, none) = if count < usize::from(u8::MAX) {
+        ("Narrow", u64::from(u8::MAX))
+    } else if count < usize::from(u16::MAX) {
+        ("Wide", u64::from(u16::MAX))
+    } else {
+        ("Widest", u64::from(u32::MAX))
+    };
+    let _ = write!(
+        out,
+        "    condition_index: crate::ConditionIndex::{variant}(&["
+    );
+    for (i, id) in positions.iter().enumerate() {
+        if i % 32 == 0 {
+            out.push_str("\n        ");
+        }
+        // The root (position 0) is no category, whatever its id.
+        let value = match of.get(id) {
+            Some(&n) if i > 0 => n as u64,
+            _ => none,
+        };
+        let _ = write!(out, "{value},");
+    }
+    out.push_str("\n    ]),\n");
+    out
+}
+
+/// A `ConditionPolicy` literal.
+fn write_policy(out: &mut String, rule: &ConditionRule) {
+    let _ = write!(
+        out,
+        "::marketplaces::ConditionPolicy {{ required: {}, conditions: &[",
+        rule.required
+    );
+    for c in &rule.conditions {
+        let _ = write!(
+            out,
+            "::marketplaces::AllowedCondition {{ condition: ::marketplaces::Condition::{:?}, descriptors: &[",
+            c.condition
+        );
+        for d in &c.descriptors {
+            let _ = write!(
+                out,
+                "::marketplaces::DescriptorRule {{ id: {}, name: {:?}, required: {}, multiple: {}, free_text: {}, max_length: {:?}, values: &[",
+                d.id, d.name, d.required, d.multiple, d.free_text, d.max_length
+            );
+            for (id, name) in &d.values {
+                let _ = write!(
+                    out,
+                    "::marketplaces::DescriptorValue {{ id: {id}, name: {name:?} }},"
+                );
+            }
+            out.push_str("], requires: &[");
+            for id in &d.requires {
+                let _ = write!(out, "{id},");
+            }
+            out.push_str("] },");
+        }
+        out.push_str("] },");
+    }
+    out.push_str("] }");
 }
 
 fn write_array<T: std::fmt::Display>(

@@ -1,6 +1,6 @@
 //! # taxonomy-macros-core
 //!
-//! The logic behind `taxonomy_macros::category!`, as a plain library so that it can be unit
+//! The logic behind `taxonomy_macros::category!` (and `aspects!`, `condition!`), as a plain library so that it can be unit
 //! tested and benchmarked: parsing the macro's input, resolving the id or path against
 //! `taxonomy-data`'s tables, the suggestions and error messages, and the expansion.
 //! `taxonomy-macros` is a thin shim over [`expand`].
@@ -14,10 +14,12 @@
 //! ```
 
 mod aspects;
+mod condition;
 mod input;
 mod suggest;
 
 pub use aspects::expand_aspects;
+pub use condition::expand_condition;
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
