@@ -127,7 +127,18 @@ impl Catalog for CompiledIn {
             .is_none_or(|rules| rules.values_of(name).is_some())
     }
 
-    // COMPILED_IN_CONDITIONS
+    fn condition_policy(
+        &self,
+        marketplace: Marketplace,
+        id: u32,
+        f: &mut dyn FnMut(ConditionPolicy<'_>),
+    ) -> bool {
+        let policy = Site::from(marketplace)
+            .category(id)
+            .and_then(|c| c.as_leaf())
+            .and_then(|leaf| leaf.condition_policy());
+        policy.map(|p| f(*p)).is_some()
+    }
 }
 
 /// One problem of a listing: the field (`offer.pricingSummary.price.currency`,
