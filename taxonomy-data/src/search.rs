@@ -335,6 +335,8 @@ struct Context<'a> {
     t: &'a SiteTables,
     index: Index,
     words: &'a [Option<QueryWord>],
+    /// How many distinct words the query has (the first slots of `words`).
+    query_words: usize,
     hits: &'a Hits,
     inner: &'a Inner,
     /// Some query word's list was left out (criterion 3 then reads the names).
@@ -453,7 +455,7 @@ struct Ranked {
     order: u64,
     key: u64,
     /// Criterion 3, as [`Extra::fit`] (filled in for the pool only).
-    fit: u32,
+    fit: u16,
     /// Criterion 2b, as `u8::MAX - ` the words of its own name that are the query's only
     /// once their endings are folded ("Autos" for "auto"), when the query covers its whole
     /// name (filled in for the pool only).
@@ -634,6 +636,7 @@ pub(crate) fn search(site: Site, query: &str) -> Search {
             t,
             index,
             words,
+            query_words: n,
             hits: &hits,
             inner: &inner,
             left_out,
@@ -647,6 +650,7 @@ pub(crate) fn search(site: Site, query: &str) -> Search {
         t,
         index,
         words,
+        query_words: n,
         hits: &hits,
         inner: &inner,
         left_out,
@@ -994,15 +998,16 @@ impl Extra {
     /// The order of criterion 3 (greater is better): first whether the query is, word for
     /// word, the whole path (so a full path still finds its leaf first), else the leaf's own
     /// name, else its own name and its parent's; then the fewer extra words in the whole
-    /// path.
-    fn fit(self) -> u32 {
+    /// path (at most 2^14 - 1 counted, so that it fits in 16 bits with the first).
+    fn fit(self) -> u16 {
         let exact = match self {
             Extra { all: 0, .. } => 3,
             Extra { own: 0, .. } => 2,
             Extra { near: 0, .. } => 1,
             _ => 0,
         };
-        exact << 16 | u32::from(u16::MAX - self.all)
+        const MOST: u16 = (1 << 14) - 1;
+        exact << 14 | (MOST - self.all.min(MOST))
     }
 }
 
@@ -1012,51 +1017,47 @@ impl Extra {
 fn extra_words(cx: &Context, pos: u32, own: Mask) -> Extra {
     let t = cx.t;
     // The query's own words (an ending's slot counts as its word).
-    let words = &cx.words[..cx.words.len().min(MAX_QUERY_WORDS)];
+    let words = &cx.words[..cx.query_words];
     let parent = t.parents[pos as usize];
-    // Which cut a name is in: the leaf's own (0), its parent's (1), a higher ancestor's (2).
-    let cut_of = |at: u32| match at {
-        _ if at == pos => 0,
-        _ if at == parent => 1,
-        _ => 2,
-    };
     let cap = |n: u32| n.min(u32::from(u16::MAX)) as u16;
     if !cx.left_out {
-        // The words of the names in each cut, and how many of them each query word is.
-        let mut path_words = [0_u32; 3];
-        let mut found = [[0_u8; MAX_QUERY_WORDS]; 3];
+        let mut path_words = 0_u32;
+        let mut found = [0_u8; MAX_QUERY_WORDS];
+        // The path's words so far, less those the query has, plus the query's words they do
+        // not have.
+        let extra_so_far = |path_words: u32, found: &[u8; MAX_QUERY_WORDS]| {
+            let mut extra = path_words;
+            for (i, q) in words.iter().enumerate() {
+                if let Some(q) = q {
+                    let used = found[i].min(q.repeats);
+                    extra = extra.saturating_sub(u32::from(used)) + u32::from(q.repeats - used);
+                }
+            }
+            extra
+        };
+        let mut extra = [0_u32; 3];
         let mut at = pos;
         let mut plain = true;
         while at != 0 && plain {
-            let cut = cut_of(at);
             let n = cx.index.name_words(at);
             plain = n.is_some();
-            path_words[cut] += n.unwrap_or(0);
+            path_words += n.unwrap_or(0);
             // A word of the path is the query's when the query has it whole.
             let mut mask = (if at == pos { own } else { cx.inner_mask(at) }) & WHOLE;
             while mask != 0 {
                 let i = mask.trailing_zeros() as usize % MAX_QUERY_WORDS;
-                found[cut][i] = found[cut][i].saturating_add(1);
+                found[i] = found[i].saturating_add(1);
                 mask &= mask - 1;
+            }
+            // At the leaf's and its parent's cuts (the higher ones the same until more names
+            // are read).
+            if at == pos || at == parent {
+                extra[usize::from(at == parent)..].fill(extra_so_far(path_words, &found));
             }
             at = t.parents[at as usize];
         }
         if plain {
-            // Up to each cut: its words, less those the query has, plus the query's words
-            // not used yet (the nearest names use a query word first).
-            let mut extra = [0_u32; 3];
-            let mut words_so_far = 0;
-            let mut used = [0_u8; MAX_QUERY_WORDS];
-            for (cut, e) in extra.iter_mut().enumerate() {
-                words_so_far += path_words[cut];
-                *e = words_so_far;
-                for (i, q) in words.iter().enumerate() {
-                    if let Some(q) = q {
-                        used[i] += found[cut][i].min(q.repeats - used[i]);
-                        *e = e.saturating_sub(u32::from(used[i])) + u32::from(q.repeats - used[i]);
-                    }
-                }
-            }
+            extra[2] = extra_so_far(path_words, &found);
             return Extra {
                 own: cap(extra[0]),
                 near: cap(extra[1]),
@@ -1064,6 +1065,12 @@ fn extra_words(cx: &Context, pos: u32, own: Mask) -> Extra {
             };
         }
     }
+    // Which cut a name is in: the leaf's own (0), its parent's (1), a higher ancestor's (2).
+    let cut_of = |at: u32| match at {
+        _ if at == pos => 0,
+        _ if at == parent => 1,
+        _ => 2,
+    };
     let language = cx.index.language;
     let mut used = [0_u8; MAX_QUERY_WORDS];
     // The path's words the query does not have so far, and the result up to each cut.
