@@ -19,9 +19,12 @@
 //!    for "cases"; a word found as the end of a compound covers half a word); then (2b),
 //!    among leaves whose whole name the query covers, the fewer words of it that are the
 //!    query's only once their endings are folded (so "auto" finds "Auto" before "Autos");
-//! 3. how many words of its path the query does not have, and of the query the path does
-//!    not have, each word counted as many times as it repeats (so the full path of a leaf
-//!    finds that leaf first);
+//! 3. whether the query is, word for word, its whole path, else its own name, else its own
+//!    name and its parent's (so "Ersatzteile Teile & Zubehör" finds "Ersatzteile" under
+//!    "Teile & Zubehör" before "Zubehör & Ersatzteile" under "Solarien", and "Lamps &
+//!    Lighting" the leaf of that name before "Lamps" under "Lighting"); then how many words of
+//!    its path the query does not have, and of the query the path does not have, each word
+//!    counted as many times as it repeats (so the full path of a leaf finds that leaf first);
 //! 4. where the words were found, weighted by how rare each word is: in the leaf's own name
 //!    counts most, then its parent's, then a higher ancestor's (a compound's end weighs half
 //!    its word);
@@ -332,6 +335,8 @@ struct Context<'a> {
     t: &'a SiteTables,
     index: Index,
     words: &'a [Option<QueryWord>],
+    /// How many distinct words the query has (the first slots of `words`).
+    query_words: usize,
     hits: &'a Hits,
     inner: &'a Inner,
     /// Some query word's list was left out (criterion 3 then reads the names).
@@ -449,7 +454,7 @@ struct Ranked {
     /// Criteria 1, 2, 4 and 5, as [`packed`] (the pool's order).
     order: u64,
     key: u64,
-    /// Criterion 3, as `u16::MAX - extra words` (filled in for the pool only).
+    /// Criterion 3, as [`Extra::fit`] (filled in for the pool only).
     fit: u16,
     /// Criterion 2b, as `u8::MAX - ` the words of its own name that are the query's only
     /// once their endings are folded ("Autos" for "auto"), when the query covers its whole
@@ -631,6 +636,7 @@ pub(crate) fn search(site: Site, query: &str) -> Search {
             t,
             index,
             words,
+            query_words: n,
             hits: &hits,
             inner: &inner,
             left_out,
@@ -644,6 +650,7 @@ pub(crate) fn search(site: Site, query: &str) -> Search {
         t,
         index,
         words,
+        query_words: n,
         hits: &hits,
         inner: &inner,
         left_out,
@@ -748,7 +755,7 @@ pub(crate) fn search(site: Site, query: &str) -> Search {
     }
     let written = &written[..written_len];
     for r in &mut ranked[..len] {
-        r.fit = u16::MAX.saturating_sub(extra_words(&cx, r.pos, r.own));
+        r.fit = extra_words(&cx, r.pos, r.own).fit();
         let mut folded_only = 0_u8;
         // Only among leaves whose whole name the query covers: "auto" finds "Auto" before
         // "Autos", but "laptop" still finds "PC Laptops & Netbooks" as before.
@@ -972,18 +979,63 @@ impl Pool {
     }
 }
 
-/// Criterion 3: the words of the path from the top level to `pos` that the query does not
-/// have, each query word matching as many path words as the query repeats it, plus the
-/// query's words (counted with their repeats) that the path does not match. Read from the
-/// index (word counts, and which names have which query word) unless a name of the path
-/// repeats a word or a query word's list was left out.
-fn extra_words(cx: &Context, pos: u32, own: Mask) -> u16 {
+/// Criterion 3: how far the query is from the path of a leaf, cut after the leaf's own name,
+/// after its parent's, and whole. At each cut, the words of the names up to it that the
+/// query does not have (each query word matching as many of them as the query repeats it,
+/// the nearest first), plus the query's words (counted with their repeats) that they do not
+/// match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Extra {
+    /// The leaf's own name against the query.
+    own: u16,
+    /// Its own name and its parent's.
+    near: u16,
+    /// The whole path.
+    all: u16,
+}
+
+impl Extra {
+    /// The order of criterion 3 (greater is better): first whether the query is, word for
+    /// word, the whole path (so a full path still finds its leaf first), else the leaf's own
+    /// name, else its own name and its parent's; then the fewer extra words in the whole
+    /// path (at most 2^14 - 1 counted, so that it fits in 16 bits with the first).
+    fn fit(self) -> u16 {
+        let exact = match self {
+            Extra { all: 0, .. } => 3,
+            Extra { own: 0, .. } => 2,
+            Extra { near: 0, .. } => 1,
+            _ => 0,
+        };
+        const MOST: u16 = (1 << 14) - 1;
+        exact << 14 | (MOST - self.all.min(MOST))
+    }
+}
+
+/// Criterion 3 of the leaf at `pos` ([`Extra`]), whose own name has the words of `own`. Read
+/// from the index (word counts, and which names have which query word) unless a name of the
+/// path repeats a word or a query word's list was left out.
+fn extra_words(cx: &Context, pos: u32, own: Mask) -> Extra {
     let t = cx.t;
     // The query's own words (an ending's slot counts as its word).
-    let words = &cx.words[..cx.words.len().min(MAX_QUERY_WORDS)];
+    let words = &cx.words[..cx.query_words];
+    let parent = t.parents[pos as usize];
+    let cap = |n: u32| n.min(u32::from(u16::MAX)) as u16;
     if !cx.left_out {
         let mut path_words = 0_u32;
         let mut found = [0_u8; MAX_QUERY_WORDS];
+        // The path's words so far, less those the query has, plus the query's words they do
+        // not have.
+        let extra_so_far = |path_words: u32, found: &[u8; MAX_QUERY_WORDS]| {
+            let mut extra = path_words;
+            for (i, q) in words.iter().enumerate() {
+                if let Some(q) = q {
+                    let used = found[i].min(q.repeats);
+                    extra = extra.saturating_sub(u32::from(used)) + u32::from(q.repeats - used);
+                }
+            }
+            extra
+        };
+        let mut extra = [0_u32; 3];
         let mut at = pos;
         let mut plain = true;
         while at != 0 && plain {
@@ -997,22 +1049,33 @@ fn extra_words(cx: &Context, pos: u32, own: Mask) -> u16 {
                 found[i] = found[i].saturating_add(1);
                 mask &= mask - 1;
             }
+            // At the leaf's and its parent's cuts (the higher ones the same until more names
+            // are read).
+            if at == pos || at == parent {
+                extra[usize::from(at == parent)..].fill(extra_so_far(path_words, &found));
+            }
             at = t.parents[at as usize];
         }
         if plain {
-            let mut extra = path_words;
-            for (i, q) in words.iter().enumerate() {
-                if let Some(q) = q {
-                    let used = found[i].min(q.repeats);
-                    extra = extra.saturating_sub(u32::from(used)) + u32::from(q.repeats - used);
-                }
-            }
-            return extra.min(u32::from(u16::MAX)) as u16;
+            extra[2] = extra_so_far(path_words, &found);
+            return Extra {
+                own: cap(extra[0]),
+                near: cap(extra[1]),
+                all: cap(extra[2]),
+            };
         }
     }
+    // Which cut a name is in: the leaf's own (0), its parent's (1), a higher ancestor's (2).
+    let cut_of = |at: u32| match at {
+        _ if at == pos => 0,
+        _ if at == parent => 1,
+        _ => 2,
+    };
     let language = cx.index.language;
     let mut used = [0_u8; MAX_QUERY_WORDS];
-    let mut extra = 0_u16;
+    // The path's words the query does not have so far, and the result up to each cut.
+    let mut unused = 0_u32;
+    let mut extra = [0_u32; 3];
     let mut at = pos;
     while at != 0 {
         for word in Words::with_language(crate::name_at(t, at), language) {
@@ -1022,17 +1085,23 @@ fn extra_words(cx: &Context, pos: u32, own: Mask) -> u16 {
                 .find(|(_, q)| q.as_ref().is_some_and(|q| q.matches(&word)))
             {
                 Some((i, Some(q))) if used[i] < q.repeats => used[i] += 1,
-                _ => extra = extra.saturating_add(1),
+                _ => unused += 1,
             }
         }
+        let unmatched: u32 = words
+            .iter()
+            .zip(used)
+            .filter_map(|(q, used)| q.as_ref().map(|q| u32::from(q.repeats - used)))
+            .sum();
+        // This name's cut, and the ones above it until their names are read.
+        extra[cut_of(at)..].fill(unused + unmatched);
         at = t.parents[at as usize];
     }
-    for (i, q) in words.iter().enumerate() {
-        if let Some(q) = q {
-            extra = extra.saturating_add(u16::from(q.repeats - used[i]));
-        }
+    Extra {
+        own: cap(extra[0]),
+        near: cap(extra[1]),
+        all: cap(extra[2]),
     }
-    extra
 }
 
 /// The most words [`Site::nearest_words`] gives.

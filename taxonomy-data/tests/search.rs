@@ -333,3 +333,46 @@ fn a_query_that_matches_nothing_gets_the_nearest_words() {
     assert_eq!(Site::De.nearest_words("grafikkarte").count(), 0);
     assert_eq!(Site::Us.nearest_words("qqqqzzzz").count(), 0);
 }
+
+/// The leaves `query` finds first on `site`, as `(name, parent's name)`.
+fn top_names(site: Site, query: &str, n: usize) -> Vec<(&'static str, &'static str)> {
+    site.search(query)
+        .take(n)
+        .map(|c| (c.name(), c.category().parent().map_or("", |p| p.name())))
+        .collect()
+}
+
+/// A query that is, word for word, a leaf's name and its parent's finds the leaves so named
+/// before leaves whose own name has the same words under a parent the query does not name
+/// ("Zubehör & Ersatzteile" under "Solarien"), or whose path is shorter but whose parent's
+/// name has other words ("Bekleidung & Schutzausrüstung") or the word only as a compound's
+/// end ("Fahrradbekleidung").
+#[test]
+fn a_leafs_name_and_its_parents_find_it_before_leaves_that_only_share_their_words() {
+    let top = top_names(Site::De, "Ersatzteile Teile & Zubehör", 3);
+    assert!(
+        top.iter()
+            .all(|&named| named == ("Ersatzteile", "Teile & Zubehör")),
+        "{top:?}"
+    );
+    let leaf = |id| LeafCategory::new(Site::De, id).unwrap();
+    // Sammeln & Seltenes > Militaria > NATO-Shop > Bekleidung > Westen (was 4th, behind
+    // "Westen" under "Bekleidung & Schutzausrüstung" and under "Fahrradbekleidung").
+    assert!(rank_of(Site::De, "Westen Bekleidung", leaf(40833)).is_some_and(|r| r < 3));
+    // Sport > Weitere Sportarten > Bogenschießen > Zubehör > Werkzeuge (was 4th, behind
+    // "Zubehör" under "Druckluftwerkzeuge").
+    assert!(rank_of(Site::De, "Werkzeuge Zubehör", leaf(181302)).is_some_and(|r| r < 3));
+}
+
+/// A query that is, word for word, a leaf's own name finds the leaves so named before a
+/// leaf named with some of its words under a parent named with the others ("Lamps" under
+/// "Lighting" for "Lamps & Lighting").
+#[test]
+fn a_leafs_own_name_finds_it_before_a_leaf_and_parent_that_share_its_words() {
+    let top = top_names(Site::Us, "Lamps & Lighting", 3);
+    assert!(
+        top.iter()
+            .all(|&(name, _)| name == "Lamps & Lighting" || name == "Lighting & Lamps"),
+        "{top:?}"
+    );
+}
