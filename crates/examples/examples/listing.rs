@@ -69,6 +69,21 @@ fn main() {
         if let Some(note) = site.note() {
             println!("      note: {note}");
         }
+        match site.condition_policies_source() {
+            Some(source) => println!(
+                "      condition policies: {} bytes, from {source}{}",
+                site.condition_table_bytes(),
+                if site.condition_policies_made_up() {
+                    " (made up by a fake marketplace: not the marketplace's rules)"
+                } else {
+                    ""
+                }
+            ),
+            None => println!(
+                "      condition policies: none (`snapshot refresh` with credentials writes {}.conditions.json)",
+                site.marketplace_id()
+            ),
+        }
     }
 
     println!("\nLookups by id at run time (no allocation, no parsing):");
