@@ -1021,12 +1021,8 @@ impl LeafCategory {
                 "condition!: the macro checked this condition against a condition policy that the taxonomy-data compiled into this program does not have: the two builds of taxonomy-data (the macro's and the program's) saw different snapshots directories"
             );
         };
-        let mut i = 0;
-        while i < policy.conditions.len() {
-            if policy.conditions[i].condition.id() == condition.id() {
-                return condition;
-            }
-            i += 1;
+        if !policy.refuses(condition) {
+            return condition;
         }
         panic!(
             "condition!: the condition policy compiled into this program does not allow this condition: the two builds of taxonomy-data (the macro's and the program's) saw different snapshots directories"

@@ -596,14 +596,18 @@ fn check_condition(p: &mut Vec<Problem>, policy: ConditionPolicy<'_>, item: &Inv
         return;
     };
     let Some(allowed) = policy.allowed(condition) else {
-        problem(
-            p,
-            "inventoryItem.condition",
-            ProblemKind::ConditionNotAllowed {
-                condition,
-                allowed: policy.names().to_string(),
-            },
-        );
+        // A restricted condition the policy does not list may be the seller's to use (see
+        // ConditionPolicy::refuses): neither it nor its descriptors can be checked.
+        if policy.refuses(condition) {
+            problem(
+                p,
+                "inventoryItem.condition",
+                ProblemKind::ConditionNotAllowed {
+                    condition,
+                    allowed: policy.names().to_string(),
+                },
+            );
+        }
         return;
     };
     let rules = allowed.descriptors;

@@ -550,6 +550,23 @@ mod conditions {
     }
 
     #[test]
+    fn a_restricted_condition_the_policy_does_not_list_is_not_refused() {
+        // The refurbished conditions are listed only to eligible sellers' user tokens.
+        let problems = problems_with(&cards(), |v| {
+            v["inventoryItem"]["condition"] = json!("EXCELLENT_REFURBISHED");
+        });
+        assert_eq!(problems, vec![]);
+        let none = WithPolicy(ConditionPolicy {
+            required: false,
+            conditions: &[],
+        });
+        let problems = problems_with(&none, |v| {
+            v["inventoryItem"]["condition"] = json!("EXCELLENT_REFURBISHED");
+        });
+        assert_eq!(problems.len(), 1, "{problems:#?}");
+    }
+
+    #[test]
     fn a_missing_condition_is_refused_only_where_the_policy_requires_one() {
         let none = |v: &mut Value| {
             v["inventoryItem"]

@@ -79,6 +79,29 @@ conditions! {
     ForPartsOrNotWorking = "FOR_PARTS_OR_NOT_WORKING", 7000;
 }
 
+impl Condition {
+    /// Whether eBay restricts the condition to sellers it approved (getItemConditionPolicies'
+    /// `usage: RESTRICTED`: the refurbished conditions 2000, 2010, 2020 and 2030).
+    /// getItemConditionPolicies lists such a condition only to a user token of an eligible
+    /// seller, so a policy fetched with an application token cannot say whether a category
+    /// takes it ([`ConditionPolicy::refuses`]).
+    ///
+    /// ```
+    /// use marketplaces::Condition;
+    /// assert!(Condition::CertifiedRefurbished.is_restricted());
+    /// assert!(!Condition::SellerRefurbished.is_restricted());
+    /// ```
+    pub const fn is_restricted(self) -> bool {
+        matches!(
+            self,
+            Condition::CertifiedRefurbished
+                | Condition::ExcellentRefurbished
+                | Condition::VeryGoodRefurbished
+                | Condition::GoodRefurbished
+        )
+    }
+}
+
 impl fmt::Display for Condition {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -143,8 +166,36 @@ impl<'a> ConditionPolicy<'a> {
         self.allowed(condition).is_some()
     }
 
+    /// Whether the category refuses `condition`: the policy does not list it, and it is not
+    /// a [restricted](Condition::is_restricted) condition of a category that takes conditions
+    /// (those are listed only for eligible sellers, so their absence says nothing). What
+    /// `condition!` and the listing check refuse.
+    ///
+    /// ```
+    /// use marketplaces::{AllowedCondition, Condition, ConditionPolicy};
+    /// let policy = ConditionPolicy {
+    ///     required: false,
+    ///     conditions: &[AllowedCondition { condition: Condition::New, descriptors: &[] }],
+    /// };
+    /// assert!(!policy.refuses(Condition::New));
+    /// assert!(policy.refuses(Condition::UsedGood));
+    /// assert!(!policy.refuses(Condition::CertifiedRefurbished)); // not known either way
+    /// assert!(ConditionPolicy { required: false, conditions: &[] }
+    ///     .refuses(Condition::CertifiedRefurbished));
+    /// ```
+    pub const fn refuses(&self, condition: Condition) -> bool {
+        let mut i = 0;
+        while i < self.conditions.len() {
+            if self.conditions[i].condition as u8 == condition as u8 {
+                return false;
+            }
+            i += 1;
+        }
+        self.conditions.is_empty() || !condition.is_restricted()
+    }
+
     /// What the category says about `condition` (its descriptors); `None` when it does not
-    /// allow it.
+    /// list it.
     pub fn allowed(&self, condition: Condition) -> Option<&'a AllowedCondition<'a>> {
         self.conditions.iter().find(|c| c.condition == condition)
     }

@@ -127,7 +127,7 @@ fn check(
     let Some(policy) = policy else {
         return Err(no_policy_message(site, &at));
     };
-    if policy.allows(condition) {
+    if !policy.refuses(condition) {
         return Ok(condition);
     }
     let mut message = format!(
@@ -252,6 +252,21 @@ mod tests {
             message.ends_with("it allows none (the category takes no condition: leave the listing's condition out)"),
             "{message}"
         );
+    }
+
+    #[test]
+    fn a_restricted_condition_the_policy_does_not_list_is_not_refused() {
+        // getItemConditionPolicies lists the refurbished conditions only to eligible sellers'
+        // user tokens: an application token's policy cannot refuse them.
+        assert_eq!(
+            check(phones(), Some(&NEW_OR_USED), "CERTIFIED_REFURBISHED"),
+            Ok(Condition::CertifiedRefurbished)
+        );
+        let none = ConditionPolicy {
+            required: false,
+            conditions: &[],
+        };
+        assert!(check(phones(), Some(&none), "CERTIFIED_REFURBISHED").is_err());
     }
 
     #[test]
