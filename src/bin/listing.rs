@@ -405,6 +405,17 @@ impl DirCatalog {
             }
             match taxonomy_tree::conditions::read_in_step(&path, &tree) {
                 Ok(Some(file)) => {
+                    if file.made_up {
+                        errln!(
+                            "warning: {}: condition policies made up by a fake marketplace (source {}): the listings are checked against rules that are not {site}'s",
+                            escaped(
+                                &taxonomy_tree::conditions::path_beside(&path)
+                                    .display()
+                                    .to_string()
+                            ),
+                            escaped(&file.source)
+                        );
+                    }
                     conditions.insert(site, file);
                 }
                 Ok(None) => {}

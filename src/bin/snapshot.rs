@@ -494,9 +494,6 @@ fn report(p: &Prepared, when: pipeline::WriteWhen) {
 fn report_conditions(p: &Prepared) {
     use crate::output::escaped;
     let Some(c) = &p.conditions else {
-        if p.conditions_text.is_some() {
-            outln!("  condition policies: carried over to the new tree");
-        }
         return;
     };
     let file = p

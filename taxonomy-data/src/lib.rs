@@ -1011,9 +1011,10 @@ impl LeafCategory {
     }
 
     /// What `condition!` expands to, in a `const`: `condition`, after checking that this
-    /// build's compiled-in policy of the category allows it (the macro checked it against the
-    /// policies its own build of taxonomy-data saw; if the program's saw others, the build
-    /// fails).
+    /// build's compiled-in policy of the category does not refuse it (the macro checked it
+    /// against the policies its own build of taxonomy-data saw; if the program's build has no
+    /// policy for the category, or one that refuses the condition, the build fails; another
+    /// policy that also takes the condition is not noticed).
     #[doc(hidden)]
     pub const fn __condition_checked_by_macro(self, condition: Condition) -> Condition {
         let Some(policy) = self.condition_policy() else {

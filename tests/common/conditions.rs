@@ -247,6 +247,9 @@ pub fn write_every_leaf_policies(dir: &Path, site: Marketplace) -> ConditionsFil
     )
     .unwrap();
     assert_eq!(left_out, conditions::LeftOut::default());
-    conditions::write_beside(&snapshot, &file, &tree).unwrap();
+    let path = conditions::path_beside(&snapshot);
+    let text = conditions::to_string(&file);
+    conditions::parse(&text, &path, &tree).unwrap();
+    std::fs::write(&path, text).unwrap();
     file
 }

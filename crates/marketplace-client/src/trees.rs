@@ -277,9 +277,10 @@ pub fn condition_rules(
                                     }),
                                     free_text: constraint
                                         .is_some_and(|k| k.mode == Some(DescriptorMode::FreeText)),
+                                    // 0 would refuse every text: taken as no limit.
                                     max_length: constraint
                                         .and_then(|k| k.max_length)
-                                        .map(|n| u16::try_from(n).unwrap_or(u16::MAX)),
+                                        .filter(|n| *n > 0),
                                     values: d
                                         .condition_descriptor_values
                                         .iter()

@@ -647,7 +647,7 @@ fn check_condition(p: &mut Vec<Problem>, policy: ConditionPolicy<'_>, item: &Inv
                     p,
                     &format!("{field}.additionalInfo"),
                     text,
-                    usize::from(max),
+                    usize::try_from(max).unwrap_or(usize::MAX),
                 );
             }
             continue;

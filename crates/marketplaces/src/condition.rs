@@ -252,7 +252,7 @@ pub struct DescriptorRule<'a> {
     /// `values`.
     pub free_text: bool,
     /// `maxLength`: the longest free text, in characters.
-    pub max_length: Option<u16>,
+    pub max_length: Option<u32>,
     /// `conditionDescriptorValues`: the values it takes (the entry's `values`).
     pub values: &'a [DescriptorValue<'a>],
     /// `applicableToConditionDescriptorIds`: the descriptors that must be given with it.

@@ -53,7 +53,6 @@ use std::sync::Arc;
 use marketplaces::{AllowedCondition, Condition, ConditionPolicy, DescriptorRule, DescriptorValue};
 use serde::{Deserialize, Serialize};
 
-use crate::atomic::write_atomic;
 use crate::expired::fingerprint;
 use crate::tree::CategoryTree;
 
@@ -102,7 +101,7 @@ pub struct DescriptorEntry {
     pub free_text: bool,
     /// `maxLength`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_length: Option<u16>,
+    pub max_length: Option<u32>,
     /// `conditionDescriptorValues`: `(id, name)`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub values: Vec<(u32, String)>,
@@ -441,6 +440,10 @@ pub fn check(file: &ConditionsFile, tree: &CategoryTree) -> Result<(), (usize, C
         ));
     }
     let mut seen = BTreeSet::new();
+    // Each rule and the number of the policy that has it (a hash map: a hostile file may hold
+    // a policy a leaf).
+    let mut rules: std::collections::HashMap<&ConditionRule, usize> =
+        std::collections::HashMap::with_capacity(file.policies.len());
     for (i, p) in file.policies.iter().enumerate() {
         let n = i + 1;
         if p.category_ids.is_empty() {
@@ -452,13 +455,8 @@ pub fn check(file: &ConditionsFile, tree: &CategoryTree) -> Result<(), (usize, C
                 ConditionsRule::Unsorted(format!("category {} comes after {}", w[1], w[0])),
             ));
         }
-        if let Some(earlier) = file.policies[..i].iter().position(|q| q.rule == p.rule) {
-            return Err((
-                n,
-                ConditionsRule::Repeated {
-                    earlier: earlier + 1,
-                },
-            ));
+        if let Some(earlier) = rules.insert(&p.rule, n) {
+            return Err((n, ConditionsRule::Repeated { earlier }));
         }
         for &id in &p.category_ids {
             match tree.get(id) {
@@ -507,6 +505,17 @@ fn check_rule(rule: &ConditionRule) -> Result<(), String> {
             ));
         }
         for d in &c.descriptors {
+            // Names are server text that problems and compile errors print: no control or
+            // bidirectional formatting character, as in a tree's names.
+            let unsafe_name = std::iter::once(d.name.as_str())
+                .chain(d.values.iter().map(|v| v.1.as_str()))
+                .find(|name| name.chars().any(crate::tree::is_unsafe_char));
+            if let Some(name) = unsafe_name {
+                return Err(format!(
+                    "condition {}: descriptor {}: the name {name:?} holds a control or bidirectional formatting character",
+                    c.condition, d.id
+                ));
+            }
             let values: BTreeSet<u32> = d.values.iter().map(|v| v.0).collect();
             if values.len() != d.values.len() {
                 return Err(format!(
@@ -670,22 +679,6 @@ pub fn read_in_step(
     Ok(Some(file))
 }
 
-/// Checks `file` against `tree` and replaces the file beside `snapshot_path` atomically
-/// (nothing is written when it breaks a rule).
-pub fn write_beside(
-    snapshot_path: &Path,
-    file: &ConditionsFile,
-    tree: &CategoryTree,
-) -> Result<(), ConditionsError> {
-    let path = path_beside(snapshot_path);
-    let text = to_string(file);
-    parse(&text, &path, tree)?;
-    write_atomic(&path, text.as_bytes(), None).map_err(|e| ConditionsError::Io {
-        path,
-        source: Arc::new(e),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -784,6 +777,35 @@ mod tests {
         let e = parse(&unknown, path, &t).unwrap_err().to_string();
         assert!(
             e.contains("\"BRAND_NEW\" is not a ConditionEnum value"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_descriptor_name_with_a_control_character_is_refused() {
+        let t = tree();
+        let path = Path::new("EBAY_US.conditions.json");
+        let hostile = ConditionRule {
+            required: false,
+            conditions: vec![ConditionEntry {
+                condition: Condition::LikeNew,
+                descriptors: vec![DescriptorEntry {
+                    id: 27502,
+                    name: "Grade".into(),
+                    required: false,
+                    multiple: false,
+                    free_text: false,
+                    max_length: None,
+                    values: vec![(275020, "10\u{1b}]0;x\u{7}".into())],
+                    requires: vec![],
+                }],
+            }],
+        };
+        let e = from_answer([(2, hostile)], &t, "src", false, path)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("descriptor 27502: the name \"10\\u{1b}]0;x\\u{7}\" holds a control"),
             "{e}"
         );
     }

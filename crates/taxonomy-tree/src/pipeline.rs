@@ -147,9 +147,8 @@ pub struct Prepared {
     pub expired_problem: Option<ExpiredError>,
     /// The condition-policy file beside the snapshot (`EBAY_US.conditions.json`).
     pub conditions_path: PathBuf,
-    /// The new condition-policy file, when it differs from the committed one (`None`: the
-    /// file is left as it is): the service's answer ([`with_conditions`]), or the committed
-    /// policies rewritten for the new tree when they still fit it.
+    /// The new condition-policy file, when the service's answer ([`with_conditions`])
+    /// differs from the committed one (`None`: the file is left as it is).
     pub conditions_text: Option<String>,
     /// What the service's policies came to ([`with_conditions`]); `None` when they were not
     /// fetched.
@@ -283,18 +282,10 @@ pub fn prepare_tree(
             }),
         ),
     };
-    // The committed condition policies stay while they fit the new tree (rewritten for it when
-    // written for another); when they no longer fit, the file is left as it is, out of step:
-    // the build leaves it out with a warning until a refresh fetches the policies again.
+    // The committed condition policies are never rewritten for another tree: a file out of
+    // step stays so (what an interrupted commit leaves must stay visible), and the build
+    // leaves it out with a warning until a refresh fetches the policies again.
     let conditions_path = conditions::path_beside(&path);
-    let conditions_text = std::fs::read_to_string(&conditions_path)
-        .ok()
-        .and_then(|text| conditions::parse_unchecked(&text, &conditions_path).ok())
-        .filter(|file| {
-            conditions::out_of_step(file, &tree).is_some()
-                && conditions::check(&carried(file, &tree), &tree).is_ok()
-        })
-        .map(|file| conditions::to_string(&carried(&file, &tree)));
     Ok(Prepared {
         site,
         tree,
@@ -312,20 +303,9 @@ pub fn prepare_tree(
         expired_text,
         expired_problem,
         conditions_path,
-        conditions_text,
+        conditions_text: None,
         conditions: None,
     })
-}
-
-/// `file`'s policies with a header naming `tree`.
-fn carried(file: &conditions::ConditionsFile, tree: &CategoryTree) -> conditions::ConditionsFile {
-    conditions::ConditionsFile {
-        tree_id: tree.meta.tree_id,
-        marketplace_id: tree.meta.marketplace_id.clone(),
-        version: tree.meta.version.clone(),
-        tree_fingerprint: expired::fingerprint(tree),
-        ..file.clone()
-    }
 }
 
 /// Sets the tree's condition policies from the service's answer (getItemConditionPolicies),
@@ -357,7 +337,8 @@ pub fn with_conditions(
                 && old.marketplace_id == file.marketplace_id
                 && old.made_up == file.made_up
         }
-        None => file.policies.is_empty(),
+        // Absent and empty are the same; an unreadable file is rewritten.
+        None => file.policies.is_empty() && !prepared.conditions_path.exists(),
     };
     prepared.conditions_text = (!same).then(|| conditions::to_string(&file));
     prepared.conditions = Some(ConditionsReport {
