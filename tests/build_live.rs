@@ -58,6 +58,16 @@ fn main() {
         taxonomy_data::Site::Us.tree_version(),
         rules.map_or("none", |r| r.tree_version()),
     );
+    // The US condition policies compiled in (getItemConditionPolicies): known, made up, and
+    // how many of the leaves have one.
+    let us = taxonomy_data::Site::Us;
+    let with = us.leaves().filter(|l| l.conditions().is_some()).count();
+    println!(
+        "conditions: {} {} {with}/{}",
+        us.has_condition_policies(),
+        us.condition_policies_made_up(),
+        us.leaves().count(),
+    );
 }
 "#;
 
@@ -105,11 +115,34 @@ fn cargo_build(
     command.output().unwrap()
 }
 
+/// The probe's first line: the leaf, the US tree's version, the pinned category's rules.
 fn run_probe() -> String {
+    probe_lines().0
+}
+
+/// The probe's two lines: [`run_probe`]'s, and the US condition policies compiled in
+/// (`conditions: {has} {made up} {leaves with a policy}/{leaves}`).
+fn probe_lines() -> (String, String) {
     let exe = common::outside_probes_target().join("debug/live-build-probe");
     let out = Command::new(exe).output().unwrap();
     assert!(out.status.success());
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mut lines = stdout.lines().map(str::to_owned);
+    let first = lines.next().unwrap_or_default();
+    (first, lines.next().unwrap_or_default())
+}
+
+/// The getItemConditionPolicies requests `fake` received, of every site.
+fn policy_requests(fake: &FakeMarketplace) -> usize {
+    Marketplace::ALL
+        .iter()
+        .map(|s| {
+            fake.requests_to(&fake_marketplace::metadata::condition_policies_path(
+                s.marketplace_id(),
+            ))
+            .len()
+        })
+        .sum()
 }
 
 #[test]
@@ -181,6 +214,26 @@ fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
         expired_requests, 4,
         "one expired-categories request per site"
     );
+    // And the live trees' condition policies (getItemConditionPolicies), one request per site
+    // for both builds: the fake's, for every US leaf, compiled in with their made-up mark.
+    assert_eq!(
+        policy_requests(&fake),
+        4,
+        "one getItemConditionPolicies request per site for both builds"
+    );
+    let leaves = common::us_with_new_leaf("135-live")
+        .listable()
+        .filter(|c| c.leaf)
+        .count();
+    assert_eq!(
+        probe_lines().1,
+        format!("conditions: true true {leaves}/{leaves}"),
+        "the fake's policies for every live leaf"
+    );
+    assert!(
+        stderr.contains("EBAY_US: condition policies of the live tree (version 135-live) made up by the fake marketplace"),
+        "{stderr}"
+    );
 
     // `live` on the data only: both builds still use the (cached) live tree.
     let out = cargo_build(
@@ -200,6 +253,15 @@ fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
         "the cached download is reused"
     );
     assert_eq!(aspects_requests(&fake), 1, "the cached aspects are reused");
+    assert_eq!(
+        policy_requests(&fake),
+        4,
+        "the cached condition policies are reused within the TTL"
+    );
+    assert_eq!(
+        probe_lines().1,
+        format!("conditions: true true {leaves}/{leaves}")
+    );
 
     // TAXONOMY_OFFLINE=1: the committed snapshot, which lacks the leaf.
     let out = cargo_build(
@@ -237,6 +299,10 @@ fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
         run_probe().trim(),
         "9355 Cell Phones & Accessories > Cell Phones & Smartphones | 134 | 179: 134 false"
     );
+    assert!(
+        probe_lines().1.starts_with("conditions: false false 0/"),
+        "no live tree, no committed condition-policy file: no policies"
+    );
 
     // One site broken on the service: that site falls back for both builds of taxonomy-data
     // (the failure is recorded for the other build), the others are live, the build succeeds.
@@ -264,9 +330,17 @@ fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
 
     // The tree live but the pinned category's answer unreadable: both builds keep the
     // committed pin (the failure is recorded for the other build), with a warning.
+    // And the US condition policies unreadable too (getItemConditionPolicies): asked once for
+    // both builds (the failure is recorded), a warning, and the site has none (no committed
+    // condition-policy file).
     let broken = FakeMarketplace::new();
     broken.set_tree(Marketplace::Us, common::us_with_new_leaf("136-live"));
     broken.set_item_aspects(179, serde_json::json!({"aspects": "none"}));
+    broken.set_item_condition_policy(
+        Marketplace::Us,
+        9355,
+        Some(serde_json::json!({"itemConditionRequired": true, "itemConditions": "none"})),
+    );
     let out = cargo_build(
         probe.path(),
         &broken.base_url(),
@@ -287,6 +361,27 @@ fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
         "the live tree, the committed pin"
     );
     assert_eq!(aspects_requests(&broken), 1, "one attempt for both builds");
+    assert!(
+        stderr.contains(
+            "EBAY_US: the condition policies of the live tree (version 136-live) could not be had (getItemConditionPolicies: "
+        ),
+        "{stderr}"
+    );
+    assert!(
+        probe_lines().1.starts_with("conditions: false false 0/"),
+        "the live tree without policies"
+    );
+    let us_policies = fake_marketplace::metadata::condition_policies_path("EBAY_US");
+    assert_eq!(
+        broken.requests_to(&us_policies).len(),
+        1,
+        "one getItemConditionPolicies attempt for both builds"
+    );
+    assert_eq!(
+        policy_requests(&broken),
+        4,
+        "the other sites' policies, once"
+    );
 }
 
 #[test]
@@ -409,6 +504,11 @@ fn the_build_cache_keeps_no_secret_checks_versions_and_refuses_edited_trees() {
     assert!(out.status.success(), "{stderr}");
     assert_eq!(tree_downloads(&fake), 4);
     assert!(fake.requests_to(DEFAULT_TREE_ID_PATH).is_empty());
+    assert_eq!(
+        policy_requests(&fake),
+        4,
+        "each site's condition policies, once"
+    );
     // The cache of this run: every directory 0700, every file 0600.
     let root = target.join("taxonomy-live");
     let cache = std::fs::read_dir(&root)
@@ -428,7 +528,11 @@ fn the_build_cache_keeps_no_secret_checks_versions_and_refuses_edited_trees() {
         assert_eq!(mode(&root), 0o700, "{}", root.display());
         assert_eq!(mode(&cache), 0o700, "{}", cache.display());
         let files: Vec<_> = std::fs::read_dir(&cache).unwrap().flatten().collect();
-        assert!(files.len() >= 9, "4 trees, 4 checks, stamp, lock");
+        assert!(
+            files.len() >= 13,
+            "4 trees, 4 checks, 4 condition-policy files, stamp, lock"
+        );
+        assert!(cache.join("EBAY_US.conditions.json").is_file());
         // And the pinned category's cached answer, in pinned/ (0700).
         let pinned: Vec<_> = std::fs::read_dir(cache.join("pinned"))
             .unwrap()
@@ -486,6 +590,15 @@ fn the_build_cache_keeps_no_secret_checks_versions_and_refuses_edited_trees() {
     );
     assert_eq!(tree_downloads(&fake), 4, "the cache is used");
     assert!(fake.requests_to(DEFAULT_TREE_ID_PATH).is_empty());
+    assert_eq!(
+        policy_requests(&fake),
+        4,
+        "the cached condition policies are used within the TTL"
+    );
+    assert!(
+        probe_lines().1.starts_with("conditions: true true "),
+        "the cached policies compiled in"
+    );
 
     // 3. The TTL ran out (1 s), with a ready access token: one version check a site for both
     //    builds, and only the tree whose version changed (GB) is downloaded. Its new version
@@ -517,6 +630,9 @@ fn the_build_cache_keeps_no_secret_checks_versions_and_refuses_edited_trees() {
     assert_eq!(fake.requests_to(DEFAULT_TREE_ID_PATH).len(), 4, "{stderr}");
     assert_eq!(fake.requests_to(&tree_path(3)).len(), 2, "GB again");
     assert_eq!(tree_downloads(&fake), 5, "no unchanged tree downloaded");
+    // The condition policies asked again at the version check, for the sites whose check
+    // went through (GB's new tree was refused: its cached tree and policies stay).
+    assert_eq!(policy_requests(&fake), 7, "{stderr}");
     assert!(
         stderr
             .contains("EBAY_GB: the cached live tree is out of date (version 91 → 92\\u{a}cargo:"),
@@ -554,6 +670,7 @@ fn the_build_cache_keeps_no_secret_checks_versions_and_refuses_edited_trees() {
         "US and its pinned category from the snapshots"
     );
     assert_eq!(tree_downloads(&fake), 5);
+    assert_eq!(policy_requests(&fake), 7, "no check due: nothing asked");
 
     // Neither secret is anywhere in the target directory (cargo's fingerprints included);
     // the search does find a secret where one is.

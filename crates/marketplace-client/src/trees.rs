@@ -16,12 +16,14 @@ use crate::model::DefaultTreeId;
 use crate::taxonomy::{ApiError, TaxonomyClient};
 use marketplaces::Marketplace;
 use taxonomy_tree::clock::today_utc;
-use taxonomy_tree::conditions::{ConditionEntry, ConditionRule, DescriptorEntry};
+use taxonomy_tree::conditions::{
+    self, ConditionEntry, ConditionRule, ConditionsFile, DescriptorEntry,
+};
 use taxonomy_tree::decode::Provenance;
 use taxonomy_tree::expired::{self, ExpiredError, ExpiredMapping};
 use taxonomy_tree::pipeline::{self, PipelineError, Prepared};
 use taxonomy_tree::snapshot;
-use taxonomy_tree::tree::TreeMeta;
+use taxonomy_tree::tree::{CategoryTree, TreeMeta};
 
 /// What happens to one site during a refresh, for a progress display.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -188,6 +190,35 @@ pub fn with_condition_policies(
         report.left_out.unknown_conditions = unknown;
     }
     Ok(prepared)
+}
+
+/// The condition policies (getItemConditionPolicies, every category in one gzipped answer) of
+/// each site of `trees`, asked concurrently, each made into the condition-policy file of the
+/// tree given with it ([`conditions::from_answer`]: its leaves only, checked against it; the
+/// server's made-up mark kept): what taxonomy-data's `live` build caches beside the trees it
+/// uses. `dir` names the file in errors (`dir/EBAY_US.conditions.json`). Condition ids this
+/// toolkit does not know are left out, as [`with_condition_policies`] leaves them out.
+pub fn condition_policies_of_trees(
+    client: &TaxonomyClient,
+    trees: &[(Marketplace, &CategoryTree)],
+    dir: &Path,
+) -> Vec<Result<ConditionsFile, RefreshError>> {
+    per_site_concurrently(trees.iter().map(|(site, _)| *site), |site| {
+        let Some((_, tree)) = trees.iter().find(|(s, _)| *s == site) else {
+            unreachable!("every site comes from `trees`")
+        };
+        let (answer, url, made_up) = client
+            .all_item_condition_policies_marked(site)
+            .map_err(|source| RefreshError::Fetch { site, source })?;
+        let (rules, _unknown) = condition_rules(&answer);
+        let path = conditions::path_beside(&dir.join(site.snapshot_file_name()));
+        conditions::from_answer(rules, tree, &url, made_up, &path)
+            .map(|(file, _left_out)| file)
+            .map_err(|e| RefreshError::Pipeline {
+                site,
+                source: e.into(),
+            })
+    })
 }
 
 /// Prepares each committed snapshot of `sites` in `snapshots_dir` again, unchanged, with its
@@ -387,7 +418,7 @@ impl std::fmt::Display for Staleness {
 /// ```
 /// use marketplace_client::trees::{staleness, Staleness};
 /// use marketplace_client::model::DefaultTreeId;
-/// use taxonomy_tree::tree::TreeMeta;
+/// use taxonomy_tree::tree::{CategoryTree, TreeMeta};
 /// let held = TreeMeta { tree_id: 0, marketplace_id: "EBAY_US".into(), language: "en-US".into(),
 ///     version: "134".into(), taken_at: "2026-01-02".into(), source: "doc".into(), note: None,
 ///     complete: true };

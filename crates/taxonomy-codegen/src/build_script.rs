@@ -564,7 +564,11 @@ type Live = (Vec<(Marketplace, SiteTree)>, Vec<pinned::PinnedAspects>);
 fn live_trees(selected: &[Marketplace], snapshots_dir: &Path, out_dir: &Path) -> Live {
     use marketplace_client::trees::server_text;
     match live::fetch(selected, snapshots_dir, out_dir) {
-        Ok((results, pinned)) => (results
+        Ok(live::Fetched {
+            trees: results,
+            pinned,
+            mut policies,
+        }) => (results
             .into_iter()
             .filter_map(|(site, result)| match result {
                 Ok(tree) => {
@@ -587,10 +591,13 @@ fn live_trees(selected: &[Marketplace], snapshots_dir: &Path, out_dir: &Path) ->
                     .flatten()
                     .map(|file| file.mappings)
                     .unwrap_or_default();
-                    // Nor does it fetch condition policies yet (getItemConditionPolicies):
-                    // the committed file is used when it is in step with the live tree.
-                    // The place for a download: `live_conditions` below.
-                    let conditions = live_conditions(site, snapshots_dir, &tree);
+                    // The condition policies of the live tree (getItemConditionPolicies),
+                    // cached beside it; failing those, the committed file when it fits.
+                    let fetched = policies
+                        .iter()
+                        .position(|(s, _)| *s == site)
+                        .map(|i| policies.swap_remove(i).1);
+                    let conditions = live_conditions(site, snapshots_dir, &tree, fetched);
                     Some((site, SiteTree { tree, expired, conditions }))
                 }
                 Err(reason) => {
@@ -610,17 +617,35 @@ fn live_trees(selected: &[Marketplace], snapshots_dir: &Path, out_dir: &Path) ->
     }
 }
 
-/// The condition policies of a live tree: the committed file beside the snapshot, when it
-/// is in step with `tree` (the live tree in use) and valid; else none, with a warning when
-/// there is a file. The live build does not download getItemConditionPolicies yet: a download
-/// (cached like the pinned answers, keyed by the tree's version) goes here, before the
-/// committed file.
+/// The condition policies of a live tree: `fetched`, the live tree's own (getItemConditionPolicies,
+/// from the build cache or the service; a warning when the server marked them made up); when
+/// they could not be had (a warning naming why), the committed file beside the snapshot, when
+/// it is in step with `tree` (the live tree in use) and valid; else none, with a warning when
+/// there is a file.
 #[cfg(feature = "live")]
 fn live_conditions(
     site: Marketplace,
     snapshots_dir: &Path,
     tree: &CategoryTree,
+    fetched: Option<Result<ConditionsFile, String>>,
 ) -> Option<ConditionsFile> {
+    use marketplace_client::trees::server_text;
+    match fetched {
+        Some(Ok(file)) => {
+            if file.made_up {
+                warn(&server_text(&format!(
+                    "{site}: condition policies of the live tree (version {}) made up by the fake marketplace (source {}); never commit them as the marketplace's rules",
+                    tree.meta.version, file.source
+                )));
+            }
+            return Some(file);
+        }
+        Some(Err(reason)) => warn(&server_text(&format!(
+            "{site}: the condition policies of the live tree (version {}) could not be had (getItemConditionPolicies: {reason}); using the committed condition-policy file if it fits the live tree, else none",
+            tree.meta.version
+        ))),
+        None => {}
+    }
     let snapshot = snapshots_dir.join(site.snapshot_file_name());
     match snapshot_conditions(&snapshot, tree) {
         Ok(file) => file,
@@ -669,6 +694,12 @@ mod live {
     //! getItemAspectsForCategory answer, cached in `pinned/` (the pinned file's format) until
     //! the tree's version moves; a failed download is recorded like a tree's, and the
     //! category keeps its committed rules.
+    //!
+    //! Each live tree's condition policies (getItemConditionPolicies) are cached beside it
+    //! (`EBAY_US.conditions.json`, the committed file's format), asked again when the tree is
+    //! downloaded or its version checked, else read from the cache; a failure is recorded
+    //! (`EBAY_US.conditions.failed`) like a tree's, and the site falls back to the committed
+    //! file when it fits the live tree.
 
     use std::cell::OnceCell;
     use std::fs::{File, OpenOptions};
@@ -683,10 +714,25 @@ mod live {
 
     use crate::pinned::{self, PinnedAspects};
     use marketplaces::Marketplace;
+    use taxonomy_tree::conditions::{self, ConditionsFile};
     use taxonomy_tree::snapshot;
     use taxonomy_tree::tree::CategoryTree;
 
     type Results = Vec<(Marketplace, Result<CategoryTree, String>)>;
+
+    /// Each live tree's condition policies, or why they could not be had.
+    pub(super) type Policies = Vec<(Marketplace, Result<ConditionsFile, String>)>;
+
+    /// What [`fetch`] gives: the trees (or why not), the pinned categories' answers of the
+    /// live versions, and the live trees' condition policies.
+    pub(super) struct Fetched {
+        /// Each selected site's live tree, or why it could not be had.
+        pub(super) trees: Results,
+        /// The pinned categories' answers of the live trees' versions.
+        pub(super) pinned: Vec<PinnedAspects>,
+        /// The condition policies of the live trees.
+        pub(super) policies: Policies,
+    }
 
     /// How long a failed download is remembered: long enough for the other build of
     /// taxonomy-data to fall back the same way, short enough that a later build tries again.
@@ -705,7 +751,7 @@ mod live {
         selected: &[Marketplace],
         snapshots_dir: &Path,
         out_dir: &Path,
-    ) -> Result<(Results, Vec<PinnedAspects>), String> {
+    ) -> Result<Fetched, String> {
         let started = SystemTime::now();
         let ttl = ttl_from_env();
         let oauth = OAuthConfig::from_env().map_err(|e| e.to_string())?;
@@ -780,14 +826,26 @@ mod live {
             }
         }
 
+        // One Taxonomy API client for the trees and the condition policies, made when needed.
+        let taxonomy = OnceCell::new();
+        let client = || {
+            taxonomy
+                .get_or_init(|| {
+                    tokens().and_then(|tokens| {
+                        TaxonomyClient::new(config.clone(), tokens).map_err(|e| e.to_string())
+                    })
+                })
+                .as_ref()
+                .map_err(Clone::clone)
+        };
         let mut cache_changed = false;
+        // The sites whose condition policies are asked again: their tree was downloaded, or
+        // its version checked.
+        let mut refresh_policies: Vec<Marketplace> = Vec::new();
         if !to_check.is_empty() || !missing.is_empty() {
-            let client = tokens().and_then(|tokens| {
-                TaxonomyClient::new(config.clone(), tokens).map_err(|e| e.to_string())
-            });
             // Trees held, kept when the check or the download fails.
             let mut held: Vec<(Marketplace, CategoryTree)> = Vec::new();
-            match &client {
+            match client() {
                 Ok(client) => {
                     let metas: Vec<_> = to_check
                         .iter()
@@ -804,6 +862,7 @@ mod live {
                                     || c.stale == Some(trees::Staleness::Partial) =>
                             {
                                 write_check(&cache, site, &cached.tree);
+                                refresh_policies.push(site);
                                 results.push((site, Ok(cached.tree)));
                             }
                             Ok(c) => {
@@ -836,7 +895,7 @@ mod live {
                     }
                 }
             }
-            let fetched: Vec<Result<_, String>> = match &client {
+            let fetched: Vec<Result<_, String>> = match client() {
                 Ok(client) if !missing.is_empty() => {
                     trees::fetch_and_prepare(client, &missing, None, snapshots_dir, &|_, _| {})
                         .into_iter()
@@ -844,7 +903,7 @@ mod live {
                         .collect()
                 }
                 Ok(_) => Vec::new(),
-                Err(e) => vec![Err(e.clone()); missing.len()],
+                Err(e) => vec![Err(e); missing.len()],
             };
             for (site, result) in missing.iter().copied().zip(fetched) {
                 let kept = held
@@ -863,6 +922,7 @@ mod live {
                             )),
                         }
                         cache_changed = true;
+                        refresh_policies.push(site);
                         results.push((site, Ok(prepared.tree)));
                     }
                     (Err(reason), Some(tree)) => {
@@ -896,6 +956,9 @@ mod live {
         };
         let (live_pinned, pinned_changed) = pinned_answers(&cache, snapshots_dir, &results, api);
         cache_changed |= pinned_changed;
+        let (policies, policies_changed) =
+            condition_policies(&cache, &results, &refresh_policies, client);
+        cache_changed |= policies_changed;
         if cache_changed || check_now {
             let _ = write_private(
                 &stamp,
@@ -906,13 +969,92 @@ mod live {
         println!("cargo:rerun-if-changed={}", stamp.display());
         for &site in selected {
             let path = cache.join(site.snapshot_file_name());
-            if path.is_file() {
-                println!("cargo:rerun-if-changed={}", path.display());
+            for path in [conditions::path_beside(&path), path] {
+                if path.is_file() {
+                    println!("cargo:rerun-if-changed={}", path.display());
+                }
             }
         }
         drop(lock);
         results.sort_by_key(|(site, _)| *site);
-        Ok((results, live_pinned))
+        Ok(Fetched {
+            trees: results,
+            pinned: live_pinned,
+            policies,
+        })
+    }
+
+    /// The condition policies (getItemConditionPolicies) of each live tree of `results`:
+    /// asked again for the sites of `refresh` (their tree was downloaded or its version
+    /// checked), else read from the cache (`EBAY_US.conditions.json` beside the cached tree,
+    /// used when it is valid and in step with the tree), else asked (none cached: a first
+    /// build, or a cache an older toolkit left) unless a recent attempt failed. A fetched
+    /// file is cached (0600) and replaces a failure record; a failed one removes the cached
+    /// file and is recorded (`EBAY_US.conditions.failed`), so that the other build of
+    /// taxonomy-data falls back the same way. Returns each site's policies or why they could
+    /// not be had, and whether the cache changed.
+    fn condition_policies<'a>(
+        cache: &Path,
+        results: &Results,
+        refresh: &[Marketplace],
+        client: impl Fn() -> Result<&'a TaxonomyClient, String>,
+    ) -> (Policies, bool) {
+        let file_of =
+            |site: Marketplace| conditions::path_beside(&cache.join(site.snapshot_file_name()));
+        let failed_of =
+            |site: Marketplace| cache.join(format!("{}.conditions.failed", site.marketplace_id()));
+        let mut policies: Policies = Vec::new();
+        let mut to_fetch: Vec<(Marketplace, &CategoryTree)> = Vec::new();
+        for (site, tree) in results {
+            let Ok(tree) = tree else { continue };
+            if !refresh.contains(site) {
+                let tree_path = cache.join(site.snapshot_file_name());
+                if let Ok(Some(file)) = conditions::read_in_step(&tree_path, tree) {
+                    policies.push((*site, Ok(file)));
+                    continue;
+                }
+                let failed = failed_of(*site);
+                if recently(&failed) {
+                    let reason = std::fs::read_to_string(&failed)
+                        .unwrap_or_else(|_| "an earlier attempt failed".into());
+                    policies.push((*site, Err(server_text(&reason))));
+                    continue;
+                }
+            }
+            to_fetch.push((*site, tree));
+        }
+        if to_fetch.is_empty() {
+            return (policies, false);
+        }
+        let fetched: Vec<Result<ConditionsFile, String>> = match client() {
+            Ok(client) => trees::condition_policies_of_trees(client, &to_fetch, cache)
+                .into_iter()
+                .map(|r| r.map_err(|e| e.to_string()))
+                .collect(),
+            Err(e) => vec![Err(e); to_fetch.len()],
+        };
+        for ((site, _), result) in to_fetch.into_iter().zip(fetched) {
+            let (path, failed) = (file_of(site), failed_of(site));
+            match result {
+                Ok(file) => {
+                    let _ = std::fs::remove_file(&failed);
+                    if let Err(e) = write_private(&path, conditions::to_string(&file).as_bytes()) {
+                        super::warn(&format!(
+                            "{site}: the condition policies could not be cached ({}: {e})",
+                            path.display()
+                        ));
+                    }
+                    policies.push((site, Ok(file)));
+                }
+                Err(reason) => {
+                    let reason = server_text(&reason);
+                    let _ = std::fs::remove_file(&path);
+                    let _ = write_private(&failed, reason.as_bytes());
+                    policies.push((site, Err(reason)));
+                }
+            }
+        }
+        (policies, true)
     }
 
     /// The pinned categories' answers that go with the live trees of `results`: for each
