@@ -753,12 +753,15 @@ mod live {
                 }
             }
         };
-        let mut results = trees::fetch_and_prepare(&client, &sites, language, dir, &on_progress);
+        let results = trees::fetch_and_prepare(&client, &sites, language, dir, &on_progress);
         for (_, bar) in by_site.iter() {
             if !bar.is_finished() {
                 bar.finish();
             }
         }
+        // Each site's condition policies (getItemConditionPolicies), checked against its new
+        // tree and committed with it.
+        let mut results = trees::with_condition_policies_each(&client, results);
         if !unchanged.is_empty() {
             let bar = ProgressBar::new_spinner();
             bar.set_style(style.clone());

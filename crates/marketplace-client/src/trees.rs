@@ -160,7 +160,7 @@ fn fetch_one(
         .expired_categories(site)
         .map_err(|source| RefreshError::Fetch { site, source })?;
     let source = client.config().expired_categories_url(site.tree_id());
-    let prepared = pipeline::with_expired(
+    pipeline::with_expired(
         prepared,
         expired.mappings.iter().map(|m| ExpiredMapping {
             from: m.from,
@@ -168,8 +168,40 @@ fn fetch_one(
         }),
         source.as_str(),
     )
-    .map_err(|source| RefreshError::Pipeline { site, source })?;
-    with_condition_policies(client, prepared)
+    .map_err(|source| RefreshError::Pipeline { site, source })
+}
+
+/// [`with_condition_policies`] for each prepared site of `results`, concurrently (a failed
+/// site stays as it failed): what `snapshot refresh` does with the trees
+/// [`fetch_and_prepare`] gave.
+pub fn with_condition_policies_each(
+    client: &TaxonomyClient,
+    results: Vec<Result<Prepared, RefreshError>>,
+) -> Vec<Result<Prepared, RefreshError>> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = results
+            .into_iter()
+            .map(|result| match result {
+                Ok(prepared) => {
+                    let site = prepared.site;
+                    Ok((
+                        site,
+                        scope.spawn(move || with_condition_policies(client, prepared)),
+                    ))
+                }
+                Err(e) => Err(e),
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| {
+                let (site, handle) = handle?;
+                handle
+                    .join()
+                    .unwrap_or(Err(RefreshError::Panicked { site }))
+            })
+            .collect()
+    })
 }
 
 /// Fetches `prepared`'s site's condition policies (getItemConditionPolicies, every category in
