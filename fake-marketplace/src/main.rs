@@ -279,6 +279,11 @@ fn serve() -> std::process::ExitCode {
         }
     );
     eprintln!(
+        "  listings: the Metadata API's getItemConditionPolicies (condition policies made up for \
+         every leaf: never the marketplace's rules) and the Inventory API (items, offers, \
+         publishOffer, the bulk calls), per seller"
+    );
+    eprintln!(
         "  notifications: getPublicKey and getUser; send a signed account deletion to an endpoint \
          with `fake-marketplace notify ENDPOINT --fake {}` (--repeat N, --tampered)",
         fake.base_url()
