@@ -366,3 +366,78 @@ fn verify_into_a_closed_pipe_ends_quietly() {
     assert!(!stderr.contains("error"), "{stderr}");
     assert_eq!(out.status.code(), Some(141), "{stderr}");
 }
+
+/// `verify` checks each condition-policy file against its tree as the build does: a valid
+/// one is summed up (and a made-up one said so), one that breaks a rule fails naming the file
+/// and the policy, and a site without one says how to get it.
+#[test]
+fn verify_checks_the_condition_policies_beside_each_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        common::snapshots_dir().join("EBAY_US.json"),
+        dir.path().join("EBAY_US.json"),
+    )
+    .unwrap();
+    std::fs::copy(
+        common::snapshots_dir().join("EBAY_GB.json"),
+        dir.path().join("EBAY_GB.json"),
+    )
+    .unwrap();
+    let verify = || {
+        let out = snapshot_bin()
+            .args(["verify", "--dir"])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        (out.status.code(), stdout, stderr)
+    };
+    let (code, stdout, _) = verify();
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(
+        stdout.contains("  condition policies: none (`snapshot refresh` with credentials writes EBAY_US.conditions.json)"),
+        "{stdout}"
+    );
+
+    let us = dir.path().join("EBAY_US.json");
+    let tree = taxonomy_tree::snapshot::read(&us).unwrap();
+    let rule = |condition| taxonomy_tree::conditions::ConditionRule {
+        required: true,
+        conditions: vec![taxonomy_tree::conditions::ConditionEntry {
+            condition,
+            descriptors: vec![],
+        }],
+    };
+    let path = taxonomy_tree::conditions::path_beside(&us);
+    let (file, _) = taxonomy_tree::conditions::from_answer(
+        [
+            (9355, rule(marketplaces::Condition::New)),
+            (179, rule(marketplaces::Condition::UsedGood)),
+        ],
+        &tree,
+        "written by tests/import.rs",
+        true,
+        &path,
+    )
+    .unwrap();
+    let text = taxonomy_tree::conditions::to_string(&file);
+    std::fs::write(&path, &text).unwrap();
+    let (code, stdout, _) = verify();
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(
+        stdout.contains("  condition policies: 2 distinct for 2 leaves (made up by a fake marketplace: never commit them)"),
+        "{stdout}"
+    );
+
+    // 58058 has children: the policy that names it breaks a rule.
+    std::fs::write(&path, text.replace("[179]", "[58058]")).unwrap();
+    let (code, stdout, stderr) = verify();
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains(
+            "EBAY_US.conditions.json: policy 1: category 58058 is not a leaf of the tree"
+        ),
+        "{stderr}"
+    );
+}

@@ -402,22 +402,59 @@ fn run(command: Command, dir: &Path) -> Result<ExitCode, String> {
                                 }
                                 Err(e) => return Err(e.to_string()),
                             };
-                        codegen::generate(&[SiteData {
-                            site,
-                            tree: Some(&tree),
-                            expired: &expired,
-                        }])
-                        .map(|_| tree)
+                        // The condition policies beside it likewise (getItemConditionPolicies).
+                        use taxonomy_tree::conditions::{self, ConditionsError};
+                        let policies = match conditions::read_in_step(
+                            &dir.join(site.snapshot_file_name()),
+                            &tree,
+                        ) {
+                            Ok(file) => file,
+                            Err(stale @ ConditionsError::OutOfStep { .. }) => {
+                                errln!("warning: {stale}");
+                                None
+                            }
+                            Err(e) => return Err(e.to_string()),
+                        };
+                        let with_policies: Vec<_> =
+                            policies.iter().map(|file| (site, file)).collect();
+                        codegen::generate_all(
+                            &[SiteData {
+                                site,
+                                tree: Some(&tree),
+                                expired: &expired,
+                            }],
+                            &[],
+                            &with_policies,
+                        )
+                        .map(|_| (tree, policies))
                         .map_err(|e| e.to_string())
                     });
                 match checked {
-                    Ok(tree) => outln!(
-                        "{site}: {} categories, {} leaves, version {}, taken {}",
-                        tree.len(),
-                        tree.leaf_count(),
-                        tree.meta.version,
-                        tree.meta.taken_at
-                    ),
+                    Ok((tree, policies)) => {
+                        outln!(
+                            "{site}: {} categories, {} leaves, version {}, taken {}",
+                            tree.len(),
+                            tree.leaf_count(),
+                            tree.meta.version,
+                            tree.meta.taken_at
+                        );
+                        match policies {
+                            Some(file) => outln!(
+                                "  condition policies: {} distinct for {} leaves{}",
+                                file.policies.len(),
+                                file.category_count(),
+                                if file.made_up {
+                                    " (made up by a fake marketplace: never commit them)"
+                                } else {
+                                    ""
+                                }
+                            ),
+                            None => outln!(
+                                "  condition policies: none (`snapshot refresh` with credentials writes {}.conditions.json)",
+                                site.marketplace_id()
+                            ),
+                        }
+                    }
                     Err(e) => {
                         failed = true;
                         errln!("error: {e}");
