@@ -15,14 +15,14 @@
 //! Every iteration publishes new SKUs (a rerun of the same ones would take the update path).
 //! Run with `cargo bench --bench listing_bulk`.
 
-use std::sync::Arc;
+#[path = "../tests/common/inventory.rs"]
+mod fake_inventory;
+use fake_inventory::inventory;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, SamplingMode, criterion_group};
 use fake_marketplace::{FakeMarketplace, Fault, FaultRule};
-use marketplace_client::api::{ApiClient, ClientConfig};
-use marketplace_client::oauth::{ApplicationTokenProvider, Endpoints, OAuthClient, OAuthConfig};
 use marketplace_listing::blocking::Inventory;
 use marketplace_listing::{Condition, Listing, ListingBuilder};
 use taxonomy_macros::{aspects, category};
@@ -39,19 +39,6 @@ fn slow_fake() -> FakeMarketplace {
         fault: Fault::Delay(DELAY),
     });
     fake
-}
-
-fn inventory(fake: &FakeMarketplace) -> Inventory {
-    let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url()).unwrap();
-    let oauth = OAuthClient::from_config(
-        &OAuthConfig::new(endpoints).with_credentials(fake.client_id(), fake.client_secret()),
-    )
-    .unwrap();
-    let config = ClientConfig::for_base_url(&fake.base_url())
-        .unwrap()
-        .with_max_retries(0);
-    let api = ApiClient::new(config, Arc::new(ApplicationTokenProvider::new(oauth))).unwrap();
-    Inventory::new(api).with_retries(0, Duration::ZERO)
 }
 
 /// `n` listings of SKUs never published before.

@@ -9,14 +9,12 @@
 #[allow(dead_code)]
 mod openapi;
 
+#[path = "common/inventory.rs"]
+mod fake_inventory;
+use fake_inventory::inventory;
 use std::path::Path;
-use std::sync::Arc;
-use std::time::Duration;
 
 use fake_marketplace::FakeMarketplace;
-use marketplace_client::api::{ApiClient, ClientConfig};
-use marketplace_client::oauth::{ApplicationTokenProvider, Endpoints, OAuthClient, OAuthConfig};
-use marketplace_listing::blocking::Inventory;
 use marketplace_listing::{Condition, ListingBuilder};
 use marketplaces::Marketplace;
 use openapi::Document;
@@ -53,19 +51,6 @@ fn document() -> Document {
     Document::load(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/contract/sell_inventory_v1_oas3.json"),
     )
-}
-
-fn inventory(fake: &FakeMarketplace) -> Inventory {
-    let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url()).unwrap();
-    let oauth = OAuthClient::from_config(
-        &OAuthConfig::new(endpoints).with_credentials(fake.client_id(), fake.client_secret()),
-    )
-    .unwrap();
-    let config = ClientConfig::for_base_url(&fake.base_url())
-        .unwrap()
-        .with_max_retries(0);
-    let api = ApiClient::new(config, Arc::new(ApplicationTokenProvider::new(oauth))).unwrap();
-    Inventory::new(api).with_retries(0, Duration::ZERO)
 }
 
 #[test]

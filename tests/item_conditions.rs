@@ -7,8 +7,8 @@
 #[path = "common/taxonomy.rs"]
 mod support;
 
-use std::sync::Arc;
-use std::time::Duration;
+#[path = "common/inventory.rs"]
+mod fake_inventory;
 
 use fake_marketplace::metadata::condition_policies_path;
 use fake_marketplace::{FakeMarketplace, Fault};
@@ -276,11 +276,6 @@ fn a_token_without_the_api_scope_is_refused_with_ebays_insufficient_scope() {
 
 #[test]
 fn publish_offer_refuses_a_condition_the_categorys_policy_does_not_take_with_25021() {
-    use marketplace_client::api::{ApiClient, ClientConfig};
-    use marketplace_client::oauth::{
-        ApplicationTokenProvider, Endpoints, OAuthClient, OAuthConfig,
-    };
-    use marketplace_listing::blocking::Inventory;
     use marketplace_listing::{Condition, ErrorKind, ListingBuilder};
     use taxonomy_macros::{aspects, category};
 
@@ -292,16 +287,7 @@ fn publish_offer_refuses_a_condition_the_categorys_policy_does_not_take_with_250
         Some(json!({"itemConditionRequired": true,
             "itemConditions": [{"conditionId": "1000", "conditionDescription": "New"}]})),
     );
-    let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url()).unwrap();
-    let oauth = OAuthClient::from_config(
-        &OAuthConfig::new(endpoints).with_credentials(fake.client_id(), fake.client_secret()),
-    )
-    .unwrap();
-    let config = ClientConfig::for_base_url(&fake.base_url())
-        .unwrap()
-        .with_max_retries(0);
-    let api = ApiClient::new(config, Arc::new(ApplicationTokenProvider::new(oauth))).unwrap();
-    let inventory = Inventory::new(api).with_retries(0, Duration::ZERO);
+    let inventory = fake_inventory::inventory(&fake);
     let listing = |condition: Condition| {
         ListingBuilder::new(
             "COND-1",

@@ -463,10 +463,7 @@ fn condition_error(
         ),
         None => return None,
         Some(condition) => {
-            let id = crate::metadata::CONDITION_IDS
-                .iter()
-                .find(|(n, _)| *n == condition)
-                .map(|(_, id)| *id);
+            let id = marketplaces::Condition::from_name(condition).map(|c| u32::from(c.id()));
             if id.is_some_and(|id| allowed.contains(&id)) {
                 return None;
             }

@@ -76,27 +76,6 @@ impl FakeMarketplace {
     }
 }
 
-/// The names of eBay's `ConditionEnum` and their condition ids (eBay's table "Item condition
-/// ID and name values").
-pub(crate) const CONDITION_IDS: [(&str, u32); 16] = [
-    ("NEW", 1000),
-    ("LIKE_NEW", 2750),
-    ("NEW_OTHER", 1500),
-    ("NEW_WITH_DEFECTS", 1750),
-    ("CERTIFIED_REFURBISHED", 2000),
-    ("EXCELLENT_REFURBISHED", 2010),
-    ("VERY_GOOD_REFURBISHED", 2020),
-    ("GOOD_REFURBISHED", 2030),
-    ("SELLER_REFURBISHED", 2500),
-    ("PRE_OWNED_EXCELLENT", 2990),
-    ("USED_EXCELLENT", 3000),
-    ("PRE_OWNED_FAIR", 3010),
-    ("USED_VERY_GOOD", 4000),
-    ("USED_GOOD", 5000),
-    ("USED_ACCEPTABLE", 6000),
-    ("FOR_PARTS_OR_NOT_WORKING", 7000),
-];
-
 /// The trading-card leaves that get condition descriptors: eBay's "CCG Individual Cards"
 /// (183454 on EBAY_US), the sports (261328) and non-sport (183050) "Trading Card Singles", by
 /// id, or by the names eBay's reference gives them.

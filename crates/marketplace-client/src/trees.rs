@@ -212,16 +212,45 @@ pub fn with_condition_policies(
     prepared: Prepared,
 ) -> Result<Prepared, RefreshError> {
     let site = prepared.site;
-    let (answer, url, made_up) = client
-        .all_item_condition_policies_marked(site)
-        .map_err(|source| RefreshError::Fetch { site, source })?;
-    let (rules, unknown) = condition_rules(&answer);
+    let Fetched {
+        rules,
+        unknown,
+        url,
+        made_up,
+    } = fetch_condition_rules(client, site)?;
     let mut prepared = pipeline::with_conditions(prepared, rules, &url, made_up)
         .map_err(|source| RefreshError::Pipeline { site, source })?;
     if let Some(report) = prepared.conditions.as_mut() {
         report.left_out.unknown_conditions = unknown;
     }
     Ok(prepared)
+}
+
+/// A site's getItemConditionPolicies answer as [`condition_rules`] makes it, with the URL asked
+/// and the server's made-up mark.
+struct Fetched {
+    rules: Vec<(u32, ConditionRule)>,
+    unknown: std::collections::BTreeMap<String, u32>,
+    url: String,
+    made_up: bool,
+}
+
+/// Asks `site`'s condition policies (every category in one gzipped answer) and makes them
+/// the file's rules.
+fn fetch_condition_rules(
+    client: &TaxonomyClient,
+    site: Marketplace,
+) -> Result<Fetched, RefreshError> {
+    let (answer, url, made_up) = client
+        .all_item_condition_policies_marked(site)
+        .map_err(|source| RefreshError::Fetch { site, source })?;
+    let (rules, unknown) = condition_rules(&answer);
+    Ok(Fetched {
+        rules,
+        unknown,
+        url,
+        made_up,
+    })
 }
 
 /// The condition policies (getItemConditionPolicies, every category in one gzipped answer) of
@@ -239,12 +268,9 @@ pub fn condition_policies_of_trees(
         let Some((_, tree)) = trees.iter().find(|(s, _)| *s == site) else {
             unreachable!("every site comes from `trees`")
         };
-        let (answer, url, made_up) = client
-            .all_item_condition_policies_marked(site)
-            .map_err(|source| RefreshError::Fetch { site, source })?;
-        let (rules, _unknown) = condition_rules(&answer);
+        let fetched = fetch_condition_rules(client, site)?;
         let path = conditions::path_beside(&dir.join(site.snapshot_file_name()));
-        conditions::from_answer(rules, tree, &url, made_up, &path)
+        conditions::from_answer(fetched.rules, tree, &fetched.url, fetched.made_up, &path)
             .map(|(file, _left_out)| file)
             .map_err(|e| RefreshError::Pipeline {
                 site,

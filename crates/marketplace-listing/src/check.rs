@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use marketplaces::{Condition, ConditionPolicy, Marketplace};
+use marketplaces::{Condition, ConditionPolicy, DescriptorRule, Marketplace};
 use serde_json::Number;
 use taxonomy_aspects::ListingAspects;
 use taxonomy_data::Site;
@@ -620,10 +620,15 @@ fn check_condition(p: &mut Vec<Problem>, policy: ConditionPolicy<'_>, item: &Inv
         }
     };
     let label = |id: u32, name: &str| format!("{id} {name}");
+    // Each entry's rule (by its `name`, a descriptor id), once for both passes below.
+    let matched: Vec<Option<&DescriptorRule<'_>>> = item
+        .condition_descriptors
+        .iter()
+        .map(|d| descriptor_id(d).and_then(|id| rules.iter().find(|r| r.id == id)))
+        .collect();
     let mut given: Vec<u32> = Vec::new();
-    for (i, d) in item.condition_descriptors.iter().enumerate() {
+    for (i, (d, rule)) in item.condition_descriptors.iter().zip(&matched).enumerate() {
         let field = format!("inventoryItem.conditionDescriptors[{i}]");
-        let rule = descriptor_id(d).and_then(|id| rules.iter().find(|r| r.id == id));
         let Some(rule) = rule else {
             problem(
                 p,
@@ -691,8 +696,8 @@ fn check_condition(p: &mut Vec<Problem>, policy: ConditionPolicy<'_>, item: &Inv
             );
         }
     }
-    for (i, d) in item.condition_descriptors.iter().enumerate() {
-        let Some(rule) = descriptor_id(d).and_then(|id| rules.iter().find(|r| r.id == id)) else {
+    for (i, rule) in matched.iter().enumerate() {
+        let Some(rule) = rule else {
             continue;
         };
         // A required descriptor that is missing is reported once, above.

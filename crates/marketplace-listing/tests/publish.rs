@@ -3,35 +3,20 @@
 //! publishOffer and a rerun give one offer and one listing, and 100 listings go through the bulk
 //! calls.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use fake_marketplace::{FakeMarketplace, Fault};
-use marketplace_client::api::{ApiClient, ApiRequest, ClientConfig};
-use marketplace_client::oauth::{ApplicationTokenProvider, Endpoints, OAuthClient, OAuthConfig};
+use marketplace_client::api::ApiRequest;
 use marketplace_listing::blocking::Inventory;
 use marketplace_listing::{Condition, ErrorKind, Listing, ListingBuilder, ListingError};
 use marketplaces::Marketplace;
 use taxonomy_macros::{aspects, category};
 
+#[path = "../../../tests/common/inventory.rs"]
+mod fake_inventory;
+use fake_inventory::{api, inventory};
+
 const OFFER: &str = "/sell/inventory/v1/offer";
-
-fn api(fake: &FakeMarketplace) -> ApiClient {
-    let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url()).unwrap();
-    let oauth = OAuthClient::from_config(
-        &OAuthConfig::new(endpoints).with_credentials(fake.client_id(), fake.client_secret()),
-    )
-    .unwrap();
-    let config = ClientConfig::for_base_url(&fake.base_url())
-        .unwrap()
-        .with_max_retries(0);
-    ApiClient::new(config, Arc::new(ApplicationTokenProvider::new(oauth))).unwrap()
-}
-
-/// A process: a new client, no retries of ours (a failure is the crash).
-fn inventory(fake: &FakeMarketplace) -> Inventory {
-    Inventory::new(api(fake)).with_retries(0, Duration::ZERO)
-}
 
 fn desktop(sku: &str) -> Listing {
     ListingBuilder::new(

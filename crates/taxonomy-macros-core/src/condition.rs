@@ -65,20 +65,7 @@ impl Parse for Input {
 /// assert!(error.to_string().contains("condition policies are not in the snapshots"));
 /// ```
 pub fn expand_condition(input: TokenStream) -> TokenStream {
-    let input = match syn::parse2::<Input>(input) {
-        Ok(input) => input,
-        Err(error) => return error.to_compile_error(),
-    };
-    match expand_input(&input) {
-        Ok(tokens) => tokens,
-        Err(error) => {
-            let error = error.to_compile_error();
-            quote!({
-                #error;
-                ::core::option::Option::<::taxonomy_data::Condition>::None.unwrap()
-            })
-        }
-    }
+    crate::expand_typed(input, expand_input, quote!(::taxonomy_data::Condition))
 }
 
 fn expand_input(input: &Input) -> syn::Result<TokenStream> {

@@ -35,7 +35,21 @@ use crate::input::{Input, Literal, classify};
 /// expands to a `compile_error!` pointing at the literal; when the input parsed, it comes with
 /// a placeholder expression of the right type, so the rest of the code still type-checks.
 pub fn expand(input: TokenStream) -> TokenStream {
-    let input = match syn::parse2::<Input>(input) {
+    expand_typed(input, expand_input, quote!(::taxonomy_data::LeafCategory))
+}
+
+/// Parses a macro's `input` and expands it with `expand_input`; a mistake becomes its
+/// `compile_error!` with a placeholder expression of type `ty`. The placeholder keeps the
+/// expression typed so the rest of the code still checks (and IDEs cope) without diverging:
+/// `unreachable!()` made rustc warn "unreachable statement" on the user's next line. It is
+/// never evaluated: the error stops the build, and in a `const` it taints the body, so no
+/// second error.
+fn expand_typed<I: syn::parse::Parse>(
+    input: TokenStream,
+    expand_input: fn(&I) -> syn::Result<TokenStream>,
+    ty: TokenStream,
+) -> TokenStream {
+    let input = match syn::parse2::<I>(input) {
         Ok(input) => input,
         Err(error) => return error.to_compile_error(),
     };
@@ -43,13 +57,9 @@ pub fn expand(input: TokenStream) -> TokenStream {
         Ok(tokens) => tokens,
         Err(error) => {
             let error = error.to_compile_error();
-            // Keep the expression typed so the rest of the code still checks (and IDEs cope),
-            // with a placeholder that does not diverge: `unreachable!()` made rustc warn
-            // "unreachable statement" on the user's next line. It is never evaluated: the
-            // error stops the build, and in a `const` it taints the body, so no second error.
             quote!({
                 #error;
-                ::core::option::Option::<::taxonomy_data::LeafCategory>::None.unwrap()
+                ::core::option::Option::<#ty>::None.unwrap()
             })
         }
     }

@@ -352,10 +352,7 @@ struct FilePolicy {
 /// assert_eq!(p, Path::new("snapshots/EBAY_US.conditions.json"));
 /// ```
 pub fn path_beside(snapshot_path: &Path) -> PathBuf {
-    let stem = snapshot_path
-        .file_stem()
-        .map_or_else(Default::default, |s| s.to_string_lossy().into_owned());
-    snapshot_path.with_file_name(format!("{stem}.conditions.json"))
+    crate::beside::path_beside(snapshot_path, "conditions")
 }
 
 /// What [`from_answer`] left out of an answer, for the refresh's summary.
@@ -537,24 +534,12 @@ fn check_rule(rule: &ConditionRule) -> Result<(), String> {
 /// How `file` and the snapshot's `tree` differ, when the file was written for another tree;
 /// `None` when it is in step.
 pub fn out_of_step(file: &ConditionsFile, tree: &CategoryTree) -> Option<String> {
-    if file.tree_id != tree.meta.tree_id {
-        Some(format!(
-            "written for category tree {}, the snapshot is tree {}",
-            file.tree_id, tree.meta.tree_id
-        ))
-    } else if file.version != tree.meta.version {
-        Some(format!(
-            "written for version {:?}, the tree is version {:?}",
-            file.version, tree.meta.version
-        ))
-    } else if file.tree_fingerprint != fingerprint(tree) {
-        Some(format!(
-            "written for other categories of version {:?} (treeFingerprint)",
-            file.version
-        ))
-    } else {
-        None
-    }
+    crate::beside::out_of_step(
+        file.tree_id,
+        &file.version,
+        Some(file.tree_fingerprint),
+        tree,
+    )
 }
 
 /// Renders the file: a policy's rule on one line, its categories on the next. The same
@@ -604,14 +589,11 @@ pub fn parse_unchecked(text: &str, path: &Path) -> Result<ConditionsFile, Condit
         )));
     }
     let hex = &header.tree_fingerprint;
-    let tree_fingerprint = u64::from_str_radix(hex, 16)
-        .ok()
-        .filter(|_| hex.len() == 16 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
-        .ok_or_else(|| {
-            syntax(format!(
-                "treeFingerprint {hex:?} is not 16 hexadecimal digits"
-            ))
-        })?;
+    let tree_fingerprint = crate::beside::parse_fingerprint(hex).ok_or_else(|| {
+        syntax(format!(
+            "treeFingerprint {hex:?} is not 16 hexadecimal digits"
+        ))
+    })?;
     let file = ConditionsFile {
         tree_id: header.category_tree_id,
         marketplace_id: header.marketplace_id,
@@ -661,9 +643,9 @@ pub fn read_in_step(
     tree: &CategoryTree,
 ) -> Result<Option<ConditionsFile>, ConditionsError> {
     let path = path_beside(snapshot_path);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+    let text = match crate::beside::read_if_present(&path) {
+        Ok(Some(text)) => text,
+        Ok(None) => return Ok(None),
         Err(e) => {
             return Err(ConditionsError::Io {
                 path,
@@ -682,36 +664,10 @@ pub fn read_in_step(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tree::{Category, TreeMeta};
 
     /// Root 0 > 1 (not a leaf) > 2, 3, 4 (leaves).
     fn tree() -> CategoryTree {
-        let c = |id, parent: Option<u32>, children: Vec<u32>| Category {
-            id,
-            name: format!("C{id}"),
-            parent,
-            leaf: id != 0 && children.is_empty(),
-            children,
-        };
-        CategoryTree {
-            meta: TreeMeta {
-                tree_id: 0,
-                marketplace_id: "EBAY_US".into(),
-                language: "en-US".into(),
-                version: "7".into(),
-                taken_at: "2026-01-02".into(),
-                source: "test".into(),
-                note: None,
-                complete: true,
-            },
-            categories: vec![
-                c(0, None, vec![1]),
-                c(1, Some(0), vec![2, 3, 4]),
-                c(2, Some(1), vec![]),
-                c(3, Some(1), vec![]),
-                c(4, Some(1), vec![]),
-            ],
-        }
+        crate::beside::test_tree(&[2, 3, 4])
     }
 
     fn rule(required: bool, conditions: &[Condition]) -> ConditionRule {

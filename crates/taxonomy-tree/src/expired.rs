@@ -240,10 +240,7 @@ struct FileMapping {
 /// assert_eq!(p, Path::new("snapshots/EBAY_US.expired.json"));
 /// ```
 pub fn path_beside(snapshot_path: &Path) -> PathBuf {
-    let stem = snapshot_path
-        .file_stem()
-        .map_or_else(Default::default, |s| s.to_string_lossy().into_owned());
-    snapshot_path.with_file_name(format!("{stem}.expired.json"))
+    crate::beside::path_beside(snapshot_path, "expired")
 }
 
 /// The line of the first mapping in [`to_string`]'s rendering (1-based).
@@ -264,29 +261,7 @@ pub fn fingerprint(tree: &CategoryTree) -> u64 {
 /// (its tree id, version or [`fingerprint`]); `None` when it is in step. A format-1 file has
 /// no fingerprint: the tree id and version decide.
 pub fn out_of_step(file: &ExpiredFile, tree: &CategoryTree) -> Option<String> {
-    // Debug-quoted: the file's version is not validated, and `{:?}` escapes control and
-    // bidirectional formatting characters.
-    if file.tree_id != tree.meta.tree_id {
-        Some(format!(
-            "written for category tree {}, the snapshot is tree {}",
-            file.tree_id, tree.meta.tree_id
-        ))
-    } else if file.version != tree.meta.version {
-        Some(format!(
-            "written for version {:?}, the tree is version {:?}",
-            file.version, tree.meta.version
-        ))
-    } else if file
-        .tree_fingerprint
-        .is_some_and(|f| f != fingerprint(tree))
-    {
-        Some(format!(
-            "written for other categories of version {:?} (treeFingerprint)",
-            file.version
-        ))
-    } else {
-        None
-    }
+    crate::beside::out_of_step(file.tree_id, &file.version, file.tree_fingerprint, tree)
 }
 
 /// Checks `mappings` against the rules and `tree`. On a broken rule, returns the index of the
@@ -419,16 +394,11 @@ pub fn parse_unchecked(text: &str, path: &Path) -> Result<ExpiredFile, ExpiredEr
                 "treeFingerprint is a field of format 2, not 1".into(),
             ));
         }
-        (FORMAT, Some(hex)) => Some(
-            u64::from_str_radix(hex, 16)
-                .ok()
-                .filter(|_| hex.len() == 16 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
-                .ok_or_else(|| {
-                    syntax(format!(
-                        "treeFingerprint {hex:?} is not 16 hexadecimal digits"
-                    ))
-                })?,
-        ),
+        (FORMAT, Some(hex)) => Some(crate::beside::parse_fingerprint(hex).ok_or_else(|| {
+            syntax(format!(
+                "treeFingerprint {hex:?} is not 16 hexadecimal digits"
+            ))
+        })?),
         (FORMAT, None) => return Err(syntax("format 2 needs treeFingerprint".into())),
         (format, _) => {
             return Err(syntax(format!(
@@ -526,14 +496,10 @@ pub fn read_in_step(
 
 /// The text of the file at `path`; `None` when there is none.
 fn read_text(path: &Path) -> Result<Option<String>, ExpiredError> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => Ok(Some(text)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(ExpiredError::Io {
-            path: path.to_path_buf(),
-            source: Arc::new(e),
-        }),
-    }
+    crate::beside::read_if_present(path).map_err(|e| ExpiredError::Io {
+        path: path.to_path_buf(),
+        source: Arc::new(e),
+    })
 }
 
 /// Checks `file` against `tree` and replaces the file beside `snapshot_path` atomically.
@@ -590,35 +556,10 @@ fn line_where(text: &str, pred: impl Fn(&str) -> bool) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tree::{Category, TreeMeta};
 
     /// Root 0 > 1 (not a leaf) > 2, 3 (leaves).
     fn tree() -> CategoryTree {
-        let c = |id, parent: Option<u32>, children: Vec<u32>| Category {
-            id,
-            name: format!("C{id}"),
-            parent,
-            leaf: id != 0 && children.is_empty(),
-            children,
-        };
-        CategoryTree {
-            meta: TreeMeta {
-                tree_id: 0,
-                marketplace_id: "EBAY_US".into(),
-                language: "en-US".into(),
-                version: "7".into(),
-                taken_at: "2026-01-02".into(),
-                source: "test".into(),
-                note: None,
-                complete: true,
-            },
-            categories: vec![
-                c(0, None, vec![1]),
-                c(1, Some(0), vec![2, 3]),
-                c(2, Some(1), vec![]),
-                c(3, Some(1), vec![]),
-            ],
-        }
+        crate::beside::test_tree(&[2, 3])
     }
 
     fn m(from: u32, to: u32) -> ExpiredMapping {

@@ -52,6 +52,7 @@
 //! ```
 
 pub mod atomic;
+mod beside;
 pub mod bounded;
 pub mod clock;
 pub mod conditions;
