@@ -683,3 +683,59 @@ fn the_build_cache_keeps_no_secret_checks_versions_and_refuses_edited_trees() {
     let leaks = files_containing(&target, &[&secret, &token]);
     assert!(leaks.is_empty(), "secrets written to {leaks:?}");
 }
+
+#[test]
+fn a_failed_policy_refetch_at_a_version_check_keeps_the_cached_policies() {
+    let _turn = common::outside_probes_turn();
+    let fake = FakeMarketplace::new();
+    fake.set_tree(Marketplace::Us, common::us_with_new_leaf("135-live"));
+    let probe = tempfile::tempdir().unwrap();
+    write_probe(probe.path());
+
+    // 1. The live tree and its condition policies, cached.
+    let out = cargo_build(probe.path(), &fake.base_url(), &fake, &[], &["macros_live"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let policies = probe_lines().1;
+    assert!(policies.starts_with("conditions: true true "), "{policies}");
+    assert!(!policies.contains(" 0/"), "{policies}");
+
+    // 2. The TTL ran out; the version check goes through (the tree is unchanged) but the
+    //    connection drops on getItemConditionPolicies. The cached policies are of the same
+    //    live tree: they are kept, as a held tree is kept when its download fails, instead
+    //    of leaving the site without policies (which breaks every condition! of it).
+    fake.fail_times(
+        &fake_marketplace::metadata::condition_policies_path("EBAY_US"),
+        fake_marketplace::Fault::Status {
+            status: 503,
+            body: r#"{"errors":[{"errorId":46000,"domain":"API_METADATA","category":"APPLICATION","message":"internal"}]}"#.into(),
+            headers: vec![],
+        },
+        100,
+    );
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let out = cargo_build(
+        probe.path(),
+        &fake.base_url(),
+        &fake,
+        &[("TAXONOMY_LIVE_TTL", "1")],
+        &["macros_live"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        fake.requests_to(DEFAULT_TREE_ID_PATH).len() >= 4,
+        "the versions were checked: {stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "EBAY_US: the condition policies of the live tree (version 135-live) could not be had"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(
+        probe_lines().1,
+        policies,
+        "the cached policies of the same live tree are kept: {stderr}"
+    );
+}

@@ -697,7 +697,8 @@ mod live {
     //!
     //! Each live tree's condition policies (getItemConditionPolicies) are cached beside it
     //! (`EBAY_US.conditions.json`, the committed file's format), asked again when the tree is
-    //! downloaded or its version checked, else read from the cache; a failure is recorded
+    //! downloaded or its version checked, else read from the cache; a failure keeps the
+    //! cached policies of the same tree (as a held tree is kept), else is recorded
     //! (`EBAY_US.conditions.failed`) like a tree's, and the site falls back to the committed
     //! file when it fits the live tree.
 
@@ -989,9 +990,10 @@ mod live {
     /// checked), else read from the cache (`EBAY_US.conditions.json` beside the cached tree,
     /// used when it is valid and in step with the tree), else asked (none cached: a first
     /// build, or a cache an older toolkit left) unless a recent attempt failed. A fetched
-    /// file is cached (0600) and replaces a failure record; a failed one removes the cached
-    /// file and is recorded (`EBAY_US.conditions.failed`), so that the other build of
-    /// taxonomy-data falls back the same way. Returns each site's policies or why they could
+    /// file is cached (0600) and replaces a failure record; a failed one keeps the cached file
+    /// when it is of the same tree (asked again at a version check), else removes it and is
+    /// recorded (`EBAY_US.conditions.failed`), so that the other build of taxonomy-data falls
+    /// back the same way. Returns each site's policies or why they could
     /// not be had, and whether the cache changed.
     fn condition_policies<'a>(
         cache: &Path,
@@ -1033,7 +1035,7 @@ mod live {
                 .collect(),
             Err(e) => vec![Err(e); to_fetch.len()],
         };
-        for ((site, _), result) in to_fetch.into_iter().zip(fetched) {
+        for ((site, tree), result) in to_fetch.into_iter().zip(fetched) {
             let (path, failed) = (file_of(site), failed_of(site));
             match result {
                 Ok(file) => {
@@ -1048,6 +1050,19 @@ mod live {
                 }
                 Err(reason) => {
                     let reason = server_text(&reason);
+                    // Asked again at a version check that kept the tree: the cached policies
+                    // of this very tree stay (as a held tree stays when its download fails),
+                    // for this build and the other; a transient failure must not leave the
+                    // site without policies.
+                    let tree_path = cache.join(site.snapshot_file_name());
+                    if let Ok(Some(file)) = conditions::read_in_step(&tree_path, tree) {
+                        super::warn(&format!(
+                            "{site}: the condition policies of the live tree (version {}) could not be had again (getItemConditionPolicies: {reason}); using the cached ones of the same tree",
+                            tree.meta.version
+                        ));
+                        policies.push((site, Ok(file)));
+                        continue;
+                    }
                     let _ = std::fs::remove_file(&path);
                     let _ = write_private(&failed, reason.as_bytes());
                     policies.push((site, Err(reason)));
