@@ -491,35 +491,70 @@ fn condition_error(
 
 /// Publishes the offer `id` of `seller`: its listing id (the same on every publish), or eBay's
 /// error (status, error).
+///
+/// The checks read the taxonomy and the condition policies, which have locks of their own, so
+/// they run on a copy of the offer and its item; the offer is then published only if both are
+/// still what was checked (a deleteInventoryItem, updateOffer or createOrReplaceInventoryItem
+/// may have run in between): gone, the offer is eBay's 25713; changed, it is checked again,
+/// and still changing after a few rounds, eBay's 25025 (concurrent access, try again). No
+/// order of calls makes it fail to answer.
 fn publish_offer(state: &FakeState, seller: &str, id: &str) -> Result<String, (u16, Value)> {
-    let (item, offer) = with_seller(state, seller, |s| {
-        let offer = s.offers.get(id).cloned();
-        let item = offer
-            .as_ref()
-            .and_then(|o| o["sku"].as_str())
-            .and_then(|sku| s.items.get(sku).cloned());
-        (item, offer)
-    });
-    let Some(offer) = offer else {
-        return Err((
-            404,
-            error_value(25713, &format!("This Offer is not available : {id}."), &[]),
-        ));
-    };
-    if let Some(e) = publish_error(state, item.as_ref(), &offer) {
-        return Err((400, e));
-    }
-    let next = state.next_id();
-    Ok(with_seller(state, seller, |s| {
-        let offer = s.offers.get_mut(id).expect("checked above");
-        let listing_id = match offer["listing"]["listingId"].as_str() {
-            Some(l) => l.to_owned(),
-            None => format!("{}", 110_000_000_000u64 + next),
+    const ROUNDS: usize = 8;
+    for _ in 0..ROUNDS {
+        let (item, offer) = with_seller(state, seller, |s| offer_and_item(s, id));
+        let Some(offer) = offer else {
+            return Err(offer_gone(id));
         };
-        offer["status"] = json!("PUBLISHED");
-        offer["listing"] = json!({"listingId": listing_id, "listingStatus": "ACTIVE"});
-        listing_id
-    }))
+        if let Some(e) = publish_error(state, item.as_ref(), &offer) {
+            return Err((400, e));
+        }
+        let next = state.next_id();
+        let published = with_seller(state, seller, |s| {
+            let (item_now, offer_now) = offer_and_item(s, id);
+            match offer_now {
+                None => Some(Err(offer_gone(id))),
+                Some(now) if now != offer || item_now != item => None,
+                Some(_) => s.offers.get_mut(id).map(|offer| {
+                    let listing_id = match offer["listing"]["listingId"].as_str() {
+                        Some(l) => l.to_owned(),
+                        None => format!("{}", 110_000_000_000u64 + next),
+                    };
+                    offer["status"] = json!("PUBLISHED");
+                    offer["listing"] = json!({"listingId": listing_id, "listingStatus": "ACTIVE"});
+                    Ok(listing_id)
+                }),
+            }
+        });
+        if let Some(answer) = published {
+            return answer;
+        }
+    }
+    Err((
+        500,
+        error_value(
+            25025,
+            "Concurrent access of the same Inventory or Inventory Item Group object is not allowed. Please try again later.",
+            &[],
+        ),
+    ))
+}
+
+/// The offer `id` and the inventory item of its SKU, copied.
+fn offer_and_item(s: &Seller, id: &str) -> (Option<Value>, Option<Value>) {
+    let offer = s.offers.get(id).cloned();
+    let item = offer
+        .as_ref()
+        .and_then(|o| o["sku"].as_str())
+        .and_then(|sku| s.items.get(sku).cloned());
+    (item, offer)
+}
+
+/// publishOffer's answer for an offer that is not (or no longer) there: 25713.
+fn offer_gone(id: &str) -> (u16, Value) {
+    (
+        404,
+        error_value(25713, &format!("This Offer is not available : {id}."), &[]),
+    )
 }
 
 fn publish(request: &Request, state: &FakeState) -> Response {

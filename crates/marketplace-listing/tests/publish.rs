@@ -250,3 +250,49 @@ fn a_hundred_listings_publish_through_the_bulk_calls() {
         .collect();
     assert_eq!(again, published);
 }
+
+/// Whether `result` is eBay's answer (a success or its error body), not a call that got none.
+fn answered<T: std::fmt::Debug>(result: &Result<T, ListingError>) -> bool {
+    match result {
+        Ok(_) | Err(ListingError::Inventory { .. }) => true,
+        Err(_) => false,
+    }
+}
+
+#[test]
+fn publish_offer_racing_delete_inventory_item_always_gets_an_answer() {
+    let fake = FakeMarketplace::new();
+    let publisher = inventory(&fake);
+    let deleter = inventory(&fake);
+    let listing = desktop("RACE-1");
+    let mut unanswered = Vec::new();
+    for round in 0..300 {
+        publisher
+            .create_or_replace_inventory_item("RACE-1", Marketplace::Us, &listing.inventory_item)
+            .unwrap();
+        let offer_id = publisher.create_offer(&listing.offer).unwrap();
+        let barrier = std::sync::Barrier::new(2);
+        let (published, deleted) = std::thread::scope(|s| {
+            let publish = s.spawn(|| {
+                barrier.wait();
+                publisher.publish_offer(&offer_id)
+            });
+            let delete = s.spawn(|| {
+                barrier.wait();
+                deleter.delete_inventory_item("RACE-1")
+            });
+            (publish.join().unwrap(), delete.join().unwrap())
+        });
+        if !answered(&published) {
+            unanswered.push(format!("round {round}: publishOffer: {published:?}"));
+        }
+        if !answered(&deleted) {
+            unanswered.push(format!("round {round}: deleteInventoryItem: {deleted:?}"));
+        }
+    }
+    assert!(
+        unanswered.is_empty(),
+        "{} without an answer: {unanswered:#?}",
+        unanswered.len()
+    );
+}
