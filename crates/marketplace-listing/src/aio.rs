@@ -1,6 +1,7 @@
 //! The Inventory API for async programs: each call, and [`Inventory::publish`], idempotent by
 //! SKU, over marketplace-client's async `ApiClient`.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -14,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::check::{Catalog, CompiledIn, Problems, check};
-use crate::error::{ErrorKind, InventoryError, ListingError};
+use crate::error::{ErrorKind, InventoryError, ListingError, LiveInOtherFormat};
 use crate::{InventoryItem, Listing, Offer};
 
 /// The Inventory API's path below the API host.
@@ -90,6 +91,10 @@ pub struct ListingDetails {
 pub struct BulkResult {
     /// The SKU (bulkCreateOrReplaceInventoryItem, bulkCreateOffer).
     pub sku: Option<String>,
+    /// The offer's marketplace (bulkCreateOffer).
+    pub marketplace_id: Option<String>,
+    /// The offer's format, `FIXED_PRICE` or `AUCTION` (bulkCreateOffer).
+    pub format: Option<String>,
     /// The offer's id (bulkCreateOffer, bulkPublishOffer).
     pub offer_id: Option<String>,
     /// The listing's id (bulkPublishOffer).
@@ -105,6 +110,10 @@ pub struct BulkResult {
 struct WireResult {
     #[serde(default)]
     sku: Option<String>,
+    #[serde(default)]
+    marketplace_id: Option<String>,
+    #[serde(default)]
+    format: Option<String>,
     #[serde(default)]
     offer_id: Option<String>,
     #[serde(default)]
@@ -125,12 +134,32 @@ impl From<WireResult> for BulkResult {
     fn from(w: WireResult) -> Self {
         Self {
             sku: w.sku,
+            marketplace_id: w.marketplace_id,
+            format: w.format,
             offer_id: w.offer_id,
             listing_id: w.listing_id,
             status_code: w.status_code,
             errors: w.errors.into_iter().map(InventoryError::from).collect(),
         }
     }
+}
+
+/// What publishing does when the SKU already has a live listing on the marketplace in the
+/// other format (an auction beside a fixed-price listing, or the reverse). eBay takes both
+/// ("the same SKU can be offered through an auction and a fixed-price listing concurrently",
+/// getOffers), so a listing whose file switched from `FIXED_PRICE` to `AUCTION` would leave the
+/// old listing live beside the new one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OtherFormat {
+    /// Refuse with [`ListingError::OtherFormatLive`] naming the live offer, before anything is
+    /// changed (the default). Within one `publish_many`, a listing of the SKU in the other
+    /// format is wanted too, and not refused.
+    #[default]
+    Refuse,
+    /// End the other listing first (withdrawOffer), then publish.
+    Withdraw,
+    /// Keep both live (`publish_many` then asks no getOffers).
+    Keep,
 }
 
 /// The Inventory API of one seller (the client's user token), for async programs.
@@ -149,12 +178,14 @@ pub struct Inventory {
     transport: Arc<dyn Transport>,
     retries: u32,
     backoff: Duration,
+    other_format: OtherFormat,
 }
 
 impl std::fmt::Debug for Inventory {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Inventory")
             .field("retries", &self.retries)
+            .field("other_format", &self.other_format)
             .finish_non_exhaustive()
     }
 }
@@ -170,7 +201,15 @@ impl Inventory {
             transport,
             retries: 3,
             backoff: Duration::from_millis(200),
+            other_format: OtherFormat::Refuse,
         }
+    }
+
+    /// What `publish`, `publish_with` and `publish_many` do when the SKU has a live listing on
+    /// the marketplace in the other format (default: [`OtherFormat::Refuse`]).
+    pub fn with_other_format(mut self, other_format: OtherFormat) -> Self {
+        self.other_format = other_format;
+        self
     }
 
     /// How many times a call eBay answers 25001, 25025 or a 5xx is tried again (default 3;
@@ -263,11 +302,13 @@ impl Inventory {
             .await;
         match answer {
             Ok(answer) => Ok(answer.json::<Offers>()?.offers),
-            // eBay answers a SKU without offers 404 (25713, "This Offer is not available").
+            // eBay answers a SKU without offers 404 (25713, "This Offer is not available"), and
+            // one not in the inventory 25702: no offers either.
             Err(ListingError::Inventory {
                 source: ApiError::Service { status: 404, .. },
                 ..
             }) => Ok(Vec::new()),
+            Err(e) if e.errors().iter().any(|e| e.kind == ErrorKind::SkuNotFound) => Ok(Vec::new()),
             Err(e) => Err(e),
         }
     }
@@ -448,11 +489,16 @@ impl Inventory {
     }
 
     /// Publishes `listing`, idempotent by SKU: the check against `catalog` first (a problem:
-    /// [`ListingError::Refused`], nothing sent); then createOrReplaceInventoryItem; the offer
-    /// of (SKU, marketplace) found with getOffers, or created (createOffer; its 25002 "already
-    /// exists" names the offer, which is then used), updated (updateOffer) when it differs;
+    /// [`ListingError::Refused`], nothing sent); getOffers of (SKU, marketplace); a live
+    /// listing of the SKU there in the other format is refused, withdrawn or kept as
+    /// [`with_other_format`](Self::with_other_format) says (default: refused,
+    /// [`ListingError::OtherFormatLive`], nothing changed); then createOrReplaceInventoryItem;
+    /// the offer of (SKU, marketplace, format) that getOffers gave, or created (createOffer;
+    /// its 25002 "already exists" names the offer, which is then used), updated (updateOffer)
+    /// when it differs (a field set otherwise, or one eBay holds that the listing dropped);
     /// publishOffer. Run again after a crash or a time-out at any step, it gives the same
-    /// listing and never a second offer. Retried only where eBay says so (25001, 25025, 5xx).
+    /// listing and never a second offer of (SKU, marketplace, format). Retried only where eBay
+    /// says so (25001, 25025, 5xx).
     pub async fn publish_with(
         &self,
         listing: &Listing,
@@ -464,9 +510,14 @@ impl Inventory {
         }
         let offer = &listing.offer;
         let marketplace = marketplace_of(offer)?;
+        let held = self.get_offers(&offer.sku, marketplace).await?;
+        self.settle_other_formats(offer, &held, &[]).await?;
         self.create_or_replace_inventory_item(&offer.sku, marketplace, &listing.inventory_item)
             .await?;
-        let offer_id = self.find_or_create_offer(offer, marketplace).await?;
+        let offer_id = match self.held_offer(listing, &held).await? {
+            Some(id) => id,
+            None => self.create_or_use_offer(offer).await?,
+        };
         let listing_id = self.publish_offer(&offer_id).await?;
         Ok(Published {
             offer_id,
@@ -474,31 +525,68 @@ impl Inventory {
         })
     }
 
-    /// The offer of (SKU, marketplace, format), made what `offer` says.
-    async fn find_or_create_offer(
+    /// The live offers of `offer`'s SKU and marketplace in another format than `offer`'s (and
+    /// than those of `in_call`, published in the same call) refused, withdrawn or kept, as
+    /// [`OtherFormat`] says.
+    async fn settle_other_formats(
         &self,
         offer: &Offer,
-        marketplace: Marketplace,
-    ) -> Result<String, ListingError> {
-        let format = offer.format.as_deref().unwrap_or("FIXED_PRICE");
-        let existing = self
-            .get_offers(&offer.sku, marketplace)
-            .await?
-            .into_iter()
-            .find(|r| {
-                r.offer.marketplace_id == marketplace.marketplace_id()
-                    && r.offer.format.as_deref().unwrap_or("FIXED_PRICE") == format
-            });
-        if let Some(record) = existing {
-            if differs(offer, &record.offer) {
-                self.update_offer(&record.offer_id, offer).await?;
-            }
-            return Ok(record.offer_id);
+        held: &[OfferRecord],
+        in_call: &[&str],
+    ) -> Result<(), ListingError> {
+        if self.other_format == OtherFormat::Keep {
+            return Ok(());
         }
+        let wanted = format_of(offer);
+        let others = held.iter().filter(|r| {
+            let format = format_of(&r.offer);
+            r.offer.marketplace_id == offer.marketplace_id
+                && format != wanted
+                && !in_call.contains(&format)
+                && is_live(r)
+        });
+        for other in others {
+            if self.other_format == OtherFormat::Refuse {
+                return Err(ListingError::OtherFormatLive(Box::new(LiveInOtherFormat {
+                    sku: offer.sku.clone(),
+                    marketplace_id: offer.marketplace_id.clone(),
+                    format: format_of(&other.offer).to_owned(),
+                    offer_id: other.offer_id.clone(),
+                    listing_id: other.listing.as_ref().and_then(|l| l.listing_id.clone()),
+                    wanted: wanted.to_owned(),
+                })));
+            }
+            self.withdraw_offer(&other.offer_id).await?;
+        }
+        Ok(())
+    }
+
+    /// The offer of (SKU, marketplace, format) among `held` (getOffers' answer), updated
+    /// (updateOffer) when it differs from `listing`'s; `None` when there is none.
+    async fn held_offer(
+        &self,
+        listing: &Listing,
+        held: &[OfferRecord],
+    ) -> Result<Option<String>, ListingError> {
+        let offer = &listing.offer;
+        let Some(record) = held.iter().find(|r| {
+            r.offer.marketplace_id == offer.marketplace_id
+                && format_of(&r.offer) == format_of(offer)
+        }) else {
+            return Ok(None);
+        };
+        if differs(offer, &record.offer, product_description(listing)) {
+            self.update_offer(&record.offer_id, offer).await?;
+        }
+        Ok(Some(record.offer_id.clone()))
+    }
+
+    /// createOffer; when eBay answers 25002 "already exists" (an attempt whose answer was lost,
+    /// or a concurrent publisher), the offer it names, made `offer` (updateOffer).
+    async fn create_or_use_offer(&self, offer: &Offer) -> Result<String, ListingError> {
         match self.create_offer(offer).await {
             Ok(id) => Ok(id),
             Err(e) => match existing_offer(&e) {
-                // Created by an attempt whose answer was lost: that offer, made current.
                 Some(id) => {
                     self.update_offer(&id, offer).await?;
                     Ok(id)
@@ -510,28 +598,41 @@ impl Inventory {
 
     /// Publishes `listings` with the bulk calls ([`BULK_LIMIT`] a call): each listing's result,
     /// in order. Idempotent as [`publish`](Self::publish): an offer that exists is updated
-    /// (updateOffer) and published, never created twice.
+    /// (updateOffer) and published, never created twice. Unless
+    /// [`OtherFormat::Keep`], getOffers is asked once per SKU (for the live listings in the
+    /// other format, and the offers already there: updated only when they differ). Listings
+    /// that would overwrite each other (two of one SKU, marketplace and format; one SKU with
+    /// two different inventory items) are all refused, each naming the others
+    /// ([`ListingError::Conflicting`]); an auction and a fixed-price listing of one SKU are two
+    /// offers, both published. Bulk answers are matched to listings by what they carry:
+    /// bulkCreateOrReplaceInventoryItem's by `sku`, bulkCreateOffer's by (`sku`,
+    /// `marketplaceId`, `format`), bulkPublishOffer's by `offerId`.
     pub async fn publish_many(&self, listings: &[Listing]) -> Vec<Result<Published, ListingError>> {
         let mut results: Vec<Option<Result<Published, ListingError>>> =
             listings.iter().map(|_| None).collect();
-        let mut by_marketplace: Vec<(Marketplace, Vec<usize>)> = Vec::new();
+        let mut passing = Vec::new();
         for (i, listing) in listings.iter().enumerate() {
             let problems = check(listing, &CompiledIn);
             if !problems.is_empty() {
                 results[i] = Some(Err(ListingError::Refused(Problems(problems))));
                 continue;
             }
-            let Ok(m) = marketplace_of(&listing.offer) else {
-                continue;
-            };
+            match marketplace_of(&listing.offer) {
+                Ok(m) => passing.push((i, m)),
+                Err(e) => results[i] = Some(Err(e)),
+            }
+        }
+        refuse_conflicts(listings, &mut passing, &mut results);
+        let mut by_marketplace: Vec<(Marketplace, Vec<usize>)> = Vec::new();
+        for &(i, m) in &passing {
             match by_marketplace.iter_mut().find(|(x, _)| *x == m) {
                 Some((_, v)) => v.push(i),
                 None => by_marketplace.push((m, vec![i])),
             }
         }
-        for (marketplace, indexes) in by_marketplace {
+        for (marketplace, indexes) in &by_marketplace {
             for chunk in indexes.chunks(BULK_LIMIT) {
-                self.publish_chunk(marketplace, listings, chunk, &mut results)
+                self.publish_chunk(*marketplace, listings, indexes, chunk, &mut results)
                     .await;
             }
         }
@@ -546,10 +647,13 @@ impl Inventory {
             .collect()
     }
 
+    /// Publishes the listings at `chunk` (at most [`BULK_LIMIT`], of `marketplace`), of the
+    /// listings at `in_call` (every listing of `marketplace` this publish_many publishes).
     async fn publish_chunk(
         &self,
         marketplace: Marketplace,
         listings: &[Listing],
+        in_call: &[usize],
         chunk: &[usize],
         results: &mut [Option<Result<Published, ListingError>>],
     ) {
@@ -564,57 +668,110 @@ impl Inventory {
                 }));
             }
         };
-        let items: Vec<(&str, &InventoryItem)> = chunk
-            .iter()
-            .map(|&i| (listings[i].offer.sku.as_str(), &listings[i].inventory_item))
-            .collect();
+        // getOffers once per SKU: what is live in the other format, and the offers there.
+        let mut held: HashMap<&str, Vec<OfferRecord>> = HashMap::new();
+        let mut going = Vec::new();
+        for &i in chunk {
+            let offer = &listings[i].offer;
+            if self.other_format != OtherFormat::Keep && !held.contains_key(offer.sku.as_str()) {
+                match self.get_offers(&offer.sku, marketplace).await {
+                    Ok(records) => {
+                        held.insert(&offer.sku, records);
+                    }
+                    Err(e) => {
+                        results[i] = Some(Err(e));
+                        continue;
+                    }
+                }
+            }
+            let formats: Vec<&str> = in_call
+                .iter()
+                .map(|&j| &listings[j].offer)
+                .filter(|o| o.sku == offer.sku)
+                .map(format_of)
+                .collect();
+            let records = held.get(offer.sku.as_str()).map_or(&[][..], Vec::as_slice);
+            match self.settle_other_formats(offer, records, &formats).await {
+                Ok(()) => going.push(i),
+                Err(e) => results[i] = Some(Err(e)),
+            }
+        }
+        // One item per SKU (refuse_conflicts made those of one SKU the same).
+        let mut items: Vec<(&str, &InventoryItem)> = Vec::new();
+        for &i in &going {
+            let sku = listings[i].offer.sku.as_str();
+            if !items.iter().any(|(s, _)| *s == sku) {
+                items.push((sku, &listings[i].inventory_item));
+            }
+        }
         let mut live = Vec::new();
-        match self
-            .bulk_create_or_replace_inventory_item(marketplace, &items)
-            .await
-        {
-            Err(e) => return fail_all(results, chunk, &e),
-            Ok(answers) => {
-                for &i in chunk {
-                    let answer = answers
-                        .iter()
-                        .find(|a| a.sku.as_deref() == Some(&listings[i].offer.sku));
-                    match answer {
-                        Some(a) if a.errors.is_empty() && a.status_code < 300 => live.push(i),
-                        Some(a) => results[i] = Some(Err(item_error(a))),
-                        None => {}
+        if !items.is_empty() {
+            match self
+                .bulk_create_or_replace_inventory_item(marketplace, &items)
+                .await
+            {
+                Err(e) => return fail_all(results, &going, &e),
+                Ok(answers) => {
+                    for &i in &going {
+                        let answer = answers
+                            .iter()
+                            .find(|a| a.sku.as_deref() == Some(&listings[i].offer.sku));
+                        match answer {
+                            Some(a) if a.errors.is_empty() && a.status_code < 300 => live.push(i),
+                            Some(a) => results[i] = Some(Err(item_error(a))),
+                            None => {}
+                        }
                     }
                 }
             }
         }
-        let offers: Vec<&Offer> = live.iter().map(|&i| &listings[i].offer).collect();
+        // The offers getOffers gave, updated where they differ; the others created.
         let mut with_offer: Vec<(usize, String)> = Vec::new();
-        match self.bulk_create_offer(&offers).await {
-            Err(e) => return fail_all(results, &live, &e),
-            Ok(answers) => {
-                for &i in &live {
-                    let Some(a) = answers
-                        .iter()
-                        .find(|a| a.sku.as_deref() == Some(&listings[i].offer.sku))
-                    else {
-                        continue;
-                    };
-                    let existing = a.errors.iter().find_map(|e| match &e.kind {
-                        ErrorKind::User {
-                            offer_id: Some(id), ..
-                        } => Some(id.clone()),
-                        _ => None,
-                    });
-                    match (&a.offer_id, existing) {
-                        (Some(id), None) if a.errors.is_empty() => with_offer.push((i, id.clone())),
-                        (_, Some(id)) => match self.update_offer(&id, &listings[i].offer).await {
-                            Ok(()) => with_offer.push((i, id)),
-                            Err(e) => results[i] = Some(Err(e)),
-                        },
-                        _ => results[i] = Some(Err(item_error(a))),
+        let mut to_create = Vec::new();
+        for &i in &live {
+            let records = held.get(listings[i].offer.sku.as_str());
+            match self
+                .held_offer(&listings[i], records.map_or(&[][..], Vec::as_slice))
+                .await
+            {
+                Ok(Some(id)) => with_offer.push((i, id)),
+                Ok(None) => to_create.push(i),
+                Err(e) => results[i] = Some(Err(e)),
+            }
+        }
+        let offers: Vec<&Offer> = to_create.iter().map(|&i| &listings[i].offer).collect();
+        if !offers.is_empty() {
+            match self.bulk_create_offer(&offers).await {
+                Err(e) => fail_all(results, &to_create, &e),
+                Ok(answers) => {
+                    for (position, &i) in to_create.iter().enumerate() {
+                        let Some(a) = offer_answer(&answers, position, &listings[i].offer) else {
+                            continue;
+                        };
+                        let existing = a.errors.iter().find_map(|e| match &e.kind {
+                            ErrorKind::User {
+                                offer_id: Some(id), ..
+                            } => Some(id.clone()),
+                            _ => None,
+                        });
+                        match (&a.offer_id, existing) {
+                            (Some(id), None) if a.errors.is_empty() => {
+                                with_offer.push((i, id.clone()))
+                            }
+                            (_, Some(id)) => {
+                                match self.update_offer(&id, &listings[i].offer).await {
+                                    Ok(()) => with_offer.push((i, id)),
+                                    Err(e) => results[i] = Some(Err(e)),
+                                }
+                            }
+                            _ => results[i] = Some(Err(item_error(a))),
+                        }
                     }
                 }
             }
+        }
+        if with_offer.is_empty() {
+            return;
         }
         let ids: Vec<&str> = with_offer.iter().map(|(_, id)| id.as_str()).collect();
         match self.bulk_publish_offer(&ids).await {
@@ -640,6 +797,108 @@ impl Inventory {
     }
 }
 
+/// The listings of `passing` that would overwrite each other on eBay refused, each naming the
+/// others, and taken out of `passing`: two of one (SKU, marketplace, format) (one offer on
+/// eBay: the second's fields would replace the first's), or one SKU with different inventory
+/// items (one item on eBay).
+fn refuse_conflicts(
+    listings: &[Listing],
+    passing: &mut Vec<(usize, Marketplace)>,
+    results: &mut [Option<Result<Published, ListingError>>],
+) {
+    let mut refused: Vec<(usize, ListingError)> = Vec::new();
+    let mut by_sku: HashMap<&str, Vec<usize>> = HashMap::new();
+    for &(i, _) in passing.iter() {
+        by_sku.entry(&listings[i].offer.sku).or_default().push(i);
+    }
+    for (sku, group) in by_sku.iter().filter(|(_, g)| g.len() > 1) {
+        let offer_of = |i: usize| {
+            let o = &listings[i].offer;
+            (o.marketplace_id.as_str(), format_of(o))
+        };
+        let item = &listings[group[0]].inventory_item;
+        let items_differ = group.iter().any(|&i| listings[i].inventory_item != *item);
+        for &i in group {
+            let (others, what): (Vec<usize>, _) = if items_differ {
+                (
+                    group.iter().copied().filter(|&j| j != i).collect(),
+                    "give this SKU another inventory item (eBay holds one a SKU)",
+                )
+            } else {
+                (
+                    group
+                        .iter()
+                        .copied()
+                        .filter(|&j| j != i && offer_of(j) == offer_of(i))
+                        .collect(),
+                    "are the same offer (SKU, marketplace, format)",
+                )
+            };
+            if !others.is_empty() {
+                refused.push((
+                    i,
+                    ListingError::Conflicting {
+                        sku: (*sku).to_owned(),
+                        others,
+                        what,
+                    },
+                ));
+            }
+        }
+    }
+    passing.retain(|(i, _)| !refused.iter().any(|(j, _)| j == i));
+    for (i, e) in refused {
+        results[i] = Some(Err(e));
+    }
+}
+
+/// bulkCreateOffer's answer for the offer sent at `position`: eBay's answer carries the
+/// offer's `sku`, `marketplaceId` and `format` (`OfferSkuResponse`), which must be the offer's
+/// (where present); the one at the same position when it fits, else the one that names all
+/// three.
+fn offer_answer<'a>(
+    answers: &'a [BulkResult],
+    position: usize,
+    offer: &Offer,
+) -> Option<&'a BulkResult> {
+    let fits = |a: &BulkResult| {
+        a.sku.as_deref() == Some(offer.sku.as_str())
+            && a.marketplace_id
+                .as_deref()
+                .is_none_or(|m| m == offer.marketplace_id)
+            && a.format.as_deref().is_none_or(|f| f == format_of(offer))
+    };
+    answers.get(position).filter(|a| fits(a)).or_else(|| {
+        answers
+            .iter()
+            .find(|a| fits(a) && a.marketplace_id.is_some() && a.format.is_some())
+    })
+}
+
+/// An offer's format (FormatTypeEnum); absent, eBay's default `FIXED_PRICE`.
+fn format_of(offer: &Offer) -> &str {
+    offer.format.as_deref().unwrap_or("FIXED_PRICE")
+}
+
+/// Whether a held offer has a live listing: `PUBLISHED`, and its listing not ended.
+fn is_live(record: &OfferRecord) -> bool {
+    record.status.as_deref() == Some("PUBLISHED")
+        && !record
+            .listing
+            .as_ref()
+            .is_some_and(|l| matches!(l.listing_status.as_deref(), Some("ENDED" | "EBAY_ENDED")))
+}
+
+/// The product's description of `listing`'s inventory item (what eBay gives an offer as its
+/// `listingDescription` when the offer sets none).
+fn product_description(listing: &Listing) -> Option<&str> {
+    listing
+        .inventory_item
+        .product
+        .as_ref()
+        .and_then(|p| p.description.as_deref())
+}
+
 fn item_error(a: &BulkResult) -> ListingError {
     ListingError::Item {
         status: a.status_code,
@@ -663,17 +922,45 @@ fn existing_offer(e: &ListingError) -> Option<String> {
     })
 }
 
-/// Whether the fields `wanted` sets differ from the offer eBay holds.
-fn differs(wanted: &Offer, held: &Offer) -> bool {
+/// The fields of getOffer's answer (`EbayOfferDetailsWithAll`) that updateOffer's body
+/// (`EbayOfferDetailsWithId`) does not take: eBay's own, or fixed when the offer was created
+/// (and matched by `publish`).
+const NOT_UPDATED: [&str; 6] = [
+    "offerId",
+    "sku",
+    "marketplaceId",
+    "format",
+    "status",
+    "listing",
+];
+
+/// Whether the offer eBay holds differs from `wanted`, so that updateOffer (which replaces
+/// every field) must be sent: a field `wanted` sets to another value, or one eBay holds that
+/// `wanted` lacks (removed from the listing), except the fields updateOffer does not take and
+/// what eBay fills in for a field left out (`listingDuration` GTC of a fixed-price offer,
+/// `includeCatalogProductDetails` true, `hideBuyerDetails` false, `listingDescription` the
+/// product's `description`).
+fn differs(wanted: &Offer, held: &Offer, product_description: Option<&str>) -> bool {
+    let fixed_price = format_of(wanted) == "FIXED_PRICE";
     let wanted = serde_json::to_value(wanted).unwrap_or(Value::Null);
     let held = serde_json::to_value(held).unwrap_or(Value::Null);
     let empty = Map::new();
     let held = held.as_object().unwrap_or(&empty);
+    let wanted = wanted.as_object().unwrap_or(&empty);
+    let updated = |k: &String| !NOT_UPDATED.contains(&k.as_str());
+    let filled_in = |k: &str, v: &Value| match k {
+        "listingDuration" => fixed_price && v == "GTC",
+        "includeCatalogProductDetails" => *v == Value::Bool(true),
+        "hideBuyerDetails" => *v == Value::Bool(false),
+        "listingDescription" => product_description.is_some_and(|d| v == d),
+        _ => v.is_null(),
+    };
     wanted
-        .as_object()
-        .unwrap_or(&empty)
         .iter()
-        .any(|(k, v)| held.get(k) != Some(v))
+        .any(|(k, v)| updated(k) && held.get(k) != Some(v))
+        || held
+            .iter()
+            .any(|(k, v)| updated(k) && !wanted.contains_key(k) && !filled_in(k, v))
 }
 
 fn marketplace_of(offer: &Offer) -> Result<Marketplace, ListingError> {

@@ -11,7 +11,7 @@ use marketplace_client::api::{ApiClient, ApiError, ApiRequest, ApiResponse};
 use marketplaces::Marketplace;
 use serde_json::Value;
 
-use crate::aio::{self, BoxFuture, BulkResult, OfferRecord, Published, Transport};
+use crate::aio::{self, BoxFuture, BulkResult, OfferRecord, OtherFormat, Published, Transport};
 use crate::check::Catalog;
 use crate::{InventoryItem, Listing, ListingError, Offer};
 
@@ -60,6 +60,13 @@ impl Inventory {
     pub fn with_retries(self, retries: u32, backoff: Duration) -> Self {
         Self {
             inner: self.inner.with_retries(retries, backoff),
+        }
+    }
+
+    /// [`aio::Inventory::with_other_format`].
+    pub fn with_other_format(self, other_format: OtherFormat) -> Self {
+        Self {
+            inner: self.inner.with_other_format(other_format),
         }
     }
 

@@ -124,6 +124,41 @@ impl From<ServiceError> for InventoryError {
     }
 }
 
+/// The live offer of a SKU in the other format that [`ListingError::OtherFormatLive`] names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveInOtherFormat {
+    /// The SKU.
+    pub sku: String,
+    /// The marketplace of both offers.
+    pub marketplace_id: String,
+    /// The live offer's format (`FIXED_PRICE` or `AUCTION`).
+    pub format: String,
+    /// The live offer's id.
+    pub offer_id: String,
+    /// The live offer's listing id, when getOffers gave it.
+    pub listing_id: Option<String>,
+    /// The format of the listing that was not published.
+    pub wanted: String,
+}
+
+impl std::fmt::Display for LiveInOtherFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} is live on {} as {} (offer {}, listing {}): publishing it as {} would put a \
+             second listing of it live; withdraw that one or keep both, explicitly \
+             (OtherFormat::Withdraw or OtherFormat::Keep; `listing publish --other-format \
+             withdraw|keep`)",
+            self.sku,
+            self.marketplace_id,
+            self.format,
+            self.offer_id,
+            self.listing_id.as_deref().unwrap_or("unknown"),
+            self.wanted
+        )
+    }
+}
+
 /// Everything a listing call can fail with.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -148,6 +183,28 @@ pub enum ListingError {
         errors: Vec<InventoryError>,
         /// What was refused, eBay's messages.
         message: String,
+    },
+    /// The SKU has a live listing on the marketplace in the other format (getOffers: a
+    /// `PUBLISHED` offer whose listing has not ended), and publishing this one would put a
+    /// second listing of the item live beside it; nothing was changed. The caller chooses:
+    /// [`OtherFormat::Withdraw`](crate::OtherFormat::Withdraw) (withdrawOffer first) or
+    /// [`OtherFormat::Keep`](crate::OtherFormat::Keep) (both live).
+    #[error("{0}")]
+    OtherFormatLive(Box<LiveInOtherFormat>),
+    /// Listings of one `publish_many` would overwrite each other on eBay (the same offer: SKU,
+    /// marketplace and format; or one SKU with two different inventory items): none of them
+    /// was sent.
+    #[error(
+        "{sku}: the listing(s) at {others:?} of the same publish_many {what}; they would \
+         overwrite each other on eBay, so none of them was sent"
+    )]
+    Conflicting {
+        /// The SKU.
+        sku: String,
+        /// The positions of the other listings, in the slice given to `publish_many`.
+        others: Vec<usize>,
+        /// How they clash.
+        what: &'static str,
     },
     /// Any other failure of the call (transport, token, an answer that is not eBay's shape).
     #[error(transparent)]

@@ -14,7 +14,8 @@
 //!   ways (eBay's table "Item condition ID and name values"; defined in `marketplaces`, where
 //!   `taxonomy-data`'s condition policies find it);
 //! * [`aio::Inventory`]: the Inventory API's calls, and [`aio::Inventory::publish`], idempotent
-//!   by SKU; [`blocking::Inventory`]: the same for blocking code.
+//!   by SKU, which refuses to put a second listing of a SKU live in the other format unless
+//!   told ([`OtherFormat`]); [`blocking::Inventory`]: the same for blocking code.
 //!
 //! A marketplace's currency is one of its facts, in `marketplaces`
 //! ([`marketplaces::Marketplace::currency`]).
@@ -26,11 +27,12 @@ mod check;
 mod error;
 mod model;
 
+pub use aio::OtherFormat;
 pub use builder::ListingBuilder;
 pub use check::{
     Catalog, CategoryStatus, CompiledIn, Problem, ProblemKind, Problems, check, limits,
 };
-pub use error::{ErrorKind, InventoryError, ListingError};
+pub use error::{ErrorKind, InventoryError, ListingError, LiveInOtherFormat};
 pub use marketplaces::{
     AllowedCondition, Condition, ConditionPolicy, DescriptorRule, DescriptorValue, UnknownCondition,
 };

@@ -8,8 +8,11 @@ use std::time::Duration;
 use fake_marketplace::{FakeMarketplace, Fault};
 use marketplace_client::api::ApiRequest;
 use marketplace_listing::blocking::Inventory;
-use marketplace_listing::{Condition, ErrorKind, Listing, ListingBuilder, ListingError};
+use marketplace_listing::{
+    Condition, ErrorKind, Listing, ListingBuilder, ListingError, OtherFormat,
+};
 use marketplaces::Marketplace;
+use serde_json::json;
 use taxonomy_macros::{aspects, category};
 
 #[path = "../../../tests/common/inventory.rs"]
@@ -32,6 +35,37 @@ fn desktop(sku: &str) -> Listing {
     .merchant_location_key("warehouse-1")
     .build()
     .unwrap()
+}
+
+/// `desktop(sku)` offered by auction: a 7-day auction starting at 99.00.
+fn auction(sku: &str) -> Listing {
+    let mut listing = desktop(sku);
+    listing.offer.format = Some("AUCTION".into());
+    price_of(&mut listing).value = "99.00".into();
+    listing
+        .offer
+        .other
+        .insert("listingDuration".into(), json!("DAYS_7"));
+    listing
+}
+
+fn price_of(listing: &mut Listing) -> &mut marketplace_listing::Amount {
+    listing
+        .offer
+        .pricing_summary
+        .as_mut()
+        .unwrap()
+        .price
+        .as_mut()
+        .unwrap()
+}
+
+/// The updateOffer requests sent for `offer_id`.
+fn updates(fake: &FakeMarketplace, offer_id: &str) -> usize {
+    fake.requests_to(&format!("{OFFER}/{offer_id}"))
+        .iter()
+        .filter(|r| r.method == "PUT")
+        .count()
 }
 
 fn ids(e: &ListingError) -> Vec<u32> {
@@ -242,6 +276,13 @@ fn a_hundred_listings_publish_through_the_bulk_calls() {
     ] {
         assert_eq!(fake.requests_to(path).len(), 4, "{path}: 25 a call");
     }
+    // And getOffers once a SKU (for a live listing in the other format).
+    let get_offers = fake
+        .requests_to(OFFER)
+        .iter()
+        .filter(|r| r.method == "GET")
+        .count();
+    assert_eq!(get_offers, 100, "getOffers once a SKU");
     // Rerun: the same listings, no second offer.
     let again: Vec<_> = inventory(&fake)
         .publish_many(&listings)
@@ -294,5 +335,188 @@ fn publish_offer_racing_delete_inventory_item_always_gets_an_answer() {
         unanswered.is_empty(),
         "{} without an answer: {unanswered:#?}",
         unanswered.len()
+    );
+}
+
+#[test]
+fn an_auction_and_a_fixed_price_offer_of_one_sku_are_both_published_each_with_its_own_offer() {
+    let fake = FakeMarketplace::new();
+    let listings = [desktop("BOTH-1"), auction("BOTH-1")];
+    let published: Vec<_> = inventory(&fake)
+        .publish_many(&listings)
+        .into_iter()
+        .map(|r| r.unwrap())
+        .collect();
+    assert_ne!(published[0].offer_id, published[1].offer_id, "two offers");
+    assert_ne!(
+        published[0].listing_id, published[1].listing_id,
+        "two listings"
+    );
+    let each_has_its_own = |fake: &FakeMarketplace| {
+        let offers = inventory(fake)
+            .get_offers("BOTH-1", Marketplace::Us)
+            .unwrap();
+        assert_eq!(offers.len(), 2, "{offers:#?}");
+        for (p, (format, price)) in published
+            .iter()
+            .zip([("FIXED_PRICE", "149.00"), ("AUCTION", "99.00")])
+        {
+            let offer = offers.iter().find(|o| o.offer_id == p.offer_id).unwrap();
+            assert_eq!(offer.status.as_deref(), Some("PUBLISHED"));
+            assert_eq!(offer.offer.format.as_deref(), Some(format));
+            let held = offer.offer.pricing_summary.as_ref().unwrap();
+            assert_eq!(held.price.as_ref().unwrap().value, price, "{format}");
+        }
+    };
+    each_has_its_own(&fake);
+    // The rerun: the same offers and listings, each with its own fields.
+    let again: Vec<_> = inventory(&fake)
+        .publish_many(&listings)
+        .into_iter()
+        .map(|r| r.unwrap())
+        .collect();
+    assert_eq!(again, published);
+    each_has_its_own(&fake);
+}
+
+#[test]
+fn two_listings_of_one_offer_in_one_publish_many_are_both_refused_naming_each_other() {
+    let fake = FakeMarketplace::new();
+    let mut cheaper = desktop("TWICE-1");
+    price_of(&mut cheaper).value = "129.00".into();
+    let listings = [desktop("TWICE-1"), desktop("OTHER-1"), cheaper];
+    let results = inventory(&fake).publish_many(&listings);
+    for (i, others) in [(0, vec![2]), (2, vec![0])] {
+        match &results[i] {
+            Err(ListingError::Conflicting { sku, others: o, .. }) => {
+                assert_eq!(sku, "TWICE-1");
+                assert_eq!(*o, others);
+            }
+            other => panic!("listing {i}: {other:?}"),
+        }
+    }
+    results[1].as_ref().unwrap();
+    let offers = inventory(&fake)
+        .get_offers("TWICE-1", Marketplace::Us)
+        .unwrap();
+    assert!(offers.is_empty(), "nothing sent for them: {offers:#?}");
+}
+
+#[test]
+fn a_field_removed_from_the_listing_is_removed_from_the_live_offer() {
+    let fields = [
+        ("listingDescription", json!("A fine desktop, tested.")),
+        ("secondaryCategoryId", json!("171957")),
+        ("lotSize", json!(2)),
+        ("quantityLimitPerBuyer", json!(1)),
+        (
+            "charity",
+            json!({"charityId": "1135", "donationPercentage": "50"}),
+        ),
+        ("tax", json!({"applyTax": true, "vatPercentage": 19.0})),
+    ];
+    for (field, value) in fields {
+        let fake = FakeMarketplace::new();
+        let sku = format!("DROP-{field}");
+        let without = desktop(&sku);
+        let mut with = without.clone();
+        if field == "listingDescription" {
+            with.offer.listing_description = value.as_str().map(str::to_owned);
+        } else {
+            with.offer.other.insert(field.into(), value);
+        }
+        let published = inventory(&fake).publish(&with).unwrap();
+        let held = |fake: &FakeMarketplace| {
+            let offers = inventory(fake).get_offers(&sku, Marketplace::Us).unwrap();
+            serde_json::to_value(&offers[0].offer).unwrap()
+        };
+        assert!(held(&fake).get(field).is_some(), "{field} published");
+        let before = updates(&fake, &published.offer_id);
+        assert_eq!(inventory(&fake).publish(&without).unwrap(), published);
+        assert_eq!(
+            updates(&fake, &published.offer_id),
+            before + 1,
+            "{field} removed: an updateOffer"
+        );
+        assert_eq!(
+            held(&fake).get(field),
+            None,
+            "{field} no longer on the offer"
+        );
+        // Published again unchanged: no updateOffer.
+        inventory(&fake).publish(&without).unwrap();
+        assert_eq!(updates(&fake, &published.offer_id), before + 1, "{field}");
+    }
+}
+
+#[test]
+fn switching_a_listing_to_auction_is_refused_while_its_fixed_price_listing_is_live() {
+    let fake = FakeMarketplace::new();
+    let fixed = inventory(&fake).publish(&desktop("SWITCH-1")).unwrap();
+    let refused = |e: ListingError| match e {
+        ListingError::OtherFormatLive(live) => {
+            assert_eq!(live.offer_id, fixed.offer_id);
+            assert_eq!(live.listing_id.as_deref(), Some(fixed.listing_id.as_str()));
+            assert_eq!(
+                (live.format.as_str(), live.wanted.as_str()),
+                ("FIXED_PRICE", "AUCTION")
+            );
+        }
+        e => panic!("{e}"),
+    };
+    refused(inventory(&fake).publish(&auction("SWITCH-1")).unwrap_err());
+    let mut many = inventory(&fake).publish_many(&[auction("SWITCH-1")]);
+    refused(many.remove(0).unwrap_err());
+    let offers = inventory(&fake)
+        .get_offers("SWITCH-1", Marketplace::Us)
+        .unwrap();
+    assert_eq!(offers.len(), 1, "no auction offer: {offers:#?}");
+    assert_eq!(offers[0].status.as_deref(), Some("PUBLISHED"));
+
+    // Asked to withdraw it: the fixed-price listing ends, the auction is live.
+    let published = inventory(&fake)
+        .with_other_format(OtherFormat::Withdraw)
+        .publish(&auction("SWITCH-1"))
+        .unwrap();
+    let offers = inventory(&fake)
+        .get_offers("SWITCH-1", Marketplace::Us)
+        .unwrap();
+    let status = |id: &str| {
+        let o = offers.iter().find(|o| o.offer_id == id).unwrap();
+        (
+            o.status.clone().unwrap(),
+            o.listing.clone().unwrap().listing_status.unwrap(),
+        )
+    };
+    assert_eq!(
+        status(&fixed.offer_id),
+        ("UNPUBLISHED".into(), "ENDED".into())
+    );
+    assert_eq!(
+        status(&published.offer_id),
+        ("PUBLISHED".into(), "ACTIVE".into())
+    );
+    // Now the auction is the live one: the fixed-price listing is refused in its turn.
+    let e = inventory(&fake).publish(&desktop("SWITCH-1")).unwrap_err();
+    assert!(matches!(e, ListingError::OtherFormatLive(_)), "{e}");
+}
+
+#[test]
+fn both_formats_of_one_sku_stay_live_when_asked_to_keep_both() {
+    let fake = FakeMarketplace::new();
+    let fixed = inventory(&fake).publish(&desktop("KEEP-1")).unwrap();
+    let auctioned = inventory(&fake)
+        .with_other_format(OtherFormat::Keep)
+        .publish(&auction("KEEP-1"))
+        .unwrap();
+    assert_ne!(fixed.offer_id, auctioned.offer_id);
+    let offers = inventory(&fake)
+        .get_offers("KEEP-1", Marketplace::Us)
+        .unwrap();
+    assert_eq!(offers.len(), 2);
+    assert!(
+        offers
+            .iter()
+            .all(|o| o.status.as_deref() == Some("PUBLISHED"))
     );
 }
