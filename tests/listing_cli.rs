@@ -296,3 +296,50 @@ fn listing_check_refuses_a_pipe_and_an_oversized_file_without_reading_them() {
     assert!(text.contains("good.json: ok"), "{text}");
     assert!(fake.requests().is_empty(), "check sent a request");
 }
+
+/// A file switched from FIXED_PRICE to AUCTION while its fixed-price listing is live: refused by
+/// default, naming the live offer, nothing sent after getOffers; `--other-format withdraw` ends
+/// the fixed-price listing first.
+#[test]
+fn listing_publish_of_a_file_switched_to_auction_is_refused_unless_told_to_withdraw() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store(&fake, &store, "seller-1");
+    let fixed = write(home.path(), "fixed.json", GOOD);
+    let mut switched: serde_json::Value = serde_json::from_str(GOOD).unwrap();
+    switched["offer"]["format"] = serde_json::json!("AUCTION");
+    switched["offer"]["listingDuration"] = serde_json::json!("DAYS_7");
+    let switched = write(home.path(), "switched.json", &switched.to_string());
+    let publish = |file: &std::path::Path, flags: &[&str]| {
+        run(listing(&fake, home.path())
+            .args(["publish", "--account", "seller-1", "--store"])
+            .arg(&store)
+            .args(flags)
+            .arg(file))
+    };
+    let (output, first, stderr) = publish(&fixed, &[]);
+    assert!(output.status.success(), "{first}\n{stderr}");
+    fake.clear_requests();
+    let (output, stdout, stderr) = publish(&switched, &[]);
+    assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("is live on EBAY_US as FIXED_PRICE") && stderr.contains("--other-format"),
+        "{stderr}"
+    );
+    let changed: Vec<_> = fake
+        .requests()
+        .iter()
+        .filter(|r| r.path.starts_with("/sell/") && r.method != "GET")
+        .map(|r| format!("{} {}", r.method, r.path))
+        .collect();
+    assert!(changed.is_empty(), "{changed:?}");
+    let (output, stdout, stderr) = publish(&switched, &["--other-format", "withdraw"]);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let withdrawn = fake
+        .requests()
+        .iter()
+        .filter(|r| r.path.ends_with("/withdraw"))
+        .count();
+    assert_eq!(withdrawn, 1, "the fixed-price listing withdrawn");
+}

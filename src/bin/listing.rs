@@ -8,9 +8,11 @@
 //! problem or cannot be read as a listing.
 //!
 //! `publish` checks the same way, then publishes each listing that passes through the
-//! Inventory API (createOrReplaceInventoryItem, getOffers, createOffer or updateOffer,
+//! Inventory API (getOffers, createOrReplaceInventoryItem, createOffer or updateOffer,
 //! publishOffer), idempotent by SKU: rerun after a failure, it gives the same listing ids and
-//! never a second offer. The seller's user token comes from the refresh token `consent`
+//! never a second offer of a (SKU, marketplace, format). A SKU live in the other format (an
+//! auction beside a fixed-price listing) is refused, naming the live offer, unless
+//! `--other-format withdraw` (withdrawOffer it first) or `keep` (both live). The seller's user token comes from the refresh token `consent`
 //! stored for `--account` (the same store: a file or the PostgreSQL store). No token is ever
 //! printed.
 //!
@@ -42,7 +44,7 @@ use marketplace_client::model::decode;
 use marketplace_client::oauth::{FileStore, OAuthClient, OAuthConfig, UserTokenProvider};
 use marketplace_listing::blocking::Inventory;
 use marketplace_listing::{
-    Catalog, CategoryStatus, CompiledIn, ConditionPolicy, Listing, ListingError, check,
+    Catalog, CategoryStatus, CompiledIn, ConditionPolicy, Listing, ListingError, OtherFormat, check,
 };
 use marketplace_toolkit::token_store;
 use marketplaces::Marketplace;
@@ -61,7 +63,9 @@ use crate::output::escaped;
         `check` sends nothing: it names every problem of every file by its field, and exits 1 \
         when there is one. `publish` checks, then publishes each listing that passes, \
         idempotent by SKU (rerun it after a failure: the same listings, never a second offer), \
-        with the seller's refresh token that `consent` stored for --account.\n\n\
+        with the seller's refresh token that `consent` stored for --account. A SKU live in the \
+        other format (a file switched from FIXED_PRICE to AUCTION) is refused unless \
+        --other-format withdraw (end that listing first) or keep (both live).\n\n\
         Settings of `publish`: MARKETPLACE_CLIENT_ID, MARKETPLACE_CLIENT_SECRET, \
         MARKETPLACE_ENV (production|sandbox), MARKETPLACE_BASE_URL + MARKETPLACE_AUTH_URL, \
         MARKETPLACE_CONFIG (SDK file), MARKETPLACE_TOKEN_STORE; the flags override them."
@@ -109,7 +113,33 @@ enum Command {
         /// Consent host (with --base-url; overrides MARKETPLACE_AUTH_URL).
         #[arg(long)]
         auth_url: Option<String>,
+        /// When the SKU has a live listing on the marketplace in the other format (a file
+        /// switched from FIXED_PRICE to AUCTION, or the reverse): `refuse` to publish, naming
+        /// it; `withdraw` it first (withdrawOffer); or `keep` both live.
+        #[arg(long, value_enum, default_value_t = OtherFormatArg::Refuse)]
+        other_format: OtherFormatArg,
     },
+}
+
+/// `--other-format`: marketplace-listing's [`OtherFormat`].
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum OtherFormatArg {
+    /// Refuse, naming the live offer.
+    Refuse,
+    /// withdrawOffer the live offer first.
+    Withdraw,
+    /// Keep both listings live.
+    Keep,
+}
+
+impl From<OtherFormatArg> for OtherFormat {
+    fn from(arg: OtherFormatArg) -> Self {
+        match arg {
+            OtherFormatArg::Refuse => OtherFormat::Refuse,
+            OtherFormatArg::Withdraw => OtherFormat::Withdraw,
+            OtherFormatArg::Keep => OtherFormat::Keep,
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -134,6 +164,7 @@ fn main() -> ExitCode {
             env,
             base_url,
             auth_url,
+            other_format,
         } => {
             let overrides = [
                 (OAuthConfig::ENV_ENVIRONMENT, env),
@@ -141,7 +172,11 @@ fn main() -> ExitCode {
                 (OAuthConfig::ENV_AUTH_URL, auth_url),
             ];
             match inventory(&overrides, store, &account) {
-                Ok(inventory) => publish_files(&inventory, &files, &*catalog),
+                Ok(inventory) => publish_files(
+                    &inventory.with_other_format(other_format.into()),
+                    &files,
+                    &*catalog,
+                ),
                 Err(e) => {
                     errln!("error: {e}");
                     ExitCode::FAILURE
