@@ -343,3 +343,124 @@ fn listing_publish_of_a_file_switched_to_auction_is_refused_unless_told_to_withd
         .count();
     assert_eq!(withdrawn, 1, "the fixed-price listing withdrawn");
 }
+
+/// `GOOD` under another SKU.
+fn good_with_sku(sku: &str) -> String {
+    GOOD.replace("\"DESKTOP-1\"", &format!("{sku:?}"))
+}
+
+/// `listing publish` reads, checks and publishes one file before it reads the next (so that
+/// it holds one file's listing at a time, not every file's): the first file's getOffers writes
+/// the last file, which did not exist when the run started, and the run publishes it. A run
+/// that read every file before publishing the first found it missing.
+#[test]
+fn listing_publish_publishes_each_file_before_reading_the_next() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store(&fake, &store, "seller-1");
+    let first = write(home.path(), "first.json", &good_with_sku("FIRST-1"));
+    let second = write(home.path(), "second.json", &good_with_sku("SECOND-1"));
+    let last = home.path().join("last.json");
+    let (written, text) = (last.clone(), good_with_sku("LAST-1"));
+    // getOffers as the fake answers a SKU without offers (every SKU here), once the last file
+    // is written.
+    fake.route("GET", "/sell/inventory/v1/offer", move |_, _| {
+        if !written.exists() {
+            let _ = std::fs::write(&written, &text);
+        }
+        fake_marketplace::Response::json(
+            404,
+            &serde_json::json!({"errors": [{"errorId": 25713, "domain": "API_INVENTORY",
+                "category": "REQUEST", "message": "This Offer is not available."}]}),
+        )
+    });
+    let (output, stdout, stderr) = run(listing(&fake, home.path())
+        .args(["publish", "--account", "seller-1", "--store"])
+        .arg(&store)
+        .args([&first, &second, &last]));
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    for file in [&first, &second, &last] {
+        assert!(
+            stdout.contains(&format!("{}: listing ", file.display())),
+            "{}:\n{stdout}\n{stderr}",
+            file.display()
+        );
+    }
+}
+
+/// During an outage `listing publish` stops after 3 files in a row failed the same way,
+/// instead of trying every file (each costing the client's and publish's retries): of 20
+/// files, the fake sees the requests of the first 3 only; the error is printed once, and the
+/// run says how many files were not tried, from which, and that rerunning is safe.
+#[test]
+fn listing_publish_stops_after_three_files_in_a_row_fail_with_a_server_error() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store(&fake, &store, "seller-1");
+    fake.clear_requests();
+    let files: Vec<PathBuf> = (0..20)
+        .map(|i| {
+            write(
+                home.path(),
+                &format!("sku-{i:02}.json"),
+                &good_with_sku(&format!("SKU-{i:02}")),
+            )
+        })
+        .collect();
+    // Every createOrReplaceInventoryItem (every PUT) answered eBay's system error, HTTP 503.
+    fake.inject(fake_marketplace::FaultRule {
+        method: Some("PUT".into()),
+        path: None,
+        times: None,
+        fault: fake_marketplace::Fault::Status {
+            status: 503,
+            body: serde_json::json!({"errors": [{"errorId": 25001, "domain": "API_INVENTORY",
+                "category": "APPLICATION", "message": "A system error has occurred."}]})
+            .to_string(),
+            headers: vec![
+                ("Content-Type".into(), "application/json".into()),
+                ("Retry-After".into(), "0".into()),
+            ],
+        },
+    });
+    let (output, stdout, stderr) = run(listing(&fake, home.path())
+        .args(["publish", "--account", "seller-1", "--store"])
+        .arg(&store)
+        .args(&files));
+    assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
+    let asked: std::collections::BTreeSet<String> = fake
+        .requests()
+        .iter()
+        .filter(|r| r.path.starts_with("/sell/"))
+        .map(|r| match &r.query {
+            Some(query) => format!("{} {}?{query}", r.method, r.path),
+            None => format!("{} {}", r.method, r.path),
+        })
+        .collect();
+    // publish asks getOffers of each SKU (a live listing in the other format) before it
+    // writes: a GET of the offer list per file tried, then its createOrReplaceInventoryItem.
+    let expected: std::collections::BTreeSet<String> = (0..3)
+        .flat_map(|i| {
+            [
+                format!("GET /sell/inventory/v1/offer?sku=SKU-{i:02}&marketplace_id=EBAY_US"),
+                format!("PUT /sell/inventory/v1/inventory_item/SKU-{i:02}"),
+            ]
+        })
+        .collect();
+    assert_eq!(asked, expected, "{stderr}");
+    assert_eq!(
+        stderr.matches("A system error has occurred").count(),
+        1,
+        "the error printed once:\n{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "stopped after 3 files in a row failed with a server error (HTTP 5xx) (above); 17 listing file(s) not tried, from {} on",
+            files[3].display()
+        )) && stderr.contains("Rerun the same command")
+            && stderr.contains("idempotent by SKU"),
+        "{stderr}"
+    );
+}

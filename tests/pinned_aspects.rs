@@ -506,3 +506,132 @@ fn a_project_that_pins_179_compiles_good_listings_and_refuses_bad_ones() {
         assert!(stderr.contains(expected), "{object}:\n{stderr}");
     }
 }
+
+/// A leaf of the US tree that the fake is told has no aspects (Gift Cards & Coupons > Gift
+/// Cards).
+const LEAF_WITHOUT_ASPECTS: u32 = 172009;
+
+/// A listing file of [`LEAF_WITHOUT_ASPECTS`] without any aspect.
+const LISTING_WITHOUT_ASPECTS: &str = r#"{
+  "inventoryItem": {
+    "product": {"title": "A gift card"},
+    "condition": "NEW",
+    "availability": {"shipToLocationAvailability": {"quantity": 1}}
+  },
+  "offer": {
+    "sku": "GIFT-1", "marketplaceId": "EBAY_US", "format": "FIXED_PRICE",
+    "categoryId": "172009", "availableQuantity": 1,
+    "pricingSummary": {"price": {"value": "25.00", "currency": "USD"}},
+    "listingPolicies": {"fulfillmentPolicyId": "f", "paymentPolicyId": "p", "returnPolicyId": "r"},
+    "merchantLocationKey": "warehouse-1"
+  }
+}"#;
+
+/// The program of a project pinning [`LEAF_WITHOUT_ASPECTS`]: a listing without aspects
+/// passes `aspects!` (which refuses a category without pinned rules), and the compiled-in
+/// rules name no aspect.
+const LEAF_WITHOUT_ASPECTS_MAIN: &str = r#"
+use taxonomy_macros::aspects;
+
+fn main() {
+    let listing = aspects!(EBAY_US, "172009", {});
+    let rules = taxonomy_data::LeafCategory::new(taxonomy_data::Site::Us, 172009)
+        .unwrap()
+        .aspects()
+        .map(|rules| rules.aspect_names().count());
+    println!("{} {rules:?}", listing.listing().names().count());
+}
+"#;
+
+/// getItemAspectsForCategory answers a leaf without aspects `204 No Content` (as eBay does):
+/// `snapshot aspects pin` pins it as a category without aspects, as the typed client reads
+/// that answer (it failed decoding the empty body); the pinned file compiles in, and `listing
+/// check` of that category accepts a listing without aspects, which it refused as having no
+/// rules before the pin.
+#[test]
+fn a_leaf_answered_204_no_content_is_pinned_as_a_category_without_aspects() {
+    let fake = FakeMarketplace::new();
+    fake.set_item_aspects(LEAF_WITHOUT_ASPECTS, json!({"aspects": []}));
+    let project = tempfile::tempdir().unwrap();
+    let project = &project.path().canonicalize().unwrap();
+    let own = project.join("snapshots");
+    std::fs::create_dir_all(&own).unwrap();
+    let us = Marketplace::Us.snapshot_file_name();
+    std::fs::copy(common::snapshots_dir().join(us), own.join(us)).unwrap();
+    let listing_file = project.join("gift-card.json");
+    std::fs::write(&listing_file, LISTING_WITHOUT_ASPECTS).unwrap();
+    let check = || {
+        common::clean_command(env!("CARGO_BIN_EXE_listing"))
+            .arg("--dir")
+            .arg(&own)
+            .arg("check")
+            .arg(&listing_file)
+            .output()
+            .unwrap()
+    };
+    let out = check();
+    assert_eq!(out.status.code(), Some(1), "{:?}", text(&out));
+    assert!(
+        text(&out)
+            .0
+            .contains("inventoryItem.product.aspects: no aspect rules"),
+        "{:?}",
+        text(&out)
+    );
+
+    let out = aspects(
+        &fake,
+        &own,
+        &["pin", "--site", "EBAY_US", "--category", "172009"],
+    );
+    let (stdout, stderr) = text(&out);
+    let answered: Vec<u16> = fake
+        .answers_to(&aspects_path(0))
+        .iter()
+        .map(|a| a.status)
+        .collect();
+    assert_eq!(answered, [204], "the fake answered as eBay does");
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout
+            .contains("EBAY_US: pinned category 172009 (0 aspects, 0 required; tree version 134)"),
+        "{stdout}"
+    );
+    let file = PinnedAspects::read(&pinned::path_of(
+        &own,
+        Marketplace::Us,
+        LEAF_WITHOUT_ASPECTS,
+    ))
+    .unwrap();
+    assert_eq!(file.answer, json!({}));
+    assert!(file.made_up, "pinned from the fake");
+
+    let out = check();
+    assert!(out.status.success(), "{:?}", text(&out));
+    assert!(
+        text(&out).0.contains("gift-card.json: ok"),
+        "{:?}",
+        text(&out)
+    );
+
+    let own_text = own.display().to_string();
+    let _turn = common::outside_probes_turn();
+    let target = common::outside_probes_target();
+    common::write_outside_crate(
+        project,
+        "pinned-without-aspects",
+        "[dependencies]\ntaxonomy-data = { path = {data} }\ntaxonomy-macros = { path = {macros} }\n",
+        LEAF_WITHOUT_ASPECTS_MAIN,
+    );
+    let out =
+        common::build_outside_crate(project, &target, &[("TAXONOMY_SNAPSHOTS_DIR", &own_text)]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = std::process::Command::new(target.join("debug/pinned-without-aspects"))
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "0 Some(0)\n");
+}

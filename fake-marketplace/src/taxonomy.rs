@@ -546,7 +546,8 @@ impl FakeMarketplace {
 
     /// Answers `answer` (a getItemAspectsForCategory body, `{"aspects": […]}`) for
     /// `category_id` from now on, instead of [`aspects_of`] (the fetchItemAspects file is
-    /// unchanged).
+    /// unchanged). An empty list of aspects is answered `204 No Content`, as eBay answers a
+    /// leaf without aspects.
     pub fn set_item_aspects(&self, category_id: u32, answer: Value) {
         lock(&self.state().taxonomy.item_aspects).insert(category_id, answer);
     }
@@ -1224,11 +1225,19 @@ fn aspects(request: &Request, state: &FakeState) -> Response {
             &[("category_id", &id.to_string())],
         );
     }
-    let set = lock(&state.taxonomy.item_aspects).get(&id).cloned();
+    let answer = lock(&state.taxonomy.item_aspects)
+        .get(&id)
+        .cloned()
+        .unwrap_or_else(|| aspects_of(id));
+    // A leaf without aspects: `204 No Content`, as eBay answers it.
+    let response = if answer["aspects"].as_array().is_some_and(Vec::is_empty) {
+        Response::new(204, Vec::new())
+    } else {
+        Response::json(200, &answer)
+    };
     // The same (English) rules for every marketplace, some made up: marked, so that a pinned
     // file taken from the fake says so (`snapshot aspects pin`) and is never taken for eBay's.
-    Response::json(200, &set.unwrap_or_else(|| aspects_of(id)))
-        .with_header(MADE_UP_HEADER, "made-up")
+    response.with_header(MADE_UP_HEADER, "made-up")
 }
 
 /// The header the fake marks its getItemAspectsForCategory answers with (`made-up`): what a

@@ -14,7 +14,11 @@
 //! auction beside a fixed-price listing) is refused, naming the live offer, unless
 //! `--other-format withdraw` (withdrawOffer it first) or `keep` (both live). The seller's user token comes from the refresh token `consent`
 //! stored for `--account` (the same store: a file or the PostgreSQL store). No token is ever
-//! printed.
+//! printed. During an outage (the service unreachable, HTTP 5xx, 429, a token refused, 401,
+//! 403) it stops after three files in a row failed the same way, saying how to resume.
+//!
+//! Both stream: a file is read, checked (and published) and reported before the next one is
+//! read, so that a run holds one file's listing, never every file's.
 //!
 //! `--dir DIR` checks against the trees (`EBAY_*.json`), expired categories, condition
 //! policies (`EBAY_*.conditions.json`) and pinned aspect rules (`pinned/`) of a snapshots
@@ -219,45 +223,6 @@ fn read_listing(path: &Path) -> Result<Listing, String> {
     })
 }
 
-/// Reads and checks each file: the listings that pass, and whether every file did. Each
-/// problem is printed on standard output as `FILE: FIELD: what is wrong`, and, with
-/// `say_ok`, a file without any as `FILE: ok`, in the order of the files.
-fn checked(
-    files: &[PathBuf],
-    catalog: &dyn Catalog,
-    say_ok: bool,
-) -> (Vec<(String, Listing)>, bool) {
-    let mut passed = Vec::new();
-    let mut all = true;
-    for path in files {
-        let name = escaped(&path.display().to_string()).into_owned();
-        match read_listing(path) {
-            Err(e) => {
-                outln!("{name}: {}", escaped(&e));
-                all = false;
-            }
-            Ok(listing) => {
-                let problems = check(&listing, catalog);
-                if problems.is_empty() {
-                    if say_ok {
-                        match unchecked_condition(&listing, catalog) {
-                            Some(note) => outln!("{name}: ok ({})", escaped(&note)),
-                            None => outln!("{name}: ok"),
-                        }
-                    }
-                    passed.push((name, listing));
-                } else {
-                    for p in &problems {
-                        outln!("{name}: {}", escaped(&p.to_string()));
-                    }
-                    all = false;
-                }
-            }
-        }
-    }
-    (passed, all)
-}
-
 /// Why the listing's condition was checked against no policy: the catalog has none for its
 /// category (the committed snapshots carry none).
 fn unchecked_condition(listing: &Listing, catalog: &dyn Catalog) -> Option<String> {
@@ -271,11 +236,36 @@ fn unchecked_condition(listing: &Listing, catalog: &dyn Catalog) -> Option<Strin
     })
 }
 
-/// `listing check FILE…`.
+/// `listing check FILE…`: each file read, checked and reported before the next one is read,
+/// so that only one file's listing is ever held. Each problem is printed on standard output
+/// as `FILE: FIELD: what is wrong`, a file without any as `FILE: ok`, in the order of the
+/// files.
 fn check_files(files: &[PathBuf], catalog: &dyn Catalog) -> ExitCode {
-    let (passed, all) = checked(files, catalog, true);
-    let failed = files.len() - passed.len();
-    if all {
+    let mut failed = 0;
+    for path in files {
+        let name = escaped(&path.display().to_string()).into_owned();
+        let listing = match read_listing(path) {
+            Ok(listing) => listing,
+            Err(e) => {
+                outln!("{name}: {}", escaped(&e));
+                failed += 1;
+                continue;
+            }
+        };
+        let problems = check(&listing, catalog);
+        if problems.is_empty() {
+            match unchecked_condition(&listing, catalog) {
+                Some(note) => outln!("{name}: ok ({})", escaped(&note)),
+                None => outln!("{name}: ok"),
+            }
+        } else {
+            for p in &problems {
+                outln!("{name}: {}", escaped(&p.to_string()));
+            }
+            failed += 1;
+        }
+    }
+    if failed == 0 {
         errln!("{} listing file(s) checked: no problem", files.len());
         ExitCode::SUCCESS
     } else {
@@ -325,50 +315,81 @@ fn inventory(
     Ok(Inventory::new(api))
 }
 
-/// `listing publish FILE… --account NAME`.
+/// `listing publish FILE… --account NAME`: each file read, checked and published before the
+/// next one is read (only one file's listing is ever held: 100 files of 4 MiB do not fill
+/// memory). A file the check refuses has its problems printed on standard output, as `check`
+/// prints them, and nothing is sent for it. The run stops after [`STOP_AFTER`] files in a row
+/// failed with the same [`Outage`], saying how to resume, instead of trying every file
+/// against a service that is down (each costs the retries of the client and of `publish`).
 fn publish_files(
     inventory: &Inventory,
     files: &[PathBuf],
     catalog: &(dyn Catalog + Sync),
 ) -> ExitCode {
-    let (passed, all) = checked(files, catalog, false);
-    let bar = if passed.len() > 1 {
-        let bar = indicatif::ProgressBar::new(passed.len() as u64);
-        if let Ok(style) =
-            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} published {msg}")
-        {
+    let bar = (files.len() > 1).then(|| {
+        let bar = indicatif::ProgressBar::new(files.len() as u64);
+        if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files") {
             bar.set_style(style);
         }
         bar.enable_steady_tick(Duration::from_millis(200));
-        Some(bar)
-    } else {
-        None
+        bar
+    });
+    let print = |line: &str, ok: bool| match &bar {
+        Some(bar) => bar.suspend(|| print_line(line, ok)),
+        None => print_line(line, ok),
     };
-    let mut failed = files.len() - passed.len();
+    let mut failed = 0;
     let mut consent_needed = None;
-    for (name, listing) in &passed {
-        let result = inventory.publish_with(listing, catalog);
-        let line = match &result {
-            Ok(published) => format!(
-                "{name}: listing {} (offer {}, sku {})",
-                escaped(&published.listing_id),
-                escaped(&published.offer_id),
-                escaped(listing.sku())
-            ),
+    let mut streak = Streak::default();
+    let mut stopped = None;
+    for (done, path) in files.iter().enumerate() {
+        let name = escaped(&path.display().to_string()).into_owned();
+        if let Some(bar) = &bar {
+            bar.inc(1);
+        }
+        let listing = match read_listing(path) {
+            Ok(listing) => listing,
+            Err(e) => {
+                print(&format!("{name}: {}", escaped(&e)), true);
+                failed += 1;
+                continue;
+            }
+        };
+        match inventory.publish_with(&listing, catalog) {
+            Ok(published) => {
+                streak = Streak::default();
+                print(
+                    &format!(
+                        "{name}: listing {} (offer {}, sku {})",
+                        escaped(&published.listing_id),
+                        escaped(&published.offer_id),
+                        escaped(listing.sku())
+                    ),
+                    true,
+                );
+            }
+            // The check refused it: its problems, as `check` prints them; nothing was sent.
+            Err(ListingError::Refused(problems)) => {
+                for p in &problems.0 {
+                    print(&format!("{name}: {}", escaped(&p.to_string())), true);
+                }
+                failed += 1;
+            }
             Err(e) => {
                 failed += 1;
                 if consent_needed.is_none() {
-                    consent_needed = account_needing_consent(e);
+                    consent_needed = account_needing_consent(&e);
                 }
-                format!("{name}: not published: {}", escaped(&e.to_string()))
+                let line = match streak.add(&name, &e) {
+                    Some(first) => format!("{name}: not published: the same failure as {first}"),
+                    None => format!("{name}: not published: {}", escaped(&e.to_string())),
+                };
+                print(&line, false);
+                if let Some(outage) = streak.outage() {
+                    stopped = Some((outage, done + 1));
+                    break;
+                }
             }
-        };
-        match (&bar, result.is_ok()) {
-            (Some(bar), _) => {
-                bar.suspend(|| print_line(&line, result.is_ok()));
-                bar.inc(1);
-            }
-            (None, ok) => print_line(&line, ok),
         }
     }
     if let Some(bar) = bar {
@@ -377,7 +398,21 @@ fn publish_files(
     if let Some(account) = consent_needed {
         errln!("the seller must consent: run `consent --account {account:?}`");
     }
-    if all && failed == 0 {
+    if let Some((outage, tried)) = stopped {
+        let rest = &files[tried..];
+        let from = rest
+            .first()
+            .map(|p| format!(", from {} on", escaped(&p.display().to_string())))
+            .unwrap_or_default();
+        errln!(
+            "error: stopped after {STOP_AFTER} files in a row failed with {} (above); {} listing file(s) not tried{from}. Rerun the same command {}: publishing is idempotent by SKU, so a file already published gives the same listing again and never a second offer",
+            outage.what(),
+            rest.len(),
+            outage.resume()
+        );
+        return ExitCode::FAILURE;
+    }
+    if failed == 0 {
         ExitCode::SUCCESS
     } else {
         errln!(
@@ -385,6 +420,116 @@ fn publish_files(
             files.len()
         );
         ExitCode::FAILURE
+    }
+}
+
+/// How many files in a row may fail with the same [`Outage`] before `publish` stops.
+const STOP_AFTER: usize = 3;
+
+/// A failure that is the service's, the network's or the seller's token's, not one file's:
+/// while it lasts, every file fails the same way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outage {
+    /// The service cannot be reached (a connection refused or broken, a time-out).
+    Unreachable,
+    /// The service answers a server error (HTTP 5xx), after the retries.
+    ServerError,
+    /// The service is rate limiting the application (HTTP 429).
+    RateLimited,
+    /// No access token could be had for the seller (the token endpoint refused or failed).
+    Token,
+    /// The seller's access token is refused (HTTP 401, after a renewed token).
+    Unauthorized,
+    /// Access denied (HTTP 403): the token lacks the sell.inventory scope, or the seller is
+    /// not allowed the call.
+    Forbidden,
+}
+
+impl Outage {
+    /// The outage `e` is, or `None` for a failure of the listing itself (an eBay error about
+    /// one of its fields: another file may pass).
+    fn of(e: &ListingError) -> Option<Self> {
+        use marketplace_client::api::ApiError;
+        let (ListingError::Inventory { source, .. } | ListingError::Api(source)) = e else {
+            return None;
+        };
+        match source {
+            ApiError::Transport { .. } | ApiError::Timeout { .. } | ApiError::Truncated { .. } => {
+                Some(Outage::Unreachable)
+            }
+            ApiError::RateLimited { .. } => Some(Outage::RateLimited),
+            ApiError::OAuth(_) => Some(Outage::Token),
+            _ => match source.status()? {
+                401 => Some(Outage::Unauthorized),
+                403 => Some(Outage::Forbidden),
+                429 => Some(Outage::RateLimited),
+                500.. => Some(Outage::ServerError),
+                _ => None,
+            },
+        }
+    }
+
+    /// What failed, as the stop message says it.
+    fn what(self) -> &'static str {
+        match self {
+            Outage::Unreachable => "the service unreachable (a network error or a time-out)",
+            Outage::ServerError => "a server error (HTTP 5xx)",
+            Outage::RateLimited => "rate limiting (HTTP 429)",
+            Outage::Token => "no access token for the seller",
+            Outage::Unauthorized => "the seller's access token refused (HTTP 401)",
+            Outage::Forbidden => "access denied (HTTP 403)",
+        }
+    }
+
+    /// When to run again.
+    fn resume(self) -> &'static str {
+        match self {
+            Outage::Unreachable => "once the network and the service are back",
+            Outage::ServerError => "once eBay's service answers again",
+            Outage::RateLimited => "once the application's call quota allows it",
+            Outage::Token | Outage::Unauthorized => {
+                "once the seller's consent is renewed (`consent --account NAME`) or the token endpoint answers"
+            }
+            Outage::Forbidden => {
+                "once the seller's consent grants the sell.inventory scope (`consent --account NAME`)"
+            }
+        }
+    }
+}
+
+/// The files that failed in a row with one [`Outage`] (reset by a file eBay answered for).
+#[derive(Debug, Default)]
+struct Streak {
+    /// The outage, the first file that failed with it and how many files in a row did.
+    current: Option<(Outage, String, usize)>,
+}
+
+impl Streak {
+    /// Counts a failed file: the first file of the streak when `e` is the same outage as the
+    /// files before (so that its error is printed once), else `None`.
+    fn add(&mut self, name: &str, e: &ListingError) -> Option<String> {
+        let Some(outage) = Outage::of(e) else {
+            self.current = None;
+            return None;
+        };
+        match &mut self.current {
+            Some((same, first, files)) if *same == outage => {
+                *files += 1;
+                Some(first.clone())
+            }
+            _ => {
+                self.current = Some((outage, name.to_owned(), 1));
+                None
+            }
+        }
+    }
+
+    /// The outage once [`STOP_AFTER`] files in a row failed with it.
+    fn outage(&self) -> Option<Outage> {
+        match &self.current {
+            Some((outage, _, files)) if *files >= STOP_AFTER => Some(*outage),
+            _ => None,
+        }
     }
 }
 

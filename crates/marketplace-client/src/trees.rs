@@ -604,7 +604,7 @@ pub fn check_snapshots(
 /// it: the answer as sent, decoded, and where it came from.
 #[derive(Debug)]
 pub struct FetchedAspects {
-    /// The answer as the service sent it.
+    /// The answer as the service sent it (`{}` for `204 No Content`: a leaf without aspects).
     pub answer: serde_json::Value,
     /// The answer decoded (taxonomy-model's rules).
     pub decoded: crate::model::ItemAspects,
@@ -617,7 +617,8 @@ pub struct FetchedAspects {
 
 /// `site`'s getItemAspectsForCategory answer for `category` of tree `tree_id`, through `api`
 /// (an application token suffices): the answer as sent (what a pinned file keeps), decoded
-/// (refused if it does not decode, with the category named), and its origin.
+/// (refused if it does not decode, with the category named), and its origin. `204 No
+/// Content`, eBay's answer for a leaf without aspects, is the answer `{}`: no aspects.
 pub fn item_aspects_answer(
     api: &crate::api::ApiClient,
     site: Marketplace,
@@ -633,10 +634,17 @@ pub fn item_aspects_answer(
     let response = api
         .send(request)
         .map_err(|e| format!("{site} category {category}: {e}"))?;
-    let decoded = crate::model::decode::item_aspects(category, response.bytes())
+    // `204 No Content` (or no body): a leaf without aspects, as the typed client reads it
+    // (`TaxonomyClient::item_aspects`), kept as an answer without any field.
+    let body = if response.is_empty() {
+        &b"{}"[..]
+    } else {
+        response.bytes()
+    };
+    let decoded = crate::model::decode::item_aspects(category, body)
         .map_err(|e| format!("{site} category {category}: getItemAspectsForCategory: {e}"))?;
-    let answer: serde_json::Value = serde_json::from_slice(response.bytes())
-        .map_err(|e| format!("{site} category {category}: {e}"))?;
+    let answer: serde_json::Value =
+        serde_json::from_slice(body).map_err(|e| format!("{site} category {category}: {e}"))?;
     let url = response.url();
     let host = match (url.host_str(), url.port()) {
         (Some(host), Some(port)) => format!("{host}:{port}"),

@@ -19,6 +19,9 @@
 //! }
 //! ```
 //!
+//! A leaf without aspects, which getItemAspectsForCategory answers `204 No Content`, is pinned
+//! with the answer `{}`: a category whose rules are that it has no aspect.
+//!
 //! The same answer gives the same bytes. Reading it needs only `serde_json` (already a
 //! dependency of `taxonomy-tree`), so the build compiles nothing more for it.
 
