@@ -464,3 +464,177 @@ fn listing_publish_stops_after_three_files_in_a_row_fail_with_a_server_error() {
         "{stderr}"
     );
 }
+
+/// A listing file of nearly 4 MiB (the most `listing` reads) made to be expensive to check:
+/// a constrained value and its control aspect repeated (`"Operating System Edition": "Home"`,
+/// allowed only with Windows, and `"Operating System": "macOS"`), distinct wrong values of a
+/// SELECTION_ONLY aspect (each worth a "did you mean"), a MULTI aspect and a NUMBER one given
+/// thousands of values, thousands of `http` pictures, a quantity over eBay's int32, and a
+/// condition descriptor given 100,000 wrong values and repeated thousands of times.
+fn hostile_listing() -> String {
+    let repeat = |text: &str, n: usize| vec![text.to_owned(); n];
+    let numbered =
+        |prefix: &str, n: usize| (0..n).map(|i| format!("{prefix}{i}")).collect::<Vec<_>>();
+    let mut descriptors =
+        vec![serde_json::json!({"name": "40010", "values": repeat("999", 100_000)})];
+    descriptors.extend(vec![
+        serde_json::json!({"name": "27501", "values": ["275010"]});
+        5_000
+    ]);
+    serde_json::json!({
+        "inventoryItem": {
+            "product": {
+                "title": "Hostile",
+                "aspects": {
+                    "Brand": ["Dell"],
+                    "Operating System Edition": repeat("Home", 108_000),
+                    "Operating System": repeat("macOS", 108_000),
+                    "Type": numbered("Desktopp ", 40_000),
+                    "Features": numbered("Feature ", 20_000),
+                    "Release Year": numbered("year ", 20_000),
+                },
+                "imageUrls": numbered("http://example.com/", 20_000),
+            },
+            "condition": "LIKE_NEW",
+            "conditionDescriptors": descriptors,
+            "availability": {"shipToLocationAvailability": {"quantity": 2_147_483_648_u64}}
+        },
+        "offer": {
+            "sku": "HOSTILE-1", "marketplaceId": "EBAY_US", "format": "FIXED_PRICE",
+            "categoryId": "179", "availableQuantity": 3,
+            "pricingSummary": {"price": {"value": "149.00", "currency": "USD"}},
+            "listingPolicies": {"fulfillmentPolicyId": "f", "paymentPolicyId": "p", "returnPolicyId": "r"},
+            "merchantLocationKey": "warehouse-1"
+        }
+    })
+    .to_string()
+}
+
+/// A snapshots directory for `listing --dir`: the committed US tree and pinned rules, and a
+/// condition policy for 179 whose LIKE_NEW takes a grader and a 40-value descriptor.
+fn dir_with_card_policy(dir: &Path) {
+    use taxonomy_tree::conditions::{self, ConditionEntry, ConditionRule, DescriptorEntry};
+    let snapshot = dir.join("EBAY_US.json");
+    std::fs::create_dir_all(dir.join("pinned")).unwrap();
+    std::fs::copy(common::snapshots_dir().join("EBAY_US.json"), &snapshot).unwrap();
+    std::fs::copy(
+        common::snapshots_dir().join("pinned/EBAY_US-179.json"),
+        dir.join("pinned/EBAY_US-179.json"),
+    )
+    .unwrap();
+    let descriptor = |id: u32, name: &str, values: Vec<(u32, String)>| DescriptorEntry {
+        id,
+        name: name.into(),
+        required: false,
+        multiple: false,
+        free_text: false,
+        max_length: None,
+        values,
+        requires: Vec::new(),
+    };
+    let rule = ConditionRule {
+        required: true,
+        conditions: vec![ConditionEntry {
+            condition: marketplaces::Condition::LikeNew,
+            descriptors: vec![
+                descriptor(27501, "Professional Grader", vec![(275010, "PSA".into())]),
+                descriptor(
+                    40010,
+                    "Card Grade",
+                    (0..40)
+                        .map(|i| (400_100 + i, format!("Grade {i}")))
+                        .collect(),
+                ),
+            ],
+        }],
+    };
+    let tree = taxonomy_tree::snapshot::read(&snapshot).unwrap();
+    let path = conditions::path_beside(&snapshot);
+    let (file, _) = conditions::from_answer(
+        [(179, rule)],
+        &tree,
+        "made up by tests/listing_cli.rs",
+        true,
+        &path,
+    )
+    .unwrap();
+    std::fs::write(&path, conditions::to_string(&file)).unwrap();
+}
+
+/// A hostile listing file of nearly 4 MiB gets a bounded report, against the compiled-in
+/// rules and against a directory's (which also checks its condition descriptors): at most a
+/// few problems of each field, then how many more, and well under 64 KB printed. (A 137 KB
+/// file of the repeated pair needed 3.5 GB; 800,000 wrong descriptor values printed 317 MB.)
+/// With HOSTILE_LISTING_DIR set, the file and the directory are written there and kept, for
+/// measuring the command (docs/security.md).
+#[test]
+fn a_4_mib_hostile_listing_file_gets_a_bounded_report() {
+    let fake = FakeMarketplace::new();
+    let temp = tempfile::tempdir().unwrap();
+    let home = match std::env::var_os("HOSTILE_LISTING_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => temp.path().to_owned(),
+    };
+    let text = hostile_listing();
+    assert!(
+        (3_900_000..4 * 1024 * 1024).contains(&text.len()),
+        "{} bytes",
+        text.len()
+    );
+    let file = write(&home, "hostile.json", &text);
+    let dir = home.join("snapshots");
+    dir_with_card_policy(&dir);
+    let name = file.display().to_string();
+    for with_dir in [false, true] {
+        let mut cmd = listing(&fake, &home);
+        if with_dir {
+            cmd.arg("--dir").arg(&dir);
+        }
+        let (output, stdout, stderr) = run(cmd.arg("check").arg(&file));
+        assert_eq!(output.status.code(), Some(1), "{stderr}");
+        assert!(
+            stdout.len() < 16 * 1024,
+            "{} bytes:\n{stdout}",
+            stdout.len()
+        );
+        let lines = |field: &str| {
+            let prefix = format!("{name}: {field}");
+            stdout.lines().filter(|l| l.starts_with(&prefix)).count()
+        };
+        // TooManyValues, ten listed, the count of the rest.
+        for aspect in ["Operating System Edition", "Type", "Release Year"] {
+            let field = format!("inventoryItem.product.aspects[{aspect:?}]");
+            assert_eq!(lines(&field), 12, "{aspect}:\n{stdout}");
+            assert!(
+                stdout.contains(&format!("{name}: {field}: error: {aspect:?} has ")),
+                "{stdout}"
+            );
+        }
+        for aspect in ["Operating System", "Features"] {
+            let field = format!("inventoryItem.product.aspects[{aspect:?}]");
+            assert_eq!(lines(&field), 1, "{aspect}:\n{stdout}");
+        }
+        assert_eq!(lines("inventoryItem.product.imageUrls"), 12, "{stdout}");
+        assert_eq!(
+            lines("inventoryItem.availability.shipToLocationAvailability.quantity"),
+            1
+        );
+        // The "did you mean"s: a few, not one for each of the 40,000 wrong values.
+        assert!(stdout.matches("did you mean").count() <= 5, "{stdout}");
+        let descriptors = lines("inventoryItem.conditionDescriptors");
+        if with_dir {
+            assert_eq!(descriptors, 11, "{stdout}");
+            assert!(
+                stdout.contains(&format!(
+                    "{name}: inventoryItem.conditionDescriptors: {} more problems here, not listed",
+                    1 + 100_000 + 4_999 - 10
+                )),
+                "{stdout}"
+            );
+        } else {
+            // No condition policy is compiled in: the descriptors are not checked.
+            assert_eq!(descriptors, 0, "{stdout}");
+        }
+    }
+    assert!(fake.requests().is_empty());
+}

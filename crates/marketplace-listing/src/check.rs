@@ -24,6 +24,18 @@ pub mod limits {
     pub const SKU: usize = 50;
     /// `product.imageUrls`: at most 24 pictures.
     pub const IMAGES: usize = 24;
+    /// A quantity (`availableQuantity`, `lotSize`, `quantityLimitPerBuyer`,
+    /// `shipToLocationAvailability.quantity`): eBay types each as an `integer` of format
+    /// `int32`, so at most 2,147,483,647.
+    pub const QUANTITY: u64 = i32::MAX as u64;
+    /// The most problems listed for one list of the file (`product.imageUrls`,
+    /// `conditionDescriptors`, a descriptor's values); the rest are counted in one
+    /// [`ProblemKind::More`](super::ProblemKind::More). An aspect's problems are bounded by
+    /// `taxonomy_aspects::limits`.
+    pub const PROBLEMS_PER_LIST: usize = 10;
+    /// The most values a problem lists (a descriptor's allowed values); it says how many
+    /// more there are.
+    pub const SHOWN_VALUES: usize = 10;
 }
 
 /// What a catalog knows of a category of a marketplace.
@@ -214,7 +226,7 @@ pub enum ProblemKind {
         /// The marketplace's.
         expected: &'static str,
     },
-    /// A quantity that is not a whole number of at least 0.
+    /// A quantity that is not a whole number from 0 to [`limits::QUANTITY`] (eBay's `int32`).
     BadQuantity,
     /// A condition the category's policy does not allow (eBay: errorId 25021).
     ConditionNotAllowed {
@@ -250,6 +262,12 @@ pub enum ProblemKind {
         descriptor: String,
         /// The one it needs, id and name.
         other: String,
+    },
+    /// More problems in a list of the file than are listed (at most
+    /// [`limits::PROBLEMS_PER_LIST`] are): how many more.
+    More {
+        /// How many problems were not listed.
+        count: usize,
     },
 }
 
@@ -298,7 +316,11 @@ impl fmt::Display for Problem {
                 f,
                 "the marketplace's currency is {expected} (eBay: errorId 25003)"
             ),
-            ProblemKind::BadQuantity => f.write_str("a quantity is a whole number of at least 0"),
+            ProblemKind::BadQuantity => write!(
+                f,
+                "a quantity is a whole number from 0 to {} (eBay's int32)",
+                limits::QUANTITY
+            ),
             ProblemKind::ConditionNotAllowed { condition, allowed } => write!(
                 f,
                 "{condition} is not allowed in this category (eBay: errorId 25021); it allows {allowed} (getItemConditionPolicies)"
@@ -322,6 +344,11 @@ impl fmt::Display for Problem {
             ProblemKind::DescriptorNeeds { descriptor, other } => {
                 write!(f, "{descriptor} must come with {other}")
             }
+            ProblemKind::More { count } => write!(
+                f,
+                "{count} more problems here, not listed (at most {} a list are): fix those above and check again",
+                limits::PROBLEMS_PER_LIST
+            ),
         }
     }
 }
@@ -357,9 +384,65 @@ fn missing_text(problems: &mut Vec<Problem>, field: &str, text: Option<&str>) {
 
 fn quantity(problems: &mut Vec<Problem>, field: &str, n: Option<&Number>) {
     if let Some(n) = n
-        && n.as_u64().is_none()
+        && n.as_u64().is_none_or(|n| n > limits::QUANTITY)
     {
         problem(problems, field, ProblemKind::BadQuantity);
+    }
+}
+
+/// A quantity the model keeps among the offer's other fields (`lotSize`,
+/// `quantityLimitPerBuyer`): a number checked as [`quantity`] checks one, anything else
+/// refused.
+fn other_quantity(problems: &mut Vec<Problem>, field: &str, value: Option<&serde_json::Value>) {
+    match value {
+        None => {}
+        Some(serde_json::Value::Number(n)) => quantity(problems, field, Some(n)),
+        Some(_) => problem(problems, field, ProblemKind::BadQuantity),
+    }
+}
+
+/// The problems of one list of the file (its elements' fields): the first
+/// [`limits::PROBLEMS_PER_LIST`] listed, the rest counted, then one [`ProblemKind::More`] on
+/// the list's own field.
+struct ListProblems<'p> {
+    problems: &'p mut Vec<Problem>,
+    field: &'static str,
+    listed: usize,
+    omitted: usize,
+}
+
+impl<'p> ListProblems<'p> {
+    fn new(problems: &'p mut Vec<Problem>, field: &'static str) -> Self {
+        Self {
+            problems,
+            field,
+            listed: 0,
+            omitted: 0,
+        }
+    }
+
+    /// Lists the problem (its field and kind made only when listed), or counts it.
+    fn push(&mut self, field: impl FnOnce() -> String, kind: impl FnOnce() -> ProblemKind) {
+        if self.listed < limits::PROBLEMS_PER_LIST {
+            self.listed += 1;
+            let field = field();
+            problem(self.problems, &field, kind());
+        } else {
+            self.omitted += 1;
+        }
+    }
+
+    /// The count of those not listed, if any.
+    fn finish(self) {
+        if self.omitted > 0 {
+            problem(
+                self.problems,
+                self.field,
+                ProblemKind::More {
+                    count: self.omitted,
+                },
+            );
+        }
     }
 }
 
@@ -383,8 +466,14 @@ fn positive_decimal(value: &str) -> bool {
 /// again); `product.title` ≤ 80 characters, `subtitle` ≤ 55, `description` and
 /// `listingDescription` ≤ 500,000; `sku` ≤ 50 characters of letters, digits, `-` and `_`; ≤ 24
 /// `imageUrls`, each `https`; the price above 0 in the marketplace's currency
-/// ([`Marketplace::currency`]); quantities whole numbers ≥ 0; the title, the three listing
-/// policies and `merchantLocationKey` present (a published offer needs them).
+/// ([`Marketplace::currency`]); quantities (`availableQuantity`, `lotSize`,
+/// `quantityLimitPerBuyer`, `shipToLocationAvailability.quantity`) whole numbers from 0 to
+/// [`limits::QUANTITY`] (eBay's `int32`); the title, the three listing policies and
+/// `merchantLocationKey` present (a published offer needs them).
+///
+/// The problems stay few whatever the file holds: those of a list (`imageUrls`,
+/// `conditionDescriptors`) at most [`limits::PROBLEMS_PER_LIST`] and then how many more, an
+/// aspect's as `taxonomy_aspects::check` bounds them (`taxonomy_aspects::limits`).
 ///
 /// The condition follows the category's condition policy (getItemConditionPolicies, when
 /// `catalog` knows it: see [`Catalog::condition_policy`]): a condition the category allows
@@ -460,19 +549,20 @@ pub fn check(listing: &Listing, catalog: &dyn Catalog) -> Vec<Problem> {
                 },
             );
         }
+        let mut urls = ListProblems::new(p, "inventoryItem.product.imageUrls");
         for (i, url) in product.image_urls.iter().enumerate() {
             let https = url
                 .get(..8)
                 .is_some_and(|s| s.eq_ignore_ascii_case("https://"))
                 && url.len() > 8;
             if !https {
-                problem(
-                    p,
-                    &format!("inventoryItem.product.imageUrls[{i}]"),
-                    ProblemKind::NotHttps,
+                urls.push(
+                    || format!("inventoryItem.product.imageUrls[{i}]"),
+                    || ProblemKind::NotHttps,
                 );
             }
         }
+        urls.finish();
     }
     quantity(
         p,
@@ -495,6 +585,9 @@ pub fn check(listing: &Listing, catalog: &dyn Catalog) -> Vec<Problem> {
         "offer.availableQuantity",
         offer.available_quantity.as_ref(),
     );
+    for name in ["lotSize", "quantityLimitPerBuyer"] {
+        other_quantity(p, &format!("offer.{name}"), offer.other.get(name));
+    }
     let marketplace = Marketplace::from_marketplace_id(&offer.marketplace_id);
     if marketplace.is_none() {
         let kind = if offer.marketplace_id.is_empty() {
@@ -611,59 +704,58 @@ fn check_condition(p: &mut Vec<Problem>, policy: ConditionPolicy<'_>, item: &Inv
         return;
     };
     let rules = allowed.descriptors;
-    let list = |items: &mut dyn Iterator<Item = String>| {
-        let all: Vec<String> = items.collect();
-        if all.is_empty() {
-            "none".to_owned()
-        } else {
-            all.join(", ")
-        }
-    };
     let label = |id: u32, name: &str| format!("{id} {name}");
+    let descriptors_allowed = || list(rules.iter().map(|r| label(r.id, r.name)), rules.len());
     // Each entry's rule (by its `name`, a descriptor id), once for both passes below.
     let matched: Vec<Option<&DescriptorRule<'_>>> = item
         .condition_descriptors
         .iter()
         .map(|d| descriptor_id(d).and_then(|id| rules.iter().find(|r| r.id == id)))
         .collect();
+    // Whether each entry is the first of its descriptor (a repeated one is said once).
+    let mut first = vec![false; matched.len()];
     let mut given: Vec<u32> = Vec::new();
+    let mut out = ListProblems::new(p, "inventoryItem.conditionDescriptors");
+    let field = |i: usize, rest: &str| format!("inventoryItem.conditionDescriptors[{i}].{rest}");
     for (i, (d, rule)) in item.condition_descriptors.iter().zip(&matched).enumerate() {
-        let field = format!("inventoryItem.conditionDescriptors[{i}]");
         let Some(rule) = rule else {
-            problem(
-                p,
-                &format!("{field}.name"),
-                ProblemKind::DescriptorNotAllowed {
-                    allowed: list(&mut rules.iter().map(|r| label(r.id, r.name))),
+            out.push(
+                || field(i, "name"),
+                || ProblemKind::DescriptorNotAllowed {
+                    allowed: descriptors_allowed(),
                 },
             );
             continue;
         };
         if given.contains(&rule.id) {
-            problem(p, &format!("{field}.name"), ProblemKind::DescriptorTwice);
+            out.push(|| field(i, "name"), || ProblemKind::DescriptorTwice);
             continue;
         }
         given.push(rule.id);
+        first[i] = true;
         if rule.free_text {
             let text = d.additional_info.as_deref();
-            missing_text(p, &format!("{field}.additionalInfo"), text);
+            let mut found = Vec::new();
+            missing_text(&mut found, "", text);
             if let Some(max) = rule.max_length {
                 too_long(
-                    p,
-                    &format!("{field}.additionalInfo"),
+                    &mut found,
+                    "",
                     text,
                     usize::try_from(max).unwrap_or(usize::MAX),
                 );
             }
+            for found in found {
+                out.push(|| field(i, "additionalInfo"), || found.kind);
+            }
             continue;
         }
         if d.values.is_empty() {
-            problem(p, &format!("{field}.values"), ProblemKind::Missing);
+            out.push(|| field(i, "values"), || ProblemKind::Missing);
         } else if d.values.len() > 1 && !rule.multiple {
-            problem(
-                p,
-                &format!("{field}.values"),
-                ProblemKind::DescriptorTakesOneValue,
+            out.push(
+                || field(i, "values"),
+                || ProblemKind::DescriptorTakesOneValue,
             );
         }
         for (j, value) in d.values.iter().enumerate() {
@@ -674,12 +766,14 @@ fn check_condition(p: &mut Vec<Problem>, policy: ConditionPolicy<'_>, item: &Inv
                 .and_then(|v| rule.value(v))
                 .is_some();
             if !known {
-                problem(
-                    p,
-                    &format!("{field}.values[{j}]"),
-                    ProblemKind::DescriptorValueNotAllowed {
+                out.push(
+                    || field(i, &format!("values[{j}]")),
+                    || ProblemKind::DescriptorValueNotAllowed {
                         descriptor: label(rule.id, rule.name),
-                        allowed: list(&mut rule.values.iter().map(|v| label(v.id, v.name))),
+                        allowed: list(
+                            rule.values.iter().map(|v| label(v.id, v.name)),
+                            rule.values.len(),
+                        ),
                     },
                 );
             }
@@ -687,8 +781,9 @@ fn check_condition(p: &mut Vec<Problem>, policy: ConditionPolicy<'_>, item: &Inv
     }
     for rule in rules {
         if rule.required && !given.contains(&rule.id) {
+            // One a rule of the policy, so never counted with the entries' problems.
             problem(
-                p,
+                out.problems,
                 "inventoryItem.conditionDescriptors",
                 ProblemKind::DescriptorRequired {
                     descriptor: label(rule.id, rule.name),
@@ -697,7 +792,7 @@ fn check_condition(p: &mut Vec<Problem>, policy: ConditionPolicy<'_>, item: &Inv
         }
     }
     for (i, rule) in matched.iter().enumerate() {
-        let Some(rule) = rule else {
+        let Some(rule) = rule.filter(|_| first[i]) else {
             continue;
         };
         // A required descriptor that is missing is reported once, above.
@@ -705,16 +800,31 @@ fn check_condition(p: &mut Vec<Problem>, policy: ConditionPolicy<'_>, item: &Inv
             |o: &&u32| !given.contains(o) && !rules.iter().any(|r| r.id == **o && r.required);
         for other in rule.requires.iter().filter(missing) {
             let name = rules.iter().find(|r| r.id == *other).map_or("", |r| r.name);
-            problem(
-                p,
-                &format!("inventoryItem.conditionDescriptors[{i}].name"),
-                ProblemKind::DescriptorNeeds {
+            out.push(
+                || field(i, "name"),
+                || ProblemKind::DescriptorNeeds {
                     descriptor: label(rule.id, rule.name),
                     other: label(*other, name),
                 },
             );
         }
     }
+    out.finish();
+}
+
+/// The first [`limits::SHOWN_VALUES`] of `items` (of `count`) joined, and how many more:
+/// `"275020 10, 275021 9.5 and 38 more"`, or `none`.
+fn list(items: impl Iterator<Item = String>, count: usize) -> String {
+    let shown: Vec<String> = items.take(limits::SHOWN_VALUES).collect();
+    if shown.is_empty() {
+        return "none".to_owned();
+    }
+    let more = count.saturating_sub(shown.len());
+    let mut text = shown.join(", ");
+    if more > 0 {
+        text.push_str(&format!(" and {more} more"));
+    }
+    text
 }
 
 /// A descriptor entry's id (its `name`, a number as text).

@@ -271,6 +271,88 @@ fn a_quantity_that_is_not_a_whole_number_of_at_least_0_is_refused() {
     assert_eq!(problems_of(zero), vec![]);
 }
 
+/// eBay types every quantity as an `int32`: one above 2,147,483,647 passed the check and
+/// eBay refused it. Each is refused naming its field; the largest int32 passes.
+#[test]
+fn a_quantity_above_ebays_32_bit_limit_is_refused_naming_its_field() {
+    // Each field, as the problem names it; its place in the file is the same path.
+    let fields = [
+        "offer.availableQuantity",
+        "offer.lotSize",
+        "offer.quantityLimitPerBuyer",
+        "inventoryItem.availability.shipToLocationAvailability.quantity",
+    ];
+    let set = |v: &mut Value, field: &str, q: Value| {
+        let mut at = v;
+        for key in field.split('.') {
+            at = &mut at[key];
+        }
+        *at = q;
+    };
+    for field in fields {
+        for q in [json!(2_147_483_648_u64), json!(u64::MAX), json!(-1)] {
+            let p = only(|v| set(v, field, q.clone()));
+            assert_eq!(
+                (p.field.as_str(), &p.kind),
+                (field, &ProblemKind::BadQuantity),
+                "{q}"
+            );
+            assert_eq!(
+                p.to_string(),
+                format!(
+                    "{field}: a quantity is a whole number from 0 to 2147483647 (eBay's int32)"
+                )
+            );
+        }
+        let mut largest = valid();
+        set(&mut largest, field, json!(2_147_483_647));
+        assert_eq!(problems_of(largest), vec![], "{field}");
+    }
+}
+
+/// The issue's listing, through the compiled-in rules of US 179: `"Operating System
+/// Edition": "Home"` (allowed only with Windows) and `"Operating System": "macOS"`, each
+/// given 2,000 times: the problems of each aspect are bounded and their printed size does not
+/// grow with the values given (it needed 3.5 GB at 8,000).
+#[test]
+fn a_constrained_value_repeated_thousands_of_times_gives_bounded_problems() {
+    let mut value = valid();
+    let aspects = &mut value["inventoryItem"]["product"]["aspects"];
+    aspects["Operating System Edition"] = json!(vec!["Home"; 2_000]);
+    aspects["Operating System"] = json!(vec!["macOS"; 2_000]);
+    aspects["Features"] = json!(
+        (0..2_000)
+            .map(|i| format!("Feature {i}"))
+            .collect::<Vec<_>>()
+    );
+    let problems = problems_of(value);
+    let text: String = problems.iter().map(|p| format!("{p}\n")).collect();
+    let of = |aspect: &str| {
+        let field = format!("inventoryItem.product.aspects[{aspect:?}]");
+        problems.iter().filter(move |p| p.field == field)
+    };
+    // TooManyValues, ten ConstraintNotMet, the count of the others.
+    assert_eq!(
+        of("Operating System Edition").count(),
+        taxonomy_aspects::limits::PROBLEMS_PER_ASPECT + 2,
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            r#""Operating System Edition" has 1990 more problems of its values, not listed"#
+        ),
+        "{text}"
+    );
+    // A SINGLE aspect and a MULTI one given more values than eBay takes: one problem each.
+    assert_eq!(of("Operating System").count(), 1, "{text}");
+    assert!(
+        text.contains(r#""Features" takes at most 30 values (itemToAspectCardinality MULTI), got 2000: "Feature 0", "Feature 1", "Feature 2", "Feature 3", "Feature 4" and 1995 more; keep 30"#),
+        "{text}"
+    );
+    assert_eq!(problems.len(), 14, "{text}");
+    assert!(text.len() < 4096, "{} bytes:\n{text}", text.len());
+}
+
 #[test]
 fn each_listing_policy_and_the_location_are_needed_to_publish() {
     for field in ["fulfillmentPolicyId", "paymentPolicyId", "returnPolicyId"] {
@@ -682,5 +764,76 @@ mod conditions {
             problems[0].to_string(),
             "inventoryItem.conditionDescriptors[0].name: 27501 Professional Grader must come with 27502 Grade"
         );
+    }
+
+    /// 800,000 wrong values of one descriptor printed 317 MB: each its own problem listing
+    /// every allowed value. The problems of the descriptors are bounded (a few listed, the rest
+    /// counted) and each lists a few allowed values and how many more.
+    #[test]
+    fn wrong_descriptor_values_give_a_bounded_number_of_problems_of_bounded_size() {
+        use marketplace_listing::limits;
+        let values: &'static [DescriptorValue<'static>] = Box::leak(
+            (0..40)
+                .map(|i| DescriptorValue {
+                    id: 400_100 + i,
+                    name: Box::leak(format!("Grade {i}").into_boxed_str()),
+                })
+                .collect(),
+        );
+        let many = DescriptorRule {
+            id: 40010,
+            name: "Card Grade",
+            required: false,
+            multiple: true,
+            free_text: false,
+            max_length: None,
+            values,
+            requires: &[27502],
+        };
+        let descriptors: &'static [DescriptorRule<'static>] =
+            Box::leak(vec![GRADER, GRADE, many].into_boxed_slice());
+        let conditions: &'static [AllowedCondition<'static>] =
+            Box::leak(Box::new([AllowedCondition {
+                condition: Condition::LikeNew,
+                descriptors,
+            }]));
+        let catalog = WithPolicy(ConditionPolicy {
+            required: true,
+            conditions,
+        });
+        let wrong = 100_000;
+        let problems = problems_with(&catalog, |v| {
+            v["inventoryItem"]["condition"] = json!("LIKE_NEW");
+            let mut entries = vec![
+                json!({"name": "40010", "values": vec!["999"; wrong]}),
+                json!({"name": "27501", "values": ["275010"]}),
+            ];
+            // A thousand repetitions: each "given twice", counted with the rest.
+            entries.extend(vec![json!({"name": "27501", "values": ["275010"]}); 1_000]);
+            v["inventoryItem"]["conditionDescriptors"] = json!(entries);
+        });
+        let text: String = problems.iter().map(|p| format!("{p}\n")).collect();
+        // The grade required (a rule of the policy, always said), ten listed, the rest counted.
+        assert_eq!(problems.len(), limits::PROBLEMS_PER_LIST + 2, "{text}");
+        assert_eq!(
+            problems[0].to_string(),
+            "inventoryItem.conditionDescriptors[0].values[0]: not a value of 40010 Card Grade; it takes 400100 Grade 0, 400101 Grade 1, 400102 Grade 2, 400103 Grade 3, 400104 Grade 4, 400105 Grade 5, 400106 Grade 6, 400107 Grade 7, 400108 Grade 8, 400109 Grade 9 and 30 more"
+        );
+        let omitted = wrong + 1_000 - limits::PROBLEMS_PER_LIST;
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.field == "inventoryItem.conditionDescriptors"
+                    && p.kind == ProblemKind::More { count: omitted }),
+            "{text}"
+        );
+        assert!(
+            problems.iter().any(|p| p.kind
+                == ProblemKind::DescriptorRequired {
+                    descriptor: "27502 Grade".into()
+                }),
+            "{text}"
+        );
+        assert!(text.len() < 4096, "{} bytes:\n{text}", text.len());
     }
 }

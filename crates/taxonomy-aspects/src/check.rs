@@ -1,7 +1,7 @@
 //! The check: a listing's aspects against a category's rules, whatever holds the rules.
 
 use alloc::borrow::ToOwned;
-use alloc::collections::BTreeMap;
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -91,6 +91,28 @@ pub trait RuleSet {
     fn constraints(&self, index: usize, value: usize) -> impl Iterator<Item = ConstraintView<'_>>;
 }
 
+/// The bounds of [`check`]: however many values a listing gives, its problems and their
+/// printed size stay proportional to the category's rules, not to the listing.
+pub mod limits {
+    /// The most values an aspect whose `itemToAspectCardinality` is `MULTI` takes: the
+    /// Trading API's per-site threshold for one item specific (GeteBayDetails,
+    /// `ItemSpecificDetails.MaxValuesPerName`, 30 on eBay's sites). One more is
+    /// [`TooManyValues`](crate::Problem::TooManyValues), as two are for a `SINGLE` aspect.
+    pub const MULTI_VALUES: usize = 30;
+    /// The most problems listed for the values of one aspect; the rest are counted in one
+    /// [`MoreProblems`](crate::Problem::MoreProblems).
+    pub const PROBLEMS_PER_ASPECT: usize = 10;
+    /// The most values (or spellings) a problem lists; it says how many there are.
+    pub const SHOWN_VALUES: usize = 5;
+    /// The most aspects the category does not know listed one by one; the rest are counted in
+    /// one [`MoreUnknownAspects`](crate::Problem::MoreUnknownAspects).
+    pub const UNKNOWN_ASPECTS: usize = 10;
+    /// The most closest-value suggestions ("did you mean") computed for one listing: each
+    /// compares the value with every allowed value (milliseconds against a list of 20,000),
+    /// so past these a wrong value is refused without one.
+    pub const SUGGESTIONS: usize = 5;
+}
+
 /// Every problem of `listing` against `rules`: errors (what the service refuses) and warnings,
 /// in the order of the listing's aspects, then the missing aspects in the category's order.
 ///
@@ -98,9 +120,19 @@ pub trait RuleSet {
 /// `aspects!` checks at compile time) counts as given, and a constraint whose control aspect
 /// is one of them is not checked; the whole listing is checked again once its values are
 /// known.
+///
+/// In time linear in the listing's values and with problems bounded whatever it holds (see
+/// [`limits`]): an aspect's values beyond what its cardinality takes are one
+/// [`TooManyValues`](Problem::TooManyValues) listing a few; at most
+/// [`limits::PROBLEMS_PER_ASPECT`] problems of an aspect's values are listed, then one
+/// [`MoreProblems`](Problem::MoreProblems) counts the rest; a control aspect's values are
+/// read once for all the `valueConstraints` naming it; and at most [`limits::SUGGESTIONS`]
+/// suggestions are computed.
 pub fn check<R: RuleSet + ?Sized>(rules: &R, listing: &ListingAspects) -> Vec<Problem> {
     let mut problems = Vec::new();
     let mut given = vec![false; rules.aspect_count()];
+    let mut suggestions = limits::SUGGESTIONS;
+    let mut controls = Controls::default();
     // Names that differ only in case are one aspect, as the service takes them: the
     // entries of each aspect together, in the order of its first spelling.
     // (`None`: an aspect the category does not know, each spelling on its own.)
@@ -118,15 +150,23 @@ pub fn check<R: RuleSet + ?Sized>(rules: &R, listing: &ListingAspects) -> Vec<Pr
             }
         }
     }
+    let mut unknown = 0usize;
+    let mut first_unlisted: Option<&str> = None;
     for (index, entries) in spellings {
         let Some(index) = index else {
             let name = &entries[0].name;
-            let names: Vec<&str> = (0..rules.aspect_count())
-                .map(|i| rules.rule(i).name)
-                .collect();
+            unknown += 1;
+            if unknown > limits::UNKNOWN_ASPECTS {
+                first_unlisted.get_or_insert(name.as_str());
+                continue;
+            }
+            let suggestion = take(&mut suggestions).then(|| {
+                let names = (0..rules.aspect_count()).map(|i| rules.rule(i).name);
+                closest(name, names).map(str::to_owned)
+            });
             problems.push(Problem::UnknownAspect {
                 aspect: name.clone(),
-                suggestion: closest(name, names.into_iter()).map(str::to_owned),
+                suggestion: suggestion.flatten(),
             });
             continue;
         };
@@ -134,7 +174,8 @@ pub fn check<R: RuleSet + ?Sized>(rules: &R, listing: &ListingAspects) -> Vec<Pr
         if entries.len() > 1 {
             problems.push(Problem::SpelledTwice {
                 aspect: rule.name.to_owned(),
-                spellings: entries.iter().map(|e| e.name.clone()).collect(),
+                spellings: shown(entries.iter().map(|e| e.name.as_str())),
+                count: entries.len(),
             });
         }
         let later = entries.iter().any(|e| e.later);
@@ -150,15 +191,42 @@ pub fn check<R: RuleSet + ?Sized>(rules: &R, listing: &ListingAspects) -> Vec<Pr
             continue; // counted as missing below, unless given at run time
         }
         given[index] = true;
-        if rule.single && values.len() > 1 {
+        let max = if rule.single { 1 } else { limits::MULTI_VALUES };
+        if values.len() > max {
             problems.push(Problem::TooManyValues {
                 aspect: rule.name.to_owned(),
-                values: values.iter().map(|v| (*v).clone()).collect(),
+                values: shown(values.iter().map(|v| v.as_str())),
+                count: values.len(),
+                max,
             });
         }
+        let mut sink = Sink {
+            problems: &mut problems,
+            listed: 0,
+            omitted: 0,
+        };
+        let mut context = Context {
+            rules,
+            listing,
+            controls: &mut controls,
+            suggestions: &mut suggestions,
+        };
         for value in values {
-            check_value(rules, index, &rule, value, listing, &mut problems);
+            context.check_value(index, &rule, value, &mut sink);
         }
+        if sink.omitted > 0 {
+            let count = sink.omitted;
+            problems.push(Problem::MoreProblems {
+                aspect: rule.name.to_owned(),
+                count,
+            });
+        }
+    }
+    if let Some(first) = first_unlisted {
+        problems.push(Problem::MoreUnknownAspects {
+            aspect: first.to_owned(),
+            count: unknown - limits::UNKNOWN_ASPECTS,
+        });
     }
     for index in rules.required() {
         if !given[index] {
@@ -181,62 +249,133 @@ pub fn check<R: RuleSet + ?Sized>(rules: &R, listing: &ListingAspects) -> Vec<Pr
     problems
 }
 
-fn check_value<R: RuleSet + ?Sized>(
-    rules: &R,
-    index: usize,
-    rule: &RuleView<'_>,
-    value: &str,
-    listing: &ListingAspects,
-    problems: &mut Vec<Problem>,
-) {
-    let known = rules.find_value(index, value);
-    if rule.selection_only && known.is_none() {
-        problems.push(Problem::NotAllowed {
-            aspect: rule.name.to_owned(),
-            value: value.to_owned(),
-            suggestion: closest(value, rule.values.iter()).map(str::to_owned),
-        });
+/// Takes one of the suggestions left: `false` when none is.
+fn take(left: &mut usize) -> bool {
+    let some = *left > 0;
+    *left = left.saturating_sub(1);
+    some
+}
+
+/// The first [`limits::SHOWN_VALUES`] of `texts`, owned.
+fn shown<'a>(texts: impl Iterator<Item = &'a str>) -> Vec<String> {
+    texts
+        .take(limits::SHOWN_VALUES)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// One aspect's value problems: the first [`limits::PROBLEMS_PER_ASPECT`] made and listed,
+/// the rest only counted.
+struct Sink<'p> {
+    problems: &'p mut Vec<Problem>,
+    listed: usize,
+    omitted: usize,
+}
+
+impl Sink<'_> {
+    /// Whether the next problem is listed (else it is counted).
+    fn lists_next(&self) -> bool {
+        self.listed < limits::PROBLEMS_PER_ASPECT
     }
-    if let Some(max) = rule.max_length {
-        let length = value.chars().count();
-        if length > max as usize {
-            problems.push(Problem::TooLong {
+
+    /// Lists the problem `make` gives, or counts it past the limit without making it.
+    fn push(&mut self, make: impl FnOnce() -> Problem) {
+        if self.lists_next() {
+            self.listed += 1;
+            self.problems.push(make());
+        } else {
+            self.omitted += 1;
+        }
+    }
+}
+
+/// A control aspect's values in the listing (under every spelling of its name), read once
+/// for all the constraints that name it.
+struct Control {
+    /// Given at run time: its constraints are checked then, not now.
+    later: bool,
+    /// Its values' keys.
+    keys: BTreeSet<String>,
+    /// Its first values, as given, for messages.
+    shown: Vec<String>,
+    /// How many values it has.
+    count: usize,
+}
+
+/// The control aspects read so far, by key.
+#[derive(Default)]
+struct Controls(BTreeMap<String, Control>);
+
+impl Controls {
+    fn get(&mut self, listing: &ListingAspects, control_key: &str) -> &Control {
+        self.0.entry(control_key.to_owned()).or_insert_with(|| {
+            let entries = || listing.entries.iter().filter(|e| e.key == control_key);
+            let values = || entries().flat_map(|e| &e.values);
+            Control {
+                later: entries().any(|e| e.later),
+                keys: values().map(|v| key(v)).collect(),
+                shown: shown(values().map(String::as_str)),
+                count: values().count(),
+            }
+        })
+    }
+}
+
+/// What the check of one value needs besides the value.
+struct Context<'c, R: RuleSet + ?Sized> {
+    rules: &'c R,
+    listing: &'c ListingAspects,
+    controls: &'c mut Controls,
+    suggestions: &'c mut usize,
+}
+
+impl<R: RuleSet + ?Sized> Context<'_, R> {
+    fn check_value(&mut self, index: usize, rule: &RuleView<'_>, value: &str, sink: &mut Sink<'_>) {
+        let known = self.rules.find_value(index, value);
+        if rule.selection_only && known.is_none() {
+            let suggestions = &mut *self.suggestions;
+            sink.push(|| Problem::NotAllowed {
                 aspect: rule.name.to_owned(),
                 value: value.to_owned(),
-                length,
-                max,
+                suggestion: take(suggestions)
+                    .then(|| closest(value, rule.values.iter()).map(str::to_owned))
+                    .flatten(),
             });
         }
-    }
-    if !rule.format.accepts(value) {
-        problems.push(Problem::BadFormat {
-            aspect: rule.name.to_owned(),
-            value: value.to_owned(),
-            expected: rule.format.expected().to_owned(),
-        });
-    }
-    let Some(known) = known else {
-        return;
-    };
-    for c in rules.constraints(index, known) {
-        let entries = || listing.entries.iter().filter(|e| e.key == c.control_key);
-        // A control aspect given at run time: checked then, not now.
-        if entries().any(|e| e.later) {
-            continue;
+        if let Some(max) = rule.max_length {
+            let length = value.chars().count();
+            if length > max as usize {
+                sink.push(|| Problem::TooLong {
+                    aspect: rule.name.to_owned(),
+                    value: value.to_owned(),
+                    length,
+                    max,
+                });
+            }
         }
-        // The control aspect's values under every spelling of its name.
-        let found: Vec<String> = entries().flat_map(|e| e.values.iter().cloned()).collect();
-        let allows = |f: &String| {
-            let k = key(f);
-            c.allowed_keys.iter().any(|a| a == k)
+        if !rule.format.accepts(value) {
+            sink.push(|| Problem::BadFormat {
+                aspect: rule.name.to_owned(),
+                value: value.to_owned(),
+                expected: rule.format.expected().to_owned(),
+            });
+        }
+        let Some(known) = known else {
+            return;
         };
-        if !found.iter().any(allows) {
-            problems.push(Problem::ConstraintNotMet {
+        for c in self.rules.constraints(index, known) {
+            let control = self.controls.get(self.listing, c.control_key);
+            // A control aspect given at run time: checked then, not now.
+            if control.later || c.allowed_keys.iter().any(|a| control.keys.contains(a)) {
+                continue;
+            }
+            sink.push(|| Problem::ConstraintNotMet {
                 aspect: rule.name.to_owned(),
                 value: value.to_owned(),
                 control: c.control.to_owned(),
                 allowed: c.allowed.to_vec(),
-                found,
+                found: control.shown.clone(),
+                found_count: control.count,
             });
         }
     }

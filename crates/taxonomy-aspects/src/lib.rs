@@ -31,7 +31,7 @@ mod problem;
 mod text;
 mod value;
 
-pub use check::{ConstraintView, RuleSet, RuleView, Texts, check};
+pub use check::{ConstraintView, RuleSet, RuleView, Texts, check, limits};
 pub use listing::{ListingAspects, ListingError};
 pub use pinned::PinnedRules;
 #[doc(hidden)]

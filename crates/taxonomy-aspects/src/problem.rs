@@ -23,12 +23,18 @@ pub enum Problem {
         /// The aspect, as the category names it.
         aspect: String,
     },
-    /// More than one value for an aspect whose `itemToAspectCardinality` is `SINGLE`.
+    /// More values than the aspect takes: more than one for an aspect whose
+    /// `itemToAspectCardinality` is `SINGLE`, more than
+    /// [`limits::MULTI_VALUES`](crate::limits::MULTI_VALUES) for a `MULTI` one.
     TooManyValues {
         /// The aspect.
         aspect: String,
-        /// The values given.
+        /// The first values given (at most [`limits::SHOWN_VALUES`](crate::limits::SHOWN_VALUES)).
         values: Vec<String>,
+        /// How many values were given.
+        count: usize,
+        /// How many the aspect takes (1: `SINGLE`).
+        max: usize,
     },
     /// A value not among `aspectValues` of an aspect whose `aspectMode` is `SELECTION_ONLY`.
     NotAllowed {
@@ -71,8 +77,11 @@ pub enum Problem {
         control: String,
         /// The control aspect's values that allow `value`.
         allowed: Vec<String>,
-        /// The control aspect's values in the listing (empty: not given).
+        /// The control aspect's first values in the listing (at most
+        /// [`limits::SHOWN_VALUES`](crate::limits::SHOWN_VALUES); empty: not given).
         found: Vec<String>,
+        /// How many values the control aspect has in the listing.
+        found_count: usize,
     },
     /// A warning: an aspect the category does not know (the service ignores it or refuses
     /// it), with the closest known name.
@@ -89,8 +98,28 @@ pub enum Problem {
     SpelledTwice {
         /// The aspect, as the category names it.
         aspect: String,
-        /// The names the listing gives it under, in its order.
+        /// The first names the listing gives it under, in its order (at most
+        /// [`limits::SHOWN_VALUES`](crate::limits::SHOWN_VALUES)).
         spellings: Vec<String>,
+        /// How many names the listing gives it under.
+        count: usize,
+    },
+    /// More problems of an aspect's values than are listed (at most
+    /// [`limits::PROBLEMS_PER_ASPECT`](crate::limits::PROBLEMS_PER_ASPECT) are): how many
+    /// more, each an error.
+    MoreProblems {
+        /// The aspect.
+        aspect: String,
+        /// How many problems were not listed.
+        count: usize,
+    },
+    /// A warning: more aspects the category does not know than are listed one by one (at most
+    /// [`limits::UNKNOWN_ASPECTS`](crate::limits::UNKNOWN_ASPECTS) are).
+    MoreUnknownAspects {
+        /// The first of them, as given.
+        aspect: String,
+        /// How many were not listed (`aspect` included).
+        count: usize,
     },
     /// A warning: an aspect not required yet that will be from `expectedRequiredByDate`,
     /// missing from the listing.
@@ -110,6 +139,7 @@ impl Problem {
         match self {
             Problem::UnknownAspect { .. }
             | Problem::SpelledTwice { .. }
+            | Problem::MoreUnknownAspects { .. }
             | Problem::RequiredSoon { .. } => Severity::Warning,
             _ => Severity::Error,
         }
@@ -131,6 +161,8 @@ impl Problem {
             | Problem::ConstraintNotMet { aspect, .. }
             | Problem::UnknownAspect { aspect, .. }
             | Problem::SpelledTwice { aspect, .. }
+            | Problem::MoreProblems { aspect, .. }
+            | Problem::MoreUnknownAspects { aspect, .. }
             | Problem::RequiredSoon { aspect, .. } => aspect,
         }
     }
@@ -149,15 +181,23 @@ impl fmt::Display for Shown<'_> {
     }
 }
 
-fn list(values: &[String]) -> String {
-    if values.is_empty() {
+/// The first [`limits::SHOWN_VALUES`](crate::limits::SHOWN_VALUES) of `values`, shown, and
+/// how many more of `count` there are: `"a", "b" and 3 more`.
+fn list(values: &[String], count: usize) -> String {
+    if values.is_empty() && count == 0 {
         return "none".into();
     }
-    values
+    let shown: Vec<&String> = values.iter().take(crate::limits::SHOWN_VALUES).collect();
+    let mut text = shown
         .iter()
         .map(|v| Shown(v).to_string())
         .collect::<Vec<_>>()
-        .join(", ")
+        .join(", ");
+    let more = count.saturating_sub(shown.len());
+    if more > 0 {
+        text.push_str(&alloc::format!(" and {more} more"));
+    }
+    text
 }
 
 impl fmt::Display for Problem {
@@ -173,12 +213,27 @@ impl fmt::Display for Problem {
                 "{} is required (aspectRequired) and missing: add it with a value",
                 Shown(aspect)
             ),
-            Problem::TooManyValues { aspect, values } => write!(
+            Problem::TooManyValues {
+                aspect,
+                values,
+                count,
+                max: 1,
+            } => write!(
                 f,
-                "{} takes one value (itemToAspectCardinality SINGLE), got {}: {}; keep one",
+                "{} takes one value (itemToAspectCardinality SINGLE), got {count}: {}; keep one",
                 Shown(aspect),
-                values.len(),
-                list(values)
+                list(values, *count)
+            ),
+            Problem::TooManyValues {
+                aspect,
+                values,
+                count,
+                max,
+            } => write!(
+                f,
+                "{} takes at most {max} values (itemToAspectCardinality MULTI), got {count}: {}; keep {max}",
+                Shown(aspect),
+                list(values, *count)
             ),
             Problem::NotAllowed {
                 aspect,
@@ -223,14 +278,15 @@ impl fmt::Display for Problem {
                 control,
                 allowed,
                 found,
+                found_count,
             } => write!(
                 f,
                 "{} = {} is allowed only when {} is {} (valueConstraints), but it is {}: change one of them",
                 Shown(aspect),
                 Shown(value),
                 Shown(control),
-                list(allowed),
-                list(found)
+                list(allowed, allowed.len()),
+                list(found, *found_count)
             ),
             Problem::UnknownAspect { aspect, suggestion } => {
                 write!(f, "{} is not an aspect of this category", Shown(aspect))?;
@@ -239,12 +295,28 @@ impl fmt::Display for Problem {
                     None => f.write_str(": check the name"),
                 }
             }
-            Problem::SpelledTwice { aspect, spellings } => write!(
+            Problem::SpelledTwice {
+                aspect,
+                spellings,
+                count,
+            } => write!(
                 f,
-                "{} is given under {} spellings ({}); the service takes them as one aspect: give it once",
+                "{} is given under {count} spellings ({}); the service takes them as one aspect: give it once",
                 Shown(aspect),
-                spellings.len(),
-                list(spellings)
+                list(spellings, *count)
+            ),
+            Problem::MoreProblems { aspect, count } => write!(
+                f,
+                "{} has {count} more problems of its values, not listed (at most {} an aspect are): fix those above and check again",
+                Shown(aspect),
+                crate::limits::PROBLEMS_PER_ASPECT
+            ),
+            Problem::MoreUnknownAspects { aspect, count } => write!(
+                f,
+                "{} and {} more are not aspects of this category (at most {} are listed one by one): check the names",
+                Shown(aspect),
+                count.saturating_sub(1),
+                crate::limits::UNKNOWN_ASPECTS
             ),
             Problem::RequiredSoon { aspect, from } => write!(
                 f,

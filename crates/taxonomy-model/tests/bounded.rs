@@ -9,7 +9,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use taxonomy_model::aspects::{AspectRules, AspectsDiff, ListingAspects, Problem};
+use taxonomy_model::aspects::{AspectRules, AspectsDiff, ListingAspects, Problem, limits};
 use taxonomy_model::decode;
 
 fn aspect(name: &str, cardinality: &str, values: &[String]) -> Value {
@@ -61,12 +61,14 @@ fn names_that_differ_only_in_case_are_one_aspect() {
         problems.contains(&Problem::TooManyValues {
             aspect: "Brand".into(),
             values: vec!["Dell".into(), "HP".into()],
+            count: 2,
+            max: 1,
         }),
         "two spellings of a SINGLE aspect with a value each: {problems:?}"
     );
     assert!(
         problems.iter().any(|p| matches!(p,
-            Problem::SpelledTwice { aspect, spellings }
+            Problem::SpelledTwice { aspect, spellings, count: 2 }
                 if aspect == "Brand" && spellings == &["Brand".to_owned(), "brand".to_owned()])),
         "the listing is told it spells the aspect two ways: {problems:?}"
     );
@@ -87,6 +89,7 @@ fn names_that_differ_only_in_case_are_one_aspect() {
         [Problem::SpelledTwice {
             aspect: "Colour".into(),
             spellings: vec!["Colour".into(), "COLOUR".into()],
+            count: 2,
         }]
     );
     // One spelling, one value each: nothing to say.
@@ -238,4 +241,146 @@ fn decoders_name_the_element_limit_they_hit() {
         error.contains("more than 300000 array elements in all in a getCategoryTree answer"),
         "{error}"
     );
+}
+
+/// The issue's listing: a constrained value and its control aspect, each repeated N times
+/// (`"Operating System Edition": "Home"` allowed only with `"Operating System"` Windows,
+/// given `"macOS"`), needed 3.5 GB at N = 8,000: every value re-read the control aspect and
+/// copied all its values into its problem, which printed them all. Now each aspect gives
+/// one TooManyValues listing a few of its values, at most `limits::PROBLEMS_PER_ASPECT`
+/// problems of its values and one count of the rest; the printed size does not grow with N.
+#[test]
+fn repeated_constrained_values_give_a_bounded_number_of_problems_of_bounded_size() {
+    let edition = json!({
+        "localizedAspectName": "Operating System Edition",
+        "aspectConstraint": {"itemToAspectCardinality": "SINGLE", "aspectMode": "FREE_TEXT"},
+        "aspectValues": [{"localizedValue": "Home", "valueConstraints": [{
+            "applicableForLocalizedAspectName": "Operating System",
+            "applicableForLocalizedAspectValues": ["Windows 11", "Windows 10"]
+        }]}]
+    });
+    let rules = rules(vec![
+        edition,
+        aspect(
+            "Operating System",
+            "SINGLE",
+            &["Windows 11".into(), "Windows 10".into(), "macOS".into()],
+        ),
+    ]);
+    let mut printed = Vec::new();
+    for n in [100, 2_000] {
+        let listing = ListingAspects::new()
+            .with("Operating System Edition", vec!["Home"; n])
+            .with("Operating System", vec!["macOS"; n]);
+        let problems = rules.check(&listing);
+        let kinds: Vec<String> = problems
+            .iter()
+            .map(|p| format!("{p:?}").split(' ').next().unwrap().to_owned())
+            .collect();
+        let mut expected = vec!["TooManyValues".to_owned()];
+        expected.extend(vec![
+            "ConstraintNotMet".to_owned();
+            limits::PROBLEMS_PER_ASPECT
+        ]);
+        expected.extend(["MoreProblems".to_owned(), "TooManyValues".to_owned()]);
+        assert_eq!(kinds, expected, "N = {n}");
+        assert!(matches!(&problems[0],
+            Problem::TooManyValues { values, count, max: 1, .. }
+                if values.len() == limits::SHOWN_VALUES && *count == n));
+        assert!(matches!(&problems[1],
+            Problem::ConstraintNotMet { found, found_count, .. }
+                if found.len() == limits::SHOWN_VALUES && *found_count == n));
+        assert!(matches!(&problems[limits::PROBLEMS_PER_ASPECT + 1],
+            Problem::MoreProblems { aspect, count }
+                if aspect == "Operating System Edition" && *count == n - limits::PROBLEMS_PER_ASPECT));
+        let text: String = problems.iter().map(|p| format!("{p}\n")).collect();
+        assert!(
+            text.contains(&format!(
+                r#"but it is "macOS", "macOS", "macOS", "macOS", "macOS" and {} more: change one of them"#,
+                n - limits::SHOWN_VALUES
+            )),
+            "{text}"
+        );
+        printed.push(text.len());
+    }
+    // Only the counts' digits differ.
+    assert!(printed[1] - printed[0] < 64, "{printed:?}");
+    assert!(printed[1] < 4096, "{printed:?}");
+}
+
+/// An aspect takes at most the values eBay takes: one for SINGLE, `limits::MULTI_VALUES` for
+/// MULTI (eBay's MaxValuesPerName); one more is refused, listing a few and counting them.
+#[test]
+fn a_multi_aspect_given_more_values_than_ebay_takes_is_refused() {
+    let colours: Vec<String> = (0..100).map(|i| format!("Colour {i}")).collect();
+    let rules = rules(vec![aspect("Colour", "MULTI", &colours)]);
+    let listing = ListingAspects::new().with("Colour", &colours[..limits::MULTI_VALUES]);
+    assert_eq!(rules.check(&listing), []);
+    let listing = ListingAspects::new().with("Colour", &colours[..limits::MULTI_VALUES + 1]);
+    let problems = rules.check(&listing);
+    assert_eq!(
+        problems,
+        [Problem::TooManyValues {
+            aspect: "Colour".into(),
+            values: colours[..limits::SHOWN_VALUES].to_vec(),
+            count: limits::MULTI_VALUES + 1,
+            max: limits::MULTI_VALUES,
+        }]
+    );
+    assert_eq!(
+        problems[0].to_string(),
+        r#"error: "Colour" takes at most 30 values (itemToAspectCardinality MULTI), got 31: "Colour 0", "Colour 1", "Colour 2", "Colour 3", "Colour 4" and 26 more; keep 30"#
+    );
+}
+
+/// Each "did you mean" compares the value with every allowed one (~9 ms against 20,000):
+/// 1,000 wrong values took 9 s. A listing gets at most `limits::SUGGESTIONS`; after them a
+/// wrong value is refused without one, however close it is.
+#[test]
+fn suggestions_stop_after_a_few_per_listing() {
+    let brands: Vec<String> = (0..20_000).map(|i| format!("Brand number {i}")).collect();
+    let rules = rules(vec![
+        aspect("Brand", "MULTI", &brands),
+        aspect("Colour", "MULTI", &["Red".into(), "Blue".into()]),
+    ]);
+    // Each wrong value is one typo away from an allowed one.
+    let wrong: Vec<String> = (0..limits::SUGGESTIONS + 3)
+        .map(|i| format!("Brand numbr {i}"))
+        .collect();
+    let listing = ListingAspects::new()
+        .with("Brand", &wrong)
+        .with("Colour", ["Blu"])
+        .with("Colur", ["Red"]);
+    let problems = rules.check(&listing);
+    let suggested: Vec<Option<&str>> = problems
+        .iter()
+        .map(|p| match p {
+            Problem::NotAllowed { suggestion, .. } | Problem::UnknownAspect { suggestion, .. } => {
+                suggestion.as_deref()
+            }
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    let mut expected: Vec<Option<String>> = (0..limits::SUGGESTIONS)
+        .map(|i| Some(format!("Brand number {i}")))
+        .collect();
+    expected.extend(vec![None; wrong.len() - limits::SUGGESTIONS + 2]);
+    assert_eq!(
+        suggested,
+        expected.iter().map(Option::as_deref).collect::<Vec<_>>()
+    );
+    assert!(
+        problems
+            .last()
+            .unwrap()
+            .to_string()
+            .ends_with(": check the name"),
+        "{problems:?}"
+    );
+    // A listing of its own gets its own suggestions.
+    let listing = ListingAspects::new().with("Colour", ["Blu"]);
+    assert!(matches!(
+        &rules.check(&listing)[..],
+        [Problem::NotAllowed { suggestion: Some(s), .. }] if s == "Blue"
+    ));
 }

@@ -38,4 +38,4 @@ pub use diff::{AspectChange, AspectsDiff, CategoryChange, ConstraintChange};
 pub use rules::AspectRules;
 /// The check's listing and problems are those of the `taxonomy-aspects` crate (the one
 /// implementation of the check, which `taxonomy-data` runs over compiled-in rules), re-exported.
-pub use taxonomy_aspects::{ListingAspects, ListingError, Problem, Severity};
+pub use taxonomy_aspects::{ListingAspects, ListingError, Problem, Severity, limits};
