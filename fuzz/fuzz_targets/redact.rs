@@ -4,7 +4,7 @@
 //! module names (percent/form encoding, JSON escapes, mixed byte by byte), never survives.
 //!
 //! `Redactor` is crate-private, so its source file is compiled into this target, next to the
-//! two constants it takes from its siblings.
+//! constant it takes from its sibling.
 //!
 //! Input: a few bytes that choose the secrets, their encoding and where the secret is planted,
 //! then the text.
@@ -12,10 +12,7 @@
 
 mod common;
 
-/// The siblings `redact.rs` imports from (`super::error`, `super::secret`).
-mod error {
-    pub use marketplace_client::test_util::MAX_BODY_IN_ERROR;
-}
+/// The sibling `redact.rs` imports from (`super::secret`).
 mod secret {
     pub use marketplace_client::test_util::REDACTED;
 }

@@ -16,7 +16,7 @@ pub use crate::core::cache::{Clock, ManualClock, SystemClock};
 pub use crate::oauth::consent::{AuthorizationResponse, consent_url, parse_redirect};
 
 /// The most of a server's text an [`OAuthError`](crate::oauth::OAuthError) keeps, in bytes.
-pub const MAX_BODY_IN_ERROR: usize = crate::oauth::error::MAX_BODY_IN_ERROR;
+pub const MAX_BODY_IN_ERROR: usize = crate::oauth::redact::MAX_BODY_IN_ERROR;
 /// The largest token answer read, in bytes.
 pub const MAX_TOKEN_ANSWER: usize = crate::core::token::MAX_TOKEN_ANSWER;
 /// The longest `Retry-After` a provider honours.

@@ -8,32 +8,11 @@ use taxonomy_aspects::Aspects;
 use taxonomy_data::LeafCategory;
 
 use crate::check::{CompiledIn, Problem, ProblemKind, Problems, check};
+use crate::model::Vouched;
 use crate::{
     Amount, Availability, Condition, InventoryItem, Listing, ListingPolicies, Offer,
     PricingSummary, Product, ShipToLocationAvailability,
 };
-
-/// What `category!` and `aspects!` vouched for: the check skips the category and the aspects
-/// while the listing still names that category and holds those aspects.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Vouched {
-    marketplace: Marketplace,
-    category_id: u32,
-    aspects: BTreeMap<String, Vec<String>>,
-}
-
-impl Vouched {
-    pub(crate) fn covers(
-        &self,
-        marketplace: Marketplace,
-        category_id: u32,
-        product: Option<&Product>,
-    ) -> bool {
-        self.marketplace == marketplace
-            && self.category_id == category_id
-            && product.is_some_and(|p| p.aspects == self.aspects)
-    }
-}
 
 /// Builds a [`Listing`] from a leaf category and its aspects as `category!` and `aspects!`
 /// give them; the price is in the marketplace's currency, quantities are whole numbers.

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use marketplaces::Marketplace;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 
@@ -223,7 +224,30 @@ pub struct Listing {
     /// What `category!` and `aspects!` vouched for, when built by
     /// [`ListingBuilder`](crate::ListingBuilder).
     #[serde(skip)]
-    pub(crate) vouched: Option<crate::builder::Vouched>,
+    pub(crate) vouched: Option<Vouched>,
+}
+
+/// What `category!` and `aspects!` vouched for ([`ListingBuilder`](crate::ListingBuilder)
+/// writes it, the check reads it): the check skips the category and the aspects
+/// while the listing still names that category and holds those aspects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Vouched {
+    pub(crate) marketplace: Marketplace,
+    pub(crate) category_id: u32,
+    pub(crate) aspects: BTreeMap<String, Vec<String>>,
+}
+
+impl Vouched {
+    pub(crate) fn covers(
+        &self,
+        marketplace: Marketplace,
+        category_id: u32,
+        product: Option<&Product>,
+    ) -> bool {
+        self.marketplace == marketplace
+            && self.category_id == category_id
+            && product.is_some_and(|p| p.aspects == self.aspects)
+    }
 }
 
 impl Listing {

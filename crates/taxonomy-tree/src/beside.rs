@@ -1,11 +1,22 @@
 //! What the files beside a snapshot share (the expired-category file, [`crate::expired`], and
 //! the condition-policy file, [`crate::conditions`]): their name after the snapshot's, the
-//! header that ties them to the tree they were checked against, and how they are read.
+//! header that ties them to the tree they were checked against (the tree's [`fingerprint`]),
+//! and how they are read.
 
 use std::path::{Path, PathBuf};
 
-use crate::expired::fingerprint;
 use crate::tree::CategoryTree;
+
+/// The fingerprint of the part of `tree` the rules read: FNV-1a (64 bits) over each
+/// category's id (4 bytes, little-endian) and leaf flag (1 byte), in id order. Recorded in the
+/// file as `treeFingerprint`, so that a file beside another tree of the same version (a
+/// partial copy completed, say) is known to be out of step.
+pub fn fingerprint(tree: &CategoryTree) -> u64 {
+    tree.categories.iter().fold(crate::fnv1a(&[]), |h, c| {
+        let id = c.id.to_le_bytes();
+        crate::fnv1a_continue(h, &[id[0], id[1], id[2], id[3], u8::from(c.leaf)])
+    })
+}
 
 /// The file of `kind` beside a snapshot: `EBAY_US.json` → `EBAY_US.{kind}.json`.
 pub(crate) fn path_beside(snapshot_path: &Path, kind: &str) -> PathBuf {

@@ -54,6 +54,8 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
+pub use crate::beside::fingerprint;
+
 use crate::atomic::write_atomic;
 use crate::tree::CategoryTree;
 
@@ -245,17 +247,6 @@ pub fn path_beside(snapshot_path: &Path) -> PathBuf {
 
 /// The line of the first mapping in [`to_string`]'s rendering (1-based).
 const FIRST_MAPPING_LINE: usize = 9;
-
-/// The fingerprint of the part of `tree` the rules read: FNV-1a (64 bits) over each
-/// category's id (4 bytes, little-endian) and leaf flag (1 byte), in id order. Recorded in the
-/// file as `treeFingerprint`, so that a file beside another tree of the same version (a
-/// partial copy completed, say) is known to be out of step.
-pub fn fingerprint(tree: &CategoryTree) -> u64 {
-    tree.categories.iter().fold(crate::fnv1a(&[]), |h, c| {
-        let id = c.id.to_le_bytes();
-        crate::fnv1a_continue(h, &[id[0], id[1], id[2], id[3], u8::from(c.leaf)])
-    })
-}
 
 /// How `file` and the snapshot's `tree` differ, when the file was written for another tree
 /// (its tree id, version or [`fingerprint`]); `None` when it is in step. A format-1 file has

@@ -33,6 +33,7 @@ use marketplace_notifications::{IDENTITY_SCOPE, get_user, identity_base_url};
 use serde::{Deserialize, Serialize};
 
 use crate::ApiError;
+pub use crate::session::MAX_ACCOUNT_CHARS;
 use crate::session::{Sessions, with_login};
 use crate::store::TokenStore;
 
@@ -42,9 +43,6 @@ pub const CONSENT_PATH: &str = "/consent";
 /// Where eBay sends the browser back: `GET /callback?state=…&code=…` (register
 /// `https://<host>/callback` as the accept URL of the RuName).
 pub const CALLBACK_PATH: &str = "/callback";
-
-/// The longest account name accepted.
-pub const MAX_ACCOUNT_CHARS: usize = 128;
 
 /// What the consent endpoints share: the application's client, the store (the one every
 /// instance uses), the scopes asked for and the sessions of the application's users.

@@ -244,12 +244,14 @@ fn users_file(path: &Path) -> Result<Vec<(String, String)>, SessionError> {
         .collect()
 }
 
-/// An account name is 1 to [`crate::consent::MAX_ACCOUNT_CHARS`] characters, not blank.
+/// The longest account name accepted (a session's accounts, and the consent endpoints').
+pub const MAX_ACCOUNT_CHARS: usize = 128;
+
+/// An account name is 1 to [`MAX_ACCOUNT_CHARS`] characters, not blank.
 fn check_account(account: &str) -> Result<(), String> {
-    if account.trim().is_empty() || account.chars().count() > crate::consent::MAX_ACCOUNT_CHARS {
+    if account.trim().is_empty() || account.chars().count() > MAX_ACCOUNT_CHARS {
         return Err(format!(
-            "an account name is 1 to {} characters, not blank",
-            crate::consent::MAX_ACCOUNT_CHARS
+            "an account name is 1 to {MAX_ACCOUNT_CHARS} characters, not blank"
         ));
     }
     Ok(())

@@ -28,7 +28,8 @@ use std::time::Instant;
 use tracing::Instrument as _;
 
 use super::oauth::{AccessTokenSource, HttpOptions};
-use crate::core::api::{ApiCall, Fetched};
+use crate::core::answer::Fetched;
+use crate::core::api::ApiCall;
 use crate::core::retry::{Attempts, Next};
 use crate::core::signer::Signer;
 use crate::oauth::redact::Redactor;

@@ -2,6 +2,7 @@
 //! with `async fn` where those do I/O.
 
 pub mod api;
+mod future;
 pub mod oauth;
 pub(crate) mod store;
 pub mod taxonomy;

@@ -23,7 +23,7 @@
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::pin::{Pin, pin};
+use std::pin::pin;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -42,8 +42,7 @@ pub use crate::oauth::{
 };
 use crate::oauth::{Clock, Credentials};
 
-/// A boxed future that can be sent between threads: what the traits of this module return.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub use super::future::BoxFuture;
 
 /// A client of the token endpoint for one application (the async
 /// [`crate::oauth::OAuthClient`]).

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use super::oauth::BoxFuture;
+use super::future::BoxFuture;
 use crate::oauth::consent::not_kept;
 use crate::oauth::{
     ConsentRequest, CsrfState, FileStore, MemoryStore, OAuthError, RefreshToken,

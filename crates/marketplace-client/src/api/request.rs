@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 use url::Url;
 
 use super::ApiError;
-use crate::core::api::{Fetched, encode_segment};
+use crate::core::answer::Fetched;
 
 /// Why a request cannot be sent, found while it was built and reported by the call.
 #[derive(Debug, Clone)]
@@ -345,5 +345,53 @@ impl ApiResponse {
     /// error.
     pub fn json<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
         self.fetched.json()
+    }
+}
+
+/// One path segment percent-encoded: every byte but the unreserved characters of RFC 3986
+/// (`A-Z a-z 0-9 - . _ ~`), so that a `/`, `?`, `#`, `%` or space in it stays in the segment.
+/// An empty segment, `.` and `..` are refused: no URL keeps them as one segment.
+pub(crate) fn encode_segment(segment: &str) -> Result<String, String> {
+    if segment.is_empty() || segment == "." || segment == ".." {
+        return Err(format!(
+            "the path segment {segment:?} cannot be sent: an empty, '.' or '..' segment \
+             would change the path"
+        ));
+    }
+    if segment.chars().any(|c| c.is_control() || c == '\\')
+        || segment
+            .split('/')
+            .any(|piece| piece == "." || piece == "..")
+    {
+        return Err(format!(
+            "the path segment {segment:?} cannot be sent: a control character, a backslash \
+             or a '.' or '..' between slashes would change the path wherever it is decoded"
+        ));
+    }
+    let mut encoded = String::with_capacity(segment.len());
+    for byte in segment.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            encoded.push(char::from(byte));
+        } else {
+            encoded.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    Ok(encoded)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segments_keep_slashes_spaces_and_percents_inside() {
+        assert_eq!(encode_segment("A/B C%?#").unwrap(), "A%2FB%20C%25%3F%23");
+        assert_eq!(encode_segment("SKU-1_a.b~").unwrap(), "SKU-1_a.b~");
+        assert_eq!(encode_segment("é").unwrap(), "%C3%A9");
+        for bad in [
+            "", ".", "..", ".\t.", "../x", "x/..", "a\\b", "a\nb", "a\u{7f}",
+        ] {
+            assert!(encode_segment(bad).is_err(), "{bad:?}");
+        }
     }
 }

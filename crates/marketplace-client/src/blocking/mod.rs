@@ -32,6 +32,7 @@ pub(crate) mod api;
 pub(crate) mod bridge;
 pub(crate) mod oauth;
 pub(crate) mod provider;
+pub(crate) mod source;
 pub(crate) mod taxonomy;
 
 use std::future::Future;

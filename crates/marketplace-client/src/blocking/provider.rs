@@ -8,6 +8,7 @@ use std::sync::Arc;
 use super::Driver;
 use super::bridge::{Cache, Store};
 use super::oauth::{OAuthClient, transport};
+use super::source::AccessTokenSource;
 use crate::aio::oauth::{self as aio, AccessTokenSource as _, BoxFuture};
 use crate::core::cache::CachedToken;
 #[cfg(feature = "test-util")]
@@ -18,64 +19,6 @@ use crate::oauth::{
     AccessToken, AuthorizationCode, OAuthConfig, OAuthError, RefreshTokenStore, ScopeSet,
     StoredRefreshToken,
 };
-
-/// Something that hands out a current bearer token. The taxonomy client takes one of these:
-/// on a 401 answer it calls [`invalidate`](Self::invalidate) with the token it sent and asks
-/// again.
-pub trait AccessTokenSource: Send + Sync {
-    /// A token that is valid now.
-    fn access_token(&self) -> Result<AccessToken, OAuthError>;
-
-    /// Tells the source that `token` was rejected, so the next call fetches a new one. A token
-    /// other than the cached one (already replaced) is ignored.
-    fn invalidate(&self, token: &AccessToken);
-
-    /// Ends the wait after a failed request, so the next call asks the server at once instead
-    /// of answering [`OAuthError::BackingOff`] (for example once a dependency that was not up
-    /// yet is). A cached token is kept. Does nothing by default.
-    fn retry_now(&self) {}
-
-    /// The async source's future behind this one, if any: how the blocking clients, which
-    /// drive the async ones, reach the library's own providers without a blocking call.
-    #[doc(hidden)]
-    fn token_future(&self) -> Option<BoxFuture<'_, Result<AccessToken, OAuthError>>> {
-        None
-    }
-}
-
-impl<T: AccessTokenSource + ?Sized> AccessTokenSource for Arc<T> {
-    fn access_token(&self) -> Result<AccessToken, OAuthError> {
-        (**self).access_token()
-    }
-    fn invalidate(&self, token: &AccessToken) {
-        (**self).invalidate(token)
-    }
-    fn retry_now(&self) {
-        (**self).retry_now()
-    }
-    fn token_future(&self) -> Option<BoxFuture<'_, Result<AccessToken, OAuthError>>> {
-        (**self).token_future()
-    }
-}
-
-/// A fixed token (for example `MARKETPLACE_ACCESS_TOKEN`) is its own source: it is handed
-/// out as is, and [`invalidate`](AccessTokenSource::invalidate) does nothing, since there is
-/// nothing to renew it with. Its `Debug` stays `AccessToken([redacted])`.
-///
-/// ```
-/// use marketplace_client::oauth::{AccessToken, AccessTokenSource};
-/// let token = AccessToken::new("v^1.1#i^1#…");
-/// assert_eq!(token.access_token().unwrap(), token);
-/// ```
-impl AccessTokenSource for AccessToken {
-    fn access_token(&self) -> Result<AccessToken, OAuthError> {
-        Ok(self.clone())
-    }
-    fn invalidate(&self, _token: &AccessToken) {}
-    fn token_future(&self) -> Option<BoxFuture<'_, Result<AccessToken, OAuthError>>> {
-        Some(Box::pin(std::future::ready(Ok(self.clone()))))
-    }
-}
 
 /// What both blocking providers add to the async one they wrap (`$inner`): its policy's
 /// settings, and the shared cache, bridged.

@@ -9,9 +9,9 @@ use std::time::Duration;
 use http::header::{
     ACCEPT, ACCEPT_ENCODING, ACCEPT_LANGUAGE, AUTHORIZATION, CONTENT_TYPE, HeaderName, HeaderValue,
 };
-use serde::de::DeserializeOwned;
 use url::Url;
 
+use super::answer::Fetched;
 use super::exchange::{Answer, Failure, FailureKind, Limits};
 use crate::api::error::parse_error_body_redacted;
 use crate::api::{ApiError, ApiRequest, ClientConfig};
@@ -50,20 +50,6 @@ pub(crate) struct ApiCall {
     /// Whether an error may quote the answer's body (sanitized): false for answers that may
     /// hold a secret the sanitizer does not know (createSigningKey's private key).
     pub(crate) quote_body: bool,
-}
-
-/// One successful exchange.
-pub(crate) struct Fetched {
-    /// The URL asked.
-    pub(crate) url: Url,
-    /// The status (2xx).
-    pub(crate) status: u16,
-    /// The headers of the answer.
-    pub(crate) headers: http::HeaderMap,
-    /// The body.
-    pub(crate) bytes: Vec<u8>,
-    /// The sanitizer of the request (it knows the token sent), for errors about the body.
-    pub(crate) redactor: Redactor,
 }
 
 impl ApiCall {
@@ -437,179 +423,14 @@ fn stays_below(url: &Url, base_path: &str, rest: &str, base: &Url) -> Result<(),
     Ok(())
 }
 
-/// One path segment percent-encoded: every byte but the unreserved characters of RFC 3986
-/// (`A-Z a-z 0-9 - . _ ~`), so that a `/`, `?`, `#`, `%` or space in it stays in the segment.
-/// An empty segment, `.` and `..` are refused: no URL keeps them as one segment.
-pub(crate) fn encode_segment(segment: &str) -> Result<String, String> {
-    if segment.is_empty() || segment == "." || segment == ".." {
-        return Err(format!(
-            "the path segment {segment:?} cannot be sent: an empty, '.' or '..' segment \
-             would change the path"
-        ));
-    }
-    if segment.chars().any(|c| c.is_control() || c == '\\')
-        || segment
-            .split('/')
-            .any(|piece| piece == "." || piece == "..")
-    {
-        return Err(format!(
-            "the path segment {segment:?} cannot be sent: a control character, a backslash \
-             or a '.' or '..' between slashes would change the path wherever it is decoded"
-        ));
-    }
-    let mut encoded = String::with_capacity(segment.len());
-    for byte in segment.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-            encoded.push(char::from(byte));
-        } else {
-            encoded.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    Ok(encoded)
-}
-
 fn header_value(what: &str, value: &str) -> Result<HeaderValue, ApiError> {
     HeaderValue::from_str(value.trim())
         .map_err(|_| ApiError::Invalid(format!("the {what} {value:?} cannot be sent in a header")))
 }
 
-/// The name of the object key whose value ends at `line`:`column` (1-based, as serde_json
-/// reports a data error): the last `"name":` before that point. serde_json names a missing
-/// field but not one of the wrong type; this names that one.
-fn field_before(bytes: &[u8], line: usize, column: usize) -> Option<String> {
-    let start = if line <= 1 {
-        0
-    } else {
-        bytes
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| **b == b'\n')
-            .nth(line - 2)?
-            .0
-            + 1
-    };
-    let end = (start + column).min(bytes.len());
-    let before = &bytes[..end];
-    // The last ':' outside a string value is hard to tell without parsing; the last `":`
-    // (a key's closing quote and its colon, blanks allowed between) is close enough.
-    let mut i = before.len();
-    while i > 0 {
-        i -= 1;
-        if before[i] != b':' {
-            continue;
-        }
-        let mut j = i;
-        while j > 0 && before[j - 1].is_ascii_whitespace() {
-            j -= 1;
-        }
-        if j == 0 || before[j - 1] != b'"' {
-            continue;
-        }
-        let close = j - 1;
-        let open = before[..close].iter().rposition(|b| *b == b'"')?;
-        return std::str::from_utf8(&before[open + 1..close])
-            .ok()
-            .map(str::to_owned);
-    }
-    None
-}
-
-impl Fetched {
-    /// `204 No Content`, or a success with an empty body.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.status == 204 || self.bytes.iter().all(u8::is_ascii_whitespace)
-    }
-
-    /// The body as JSON of type `T`; an error that names where it failed (and, for a field of
-    /// the wrong shape, which field), sanitized.
-    pub(crate) fn json<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
-        serde_json::from_slice(&self.bytes).map_err(|e| self.not_json(e))
-    }
-
-    /// An answer that `taxonomy-model`'s decoder refused: not the JSON of the call's answer,
-    /// as [`json`](Self::json) says it, or a field it cannot do without (its message names
-    /// the field).
-    pub(crate) fn undecoded(&self, error: taxonomy_model::decode::DecodeError) -> ApiError {
-        use taxonomy_model::decode::DecodeError;
-        match error {
-            DecodeError::Json(e) => self.not_json(e),
-            DecodeError::Field(reason) => self.unexpected(reason),
-            other => self.unexpected(other.to_string()),
-        }
-    }
-
-    /// The answer's body did not parse as `json` expected: `taxonomy-model`'s wording of a
-    /// JSON decode error (one for the client and the model), sanitized, and for a value of the
-    /// wrong shape the field it stood in.
-    fn not_json(&self, e: serde_json::Error) -> ApiError {
-        // "invalid type: string \"…\", expected u32" names the field's expected type and may
-        // quote the body, so it passes the request's sanitizer; syntax and EOF errors quote
-        // nothing and say where they failed.
-        let field = match e.classify() {
-            serde_json::error::Category::Data => field_before(&self.bytes, e.line(), e.column()),
-            _ => None,
-        };
-        let mut reason = self
-            .redactor
-            .text(&taxonomy_model::decode::DecodeError::Json(e).to_string());
-        if let Some(field) = field {
-            reason.push_str(&format!(" (in field \"{}\")", self.redactor.text(&field)));
-        }
-        self.unexpected(reason)
-    }
-
-    /// An answer that is not what the call documents. The reason may quote the answer, so it
-    /// passes the request's sanitizer like the body; the sanitizer reads only the start of
-    /// either, however large the answer.
-    pub(crate) fn unexpected(&self, reason: String) -> ApiError {
-        ApiError::UnexpectedBody {
-            url: self.url.to_string(),
-            status: self.status,
-            reason: self.redactor.text(&reason),
-            body: self.redactor.body(&self.bytes),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn segments_keep_slashes_spaces_and_percents_inside() {
-        assert_eq!(encode_segment("A/B C%?#").unwrap(), "A%2FB%20C%25%3F%23");
-        assert_eq!(encode_segment("SKU-1_a.b~").unwrap(), "SKU-1_a.b~");
-        assert_eq!(encode_segment("é").unwrap(), "%C3%A9");
-        for bad in [
-            "", ".", "..", ".\t.", "../x", "x/..", "a\\b", "a\nb", "a\u{7f}",
-        ] {
-            assert!(encode_segment(bad).is_err(), "{bad:?}");
-        }
-    }
-
-    #[test]
-    fn the_field_of_a_wrong_type_is_named() {
-        let body = br#"{"sku": "A", "product": {"title": "t", "price": "ten"}}"#;
-        #[derive(serde::Deserialize, Debug)]
-        #[allow(dead_code)]
-        struct P {
-            title: String,
-            price: u32,
-        }
-        #[derive(serde::Deserialize, Debug)]
-        #[allow(dead_code)]
-        struct Item {
-            sku: String,
-            product: P,
-        }
-        let e = serde_json::from_slice::<Item>(body).unwrap_err();
-        assert_eq!(
-            field_before(body, e.line(), e.column()).as_deref(),
-            Some("price")
-        );
-        let multi = b"{\n \"a\": 1,\n \"b\": true\n}";
-        assert_eq!(field_before(multi, 3, 10).as_deref(), Some("b"));
-    }
 
     #[test]
     fn paths_are_relative_and_stay_below_the_base() {

@@ -2,6 +2,7 @@
 //!
 //! * [`token`]: the token endpoint's requests (each grant's form and headers) and answers;
 //! * [`api`]: one authenticated request to any REST API of the service and its answer;
+//! * [`answer`]: a successful answer read (as JSON, decoded), errors about it sanitized;
 //! * [`taxonomy`]: the Taxonomy API's operations (request and decoding of each);
 //! * [`exchange`]: what a front hands back (an answer or a failure) and the one bounded
 //!   reading of a body;
@@ -15,6 +16,7 @@
 //! The fronts ([`crate::blocking`] and [`crate::aio`]) send bytes, read bytes and sleep;
 //! they share nothing but their calls into this module.
 
+pub(crate) mod answer;
 pub(crate) mod api;
 pub(crate) mod cache;
 pub(crate) mod exchange;

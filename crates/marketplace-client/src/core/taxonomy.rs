@@ -8,7 +8,8 @@ use marketplaces::{Marketplace, MarketplaceCategory};
 use taxonomy_tree::decode::{CategorySubtree, Provenance, decode_subtree, decode_tree};
 use taxonomy_tree::tree::CategoryTree;
 
-use super::api::{ApiCall, Fetched, MAX_ERROR_ANSWER};
+use super::answer::Fetched;
+use super::api::{ApiCall, MAX_ERROR_ANSWER};
 use crate::model::decode;
 use crate::model::{
     CategorySuggestions, CompatibilityProperties, CompatibilityPropertyValues, DefaultTreeId,

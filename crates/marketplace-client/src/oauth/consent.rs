@@ -22,8 +22,6 @@ use super::error::{ConfigError, OAuthError, OAuthErrorCode};
 use super::redact::Redactor;
 use super::scope::ScopeSet;
 use super::secret::{AuthorizationCode, ClientId, CsrfState, REDACTED};
-#[cfg(doc)]
-use super::store::RefreshTokenStore;
 
 /// A consent URL and the state it carries; keep it until the redirect comes back.
 ///
@@ -34,7 +32,7 @@ use super::store::RefreshTokenStore;
 ///
 /// The redirect may land on another process than the one that sent the user to the consent
 /// page. Save the request where every process finds it, and complete it from there: the
-/// refresh-token stores keep pending consents ([`RefreshTokenStore::save_consent`]: the
+/// refresh-token stores keep pending consents ([`RefreshTokenStore::save_consent`](super::RefreshTokenStore::save_consent): the
 /// [`FileStore`](super::FileStore) in a file beside its tokens, the PostgreSQL store of
 /// `marketplace-client-postgres` in a table), and [`OAuthClient::complete_consent`](crate::oauth::OAuthClient::complete_consent) (or the
 /// async client's) takes the request of the redirect's `state` out of the store (so a second
@@ -436,7 +434,7 @@ pub(crate) fn complete_taken(
 }
 
 /// What a store that keeps no pending consents answers to
-/// [`RefreshTokenStore::save_consent`] and [`RefreshTokenStore::take_consent`].
+/// [`RefreshTokenStore::save_consent`](super::RefreshTokenStore::save_consent) and [`RefreshTokenStore::take_consent`](super::RefreshTokenStore::take_consent).
 pub(crate) fn not_kept() -> OAuthError {
     OAuthError::Store(
         StoreError::unavailable(

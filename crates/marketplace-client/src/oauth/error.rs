@@ -12,8 +12,9 @@ use std::time::Duration;
 
 use super::redact::Redactor;
 
-/// At most this many bytes of an unexpected server body are kept in an error.
-pub const MAX_BODY_IN_ERROR: usize = 512;
+/// What [`FileStore::new`](super::FileStore::new)'s file is, as its errors name it
+/// (`StoreError::named` puts another file's name in its place).
+pub(crate) const REFRESH_TOKEN_STORE: &str = "the refresh-token store";
 
 /// The token request an error came from; it decides which advice a message gives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -347,7 +348,7 @@ impl StoreError {
     /// refresh-token store: its message says so, and advice that only fits the tokens
     /// (`run consent again`) is left out.
     pub(crate) fn named(mut self, what: &'static str) -> Self {
-        if what != super::store::REFRESH_TOKEN_STORE {
+        if what != REFRESH_TOKEN_STORE {
             self.0.message = self
                 .0
                 .message
@@ -359,7 +360,7 @@ impl StoreError {
                     " (and consider revoking the refresh tokens it holds)",
                     " (and consider replacing the keys it holds)",
                 )
-                .replace(super::store::REFRESH_TOKEN_STORE, what);
+                .replace(REFRESH_TOKEN_STORE, what);
         }
         self
     }

@@ -97,9 +97,8 @@ mod store;
 
 pub use crate::HttpOptions;
 pub use crate::blocking::oauth::OAuthClient;
-pub use crate::blocking::provider::{
-    AccessTokenSource, ApplicationTokenProvider, UserTokenProvider,
-};
+pub use crate::blocking::provider::{ApplicationTokenProvider, UserTokenProvider};
+pub use crate::blocking::source::AccessTokenSource;
 pub use crate::core::cache::CachedToken;
 pub(crate) use crate::core::cache::Clock;
 pub(crate) use crate::core::token::MAX_RETRY_AFTER;

@@ -23,8 +23,10 @@
 
 use zeroize::Zeroizing;
 
-use super::error::MAX_BODY_IN_ERROR;
 use super::secret::REDACTED;
+
+/// At most this many bytes of an unexpected server body are kept in an error.
+pub const MAX_BODY_IN_ERROR: usize = 512;
 
 /// Keys whose values are removed from any text kept in an error.
 const SECRET_KEYS: &[&str] = &[

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use zeroize::{Zeroize, Zeroizing};
 
 use super::consent::{ConsentRequest, is_stale, make_room, not_kept};
-use super::error::{OAuthError, StoreError};
+use super::error::{OAuthError, REFRESH_TOKEN_STORE, StoreError};
 use super::lock;
 use super::scope::ScopeSet;
 use super::secret::{CsrfState, RefreshToken};
@@ -271,9 +271,6 @@ pub struct FileStore {
 }
 
 const FORMAT: &str = "marketplace-toolkit refresh tokens";
-
-/// What [`FileStore::new`]'s file is, as its errors name it.
-pub(crate) const REFRESH_TOKEN_STORE: &str = "the refresh-token store";
 
 #[derive(Serialize, Deserialize, Default)]
 struct FileBody {

@@ -38,13 +38,14 @@
 pub(crate) mod config;
 pub(crate) mod download;
 mod tree_body;
+mod tree_path;
 
 /// The settings of the client (re-exported from the crate root).
 pub use crate::ClientConfig;
 
 pub use crate::blocking::taxonomy::TaxonomyClient;
 pub(crate) use config::MARKETPLACE_HEADER;
-pub use config::TreePath;
+pub use tree_path::TreePath;
 
 /// Everything a taxonomy call can fail with: the [`ApiError`] of the
 /// generic request the taxonomy client is built on (same variants, same messages).
