@@ -441,3 +441,69 @@ fn verify_checks_the_condition_policies_beside_each_snapshot() {
         "{stderr}"
     );
 }
+
+/// `verify` refuses a committed condition-policy file holding more than eBay's data can
+/// (`taxonomy_tree::conditions::MAX_POLICIES`: 2,000 distinct policies), naming the file,
+/// the bound and the figure, as the build refuses it.
+#[test]
+fn verify_refuses_a_condition_policy_file_above_the_bound() {
+    use taxonomy_tree::conditions::{
+        self, ConditionEntry, ConditionRule, ConditionsFile, DescriptorEntry, PolicyGroup,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let us = dir.path().join("EBAY_US.json");
+    std::fs::copy(common::snapshots_dir().join("EBAY_US.json"), &us).unwrap();
+    let tree = taxonomy_tree::snapshot::read(&us).unwrap();
+    // 2,001 leaves, each its own policy: a free-text descriptor of its own maximum length.
+    let policies = tree
+        .categories
+        .iter()
+        .filter(|c| c.leaf)
+        .take(2_001)
+        .zip(1..)
+        .map(|(leaf, n)| PolicyGroup {
+            rule: ConditionRule {
+                required: true,
+                conditions: vec![ConditionEntry {
+                    condition: marketplaces::Condition::New,
+                    descriptors: vec![DescriptorEntry {
+                        id: 27503,
+                        name: "Certification Number".into(),
+                        required: false,
+                        multiple: false,
+                        free_text: true,
+                        max_length: Some(n),
+                        values: vec![],
+                        requires: vec![],
+                    }],
+                }],
+            },
+            category_ids: vec![leaf.id],
+        })
+        .collect();
+    let file = ConditionsFile {
+        tree_id: tree.meta.tree_id,
+        marketplace_id: tree.meta.marketplace_id.clone(),
+        version: tree.meta.version.clone(),
+        tree_fingerprint: taxonomy_tree::expired::fingerprint(&tree),
+        source: "written by tests/import.rs".into(),
+        made_up: true,
+        policies,
+    };
+    let path = conditions::path_beside(&us);
+    std::fs::write(&path, conditions::to_string(&file)).unwrap();
+    let out = snapshot_bin()
+        .args(["verify", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{}: policy 0: distinct policies: 2001, above the bound of 2000",
+            path.display()
+        )),
+        "{stderr}"
+    );
+}

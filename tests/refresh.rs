@@ -846,3 +846,72 @@ fn a_failed_condition_policies_call_leaves_every_file_untouched() {
     assert!(stderr.contains("EBAY_DE: download failed"), "{stderr}");
     assert!(stderr.contains("46000"), "{stderr}");
 }
+
+/// A getItemConditionPolicies answer holding more than eBay's data can (here 2,001 distinct
+/// policies, above `taxonomy_tree::conditions::MAX_POLICIES`) is not written: `refresh` warns
+/// on standard error naming the bound and the figure, keeps the committed file byte for byte,
+/// and still refreshes the trees.
+#[test]
+fn a_condition_policies_answer_above_the_bound_keeps_the_previous_file() {
+    let fake = fake();
+    let dir = common::copy_of_snapshots();
+    let out = refresh(&fake, dir.path(), &["--sites", "EBAY_US"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let path = conditions_file(dir.path(), Marketplace::Us);
+    let before = std::fs::read(&path).unwrap();
+
+    // 2,001 leaves, each its own policy: a free-text descriptor of its own maximum length.
+    let tree = snapshot::read(&dir.path().join(Marketplace::Us.snapshot_file_name())).unwrap();
+    for (leaf, n) in tree
+        .categories
+        .iter()
+        .filter(|c| c.leaf)
+        .take(2_001)
+        .zip(1..)
+    {
+        fake.set_item_condition_policy(
+            Marketplace::Us,
+            leaf.id,
+            Some(serde_json::json!({
+                "itemConditionRequired": true,
+                "itemConditions": [{
+                    "conditionId": "1000",
+                    "conditionDescription": "New",
+                    "conditionDescriptors": [{
+                        "conditionDescriptorId": "27503",
+                        "conditionDescriptorName": "Certification Number",
+                        "conditionDescriptorConstraint": {
+                            "cardinality": "SINGLE", "mode": "FREE_TEXT", "maxLength": n,
+                        },
+                    }],
+                }],
+            })),
+        );
+    }
+    let out = refresh(&fake, dir.path(), &["--sites", "EBAY_US"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains(
+            "warning: EBAY_US: the getItemConditionPolicies answer is refused and not written"
+        ) && stderr.contains("the committed EBAY_US.conditions.json is kept as it was"),
+        "{stderr}"
+    );
+    // The figure: the 2,001 set, and the fake's made-up policies of the other leaves.
+    let figure: usize = stderr
+        .split("distinct policies: ")
+        .nth(1)
+        .and_then(|rest| rest.split(", above the bound of 2000 ").next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no figure and bound in {stderr}"));
+    assert!(figure > 2_001, "{stderr}");
+    assert!(
+        !stdout.contains(&format!("wrote {}", path.display())),
+        "{stdout}"
+    );
+    assert!(
+        std::fs::read(&path).unwrap() == before,
+        "the file was rewritten"
+    );
+}

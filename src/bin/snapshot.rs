@@ -537,7 +537,26 @@ fn report_conditions(p: &Prepared) {
         .conditions_path
         .file_name()
         .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+    if let Some(refused) = &c.refused {
+        // Loud: on standard error, whatever else is printed, and named as a warning.
+        errln!(
+            "warning: {}: the getItemConditionPolicies answer is refused and not written: {}",
+            p.site,
+            escaped(refused)
+        );
+        errln!(
+            "warning: {}: {}",
+            p.site,
+            match c.previous {
+                Some(_) => format!(
+                    "the committed {file} is kept as it was (it is out of step, and left out of the build, if the tree changed)"
+                ),
+                None => format!("no {file} is written: the site has no condition policies"),
+            }
+        );
+    }
     let what = match (p.conditions_text.is_some(), c.previous) {
+        _ if c.refused.is_some() => "kept: the answer was above a bound".to_owned(),
         (false, _) => "unchanged".to_owned(),
         (true, None) => format!("new file {file}"),
         (true, Some((policies, categories))) => {

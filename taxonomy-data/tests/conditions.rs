@@ -219,3 +219,83 @@ fn the_index_is_a_byte_below_255_policies_and_two_from_255() {
     let wide = conditions_source(Some(&many_policies(255)), &positions(255));
     assert_eq!(index_values(&wide, "Wide"), expected(255, 65535));
 }
+
+/// 2,000 distinct policies (the bound, `conditions::MAX_POLICIES`), each a card's:
+/// Like New with the same Professional Grader of 5 values (2,000 descriptors and 10,000
+/// values in the file, both bounds), and a distinct set of the other conditions (its bits).
+fn at_the_bound_sharing_one_descriptor() -> conditions::ConditionsFile {
+    use conditions::DescriptorEntry;
+    let grader = DescriptorEntry {
+        id: 27501,
+        name: "Professional Grader".into(),
+        required: true,
+        multiple: false,
+        free_text: false,
+        max_length: None,
+        values: [
+            "Professional Sports Authenticator (PSA)",
+            "Beckett Collectors Club Grading (BCCG)",
+            "Beckett Vintage Grading (BVG)",
+            "Beckett Grading Services (BGS)",
+            "Certified Guaranty Company (CGC)",
+        ]
+        .iter()
+        .zip(275010..)
+        .map(|(name, id)| (id, name.to_string()))
+        .collect(),
+        requires: vec![],
+    };
+    let mut file = many_policies(2_000);
+    for group in &mut file.policies {
+        // Distinct still: whether the bits held Like New is now `required`.
+        group.rule.required = group
+            .rule
+            .conditions
+            .iter()
+            .any(|c| c.condition == Condition::LikeNew);
+        group
+            .rule
+            .conditions
+            .retain(|c| c.condition != Condition::LikeNew);
+        group.rule.conditions.insert(
+            0,
+            ConditionEntry {
+                condition: Condition::LikeNew,
+                descriptors: vec![grader.clone()],
+            },
+        );
+    }
+    file
+}
+
+#[test]
+fn the_generated_policies_grow_with_distinct_facts_not_with_their_repetitions() {
+    use taxonomy_codegen::codegen::conditions_source;
+    let file = at_the_bound_sharing_one_descriptor();
+    assert_eq!(file.policies.len(), 2_000);
+    let mut rules: Vec<_> = file.policies.iter().map(|p| &p.rule).collect();
+    rules.sort();
+    rules.dedup();
+    assert_eq!(rules.len(), 2_000, "the policies are distinct");
+    // The distinct facts: each policy and each condition it allows, each distinct allowed
+    // condition, descriptor and value.
+    let allowed: usize = file.policies.iter().map(|p| p.rule.conditions.len()).sum();
+    let distinct_conditions = Condition::ALL.len() + 1;
+    let facts = file.policies.len() + allowed + distinct_conditions + 1 + 5;
+    let source = conditions_source(Some(&file), &[]);
+    // 32 bytes a fact: a policy's literal is about 60 bytes, a condition it names 4 (`C12,`),
+    // a distinct condition, descriptor or value about 120. Written out in every policy, the
+    // shared descriptor alone was 2,000 copies of about 700 bytes.
+    assert!(
+        source.len() < 32 * facts,
+        "{} bytes of source for {facts} distinct facts",
+        source.len()
+    );
+    // Each value's name once.
+    assert_eq!(
+        source
+            .matches("\"Professional Sports Authenticator (PSA)\"")
+            .count(),
+        1
+    );
+}

@@ -697,7 +697,9 @@ mod live {
     //!
     //! Each live tree's condition policies (getItemConditionPolicies) are cached beside it
     //! (`EBAY_US.conditions.json`, the committed file's format), asked again when the tree is
-    //! downloaded or its version checked, else read from the cache; a failure keeps the
+    //! downloaded or its version checked, else read from the cache; a failure (an answer
+    //! above a bound of `taxonomy_tree::conditions`, such as more than `MAX_POLICIES`
+    //! distinct policies, is one, with a warning naming the bound) keeps the
     //! cached policies of the same tree (as a held tree is kept), else is recorded
     //! (`EBAY_US.conditions.failed`) like a tree's, and the site falls back to the committed
     //! file when it fits the live tree.

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 
 use crate::phash::{PerfectHash, PerfectHashError};
 use marketplaces::Marketplace;
-use taxonomy_tree::conditions::{ConditionRule, ConditionsFile};
+use taxonomy_tree::conditions::{ConditionEntry, ConditionRule, ConditionsFile, DescriptorEntry};
 use taxonomy_tree::expired::ExpiredMapping;
 use taxonomy_tree::snapshot;
 use taxonomy_tree::tree::CategoryTree;
@@ -382,8 +382,11 @@ fn write_site(
 /// - `conditions_source`: the file's `source`, `None` without a file;
 /// - `conditions_made_up`: its `madeUp`;
 /// - `condition_policies`: each distinct policy once, in the file's order, as
-///   `marketplaces::ConditionPolicy` literals (their conditions, descriptors and values
-///   nested `&[…]` slices, promoted to `'static`);
+///   `marketplaces::ConditionPolicy` literals. Distinct policies share most of what they
+///   hold (the same conditions, the same descriptors and value lists), so the block that
+///   makes them writes each distinct value list (`V0`, …), descriptor (`D0`, …) and allowed
+///   condition (`C0`, …) once, as a `const`, and a policy names its conditions (`&[C0, C3]`):
+///   the source grows with the distinct facts, not with how often they repeat;
 /// - `condition_index`: per position, the number of its policy in `condition_policies`, or
 ///   the width's maximum for "no known policy" (the root, a parent, a leaf the file does not
 ///   name): `ConditionIndex::Narrow(&[u8])` when there are fewer than 255 policies,
@@ -405,13 +408,7 @@ pub fn conditions_source(file: Option<&ConditionsFile>, positions: &[u32]) -> St
     };
     let _ = writeln!(out, "    conditions_source: Some({:?}),", file.source);
     let _ = writeln!(out, "    conditions_made_up: {},", file.made_up);
-    out.push_str("    condition_policies: &[\n");
-    for group in &file.policies {
-        out.push_str("        ");
-        write_policy(&mut out, &group.rule);
-        out.push_str(",\n");
-    }
-    out.push_str("    ],\n");
+    write_policies(&mut out, file.policies.iter().map(|g| &g.rule));
     let of: HashMap<u32, usize> = file
         .policies
         .iter()
@@ -445,40 +442,109 @@ pub fn conditions_source(file: Option<&ConditionsFile>, positions: &[u32]) -> St
     out
 }
 
-/// A `ConditionPolicy` literal.
-fn write_policy(out: &mut String, rule: &ConditionRule) {
-    let _ = write!(
-        out,
-        "::marketplaces::ConditionPolicy {{ required: {}, conditions: &[",
-        rule.required
-    );
-    for c in &rule.conditions {
-        let _ = write!(
-            out,
-            "::marketplaces::AllowedCondition {{ condition: ::marketplaces::Condition::{:?}, descriptors: &[",
-            c.condition
-        );
-        for d in &c.descriptors {
-            let _ = write!(
-                out,
-                "::marketplaces::DescriptorRule {{ id: {}, name: {:?}, required: {}, multiple: {}, free_text: {}, max_length: {:?}, values: &[",
-                d.id, d.name, d.required, d.multiple, d.free_text, d.max_length
-            );
-            for (id, name) in &d.values {
-                let _ = write!(
-                    out,
-                    "::marketplaces::DescriptorValue {{ id: {id}, name: {name:?} }},"
-                );
-            }
-            out.push_str("], requires: &[");
-            for id in &d.requires {
-                let _ = write!(out, "{id},");
-            }
-            out.push_str("] },");
+/// Numbers each distinct item the first time it is met, and writes its `const` then (into
+/// `consts`, by `write`); an item met again gets the number it had.
+struct Distinct<'a, T: Eq + std::hash::Hash> {
+    numbers: HashMap<&'a T, usize>,
+}
+
+impl<'a, T: Eq + std::hash::Hash> Distinct<'a, T> {
+    fn new() -> Self {
+        Self {
+            numbers: HashMap::new(),
         }
-        out.push_str("] },");
     }
-    out.push_str("] }");
+
+    /// The number of `item`; `write(consts, number)` is called once per distinct item.
+    fn number(
+        &mut self,
+        item: &'a T,
+        consts: &mut String,
+        write: impl FnOnce(&mut String, usize),
+    ) -> usize {
+        let next = self.numbers.len();
+        *self.numbers.entry(item).or_insert_with(|| {
+            write(consts, next);
+            next
+        })
+    }
+}
+
+/// The `condition_policies` field: a block holding each distinct value list, descriptor and
+/// allowed condition once as a `const`, whose value is the policies, in order.
+fn write_policies<'a>(out: &mut String, rules: impl Iterator<Item = &'a ConditionRule>) {
+    let mut consts = String::new();
+    let mut policies = String::new();
+    let mut value_lists: Distinct<'a, Vec<(u32, String)>> = Distinct::new();
+    let mut descriptors: Distinct<'a, DescriptorEntry> = Distinct::new();
+    let mut allowed: Distinct<'a, ConditionEntry> = Distinct::new();
+    for rule in rules {
+        let _ = write!(
+            policies,
+            "        ::marketplaces::ConditionPolicy {{ required: {}, conditions: &[",
+            rule.required
+        );
+        for c in &rule.conditions {
+            let mut names = Vec::with_capacity(c.descriptors.len());
+            for d in &c.descriptors {
+                let values = (!d.values.is_empty()).then(|| {
+                    value_lists.number(&d.values, &mut consts, |consts, n| {
+                        let _ = write!(
+                            consts,
+                            "        const V{n}: &[::marketplaces::DescriptorValue<'static>] = &["
+                        );
+                        for (id, name) in &d.values {
+                            let _ = write!(
+                                consts,
+                                "::marketplaces::DescriptorValue {{ id: {id}, name: {name:?} }},"
+                            );
+                        }
+                        consts.push_str("];\n");
+                    })
+                });
+                names.push(descriptors.number(d, &mut consts, |consts, n| {
+                    let _ = write!(
+                        consts,
+                        "        const D{n}: ::marketplaces::DescriptorRule<'static> = ::marketplaces::DescriptorRule {{ id: {}, name: {:?}, required: {}, multiple: {}, free_text: {}, max_length: {:?}, values: ",
+                        d.id, d.name, d.required, d.multiple, d.free_text, d.max_length
+                    );
+                    match values {
+                        Some(v) => {
+                            let _ = write!(consts, "V{v}");
+                        }
+                        None => consts.push_str("&[]"),
+                    }
+                    consts.push_str(", requires: &[");
+                    for id in &d.requires {
+                        let _ = write!(consts, "{id},");
+                    }
+                    consts.push_str("] };\n");
+                }));
+            }
+            let n = allowed.number(c, &mut consts, |consts, n| {
+                let _ = write!(
+                    consts,
+                    "        const C{n}: ::marketplaces::AllowedCondition<'static> = ::marketplaces::AllowedCondition {{ condition: ::marketplaces::Condition::{:?}, descriptors: &[",
+                    c.condition
+                );
+                for d in &names {
+                    let _ = write!(consts, "D{d},");
+                }
+                consts.push_str("] };\n");
+            });
+            let _ = write!(policies, "C{n},");
+        }
+        policies.push_str("] },\n");
+    }
+    if consts.is_empty() && policies.is_empty() {
+        out.push_str("    condition_policies: &[],\n");
+        return;
+    }
+    out.push_str("    condition_policies: {\n");
+    out.push_str(&consts);
+    out.push_str("        &[\n");
+    out.push_str(&policies);
+    out.push_str("        ]\n    },\n");
 }
 
 fn write_array<T: std::fmt::Display>(

@@ -44,6 +44,19 @@
 //!   the same condition.
 //!
 //! A leaf the file does not name has no known policy (the answer did not include it).
+//!
+//! ## The bounds
+//!
+//! A file holds at most what eBay's data can, with a wide margin ([`MAX_POLICIES`] distinct
+//! policies, [`MAX_DESCRIPTORS_PER_POLICY`] descriptors a policy,
+//! [`MAX_VALUES_PER_DESCRIPTOR`] values a descriptor, [`MAX_DESCRIPTORS`] descriptors and
+//! [`MAX_VALUES`] values in all, names of at most [`MAX_NAME_BYTES`] bytes, a descriptor
+//! required once). An answer above a bound (a hostile server's, or a fault's: each of 15,111
+//! leaves its own policy with a 40-value descriptor fits in the client's 64 MiB body limit and
+//! made 51 MB of generated Rust) is refused by [`from_answer`] and a file above one by
+//! [`check`], naming the bound and the figure ([`ConditionsRule::AboveBound`]); `snapshot
+//! refresh` then keeps the committed file, `snapshot verify` and the build refuse a committed
+//! one, and the live build keeps the policies it had, as when getItemConditionPolicies fails.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -58,6 +71,40 @@ use crate::tree::CategoryTree;
 
 /// The format number written in every condition-policy file.
 pub const FORMAT: u32 = 1;
+
+// The bounds of a file (see the module documentation), from what eBay's getItemConditionPolicies
+// answers hold. Most leaves share a handful of policies ("new, used, for parts"); the distinct
+// ones of a whole site are in the low hundreds at most (the fake's made-up answer has 4). The
+// largest policies are the trading cards': Graded (2750) with a Professional Grader (about 30
+// values), a Grade (about 20) and a Certification Number (free text), Ungraded (4000) with a
+// Card Condition (4 values): 4 descriptors and about 60 values a policy. Each bound is several
+// times (most of them ten times or more) what such data needs, and small enough that a file at
+// every bound at once compiles into taxonomy-data in seconds (docs/security.md gives the
+// measured figures).
+
+/// The most distinct policies a file holds: 2,000 (a site's real ones are in the low hundreds at
+/// most).
+pub const MAX_POLICIES: usize = 2_000;
+
+/// The most condition descriptors one policy holds, over all its conditions: 16 (a trading
+/// card's policy has 4).
+pub const MAX_DESCRIPTORS_PER_POLICY: usize = 16;
+
+/// The most values one condition descriptor lists: 100 (a Professional Grader lists about 30,
+/// a Grade about 20).
+pub const MAX_VALUES_PER_DESCRIPTOR: usize = 100;
+
+/// The most condition descriptors a file holds, summed over its distinct policies: 2,000 (20
+/// distinct trading-card policies, more than eBay's card categories need, would hold 80).
+pub const MAX_DESCRIPTORS: usize = 2_000;
+
+/// The most descriptor values a file holds, summed over its descriptors: 10,000 (20 distinct
+/// trading-card policies would hold about 1,200).
+pub const MAX_VALUES: usize = 10_000;
+
+/// The longest descriptor or value name, in bytes: 256 (eBay's longest are about 40, such as
+/// "Professional Sports Authenticator (PSA)").
+pub const MAX_NAME_BYTES: usize = 256;
 
 /// A category's condition policy, owned (the file's `rule`; see [`ConditionPolicy`] for the
 /// fields). [`ConditionRule::with_policy`] lends it as a [`ConditionPolicy`].
@@ -278,6 +325,20 @@ pub enum ConditionsRule {
     /// condition does not have.
     #[error("{0}")]
     Malformed(String),
+    /// The file (or one policy, descriptor or name of it) holds more than a bound allows
+    /// ([`MAX_POLICIES`], [`MAX_DESCRIPTORS_PER_POLICY`], [`MAX_VALUES_PER_DESCRIPTOR`],
+    /// [`MAX_DESCRIPTORS`], [`MAX_VALUES`], [`MAX_NAME_BYTES`]).
+    #[error(
+        "{what}: {figure}, above the bound of {bound} (rule: a condition-policy file holds at most what eBay's data can, with a wide margin; see docs/security.md)"
+    )]
+    AboveBound {
+        /// What was counted, e.g. `distinct policies`.
+        what: String,
+        /// How many the file holds.
+        figure: usize,
+        /// The bound.
+        bound: usize,
+    },
 }
 
 /// Why a condition-policy file could not be read, or an answer not accepted.
@@ -320,6 +381,20 @@ pub enum ConditionsError {
         /// How its header and the snapshot differ.
         reason: String,
     },
+}
+
+impl ConditionsError {
+    /// Whether the answer or file holds more than a bound allows ([`ConditionsRule::AboveBound`]):
+    /// `snapshot refresh` then keeps the committed file instead of failing.
+    pub fn is_above_bound(&self) -> bool {
+        matches!(
+            self,
+            ConditionsError::Invalid {
+                rule: ConditionsRule::AboveBound { .. },
+                ..
+            }
+        )
+    }
 }
 
 #[derive(Serialize, Deserialize)]
@@ -427,6 +502,7 @@ fn invalid(path: &Path, policy: usize, rule: ConditionsRule) -> ConditionsError 
 /// Checks `file` against the rules and `tree`. On a broken rule, returns the 1-based number
 /// of the offending policy (0: the header) with the rule.
 pub fn check(file: &ConditionsFile, tree: &CategoryTree) -> Result<(), (usize, ConditionsRule)> {
+    check_bounds(file)?;
     if file.tree_id != tree.meta.tree_id || file.marketplace_id != tree.meta.marketplace_id {
         return Err((
             0,
@@ -486,6 +562,94 @@ pub fn check(file: &ConditionsFile, tree: &CategoryTree) -> Result<(), (usize, C
     Ok(())
 }
 
+/// Checks the file against the bounds (see the [module documentation](self)) before anything
+/// else, so that a hostile file costs one pass: the policy count, then each policy's
+/// descriptors, values and names, and the totals as they grow (the first policy past a
+/// total is named).
+fn check_bounds(file: &ConditionsFile) -> Result<(), (usize, ConditionsRule)> {
+    let above = |what: String, figure: usize, bound: usize| ConditionsRule::AboveBound {
+        what,
+        figure,
+        bound,
+    };
+    if file.policies.len() > MAX_POLICIES {
+        return Err((
+            0,
+            above(
+                "distinct policies".into(),
+                file.policies.len(),
+                MAX_POLICIES,
+            ),
+        ));
+    }
+    let (mut descriptors, mut values) = (0_usize, 0_usize);
+    for (i, p) in file.policies.iter().enumerate() {
+        let n = i + 1;
+        let in_policy: usize = p.rule.conditions.iter().map(|c| c.descriptors.len()).sum();
+        if in_policy > MAX_DESCRIPTORS_PER_POLICY {
+            return Err((
+                n,
+                above(
+                    "condition descriptors in the policy".into(),
+                    in_policy,
+                    MAX_DESCRIPTORS_PER_POLICY,
+                ),
+            ));
+        }
+        descriptors += in_policy;
+        if descriptors > MAX_DESCRIPTORS {
+            return Err((
+                n,
+                above(
+                    "condition descriptors in the file up to this policy".into(),
+                    descriptors,
+                    MAX_DESCRIPTORS,
+                ),
+            ));
+        }
+        for c in &p.rule.conditions {
+            for d in &c.descriptors {
+                let here = || format!("condition {}: descriptor {}", c.condition, d.id);
+                if d.values.len() > MAX_VALUES_PER_DESCRIPTOR {
+                    return Err((
+                        n,
+                        above(
+                            format!("{}: values", here()),
+                            d.values.len(),
+                            MAX_VALUES_PER_DESCRIPTOR,
+                        ),
+                    ));
+                }
+                values += d.values.len();
+                if values > MAX_VALUES {
+                    return Err((
+                        n,
+                        above(
+                            "descriptor values in the file up to this policy".into(),
+                            values,
+                            MAX_VALUES,
+                        ),
+                    ));
+                }
+                let long = std::iter::once(&d.name)
+                    .chain(d.values.iter().map(|v| &v.1))
+                    .find(|name| name.len() > MAX_NAME_BYTES);
+                if let Some(name) = long {
+                    return Err((
+                        n,
+                        above(
+                            format!("{}: a name's bytes", here()),
+                            name.len(),
+                            MAX_NAME_BYTES,
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Checks a rule on its own: no condition, descriptor or value twice; `requires` within the
 /// condition.
 fn check_rule(rule: &ConditionRule) -> Result<(), String> {
@@ -517,6 +681,13 @@ fn check_rule(rule: &ConditionRule) -> Result<(), String> {
             if values.len() != d.values.len() {
                 return Err(format!(
                     "condition {}: descriptor {}: a value appears twice",
+                    c.condition, d.id
+                ));
+            }
+            let requires: BTreeSet<u32> = d.requires.iter().copied().collect();
+            if requires.len() != d.requires.len() {
+                return Err(format!(
+                    "condition {}: descriptor {}: a required descriptor appears twice",
                     c.condition, d.id
                 ));
             }
@@ -764,6 +935,168 @@ mod tests {
             e.contains("descriptor 27502: the name \"10\\u{1b}]0;x\\u{7}\" holds a control"),
             "{e}"
         );
+    }
+
+    /// A descriptor of `values` values (ids 0, 1, …), free text of at most `max_length`
+    /// characters when it has none.
+    fn descriptor(id: u32, values: u32, max_length: u32) -> DescriptorEntry {
+        DescriptorEntry {
+            id,
+            name: format!("Descriptor {id}"),
+            required: false,
+            multiple: false,
+            free_text: values == 0,
+            max_length: (values == 0).then_some(max_length),
+            values: (0..values).map(|v| (v, format!("Value {v}"))).collect(),
+            requires: vec![],
+        }
+    }
+
+    /// A policy allowing New with `descriptors`.
+    fn with_descriptors(descriptors: Vec<DescriptorEntry>) -> ConditionRule {
+        ConditionRule {
+            required: true,
+            conditions: vec![ConditionEntry {
+                condition: Condition::New,
+                descriptors,
+            }],
+        }
+    }
+
+    /// The error of `from_answer` for `answer` over a tree of the leaves `2..2 + leaves`.
+    fn refusal(leaves: u32, answer: Vec<(u32, ConditionRule)>) -> String {
+        let ids: Vec<u32> = (2..2 + leaves).collect();
+        let t = crate::beside::test_tree(&ids);
+        let path = Path::new("EBAY_US.conditions.json");
+        match from_answer(answer, &t, "src", false, path) {
+            Ok((file, _)) => panic!("accepted {} policies", file.policies.len()),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn an_answer_above_a_bound_of_what_ebays_data_holds_is_refused_naming_the_bound_and_the_figure()
+    {
+        // The review's answer: each of 15,111 leaves its own policy with a 40-value descriptor.
+        let answer = (0..15_111)
+            .map(|i| (2 + i, with_descriptors(vec![descriptor(7000 + i, 40, 0)])))
+            .collect();
+        let e = refusal(15_111, answer);
+        assert_eq!(
+            e,
+            "EBAY_US.conditions.json: policy 0: distinct policies: 15111, above the bound of 2000 (rule: a condition-policy file holds at most what eBay's data can, with a wide margin; see docs/security.md)"
+        );
+        // 2,001 distinct policies, each as small as can be.
+        let answer = (0..2_001)
+            .map(|i| (2 + i, with_descriptors(vec![descriptor(1, 0, i + 1)])))
+            .collect();
+        assert!(
+            refusal(2_001, answer).contains("distinct policies: 2001, above the bound of 2000"),
+        );
+        // A descriptor of 101 values.
+        let e = refusal(1, vec![(2, with_descriptors(vec![descriptor(1, 101, 0)]))]);
+        assert!(
+            e.contains(
+                "policy 1: condition NEW: descriptor 1: values: 101, above the bound of 100"
+            ),
+            "{e}"
+        );
+        // A policy of 17 descriptors.
+        let e = refusal(
+            1,
+            vec![(
+                2,
+                with_descriptors((1..=17).map(|d| descriptor(d, 1, 0)).collect()),
+            )],
+        );
+        assert!(
+            e.contains("policy 1: condition descriptors in the policy: 17, above the bound of 16"),
+            "{e}"
+        );
+        // 101 policies of 100 values: 10,100 values in all.
+        let answer = (0..101)
+            .map(|i| (2 + i, with_descriptors(vec![descriptor(i + 1, 100, 0)])))
+            .collect();
+        let e = refusal(101, answer);
+        assert!(
+            e.contains(
+                "descriptor values in the file up to this policy: 10100, above the bound of 10000"
+            ),
+            "{e}"
+        );
+        // 126 policies of 16 descriptors: 2,016 descriptors in all.
+        let answer = (0..126)
+            .map(|i| {
+                let ds = (0..16).map(|d| descriptor(i * 16 + d, 0, 30)).collect();
+                (2 + i, with_descriptors(ds))
+            })
+            .collect();
+        let e = refusal(126, answer);
+        assert!(
+            e.contains(
+                "condition descriptors in the file up to this policy: 2016, above the bound of 2000"
+            ),
+            "{e}"
+        );
+        // A value's name of 257 bytes.
+        let mut long = descriptor(1, 1, 0);
+        long.values[0].1 = "x".repeat(257);
+        let e = refusal(1, vec![(2, with_descriptors(vec![long]))]);
+        assert!(
+            e.contains("descriptor 1: a name's bytes: 257, above the bound of 256"),
+            "{e}"
+        );
+        // A descriptor required twice.
+        let mut twice = descriptor(1, 1, 0);
+        twice.requires = vec![2, 2];
+        let e = refusal(
+            1,
+            vec![(2, with_descriptors(vec![twice, descriptor(2, 1, 0)]))],
+        );
+        assert!(e.contains("a required descriptor appears twice"), "{e}");
+    }
+
+    #[test]
+    fn an_answer_at_every_bound_is_accepted() {
+        // Policy 1: 16 descriptors, one of 100 values (a name of 256 bytes), 15 free text.
+        let mut first: Vec<DescriptorEntry> = (1..=15).map(|d| descriptor(d, 0, 30)).collect();
+        first.insert(0, descriptor(100, 100, 0));
+        first[0].values[0].1 = "x".repeat(256);
+        let mut answer = vec![(2, with_descriptors(first))];
+        // 1,984 policies of one descriptor (2,000 in all): 1,980 of 5 values (10,000 in all),
+        // 4 free text.
+        answer.extend((0..1_984).map(|i| {
+            let d = if i < 1_980 {
+                descriptor(1_000 + i, 5, 0)
+            } else {
+                descriptor(1_000 + i, 0, 30)
+            };
+            (3 + i, with_descriptors(vec![d]))
+        }));
+        // 15 policies without descriptors (2,000 in all), distinct by their conditions.
+        answer.extend((0..15_u32).map(|i| {
+            let conditions = (0..4)
+                .filter(|bit| (i + 1) >> bit & 1 == 1)
+                .map(|bit| Condition::ALL[bit as usize])
+                .collect::<Vec<_>>();
+            (1_987 + i, rule(false, &conditions))
+        }));
+        let ids: Vec<u32> = (2..2_002).collect();
+        let t = crate::beside::test_tree(&ids);
+        let path = Path::new("EBAY_US.conditions.json");
+        let (file, _) = from_answer(answer, &t, "src", false, path).unwrap();
+        assert_eq!(file.policies.len(), MAX_POLICIES);
+        let descriptors = file
+            .policies
+            .iter()
+            .flat_map(|p| &p.rule.conditions)
+            .flat_map(|c| &c.descriptors);
+        assert_eq!(descriptors.clone().count(), MAX_DESCRIPTORS);
+        assert_eq!(
+            descriptors.map(|d| d.values.len()).sum::<usize>(),
+            MAX_VALUES
+        );
+        assert_eq!(parse(&to_string(&file), path, &t).unwrap(), file);
     }
 
     #[test]

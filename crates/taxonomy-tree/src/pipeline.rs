@@ -170,6 +170,10 @@ pub struct ConditionsReport {
     pub made_up: bool,
     /// What the answer held that the file leaves out.
     pub left_out: LeftOut,
+    /// Why the answer was not written: it held more than a bound of [`conditions`] allows
+    /// (the error names the bound and the figure). The committed file is kept as it is, and
+    /// `policies` and `categories` are its own (0 without one).
+    pub refused: Option<String>,
 }
 
 impl Prepared {
@@ -311,23 +315,44 @@ pub fn prepare_tree(
 /// Sets the tree's condition policies from the service's answer (getItemConditionPolicies),
 /// one `(category id, rule)` a category, checked against the new tree (see [`conditions`]).
 /// The file is rewritten when the policies, the tree or `made_up` changed; an answer without
-/// a policy for any leaf creates no file.
+/// a policy for any leaf creates no file. An answer above a bound of [`conditions`] (more
+/// distinct policies, descriptors or values than eBay's data can hold) is not written: the
+/// committed file is kept, and [`ConditionsReport::refused`] says why.
 pub fn with_conditions(
     mut prepared: Prepared,
     policies: impl IntoIterator<Item = (u32, ConditionRule)>,
     source: &str,
     made_up: bool,
 ) -> Result<Prepared, PipelineError> {
-    let (file, left_out) = conditions::from_answer(
+    let answer = conditions::from_answer(
         policies,
         &prepared.tree,
         source,
         made_up,
         &prepared.conditions_path,
-    )?;
+    );
     let committed = std::fs::read_to_string(&prepared.conditions_path)
         .ok()
         .and_then(|text| conditions::parse_unchecked(&text, &prepared.conditions_path).ok());
+    let (file, left_out) = match answer {
+        Ok(answer) => answer,
+        Err(e) if e.is_above_bound() => {
+            let previous = committed.map(|old| (old.policies.len(), old.category_count()));
+            let (policies, categories) = previous.unwrap_or_default();
+            prepared.conditions_text = None;
+            prepared.conditions = Some(ConditionsReport {
+                policies,
+                categories,
+                leaves: prepared.tree.categories.iter().filter(|c| c.leaf).count(),
+                previous,
+                made_up,
+                left_out: LeftOut::default(),
+                refused: Some(e.to_string()),
+            });
+            return Ok(prepared);
+        }
+        Err(e) => return Err(e.into()),
+    };
     let same = match &committed {
         Some(old) => {
             old.policies == file.policies
@@ -348,6 +373,7 @@ pub fn with_conditions(
         previous: committed.map(|old| (old.policies.len(), old.category_count())),
         made_up,
         left_out,
+        refused: None,
     });
     Ok(prepared)
 }
