@@ -575,6 +575,7 @@ fn a_4_mib_hostile_listing_file_gets_a_bounded_report() {
         Some(dir) => PathBuf::from(dir),
         None => temp.path().to_owned(),
     };
+    std::fs::create_dir_all(&home).unwrap();
     let text = hostile_listing();
     assert!(
         (3_900_000..4 * 1024 * 1024).contains(&text.len()),
