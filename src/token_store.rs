@@ -14,6 +14,33 @@ pub use marketplace_client_postgres::blocking::{BlockingRefreshTokenStore, Token
 #[cfg(feature = "postgres")]
 use marketplace_client_postgres::{KEY_VAR, Keyring};
 
+/// The scope eBay's Inventory API reference gives every call that writes
+/// (createOrReplaceInventoryItem, createOffer, updateOffer, publishOffer and the bulk calls):
+/// `listing publish` needs a consent that granted it, and `consent` asks for it by default
+/// (and with `--for listing`). Without it eBay answers 403, errorId 1100.
+pub const INVENTORY_SCOPE: &str = "https://api.ebay.com/oauth/api_scope/sell.inventory";
+
+/// True when `granted` (the scopes a consent granted, as the store records them) holds
+/// [`INVENTORY_SCOPE`], or, against a host of its own (`MARKETPLACE_BASE_URL`, such as the
+/// fake), that host's `{base_url}/oauth/api_scope/sell.inventory`.
+pub fn grants_inventory<'a>(
+    granted: impl IntoIterator<Item = &'a str>,
+    config: &OAuthConfig,
+) -> bool {
+    let own = format!(
+        "{}/sell.inventory",
+        config
+            .endpoints
+            .base_url()
+            .join("oauth/api_scope")
+            .map(String::from)
+            .unwrap_or_default()
+    );
+    granted
+        .into_iter()
+        .any(|s| s == INVENTORY_SCOPE || s == own)
+}
+
 /// The environment variable naming the token store.
 pub const ENV_TOKEN_STORE: &str = "MARKETPLACE_TOKEN_STORE";
 

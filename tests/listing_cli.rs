@@ -85,9 +85,19 @@ fn run(cmd: &mut Command) -> (Output, String, String) {
 /// A refresh-token file with `account`'s consent on the fake, as `consent` leaves it: the
 /// consent page visited, the code exchanged, the token stored.
 fn consented_store(fake: &FakeMarketplace, path: &Path, account: &str) -> String {
+    consented_store_with(fake, path, account, &["/sell.inventory"])
+}
+
+/// [`consented_store`] with a consent to `scopes` (suffixes of `{base_url}/oauth/api_scope`).
+fn consented_store_with(
+    fake: &FakeMarketplace,
+    path: &Path,
+    account: &str,
+    scopes: &[&str],
+) -> String {
     let client = Arc::new(client(fake));
     let request = client
-        .consent_request(&ScopeSet::new([fake.scope("/sell.inventory")]))
+        .consent_request(&ScopeSet::new(scopes.iter().map(|s| fake.scope(s))))
         .unwrap();
     let code = request.complete(&consent_redirect(fake, &request)).unwrap();
     let store = Arc::new(FileStore::new(path.to_path_buf()));
@@ -638,4 +648,58 @@ fn a_4_mib_hostile_listing_file_gets_a_bounded_report() {
         }
     }
     assert!(fake.requests().is_empty());
+}
+
+#[test]
+fn listing_publish_refuses_a_stored_consent_without_sell_inventory_and_sends_nothing() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    // A consent to api_scope only (what `consent` asked for by default before).
+    consented_store_with(&fake, &store, "seller-1", &[""]);
+    let good = write(home.path(), "good.json", GOOD);
+    fake.clear_requests();
+    let (output, stdout, stderr) = run(listing(&fake, home.path())
+        .args(["publish", "--account", "seller-1", "--store"])
+        .arg(&store)
+        .arg(&good));
+    assert!(!output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("https://api.ebay.com/oauth/api_scope/sell.inventory"),
+        "the missing scope is named: {stderr}"
+    );
+    assert!(
+        stderr.contains("consent --account \"seller-1\" --for listing"),
+        "the command that grants it is named: {stderr}"
+    );
+    assert!(stderr.contains("nothing was sent"), "{stderr}");
+    assert!(
+        fake.requests().is_empty(),
+        "nothing sent, not even a token request: {:?}",
+        fake.requests()
+            .iter()
+            .map(|r| format!("{} {}", r.method, r.path))
+            .collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn listing_publish_without_a_stored_consent_names_the_consent_command_and_sends_nothing() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    // Another account consented; seller-2 did not.
+    consented_store(&fake, &store, "seller-1");
+    let good = write(home.path(), "good.json", GOOD);
+    fake.clear_requests();
+    let (output, stdout, stderr) = run(listing(&fake, home.path())
+        .args(["publish", "--account", "seller-2", "--store"])
+        .arg(&store)
+        .arg(&good));
+    assert!(!output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("consent --account \"seller-2\" --for listing"),
+        "{stderr}"
+    );
+    assert!(fake.requests().is_empty(), "nothing sent");
 }

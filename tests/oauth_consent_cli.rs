@@ -1048,3 +1048,79 @@ fn each_commands_help_lists_only_the_flags_it_uses() {
         );
     }
 }
+
+/// The scopes of the consent URL `url` asks for.
+fn asked_scopes(url: &str) -> Vec<String> {
+    let query = url.split_once('?').map(|(_, q)| q).unwrap_or_default();
+    fake_marketplace::parse_query(query)
+        .into_iter()
+        .find(|(k, _)| k == "scope")
+        .map(|(_, v)| v.split(' ').map(str::to_owned).collect())
+        .unwrap_or_default()
+}
+
+/// The scopes the store file at `path` recorded for the `default` account.
+fn stored_scopes(path: &Path) -> Vec<String> {
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    json["accounts"]["default"]["scopes"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no scopes recorded: {json}"))
+        .iter()
+        .map(|s| s.as_str().unwrap().to_owned())
+        .collect()
+}
+
+const INVENTORY_SCOPE: &str = "https://api.ebay.com/oauth/api_scope/sell.inventory";
+
+#[test]
+fn consent_asks_by_default_for_the_sell_inventory_scope_listing_publish_needs() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    let mut child = authorize_from_stdin(&fake, home.path(), &store)
+        .spawn()
+        .unwrap();
+    let (url, stdout) = read_url(&mut child);
+    let asked = asked_scopes(&url);
+    for scope in [
+        fake.scope(""),
+        INVENTORY_SCOPE.to_owned(),
+        "https://api.ebay.com/oauth/api_scope/commerce.identity.readonly".to_owned(),
+    ] {
+        assert!(asked.contains(&scope), "{scope} not asked for: {asked:?}");
+    }
+    let landed = visit_consent(&url);
+    writeln!(child.stdin.as_mut().unwrap(), "{landed}").unwrap();
+    let output = finish(child, stdout);
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains(INVENTORY_SCOPE), "{stderr}");
+    // The store records what was granted: `listing publish` checks it before sending.
+    assert!(
+        stored_scopes(&store).iter().any(|s| s == INVENTORY_SCOPE),
+        "{:?}",
+        stored_scopes(&store)
+    );
+}
+
+#[test]
+fn consent_for_listing_adds_sell_inventory_to_the_scopes_asked_for() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    let mut child = authorize_from_stdin(&fake, home.path(), &store)
+        .args(["--scope", &fake.scope("/sell.account"), "--for", "listing"])
+        .spawn()
+        .unwrap();
+    let (url, stdout) = read_url(&mut child);
+    let asked = asked_scopes(&url);
+    assert!(asked.contains(&fake.scope("/sell.account")), "{asked:?}");
+    assert!(asked.contains(&INVENTORY_SCOPE.to_owned()), "{asked:?}");
+    let landed = visit_consent(&url);
+    writeln!(child.stdin.as_mut().unwrap(), "{landed}").unwrap();
+    let output = finish(child, stdout);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let stored = stored_scopes(&store);
+    assert!(stored.iter().any(|s| s == INVENTORY_SCOPE), "{stored:?}");
+    assert!(stored.contains(&fake.scope("/sell.account")), "{stored:?}");
+}

@@ -16,7 +16,10 @@
 //! * faults on demand ([`crate::FakeMarketplace::fail_next`] on a path: a 500 once, a 25025).
 //!
 //! A seller is the user a token was issued for: the fake's user ([`crate::FakeUser`], its
-//! `username`) for user tokens, one inventory for application tokens.
+//! `username`). As eBay's Inventory API reference gives each call's scope, a call needs a user
+//! token with `https://api.ebay.com/oauth/api_scope/sell.inventory` (the calls that only read:
+//! `…/sell.inventory.readonly` also does); an application token, a token with `api_scope`
+//! only, or a `.readonly` token on a call that writes is refused with eBay's 403, errorId 1100.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
@@ -68,14 +71,35 @@ fn error_value(id: u32, message: &str, parameters: &[(&str, &str)]) -> Value {
     })
 }
 
-/// The seller of the request's token, or the 401 to answer.
+/// True for the calls that only read, which eBay's Inventory API reference lets a
+/// `sell.inventory.readonly` token make (getInventoryItem, getInventoryItems, getOffer,
+/// getOffers, getInventoryLocation(s), bulkGetInventoryItem, getListingFees); every other call
+/// needs `sell.inventory`.
+fn only_reads(request: &Request) -> bool {
+    request.method.eq_ignore_ascii_case("GET")
+        || (request.method.eq_ignore_ascii_case("POST")
+            && (request.path.ends_with("/bulk_get_inventory_item")
+                || request.path.ends_with("/offer/get_listing_fees")))
+}
+
+/// The seller of the request's token, or the answer to send: 401 for a token the fake did not
+/// issue (or an expired one), and eBay's 403 with errorId 1100 ("Access denied",
+/// "Insufficient permissions to fulfill the request.") for a token without the call's scope.
+/// The Inventory API takes user tokens only (its security scheme is the authorization-code
+/// flow): an application token, whatever its scope, is refused with 1100, as is a user token
+/// with `api_scope` alone, or with `sell.inventory.readonly` for a call that writes.
 fn seller(request: &Request, state: &FakeState) -> Result<String, Response> {
-    let token = state.check_bearer(request)?;
-    Ok(if token.token_type.starts_with("User") {
-        format!("user:{}", lock(&state.notify.user).username)
-    } else {
-        "application".to_owned()
-    })
+    let token = match state.check_scope(request, "/sell.inventory") {
+        Ok(token) => token,
+        Err(denied) if only_reads(request) => state
+            .check_scope(request, "/sell.inventory.readonly")
+            .map_err(|_| denied)?,
+        Err(denied) => return Err(denied),
+    };
+    if !token.token_type.starts_with("User") {
+        return Err(state.insufficient_scope());
+    }
+    Ok(format!("user:{}", lock(&state.notify.user).username))
 }
 
 fn with_seller<T>(state: &FakeState, seller: &str, f: impl FnOnce(&mut Seller) -> T) -> T {

@@ -600,7 +600,13 @@ impl FakeState {
         if token.scopes.iter().any(|s| s.ends_with(&wanted)) {
             return Ok(token);
         }
-        Err(Response::json(
+        Err(self.insufficient_scope())
+    }
+
+    /// eBay's insufficient-scope answer: 403, errorId 1100, "Access denied", "Insufficient
+    /// permissions to fulfill the request.".
+    pub fn insufficient_scope(&self) -> Response {
+        Response::json(
             403,
             &serde_json::json!({"errors": [{
                 "errorId": 1100,
@@ -609,7 +615,7 @@ impl FakeState {
                 "message": "Access denied",
                 "longMessage": "Insufficient permissions to fulfill the request.",
             }]}),
-        ))
+        )
     }
 
     fn take_fault(&self, request: &Request) -> Option<Fault> {

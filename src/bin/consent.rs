@@ -223,11 +223,19 @@ mod live {
 
     #[derive(clap::Args)]
     struct AuthorizeArgs {
-        /// A scope to ask for (repeat for several; default: {base_url}/oauth/api_scope). The
+        /// A scope to ask for (repeat for several). Without --scope and --for: the scopes the
+        /// commands need, {base_url}/oauth/api_scope and
+        /// https://api.ebay.com/oauth/api_scope/sell.inventory (`listing publish`). The
         /// Identity API's scope (…/commerce.identity.readonly) is always added: getUser tells
         /// which eBay user consented.
         #[arg(long = "scope")]
         scopes: Vec<String>,
+        /// Also ask for the scopes a command needs (repeat for several): `listing` asks for
+        /// https://api.ebay.com/oauth/api_scope/sell.inventory, which eBay's Inventory API
+        /// reference gives createOrReplaceInventoryItem, createOffer and publishOffer (and
+        /// which `listing publish` checks in the stored consent before sending anything).
+        #[arg(long = "for", value_enum)]
+        for_commands: Vec<ForCommand>,
         /// How to get the address the browser ends on.
         #[arg(long, value_enum, default_value_t = Input::Auto)]
         input: Input,
@@ -246,11 +254,56 @@ mod live {
         /// True when none of the flags was given.
         fn is_default(&self) -> bool {
             self.scopes.is_empty()
+                && self.for_commands.is_empty()
                 && self.input == Input::Auto
                 && self.prompt.is_none()
                 && self.locale.is_none()
                 && self.wait == DEFAULT_WAIT
         }
+    }
+
+    /// A command whose scopes `--for` asks for.
+    #[derive(Clone, Copy, ValueEnum, PartialEq, Eq, Debug)]
+    enum ForCommand {
+        /// `listing publish`: the Inventory API's calls that write.
+        Listing,
+    }
+
+    impl ForCommand {
+        /// The scopes eBay's API reference gives the command's calls.
+        fn scopes(self) -> &'static [&'static str] {
+            match self {
+                Self::Listing => &[token_store::INVENTORY_SCOPE],
+            }
+        }
+    }
+
+    /// The scopes a consent asks for: `--scope`'s and each `--for` command's; with neither,
+    /// the environment's default scope and every command's scopes (`listing publish`'s
+    /// sell.inventory); always the Identity API's, which getUser needs after the exchange.
+    fn consent_scopes(
+        default_scope: &str,
+        scopes: Vec<String>,
+        commands: &[ForCommand],
+    ) -> ScopeSet {
+        let mut asked: Vec<String> = if scopes.is_empty() && commands.is_empty() {
+            default_scope
+                .split_whitespace()
+                .chain(ForCommand::Listing.scopes().iter().copied())
+                .map(str::to_owned)
+                .collect()
+        } else {
+            scopes
+        };
+        for scope in commands.iter().flat_map(|c| c.scopes()) {
+            if !asked.iter().any(|s| s == scope) {
+                asked.push((*scope).to_owned());
+            }
+        }
+        if !asked.iter().any(|s| s == IDENTITY_SCOPE) {
+            asked.push(IDENTITY_SCOPE.to_owned());
+        }
+        ScopeSet::new(asked)
     }
 
     /// `--wait`'s default, in seconds.
@@ -380,7 +433,7 @@ mod live {
     fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         if cli.command.is_some() && !cli.authorize.is_default() {
             return Err(
-                "--scope, --input, --prompt, --locale and --wait are flags of `authorize`: \
+                "--scope, --for, --input, --prompt, --locale and --wait are flags of `authorize`: \
                         give them after `authorize`, or with no command at all"
                     .into(),
             );
@@ -584,21 +637,11 @@ mod live {
             format!("{e}\nNothing was sent yet: fix the store (or pass another --store) and run consent again.")
         })?;
         let client = Arc::new(OAuthClient::from_config(config)?);
-        // getUser, after the exchange, needs the Identity API's scope.
-        let mut scopes: Vec<String> = if args.scopes.is_empty() {
-            config
-                .endpoints
-                .default_scope()
-                .split_whitespace()
-                .map(str::to_owned)
-                .collect()
-        } else {
-            args.scopes
-        };
-        if !scopes.iter().any(|s| s == IDENTITY_SCOPE) {
-            scopes.push(IDENTITY_SCOPE.to_owned());
-        }
-        let scopes = ScopeSet::new(scopes);
+        let scopes = consent_scopes(
+            &config.endpoints.default_scope(),
+            args.scopes,
+            &args.for_commands,
+        );
         let mut request = client.consent_request(&scopes)?;
         if let Some(prompt) = args.prompt {
             request = request.with_prompt(prompt);

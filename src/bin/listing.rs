@@ -45,7 +45,9 @@ use marketplace_client::api::{ApiClient, ClientConfig};
 use marketplace_client::model::aspects::AspectRules;
 use marketplace_client::model::aspects::{ListingAspects, Problem as AspectProblem};
 use marketplace_client::model::decode;
-use marketplace_client::oauth::{FileStore, OAuthClient, OAuthConfig, UserTokenProvider};
+use marketplace_client::oauth::{
+    FileStore, OAuthClient, OAuthConfig, RefreshTokenStore, UserTokenProvider,
+};
 use marketplace_listing::blocking::Inventory;
 use marketplace_listing::{
     Catalog, CategoryStatus, CompiledIn, ConditionPolicy, Listing, ListingError, OtherFormat, check,
@@ -291,28 +293,62 @@ fn inventory(
             .or_else(|| std::env::var(name).ok())
     })?;
     let client = OAuthClient::from_config(&config)?;
-    let provider = match token_store::from_setting(store)? {
-        Some(token_store::Store::File(path)) => {
-            UserTokenProvider::new(client, Arc::new(FileStore::new(path)), account)
-        }
+    type Tokens = (
+        Arc<dyn RefreshTokenStore>,
+        Option<Arc<dyn marketplace_client::oauth::SharedTokenCache>>,
+    );
+    let (tokens, cache): Tokens = match token_store::from_setting(store)? {
+        Some(token_store::Store::File(path)) => (Arc::new(FileStore::new(path)), None),
         #[cfg(feature = "postgres")]
         Some(token_store::Store::Postgres(db)) => {
             token_store::migrate_or_warn(&db);
             let tokens = token_store::refresh_tokens(&db, &config)?;
-            UserTokenProvider::new(client, Arc::new(tokens), account)
-                .with_shared_cache(db.token_cache())
+            (Arc::new(tokens), Some(db.token_cache()))
         }
-        None => UserTokenProvider::new(
-            client,
-            Arc::new(FileStore::new(token_store::default_file()?)),
-            account,
-        ),
+        None => (Arc::new(FileStore::new(token_store::default_file()?)), None),
     };
+    require_inventory_scope(&*tokens, account, &config)?;
+    let mut provider = UserTokenProvider::new(client, tokens, account);
+    if let Some(cache) = cache {
+        provider = provider.with_shared_cache(cache);
+    }
     let api = ApiClient::new(
         ClientConfig::for_base_url(config.endpoints.base_url().as_str())?,
         Arc::new(provider),
     )?;
     Ok(Inventory::new(api))
+}
+
+/// Refuses, before anything is sent, an account whose stored consent does not grant
+/// `https://api.ebay.com/oauth/api_scope/sell.inventory` (the scope eBay's Inventory API
+/// reference gives createOrReplaceInventoryItem, createOffer and publishOffer; without it
+/// every call is eBay's 403, errorId 1100), or that has no stored consent: the error names the
+/// missing scope and the `consent` command that grants it.
+fn require_inventory_scope(
+    tokens: &dyn RefreshTokenStore,
+    account: &str,
+    config: &OAuthConfig,
+) -> Result<(), String> {
+    let grant = format!("consent --account {account:?} --for listing");
+    match tokens.load(account) {
+        Err(e) => Err(format!(
+            "cannot read the stored consent of account {account:?}: {e}"
+        )),
+        Ok(None) => Err(format!(
+            "no consent is stored for account {account:?}: publishing needs the seller's \
+             consent to {} (run `{grant}`; nothing was sent)",
+            token_store::INVENTORY_SCOPE
+        )),
+        Ok(Some(stored)) if token_store::grants_inventory(stored.scopes.iter(), config) => Ok(()),
+        Ok(Some(stored)) => Err(format!(
+            "the consent stored for account {account:?} does not grant {}, which publishing \
+             needs (createOrReplaceInventoryItem, createOffer, publishOffer; eBay refuses them \
+             without it: errorId 1100); it grants: {}. Run `{grant}` and publish again; \
+             nothing was sent",
+            token_store::INVENTORY_SCOPE,
+            escaped(&stored.scopes.to_string())
+        )),
+    }
 }
 
 /// `listing publish FILE… --account NAME`: each file read, checked and published before the

@@ -100,7 +100,10 @@ fn a_listing_the_check_refuses_sends_no_request() {
         .as_mut()
         .unwrap()
         .currency = "EUR".into();
-    let e = inventory(&fake).publish(&listing).unwrap_err();
+    let inventory = inventory(&fake);
+    // The seller's consent (the consent page, the code exchanged) is not the publish.
+    fake.clear_requests();
+    let e = inventory.publish(&listing).unwrap_err();
     let ListingError::Refused(problems) = e else {
         panic!("{e}")
     };
