@@ -176,4 +176,13 @@ impl Inventory {
     pub fn publish_many(&self, listings: &[Listing]) -> Vec<Result<Published, ListingError>> {
         wait(self.inner.publish_many(listings))
     }
+
+    /// [`aio::Inventory::publish_many_with`].
+    pub fn publish_many_with(
+        &self,
+        listings: &[Listing],
+        catalog: &(dyn Catalog + Sync),
+    ) -> Vec<Result<Published, ListingError>> {
+        wait(self.inner.publish_many_with(listings, catalog))
+    }
 }
