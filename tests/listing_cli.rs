@@ -417,8 +417,9 @@ fn listing_publish_of_a_file_switched_to_auction_is_refused_unless_told_to_withd
     let changed: Vec<_> = fake
         .requests()
         .iter()
-        .filter(|r| r.path.starts_with("/sell/") && r.method != "GET")
+        .filter(|r| r.path.starts_with("/sell/"))
         .map(|r| format!("{} {}", r.method, r.path))
+        .filter(|r| is_write(r))
         .collect();
     assert!(changed.is_empty(), "{changed:?}");
     let (output, stdout, stderr) = publish(&switched, &["--other-format", "withdraw"]);
@@ -438,7 +439,7 @@ fn good_with_sku(sku: &str) -> String {
 
 /// `listing publish` reads, checks and publishes one chunk of 25 files (a bulk call's worth)
 /// before it reads the next (so that it holds one chunk's listings at a time, not every
-/// file's): the first chunk's getOffers writes the 26th file, which did not exist when the run
+/// file's): the first chunk's bulkGetInventoryItem writes the 26th file, which did not exist when the run
 /// started, and the run publishes it. A run that read every file before publishing the first
 /// found it missing.
 #[test]
@@ -458,18 +459,29 @@ fn listing_publish_publishes_each_chunk_of_25_files_before_reading_the_next() {
         .collect();
     let last = home.path().join("last.json");
     let (written, text) = (last.clone(), good_with_sku("LAST-1"));
-    // getOffers as the fake answers a SKU without offers (every SKU here), once the last file
-    // is written.
-    fake.route("GET", "/sell/inventory/v1/offer", move |_, _| {
-        if !written.exists() {
-            let _ = std::fs::write(&written, &text);
-        }
-        fake_marketplace::Response::json(
-            404,
-            &serde_json::json!({"errors": [{"errorId": 25713, "domain": "API_INVENTORY",
-                "category": "REQUEST", "message": "This Offer is not available."}]}),
-        )
-    });
+    // bulkGetInventoryItem as the fake answers SKUs it does not have (every SKU here), once
+    // the last file is written.
+    fake.route(
+        "POST",
+        "/sell/inventory/v1/bulk_get_inventory_item",
+        move |request, _| {
+            if !written.exists() {
+                let _ = std::fs::write(&written, &text);
+            }
+            let body: serde_json::Value = serde_json::from_slice(&request.body).unwrap();
+            let responses: Vec<serde_json::Value> = body["requests"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| {
+                    serde_json::json!({"sku": r["sku"], "statusCode": 404,
+                    "errors": [{"errorId": 25702, "domain": "API_INVENTORY",
+                        "category": "REQUEST", "message": "SKU is not available in the system"}]})
+                })
+                .collect();
+            fake_marketplace::Response::json(207, &serde_json::json!({"responses": responses}))
+        },
+    );
     files.push(last);
     let (output, stdout, stderr) = run(listing(&fake, home.path())
         .args(["publish", "--account", "seller-1", "--store"])
@@ -498,6 +510,12 @@ fn good_files(dir: &Path, n: usize) -> Vec<PathBuf> {
         .collect()
 }
 
+/// Whether a request (as [`sell_requests`] gives it) writes: not a GET, and not
+/// bulkGetInventoryItem (a read sent as a POST).
+fn is_write(request: &str) -> bool {
+    !request.starts_with("GET ") && !request.ends_with("/bulk_get_inventory_item")
+}
+
 /// The requests the fake saw below /sell/, as `METHOD path?query`.
 fn sell_requests(fake: &FakeMarketplace) -> Vec<String> {
     fake.requests()
@@ -512,8 +530,8 @@ fn sell_requests(fake: &FakeMarketplace) -> Vec<String> {
 
 /// During an outage `listing publish` stops at the first chunk in which no file was published
 /// and the failure concerns every file, instead of trying every file (each costing the
-/// client's and publish's retries): of 60 files, the fake sees the first chunk's getOffers and
-/// its one bulkCreateOrReplaceInventoryItem only; the error is printed once, and the run says
+/// client's and publish's retries): of 60 files, the fake sees the first chunk's
+/// its bulkGetInventoryItem and bulkCreateOrReplaceInventoryItem only; the error is printed once, and the run says
 /// how many files were not tried, from which, and that rerunning is safe.
 #[test]
 fn listing_publish_stops_at_a_chunk_that_fails_with_a_server_error_and_prints_it_once() {
@@ -545,10 +563,13 @@ fn listing_publish_stops_at_a_chunk_that_fails_with_a_server_error_and_prints_it
         .args(&files));
     assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
     let asked: std::collections::BTreeSet<String> = sell_requests(&fake).into_iter().collect();
-    let expected: std::collections::BTreeSet<String> = (0..25)
-        .map(|i| format!("GET /sell/inventory/v1/offer?sku=SKU-{i:02}&marketplace_id=EBAY_US"))
-        .chain(["POST /sell/inventory/v1/bulk_create_or_replace_inventory_item".to_owned()])
-        .collect();
+    // bulkGetInventoryItem: none of the 25 SKUs is in the inventory, so no getOffers.
+    let expected: std::collections::BTreeSet<String> = [
+        "POST /sell/inventory/v1/bulk_get_inventory_item",
+        "POST /sell/inventory/v1/bulk_create_or_replace_inventory_item",
+    ]
+    .map(str::to_owned)
+    .into();
     assert_eq!(asked, expected, "{stderr}");
     assert_eq!(
         stderr.matches("A system error has occurred").count(),
@@ -626,8 +647,15 @@ fn listing_publish_of_60_new_files_sends_three_calls_of_each_bulk_call() {
             "{call}: {asked:?}"
         );
     }
-    let writes = asked.iter().filter(|r| !r.starts_with("GET ")).count();
+    let writes = asked.iter().filter(|r| is_write(r)).count();
     assert_eq!(writes, 9, "{asked:?}");
+    // New SKUs: bulkGetInventoryItem says they are not in the inventory, so no getOffers.
+    assert_eq!(
+        count("POST /sell/inventory/v1/bulk_get_inventory_item"),
+        3,
+        "{asked:?}"
+    );
+    assert_eq!(asked.len(), 12, "{asked:?}");
     assert!(
         stderr.contains("60 listing file(s): 60 published, 0 unchanged"),
         "{stderr}"
@@ -658,7 +686,7 @@ fn a_rerun_of_unchanged_published_files_sends_no_write() {
     assert_eq!(again, first);
     let writes: Vec<String> = sell_requests(&fake)
         .into_iter()
-        .filter(|r| !r.starts_with("GET "))
+        .filter(|r| is_write(r))
         .collect();
     assert!(writes.is_empty(), "{writes:?}");
     assert!(
@@ -673,7 +701,7 @@ fn a_rerun_of_unchanged_published_files_sends_no_write() {
     assert!(output.status.success(), "{stderr}");
     let writes: Vec<String> = sell_requests(&fake)
         .into_iter()
-        .filter(|r| !r.starts_with("GET "))
+        .filter(|r| is_write(r))
         .collect();
     assert!(
         writes.contains(&"POST /sell/inventory/v1/bulk_create_or_replace_inventory_item".into())

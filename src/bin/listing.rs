@@ -453,7 +453,7 @@ fn inventory(
 /// chunk published through the bulk calls (marketplace-listing's `publish_many_with`:
 /// getOffers per SKU, bulkCreateOrReplaceInventoryItem, bulkCreateOffer, bulkPublishOffer)
 /// and reported before the next chunk is read (a run holds one chunk's listings, never every
-/// file's). A listing eBay holds live as it is costs no write (getOffers and getInventoryItem
+/// file's). A listing eBay holds live as it is costs no write (bulkGetInventoryItem and getOffers
 /// only). A file the check refuses has its problems printed on standard output, as `check`
 /// prints them, and nothing is sent for it. When no file of a chunk was published and a
 /// failure concerns every file ([`Outage`]: the service unreachable, 5xx, 429, no token, 401,

@@ -436,6 +436,72 @@ impl Inventory {
         .await
     }
 
+    /// bulkGetInventoryItem (a read, though a POST): the items of at most [`BULK_LIMIT`]
+    /// SKUs, each `(sku, its item or None when it is not in the inventory)`, as eBay answered
+    /// them (a SKU eBay answered nothing for is left out; another error of one SKU, such as an
+    /// invalid SKU, is an error).
+    pub async fn bulk_get_inventory_item(
+        &self,
+        skus: &[&str],
+    ) -> Result<Vec<(String, Option<InventoryItem>)>, ListingError> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Answer {
+            #[serde(default)]
+            sku: Option<String>,
+            #[serde(default)]
+            status_code: u16,
+            #[serde(default)]
+            inventory_item: Option<InventoryItem>,
+            #[serde(default)]
+            errors: Vec<ServiceError>,
+        }
+        #[derive(Deserialize)]
+        struct Answers {
+            #[serde(default)]
+            responses: Vec<Answer>,
+        }
+        let requests: Vec<Value> = skus.iter().map(|sku| json!({ "sku": sku })).collect();
+        let body = json!({ "requests": requests });
+        let answer = self
+            .call(|| {
+                ApiRequest::post_segments(path(&["bulk_get_inventory_item"]))
+                    .json(&body)
+                    .operation("bulkGetInventoryItem")
+            })
+            .await?;
+        let mut items = Vec::new();
+        for a in answer.json::<Answers>()?.responses {
+            let Some(sku) = a.sku else { continue };
+            let errors: Vec<InventoryError> =
+                a.errors.into_iter().map(InventoryError::from).collect();
+            if errors.iter().any(|e| e.kind == ErrorKind::SkuNotFound) || a.status_code == 404 {
+                items.push((sku, None));
+            } else if a.status_code < 300 && errors.is_empty() {
+                match a.inventory_item {
+                    Some(item) => items.push((sku, Some(item))),
+                    None => {
+                        return Err(ListingError::Answer {
+                            operation: "bulkGetInventoryItem",
+                            what: "the inventoryItem of a SKU answered 200",
+                        });
+                    }
+                }
+            } else {
+                return Err(ListingError::Item {
+                    status: a.status_code,
+                    message: errors
+                        .iter()
+                        .map(|e| e.error.to_string())
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                    errors,
+                });
+            }
+        }
+        Ok(items)
+    }
+
     /// bulkCreateOffer: at most [`BULK_LIMIT`] offers of one marketplace; each offer's result
     /// (an existing offer of the SKU: 25002 with its `offerId`).
     pub async fn bulk_create_offer(
@@ -603,9 +669,11 @@ impl Inventory {
 
     /// Publishes `listings` with the bulk calls ([`BULK_LIMIT`] a call): each listing's result,
     /// in order. Idempotent as [`publish`](Self::publish): an offer that exists is updated
-    /// (updateOffer) and published, never created twice. Unless
-    /// [`OtherFormat::Keep`], getOffers is asked once per SKU (for the live listings in the
-    /// other format, and the offers already there: updated only when they differ). Listings
+    /// (updateOffer) and published, never created twice. Unless [`OtherFormat::Keep`],
+    /// bulkGetInventoryItem is asked once per [`BULK_LIMIT`] SKUs and getOffers once per SKU
+    /// in the inventory (for the live listings in the other format, and the offers already
+    /// there: updated only when they differ); a SKU not in the inventory has no offer, so it
+    /// needs no getOffers (an offer needs its item; deleteInventoryItem deletes them). Listings
     /// that would overwrite each other (two of one SKU, marketplace and format; one SKU with
     /// two different inventory items) are all refused, each naming the others
     /// ([`ListingError::Conflicting`]); an auction and a fixed-price listing of one SKU are two
@@ -614,7 +682,7 @@ impl Inventory {
     /// `marketplaceId`, `format`), bulkPublishOffer's by `offerId`.
     ///
     /// A listing eBay already holds live as it is (its offer published and not ended, no field
-    /// to update, the same inventory item: getOffers and getInventoryItem, reads only) is left
+    /// to update, the same inventory item: bulkGetInventoryItem and getOffers, reads only) is left
     /// alone: [`Published::unchanged`], nothing written. A failure that concerns every listing
     /// (the service unreachable, HTTP 401, 403, 429 or 5xx, no token) stops the chunk of
     /// [`BULK_LIMIT`] it happened in: its listing gets the error, the others of the chunk
@@ -695,11 +763,34 @@ impl Inventory {
                 results[first] = Some(Err(e));
             }
         };
-        // getOffers once per SKU: what is live in the other format, and the offers there.
+        // The chunk's items, one bulkGetInventoryItem: a SKU not in the inventory has no
+        // offer (an offer needs its item; deleteInventoryItem deletes them), so it needs no
+        // getOffers; one that is, its item to compare. Unless OtherFormat::Keep (no getOffers).
+        // Unanswered (the call refused, say by a service without it): getOffers for each.
+        let mut known: HashMap<String, Option<InventoryItem>> = HashMap::new();
+        if self.other_format != OtherFormat::Keep {
+            let mut skus: Vec<&str> = Vec::new();
+            for &i in chunk {
+                let sku = listings[i].offer.sku.as_str();
+                if !skus.contains(&sku) {
+                    skus.push(sku);
+                }
+            }
+            match self.bulk_get_inventory_item(&skus).await {
+                Ok(items) => known.extend(items),
+                Err(e) if concerns_every_listing(&e) => return fail_all(results, chunk, e),
+                Err(_) => {}
+            }
+        }
+        // getOffers once per SKU in the inventory: what is live in the other format, and the
+        // offers there.
         let mut held: HashMap<&str, Vec<OfferRecord>> = HashMap::new();
         let mut going = Vec::new();
         for (n, &i) in chunk.iter().enumerate() {
             let offer = &listings[i].offer;
+            if matches!(known.get(offer.sku.as_str()), Some(None)) {
+                held.insert(&offer.sku, Vec::new());
+            }
             if self.other_format != OtherFormat::Keep && !held.contains_key(offer.sku.as_str()) {
                 match self.get_offers(&offer.sku, marketplace).await {
                     Ok(records) => {
@@ -729,7 +820,7 @@ impl Inventory {
             }
         }
         // What eBay holds live as it is costs no write: its offer published, not ended, with no
-        // field to update, and its inventory item the same (getInventoryItem, asked only then).
+        // field to update, and its inventory item the same (bulkGetInventoryItem's answer).
         let mut unchanged_items: HashMap<&str, bool> = HashMap::new();
         let mut changed = Vec::new();
         for &i in &going {
@@ -742,9 +833,17 @@ impl Inventory {
                 continue;
             };
             let sku = listing.offer.sku.as_str();
-            let same_item = match unchanged_items.get(sku) {
-                Some(&same) => same,
-                None => {
+            let same_item = match (unchanged_items.get(sku), known.get(sku)) {
+                (Some(&same), _) => same,
+                (None, Some(held)) => {
+                    let same = held
+                        .as_ref()
+                        .is_some_and(|held| same_item(&listing.inventory_item, held));
+                    unchanged_items.insert(sku, same);
+                    same
+                }
+                // bulkGetInventoryItem gave no answer for it: getInventoryItem.
+                (None, None) => {
                     let same = self
                         .get_inventory_item(sku)
                         .await
@@ -960,7 +1059,7 @@ fn live_as_it_is(listing: &Listing, held: &[OfferRecord]) -> Option<(String, Str
 /// was sent (the SKU, the locale, the groups the item is in).
 const ADDED_BY_EBAY: [&str; 4] = ["sku", "locale", "groupIds", "inventoryItemGroupKeys"];
 
-/// Whether the inventory item eBay holds (getInventoryItem) is `wanted`, but for the fields
+/// Whether the inventory item eBay holds (bulkGetInventoryItem, getInventoryItem) is `wanted`, but for the fields
 /// eBay adds. Anything else eBay holds that `wanted` lacks counts as a difference (written
 /// again: never skipped wrongly).
 fn same_item(wanted: &InventoryItem, held: &InventoryItem) -> bool {
