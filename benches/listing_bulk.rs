@@ -4,8 +4,9 @@
 //!
 //! - `bulk_1000`: `publish_many`, bulkCreateOrReplaceInventoryItem, bulkCreateOffer and
 //!   bulkPublishOffer, 25 listings a call (120 calls), with `OtherFormat::Keep`: the bulk calls
-//!   alone (by default `publish_many` asks getOffers once per SKU first, to find a live listing
-//!   in the other format: 1,000 calls more).
+//!   alone (by default `publish_many` asks bulkGetInventoryItem once per 25 SKUs, and getOffers
+//!   of each SKU already in the inventory, first, to find a live listing in the other format:
+//!   40 calls more for new SKUs).
 //! - `one_by_one_100`: `publish` for each of 100 listings (createOrReplaceInventoryItem,
 //!   getOffers, createOffer, publishOffer: 400 calls); criterion samples it at 100 so that a
 //!   run stays within minutes.

@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 use taxonomy_macros::{aspects, category};
 
 /// Every operation marketplace-listing calls, with the schema of its request body.
-const CALLED: [(&str, Option<&str>); 13] = [
+const CALLED: [(&str, Option<&str>); 14] = [
     ("createOrReplaceInventoryItem", Some("InventoryItem")),
     ("getInventoryItem", None),
     ("deleteInventoryItem", None),
@@ -35,6 +35,7 @@ const CALLED: [(&str, Option<&str>); 13] = [
         "bulkCreateOrReplaceInventoryItem",
         Some("BulkInventoryItem"),
     ),
+    ("bulkGetInventoryItem", Some("BulkGetInventoryItem")),
     ("bulkCreateOffer", Some("BulkEbayOfferDetailsWithKeys")),
     ("bulkPublishOffer", Some("BulkOffer")),
     ("createInventoryLocation", Some("InventoryLocationFull")),
@@ -140,8 +141,8 @@ fn every_request_and_answer_of_the_calls_is_documented() {
     for r in inventory.publish_many(&many) {
         r.unwrap();
     }
-    // publish_many asked getOffers of each new SKU (404, no offers yet); the error bodies are
-    // asked again below, so the SKUs go as they came.
+    // publish_many asked bulkGetInventoryItem of the new SKUs (207, none in the inventory);
+    // the error bodies are asked again below, so the SKUs go as they came.
     for i in 0..3 {
         inventory.delete_inventory_item(&format!("B-{i}")).unwrap();
     }

@@ -189,6 +189,93 @@ fn listing_check_with_dir_checks_against_that_directorys_rules() {
     assert!(fake.requests().is_empty());
 }
 
+/// A seller's shop directory: `./snapshots` holding the committed trees and their pins of
+/// 179 and of 111418 ("Apple Desktops & All-In-Ones", not pinned in this build); a listing of
+/// 111418 in `listing.json`.
+fn shop_with_pinned_111418() -> (tempfile::TempDir, PathBuf) {
+    let shop = tempfile::tempdir().unwrap();
+    let snapshots = shop.path().join("snapshots");
+    std::fs::create_dir_all(snapshots.join("pinned")).unwrap();
+    for site in common::snapshot_sites() {
+        let name = site.snapshot_file_name();
+        std::fs::copy(common::snapshots_dir().join(name), snapshots.join(name)).unwrap();
+    }
+    let pinned = std::fs::read_to_string(common::snapshots_dir().join("pinned/EBAY_US-179.json"))
+        .unwrap()
+        .replacen("\"categoryId\": 179,", "\"categoryId\": 111418,", 1);
+    std::fs::write(snapshots.join("pinned/EBAY_US-111418.json"), pinned).unwrap();
+    let listing = write(
+        shop.path(),
+        "listing.json",
+        &GOOD.replace("\"categoryId\": \"179\"", "\"categoryId\": \"111418\""),
+    );
+    (shop, listing)
+}
+
+/// Without --dir, `listing` reads the seller's snapshots as `snapshot` does (./snapshots,
+/// else TAXONOMY_SNAPSHOTS_DIR) and says which: a category the seller pinned passes there,
+/// while the compiled-in rules know nothing of it.
+#[test]
+fn listing_check_without_dir_reads_the_sellers_snapshots_as_snapshot_does() {
+    let fake = FakeMarketplace::new();
+    let (shop, file) = shop_with_pinned_111418();
+    let snapshots = std::path::absolute(shop.path().join("snapshots")).unwrap();
+    let (output, stdout, stderr) = run(listing(&fake, shop.path())
+        .current_dir(shop.path())
+        .arg("check")
+        .arg(&file));
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "snapshots: {} (from the default, ./snapshots)",
+            snapshots.display()
+        )),
+        "{stderr}"
+    );
+    // Run from elsewhere, TAXONOMY_SNAPSHOTS_DIR names it.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let (output, stdout, stderr) = run(listing(&fake, shop.path())
+        .current_dir(elsewhere.path())
+        .env("TAXONOMY_SNAPSHOTS_DIR", &snapshots)
+        .arg("check")
+        .arg(&file));
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "snapshots: {} (from TAXONOMY_SNAPSHOTS_DIR)",
+            snapshots.display()
+        )),
+        "{stderr}"
+    );
+    assert!(fake.requests().is_empty());
+}
+
+/// A category without pinned rules: the hint names the snapshots directory looked in and the
+/// exact `snapshot aspects pin` command, the listing's site and category filled in.
+#[test]
+fn the_no_aspect_rules_hint_names_the_directory_and_the_pin_command_of_the_listing() {
+    let fake = FakeMarketplace::new();
+    let (shop, _) = shop_with_pinned_111418();
+    let snapshots = std::path::absolute(shop.path().join("snapshots")).unwrap();
+    let file = write(
+        shop.path(),
+        "laptop.json",
+        &GOOD.replace("\"categoryId\": \"179\"", "\"categoryId\": \"177\""),
+    );
+    let (output, stdout, stderr) = run(listing(&fake, shop.path())
+        .current_dir(shop.path())
+        .arg("check")
+        .arg(&file));
+    assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
+    let dir = snapshots.display();
+    assert!(
+        stdout.contains(&format!(
+            "no aspect rules of EBAY_US 177 are pinned in {dir}/pinned (pin them: `snapshot --dir {dir} aspects pin --site EBAY_US --category 177`)"
+        )),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn listing_publish_with_a_consented_account_gives_a_listing_id_and_a_rerun_the_same_one() {
     let fake = FakeMarketplace::new();
@@ -216,11 +303,11 @@ fn listing_publish_with_a_consented_account_gives_a_listing_id_and_a_rerun_the_s
     assert!(output.status.success(), "{again}\n{stderr2}");
     assert_eq!(again, first);
     let creates = fake
-        .requests_to("/sell/inventory/v1/offer")
+        .requests_to("/sell/inventory/v1/bulk_create_offer")
         .iter()
         .filter(|r| r.method == "POST")
         .count();
-    assert_eq!(creates, 1, "one createOffer");
+    assert_eq!(creates, 1, "one bulkCreateOffer");
 
     // The seller's inventory (the user token's), and no token printed.
     let bearers: Vec<String> = fake
@@ -340,8 +427,9 @@ fn listing_publish_of_a_file_switched_to_auction_is_refused_unless_told_to_withd
     let changed: Vec<_> = fake
         .requests()
         .iter()
-        .filter(|r| r.path.starts_with("/sell/") && r.method != "GET")
+        .filter(|r| r.path.starts_with("/sell/"))
         .map(|r| format!("{} {}", r.method, r.path))
+        .filter(|r| is_write(r))
         .collect();
     assert!(changed.is_empty(), "{changed:?}");
     let (output, stdout, stderr) = publish(&switched, &["--other-format", "withdraw"]);
@@ -359,58 +447,18 @@ fn good_with_sku(sku: &str) -> String {
     GOOD.replace("\"DESKTOP-1\"", &format!("{sku:?}"))
 }
 
-/// `listing publish` reads, checks and publishes one file before it reads the next (so that
-/// it holds one file's listing at a time, not every file's): the first file's getOffers writes
-/// the last file, which did not exist when the run started, and the run publishes it. A run
-/// that read every file before publishing the first found it missing.
+/// `listing publish` reads, checks and publishes one chunk of 25 files (a bulk call's worth)
+/// before it reads the next (so that it holds one chunk's listings at a time, not every
+/// file's): the first chunk's bulkGetInventoryItem writes the 26th file, which did not exist when the run
+/// started, and the run publishes it. A run that read every file before publishing the first
+/// found it missing.
 #[test]
-fn listing_publish_publishes_each_file_before_reading_the_next() {
+fn listing_publish_publishes_each_chunk_of_25_files_before_reading_the_next() {
     let fake = FakeMarketplace::new();
     let home = tempfile::tempdir().unwrap();
     let store = home.path().join("refresh.json");
     consented_store(&fake, &store, "seller-1");
-    let first = write(home.path(), "first.json", &good_with_sku("FIRST-1"));
-    let second = write(home.path(), "second.json", &good_with_sku("SECOND-1"));
-    let last = home.path().join("last.json");
-    let (written, text) = (last.clone(), good_with_sku("LAST-1"));
-    // getOffers as the fake answers a SKU without offers (every SKU here), once the last file
-    // is written.
-    fake.route("GET", "/sell/inventory/v1/offer", move |_, _| {
-        if !written.exists() {
-            let _ = std::fs::write(&written, &text);
-        }
-        fake_marketplace::Response::json(
-            404,
-            &serde_json::json!({"errors": [{"errorId": 25713, "domain": "API_INVENTORY",
-                "category": "REQUEST", "message": "This Offer is not available."}]}),
-        )
-    });
-    let (output, stdout, stderr) = run(listing(&fake, home.path())
-        .args(["publish", "--account", "seller-1", "--store"])
-        .arg(&store)
-        .args([&first, &second, &last]));
-    assert!(output.status.success(), "{stdout}\n{stderr}");
-    for file in [&first, &second, &last] {
-        assert!(
-            stdout.contains(&format!("{}: listing ", file.display())),
-            "{}:\n{stdout}\n{stderr}",
-            file.display()
-        );
-    }
-}
-
-/// During an outage `listing publish` stops after 3 files in a row failed the same way,
-/// instead of trying every file (each costing the client's and publish's retries): of 20
-/// files, the fake sees the requests of the first 3 only; the error is printed once, and the
-/// run says how many files were not tried, from which, and that rerunning is safe.
-#[test]
-fn listing_publish_stops_after_three_files_in_a_row_fail_with_a_server_error() {
-    let fake = FakeMarketplace::new();
-    let home = tempfile::tempdir().unwrap();
-    let store = home.path().join("refresh.json");
-    consented_store(&fake, &store, "seller-1");
-    fake.clear_requests();
-    let files: Vec<PathBuf> = (0..20)
+    let mut files: Vec<PathBuf> = (0..25)
         .map(|i| {
             write(
                 home.path(),
@@ -419,10 +467,94 @@ fn listing_publish_stops_after_three_files_in_a_row_fail_with_a_server_error() {
             )
         })
         .collect();
-    // Every createOrReplaceInventoryItem (every PUT) answered eBay's system error, HTTP 503.
+    let last = home.path().join("last.json");
+    let (written, text) = (last.clone(), good_with_sku("LAST-1"));
+    // bulkGetInventoryItem as the fake answers SKUs it does not have (every SKU here), once
+    // the last file is written.
+    fake.route(
+        "POST",
+        "/sell/inventory/v1/bulk_get_inventory_item",
+        move |request, _| {
+            if !written.exists() {
+                let _ = std::fs::write(&written, &text);
+            }
+            let body: serde_json::Value = serde_json::from_slice(&request.body).unwrap();
+            let responses: Vec<serde_json::Value> = body["requests"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| {
+                    serde_json::json!({"sku": r["sku"], "statusCode": 404,
+                    "errors": [{"errorId": 25702, "domain": "API_INVENTORY",
+                        "category": "REQUEST", "message": "SKU is not available in the system"}]})
+                })
+                .collect();
+            fake_marketplace::Response::json(207, &serde_json::json!({"responses": responses}))
+        },
+    );
+    files.push(last);
+    let (output, stdout, stderr) = run(listing(&fake, home.path())
+        .args(["publish", "--account", "seller-1", "--store"])
+        .arg(&store)
+        .args(&files));
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    for file in &files {
+        assert!(
+            stdout.contains(&format!("{}: listing ", file.display())),
+            "{}:\n{stdout}\n{stderr}",
+            file.display()
+        );
+    }
+}
+
+/// `n` files of `GOOD` under SKUs SKU-00, SKU-01, … in `dir`.
+fn good_files(dir: &Path, n: usize) -> Vec<PathBuf> {
+    (0..n)
+        .map(|i| {
+            write(
+                dir,
+                &format!("sku-{i:02}.json"),
+                &good_with_sku(&format!("SKU-{i:02}")),
+            )
+        })
+        .collect()
+}
+
+/// Whether a request (as [`sell_requests`] gives it) writes: not a GET, and not
+/// bulkGetInventoryItem (a read sent as a POST).
+fn is_write(request: &str) -> bool {
+    !request.starts_with("GET ") && !request.ends_with("/bulk_get_inventory_item")
+}
+
+/// The requests the fake saw below /sell/, as `METHOD path?query`.
+fn sell_requests(fake: &FakeMarketplace) -> Vec<String> {
+    fake.requests()
+        .iter()
+        .filter(|r| r.path.starts_with("/sell/"))
+        .map(|r| match &r.query {
+            Some(query) => format!("{} {}?{query}", r.method, r.path),
+            None => format!("{} {}", r.method, r.path),
+        })
+        .collect()
+}
+
+/// During an outage `listing publish` stops at the first chunk in which no file was published
+/// and the failure concerns every file, instead of trying every file (each costing the
+/// client's and publish's retries): of 60 files, the fake sees the first chunk's
+/// its bulkGetInventoryItem and bulkCreateOrReplaceInventoryItem only; the error is printed once, and the run says
+/// how many files were not tried, from which, and that rerunning is safe.
+#[test]
+fn listing_publish_stops_at_a_chunk_that_fails_with_a_server_error_and_prints_it_once() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store(&fake, &store, "seller-1");
+    fake.clear_requests();
+    let files = good_files(home.path(), 60);
+    // Every bulkCreateOrReplaceInventoryItem answered eBay's system error, HTTP 503.
     fake.inject(fake_marketplace::FaultRule {
-        method: Some("PUT".into()),
-        path: None,
+        method: Some("POST".into()),
+        path: Some("/sell/inventory/v1/bulk_create_or_replace_inventory_item".into()),
         times: None,
         fault: fake_marketplace::Fault::Status {
             status: 503,
@@ -440,25 +572,14 @@ fn listing_publish_stops_after_three_files_in_a_row_fail_with_a_server_error() {
         .arg(&store)
         .args(&files));
     assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
-    let asked: std::collections::BTreeSet<String> = fake
-        .requests()
-        .iter()
-        .filter(|r| r.path.starts_with("/sell/"))
-        .map(|r| match &r.query {
-            Some(query) => format!("{} {}?{query}", r.method, r.path),
-            None => format!("{} {}", r.method, r.path),
-        })
-        .collect();
-    // publish asks getOffers of each SKU (a live listing in the other format) before it
-    // writes: a GET of the offer list per file tried, then its createOrReplaceInventoryItem.
-    let expected: std::collections::BTreeSet<String> = (0..3)
-        .flat_map(|i| {
-            [
-                format!("GET /sell/inventory/v1/offer?sku=SKU-{i:02}&marketplace_id=EBAY_US"),
-                format!("PUT /sell/inventory/v1/inventory_item/SKU-{i:02}"),
-            ]
-        })
-        .collect();
+    let asked: std::collections::BTreeSet<String> = sell_requests(&fake).into_iter().collect();
+    // bulkGetInventoryItem: none of the 25 SKUs is in the inventory, so no getOffers.
+    let expected: std::collections::BTreeSet<String> = [
+        "POST /sell/inventory/v1/bulk_get_inventory_item",
+        "POST /sell/inventory/v1/bulk_create_or_replace_inventory_item",
+    ]
+    .map(str::to_owned)
+    .into();
     assert_eq!(asked, expected, "{stderr}");
     assert_eq!(
         stderr.matches("A system error has occurred").count(),
@@ -467,12 +588,240 @@ fn listing_publish_stops_after_three_files_in_a_row_fail_with_a_server_error() {
     );
     assert!(
         stderr.contains(&format!(
-            "stopped after 3 files in a row failed with a server error (HTTP 5xx) (above); 17 listing file(s) not tried, from {} on",
-            files[3].display()
+            "failing with a server error (HTTP 5xx) (above), which concerns every file; 35 listing file(s) not tried, from {} on",
+            files[25].display()
         )) && stderr.contains("Rerun the same command")
             && stderr.contains("idempotent by SKU"),
         "{stderr}"
     );
+}
+
+/// A seller without consent on record: the token error is printed once, the run stops at
+/// the first chunk (one getOffers is not even sent), and says to run `consent`.
+#[test]
+fn listing_publish_without_consent_says_so_once_and_stops() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store(&fake, &store, "seller-1");
+    fake.clear_requests();
+    let files = good_files(home.path(), 30);
+    let (output, stdout, stderr) = run(listing(&fake, home.path())
+        .args(["publish", "--account", "nobody", "--store"])
+        .arg(&store)
+        .args(&files));
+    assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        sell_requests(&fake).is_empty(),
+        "{:?}",
+        sell_requests(&fake)
+    );
+    assert_eq!(
+        stderr.matches("not published: the same failure as").count(),
+        24,
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("5 listing file(s) not tried") && stderr.contains("consent"),
+        "{stderr}"
+    );
+}
+
+/// `listing publish` sends the bulk calls, 25 listings a call: 60 new files are 3
+/// bulkCreateOrReplaceInventoryItem, 3 bulkCreateOffer and 3 bulkPublishOffer calls (and a
+/// getOffers per SKU), never createOrReplaceInventoryItem, createOffer or publishOffer.
+#[test]
+fn listing_publish_of_60_new_files_sends_three_calls_of_each_bulk_call() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store(&fake, &store, "seller-1");
+    fake.clear_requests();
+    let files = good_files(home.path(), 60);
+    let (output, stdout, stderr) = run(listing(&fake, home.path())
+        .args(["publish", "--account", "seller-1", "--store"])
+        .arg(&store)
+        .args(&files));
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert_eq!(stdout.matches(": listing ").count(), 60, "{stdout}");
+    let asked = sell_requests(&fake);
+    let count = |what: &str| asked.iter().filter(|r| r.as_str() == what).count();
+    for call in [
+        "bulk_create_or_replace_inventory_item",
+        "bulk_create_offer",
+        "bulk_publish_offer",
+    ] {
+        assert_eq!(
+            count(&format!("POST /sell/inventory/v1/{call}")),
+            3,
+            "{call}: {asked:?}"
+        );
+    }
+    let writes = asked.iter().filter(|r| is_write(r)).count();
+    assert_eq!(writes, 9, "{asked:?}");
+    // New SKUs: bulkGetInventoryItem says they are not in the inventory, so no getOffers.
+    assert_eq!(
+        count("POST /sell/inventory/v1/bulk_get_inventory_item"),
+        3,
+        "{asked:?}"
+    );
+    assert_eq!(asked.len(), 12, "{asked:?}");
+    assert!(
+        stderr.contains("60 listing file(s): 60 published, 0 unchanged"),
+        "{stderr}"
+    );
+}
+
+/// A nightly rerun of published files nobody changed sends no write (getOffers and
+/// getInventoryItem only) and gives the same listings; a file changed since is written again,
+/// and only it.
+#[test]
+fn a_rerun_of_unchanged_published_files_sends_no_write() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store(&fake, &store, "seller-1");
+    let files = good_files(home.path(), 30);
+    let publish = || {
+        run(listing(&fake, home.path())
+            .args(["publish", "--account", "seller-1", "--store"])
+            .arg(&store)
+            .args(&files))
+    };
+    let (output, first, stderr) = publish();
+    assert!(output.status.success(), "{first}\n{stderr}");
+    fake.clear_requests();
+    let (output, again, stderr) = publish();
+    assert!(output.status.success(), "{again}\n{stderr}");
+    assert_eq!(again, first);
+    let writes: Vec<String> = sell_requests(&fake)
+        .into_iter()
+        .filter(|r| is_write(r))
+        .collect();
+    assert!(writes.is_empty(), "{writes:?}");
+    assert!(
+        stderr.contains("30 listing file(s): 0 published, 30 unchanged"),
+        "{stderr}"
+    );
+    // One file's price changed: that offer is updated and published, nothing else written.
+    let changed = good_with_sku("SKU-07").replace("149.00", "139.00");
+    std::fs::write(&files[7], changed).unwrap();
+    fake.clear_requests();
+    let (output, _, stderr) = publish();
+    assert!(output.status.success(), "{stderr}");
+    let writes: Vec<String> = sell_requests(&fake)
+        .into_iter()
+        .filter(|r| is_write(r))
+        .collect();
+    assert!(
+        writes.contains(&"POST /sell/inventory/v1/bulk_create_or_replace_inventory_item".into())
+            && writes
+                .iter()
+                .any(|w| w.starts_with("PUT /sell/inventory/v1/offer/"))
+            && writes.len() == 3,
+        "{writes:?}"
+    );
+    assert!(
+        stderr.contains("30 listing file(s): 1 published, 29 unchanged"),
+        "{stderr}"
+    );
+}
+
+/// `--report FILE` writes a JSON line per file (file, sku, offerId, listingId, status, its
+/// problems by field and eBay's errors) and a summary line; a directory argument stands for
+/// its `*.json` files, sorted by name.
+#[test]
+fn listing_publish_report_has_a_json_line_per_file_of_the_directory_and_a_summary() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store(&fake, &store, "seller-1");
+    let dir = home.path().join("listings");
+    std::fs::create_dir(&dir).unwrap();
+    write(&dir, "b-good.json", GOOD);
+    write(&dir, "a-bad.json", BAD);
+    write(&dir, "c-broken.json", "{\"inventoryItem\": ");
+    write(&dir, "notes.txt", "not a listing");
+    let report = home.path().join("report.jsonl");
+    let (output, stdout, stderr) = run(listing(&fake, home.path())
+        .args(["publish", "--account", "seller-1", "--store"])
+        .arg(&store)
+        .arg("--report")
+        .arg(&report)
+        .arg(&dir));
+    assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
+    let text = std::fs::read_to_string(&report).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    let file = |name: &str| dir.join(name).display().to_string();
+    assert_eq!(lines[0]["file"], file("a-bad.json"), "{text}");
+    assert_eq!(lines[0]["status"], "refused");
+    assert_eq!(lines[0]["sku"], "BAD SKU");
+    assert!(
+        lines[0]["problems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["field"] == "offer.merchantLocationKey"),
+        "{text}"
+    );
+    assert_eq!(lines[1]["file"], file("b-good.json"));
+    assert_eq!(lines[1]["status"], "published");
+    assert_eq!(lines[1]["sku"], "DESKTOP-1");
+    assert!(lines[1]["offerId"].is_string() && lines[1]["listingId"].is_string());
+    assert!(
+        stdout.contains(lines[1]["listingId"].as_str().unwrap()),
+        "{stdout}"
+    );
+    assert_eq!(lines[2]["file"], file("c-broken.json"));
+    assert_eq!(lines[2]["status"], "unreadable");
+    assert_eq!(
+        lines[3]["summary"],
+        serde_json::json!({"files": 3, "published": 1, "unchanged": 0, "refused": 1,
+            "failed": 0, "unreadable": 1, "notTried": 0}),
+        "{text}"
+    );
+    assert!(
+        stderr.contains("3 listing file(s): 1 published"),
+        "{stderr}"
+    );
+}
+
+/// eBay's error for one listing lands in the report with its errorId.
+#[test]
+fn listing_publish_report_names_ebays_error_id_for_a_refused_listing() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store(&fake, &store, "seller-1");
+    let files = good_files(home.path(), 2);
+    fake.inject(fake_marketplace::FaultRule {
+        method: Some("POST".into()),
+        path: Some("/sell/inventory/v1/bulk_publish_offer".into()),
+        times: None,
+        fault: fake_marketplace::Fault::Status {
+            status: 400,
+            body: serde_json::json!({"errors": [{"errorId": 25021, "domain": "API_INVENTORY",
+                "category": "REQUEST", "message": "Invalid item condition information."}]})
+            .to_string(),
+            headers: vec![("Content-Type".into(), "application/json".into())],
+        },
+    });
+    let report = home.path().join("report.jsonl");
+    let (output, stdout, stderr) = run(listing(&fake, home.path())
+        .args(["publish", "--account", "seller-1", "--store"])
+        .arg(&store)
+        .arg("--report")
+        .arg(&report)
+        .args(&files));
+    assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
+    let text = std::fs::read_to_string(&report).unwrap();
+    let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(first["status"], "failed", "{text}");
+    assert_eq!(first["errors"][0]["errorId"], 25021, "{text}");
 }
 
 /// A listing file of nearly 4 MiB (the most `listing` reads) made to be expensive to check:

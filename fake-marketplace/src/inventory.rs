@@ -166,6 +166,11 @@ pub(crate) fn routes() -> Vec<Route> {
             &format!("{BASE}/bulk_create_or_replace_inventory_item"),
             bulk_items,
         ),
+        Route::new(
+            "POST",
+            &format!("{BASE}/bulk_get_inventory_item"),
+            bulk_get_items,
+        ),
         Route::new("POST", &format!("{BASE}/bulk_create_offer"), bulk_offers),
         Route::new("POST", &format!("{BASE}/bulk_publish_offer"), bulk_publish),
         Route::new(
@@ -647,6 +652,31 @@ fn bulk_items(request: &Request, state: &FakeState) -> Response {
         with_seller(state, &seller, |s| s.items.insert(sku.clone(), item));
         responses.push(json!({"sku": sku, "locale": locale, "statusCode": 200}));
     }
+    bulk_answer(responses)
+}
+
+/// bulkGetInventoryItem: up to 25 SKUs, each answered with its item (getInventoryItem's
+/// shape) or, not in the inventory, statusCode 404 and errorId 25702; 207 when one is missing.
+fn bulk_get_items(request: &Request, state: &FakeState) -> Response {
+    let seller = tri!(seller(request, state));
+    let requests = tri!(requests(request));
+    let responses = requests
+        .iter()
+        .map(|r| {
+            let sku = r["sku"].as_str().unwrap_or_default();
+            match with_seller(state, &seller, |s| s.items.get(sku).cloned()) {
+                Some(mut item) => {
+                    item["sku"] = json!(sku);
+                    json!({"sku": sku, "statusCode": 200, "inventoryItem": item})
+                }
+                None => json!({"sku": sku, "statusCode": 404, "errors": [error_value(
+                    25702,
+                    &format!("SKU {sku} is not available in the system"),
+                    &[("skuValue", sku)],
+                )]}),
+            }
+        })
+        .collect();
     bulk_answer(responses)
 }
 

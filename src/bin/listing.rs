@@ -7,30 +7,37 @@
 //! every file, each naming its file and its field; nothing is sent. Exit 1 when a file has a
 //! problem or cannot be read as a listing.
 //!
-//! `publish` checks the same way, then publishes each listing that passes through the
-//! Inventory API (getOffers, createOrReplaceInventoryItem, createOffer or updateOffer,
-//! publishOffer), idempotent by SKU: rerun after a failure, it gives the same listing ids and
-//! never a second offer of a (SKU, marketplace, format). A SKU live in the other format (an
-//! auction beside a fixed-price listing) is refused, naming the live offer, unless
-//! `--other-format withdraw` (withdrawOffer it first) or `keep` (both live). The seller's user token comes from the refresh token `consent`
-//! stored for `--account` (the same store: a file or the PostgreSQL store). No token is ever
-//! printed. During an outage (the service unreachable, HTTP 5xx, 429, a token refused, 401,
-//! 403) it stops after three files in a row failed the same way, saying how to resume.
+//! `publish` checks the same way, then publishes the listings that pass 25 at a time through
+//! the Inventory API's bulk calls (marketplace-listing's `publish_many_with`: getOffers per
+//! SKU, bulkCreateOrReplaceInventoryItem, bulkCreateOffer or updateOffer, bulkPublishOffer),
+//! idempotent by SKU: rerun after a failure, it gives the same listing ids and never a second
+//! offer of a (SKU, marketplace, format); a listing eBay holds live as it is costs no write. A
+//! SKU live in the other format (an auction beside a fixed-price listing) is refused, naming
+//! the live offer, unless `--other-format withdraw` (withdrawOffer it first) or `keep` (both
+//! live). The seller's user token comes from the refresh token `consent` stored for
+//! `--account` (the same store: a file or the PostgreSQL store). No token is ever printed.
+//! When no file of a chunk was published and the failure concerns every file (the service
+//! unreachable, HTTP 5xx, 429, a token refused, 401, 403), it is printed once and the run
+//! stops, saying how to resume. `--report FILE`: a JSON line per file and a summary line.
 //!
-//! Both stream: a file is read, checked (and published) and reported before the next one is
-//! read, so that a run holds one file's listing, never every file's.
+//! Both stream: `check` reads, checks and reports a file before reading the next; `publish`
+//! a chunk of 25, so that a run holds at most 25 listings, never every file's.
 //!
-//! `--dir DIR` checks against the trees (`EBAY_*.json`), expired categories, condition
-//! policies (`EBAY_*.conditions.json`) and pinned aspect rules (`pinned/`) of a snapshots
-//! directory, as `snapshot` takes it; without it, against what taxonomy-data compiled in (what
-//! `category!`, `condition!` and `aspects!` check against). A listing whose category has no
-//! known condition policy passes with a note saying its condition was not checked.
+//! The snapshots directory is found as `snapshot` finds it (`--dir`, else
+//! `TAXONOMY_SNAPSHOTS_DIR`, else `./snapshots`) and printed the same way; its trees
+//! (`EBAY_*.json`), expired categories, condition policies (`EBAY_*.conditions.json`) and
+//! pinned aspect rules (`pinned/`) are checked against. When none is named and `./snapshots`
+//! holds no snapshot, what taxonomy-data compiled in (what `category!`, `condition!` and
+//! `aspects!` check against). A listing whose category has no known condition policy passes
+//! with a note saying its condition was not checked.
 
 // Before the modules that print: `errln!` (stderr: escaped, never a panic).
 #[path = "shared/output.rs"]
 #[macro_use]
 #[allow(dead_code, unused_macros)] // `listing` writes no JSON
 mod output;
+#[path = "shared/snapshots_dir.rs"]
+mod snapshots_dir;
 #[path = "shared/verbosity.rs"]
 mod verbosity;
 
@@ -48,14 +55,18 @@ use marketplace_client::model::decode;
 use marketplace_client::oauth::{
     FileStore, OAuthClient, OAuthConfig, RefreshTokenStore, UserTokenProvider,
 };
+use marketplace_listing::aio::BULK_LIMIT;
 use marketplace_listing::blocking::Inventory;
 use marketplace_listing::{
-    Catalog, CategoryStatus, CompiledIn, ConditionPolicy, Listing, ListingError, OtherFormat, check,
+    Catalog, CategoryStatus, CompiledIn, ConditionPolicy, Listing, ListingError, OtherFormat,
+    Problem, ProblemKind, check,
 };
 use marketplace_toolkit::token_store;
 use marketplaces::Marketplace;
 use taxonomy_tree::conditions::ConditionsFile;
 use taxonomy_tree::tree::CategoryTree;
+
+use serde_json::json;
 
 use crate::output::escaped;
 
@@ -79,9 +90,11 @@ use crate::output::escaped;
 struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// A snapshots directory whose trees, expired categories and pinned aspect rules the
-    /// listings are checked against, as `snapshot --dir` takes it. Default: what
-    /// taxonomy-data compiled in (what `category!` and `aspects!` check against).
+    /// The snapshots directory whose trees, expired categories, condition policies and pinned
+    /// aspect rules the listings are checked against, found as `snapshot` finds it: --dir,
+    /// else TAXONOMY_SNAPSHOTS_DIR, else ./snapshots; when none of them is set and ./snapshots
+    /// holds no snapshot, what taxonomy-data compiled in (what `category!` and `aspects!`
+    /// check against). Which one is used is printed on standard error.
     #[arg(long, global = true)]
     dir: Option<PathBuf>,
     /// Show the HTTP attempts and token events on standard error (-vv: more).
@@ -93,16 +106,21 @@ struct Cli {
 enum Command {
     /// Check listing files offline: every problem, by file and field; sends nothing.
     Check {
-        /// The listing files.
+        /// The listing files; a directory stands for its `*.json` files, by name.
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
     /// Check, then publish each listing that passes (idempotent by SKU) and print its
     /// listing id.
     Publish {
-        /// The listing files.
+        /// The listing files; a directory stands for its `*.json` files, by name.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// Write a JSON line per file (file, sku, offerId, listingId, status: published,
+        /// unchanged, refused, failed, unreadable or not_tried; problems by field; eBay's
+        /// errors with their errorId), then a summary line, to this file (for cron).
+        #[arg(long, value_name = "FILE")]
+        report: Option<PathBuf>,
         /// The account whose refresh token `consent` stored (the seller).
         #[arg(long)]
         account: String,
@@ -151,44 +169,159 @@ impl From<OtherFormatArg> for OtherFormat {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     verbosity::init(cli.verbose);
-    let catalog: Box<dyn Catalog + Sync> = match &cli.dir {
-        None => Box::new(CompiledIn),
-        Some(dir) => match DirCatalog::read(dir) {
-            Ok(catalog) => Box::new(catalog),
-            Err(e) => {
-                errln!("error: --dir {}: {e}", escaped(&dir.display().to_string()));
-                return ExitCode::FAILURE;
-            }
-        },
+    let (dir, from) = snapshots_dir::snapshots_dir(cli.dir);
+    let source = match catalog_of(&dir, from) {
+        Ok(source) => source,
+        Err(e) => {
+            errln!("error: {}", escaped(&e));
+            return ExitCode::FAILURE;
+        }
     };
-    match cli.command {
-        Command::Check { files } => check_files(&files, &*catalog),
+    let (files, command) = match cli.command {
+        Command::Check { files } => (files, None),
         Command::Publish {
             files,
+            report,
             account,
             store,
             env,
             base_url,
             auth_url,
             other_format,
-        } => {
-            let overrides = [
-                (OAuthConfig::ENV_ENVIRONMENT, env),
-                (OAuthConfig::ENV_BASE_URL, base_url),
-                (OAuthConfig::ENV_AUTH_URL, auth_url),
-            ];
-            match inventory(&overrides, store, &account) {
-                Ok(inventory) => publish_files(
-                    &inventory.with_other_format(other_format.into()),
-                    &files,
-                    &*catalog,
-                ),
-                Err(e) => {
-                    errln!("error: {e}");
-                    ExitCode::FAILURE
-                }
-            }
+        } => (
+            files,
+            Some((
+                report,
+                account,
+                store,
+                env,
+                base_url,
+                auth_url,
+                other_format,
+            )),
+        ),
+    };
+    let files = match listing_files(files) {
+        Ok(files) => files,
+        Err(e) => {
+            errln!("error: {}", escaped(&e));
+            return ExitCode::FAILURE;
         }
+    };
+    let Some((report, account, store, env, base_url, auth_url, other_format)) = command else {
+        return check_files(&files, &source);
+    };
+    let report = match Report::create(report.as_deref()) {
+        Ok(report) => report,
+        Err(e) => {
+            errln!("error: {}", escaped(&e));
+            return ExitCode::FAILURE;
+        }
+    };
+    let overrides = [
+        (OAuthConfig::ENV_ENVIRONMENT, env),
+        (OAuthConfig::ENV_BASE_URL, base_url),
+        (OAuthConfig::ENV_AUTH_URL, auth_url),
+    ];
+    match inventory(&overrides, store, &account) {
+        Ok(inventory) => publish_files(
+            &inventory.with_other_format(other_format.into()),
+            &files,
+            &source,
+            report,
+        ),
+        Err(e) => {
+            errln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// What the listings are checked against: a snapshots directory's trees and rules, or (no
+/// directory was named and ./snapshots holds no snapshot) what taxonomy-data compiled in.
+struct Source {
+    /// The catalog.
+    catalog: Box<dyn Catalog + Sync>,
+    /// The snapshots directory read, absolute; or the one looked in when none was.
+    dir: PathBuf,
+    /// Whether `dir` was read (else the compiled-in trees and rules are used).
+    read: bool,
+}
+
+/// The catalog of the snapshots directory `dir` (found as `snapshot` finds it, `from` saying
+/// how), printed on standard error as `snapshot` prints it. The default ./snapshots without
+/// a snapshot in it: the compiled-in trees and rules, said so; a directory named by --dir or
+/// TAXONOMY_SNAPSHOTS_DIR that cannot be read is an error naming it.
+fn catalog_of(dir: &Path, from: &str) -> Result<Source, String> {
+    let shown = snapshots_dir::shown(dir);
+    if from == snapshots_dir::FROM_DEFAULT && taxonomy_tree::snapshot::sites_in(dir).is_empty() {
+        errln!(
+            "snapshots: none in {} (from {from}): checking against the trees and rules compiled into this command",
+            shown.display()
+        );
+        return Ok(Source {
+            catalog: Box::new(CompiledIn),
+            dir: shown,
+            read: false,
+        });
+    }
+    snapshots_dir::announce(dir, from);
+    let catalog = DirCatalog::read(dir)
+        .map_err(|e| format!("snapshots {} (from {from}): {e}", shown.display()))?;
+    Ok(Source {
+        catalog: Box::new(catalog),
+        dir: shown,
+        read: true,
+    })
+}
+
+/// The listing files the arguments name: a file as given, a directory as its `*.json` files
+/// sorted by name (not its subdirectories).
+fn listing_files(args: Vec<PathBuf>) -> Result<Vec<PathBuf>, String> {
+    let mut files = Vec::new();
+    for arg in args {
+        if !arg.is_dir() {
+            files.push(arg);
+            continue;
+        }
+        let entries = std::fs::read_dir(&arg).map_err(|e| format!("{}: {e}", arg.display()))?;
+        let mut found: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
+            .collect();
+        if found.is_empty() {
+            return Err(format!(
+                "{}: a directory without a *.json file",
+                arg.display()
+            ));
+        }
+        found.sort();
+        files.extend(found);
+    }
+    Ok(files)
+}
+
+/// A problem as printed: the check's, except that "no aspect rules" names the snapshots
+/// directory looked in and the command that pins the listing's category there.
+fn problem_text(p: &Problem, listing: &Listing, source: &Source) -> String {
+    if p.kind != ProblemKind::NoAspectRules {
+        return p.to_string();
+    }
+    let site = &listing.offer.marketplace_id;
+    let category = listing.offer.category_id.as_deref().unwrap_or("ID").trim();
+    let dir = source.dir.display();
+    let pin = format!("snapshot --dir {dir} aspects pin --site {site} --category {category}");
+    if source.read {
+        format!(
+            "{}: no aspect rules of {site} {category} are pinned in {dir}/pinned (pin them: `{pin}`)",
+            p.field
+        )
+    } else {
+        format!(
+            "{}: no aspect rules of {site} {category} are compiled in, and {dir} holds no snapshot (pin them: `{pin}` with that directory's trees, or name your snapshots directory with --dir or TAXONOMY_SNAPSHOTS_DIR)",
+            p.field
+        )
     }
 }
 
@@ -242,7 +375,8 @@ fn unchecked_condition(listing: &Listing, catalog: &dyn Catalog) -> Option<Strin
 /// so that only one file's listing is ever held. Each problem is printed on standard output
 /// as `FILE: FIELD: what is wrong`, a file without any as `FILE: ok`, in the order of the
 /// files.
-fn check_files(files: &[PathBuf], catalog: &dyn Catalog) -> ExitCode {
+fn check_files(files: &[PathBuf], source: &Source) -> ExitCode {
+    let catalog = &*source.catalog;
     let mut failed = 0;
     for path in files {
         let name = escaped(&path.display().to_string()).into_owned();
@@ -262,7 +396,7 @@ fn check_files(files: &[PathBuf], catalog: &dyn Catalog) -> ExitCode {
             }
         } else {
             for p in &problems {
-                outln!("{name}: {}", escaped(&p.to_string()));
+                outln!("{name}: {}", escaped(&problem_text(p, &listing, source)));
             }
             failed += 1;
         }
@@ -351,16 +485,21 @@ fn require_inventory_scope(
     }
 }
 
-/// `listing publish FILE… --account NAME`: each file read, checked and published before the
-/// next one is read (only one file's listing is ever held: 100 files of 4 MiB do not fill
-/// memory). A file the check refuses has its problems printed on standard output, as `check`
-/// prints them, and nothing is sent for it. The run stops after [`STOP_AFTER`] files in a row
-/// failed with the same [`Outage`], saying how to resume, instead of trying every file
-/// against a service that is down (each costs the retries of the client and of `publish`).
+/// `listing publish FILE… --account NAME`: the files read in chunks of [`BULK_LIMIT`], each
+/// chunk published through the bulk calls (marketplace-listing's `publish_many_with`:
+/// getOffers per SKU, bulkCreateOrReplaceInventoryItem, bulkCreateOffer, bulkPublishOffer)
+/// and reported before the next chunk is read (a run holds one chunk's listings, never every
+/// file's). A listing eBay holds live as it is costs no write (bulkGetInventoryItem and getOffers
+/// only). A file the check refuses has its problems printed on standard output, as `check`
+/// prints them, and nothing is sent for it. When no file of a chunk was published and a
+/// failure concerns every file ([`Outage`]: the service unreachable, 5xx, 429, no token, 401,
+/// 403), the error is printed once and the run stops, saying how to resume. With `--report`,
+/// a JSON line a file and a summary line; a summary on standard error always.
 fn publish_files(
     inventory: &Inventory,
     files: &[PathBuf],
-    catalog: &(dyn Catalog + Sync),
+    source: &Source,
+    mut report: Report,
 ) -> ExitCode {
     let bar = (files.len() > 1).then(|| {
         let bar = indicatif::ProgressBar::new(files.len() as u64);
@@ -374,81 +513,52 @@ fn publish_files(
         Some(bar) => bar.suspend(|| print_line(line, ok)),
         None => print_line(line, ok),
     };
-    let mut failed = 0;
-    let mut consent_needed = None;
-    let mut streak = Streak::default();
+    // The files read since the last chunk was sent (an unreadable one reported in its place).
+    let mut chunk: Vec<(&Path, Result<Listing, String>)> = Vec::new();
     let mut stopped = None;
     for (done, path) in files.iter().enumerate() {
-        let name = escaped(&path.display().to_string()).into_owned();
         if let Some(bar) = &bar {
             bar.inc(1);
         }
-        let listing = match read_listing(path) {
-            Ok(listing) => listing,
-            Err(e) => {
-                print(&format!("{name}: {}", escaped(&e)), true);
-                failed += 1;
-                continue;
-            }
-        };
-        match inventory.publish_with(&listing, catalog) {
-            Ok(published) => {
-                streak = Streak::default();
-                print(
-                    &format!(
-                        "{name}: listing {} (offer {}, sku {})",
-                        escaped(&published.listing_id),
-                        escaped(&published.offer_id),
-                        escaped(listing.sku())
-                    ),
-                    true,
-                );
-            }
-            // The check refused it: its problems, as `check` prints them; nothing was sent.
-            Err(ListingError::Refused(problems)) => {
-                for p in &problems.0 {
-                    print(&format!("{name}: {}", escaped(&p.to_string())), true);
-                }
-                failed += 1;
-            }
-            Err(e) => {
-                failed += 1;
-                if consent_needed.is_none() {
-                    consent_needed = account_needing_consent(&e);
-                }
-                let line = match streak.add(&name, &e) {
-                    Some(first) => format!("{name}: not published: the same failure as {first}"),
-                    None => format!("{name}: not published: {}", escaped(&e.to_string())),
-                };
-                print(&line, false);
-                if let Some(outage) = streak.outage() {
-                    stopped = Some((outage, done + 1));
-                    break;
-                }
+        chunk.push((path, read_listing(path)));
+        let listings = chunk.iter().filter(|(_, l)| l.is_ok()).count();
+        if listings == BULK_LIMIT || done + 1 == files.len() {
+            let sent = std::mem::take(&mut chunk);
+            if let Some(outage) = publish_chunk(inventory, sent, source, &mut report, &print) {
+                stopped = Some((outage, done + 1));
+                break;
             }
         }
     }
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    if let Some(account) = consent_needed {
-        errln!("the seller must consent: run `consent --account {account:?}`");
-    }
-    if let Some((outage, tried)) = stopped {
+    let was_stopped = stopped.is_some();
+    if let Some(((outage, account), tried)) = stopped {
         let rest = &files[tried..];
+        for path in rest {
+            report.file(path, None, "not_tried", &[], &[]);
+        }
+        if let Some(account) = account {
+            errln!("the seller must consent: run `consent --account {account:?}`");
+        }
         let from = rest
             .first()
             .map(|p| format!(", from {} on", escaped(&p.display().to_string())))
             .unwrap_or_default();
         errln!(
-            "error: stopped after {STOP_AFTER} files in a row failed with {} (above); {} listing file(s) not tried{from}. Rerun the same command {}: publishing is idempotent by SKU, so a file already published gives the same listing again and never a second offer",
+            "error: stopped: no file of the last chunk was published, failing with {} (above), which concerns every file; {} listing file(s) not tried{from}. Rerun the same command {}: publishing is idempotent by SKU, so a file already published gives the same listing again and never a second offer",
             outage.what(),
             rest.len(),
             outage.resume()
         );
-        return ExitCode::FAILURE;
     }
-    if failed == 0 {
+    let counts = report.finish();
+    errln!("{}", counts.summary());
+    let failed = counts.refused + counts.failed + counts.unreadable;
+    if was_stopped {
+        ExitCode::FAILURE
+    } else if failed == 0 {
         ExitCode::SUCCESS
     } else {
         errln!(
@@ -459,8 +569,271 @@ fn publish_files(
     }
 }
 
-/// How many files in a row may fail with the same [`Outage`] before `publish` stops.
-const STOP_AFTER: usize = 3;
+/// Publishes one chunk (at most [`BULK_LIMIT`] listings) and reports each file; the outage
+/// (and the account that must consent, if so) when no file was published and a failure
+/// concerns every file: the run stops.
+fn publish_chunk(
+    inventory: &Inventory,
+    chunk: Vec<(&Path, Result<Listing, String>)>,
+    source: &Source,
+    report: &mut Report,
+    print: &dyn Fn(&str, bool),
+) -> Option<(Outage, Option<String>)> {
+    let mut paths = Vec::new();
+    let mut listings = Vec::new();
+    // The unreadable files, reported in their place among the others: (before which listing).
+    let mut unreadable: Vec<(usize, &Path, String)> = Vec::new();
+    for (path, read) in chunk {
+        match read {
+            Ok(listing) => {
+                paths.push(path);
+                listings.push(listing);
+            }
+            Err(e) => unreadable.push((listings.len(), path, e)),
+        }
+    }
+    let mut unreadable = unreadable.into_iter().peekable();
+    let mut report_unreadable = |report: &mut Report, before: usize| {
+        while let Some((_, path, e)) = unreadable.next_if(|(at, _, _)| *at <= before) {
+            let name = escaped(&path.display().to_string()).into_owned();
+            print(&format!("{name}: {}", escaped(&e)), true);
+            report.file(path, None, "unreadable", &[], &[json!({"message": e})]);
+        }
+    };
+    if listings.is_empty() {
+        report_unreadable(report, usize::MAX);
+        return None;
+    }
+    let results = inventory.publish_many_with(&listings, &*source.catalog);
+    let names: Vec<String> = paths
+        .iter()
+        .map(|p| escaped(&p.display().to_string()).into_owned())
+        .collect();
+    let published = results.iter().any(Result::is_ok);
+    // The failure that concerns every file: printed once, the chunk's other failures of the
+    // same call named after its file.
+    let outage = (!published)
+        .then(|| {
+            results.iter().enumerate().find_map(|(i, r)| {
+                let e = r.as_ref().err()?;
+                Some((Outage::of(e)?, i, account_needing_consent(e)))
+            })
+        })
+        .flatten();
+    for (i, result) in results.iter().enumerate() {
+        report_unreadable(report, i);
+        let (name, path, listing) = (&names[i], paths[i], &listings[i]);
+        let sku = Some(listing.sku());
+        match result {
+            Ok(p) => {
+                print(
+                    &format!(
+                        "{name}: listing {} (offer {}, sku {})",
+                        escaped(&p.listing_id),
+                        escaped(&p.offer_id),
+                        escaped(listing.sku())
+                    ),
+                    true,
+                );
+                let status = if p.unchanged {
+                    "unchanged"
+                } else {
+                    "published"
+                };
+                report.published(path, listing.sku(), p, status);
+            }
+            // The check refused it: its problems, as `check` prints them; nothing was sent.
+            Err(ListingError::Refused(problems)) => {
+                let mut listed = Vec::new();
+                for p in &problems.0 {
+                    let text = problem_text(p, listing, source);
+                    print(&format!("{name}: {}", escaped(&text)), true);
+                    let message = text
+                        .strip_prefix(&format!("{}: ", p.field))
+                        .unwrap_or(&text);
+                    listed.push(json!({"field": p.field, "message": message}));
+                }
+                report.file(path, sku, "refused", &listed, &[]);
+            }
+            Err(ListingError::Conflicting {
+                sku: same,
+                others,
+                what,
+            }) => {
+                let others: Vec<&str> = others
+                    .iter()
+                    .filter_map(|&j| names.get(j).map(String::as_str))
+                    .collect();
+                let text = format!(
+                    "{same:?} is also the SKU of {}, and they {what}: they would overwrite each other on eBay, so none of them was sent",
+                    others.join(", ")
+                );
+                print(&format!("{name}: offer.sku: {}", escaped(&text)), true);
+                report.file(
+                    path,
+                    sku,
+                    "refused",
+                    &[json!({"field": "offer.sku", "message": text})],
+                    &[],
+                );
+            }
+            Err(e) => {
+                let line = match outage {
+                    Some((_, first, _)) if first != i => format!(
+                        "{name}: not published: the same failure as {}",
+                        names[first]
+                    ),
+                    _ => format!("{name}: not published: {}", escaped(&e.to_string())),
+                };
+                print(&line, false);
+                let mut errors: Vec<serde_json::Value> = e
+                    .errors()
+                    .iter()
+                    .map(|x| json!({"errorId": x.error.error_id, "message": x.error.message}))
+                    .collect();
+                if errors.is_empty() {
+                    errors.push(json!({"message": e.to_string()}));
+                }
+                report.file(path, sku, "failed", &[], &errors);
+            }
+        }
+    }
+    report_unreadable(report, usize::MAX);
+    outage.map(|(outage, _, account)| (outage, account))
+}
+
+/// The `--report` file: a JSON line a listing file, then a summary line; and the counts
+/// (kept without the file too, for the summary on standard error).
+struct Report {
+    out: Option<(PathBuf, std::io::BufWriter<std::fs::File>)>,
+    counts: Counts,
+}
+
+/// How many files ended each way.
+#[derive(Debug, Default, Clone, Copy)]
+struct Counts {
+    published: usize,
+    unchanged: usize,
+    refused: usize,
+    failed: usize,
+    unreadable: usize,
+    not_tried: usize,
+}
+
+impl Counts {
+    /// The summary line on standard error.
+    fn summary(&self) -> String {
+        let files = self.published
+            + self.unchanged
+            + self.refused
+            + self.failed
+            + self.unreadable
+            + self.not_tried;
+        format!(
+            "{files} listing file(s): {} published, {} unchanged (nothing written), {} refused, {} failed, {} unreadable, {} not tried",
+            self.published,
+            self.unchanged,
+            self.refused,
+            self.failed,
+            self.unreadable,
+            self.not_tried
+        )
+    }
+}
+
+impl Report {
+    /// The report written to `path` (created or truncated before anything is sent), or
+    /// counts only.
+    fn create(path: Option<&Path>) -> Result<Self, String> {
+        let out = match path {
+            None => None,
+            Some(path) => {
+                let file = std::fs::File::create(path)
+                    .map_err(|e| format!("--report {}: {e}", path.display()))?;
+                Some((path.to_path_buf(), std::io::BufWriter::new(file)))
+            }
+        };
+        Ok(Self {
+            out,
+            counts: Counts::default(),
+        })
+    }
+
+    /// A published (or unchanged) file's line.
+    fn published(
+        &mut self,
+        path: &Path,
+        sku: &str,
+        p: &marketplace_listing::aio::Published,
+        status: &'static str,
+    ) {
+        self.line(
+            status,
+            json!({
+                "file": path.display().to_string(), "sku": sku, "offerId": p.offer_id,
+                "listingId": p.listing_id, "status": status, "problems": [], "errors": [],
+            }),
+        );
+    }
+
+    /// Any other file's line.
+    fn file(
+        &mut self,
+        path: &Path,
+        sku: Option<&str>,
+        status: &'static str,
+        problems: &[serde_json::Value],
+        errors: &[serde_json::Value],
+    ) {
+        self.line(
+            status,
+            json!({
+                "file": path.display().to_string(), "sku": sku, "offerId": null,
+                "listingId": null, "status": status, "problems": problems, "errors": errors,
+            }),
+        );
+    }
+
+    fn line(&mut self, status: &'static str, line: serde_json::Value) {
+        let c = &mut self.counts;
+        *match status {
+            "published" => &mut c.published,
+            "unchanged" => &mut c.unchanged,
+            "refused" => &mut c.refused,
+            "unreadable" => &mut c.unreadable,
+            "not_tried" => &mut c.not_tried,
+            _ => &mut c.failed,
+        } += 1;
+        self.write(&line);
+    }
+
+    /// Writes a line, and flushes it (cron reads the file while the run goes on); a failed
+    /// write is said once and the file given up, the run carries on.
+    fn write(&mut self, line: &serde_json::Value) {
+        use std::io::Write as _;
+        let Some((path, out)) = &mut self.out else {
+            return;
+        };
+        if let Err(e) = writeln!(out, "{line}").and_then(|()| out.flush()) {
+            errln!(
+                "warning: --report {}: {e}; no more lines written",
+                path.display()
+            );
+            self.out = None;
+        }
+    }
+
+    /// The summary line written; the counts.
+    fn finish(mut self) -> Counts {
+        let c = self.counts;
+        self.write(&json!({"summary": {
+            "files": c.published + c.unchanged + c.refused + c.failed + c.unreadable + c.not_tried,
+            "published": c.published, "unchanged": c.unchanged, "refused": c.refused,
+            "failed": c.failed, "unreadable": c.unreadable, "notTried": c.not_tried,
+        }}));
+        c
+    }
+}
 
 /// A failure that is the service's, the network's or the seller's token's, not one file's:
 /// while it lasts, every file fails the same way.
@@ -529,42 +902,6 @@ impl Outage {
             Outage::Forbidden => {
                 "once the seller's consent grants the sell.inventory scope (`consent --account NAME`)"
             }
-        }
-    }
-}
-
-/// The files that failed in a row with one [`Outage`] (reset by a file eBay answered for).
-#[derive(Debug, Default)]
-struct Streak {
-    /// The outage, the first file that failed with it and how many files in a row did.
-    current: Option<(Outage, String, usize)>,
-}
-
-impl Streak {
-    /// Counts a failed file: the first file of the streak when `e` is the same outage as the
-    /// files before (so that its error is printed once), else `None`.
-    fn add(&mut self, name: &str, e: &ListingError) -> Option<String> {
-        let Some(outage) = Outage::of(e) else {
-            self.current = None;
-            return None;
-        };
-        match &mut self.current {
-            Some((same, first, files)) if *same == outage => {
-                *files += 1;
-                Some(first.clone())
-            }
-            _ => {
-                self.current = Some((outage, name.to_owned(), 1));
-                None
-            }
-        }
-    }
-
-    /// The outage once [`STOP_AFTER`] files in a row failed with it.
-    fn outage(&self) -> Option<Outage> {
-        match &self.current {
-            Some((outage, _, files)) if *files >= STOP_AFTER => Some(*outage),
-            _ => None,
         }
     }
 }

@@ -34,6 +34,9 @@ mod output;
 mod aspects;
 #[path = "snapshot/pinned.rs"]
 mod pinned;
+#[path = "shared/snapshots_dir.rs"]
+#[allow(dead_code)] // `shown` and FROM_DEFAULT are `listing`'s
+mod snapshots_dir;
 #[path = "shared/verbosity.rs"]
 mod verbosity;
 use marketplace_toolkit::token_store;
@@ -259,28 +262,15 @@ fn parse_tree_path(text: &str) -> Result<marketplace_client::taxonomy::TreePath,
         .ok_or_else(|| format!("{text:?} is not a tree path form; use path, query or auto"))
 }
 
-/// The snapshots directory: `--dir`, else `TAXONOMY_SNAPSHOTS_DIR` (what the build reads, as
-/// a project's `.cargo/config.toml` sets it), else `./snapshots`; and where that came from.
-fn snapshots_dir(flag: Option<PathBuf>) -> (PathBuf, &'static str) {
-    if let Some(dir) = flag {
-        return (dir, "--dir");
-    }
-    match std::env::var_os(SNAPSHOTS_DIR_ENV) {
-        Some(dir) if !dir.is_empty() => (PathBuf::from(dir), SNAPSHOTS_DIR_ENV),
-        _ => (PathBuf::from("snapshots"), "the default, ./snapshots"),
-    }
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     verbosity::init(cli.verbose);
     TOKEN_STORE.get_or_init(|| cli.token_store.clone());
-    let (dir, from) = snapshots_dir(cli.dir);
+    let (dir, from) = snapshots_dir::snapshots_dir(cli.dir);
     // `search` reads the trees compiled into this command, never the directory: naming it
     // would say it does.
     if !matches!(cli.command, Command::Search { .. }) {
-        let shown = std::path::absolute(&dir).unwrap_or_else(|_| dir.clone());
-        errln!("snapshots: {} (from {from})", shown.display());
+        snapshots_dir::announce(&dir, from);
     }
     match run(cli.command, &dir) {
         Ok(code) => code,

@@ -55,6 +55,10 @@ pub struct Published {
     pub offer_id: String,
     /// The eBay listing's id.
     pub listing_id: String,
+    /// Whether eBay already held this listing live, as it is (getOffers: the offer published,
+    /// its listing not ended, no field to update; getInventoryItem: the same item), so that
+    /// nothing was written (`publish_many` only; `publish` always writes).
+    pub unchanged: bool,
 }
 
 /// An offer as getOffers answers it: its id, status and listing, and the offer's fields.
@@ -432,6 +436,72 @@ impl Inventory {
         .await
     }
 
+    /// bulkGetInventoryItem (a read, though a POST): the items of at most [`BULK_LIMIT`]
+    /// SKUs, each `(sku, its item or None when it is not in the inventory)`, as eBay answered
+    /// them (a SKU eBay answered nothing for is left out; another error of one SKU, such as an
+    /// invalid SKU, is an error).
+    pub async fn bulk_get_inventory_item(
+        &self,
+        skus: &[&str],
+    ) -> Result<Vec<(String, Option<InventoryItem>)>, ListingError> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Answer {
+            #[serde(default)]
+            sku: Option<String>,
+            #[serde(default)]
+            status_code: u16,
+            #[serde(default)]
+            inventory_item: Option<InventoryItem>,
+            #[serde(default)]
+            errors: Vec<ServiceError>,
+        }
+        #[derive(Deserialize)]
+        struct Answers {
+            #[serde(default)]
+            responses: Vec<Answer>,
+        }
+        let requests: Vec<Value> = skus.iter().map(|sku| json!({ "sku": sku })).collect();
+        let body = json!({ "requests": requests });
+        let answer = self
+            .call(|| {
+                ApiRequest::post_segments(path(&["bulk_get_inventory_item"]))
+                    .json(&body)
+                    .operation("bulkGetInventoryItem")
+            })
+            .await?;
+        let mut items = Vec::new();
+        for a in answer.json::<Answers>()?.responses {
+            let Some(sku) = a.sku else { continue };
+            let errors: Vec<InventoryError> =
+                a.errors.into_iter().map(InventoryError::from).collect();
+            if errors.iter().any(|e| e.kind == ErrorKind::SkuNotFound) || a.status_code == 404 {
+                items.push((sku, None));
+            } else if a.status_code < 300 && errors.is_empty() {
+                match a.inventory_item {
+                    Some(item) => items.push((sku, Some(item))),
+                    None => {
+                        return Err(ListingError::Answer {
+                            operation: "bulkGetInventoryItem",
+                            what: "the inventoryItem of a SKU answered 200",
+                        });
+                    }
+                }
+            } else {
+                return Err(ListingError::Item {
+                    status: a.status_code,
+                    message: errors
+                        .iter()
+                        .map(|e| e.error.to_string())
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                    errors,
+                });
+            }
+        }
+        Ok(items)
+    }
+
     /// bulkCreateOffer: at most [`BULK_LIMIT`] offers of one marketplace; each offer's result
     /// (an existing offer of the SKU: 25002 with its `offerId`).
     pub async fn bulk_create_offer(
@@ -522,6 +592,7 @@ impl Inventory {
         Ok(Published {
             offer_id,
             listing_id,
+            unchanged: false,
         })
     }
 
@@ -598,21 +669,40 @@ impl Inventory {
 
     /// Publishes `listings` with the bulk calls ([`BULK_LIMIT`] a call): each listing's result,
     /// in order. Idempotent as [`publish`](Self::publish): an offer that exists is updated
-    /// (updateOffer) and published, never created twice. Unless
-    /// [`OtherFormat::Keep`], getOffers is asked once per SKU (for the live listings in the
-    /// other format, and the offers already there: updated only when they differ). Listings
+    /// (updateOffer) and published, never created twice. Unless [`OtherFormat::Keep`],
+    /// bulkGetInventoryItem is asked once per [`BULK_LIMIT`] SKUs and getOffers once per SKU
+    /// in the inventory (for the live listings in the other format, and the offers already
+    /// there: updated only when they differ); a SKU not in the inventory has no offer, so it
+    /// needs no getOffers (an offer needs its item; deleteInventoryItem deletes them). Listings
     /// that would overwrite each other (two of one SKU, marketplace and format; one SKU with
     /// two different inventory items) are all refused, each naming the others
     /// ([`ListingError::Conflicting`]); an auction and a fixed-price listing of one SKU are two
     /// offers, both published. Bulk answers are matched to listings by what they carry:
     /// bulkCreateOrReplaceInventoryItem's by `sku`, bulkCreateOffer's by (`sku`,
     /// `marketplaceId`, `format`), bulkPublishOffer's by `offerId`.
+    ///
+    /// A listing eBay already holds live as it is (its offer published and not ended, no field
+    /// to update, the same inventory item: bulkGetInventoryItem and getOffers, reads only) is left
+    /// alone: [`Published::unchanged`], nothing written. A failure that concerns every listing
+    /// (the service unreachable, HTTP 401, 403, 429 or 5xx, no token) stops the chunk of
+    /// [`BULK_LIMIT`] it happened in: its listing gets the error, the others of the chunk
+    /// [`ListingError::Item`] with status 0.
     pub async fn publish_many(&self, listings: &[Listing]) -> Vec<Result<Published, ListingError>> {
+        self.publish_many_with(listings, &CompiledIn).await
+    }
+
+    /// [`publish_many`](Self::publish_many), each listing checked against `catalog` (a
+    /// snapshots directory's trees and rules, say) instead of the compiled-in ones.
+    pub async fn publish_many_with(
+        &self,
+        listings: &[Listing],
+        catalog: &(dyn Catalog + Sync),
+    ) -> Vec<Result<Published, ListingError>> {
         let mut results: Vec<Option<Result<Published, ListingError>>> =
             listings.iter().map(|_| None).collect();
         let mut passing = Vec::new();
         for (i, listing) in listings.iter().enumerate() {
-            let problems = check(listing, &CompiledIn);
+            let problems = check(listing, catalog);
             if !problems.is_empty() {
                 results[i] = Some(Err(ListingError::Refused(Problems(problems))));
                 continue;
@@ -657,26 +747,59 @@ impl Inventory {
         chunk: &[usize],
         results: &mut [Option<Result<Published, ListingError>>],
     ) {
+        // The first listing gets the error itself (what it is: an outage, a refusal), the
+        // others a copy of what it says.
         let fail_all = |results: &mut [Option<Result<Published, ListingError>>],
                         indexes: &[usize],
-                        e: &ListingError| {
-            for &i in indexes {
+                        e: ListingError| {
+            for &i in indexes.iter().skip(1) {
                 results[i] = Some(Err(ListingError::Item {
                     status: 0,
                     errors: e.errors().to_vec(),
                     message: e.to_string(),
                 }));
             }
+            if let Some(&first) = indexes.first() {
+                results[first] = Some(Err(e));
+            }
         };
-        // getOffers once per SKU: what is live in the other format, and the offers there.
+        // The chunk's items, one bulkGetInventoryItem: a SKU not in the inventory has no
+        // offer (an offer needs its item; deleteInventoryItem deletes them), so it needs no
+        // getOffers; one that is, its item to compare. Unless OtherFormat::Keep (no getOffers).
+        // Unanswered (the call refused, say by a service without it): getOffers for each.
+        let mut known: HashMap<String, Option<InventoryItem>> = HashMap::new();
+        if self.other_format != OtherFormat::Keep {
+            let mut skus: Vec<&str> = Vec::new();
+            for &i in chunk {
+                let sku = listings[i].offer.sku.as_str();
+                if !skus.contains(&sku) {
+                    skus.push(sku);
+                }
+            }
+            match self.bulk_get_inventory_item(&skus).await {
+                Ok(items) => known.extend(items),
+                Err(e) if concerns_every_listing(&e) => return fail_all(results, chunk, e),
+                Err(_) => {}
+            }
+        }
+        // getOffers once per SKU in the inventory: what is live in the other format, and the
+        // offers there.
         let mut held: HashMap<&str, Vec<OfferRecord>> = HashMap::new();
         let mut going = Vec::new();
-        for &i in chunk {
+        for (n, &i) in chunk.iter().enumerate() {
             let offer = &listings[i].offer;
+            if matches!(known.get(offer.sku.as_str()), Some(None)) {
+                held.insert(&offer.sku, Vec::new());
+            }
             if self.other_format != OtherFormat::Keep && !held.contains_key(offer.sku.as_str()) {
                 match self.get_offers(&offer.sku, marketplace).await {
                     Ok(records) => {
                         held.insert(&offer.sku, records);
+                    }
+                    // Every other listing of the chunk would fail the same way, each after
+                    // the retries: none of them is tried.
+                    Err(e) if concerns_every_listing(&e) => {
+                        return fail_all(results, &chunk[n..], e);
                     }
                     Err(e) => {
                         results[i] = Some(Err(e));
@@ -696,6 +819,50 @@ impl Inventory {
                 Err(e) => results[i] = Some(Err(e)),
             }
         }
+        // What eBay holds live as it is costs no write: its offer published, not ended, with no
+        // field to update, and its inventory item the same (bulkGetInventoryItem's answer).
+        let mut unchanged_items: HashMap<&str, bool> = HashMap::new();
+        let mut changed = Vec::new();
+        for &i in &going {
+            let listing = &listings[i];
+            let records = held
+                .get(listing.offer.sku.as_str())
+                .map_or(&[][..], Vec::as_slice);
+            let Some((offer_id, listing_id)) = live_as_it_is(listing, records) else {
+                changed.push(i);
+                continue;
+            };
+            let sku = listing.offer.sku.as_str();
+            let same_item = match (unchanged_items.get(sku), known.get(sku)) {
+                (Some(&same), _) => same,
+                (None, Some(held)) => {
+                    let same = held
+                        .as_ref()
+                        .is_some_and(|held| same_item(&listing.inventory_item, held));
+                    unchanged_items.insert(sku, same);
+                    same
+                }
+                // bulkGetInventoryItem gave no answer for it: getInventoryItem.
+                (None, None) => {
+                    let same = self
+                        .get_inventory_item(sku)
+                        .await
+                        .is_ok_and(|held| same_item(&listing.inventory_item, &held));
+                    unchanged_items.insert(sku, same);
+                    same
+                }
+            };
+            if same_item {
+                results[i] = Some(Ok(Published {
+                    offer_id,
+                    listing_id,
+                    unchanged: true,
+                }));
+            } else {
+                changed.push(i);
+            }
+        }
+        let going = changed;
         // One item per SKU (refuse_conflicts made those of one SKU the same).
         let mut items: Vec<(&str, &InventoryItem)> = Vec::new();
         for &i in &going {
@@ -710,7 +877,7 @@ impl Inventory {
                 .bulk_create_or_replace_inventory_item(marketplace, &items)
                 .await
             {
-                Err(e) => return fail_all(results, &going, &e),
+                Err(e) => return fail_all(results, &going, e),
                 Ok(answers) => {
                     for &i in &going {
                         let answer = answers
@@ -742,7 +909,7 @@ impl Inventory {
         let offers: Vec<&Offer> = to_create.iter().map(|&i| &listings[i].offer).collect();
         if !offers.is_empty() {
             match self.bulk_create_offer(&offers).await {
-                Err(e) => fail_all(results, &to_create, &e),
+                Err(e) => fail_all(results, &to_create, e),
                 Ok(answers) => {
                     for (position, &i) in to_create.iter().enumerate() {
                         let Some(a) = offer_answer(&answers, position, &listings[i].offer) else {
@@ -777,7 +944,7 @@ impl Inventory {
         match self.bulk_publish_offer(&ids).await {
             Err(e) => {
                 let indexes: Vec<usize> = with_offer.iter().map(|(i, _)| *i).collect();
-                fail_all(results, &indexes, &e)
+                fail_all(results, &indexes, e)
             }
             Ok(answers) => {
                 for (i, id) in &with_offer {
@@ -788,6 +955,7 @@ impl Inventory {
                         Some(listing_id) if a.errors.is_empty() => Ok(Published {
                             offer_id: id.clone(),
                             listing_id: listing_id.clone(),
+                            unchanged: false,
                         }),
                         _ => Err(item_error(a)),
                     });
@@ -873,6 +1041,57 @@ fn offer_answer<'a>(
             .iter()
             .find(|a| fits(a) && a.marketplace_id.is_some() && a.format.is_some())
     })
+}
+
+/// The offer and listing ids of `listing`'s offer among `held` (getOffers' answer) when it is
+/// live (published, its listing not ended) and has no field to update ([`differs`]).
+fn live_as_it_is(listing: &Listing, held: &[OfferRecord]) -> Option<(String, String)> {
+    let offer = &listing.offer;
+    let record = held.iter().find(|r| {
+        r.offer.marketplace_id == offer.marketplace_id && format_of(&r.offer) == format_of(offer)
+    })?;
+    let listing_id = record.listing.as_ref()?.listing_id.clone()?;
+    (is_live(record) && !differs(offer, &record.offer, product_description(listing)))
+        .then(|| (record.offer_id.clone(), listing_id))
+}
+
+/// The fields of getInventoryItem's answer that eBay adds to what createOrReplaceInventoryItem
+/// was sent (the SKU, the locale, the groups the item is in).
+const ADDED_BY_EBAY: [&str; 4] = ["sku", "locale", "groupIds", "inventoryItemGroupKeys"];
+
+/// Whether the inventory item eBay holds (bulkGetInventoryItem, getInventoryItem) is `wanted`, but for the fields
+/// eBay adds. Anything else eBay holds that `wanted` lacks counts as a difference (written
+/// again: never skipped wrongly).
+fn same_item(wanted: &InventoryItem, held: &InventoryItem) -> bool {
+    let (Ok(Value::Object(wanted)), Ok(Value::Object(mut held))) =
+        (serde_json::to_value(wanted), serde_json::to_value(held))
+    else {
+        return false;
+    };
+    for key in ADDED_BY_EBAY {
+        if !wanted.contains_key(key) {
+            held.remove(key);
+        }
+    }
+    wanted == held
+}
+
+/// Whether `e` concerns every listing, not the one it was met for: the service unreachable,
+/// no token, HTTP 401, 403, 429 or a 5xx (after the retries).
+fn concerns_every_listing(e: &ListingError) -> bool {
+    let (ListingError::Inventory { source, .. } | ListingError::Api(source)) = e else {
+        return false;
+    };
+    match source {
+        ApiError::Transport { .. }
+        | ApiError::Timeout { .. }
+        | ApiError::Truncated { .. }
+        | ApiError::RateLimited { .. }
+        | ApiError::OAuth(_) => true,
+        _ => source
+            .status()
+            .is_some_and(|s| matches!(s, 401 | 403 | 429) || s >= 500),
+    }
 }
 
 /// An offer's format (FormatTypeEnum); absent, eBay's default `FIXED_PRICE`.

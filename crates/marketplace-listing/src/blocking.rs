@@ -158,6 +158,14 @@ impl Inventory {
         wait(self.inner.bulk_publish_offer(offer_ids))
     }
 
+    /// [`aio::Inventory::bulk_get_inventory_item`].
+    pub fn bulk_get_inventory_item(
+        &self,
+        skus: &[&str],
+    ) -> Result<Vec<(String, Option<InventoryItem>)>, ListingError> {
+        wait(self.inner.bulk_get_inventory_item(skus))
+    }
+
     /// [`aio::Inventory::publish`].
     pub fn publish(&self, listing: &Listing) -> Result<Published, ListingError> {
         wait(self.inner.publish(listing))
@@ -175,5 +183,14 @@ impl Inventory {
     /// [`aio::Inventory::publish_many`].
     pub fn publish_many(&self, listings: &[Listing]) -> Vec<Result<Published, ListingError>> {
         wait(self.inner.publish_many(listings))
+    }
+
+    /// [`aio::Inventory::publish_many_with`].
+    pub fn publish_many_with(
+        &self,
+        listings: &[Listing],
+        catalog: &(dyn Catalog + Sync),
+    ) -> Vec<Result<Published, ListingError>> {
+        wait(self.inner.publish_many_with(listings, catalog))
     }
 }
