@@ -596,8 +596,8 @@ fn listing_publish_stops_at_a_chunk_that_fails_with_a_server_error_and_prints_it
     );
 }
 
-/// A seller without consent on record: the token error is printed once, the run stops at
-/// the first chunk (one getOffers is not even sent), and says to run `consent`.
+/// A seller without consent on record, 30 files: an error that concerns every file is printed
+/// once, before any file is read or anything sent, and the run stops saying to run `consent`.
 #[test]
 fn listing_publish_without_consent_says_so_once_and_stops() {
     let fake = FakeMarketplace::new();
@@ -611,20 +611,17 @@ fn listing_publish_without_consent_says_so_once_and_stops() {
         .arg(&store)
         .args(&files));
     assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
-    assert!(
-        sell_requests(&fake).is_empty(),
-        "{:?}",
-        sell_requests(&fake)
-    );
+    assert!(fake.requests().is_empty(), "{:?}", fake.requests());
     assert_eq!(
-        stderr.matches("not published: the same failure as").count(),
-        24,
+        stderr.matches("no consent is stored for account").count(),
+        1,
         "{stderr}"
     );
     assert!(
-        stderr.contains("5 listing file(s) not tried") && stderr.contains("consent"),
-        "{stderr}"
+        !stderr.contains("the same failure as") && !stdout.contains("sku-"),
+        "no file was tried:\n{stdout}\n{stderr}"
     );
+    assert!(stderr.contains("consent --account \"nobody\""), "{stderr}");
 }
 
 /// `listing publish` sends the bulk calls, 25 listings a call: 60 new files are 3
