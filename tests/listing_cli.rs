@@ -1049,3 +1049,151 @@ fn listing_publish_without_a_stored_consent_names_the_consent_command_and_sends_
     );
     assert!(fake.requests().is_empty(), "nothing sent");
 }
+
+/// Runs `listing publish --dry-run` (with `flags`) of `files` for seller-1: the output, and the
+/// requests it sent below /sell/ that write.
+fn dry_run(
+    fake: &FakeMarketplace,
+    home: &Path,
+    store: &Path,
+    files: &[PathBuf],
+    flags: &[&str],
+) -> (Output, String, String, Vec<String>) {
+    fake.clear_requests();
+    let (output, stdout, stderr) = run(listing(fake, home)
+        .args(["publish", "--dry-run", "--account", "seller-1", "--store"])
+        .arg(store)
+        .args(flags)
+        .args(files));
+    let writes = sell_requests(fake)
+        .into_iter()
+        .filter(|r| is_write(r))
+        .collect();
+    (output, stdout, stderr, writes)
+}
+
+/// `listing publish --dry-run` of files eBay holds nothing of sends only reads and says, per
+/// file, that the inventory item and the offer would be created and published; its report
+/// line carries the plan; a real run after it publishes them (the dry run changed nothing).
+#[test]
+fn a_dry_run_of_new_files_sends_no_write_and_says_create() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store(&fake, &store, "seller-1");
+    let files = good_files(home.path(), 3);
+    let report = home.path().join("report.jsonl");
+    let (output, stdout, stderr, writes) = dry_run(
+        &fake,
+        home.path(),
+        &store,
+        &files,
+        &["--report", report.to_str().unwrap()],
+    );
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(writes.is_empty(), "a dry run wrote: {writes:?}");
+    assert_eq!(
+        stdout
+            .lines()
+            .filter(|l| l.ends_with(": create: inventory item, offer; publish"))
+            .count(),
+        3,
+        "{stdout}"
+    );
+    assert!(stderr.contains("3 to publish"), "{stderr}");
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&report)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["status"], "planned", "{lines:?}");
+    assert_eq!(lines[0]["plan"]["offer"], "create", "{lines:?}");
+    assert_eq!(lines[3]["summary"]["dryRun"], true, "{lines:?}");
+    let (output, published, stderr) = run(listing(&fake, home.path())
+        .args(["publish", "--account", "seller-1", "--store"])
+        .arg(&store)
+        .args(&files));
+    assert!(output.status.success(), "{published}\n{stderr}");
+    assert!(stderr.contains("3 published"), "{stderr}");
+}
+
+/// After publishing, a dry run of the files says "left alone" of those eBay holds live as they
+/// are, and "revise: pricingSummary" of the one whose price changed, sending no write; the
+/// real rerun then writes that one only.
+#[test]
+fn a_dry_run_after_publishing_says_revise_pricing_summary_of_a_changed_price_and_left_alone_of_the_others()
+ {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store(&fake, &store, "seller-1");
+    let files = good_files(home.path(), 3);
+    let (output, stdout, stderr) = run(listing(&fake, home.path())
+        .args(["publish", "--account", "seller-1", "--store"])
+        .arg(&store)
+        .args(&files));
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let (output, stdout, stderr, writes) = dry_run(&fake, home.path(), &store, &files, &[]);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(writes.is_empty(), "{writes:?}");
+    assert_eq!(stdout.matches(": left alone").count(), 3, "{stdout}");
+    std::fs::write(
+        &files[1],
+        good_with_sku("SKU-01").replace("149.00", "139.00"),
+    )
+    .unwrap();
+    let (output, stdout, stderr, writes) = dry_run(&fake, home.path(), &store, &files, &[]);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(writes.is_empty(), "{writes:?}");
+    let changed = format!("{}: revise: pricingSummary; publish", files[1].display());
+    assert!(stdout.lines().any(|l| l == changed), "{stdout}");
+    assert_eq!(stdout.matches(": left alone").count(), 2, "{stdout}");
+    assert!(
+        stderr.contains("1 to publish, 2 left alone (live as it is)"),
+        "{stderr}"
+    );
+}
+
+/// A file switched from FIXED_PRICE to AUCTION while its fixed-price listing is live: the dry
+/// run says it would be refused (naming the live offer), or under `--other-format withdraw`
+/// that the fixed-price offer would be withdrawn and the auction's offer created, sending no
+/// write either way.
+#[test]
+fn a_dry_run_of_a_switched_format_says_refused_or_withdraw() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store(&fake, &store, "seller-1");
+    let fixed = write(home.path(), "fixed.json", GOOD);
+    let (output, stdout, stderr) = run(listing(&fake, home.path())
+        .args(["publish", "--account", "seller-1", "--store"])
+        .arg(&store)
+        .arg(&fixed));
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let mut switched: serde_json::Value = serde_json::from_str(GOOD).unwrap();
+    switched["offer"]["format"] = serde_json::json!("AUCTION");
+    switched["offer"]["listingDuration"] = serde_json::json!("DAYS_7");
+    let switched = vec![write(home.path(), "switched.json", &switched.to_string())];
+    let (output, stdout, stderr, writes) = dry_run(&fake, home.path(), &store, &switched, &[]);
+    assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(writes.is_empty(), "{writes:?}");
+    assert!(
+        stderr.contains("switched.json: refused:")
+            && stderr.contains("is live on EBAY_US as FIXED_PRICE"),
+        "{stderr}"
+    );
+    let (output, stdout, stderr, writes) = dry_run(
+        &fake,
+        home.path(),
+        &store,
+        &switched,
+        &["--other-format", "withdraw"],
+    );
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(writes.is_empty(), "{writes:?}");
+    assert!(
+        stdout.contains("switched.json: withdraw offer ")
+            && stdout.contains("(FIXED_PRICE, live); create: offer; publish"),
+        "{stdout}"
+    );
+}

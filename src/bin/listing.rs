@@ -19,6 +19,8 @@
 //! When no file of a chunk was published and the failure concerns every file (the service
 //! unreachable, HTTP 5xx, 429, a token refused, 401, 403), it is printed once and the run
 //! stops, saying how to resume. `--report FILE`: a JSON line per file and a summary line.
+//! `--dry-run`: reads only (marketplace-listing's `plan_many_with`), and per file what
+//! publishing would do: create, revise (the fields), withdraw, publish, refused or left alone.
 //!
 //! Both stream: `check` reads, checks and reports a file before reading the next; `publish`
 //! a chunk of 25, so that a run holds at most 25 listings, never every file's.
@@ -83,6 +85,12 @@ use crate::output::escaped;
         with the seller's refresh token that `consent` stored for --account. A SKU live in the \
         other format (a file switched from FIXED_PRICE to AUCTION) is refused unless \
         --other-format withdraw (end that listing first) or keep (both live).\n\n\
+        What a rerun does to a live listing: unchanged (eBay holds it live as the file has it), \
+        nothing is written; a field changed, updateOffer (or createOrReplaceInventoryItem) \
+        replaces the whole offer (or item), so a field dropped from the file is removed, and \
+        publishOffer revises the live listing; a format switched, refused unless \
+        --other-format. `publish --dry-run` shows it first: per file, create, revise (which \
+        fields), withdraw, publish, refused or left alone, sending only reads.\n\n\
         Settings of `publish`: MARKETPLACE_CLIENT_ID, MARKETPLACE_CLIENT_SECRET, \
         MARKETPLACE_ENV (production|sandbox), MARKETPLACE_BASE_URL + MARKETPLACE_AUTH_URL, \
         MARKETPLACE_CONFIG (SDK file), MARKETPLACE_TOKEN_STORE; the flags override them."
@@ -112,13 +120,22 @@ enum Command {
     },
     /// Check, then publish each listing that passes (idempotent by SKU) and print its
     /// listing id.
+    ///
+    /// What a rerun does to a live listing: one eBay holds live as the file has it is left
+    /// alone (nothing written); a changed offer field is sent with updateOffer, which
+    /// replaces the whole offer (a field dropped from the file is removed), a changed item
+    /// field with createOrReplaceInventoryItem, which replaces the whole item, then
+    /// publishOffer revises the live listing; a switched format (FIXED_PRICE to AUCTION, or
+    /// back) is refused unless --other-format withdraw or keep. `--dry-run` shows it first,
+    /// sending only reads.
     Publish {
         /// The listing files; a directory stands for its `*.json` files, by name.
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// Write a JSON line per file (file, sku, offerId, listingId, status: published,
         /// unchanged, refused, failed, unreadable or not_tried; problems by field; eBay's
-        /// errors with their errorId), then a summary line, to this file (for cron).
+        /// errors with their errorId), then a summary line, to this file (for cron). With
+        /// --dry-run, status planned or unchanged and each line's plan.
         #[arg(long, value_name = "FILE")]
         report: Option<PathBuf>,
         /// The account whose refresh token `consent` stored (the seller).
@@ -142,6 +159,13 @@ enum Command {
         /// it; `withdraw` it first (withdrawOffer); or `keep` both live.
         #[arg(long, value_enum, default_value_t = OtherFormatArg::Refuse)]
         other_format: OtherFormatArg,
+        /// Send only reads (bulkGetInventoryItem, getOffers, getInventoryItem) and print, per
+        /// file, what publishing would do: create (a new inventory item or offer), revise
+        /// (which fields differ), withdraw (the other format's live listing, under
+        /// --other-format withdraw), publish, refused, or left alone (live as it is). With
+        /// --report, each line carries the plan.
+        #[arg(long)]
+        dry_run: bool,
     },
 }
 
@@ -188,6 +212,7 @@ fn main() -> ExitCode {
             base_url,
             auth_url,
             other_format,
+            dry_run,
         } => (
             files,
             Some((
@@ -197,7 +222,7 @@ fn main() -> ExitCode {
                 env,
                 base_url,
                 auth_url,
-                other_format,
+                (other_format, dry_run),
             )),
         ),
     };
@@ -208,10 +233,11 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let Some((report, account, store, env, base_url, auth_url, other_format)) = command else {
+    let Some((report, account, store, env, base_url, auth_url, (other_format, dry_run))) = command
+    else {
         return check_files(&files, &source);
     };
-    let report = match Report::create(report.as_deref()) {
+    let report = match Report::create(report.as_deref(), dry_run) {
         Ok(report) => report,
         Err(e) => {
             errln!("error: {}", escaped(&e));
@@ -516,6 +542,7 @@ fn publish_files(
     // The files read since the last chunk was sent (an unreadable one reported in its place).
     let mut chunk: Vec<(&Path, Result<Listing, String>)> = Vec::new();
     let mut stopped = None;
+    let dry_run = report.counts.dry_run;
     for (done, path) in files.iter().enumerate() {
         if let Some(bar) = &bar {
             bar.inc(1);
@@ -524,7 +551,8 @@ fn publish_files(
         let listings = chunk.iter().filter(|(_, l)| l.is_ok()).count();
         if listings == BULK_LIMIT || done + 1 == files.len() {
             let sent = std::mem::take(&mut chunk);
-            if let Some(outage) = publish_chunk(inventory, sent, source, &mut report, &print) {
+            let outage = publish_chunk(inventory, sent, source, dry_run, &mut report, &print);
+            if let Some(outage) = outage {
                 stopped = Some((outage, done + 1));
                 break;
             }
@@ -558,6 +586,16 @@ fn publish_files(
     let failed = counts.refused + counts.failed + counts.unreadable;
     if was_stopped {
         ExitCode::FAILURE
+    } else if dry_run {
+        if failed == 0 {
+            ExitCode::SUCCESS
+        } else {
+            errln!(
+                "{failed} of {} listing file(s) would not be published",
+                files.len()
+            );
+            ExitCode::FAILURE
+        }
     } else if failed == 0 {
         ExitCode::SUCCESS
     } else {
@@ -576,6 +614,7 @@ fn publish_chunk(
     inventory: &Inventory,
     chunk: Vec<(&Path, Result<Listing, String>)>,
     source: &Source,
+    dry_run: bool,
     report: &mut Report,
     print: &dyn Fn(&str, bool),
 ) -> Option<(Outage, Option<String>)> {
@@ -604,7 +643,17 @@ fn publish_chunk(
         report_unreadable(report, usize::MAX);
         return None;
     }
-    let results = inventory.publish_many_with(&listings, &*source.catalog);
+    // A dry run: the plan of each listing (reads only), which publish_many follows.
+    let results: Vec<Result<Outcome, ListingError>> = if dry_run {
+        let plans = inventory.plan_many_with(&listings, &*source.catalog);
+        plans.into_iter().map(|r| r.map(Outcome::Planned)).collect()
+    } else {
+        let results = inventory.publish_many_with(&listings, &*source.catalog);
+        results
+            .into_iter()
+            .map(|r| r.map(Outcome::Published))
+            .collect()
+    };
     let names: Vec<String> = paths
         .iter()
         .map(|p| escaped(&p.display().to_string()).into_owned())
@@ -625,7 +674,11 @@ fn publish_chunk(
         let (name, path, listing) = (&names[i], paths[i], &listings[i]);
         let sku = Some(listing.sku());
         match result {
-            Ok(p) => {
+            Ok(Outcome::Planned(plan)) => {
+                print(&format!("{name}: {}", escaped(&plan.to_string())), true);
+                report.planned(path, listing.sku(), plan);
+            }
+            Ok(Outcome::Published(p)) => {
                 print(
                     &format!(
                         "{name}: listing {} (offer {}, sku {})",
@@ -678,12 +731,19 @@ fn publish_chunk(
                 );
             }
             Err(e) => {
+                let not = if dry_run {
+                    "would not be published"
+                } else {
+                    "not published"
+                };
                 let line = match outage {
-                    Some((_, first, _)) if first != i => format!(
-                        "{name}: not published: the same failure as {}",
-                        names[first]
-                    ),
-                    _ => format!("{name}: not published: {}", escaped(&e.to_string())),
+                    Some((_, first, _)) if first != i => {
+                        format!("{name}: {not}: the same failure as {}", names[first])
+                    }
+                    _ if dry_run && matches!(e, ListingError::OtherFormatLive(_)) => {
+                        format!("{name}: refused: {}", escaped(&e.to_string()))
+                    }
+                    _ => format!("{name}: {not}: {}", escaped(&e.to_string())),
                 };
                 print(&line, false);
                 let mut errors: Vec<serde_json::Value> = e
@@ -702,6 +762,14 @@ fn publish_chunk(
     outage.map(|(outage, _, account)| (outage, account))
 }
 
+/// One listing's result: published (or found live as it is), or, in a dry run, planned.
+enum Outcome {
+    /// publish_many's result.
+    Published(marketplace_listing::aio::Published),
+    /// plan_many's plan: what publishing would do.
+    Planned(marketplace_listing::aio::Plan),
+}
+
 /// The `--report` file: a JSON line a listing file, then a summary line; and the counts
 /// (kept without the file too, for the summary on standard error).
 struct Report {
@@ -712,6 +780,9 @@ struct Report {
 /// How many files ended each way.
 #[derive(Debug, Default, Clone, Copy)]
 struct Counts {
+    /// A dry run: `planned` files would be published, nothing was written.
+    dry_run: bool,
+    planned: usize,
     published: usize,
     unchanged: usize,
     refused: usize,
@@ -721,8 +792,31 @@ struct Counts {
 }
 
 impl Counts {
+    /// How many files were counted.
+    fn files(&self) -> usize {
+        self.planned
+            + self.published
+            + self.unchanged
+            + self.refused
+            + self.failed
+            + self.unreadable
+            + self.not_tried
+    }
+
     /// The summary line on standard error.
     fn summary(&self) -> String {
+        if self.dry_run {
+            return format!(
+                "{} listing file(s), dry run (only reads sent, nothing written): {} to publish, {} left alone (live as it is), {} refused, {} failed, {} unreadable, {} not tried",
+                self.files(),
+                self.planned,
+                self.unchanged,
+                self.refused,
+                self.failed,
+                self.unreadable,
+                self.not_tried
+            );
+        }
         let files = self.published
             + self.unchanged
             + self.refused
@@ -744,7 +838,7 @@ impl Counts {
 impl Report {
     /// The report written to `path` (created or truncated before anything is sent), or
     /// counts only.
-    fn create(path: Option<&Path>) -> Result<Self, String> {
+    fn create(path: Option<&Path>, dry_run: bool) -> Result<Self, String> {
         let out = match path {
             None => None,
             Some(path) => {
@@ -755,8 +849,40 @@ impl Report {
         };
         Ok(Self {
             out,
-            counts: Counts::default(),
+            counts: Counts {
+                dry_run,
+                ..Counts::default()
+            },
         })
+    }
+
+    /// A dry run's line: what publishing would do (`plan`: the item and the offer created,
+    /// revised with the fields named, or the same; the offers withdrawn; whether published).
+    fn planned(&mut self, path: &Path, sku: &str, plan: &marketplace_listing::aio::Plan) {
+        use marketplace_listing::aio::Change;
+        let change = |c: &Change| match c {
+            Change::Same => json!("same"),
+            Change::Create => json!("create"),
+            Change::Revise(fields) => json!({ "revise": fields }),
+        };
+        let status = if plan.publish { "planned" } else { "unchanged" };
+        let withdraw: Vec<_> = plan
+            .withdraw
+            .iter()
+            .map(|(id, format)| json!({"offerId": id, "format": format}))
+            .collect();
+        self.line(
+            status,
+            json!({
+                "file": path.display().to_string(), "sku": sku, "offerId": plan.offer_id,
+                "listingId": plan.listing_id, "status": status,
+                "plan": {
+                    "action": plan.to_string(), "inventoryItem": change(&plan.item),
+                    "offer": change(&plan.offer), "withdraw": withdraw, "publish": plan.publish,
+                },
+                "problems": [], "errors": [],
+            }),
+        );
     }
 
     /// A published (or unchanged) file's line.
@@ -797,6 +923,7 @@ impl Report {
     fn line(&mut self, status: &'static str, line: serde_json::Value) {
         let c = &mut self.counts;
         *match status {
+            "planned" => &mut c.planned,
             "published" => &mut c.published,
             "unchanged" => &mut c.unchanged,
             "refused" => &mut c.refused,
@@ -826,11 +953,18 @@ impl Report {
     /// The summary line written; the counts.
     fn finish(mut self) -> Counts {
         let c = self.counts;
-        self.write(&json!({"summary": {
-            "files": c.published + c.unchanged + c.refused + c.failed + c.unreadable + c.not_tried,
-            "published": c.published, "unchanged": c.unchanged, "refused": c.refused,
-            "failed": c.failed, "unreadable": c.unreadable, "notTried": c.not_tried,
-        }}));
+        let mut summary = json!({
+            "files": c.files(), "published": c.published, "unchanged": c.unchanged,
+            "refused": c.refused, "failed": c.failed, "unreadable": c.unreadable,
+            "notTried": c.not_tried,
+        });
+        // A dry run published nothing: how many it would publish instead.
+        if c.dry_run {
+            summary["dryRun"] = json!(true);
+            summary["planned"] = json!(c.planned);
+            summary.as_object_mut().map(|s| s.remove("published"));
+        }
+        self.write(&json!({ "summary": summary }));
         c
     }
 }

@@ -608,24 +608,9 @@ impl Inventory {
         if self.other_format == OtherFormat::Keep {
             return Ok(());
         }
-        let wanted = format_of(offer);
-        let others = held.iter().filter(|r| {
-            let format = format_of(&r.offer);
-            r.offer.marketplace_id == offer.marketplace_id
-                && format != wanted
-                && !in_call.contains(&format)
-                && is_live(r)
-        });
-        for other in others {
+        for other in others_live(offer, held, in_call) {
             if self.other_format == OtherFormat::Refuse {
-                return Err(ListingError::OtherFormatLive(Box::new(LiveInOtherFormat {
-                    sku: offer.sku.clone(),
-                    marketplace_id: offer.marketplace_id.clone(),
-                    format: format_of(&other.offer).to_owned(),
-                    offer_id: other.offer_id.clone(),
-                    listing_id: other.listing.as_ref().and_then(|l| l.listing_id.clone()),
-                    wanted: wanted.to_owned(),
-                })));
+                return Err(other_format_live(offer, other));
             }
             self.withdraw_offer(&other.offer_id).await?;
         }
@@ -965,14 +950,278 @@ impl Inventory {
     }
 }
 
+/// What publishing would do to one part of a listing on eBay (its inventory item, its offer).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// eBay holds it as the listing has it: nothing to change.
+    Same,
+    /// eBay holds none: created (createOrReplaceInventoryItem, createOffer).
+    Create,
+    /// eBay holds it with these fields different, by name (`pricingSummary`,
+    /// `product.title`, …; a field eBay holds that the file dropped is one of them: it is
+    /// removed, since createOrReplaceInventoryItem and updateOffer replace the whole body).
+    Revise(Vec<String>),
+}
+
+/// What [`Inventory::publish_many`] would do to one listing, from what eBay holds (reads
+/// only: [`Inventory::plan_many_with`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// The offer eBay holds of the listing's (SKU, marketplace, format), if any.
+    pub offer_id: Option<String>,
+    /// Its listing, when published.
+    pub listing_id: Option<String>,
+    /// The inventory item: created, revised or the same.
+    pub item: Change,
+    /// The offer: created, revised (updateOffer) or the same.
+    pub offer: Change,
+    /// The live offers of the SKU in the other format withdrawn first (withdrawOffer; under
+    /// [`OtherFormat::Withdraw`]), each `(offerId, format)`.
+    pub withdraw: Vec<(String, String)>,
+    /// Whether the offer is published (publishOffer); `false`: the listing is left alone, live
+    /// as it is, and nothing is written.
+    pub publish: bool,
+}
+
+impl std::fmt::Display for Plan {
+    /// `left alone (live as it is)`, or the steps: `withdraw offer 7 (AUCTION); create:
+    /// inventory item, offer; revise: pricingSummary; publish`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if !self.publish {
+            return f.write_str("left alone (live as it is, nothing written)");
+        }
+        let mut steps: Vec<String> = self
+            .withdraw
+            .iter()
+            .map(|(id, format)| format!("withdraw offer {id} ({format}, live)"))
+            .collect();
+        let created: Vec<&str> = [(&self.item, "inventory item"), (&self.offer, "offer")]
+            .into_iter()
+            .filter(|(c, _)| **c == Change::Create)
+            .map(|(_, what)| what)
+            .collect();
+        if !created.is_empty() {
+            steps.push(format!("create: {}", created.join(", ")));
+        }
+        let revised: Vec<&str> = [&self.item, &self.offer]
+            .into_iter()
+            .filter_map(|c| match c {
+                Change::Revise(fields) => Some(fields.iter().map(String::as_str)),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        if !revised.is_empty() {
+            steps.push(format!("revise: {}", revised.join(", ")));
+        }
+        steps.push("publish".to_owned());
+        f.write_str(&steps.join("; "))
+    }
+}
+
+impl Inventory {
+    /// What [`publish_many_with`](Self::publish_many_with) would do to each of `listings`, in
+    /// order, sending only reads (bulkGetInventoryItem, getOffers, getInventoryItem): the
+    /// check and the conflicts refused as publishing refuses them; a live listing of the SKU
+    /// in the other format refused ([`ListingError::OtherFormatLive`]) or withdrawn as
+    /// [`with_other_format`](Self::with_other_format) says; then each listing's [`Plan`],
+    /// compared with what eBay holds as publishing compares it (the same fields, the same
+    /// values eBay fills in). A failure that concerns every listing stops the chunk of
+    /// [`BULK_LIMIT`] as publishing does.
+    pub async fn plan_many_with(
+        &self,
+        listings: &[Listing],
+        catalog: &(dyn Catalog + Sync),
+    ) -> Vec<Result<Plan, ListingError>> {
+        let mut plans: Vec<Option<Result<Plan, ListingError>>> =
+            listings.iter().map(|_| None).collect();
+        let mut passing = Vec::new();
+        for (i, listing) in listings.iter().enumerate() {
+            let problems = check(listing, catalog);
+            if !problems.is_empty() {
+                plans[i] = Some(Err(ListingError::Refused(Problems(problems))));
+                continue;
+            }
+            match marketplace_of(&listing.offer) {
+                Ok(m) => passing.push((i, m)),
+                Err(e) => plans[i] = Some(Err(e)),
+            }
+        }
+        refuse_conflicts(listings, &mut passing, &mut plans);
+        let mut by_marketplace: Vec<(Marketplace, Vec<usize>)> = Vec::new();
+        for &(i, m) in &passing {
+            match by_marketplace.iter_mut().find(|(x, _)| *x == m) {
+                Some((_, v)) => v.push(i),
+                None => by_marketplace.push((m, vec![i])),
+            }
+        }
+        for (marketplace, indexes) in &by_marketplace {
+            for chunk in indexes.chunks(BULK_LIMIT) {
+                self.plan_chunk(*marketplace, listings, indexes, chunk, &mut plans)
+                    .await;
+            }
+        }
+        plans
+            .into_iter()
+            .map(|r| {
+                r.unwrap_or(Err(ListingError::Answer {
+                    operation: "getOffers",
+                    what: "an answer for the listing",
+                }))
+            })
+            .collect()
+    }
+
+    /// The plans of the listings at `chunk` (as [`publish_chunk`](Self::publish_chunk) reads
+    /// them: one bulkGetInventoryItem, getOffers of the SKUs in the inventory).
+    async fn plan_chunk(
+        &self,
+        marketplace: Marketplace,
+        listings: &[Listing],
+        in_call: &[usize],
+        chunk: &[usize],
+        plans: &mut [Option<Result<Plan, ListingError>>],
+    ) {
+        let fail_all = |plans: &mut [Option<Result<Plan, ListingError>>],
+                        indexes: &[usize],
+                        e: ListingError| {
+            for &i in indexes.iter().skip(1) {
+                plans[i] = Some(Err(ListingError::Item {
+                    status: 0,
+                    errors: e.errors().to_vec(),
+                    message: e.to_string(),
+                }));
+            }
+            if let Some(&first) = indexes.first() {
+                plans[first] = Some(Err(e));
+            }
+        };
+        let mut skus: Vec<&str> = Vec::new();
+        for &i in chunk {
+            let sku = listings[i].offer.sku.as_str();
+            if !skus.contains(&sku) {
+                skus.push(sku);
+            }
+        }
+        let mut known: HashMap<String, Option<InventoryItem>> = HashMap::new();
+        match self.bulk_get_inventory_item(&skus).await {
+            Ok(items) => known.extend(items),
+            Err(e) if concerns_every_listing(&e) => return fail_all(plans, chunk, e),
+            Err(_) => {}
+        }
+        let mut held: HashMap<&str, Vec<OfferRecord>> = HashMap::new();
+        for (n, &i) in chunk.iter().enumerate() {
+            let listing = &listings[i];
+            let offer = &listing.offer;
+            let sku = offer.sku.as_str();
+            if matches!(known.get(sku), Some(None)) {
+                held.insert(sku, Vec::new());
+            }
+            if !held.contains_key(sku) {
+                match self.get_offers(sku, marketplace).await {
+                    Ok(records) => {
+                        held.insert(sku, records);
+                    }
+                    Err(e) if concerns_every_listing(&e) => {
+                        return fail_all(plans, &chunk[n..], e);
+                    }
+                    Err(e) => {
+                        plans[i] = Some(Err(e));
+                        continue;
+                    }
+                }
+            }
+            if !known.contains_key(sku) {
+                // bulkGetInventoryItem gave no answer for it: getInventoryItem (25702: none).
+                let item = match self.get_inventory_item(sku).await {
+                    Ok(item) => Some(item),
+                    Err(e) if e.errors().iter().any(|e| e.kind == ErrorKind::SkuNotFound) => None,
+                    Err(e) => {
+                        plans[i] = Some(Err(e));
+                        continue;
+                    }
+                };
+                known.insert(sku.to_owned(), item);
+            }
+            let records = held.get(sku).map_or(&[][..], Vec::as_slice);
+            let formats: Vec<&str> = in_call
+                .iter()
+                .map(|&j| &listings[j].offer)
+                .filter(|o| o.sku == offer.sku)
+                .map(format_of)
+                .collect();
+            plans[i] = Some(self.plan_of(
+                listing,
+                known.get(sku).and_then(Option::as_ref),
+                records,
+                &formats,
+            ));
+        }
+    }
+
+    /// The plan of `listing`, given the inventory item eBay holds of its SKU and the offers
+    /// (getOffers) of its SKU and marketplace.
+    fn plan_of(
+        &self,
+        listing: &Listing,
+        item: Option<&InventoryItem>,
+        records: &[OfferRecord],
+        in_call: &[&str],
+    ) -> Result<Plan, ListingError> {
+        let offer = &listing.offer;
+        let mut withdraw = Vec::new();
+        if self.other_format != OtherFormat::Keep {
+            for other in others_live(offer, records, in_call) {
+                if self.other_format == OtherFormat::Refuse {
+                    return Err(other_format_live(offer, other));
+                }
+                withdraw.push((other.offer_id.clone(), format_of(&other.offer).to_owned()));
+            }
+        }
+        let item_change = match item {
+            None => Change::Create,
+            Some(held) => match item_fields_differing(&listing.inventory_item, held) {
+                fields if fields.is_empty() => Change::Same,
+                fields => Change::Revise(fields),
+            },
+        };
+        let record = records.iter().find(|r| {
+            r.offer.marketplace_id == offer.marketplace_id
+                && format_of(&r.offer) == format_of(offer)
+        });
+        let offer_change = match record {
+            None => Change::Create,
+            Some(r) => {
+                match offer_fields_differing(offer, &r.offer, product_description(listing)) {
+                    fields if fields.is_empty() => Change::Same,
+                    fields => Change::Revise(fields),
+                }
+            }
+        };
+        // publish_many leaves alone what live_as_it_is and same_item say (never under
+        // OtherFormat::Keep, which reads nothing).
+        let left_alone = self.other_format != OtherFormat::Keep
+            && live_as_it_is(listing, records).is_some()
+            && item_change == Change::Same;
+        Ok(Plan {
+            offer_id: record.map(|r| r.offer_id.clone()),
+            listing_id: record.and_then(|r| r.listing.as_ref()?.listing_id.clone()),
+            item: item_change,
+            offer: offer_change,
+            withdraw,
+            publish: !left_alone,
+        })
+    }
+}
+
 /// The listings of `passing` that would overwrite each other on eBay refused, each naming the
 /// others, and taken out of `passing`: two of one (SKU, marketplace, format) (one offer on
 /// eBay: the second's fields would replace the first's), or one SKU with different inventory
 /// items (one item on eBay).
-fn refuse_conflicts(
+fn refuse_conflicts<T>(
     listings: &[Listing],
     passing: &mut Vec<(usize, Marketplace)>,
-    results: &mut [Option<Result<Published, ListingError>>],
+    results: &mut [Option<Result<T, ListingError>>],
 ) {
     let mut refused: Vec<(usize, ListingError)> = Vec::new();
     let mut by_sku: HashMap<&str, Vec<usize>> = HashMap::new();
@@ -1055,6 +1304,35 @@ fn live_as_it_is(listing: &Listing, held: &[OfferRecord]) -> Option<(String, Str
         .then(|| (record.offer_id.clone(), listing_id))
 }
 
+/// The live offers among `held` of `offer`'s marketplace in another format than `offer`'s
+/// (and than those of `in_call`, published in the same call).
+fn others_live<'a>(
+    offer: &'a Offer,
+    held: &'a [OfferRecord],
+    in_call: &'a [&str],
+) -> impl Iterator<Item = &'a OfferRecord> + 'a {
+    let wanted = format_of(offer);
+    held.iter().filter(move |r| {
+        let format = format_of(&r.offer);
+        r.offer.marketplace_id == offer.marketplace_id
+            && format != wanted
+            && !in_call.contains(&format)
+            && is_live(r)
+    })
+}
+
+/// [`ListingError::OtherFormatLive`]: `other` is live beside the wanted `offer`.
+fn other_format_live(offer: &Offer, other: &OfferRecord) -> ListingError {
+    ListingError::OtherFormatLive(Box::new(LiveInOtherFormat {
+        sku: offer.sku.clone(),
+        marketplace_id: offer.marketplace_id.clone(),
+        format: format_of(&other.offer).to_owned(),
+        offer_id: other.offer_id.clone(),
+        listing_id: other.listing.as_ref().and_then(|l| l.listing_id.clone()),
+        wanted: format_of(offer).to_owned(),
+    }))
+}
+
 /// The fields of getInventoryItem's answer that eBay adds to what createOrReplaceInventoryItem
 /// was sent (the SKU, the locale, the groups the item is in).
 const ADDED_BY_EBAY: [&str; 4] = ["sku", "locale", "groupIds", "inventoryItemGroupKeys"];
@@ -1063,17 +1341,45 @@ const ADDED_BY_EBAY: [&str; 4] = ["sku", "locale", "groupIds", "inventoryItemGro
 /// eBay adds. Anything else eBay holds that `wanted` lacks counts as a difference (written
 /// again: never skipped wrongly).
 fn same_item(wanted: &InventoryItem, held: &InventoryItem) -> bool {
+    item_fields_differing(wanted, held).is_empty()
+}
+
+/// The fields of the inventory item eBay holds that differ from `wanted`'s, by name
+/// (`product.title`, `condition`, …; a field of `product` by its own name), but for the fields
+/// eBay adds: those createOrReplaceInventoryItem would change.
+fn item_fields_differing(wanted: &InventoryItem, held: &InventoryItem) -> Vec<String> {
     let (Ok(Value::Object(wanted)), Ok(Value::Object(mut held))) =
         (serde_json::to_value(wanted), serde_json::to_value(held))
     else {
-        return false;
+        return vec!["inventoryItem".to_owned()];
     };
     for key in ADDED_BY_EBAY {
         if !wanted.contains_key(key) {
             held.remove(key);
         }
     }
-    wanted == held
+    let mut fields = Vec::new();
+    for key in keys_differing(&wanted, &held) {
+        match (wanted.get(&key), held.get(&key)) {
+            (Some(Value::Object(w)), Some(Value::Object(h))) if key == "product" => fields.extend(
+                keys_differing(w, h)
+                    .into_iter()
+                    .map(|k| format!("product.{k}")),
+            ),
+            _ => fields.push(key),
+        }
+    }
+    fields
+}
+
+/// The keys whose values differ between `a` and `b` (set in one only, or to another value),
+/// in `a`'s order, then `b`'s.
+fn keys_differing(a: &Map<String, Value>, b: &Map<String, Value>) -> Vec<String> {
+    a.iter()
+        .filter(|(k, v)| b.get(*k) != Some(*v))
+        .map(|(k, _)| k.clone())
+        .chain(b.keys().filter(|k| !a.contains_key(*k)).cloned())
+        .collect()
 }
 
 /// Whether `e` concerns every listing, not the one it was met for: the service unreachable,
@@ -1160,6 +1466,16 @@ const NOT_UPDATED: [&str; 6] = [
 /// `includeCatalogProductDetails` true, `hideBuyerDetails` false, `listingDescription` the
 /// product's `description`).
 fn differs(wanted: &Offer, held: &Offer, product_description: Option<&str>) -> bool {
+    !offer_fields_differing(wanted, held, product_description).is_empty()
+}
+
+/// The fields of the offer eBay holds that updateOffer would change to make it `wanted`, by
+/// name (`pricingSummary`, `availableQuantity`, …): [`differs`]' comparison, field by field.
+fn offer_fields_differing(
+    wanted: &Offer,
+    held: &Offer,
+    product_description: Option<&str>,
+) -> Vec<String> {
     let fixed_price = format_of(wanted) == "FIXED_PRICE";
     let wanted = serde_json::to_value(wanted).unwrap_or(Value::Null);
     let held = serde_json::to_value(held).unwrap_or(Value::Null);
@@ -1176,10 +1492,13 @@ fn differs(wanted: &Offer, held: &Offer, product_description: Option<&str>) -> b
     };
     wanted
         .iter()
-        .any(|(k, v)| updated(k) && held.get(k) != Some(v))
-        || held
-            .iter()
-            .any(|(k, v)| updated(k) && !wanted.contains_key(k) && !filled_in(k, v))
+        .filter(|(k, v)| updated(k) && held.get(*k) != Some(*v))
+        .chain(
+            held.iter()
+                .filter(|(k, v)| updated(k) && !wanted.contains_key(*k) && !filled_in(k, v)),
+        )
+        .map(|(k, _)| k.clone())
+        .collect()
 }
 
 fn marketplace_of(offer: &Offer) -> Result<Marketplace, ListingError> {

@@ -193,4 +193,13 @@ impl Inventory {
     ) -> Vec<Result<Published, ListingError>> {
         wait(self.inner.publish_many_with(listings, catalog))
     }
+
+    /// [`aio::Inventory::plan_many_with`]: what publishing would do, reads only.
+    pub fn plan_many_with(
+        &self,
+        listings: &[Listing],
+        catalog: &(dyn Catalog + Sync),
+    ) -> Vec<Result<aio::Plan, ListingError>> {
+        wait(self.inner.plan_many_with(listings, catalog))
+    }
 }

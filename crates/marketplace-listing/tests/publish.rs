@@ -545,3 +545,78 @@ fn both_formats_of_one_sku_stay_live_when_asked_to_keep_both() {
             .all(|o| o.status.as_deref() == Some("PUBLISHED"))
     );
 }
+
+/// plan_many_with (reads only) says what publish_many then does: of five listings (one
+/// unchanged, one with a new price, one with a field dropped, one with a new title, one new),
+/// the plan names the fields revised and leaves the unchanged one alone, nothing is written
+/// while planning, publish_many leaves exactly that one alone and updates exactly the offers
+/// the plan revises, and a plan afterwards leaves all five alone.
+#[test]
+fn the_plan_names_the_fields_revised_and_publish_many_then_does_what_it_says() {
+    use marketplace_listing::CompiledIn;
+    use marketplace_listing::aio::Change;
+    let fake = FakeMarketplace::new();
+    let mut listings: Vec<Listing> = (0..4).map(|i| desktop(&format!("PLAN-{i}"))).collect();
+    listings[2].offer.other.insert("lotSize".into(), json!(2));
+    let first: Vec<Published> = inventory(&fake)
+        .publish_many(&listings)
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    price_of(&mut listings[1]).value = "139.00".into();
+    listings[2].offer.other.remove("lotSize");
+    listings[3].inventory_item.product.as_mut().unwrap().title =
+        Some("Dell OptiPlex 7010 SFF".into());
+    listings.push(desktop("PLAN-4"));
+    let sent = fake.requests().len();
+    let plans: Vec<_> = inventory(&fake)
+        .plan_many_with(&listings, &CompiledIn)
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    let writes = fake.requests()[sent..]
+        .iter()
+        .filter(|r| r.path.starts_with("/sell/"))
+        .filter(|r| r.method != "GET" && !r.path.ends_with("/bulk_get_inventory_item"))
+        .count();
+    assert_eq!(writes, 0, "planning sends only reads");
+    assert!(!plans[0].publish, "{}", plans[0]);
+    assert_eq!(
+        plans[0].to_string(),
+        "left alone (live as it is, nothing written)"
+    );
+    assert_eq!(
+        plans[1].offer,
+        Change::Revise(vec!["pricingSummary".into()])
+    );
+    assert_eq!(plans[1].to_string(), "revise: pricingSummary; publish");
+    assert_eq!(plans[2].offer, Change::Revise(vec!["lotSize".into()]));
+    assert_eq!(plans[3].item, Change::Revise(vec!["product.title".into()]));
+    assert_eq!(plans[3].offer, Change::Same);
+    assert_eq!(
+        (&plans[4].item, &plans[4].offer),
+        (&Change::Create, &Change::Create)
+    );
+    for (plan, published) in plans.iter().zip(&first) {
+        assert_eq!(plan.offer_id.as_deref(), Some(published.offer_id.as_str()));
+    }
+    let updates_before: Vec<usize> = first.iter().map(|p| updates(&fake, &p.offer_id)).collect();
+    let results: Vec<Published> = inventory(&fake)
+        .publish_many(&listings)
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    for (i, (plan, result)) in plans.iter().zip(&results).enumerate() {
+        assert_eq!(result.unchanged, !plan.publish, "listing {i}: {plan}");
+    }
+    for (i, published) in first.iter().enumerate() {
+        let updated = updates(&fake, &published.offer_id) - updates_before[i];
+        let revised = matches!(plans[i].offer, Change::Revise(_));
+        assert_eq!(updated, usize::from(revised), "listing {i}: {}", plans[i]);
+    }
+    let after = inventory(&fake).plan_many_with(&listings, &CompiledIn);
+    assert!(
+        after.iter().all(|p| p.as_ref().is_ok_and(|p| !p.publish)),
+        "{after:?}"
+    );
+}
