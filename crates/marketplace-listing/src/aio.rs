@@ -362,6 +362,9 @@ impl Inventory {
         let answer = self
             .call(|| {
                 ApiRequest::post_segments(path(&["offer", offer_id, "publish"]))
+                    // publishOffer has no body: `Content-Length: 0` says so (some proxies refuse a
+                    // POST without it; hendt's ebay-api sends it too).
+                    .header("Content-Length", "0")
                     .operation("publishOffer")
             })
             .await?;
@@ -373,6 +376,9 @@ impl Inventory {
         let answer = self
             .call(|| {
                 ApiRequest::post_segments(path(&["offer", offer_id, "withdraw"]))
+                    // withdrawOffer has no body: `Content-Length: 0` says so (some proxies refuse a
+                    // POST without it; hendt's ebay-api sends it too).
+                    .header("Content-Length", "0")
                     .operation("withdrawOffer")
             })
             .await?;
