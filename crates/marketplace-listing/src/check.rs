@@ -321,6 +321,11 @@ impl fmt::Display for Problem {
                 "a quantity is a whole number from 0 to {} (eBay's int32)",
                 limits::QUANTITY
             ),
+            // getItemConditionPolicies lists no itemConditions for the category.
+            ProblemKind::ConditionNotAllowed { condition, allowed } if allowed == "none" => write!(
+                f,
+                "{condition} is not allowed: this category takes no item condition, leave it out (eBay: errorId 25021; getItemConditionPolicies)"
+            ),
             ProblemKind::ConditionNotAllowed { condition, allowed } => write!(
                 f,
                 "{condition} is not allowed in this category (eBay: errorId 25021); it allows {allowed} (getItemConditionPolicies)"

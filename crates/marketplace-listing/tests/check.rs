@@ -649,6 +649,22 @@ mod conditions {
     }
 
     #[test]
+    fn a_condition_in_a_category_that_takes_none_says_the_category_takes_no_item_condition() {
+        let none = WithPolicy(ConditionPolicy {
+            required: false,
+            conditions: &[],
+        });
+        let problems = problems_with(&none, |_| {});
+        assert_eq!(problems.len(), 1, "{problems:#?}");
+        let text = problems[0].to_string();
+        assert!(
+            text.starts_with("inventoryItem.condition: USED_EXCELLENT is not allowed: this category takes no item condition, leave it out"),
+            "{text}"
+        );
+        assert!(!text.contains("allows none"), "{text}");
+    }
+
+    #[test]
     fn a_missing_condition_is_refused_only_where_the_policy_requires_one() {
         let none = |v: &mut Value| {
             v["inventoryItem"]
