@@ -1003,6 +1003,30 @@ impl DirCatalog {
     }
 }
 
+/// The first leaves under `category` (as many as the check names, depth first in the tree's
+/// order), each with its path, and how many leaves it has: what `category!` lists for a
+/// category that is not a leaf.
+fn leaves_under(
+    tree: &taxonomy_tree::tree::CategoryTree,
+    category: &taxonomy_tree::tree::Category,
+) -> (Vec<(u32, String)>, usize) {
+    let mut shown = Vec::new();
+    let mut count = 0;
+    let mut stack: Vec<u32> = category.children.iter().rev().copied().collect();
+    while let Some(id) = stack.pop() {
+        let Some(c) = tree.get(id) else { continue };
+        if c.leaf {
+            count += 1;
+            if shown.len() < marketplace_listing::limits::SHOWN_LEAVES {
+                shown.push((c.id, taxonomy_tree::expired::path_of(tree, c.id)));
+            }
+        } else {
+            stack.extend(c.children.iter().rev());
+        }
+    }
+    (shown, count)
+}
+
 impl Catalog for DirCatalog {
     fn category(&self, marketplace: Marketplace, id: u32) -> CategoryStatus {
         let Some(tree) = self.trees.get(&marketplace) else {
@@ -1010,12 +1034,23 @@ impl Catalog for DirCatalog {
         };
         match tree.get(id) {
             Some(c) if c.leaf => CategoryStatus::Leaf,
-            Some(c) => CategoryStatus::NotLeaf {
-                name: c.name.clone(),
-            },
+            Some(c) => {
+                let (leaves, leaf_count) = leaves_under(tree, c);
+                CategoryStatus::NotLeaf {
+                    name: c.name.clone(),
+                    leaves,
+                    leaf_count,
+                }
+            }
             None => match self.replacements.get(&(marketplace, id)) {
-                Some(&replacement) => CategoryStatus::Expired { replacement },
-                None => CategoryStatus::Unknown,
+                Some(&replacement) => CategoryStatus::Expired {
+                    replacement,
+                    replacement_path: taxonomy_tree::expired::path_of(tree, replacement),
+                },
+                None => CategoryStatus::Unknown {
+                    tree_id: tree.meta.tree_id,
+                    tree_version: tree.meta.version.clone(),
+                },
             },
         }
     }

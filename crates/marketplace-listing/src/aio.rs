@@ -1192,7 +1192,9 @@ fn marketplace_of(offer: &Offer) -> Result<Marketplace, ListingError> {
     Marketplace::from_marketplace_id(&offer.marketplace_id).ok_or_else(|| {
         ListingError::Refused(Problems(vec![crate::Problem {
             field: "offer.marketplaceId".into(),
-            kind: crate::ProblemKind::UnknownMarketplace,
+            kind: crate::ProblemKind::UnknownMarketplace {
+                closest: crate::check::closest_marketplace(&offer.marketplace_id),
+            },
         }]))
     })
 }
