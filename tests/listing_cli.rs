@@ -1135,3 +1135,31 @@ fn listing_check_names_the_tree_looked_in_the_leaves_of_a_parent_and_the_replace
     );
     assert!(fake.requests().is_empty());
 }
+
+/// `MANUFACTURER_REFURBISHED`, deprecated in eBay's ConditionEnum (createOrReplaceInventoryItem
+/// still accepts it, converted to CERTIFIED_REFURBISHED), is read as its replacement, with a
+/// warning naming it; the file is not refused for it.
+#[test]
+fn manufacturer_refurbished_is_read_with_a_warning_naming_certified_refurbished() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let file = write(
+        home.path(),
+        "refurbished.json",
+        &GOOD.replace("\"USED_EXCELLENT\"", "\"MANUFACTURER_REFURBISHED\""),
+    );
+    let (output, stdout, stderr) = run(listing(&fake, home.path()).arg("check").arg(&file));
+    assert!(!stdout.contains("not a listing file"), "{stdout}");
+    assert!(
+        stderr.contains(
+            "refurbished.json: inventoryItem.condition: MANUFACTURER_REFURBISHED is deprecated in eBay's ConditionEnum: createOrReplaceInventoryItem converts it to CERTIFIED_REFURBISHED"
+        ) && stderr.contains("write CERTIFIED_REFURBISHED"),
+        "{stderr}"
+    );
+    assert!(output.status.success(), "{stdout}{stderr}");
+    // A current name gets no such warning.
+    let good = write(home.path(), "good.json", GOOD);
+    let (_, _, stderr) = run(listing(&fake, home.path()).arg("check").arg(&good));
+    assert!(!stderr.contains("deprecated"), "{stderr}");
+    assert!(fake.requests().is_empty());
+}

@@ -358,6 +358,28 @@ fn read_listing(path: &Path) -> Result<Listing, String> {
     })
 }
 
+/// The warning for a deprecated `ConditionEnum` name in the file (`MANUFACTURER_REFURBISHED`,
+/// read as CERTIFIED_REFURBISHED: `Condition::from_deprecated_name`), naming its
+/// replacement. Only a listing read as CERTIFIED_REFURBISHED can hold one, so only then is the
+/// file read again for the name written.
+fn deprecated_condition(path: &Path, listing: &Listing) -> Option<String> {
+    use std::io::Read as _;
+    let condition = listing.inventory_item.condition?;
+    if condition != marketplaces::Condition::CertifiedRefurbished {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_LISTING_FILE).read_to_end(&mut bytes))
+        .ok()?;
+    let file: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    let written = file.get("inventoryItem")?.get("condition")?.as_str()?;
+    let replacement = marketplaces::Condition::from_deprecated_name(written)?;
+    Some(format!(
+        "inventoryItem.condition: {written} is deprecated in eBay's ConditionEnum: createOrReplaceInventoryItem converts it to {replacement} (and may refuse it in the future); write {replacement}"
+    ))
+}
+
 /// Why the listing's condition was checked against no policy: the catalog has none for its
 /// category (the committed snapshots carry none).
 fn unchecked_condition(listing: &Listing, catalog: &dyn Catalog) -> Option<String> {
@@ -388,6 +410,9 @@ fn check_files(files: &[PathBuf], source: &Source) -> ExitCode {
                 continue;
             }
         };
+        if let Some(warning) = deprecated_condition(path, &listing) {
+            errln!("warning: {name}: {}", escaped(&warning));
+        }
         let problems = check(&listing, catalog);
         if problems.is_empty() {
             match unchecked_condition(&listing, catalog) {
