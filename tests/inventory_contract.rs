@@ -258,3 +258,30 @@ fn fake_error_body(fake: &FakeMarketplace, request: &fake_marketplace::Request) 
     }
     r.send().unwrap().json().unwrap()
 }
+
+/// A bulk call some of whose requests failed answers 207, whose reason phrase is
+/// "Multi-Status" (RFC 4918, as eBay's bulkGetInventoryItem, bulkCreateOffer and
+/// bulkPublishOffer answer); the status line is read raw off the wire.
+#[test]
+fn a_bulk_answer_of_207_has_the_reason_phrase_multi_status() {
+    use std::io::{Read as _, Write as _};
+    let fake = FakeMarketplace::new();
+    let token = fake_inventory::seller_tokens(&fake, &[fake_inventory::INVENTORY])
+        .access_token()
+        .unwrap()
+        .secret()
+        .to_owned();
+    let body = r#"{"requests":[{"sku":"NOT-IN-THE-INVENTORY"}]}"#;
+    let mut stream = std::net::TcpStream::connect(fake.addr()).unwrap();
+    write!(
+        stream,
+        "POST /sell/inventory/v1/bulk_get_inventory_item HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        fake.addr(),
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let status_line = answer.lines().next().unwrap_or_default();
+    assert_eq!(status_line, "HTTP/1.1 207 Multi-Status", "{answer}");
+}

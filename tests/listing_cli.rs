@@ -1197,3 +1197,117 @@ fn a_dry_run_of_a_switched_format_says_refused_or_withdraw() {
         "{stdout}"
     );
 }
+
+/// `listing check --dir` of a category that is not a listing's leaf says what `category!`
+/// says: an unknown id names the id and the tree (id, version) it was looked in; a parent
+/// lists some of its leaves, id and path; an expired one (getExpiredCategories, the file
+/// beside the tree) names its replacement's id and name.
+#[test]
+fn listing_check_names_the_tree_looked_in_the_leaves_of_a_parent_and_the_replacements_name() {
+    use taxonomy_tree::expired::{self, ExpiredFile, ExpiredMapping};
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let snapshots = common::copy_of_snapshots();
+    let snapshot = snapshots.path().join("EBAY_US.json");
+    let tree = taxonomy_tree::snapshot::read(&snapshot).unwrap();
+    let retired = 99_999_999;
+    assert!(tree.get(retired).is_none());
+    let file = ExpiredFile {
+        tree_id: tree.meta.tree_id,
+        marketplace_id: "EBAY_US".into(),
+        version: tree.meta.version.clone(),
+        tree_fingerprint: Some(expired::fingerprint(&tree)),
+        source: "made up by tests/listing_cli.rs".into(),
+        mappings: vec![ExpiredMapping {
+            from: retired,
+            to: 179,
+        }],
+    };
+    expired::write_beside(&snapshot, &file, &tree).unwrap();
+    let check = |category: &str| {
+        let path = write(
+            home.path(),
+            &format!("{category}.json"),
+            &GOOD.replace("\"179\"", &format!("{category:?}")),
+        );
+        let (_, stdout, stderr) = run(listing(&fake, home.path())
+            .arg("--dir")
+            .arg(snapshots.path())
+            .arg("check")
+            .arg(&path));
+        stdout
+            .lines()
+            .find(|l| l.contains("offer.categoryId"))
+            .unwrap_or_else(|| panic!("no offer.categoryId problem: {stdout}{stderr}"))
+            .to_owned()
+    };
+    let line = check("123456789");
+    assert!(
+        line.ends_with(&format!(
+            "offer.categoryId: no category 123456789 in EBAY_US's category tree (tree 0, version {})",
+            tree.meta.version
+        )),
+        "{line}"
+    );
+    // 58058 "Computers/Tablets & Networking": 179 is one of its leaves, among the first.
+    let line = check("58058");
+    assert!(
+        line.contains(
+            "\"Computers/Tablets & Networking\" is not a leaf category (eBay: errorId 25005)"
+        ),
+        "{line}"
+    );
+    let first_leaf = {
+        let mut at = tree.get(58058).unwrap();
+        while !at.leaf {
+            at = tree.get(at.children[0]).unwrap();
+        }
+        at
+    };
+    assert!(
+        line.contains(&format!(
+            "leaf categories, for example {} ({})",
+            first_leaf.id,
+            expired::path_of(&tree, first_leaf.id)
+        )),
+        "{line}"
+    );
+    let line = check(&retired.to_string());
+    let name = &tree.get(179).unwrap().name;
+    assert!(
+        line.contains(&format!(
+            "list in its replacement, 179 ({})",
+            expired::path_of(&tree, 179)
+        )) && line.contains(name.as_str()),
+        "{line}"
+    );
+    assert!(fake.requests().is_empty());
+}
+
+/// `MANUFACTURER_REFURBISHED`, deprecated in eBay's ConditionEnum (createOrReplaceInventoryItem
+/// still accepts it, converted to CERTIFIED_REFURBISHED), is read as its replacement, with a
+/// warning naming it; the file is not refused for it.
+#[test]
+fn manufacturer_refurbished_is_read_with_a_warning_naming_certified_refurbished() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let file = write(
+        home.path(),
+        "refurbished.json",
+        &GOOD.replace("\"USED_EXCELLENT\"", "\"MANUFACTURER_REFURBISHED\""),
+    );
+    let (output, stdout, stderr) = run(listing(&fake, home.path()).arg("check").arg(&file));
+    assert!(!stdout.contains("not a listing file"), "{stdout}");
+    assert!(
+        stderr.contains(
+            "refurbished.json: inventoryItem.condition: MANUFACTURER_REFURBISHED is deprecated in eBay's ConditionEnum: createOrReplaceInventoryItem converts it to CERTIFIED_REFURBISHED"
+        ) && stderr.contains("write CERTIFIED_REFURBISHED"),
+        "{stderr}"
+    );
+    assert!(output.status.success(), "{stdout}{stderr}");
+    // A current name gets no such warning.
+    let good = write(home.path(), "good.json", GOOD);
+    let (_, _, stderr) = run(listing(&fake, home.path()).arg("check").arg(&good));
+    assert!(!stderr.contains("deprecated"), "{stderr}");
+    assert!(fake.requests().is_empty());
+}

@@ -187,6 +187,8 @@ fn reason(status: u16) -> &'static str {
         200 => "OK",
         201 => "Created",
         204 => "No Content",
+        // The bulk calls' answer when some requests failed (bulkCreateOffer, bulkPublishOffer, …).
+        207 => "Multi-Status",
         302 => "Found",
         400 => "Bad Request",
         401 => "Unauthorized",

@@ -384,6 +384,28 @@ fn read_listing(path: &Path) -> Result<Listing, String> {
     })
 }
 
+/// The warning for a deprecated `ConditionEnum` name in the file (`MANUFACTURER_REFURBISHED`,
+/// read as CERTIFIED_REFURBISHED: `Condition::from_deprecated_name`), naming its
+/// replacement. Only a listing read as CERTIFIED_REFURBISHED can hold one, so only then is the
+/// file read again for the name written.
+fn deprecated_condition(path: &Path, listing: &Listing) -> Option<String> {
+    use std::io::Read as _;
+    let condition = listing.inventory_item.condition?;
+    if condition != marketplaces::Condition::CertifiedRefurbished {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_LISTING_FILE).read_to_end(&mut bytes))
+        .ok()?;
+    let file: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    let written = file.get("inventoryItem")?.get("condition")?.as_str()?;
+    let replacement = marketplaces::Condition::from_deprecated_name(written)?;
+    Some(format!(
+        "inventoryItem.condition: {written} is deprecated in eBay's ConditionEnum: createOrReplaceInventoryItem converts it to {replacement} (and may refuse it in the future); write {replacement}"
+    ))
+}
+
 /// Why the listing's condition was checked against no policy: the catalog has none for its
 /// category (the committed snapshots carry none).
 fn unchecked_condition(listing: &Listing, catalog: &dyn Catalog) -> Option<String> {
@@ -414,6 +436,9 @@ fn check_files(files: &[PathBuf], source: &Source) -> ExitCode {
                 continue;
             }
         };
+        if let Some(warning) = deprecated_condition(path, &listing) {
+            errln!("warning: {name}: {}", escaped(&warning));
+        }
         let problems = check(&listing, catalog);
         if problems.is_empty() {
             match unchecked_condition(&listing, catalog) {
@@ -1137,6 +1162,30 @@ impl DirCatalog {
     }
 }
 
+/// The first leaves under `category` (as many as the check names, depth first in the tree's
+/// order), each with its path, and how many leaves it has: what `category!` lists for a
+/// category that is not a leaf.
+fn leaves_under(
+    tree: &taxonomy_tree::tree::CategoryTree,
+    category: &taxonomy_tree::tree::Category,
+) -> (Vec<(u32, String)>, usize) {
+    let mut shown = Vec::new();
+    let mut count = 0;
+    let mut stack: Vec<u32> = category.children.iter().rev().copied().collect();
+    while let Some(id) = stack.pop() {
+        let Some(c) = tree.get(id) else { continue };
+        if c.leaf {
+            count += 1;
+            if shown.len() < marketplace_listing::limits::SHOWN_LEAVES {
+                shown.push((c.id, taxonomy_tree::expired::path_of(tree, c.id)));
+            }
+        } else {
+            stack.extend(c.children.iter().rev());
+        }
+    }
+    (shown, count)
+}
+
 impl Catalog for DirCatalog {
     fn category(&self, marketplace: Marketplace, id: u32) -> CategoryStatus {
         let Some(tree) = self.trees.get(&marketplace) else {
@@ -1144,12 +1193,23 @@ impl Catalog for DirCatalog {
         };
         match tree.get(id) {
             Some(c) if c.leaf => CategoryStatus::Leaf,
-            Some(c) => CategoryStatus::NotLeaf {
-                name: c.name.clone(),
-            },
+            Some(c) => {
+                let (leaves, leaf_count) = leaves_under(tree, c);
+                CategoryStatus::NotLeaf {
+                    name: c.name.clone(),
+                    leaves,
+                    leaf_count,
+                }
+            }
             None => match self.replacements.get(&(marketplace, id)) {
-                Some(&replacement) => CategoryStatus::Expired { replacement },
-                None => CategoryStatus::Unknown,
+                Some(&replacement) => CategoryStatus::Expired {
+                    replacement,
+                    replacement_path: taxonomy_tree::expired::path_of(tree, replacement),
+                },
+                None => CategoryStatus::Unknown {
+                    tree_id: tree.meta.tree_id,
+                    tree_version: tree.meta.version.clone(),
+                },
             },
         }
     }

@@ -362,6 +362,9 @@ impl Inventory {
         let answer = self
             .call(|| {
                 ApiRequest::post_segments(path(&["offer", offer_id, "publish"]))
+                    // publishOffer has no body: `Content-Length: 0` says so (some proxies refuse a
+                    // POST without it; hendt's ebay-api sends it too).
+                    .header("Content-Length", "0")
                     .operation("publishOffer")
             })
             .await?;
@@ -373,6 +376,9 @@ impl Inventory {
         let answer = self
             .call(|| {
                 ApiRequest::post_segments(path(&["offer", offer_id, "withdraw"]))
+                    // withdrawOffer has no body: `Content-Length: 0` says so (some proxies refuse a
+                    // POST without it; hendt's ebay-api sends it too).
+                    .header("Content-Length", "0")
                     .operation("withdrawOffer")
             })
             .await?;
@@ -1505,7 +1511,9 @@ fn marketplace_of(offer: &Offer) -> Result<Marketplace, ListingError> {
     Marketplace::from_marketplace_id(&offer.marketplace_id).ok_or_else(|| {
         ListingError::Refused(Problems(vec![crate::Problem {
             field: "offer.marketplaceId".into(),
-            kind: crate::ProblemKind::UnknownMarketplace,
+            kind: crate::ProblemKind::UnknownMarketplace {
+                closest: crate::check::closest_marketplace(&offer.marketplace_id),
+            },
         }]))
     })
 }

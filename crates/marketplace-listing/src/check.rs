@@ -36,6 +36,9 @@ pub mod limits {
     /// The most values a problem lists (a descriptor's allowed values); it says how many
     /// more there are.
     pub const SHOWN_VALUES: usize = 10;
+    /// The most leaf categories a problem names for a category that is not a leaf (as
+    /// `category!` names them).
+    pub const SHOWN_LEAVES: usize = 5;
 }
 
 /// What a catalog knows of a category of a marketplace.
@@ -47,14 +50,26 @@ pub enum CategoryStatus {
     NotLeaf {
         /// Its name.
         name: String,
+        /// Its first leaf categories (at most [`limits::SHOWN_LEAVES`]), depth first in the
+        /// tree's order: id and path, as `category!` lists them.
+        leaves: Vec<(u32, String)>,
+        /// How many leaf categories it has.
+        leaf_count: usize,
     },
     /// No longer a category: getExpiredCategories names its replacement.
     Expired {
         /// The leaf that replaces it.
         replacement: u32,
+        /// The replacement's path (`A > B > C`, its name last).
+        replacement_path: String,
     },
     /// No category of the tree.
-    Unknown,
+    Unknown {
+        /// The tree looked in (`categoryTreeId`).
+        tree_id: u32,
+        /// Its version (`categoryTreeVersion`).
+        tree_version: String,
+    },
     /// The catalog holds no tree of the marketplace.
     NoTree,
 }
@@ -109,14 +124,25 @@ impl Catalog for CompiledIn {
         }
         match site.category(id) {
             Some(c) if c.is_leaf() => CategoryStatus::Leaf,
+            // The leaves as `category!` lists them for a parent (taxonomy-macros-core).
             Some(c) => CategoryStatus::NotLeaf {
                 name: c.name().to_owned(),
+                leaves: c
+                    .leaves()
+                    .take(limits::SHOWN_LEAVES)
+                    .map(|leaf| (leaf.id(), leaf.path().to_string()))
+                    .collect(),
+                leaf_count: c.leaves().count(),
             },
             None => match site.replacement(id) {
                 Some(leaf) => CategoryStatus::Expired {
                     replacement: leaf.id(),
+                    replacement_path: leaf.path().to_string(),
                 },
-                None => CategoryStatus::Unknown,
+                None => CategoryStatus::Unknown {
+                    tree_id: site.tree_id(),
+                    tree_version: site.tree_version().to_owned(),
+                },
             },
         }
     }
@@ -190,23 +216,42 @@ pub enum ProblemKind {
     },
     /// A picture's URL that is not `https`.
     NotHttps,
-    /// Not a marketplace id of the table.
-    UnknownMarketplace,
+    /// Not a marketplace id of the table (eBay's `MarketplaceEnum`).
+    UnknownMarketplace {
+        /// The marketplace it most likely meant (`EBAY_GB` for `EBAY_UK`), as `category!`'s
+        /// and `snapshot --site`'s parser finds it ([`Marketplace::parse`]).
+        closest: Option<Marketplace>,
+    },
     /// A category id that is not a number.
     NotACategoryId,
     /// No tree of the marketplace to check the category against.
     NoTree,
     /// A category that is not in the marketplace's tree.
-    UnknownCategory,
+    UnknownCategory {
+        /// The id looked for.
+        id: u32,
+        /// The marketplace whose tree it was looked in.
+        marketplace: Marketplace,
+        /// That tree's id (`categoryTreeId`).
+        tree_id: u32,
+        /// That tree's version (`categoryTreeVersion`).
+        tree_version: String,
+    },
     /// A category with children.
     NotALeaf {
         /// Its name.
         name: String,
+        /// Some of its leaf categories, id and path ([`CategoryStatus::NotLeaf`]'s).
+        leaves: Vec<(u32, String)>,
+        /// How many leaf categories it has.
+        leaf_count: usize,
     },
     /// An expired category, and the leaf that replaces it.
     Expired {
         /// The replacement.
         replacement: u32,
+        /// The replacement's path, its name last.
+        replacement_path: String,
     },
     /// No aspect rules known for the category (pin it: `snapshot aspects pin`).
     NoAspectRules,
@@ -287,18 +332,50 @@ impl fmt::Display for Problem {
                 write!(f, "{count} pictures, at most {max} allowed")
             }
             ProblemKind::NotHttps => f.write_str("not an https URL (eBay takes https only)"),
-            ProblemKind::UnknownMarketplace => f.write_str("not a known marketplace id"),
+            ProblemKind::UnknownMarketplace { closest } => {
+                f.write_str("not a known marketplace id")?;
+                match closest {
+                    Some(m) => write!(f, "; did you mean {} ({})?", m.marketplace_id(), m.name()),
+                    None => Ok(()),
+                }
+            }
             ProblemKind::NotACategoryId => f.write_str("not a category id"),
             ProblemKind::NoTree => f.write_str(
                 "no tree of this marketplace is compiled in (snapshot refresh --sites …)",
             ),
-            ProblemKind::UnknownCategory => f.write_str("no category of the marketplace's tree"),
-            ProblemKind::NotALeaf { name } => {
-                write!(f, "{name:?} is not a leaf category (eBay: errorId 25005)")
-            }
-            ProblemKind::Expired { replacement } => write!(
+            ProblemKind::UnknownCategory {
+                id,
+                marketplace,
+                tree_id,
+                tree_version,
+            } => write!(
                 f,
-                "the category has expired: list in its replacement, {replacement}"
+                "no category {id} in {marketplace}'s category tree (tree {tree_id}, version {tree_version})"
+            ),
+            ProblemKind::NotALeaf {
+                name,
+                leaves,
+                leaf_count,
+            } => {
+                write!(
+                    f,
+                    "{name:?} is not a leaf category (eBay: errorId 25005): only leaf categories accept listings; pick one of its {leaf_count} leaf categories"
+                )?;
+                for (i, (id, path)) in leaves.iter().enumerate() {
+                    let lead = if i == 0 { ", for example " } else { ", " };
+                    write!(f, "{lead}{id} ({path})")?;
+                }
+                if *leaf_count > leaves.len() {
+                    f.write_str(", …")?;
+                }
+                Ok(())
+            }
+            ProblemKind::Expired {
+                replacement,
+                replacement_path,
+            } => write!(
+                f,
+                "the category has expired (getExpiredCategories): list in its replacement, {replacement} ({replacement_path})"
             ),
             ProblemKind::NoAspectRules => f.write_str(
                 "no aspect rules of this category are known (pin them: snapshot aspects pin)",
@@ -320,6 +397,11 @@ impl fmt::Display for Problem {
                 f,
                 "a quantity is a whole number from 0 to {} (eBay's int32)",
                 limits::QUANTITY
+            ),
+            // getItemConditionPolicies lists no itemConditions for the category.
+            ProblemKind::ConditionNotAllowed { condition, allowed } if allowed == "none" => write!(
+                f,
+                "{condition} is not allowed: this category takes no item condition, leave it out (eBay: errorId 25021; getItemConditionPolicies)"
             ),
             ProblemKind::ConditionNotAllowed { condition, allowed } => write!(
                 f,
@@ -593,7 +675,9 @@ pub fn check(listing: &Listing, catalog: &dyn Catalog) -> Vec<Problem> {
         let kind = if offer.marketplace_id.is_empty() {
             ProblemKind::Missing
         } else {
-            ProblemKind::UnknownMarketplace
+            ProblemKind::UnknownMarketplace {
+                closest: closest_marketplace(&offer.marketplace_id),
+            }
         };
         problem(p, "offer.marketplaceId", kind);
     }
@@ -678,6 +762,16 @@ pub fn check(listing: &Listing, catalog: &dyn Catalog) -> Vec<Problem> {
         problem(p, "inventoryItem.condition", ProblemKind::Missing);
     }
     problems
+}
+
+/// The marketplace a marketplace id that is not one most likely meant: the one
+/// [`Marketplace::parse`] reads it as (`ebay_us`, `us`) or, refused, its closest (`EBAY_UK`:
+/// EBAY_GB), as `category!` and `snapshot --site` suggest it.
+pub(crate) fn closest_marketplace(id: &str) -> Option<Marketplace> {
+    match Marketplace::parse(id) {
+        Ok(m) => Some(m),
+        Err(e) => e.closest(),
+    }
 }
 
 /// The condition and its descriptors against the category's policy.
@@ -841,9 +935,31 @@ fn check_category(
 ) {
     let kind = match catalog.category(marketplace, id) {
         CategoryStatus::Leaf => None,
-        CategoryStatus::NotLeaf { name } => Some(ProblemKind::NotALeaf { name }),
-        CategoryStatus::Expired { replacement } => Some(ProblemKind::Expired { replacement }),
-        CategoryStatus::Unknown => Some(ProblemKind::UnknownCategory),
+        CategoryStatus::NotLeaf {
+            name,
+            leaves,
+            leaf_count,
+        } => Some(ProblemKind::NotALeaf {
+            name,
+            leaves,
+            leaf_count,
+        }),
+        CategoryStatus::Expired {
+            replacement,
+            replacement_path,
+        } => Some(ProblemKind::Expired {
+            replacement,
+            replacement_path,
+        }),
+        CategoryStatus::Unknown {
+            tree_id,
+            tree_version,
+        } => Some(ProblemKind::UnknownCategory {
+            id,
+            marketplace,
+            tree_id,
+            tree_version,
+        }),
         CategoryStatus::NoTree => Some(ProblemKind::NoTree),
     };
     if let Some(kind) = kind {

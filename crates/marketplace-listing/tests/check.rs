@@ -55,6 +55,25 @@ fn a_valid_listing_has_no_problem() {
 }
 
 #[test]
+fn ebay_uk_as_the_marketplace_id_asks_did_you_mean_ebay_gb() {
+    let p = only(|v| v["offer"]["marketplaceId"] = json!("EBAY_UK"));
+    assert_eq!(p.field, "offer.marketplaceId");
+    assert_eq!(
+        p.kind,
+        ProblemKind::UnknownMarketplace {
+            closest: Some(Marketplace::Gb)
+        }
+    );
+    assert_eq!(
+        p.to_string(),
+        "offer.marketplaceId: not a known marketplace id; did you mean EBAY_GB (United Kingdom)?"
+    );
+    // A name nothing stands out for gets no suggestion.
+    let p = only(|v| v["offer"]["marketplaceId"] = json!("EBAY_XX"));
+    assert_eq!(p.kind, ProblemKind::UnknownMarketplace { closest: None });
+}
+
+#[test]
 fn a_category_with_children_is_refused() {
     let p = only(|v| v["offer"]["categoryId"] = json!("58058"));
     assert_eq!(p.field, "offer.categoryId");
@@ -62,22 +81,70 @@ fn a_category_with_children_is_refused() {
 }
 
 #[test]
-fn an_unknown_category_is_refused() {
+fn an_unknown_category_is_refused_naming_the_id_and_the_tree_looked_in() {
     let p = only(|v| v["offer"]["categoryId"] = json!("999999999"));
+    let version = taxonomy_data::Site::Us.tree_version();
     assert_eq!(
-        (p.field.as_str(), p.kind),
-        ("offer.categoryId", ProblemKind::UnknownCategory)
+        (p.field.as_str(), &p.kind),
+        (
+            "offer.categoryId",
+            &ProblemKind::UnknownCategory {
+                id: 999999999,
+                marketplace: Marketplace::Us,
+                tree_id: 0,
+                tree_version: version.to_owned(),
+            }
+        )
+    );
+    assert_eq!(
+        p.to_string(),
+        format!(
+            "offer.categoryId: no category 999999999 in EBAY_US's category tree (tree 0, version {version})"
+        )
     );
 }
 
 #[test]
-fn an_expired_category_names_its_replacement() {
+fn a_category_with_children_is_refused_listing_some_of_its_leaves_as_category_does() {
+    // 15032 Cell Phones & Accessories: category!(EBAY_US, "15032") lists its leaves too.
+    let p = only(|v| v["offer"]["categoryId"] = json!("15032"));
+    let ProblemKind::NotALeaf {
+        name,
+        leaves,
+        leaf_count,
+    } = &p.kind
+    else {
+        panic!("{p}")
+    };
+    assert_eq!(name, "Cell Phones & Accessories");
+    let parent = taxonomy_data::Site::Us.category(15032).unwrap();
+    let expected: Vec<(u32, String)> = parent
+        .leaves()
+        .take(marketplace_listing::limits::SHOWN_LEAVES)
+        .map(|l| (l.id(), l.path().to_string()))
+        .collect();
+    assert!(!expected.is_empty());
+    assert_eq!(leaves, &expected);
+    assert_eq!(*leaf_count, parent.leaves().count());
+    let text = p.to_string();
+    let (id, path) = &expected[0];
+    assert!(
+        text.contains(&format!(
+            "pick one of its {leaf_count} leaf categories, for example {id} ({path})"
+        )),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_expired_category_names_its_replacements_id_and_name() {
     struct Expired;
     impl Catalog for Expired {
         fn category(&self, _: Marketplace, id: u32) -> CategoryStatus {
             assert_eq!(id, 179);
             CategoryStatus::Expired {
                 replacement: 171957,
+                replacement_path: "Computers/Tablets & Networking > Desktops & All-In-Ones > PC Desktops & All-In-Ones".into(),
             }
         }
         fn check_aspects(
@@ -93,13 +160,24 @@ fn an_expired_category_names_its_replacement() {
     let problems = check(&listing, &Expired);
     assert_eq!(problems.len(), 1);
     assert_eq!(problems[0].field, "offer.categoryId");
-    assert_eq!(
-        problems[0].kind,
-        ProblemKind::Expired {
-            replacement: 171957
-        }
+    assert!(
+        matches!(
+            &problems[0].kind,
+            ProblemKind::Expired {
+                replacement: 171957,
+                ..
+            }
+        ),
+        "{:?}",
+        problems[0].kind
     );
-    assert!(problems[0].to_string().contains("171957"));
+    assert!(
+        problems[0].to_string().ends_with(
+            "list in its replacement, 171957 (Computers/Tablets & Networking > Desktops & All-In-Ones > PC Desktops & All-In-Ones)"
+        ),
+        "{}",
+        problems[0]
+    );
 }
 
 #[test]
@@ -646,6 +724,22 @@ mod conditions {
             v["inventoryItem"]["condition"] = json!("EXCELLENT_REFURBISHED");
         });
         assert_eq!(problems.len(), 1, "{problems:#?}");
+    }
+
+    #[test]
+    fn a_condition_in_a_category_that_takes_none_says_the_category_takes_no_item_condition() {
+        let none = WithPolicy(ConditionPolicy {
+            required: false,
+            conditions: &[],
+        });
+        let problems = problems_with(&none, |_| {});
+        assert_eq!(problems.len(), 1, "{problems:#?}");
+        let text = problems[0].to_string();
+        assert!(
+            text.starts_with("inventoryItem.condition: USED_EXCELLENT is not allowed: this category takes no item condition, leave it out"),
+            "{text}"
+        );
+        assert!(!text.contains("allows none"), "{text}");
     }
 
     #[test]

@@ -620,3 +620,32 @@ fn the_plan_names_the_fields_revised_and_publish_many_then_does_what_it_says() {
         "{after:?}"
     );
 }
+
+#[test]
+fn bodyless_posts_publish_offer_and_withdraw_offer_send_content_length_zero() {
+    let fake = FakeMarketplace::new();
+    let inventory = inventory(&fake);
+    let published = inventory.publish(&desktop("DESKTOP-1")).unwrap();
+    let withdrawn = inventory.withdraw_offer(&published.offer_id).unwrap();
+    assert_eq!(withdrawn, published.listing_id);
+    for (operation, path) in [
+        (
+            "publishOffer",
+            format!("{OFFER}/{}/publish", published.offer_id),
+        ),
+        (
+            "withdrawOffer",
+            format!("{OFFER}/{}/withdraw", published.offer_id),
+        ),
+    ] {
+        let sent = fake.requests_to(&path);
+        assert_eq!(sent.len(), 1, "{operation}: {sent:?}");
+        assert_eq!(sent[0].method, "POST", "{operation}");
+        assert_eq!(
+            sent[0].header("Content-Length"),
+            Some("0"),
+            "{operation} sent no Content-Length: 0: {:?}",
+            sent[0].headers
+        );
+    }
+}

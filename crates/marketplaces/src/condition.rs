@@ -102,6 +102,31 @@ impl Condition {
     }
 }
 
+impl Condition {
+    /// The condition eBay reads a deprecated `ConditionEnum` name as: `MANUFACTURER_REFURBISHED`
+    /// is CERTIFIED_REFURBISHED. eBay's ConditionEnum: "no longer applicable, and should not be
+    /// used", yet "if the MANUFACTURER_REFURBISHED enum is used in a
+    /// createOrReplaceInventoryItem method, it will be accepted but automatically converted by
+    /// eBay to CERTIFIED_REFURBISHED" (and may one day be refused). A condition read from JSON
+    /// takes the deprecated name as its replacement; `FromStr` and
+    /// [`from_name`](Condition::from_name) take current names only.
+    ///
+    /// ```
+    /// use marketplaces::Condition;
+    /// assert_eq!(
+    ///     Condition::from_deprecated_name("MANUFACTURER_REFURBISHED"),
+    ///     Some(Condition::CertifiedRefurbished)
+    /// );
+    /// assert_eq!(Condition::from_deprecated_name("NEW"), None);
+    /// ```
+    pub fn from_deprecated_name(name: &str) -> Option<Condition> {
+        match name {
+            "MANUFACTURER_REFURBISHED" => Some(Condition::CertifiedRefurbished),
+            _ => None,
+        }
+    }
+}
+
 impl fmt::Display for Condition {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -289,8 +314,9 @@ mod serde_impls {
         }
     }
 
-    /// A condition is read from its `ConditionEnum` name; another text is an error naming it
-    /// and the names.
+    /// A condition is read from its `ConditionEnum` name, a deprecated one as eBay reads it
+    /// ([`Condition::from_deprecated_name`]: `MANUFACTURER_REFURBISHED` is
+    /// CERTIFIED_REFURBISHED); another text is an error naming it and the names.
     impl<'de> Deserialize<'de> for Condition {
         fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
             struct Name;
@@ -301,6 +327,7 @@ mod serde_impls {
                 }
                 fn visit_str<E: de::Error>(self, v: &str) -> Result<Condition, E> {
                     v.parse()
+                        .or_else(|e| Condition::from_deprecated_name(v).ok_or(e))
                         .map_err(|e| E::custom(format_args!("{v:?} is {e}")))
                 }
             }

@@ -117,13 +117,21 @@ fn check(
     if !policy.refuses(condition) {
         return Ok(condition);
     }
+    if policy.conditions.is_empty() {
+        // getItemConditionPolicies lists no itemConditions: no condition is right here.
+        let mut message = format!(
+            "{named} is not allowed in {at}: this category takes no item condition (leave the listing's condition out)"
+        );
+        if site.condition_policies_made_up() {
+            message.push_str(&made_up_note(site));
+        }
+        return Err(message);
+    }
     let mut message = format!(
         "{named} is not allowed in {at}: it allows {}",
         policy.names()
     );
-    if policy.conditions.is_empty() {
-        message.push_str(" (the category takes no condition: leave the listing's condition out)");
-    } else if policy.required {
+    if policy.required {
         message.push_str("; the category requires a condition (itemConditionRequired)");
     }
     if site.condition_policies_made_up() {
@@ -236,7 +244,9 @@ mod tests {
         };
         let message = check(phones(), Some(&none), "NEW").unwrap_err();
         assert!(
-            message.ends_with("it allows none (the category takes no condition: leave the listing's condition out)"),
+            message.ends_with(
+                ": this category takes no item condition (leave the listing's condition out)"
+            ),
             "{message}"
         );
     }
