@@ -225,13 +225,13 @@ mod live {
     struct AuthorizeArgs {
         /// A scope to ask for (repeat for several). Without --scope and --for: the scopes the
         /// commands need, {base_url}/oauth/api_scope and
-        /// https://api.ebay.com/oauth/api_scope/sell.inventory (`listing publish`). The
+        /// `https://api.ebay.com/oauth/api_scope/sell.inventory` (`listing publish`). The
         /// Identity API's scope (…/commerce.identity.readonly) is always added: getUser tells
         /// which eBay user consented.
         #[arg(long = "scope")]
         scopes: Vec<String>,
         /// Also ask for the scopes a command needs (repeat for several): `listing` asks for
-        /// https://api.ebay.com/oauth/api_scope/sell.inventory, which eBay's Inventory API
+        /// `https://api.ebay.com/oauth/api_scope/sell.inventory`, which eBay's Inventory API
         /// reference gives createOrReplaceInventoryItem, createOffer and publishOffer (and
         /// which `listing publish` checks in the stored consent before sending anything).
         #[arg(long = "for", value_enum)]
