@@ -691,26 +691,7 @@ impl Inventory {
     ) -> Vec<Result<Published, ListingError>> {
         let mut results: Vec<Option<Result<Published, ListingError>>> =
             listings.iter().map(|_| None).collect();
-        let mut passing = Vec::new();
-        for (i, listing) in listings.iter().enumerate() {
-            let problems = check(listing, catalog);
-            if !problems.is_empty() {
-                results[i] = Some(Err(ListingError::Refused(Problems(problems))));
-                continue;
-            }
-            match marketplace_of(&listing.offer) {
-                Ok(m) => passing.push((i, m)),
-                Err(e) => results[i] = Some(Err(e)),
-            }
-        }
-        refuse_conflicts(listings, &mut passing, &mut results);
-        let mut by_marketplace: Vec<(Marketplace, Vec<usize>)> = Vec::new();
-        for &(i, m) in &passing {
-            match by_marketplace.iter_mut().find(|(x, _)| *x == m) {
-                Some((_, v)) => v.push(i),
-                None => by_marketplace.push((m, vec![i])),
-            }
-        }
+        let by_marketplace = sort_out(listings, catalog, &mut results);
         for (marketplace, indexes) in &by_marketplace {
             for chunk in indexes.chunks(BULK_LIMIT) {
                 self.publish_chunk(*marketplace, listings, indexes, chunk, &mut results)
@@ -1041,26 +1022,7 @@ impl Inventory {
     ) -> Vec<Result<Plan, ListingError>> {
         let mut plans: Vec<Option<Result<Plan, ListingError>>> =
             listings.iter().map(|_| None).collect();
-        let mut passing = Vec::new();
-        for (i, listing) in listings.iter().enumerate() {
-            let problems = check(listing, catalog);
-            if !problems.is_empty() {
-                plans[i] = Some(Err(ListingError::Refused(Problems(problems))));
-                continue;
-            }
-            match marketplace_of(&listing.offer) {
-                Ok(m) => passing.push((i, m)),
-                Err(e) => plans[i] = Some(Err(e)),
-            }
-        }
-        refuse_conflicts(listings, &mut passing, &mut plans);
-        let mut by_marketplace: Vec<(Marketplace, Vec<usize>)> = Vec::new();
-        for &(i, m) in &passing {
-            match by_marketplace.iter_mut().find(|(x, _)| *x == m) {
-                Some((_, v)) => v.push(i),
-                None => by_marketplace.push((m, vec![i])),
-            }
-        }
+        let by_marketplace = sort_out(listings, catalog, &mut plans);
         for (marketplace, indexes) in &by_marketplace {
             for chunk in indexes.chunks(BULK_LIMIT) {
                 self.plan_chunk(*marketplace, listings, indexes, chunk, &mut plans)
@@ -1218,6 +1180,38 @@ impl Inventory {
             publish: !left_alone,
         })
     }
+}
+
+/// What `publish_many_with` and `plan_many_with` do first, alike: each listing checked against
+/// `catalog` (a refused one gets its problems in `results`), its marketplace read, listings of
+/// one call that would overwrite each other refused, and the rest grouped by marketplace, in
+/// the order given (the indexes of `listings` to send, a marketplace at a time).
+fn sort_out<T>(
+    listings: &[Listing],
+    catalog: &(dyn Catalog + Sync),
+    results: &mut [Option<Result<T, ListingError>>],
+) -> Vec<(Marketplace, Vec<usize>)> {
+    let mut passing = Vec::new();
+    for (i, listing) in listings.iter().enumerate() {
+        let problems = check(listing, catalog);
+        if !problems.is_empty() {
+            results[i] = Some(Err(ListingError::Refused(Problems(problems))));
+            continue;
+        }
+        match marketplace_of(&listing.offer) {
+            Ok(m) => passing.push((i, m)),
+            Err(e) => results[i] = Some(Err(e)),
+        }
+    }
+    refuse_conflicts(listings, &mut passing, results);
+    let mut by_marketplace: Vec<(Marketplace, Vec<usize>)> = Vec::new();
+    for &(i, m) in &passing {
+        match by_marketplace.iter_mut().find(|(x, _)| *x == m) {
+            Some((_, v)) => v.push(i),
+            None => by_marketplace.push((m, vec![i])),
+        }
+    }
+    by_marketplace
 }
 
 /// The listings of `passing` that would overwrite each other on eBay refused, each naming the
