@@ -1136,3 +1136,33 @@ fn finish(gzip: bool, mut response: Response) -> Response {
     }
     response
 }
+
+/// Plays the seller's browser on the consent page at `url` (a consent request's URL on
+/// a fake): the seller agrees, and the page's redirect is returned (its `Location`: the
+/// application's redirect URI with the code and the state), as eBay's consent page sends
+/// the browser back. Raw HTTP over loopback, so that it runs anywhere, a runtime's blocking
+/// task included. An error when `url` is not an `http://` URL or the page does not
+/// redirect.
+pub fn consent_redirect(url: &str) -> io::Result<String> {
+    use std::io::{Read as _, Write as _};
+    let invalid = |what: String| io::Error::new(io::ErrorKind::InvalidInput, what);
+    let rest = url
+        .strip_prefix("http://")
+        .ok_or_else(|| invalid(format!("not an http:// URL: {url}")))?;
+    let (host, target) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let mut stream = TcpStream::connect(host)?;
+    write!(
+        stream,
+        "GET {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )?;
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer)?;
+    answer
+        .lines()
+        .find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.eq_ignore_ascii_case("location")
+                .then(|| v.trim().to_owned())
+        })
+        .ok_or_else(|| invalid(format!("the consent page did not redirect: {answer}")))
+}

@@ -30,37 +30,13 @@ pub fn seller_tokens(fake: &FakeMarketplace, scopes: &[&str]) -> Arc<dyn AccessT
     let scopes = ScopeSet::new(scopes.iter().map(|s| fake.scope(s)));
     let request = client.consent_request(&scopes).unwrap();
     let code = request
-        .complete(&consent_location(request.url().as_str()))
+        .complete(&fake_marketplace::consent_redirect(request.url().as_str()).unwrap())
         .expect("consent granted");
     let provider = UserTokenProvider::new(client, Arc::new(MemoryStore::new()), "seller-1");
     provider
         .exchange_code(&code, request.scopes())
         .expect("the code exchanged");
     Arc::new(provider)
-}
-
-/// Where the fake's consent page at `url` redirects: its `Location` (raw HTTP over loopback,
-/// so that it runs anywhere, an async test's blocking task included).
-fn consent_location(url: &str) -> String {
-    use std::io::{Read as _, Write as _};
-    let rest = url.strip_prefix("http://").expect("an http:// URL");
-    let (host, target) = rest.split_at(rest.find('/').expect("a path"));
-    let mut stream = std::net::TcpStream::connect(host).expect("the fake");
-    write!(
-        stream,
-        "GET {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
-    answer
-        .lines()
-        .find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            k.eq_ignore_ascii_case("location")
-                .then(|| v.trim().to_owned())
-        })
-        .unwrap_or_else(|| panic!("the consent page did not redirect: {answer}"))
 }
 
 /// A client of `fake` with `tokens`, without retries.

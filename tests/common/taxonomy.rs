@@ -87,30 +87,6 @@ pub fn small_tree(site: Marketplace) -> CategoryTree {
 /// as suffixes of `{base_url}/oauth/api_scope`.
 pub const SELLER_SCOPES: [&str; 3] = ["", "/sell.finances", "/sell.fulfillment"];
 
-/// Where the fake's consent page at `url` redirects: its `Location` (raw HTTP over loopback,
-/// so that it runs anywhere, an async test's blocking task included).
-pub fn consent_location(url: &str) -> String {
-    use std::io::{Read as _, Write as _};
-    let rest = url.strip_prefix("http://").expect("an http:// URL");
-    let (host, target) = rest.split_at(rest.find('/').expect("a path"));
-    let mut stream = std::net::TcpStream::connect(host).expect("the fake");
-    write!(
-        stream,
-        "GET {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
-    answer
-        .lines()
-        .find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            k.eq_ignore_ascii_case("location")
-                .then(|| v.trim().to_owned())
-        })
-        .unwrap_or_else(|| panic!("the consent page did not redirect: {answer}"))
-}
-
 /// The fake's OAuth settings with a RuName, for consent.
 pub fn seller_config(fake: &FakeMarketplace) -> OAuthConfig {
     let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url()).expect("endpoints");
@@ -127,7 +103,7 @@ pub fn seller_tokens(fake: &FakeMarketplace) -> Arc<dyn AccessTokenSource> {
     let scopes = ScopeSet::new(SELLER_SCOPES.iter().map(|s| fake.scope(s)));
     let request = client.consent_request(&scopes).expect("a consent request");
     let code = request
-        .complete(&consent_location(request.url().as_str()))
+        .complete(&fake_marketplace::consent_redirect(request.url().as_str()).unwrap())
         .expect("consent granted");
     let provider = UserTokenProvider::new(client, Arc::new(MemoryStore::new()), "seller-1");
     provider
@@ -145,9 +121,10 @@ pub async fn aio_seller_tokens(
     let scopes = ScopeSet::new(SELLER_SCOPES.iter().map(|s| fake.scope(s)));
     let request = client.consent_request(&scopes).expect("a consent request");
     let url = request.url().to_string();
-    let location = tokio::task::spawn_blocking(move || consent_location(&url))
-        .await
-        .unwrap();
+    let location =
+        tokio::task::spawn_blocking(move || fake_marketplace::consent_redirect(&url).unwrap())
+            .await
+            .unwrap();
     let code = request.complete(&location).expect("consent granted");
     let provider = UserTokenProvider::new(client, Arc::new(MemoryStore::new()), "seller-1");
     provider
