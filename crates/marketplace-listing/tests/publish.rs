@@ -61,6 +61,23 @@ fn price_of(listing: &mut Listing) -> &mut marketplace_listing::Amount {
         .unwrap()
 }
 
+/// `listings` published again with `publish_many`: the same offers and listings as
+/// `published`, each left alone (eBay holds them live as they are).
+fn republished_unchanged(fake: &FakeMarketplace, listings: &[Listing], published: &[Published]) {
+    let again: Vec<_> = inventory(fake)
+        .publish_many(listings)
+        .into_iter()
+        .map(|r| r.unwrap())
+        .collect();
+    let ids = |p: &[Published]| -> Vec<(String, String)> {
+        p.iter()
+            .map(|p| (p.offer_id.clone(), p.listing_id.clone()))
+            .collect()
+    };
+    assert_eq!(ids(&again), ids(published));
+    assert!(again.iter().all(|p| p.unchanged), "{again:?}");
+}
+
 /// The updateOffer requests sent for `offer_id`.
 fn updates(fake: &FakeMarketplace, offer_id: &str) -> usize {
     fake.requests_to(&format!("{OFFER}/{offer_id}"))
@@ -295,19 +312,7 @@ fn a_hundred_listings_publish_through_the_bulk_calls() {
         .count();
     assert_eq!(get_offers, 0, "no getOffers of a SKU not in the inventory");
     // Rerun: the same listings, no second offer.
-    let again: Vec<_> = inventory(&fake)
-        .publish_many(&listings)
-        .into_iter()
-        .map(|r| r.unwrap())
-        .collect();
-    // The same offers and listings, left alone (eBay holds them live as they are).
-    let ids = |p: &[Published]| -> Vec<(String, String)> {
-        p.iter()
-            .map(|p| (p.offer_id.clone(), p.listing_id.clone()))
-            .collect()
-    };
-    assert_eq!(ids(&again), ids(&published));
-    assert!(again.iter().all(|p| p.unchanged), "{again:?}");
+    republished_unchanged(&fake, &listings, &published);
 }
 
 /// Whether `result` is eBay's answer (a success or its error body), not a call that got none.
@@ -388,19 +393,7 @@ fn an_auction_and_a_fixed_price_offer_of_one_sku_are_both_published_each_with_it
     };
     each_has_its_own(&fake);
     // The rerun: the same offers and listings, each with its own fields.
-    let again: Vec<_> = inventory(&fake)
-        .publish_many(&listings)
-        .into_iter()
-        .map(|r| r.unwrap())
-        .collect();
-    // The same offers and listings, left alone (eBay holds them live as they are).
-    let ids = |p: &[Published]| -> Vec<(String, String)> {
-        p.iter()
-            .map(|p| (p.offer_id.clone(), p.listing_id.clone()))
-            .collect()
-    };
-    assert_eq!(ids(&again), ids(&published));
-    assert!(again.iter().all(|p| p.unchanged), "{again:?}");
+    republished_unchanged(&fake, &listings, &published);
     each_has_its_own(&fake);
 }
 
