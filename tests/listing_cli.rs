@@ -624,6 +624,40 @@ fn listing_publish_without_consent_says_so_once_and_stops() {
     assert!(stderr.contains("consent --account \"nobody\""), "{stderr}");
 }
 
+/// Refused before anything is sent (no consent stored), a `--report` still has a line a file
+/// (`not_tried`) and the summary line, as a run stopped half-way has: a cron job reading it
+/// learns that nothing was published, and why from standard error.
+#[test]
+fn a_run_refused_before_sending_still_writes_a_report_line_per_file_and_the_summary() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store(&fake, &store, "seller-1");
+    fake.clear_requests();
+    let files = good_files(home.path(), 3);
+    let report = home.path().join("report.jsonl");
+    let (output, stdout, stderr) = run(listing(&fake, home.path())
+        .args(["publish", "--account", "nobody", "--store"])
+        .arg(&store)
+        .arg("--report")
+        .arg(&report)
+        .args(&files));
+    assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(fake.requests().is_empty(), "{:?}", fake.requests());
+    let text = std::fs::read_to_string(&report).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    for (line, file) in lines.iter().zip(&files) {
+        assert_eq!(line["status"], "not_tried", "{text}");
+        assert_eq!(line["file"], file.display().to_string(), "{text}");
+    }
+    assert_eq!(lines[3]["summary"]["notTried"], 3, "{text}");
+    assert!(stderr.contains("3 listing file(s)"), "{stderr}");
+}
+
 /// `listing publish` sends the bulk calls, 25 listings a call: 60 new files are 3
 /// bulkCreateOrReplaceInventoryItem, 3 bulkCreateOffer and 3 bulkPublishOffer calls (and a
 /// getOffers per SKU), never createOrReplaceInventoryItem, createOffer or publishOffer.

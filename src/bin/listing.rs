@@ -257,7 +257,14 @@ fn main() -> ExitCode {
             report,
         ),
         Err(e) => {
+            // Nothing was sent: an error that concerns every file (no consent, the scope
+            // missing, the settings). The report still says so, a line a file and the summary.
             errln!("error: {e}");
+            let mut report = report;
+            for path in &files {
+                report.file(path, None, "not_tried", &[], &[]);
+            }
+            errln!("{}", report.finish().summary());
             ExitCode::FAILURE
         }
     }
