@@ -285,3 +285,57 @@ fn a_bulk_answer_of_207_has_the_reason_phrase_multi_status() {
     let status_line = answer.lines().next().unwrap_or_default();
     assert_eq!(status_line, "HTTP/1.1 207 Multi-Status", "{answer}");
 }
+
+/// createOrReplaceInventoryItem and bulkCreateOrReplaceInventoryItem take an InventoryItem
+/// object: a body (or a request) that is JSON but not an object is refused with 400, and
+/// getInventoryItem and bulkGetInventoryItem answer afterwards (the fake stored `[1]` and
+/// its connection thread panicked adding the SKU to it: no answer at all).
+#[test]
+fn an_inventory_item_that_is_not_an_object_is_refused_and_the_reads_still_answer() {
+    let fake = FakeMarketplace::new();
+    let token = fake_inventory::seller_tokens(&fake, &[fake_inventory::INVENTORY])
+        .access_token()
+        .unwrap()
+        .secret()
+        .to_owned();
+    let http = reqwest::blocking::Client::builder()
+        .no_proxy()
+        .build()
+        .unwrap();
+    let base = format!("{}/sell/inventory/v1", fake.base_url());
+    let put = http
+        .put(format!("{base}/inventory_item/ODD-1"))
+        .bearer_auth(&token)
+        .header("Content-Language", "en-US")
+        .json(&json!([1]))
+        .send()
+        .unwrap();
+    assert_eq!(put.status().as_u16(), 400, "{:?}", put.text());
+    let bulk = http
+        .post(format!("{base}/bulk_create_or_replace_inventory_item"))
+        .bearer_auth(&token)
+        .header("Content-Language", "en-US")
+        .json(&json!({"requests": ["ODD-2", [1]]}))
+        .send()
+        .unwrap();
+    let bulk: Value = bulk.json().unwrap();
+    for r in bulk["responses"].as_array().unwrap() {
+        assert_eq!(r["statusCode"], 400, "{bulk}");
+    }
+    let get = http
+        .get(format!("{base}/inventory_item/ODD-1"))
+        .bearer_auth(&token)
+        .send()
+        .expect("getInventoryItem answers");
+    assert_eq!(get.status().as_u16(), 400);
+    let answer = http
+        .post(format!("{base}/bulk_get_inventory_item"))
+        .bearer_auth(&token)
+        .json(&json!({"requests": [{"sku": "ODD-1"}, {"sku": ""}]}))
+        .send()
+        .expect("bulkGetInventoryItem answers");
+    let answer: Value = answer.json().unwrap();
+    for r in answer["responses"].as_array().unwrap() {
+        assert_eq!(r["statusCode"], 404, "{answer}");
+    }
+}

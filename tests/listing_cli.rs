@@ -1345,3 +1345,52 @@ fn manufacturer_refurbished_is_read_with_a_warning_naming_certified_refurbished(
     assert!(!stderr.contains("deprecated"), "{stderr}");
     assert!(fake.requests().is_empty());
 }
+
+/// A bulkGetInventoryItem answer whose inventoryItem names another SKU than the response's
+/// `sku` is not the SKU's item: the live listing whose title changed is written again
+/// (getInventoryItem asked), not left alone as "unchanged" on the strength of that answer.
+#[test]
+fn a_bulk_get_inventory_item_answer_with_the_item_of_another_sku_is_not_taken_as_the_skus() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store(&fake, &store, "seller-1");
+    let file = write(home.path(), "a.json", GOOD);
+    let publish = || {
+        run(listing(&fake, home.path())
+            .args(["publish", "--account", "seller-1", "--store"])
+            .arg(&store)
+            .arg(&file))
+    };
+    let (output, _, stderr) = publish();
+    assert!(output.status.success(), "{stderr}");
+    let mut changed: serde_json::Value = serde_json::from_str(GOOD).unwrap();
+    changed["inventoryItem"]["product"]["title"] = serde_json::json!("A new title");
+    std::fs::write(&file, changed.to_string()).unwrap();
+    let mut item = changed["inventoryItem"].clone();
+    item["sku"] = serde_json::json!("SOMEONE-ELSE");
+    fake.route(
+        "POST",
+        "/sell/inventory/v1/bulk_get_inventory_item",
+        move |_, _| {
+            fake_marketplace::Response::json(
+                200,
+                &serde_json::json!({"responses": [
+                    {"sku": "DESKTOP-1", "statusCode": 200, "inventoryItem": item}
+                ]}),
+            )
+        },
+    );
+    fake.clear_requests();
+    let (output, stdout, stderr) = publish();
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let writes: Vec<String> = sell_requests(&fake)
+        .into_iter()
+        .filter(|r| is_write(r))
+        .collect();
+    assert!(
+        writes.contains(&"POST /sell/inventory/v1/bulk_create_or_replace_inventory_item".into()),
+        "the changed title was never written: {writes:?}\n{stderr}"
+    );
+    assert!(stderr.contains("1 published, 0 unchanged"), "{stderr}");
+}

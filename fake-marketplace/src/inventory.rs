@@ -186,10 +186,17 @@ pub(crate) fn routes() -> Vec<Route> {
     ]
 }
 
+/// What createOrReplaceInventoryItem (and its bulk form) answers a body that is not an
+/// InventoryItem object: it stores objects only, so the reads can add the SKU to them.
+const NOT_AN_ITEM: &str = "Invalid request. Invalid value for field inventoryItem: not an object.";
+
 fn put_item(request: &Request, state: &FakeState) -> Response {
     let seller = tri!(seller(request, state));
     tri!(needs_content_language(request));
     let item = tri!(body(request));
+    if !item.is_object() {
+        return error(400, 25709, NOT_AN_ITEM, &[]);
+    }
     let sku = request.param("sku").unwrap_or_default().to_owned();
     with_seller(state, &seller, |s| s.items.insert(sku, item));
     Response::new(204, Vec::new())
@@ -645,6 +652,11 @@ fn bulk_items(request: &Request, state: &FakeState) -> Response {
     for mut item in requests {
         let sku = item["sku"].as_str().unwrap_or_default().to_owned();
         let locale = item["locale"].clone();
+        if !item.is_object() {
+            responses.push(json!({"sku": sku, "locale": locale, "statusCode": 400,
+                "errors": [error_value(25709, NOT_AN_ITEM, &[])]}));
+            continue;
+        }
         if let Some(fields) = item.as_object_mut() {
             fields.remove("sku");
             fields.remove("locale");

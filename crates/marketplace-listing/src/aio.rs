@@ -444,8 +444,9 @@ impl Inventory {
 
     /// bulkGetInventoryItem (a read, though a POST): the items of at most [`BULK_LIMIT`]
     /// SKUs, each `(sku, its item or None when it is not in the inventory)`, as eBay answered
-    /// them (a SKU eBay answered nothing for is left out; another error of one SKU, such as an
-    /// invalid SKU, is an error).
+    /// them (a SKU eBay answered nothing for is left out, and so is one whose answer cannot be
+    /// its own: answered twice, or with an inventoryItem of another SKU; another error of one
+    /// SKU, such as an invalid SKU, is an error).
     pub async fn bulk_get_inventory_item(
         &self,
         skus: &[&str],
@@ -476,9 +477,27 @@ impl Inventory {
                     .operation("bulkGetInventoryItem")
             })
             .await?;
-        let mut items = Vec::new();
+        let mut items: Vec<(String, Option<InventoryItem>)> = Vec::new();
+        // An answer that cannot be the SKU's is left out, as if eBay had answered nothing for
+        // it (the caller asks getInventoryItem): a SKU not asked, an inventoryItem naming
+        // another SKU, a SKU answered twice.
+        let mut doubtful: Vec<String> = Vec::new();
         for a in answer.json::<Answers>()?.responses {
             let Some(sku) = a.sku else { continue };
+            let other_sku = a
+                .inventory_item
+                .as_ref()
+                .and_then(|item| item.other.get("sku"))
+                .is_some_and(|held| held.as_str() != Some(sku.as_str()));
+            if !skus.contains(&sku.as_str())
+                || other_sku
+                || items.iter().any(|(s, _)| *s == sku)
+                || doubtful.contains(&sku)
+            {
+                items.retain(|(s, _)| *s != sku);
+                doubtful.push(sku);
+                continue;
+            }
             let errors: Vec<InventoryError> =
                 a.errors.into_iter().map(InventoryError::from).collect();
             if errors.iter().any(|e| e.kind == ErrorKind::SkuNotFound) || a.status_code == 404 {
