@@ -105,6 +105,7 @@ fn every_request_and_answer_of_the_calls_is_documented() {
             aspects!(EBAY_US, "179", { "Brand": "Dell", "Type": "Desktop", "MPN": "7010" }),
         )
         .title("Dell OptiPlex 7010")
+        .description("A Dell OptiPlex 7010 desktop, tested and working.")
         .condition(Condition::UsedExcellent)
         .quantity(3)
         .price("149.00")

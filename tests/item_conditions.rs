@@ -295,6 +295,7 @@ fn publish_offer_refuses_a_condition_the_categorys_policy_does_not_take_with_250
             aspects!(EBAY_US, "179", { "Brand": "Dell", "Type": "Desktop", "MPN": "7010" }),
         )
         .title("Dell OptiPlex 7010")
+        .description("A Dell OptiPlex 7010 desktop, tested and working.")
         .condition(condition)
         .quantity(1)
         .price("149.00")

@@ -18,7 +18,9 @@ const GOOD: &str = r#"{
   "inventoryItem": {
     "product": {
       "title": "Dell OptiPlex 7010",
-      "aspects": {"Brand": ["Dell"], "Type": ["Desktop"], "MPN": ["7010"]}
+      "description": "A Dell OptiPlex 7010 desktop, tested and working.",
+      "aspects": {"Brand": ["Dell"], "Type": ["Desktop"], "MPN": ["7010"]},
+      "imageUrls": ["https://example.com/1.jpg"]
     },
     "condition": "USED_EXCELLENT",
     "availability": {"shipToLocationAvailability": {"quantity": 3}}
@@ -47,8 +49,10 @@ const BAD: &str = r#"{
 /// In a category the build has rules for (179), but without its required `Brand`.
 const NO_BRAND: &str = r#"{
   "inventoryItem": {
-    "product": {"title": "Desktop", "aspects": {"Type": ["Desktop"], "MPN": ["7010"]}},
-    "condition": "NEW"
+    "product": {"title": "Desktop", "description": "A desktop.", "aspects": {"Type": ["Desktop"], "MPN": ["7010"]},
+      "imageUrls": ["https://example.com/1.jpg"]},
+    "condition": "NEW",
+    "availability": {"shipToLocationAvailability": {"quantity": 1}}
   },
   "offer": {
     "sku": "NO-BRAND", "marketplaceId": "EBAY_US", "categoryId": "179",

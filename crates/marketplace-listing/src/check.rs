@@ -22,6 +22,9 @@ pub mod limits {
     pub const DESCRIPTION: usize = 500_000;
     /// `sku`: at most 50 characters.
     pub const SKU: usize = 50;
+    /// `conditionDescription`: at most 1,000 characters (the Inventory API reference,
+    /// `InventoryItem.conditionDescription`, "Max Length: 1000").
+    pub const CONDITION_DESCRIPTION: usize = 1_000;
     /// `product.imageUrls`: at most 24 pictures.
     pub const IMAGES: usize = 24;
     /// A quantity (`availableQuantity`, `lotSize`, `quantityLimitPerBuyer`,
@@ -308,6 +311,41 @@ pub enum ProblemKind {
         /// The one it needs, id and name.
         other: String,
     },
+    /// No picture: publishOffer publishes an offer only with at least one
+    /// `product.imageUrls` entry (the Inventory API's "required fields" to publish).
+    NoPicture,
+    /// No description: publishOffer needs the product's `description` or the offer's
+    /// `listingDescription`.
+    NoDescription,
+    /// A value that is not one of the enumeration's (`FormatTypeEnum`, `ListingDurationEnum`,
+    /// `WeightUnitOfMeasureEnum`, …): eBay refuses the request that carries it
+    /// (createOrReplaceInventoryItem, createOffer: errorId 2004, "Could not serialize field").
+    NotInEnum {
+        /// The value given.
+        value: String,
+        /// The enumeration's name in eBay's reference.
+        enumeration: &'static str,
+        /// Its values.
+        allowed: &'static [&'static str],
+    },
+    /// A `listingDuration` the offer's format does not take (fixed price: `GTC` only;
+    /// auction: `DAYS_1` to `DAYS_10`).
+    DurationNotForFormat {
+        /// The format (`FIXED_PRICE`, `AUCTION`).
+        format: String,
+        /// The durations it takes.
+        allowed: &'static [&'static str],
+    },
+    /// A quantity of 0 on an offer to publish: publishOffer needs at least 1 to sell (eBay:
+    /// errorId 25004, invalid quantity).
+    NothingToSell,
+    /// A price with more decimals than its currency has (eBay: errorId 25003).
+    TooManyDecimals {
+        /// The currency.
+        currency: String,
+        /// The decimals it has ([`Marketplace::currency_decimals`]).
+        max: u32,
+    },
     /// More problems in a list of the file than are listed (at most
     /// [`limits::PROBLEMS_PER_LIST`] are): how many more.
     More {
@@ -426,6 +464,33 @@ impl fmt::Display for Problem {
             ProblemKind::DescriptorNeeds { descriptor, other } => {
                 write!(f, "{descriptor} must come with {other}")
             }
+            ProblemKind::NoPicture => f.write_str(
+                "no picture: eBay publishes an offer only with at least one picture URL (publishOffer; errorId 25014)",
+            ),
+            ProblemKind::NoDescription => f.write_str(
+                "no description: eBay publishes an offer only with a description, inventoryItem.product.description or offer.listingDescription (publishOffer)",
+            ),
+            ProblemKind::NotInEnum {
+                value,
+                enumeration,
+                allowed,
+            } => write!(
+                f,
+                "{value:?} is not a {enumeration} value (eBay refuses it: errorId 2004); it takes {}",
+                allowed.join(", ")
+            ),
+            ProblemKind::DurationNotForFormat { format, allowed } => write!(
+                f,
+                "not a duration of a {format} offer (publishOffer); it takes {}",
+                allowed.join(", ")
+            ),
+            ProblemKind::NothingToSell => f.write_str(
+                "0: a published offer needs a quantity of at least 1 (publishOffer: errorId 25004)",
+            ),
+            ProblemKind::TooManyDecimals { currency, max } => write!(
+                f,
+                "more decimals than {currency} has (at most {max}; eBay: errorId 25003)"
+            ),
             ProblemKind::More { count } => write!(
                 f,
                 "{count} more problems here, not listed (at most {} a list are): fix those above and check again",
@@ -528,6 +593,132 @@ impl<'p> ListProblems<'p> {
     }
 }
 
+/// eBay's `FormatTypeEnum` (createOffer's `format`).
+const FORMATS: &[&str] = &["AUCTION", "FIXED_PRICE"];
+/// eBay's `ListingDurationEnum` (createOffer's `listingDuration`).
+const DURATIONS: &[&str] = &[
+    "DAYS_1", "DAYS_3", "DAYS_5", "DAYS_7", "DAYS_10", "DAYS_21", "DAYS_30", "GTC",
+];
+/// The durations of a fixed-price offer: `GTC` only (createOffer's `listingDuration`: "For
+/// fixed-price listings, this value must be set to GTC").
+const FIXED_PRICE_DURATIONS: &[&str] = &["GTC"];
+/// The durations of an auction (eBay's auctions run 1, 3, 5, 7 or 10 days).
+const AUCTION_DURATIONS: &[&str] = &["DAYS_1", "DAYS_3", "DAYS_5", "DAYS_7", "DAYS_10"];
+/// eBay's `WeightUnitOfMeasureEnum` (`packageWeightAndSize.weight.unit`).
+const WEIGHT_UNITS: &[&str] = &["POUND", "KILOGRAM", "OUNCE", "GRAM"];
+/// eBay's `LengthUnitOfMeasureEnum` (`packageWeightAndSize.dimensions.unit`).
+const LENGTH_UNITS: &[&str] = &["INCH", "FEET", "CENTIMETER", "METER"];
+
+/// A value of an enumeration of eBay's, or the problem that it is not one (what eBay refuses
+/// with errorId 2004 at createOrReplaceInventoryItem or createOffer).
+fn enum_value<'v>(
+    p: &mut Vec<Problem>,
+    field: &str,
+    value: &'v serde_json::Value,
+    enumeration: &'static str,
+    allowed: &'static [&'static str],
+) -> Option<&'v str> {
+    match value.as_str() {
+        Some(v) if allowed.contains(&v) => Some(v),
+        other => {
+            let value = other.map_or_else(|| value.to_string(), str::to_owned);
+            problem(
+                p,
+                field,
+                ProblemKind::NotInEnum {
+                    value,
+                    enumeration,
+                    allowed,
+                },
+            );
+            None
+        }
+    }
+}
+
+/// createOffer's `format` (`FormatTypeEnum`) and `listingDuration` (`ListingDurationEnum`,
+/// one the format takes; an auction needs one: createOffer's errorId 25755).
+fn format_and_duration(p: &mut Vec<Problem>, offer: &crate::Offer) {
+    let format = match offer.format.as_deref() {
+        None => Some("FIXED_PRICE"),
+        Some(f) => {
+            let value = serde_json::Value::String(f.to_owned());
+            enum_value(p, "offer.format", &value, "FormatTypeEnum", FORMATS).map(|_| {
+                if f == "AUCTION" {
+                    "AUCTION"
+                } else {
+                    "FIXED_PRICE"
+                }
+            })
+        }
+    };
+    let duration = match offer.other.get("listingDuration") {
+        None => None,
+        Some(value) => match enum_value(
+            p,
+            "offer.listingDuration",
+            value,
+            "ListingDurationEnum",
+            DURATIONS,
+        ) {
+            Some(d) => Some(d),
+            None => return,
+        },
+    };
+    let Some(format) = format else { return };
+    let allowed = if format == "AUCTION" {
+        AUCTION_DURATIONS
+    } else {
+        FIXED_PRICE_DURATIONS
+    };
+    match duration {
+        None if format == "AUCTION" => {
+            problem(p, "offer.listingDuration", ProblemKind::Missing);
+        }
+        Some(d) if !allowed.contains(&d) => problem(
+            p,
+            "offer.listingDuration",
+            ProblemKind::DurationNotForFormat {
+                format: format.to_owned(),
+                allowed,
+            },
+        ),
+        _ => {}
+    }
+}
+
+/// `packageWeightAndSize`'s units, each a value of its enumeration.
+fn package_units(p: &mut Vec<Problem>, item: &InventoryItem) {
+    let Some(package) = item.package_weight_and_size.as_ref() else {
+        return;
+    };
+    if let Some(unit) = package.weight.as_ref().and_then(|w| w.get("unit")) {
+        enum_value(
+            p,
+            "inventoryItem.packageWeightAndSize.weight.unit",
+            unit,
+            "WeightUnitOfMeasureEnum",
+            WEIGHT_UNITS,
+        );
+    }
+    if let Some(unit) = package.dimensions.as_ref().and_then(|d| d.get("unit")) {
+        enum_value(
+            p,
+            "inventoryItem.packageWeightAndSize.dimensions.unit",
+            unit,
+            "LengthUnitOfMeasureEnum",
+            LENGTH_UNITS,
+        );
+    }
+}
+
+/// The decimals of a decimal in text (`"12.999"`: 3), trailing zeros counted as written.
+fn decimals(value: &str) -> u32 {
+    value
+        .split_once('.')
+        .map_or(0, |(_, f)| u32::try_from(f.len()).unwrap_or(u32::MAX))
+}
+
 /// Whether `value` is a decimal above 0 (`"19.99"`, `"5"`).
 fn positive_decimal(value: &str) -> bool {
     let (whole, fraction) = value.split_once('.').unwrap_or((value, ""));
@@ -552,6 +743,19 @@ fn positive_decimal(value: &str) -> bool {
 /// `quantityLimitPerBuyer`, `shipToLocationAvailability.quantity`) whole numbers from 0 to
 /// [`limits::QUANTITY`] (eBay's `int32`); the title, the three listing policies and
 /// `merchantLocationKey` present (a published offer needs them).
+///
+/// publishOffer's requirements (the Inventory API reference's "required fields" to publish,
+/// and createOffer's and InventoryItem's fields): at least one picture (`imageUrls`); a
+/// description (`product.description` or `listingDescription`); a quantity to sell of at
+/// least 1 (`availableQuantity`, else `shipToLocationAvailability.quantity`; eBay: 25004);
+/// a price with no more decimals than its currency has
+/// ([`Marketplace::currency_decimals`]; eBay: 25003); `conditionDescription` ≤ 1,000
+/// characters; `format` one of `FormatTypeEnum` (`FIXED_PRICE`, `AUCTION`) and
+/// `listingDuration` one of `ListingDurationEnum` that the format takes (fixed price: `GTC`;
+/// an auction needs one, `DAYS_1` to `DAYS_10`); the package's weight and length units of
+/// their enumerations (a value outside an enumeration is eBay's errorId 2004 at
+/// createOrReplaceInventoryItem or createOffer; a `condition` outside `ConditionEnum` is
+/// refused when the file is read).
 ///
 /// The problems stay few whatever the file holds: those of a list (`imageUrls`,
 /// `conditionDescriptors`) at most [`limits::PROBLEMS_PER_LIST`] and then how many more, an
@@ -646,14 +850,59 @@ pub fn check(listing: &Listing, catalog: &dyn Catalog) -> Vec<Problem> {
         }
         urls.finish();
     }
+    // publishOffer's required fields (the Inventory API reference, "Publishing offers":
+    // `product.imageUrls`, at least one picture; `product.description`, unless the offer has
+    // a `listingDescription`).
+    if product.is_none_or(|p| p.image_urls.is_empty()) {
+        problem(p, "inventoryItem.product.imageUrls", ProblemKind::NoPicture);
+    }
+    let blank = |t: Option<&str>| t.is_none_or(|t| t.trim().is_empty());
+    if blank(product.and_then(|p| p.description.as_deref()))
+        && blank(offer.listing_description.as_deref())
+    {
+        problem(
+            p,
+            "inventoryItem.product.description",
+            ProblemKind::NoDescription,
+        );
+    }
+    // `InventoryItem.conditionDescription`: at most 1,000 characters.
+    too_long(
+        p,
+        "inventoryItem.conditionDescription",
+        item.condition_description.as_deref(),
+        limits::CONDITION_DESCRIPTION,
+    );
+    package_units(p, item);
+    let ship_to = item
+        .availability
+        .as_ref()
+        .and_then(|a| a.ship_to_location_availability.as_ref())
+        .and_then(|s| s.quantity.as_ref());
     quantity(
         p,
         "inventoryItem.availability.shipToLocationAvailability.quantity",
-        item.availability
-            .as_ref()
-            .and_then(|a| a.ship_to_location_availability.as_ref())
-            .and_then(|s| s.quantity.as_ref()),
+        ship_to,
     );
+    // The quantity to sell: the offer's `availableQuantity`, which overrides the item's
+    // `shipToLocationAvailability.quantity` (createOffer's `availableQuantity`); publishOffer
+    // refuses 0 (errorId 25004, invalid quantity), and an offer with neither.
+    match (offer.available_quantity.as_ref(), ship_to) {
+        (Some(n), _) if n.as_u64() == Some(0) => {
+            problem(p, "offer.availableQuantity", ProblemKind::NothingToSell);
+        }
+        (None, Some(n)) if n.as_u64() == Some(0) => problem(
+            p,
+            "inventoryItem.availability.shipToLocationAvailability.quantity",
+            ProblemKind::NothingToSell,
+        ),
+        (None, None) => problem(
+            p,
+            "inventoryItem.availability.shipToLocationAvailability.quantity",
+            ProblemKind::Missing,
+        ),
+        _ => {}
+    }
 
     // The offer.
     too_long(
@@ -670,6 +919,7 @@ pub fn check(listing: &Listing, catalog: &dyn Catalog) -> Vec<Problem> {
     for name in ["lotSize", "quantityLimitPerBuyer"] {
         other_quantity(p, &format!("offer.{name}"), offer.other.get(name));
     }
+    format_and_duration(p, offer);
     let marketplace = Marketplace::from_marketplace_id(&offer.marketplace_id);
     if marketplace.is_none() {
         let kind = if offer.marketplace_id.is_empty() {
@@ -703,6 +953,18 @@ pub fn check(listing: &Listing, catalog: &dyn Catalog) -> Vec<Problem> {
                     "offer.pricingSummary.price.currency",
                     ProblemKind::WrongCurrency {
                         expected: m.currency(),
+                    },
+                );
+            } else if let Some(m) = marketplace
+                && decimals(price.value.trim()) > m.currency_decimals()
+            {
+                // `Amount.value`: at most the currency's decimals (publishOffer: 25003).
+                problem(
+                    p,
+                    "offer.pricingSummary.price.value",
+                    ProblemKind::TooManyDecimals {
+                        currency: price.currency.clone(),
+                        max: m.currency_decimals(),
                     },
                 );
             }

@@ -344,9 +344,6 @@ fn a_quantity_that_is_not_a_whole_number_of_at_least_0_is_refused() {
             "inventoryItem.availability.shipToLocationAvailability.quantity"
         );
     }
-    let mut zero = valid();
-    zero["offer"]["availableQuantity"] = json!(0);
-    assert_eq!(problems_of(zero), vec![]);
 }
 
 /// eBay types every quantity as an `int32`: one above 2,147,483,647 passed the check and
@@ -483,6 +480,8 @@ fn a_listing_built_from_category_and_aspects_is_not_checked_again_but_is_whole()
         aspects!(EBAY_US, "179", { "Brand": "Dell", "Type": "Desktop", "MPN": "7010" }),
     )
     .title("Dell OptiPlex 7010")
+    .description("A Dell OptiPlex 7010 desktop, tested and working.")
+    .image("https://example.com/1.jpg")
     .condition(Condition::UsedExcellent)
     .quantity(3)
     .price("149.00")
@@ -506,7 +505,10 @@ fn a_listing_built_from_category_and_aspects_is_not_checked_again_but_is_whole()
         aspects!(EBAY_US, "179", { "Brand": "Dell", "Type": "Desktop", "MPN": "7010" }),
     )
     .title("Dell")
+    .description("A Dell OptiPlex 7010 desktop, tested and working.")
+    .image("https://example.com/1.jpg")
     .condition(Condition::New)
+    .quantity(1)
     .price("1.00")
     .policies("f", "p", "r")
     .build()
@@ -523,6 +525,8 @@ fn aspects_changed_after_building_are_checked_again() {
         aspects!(EBAY_US, "179", { "Brand": "Dell", "Type": "Desktop", "MPN": "7010" }),
     )
     .title("Dell")
+    .description("A Dell OptiPlex 7010 desktop, tested and working.")
+    .image("https://example.com/1.jpg")
     .condition(Condition::New)
     .quantity(1)
     .price("1.00")
@@ -930,4 +934,194 @@ mod conditions {
         );
         assert!(text.len() < 4096, "{} bytes:\n{text}", text.len());
     }
+}
+
+/// publishOffer needs at least one picture: a listing with `imageUrls: []` or none passed
+/// the check and was published by the fake.
+#[test]
+fn a_listing_without_a_picture_is_refused() {
+    for change in [
+        (|v: &mut Value| v["inventoryItem"]["product"]["imageUrls"] = json!([])) as fn(&mut Value),
+        |v| {
+            v["inventoryItem"]["product"]
+                .as_object_mut()
+                .unwrap()
+                .remove("imageUrls");
+        },
+    ] {
+        let p = only(change);
+        assert_eq!(
+            (p.field.as_str(), &p.kind),
+            ("inventoryItem.product.imageUrls", &ProblemKind::NoPicture)
+        );
+        assert!(p.to_string().contains("at least one picture"), "{p}");
+    }
+}
+
+/// publishOffer needs a description: the product's or the offer's `listingDescription`.
+#[test]
+fn a_listing_without_a_description_is_refused_unless_the_offer_has_one() {
+    let p = only(|v| v["inventoryItem"]["product"]["description"] = json!(" "));
+    assert_eq!(
+        (p.field.as_str(), &p.kind),
+        (
+            "inventoryItem.product.description",
+            &ProblemKind::NoDescription
+        )
+    );
+    assert!(p.to_string().contains("offer.listingDescription"), "{p}");
+    let mut value = valid();
+    value["inventoryItem"]["product"]
+        .as_object_mut()
+        .unwrap()
+        .remove("description");
+    value["offer"]["listingDescription"] = json!("A desktop, as listed.");
+    assert_eq!(problems_of(value), vec![]);
+}
+
+/// `format` is eBay's FormatTypeEnum: `"FIXED"` (errorId 2004 at createOffer) is refused,
+/// naming what eBay takes.
+#[test]
+fn a_format_other_than_fixed_price_or_auction_is_refused() {
+    let p = only(|v| v["offer"]["format"] = json!("FIXED"));
+    assert_eq!(p.field, "offer.format");
+    assert_eq!(
+        p.to_string(),
+        "offer.format: \"FIXED\" is not a FormatTypeEnum value (eBay refuses it: errorId 2004); it takes AUCTION, FIXED_PRICE"
+    );
+}
+
+/// `listingDuration`: a value of ListingDurationEnum, and one the format takes (a
+/// fixed-price offer: GTC only; an auction: 1 to 10 days, and it needs one).
+#[test]
+fn a_listing_duration_the_format_does_not_take_is_refused() {
+    let p = only(|v| v["offer"]["listingDuration"] = json!("FOREVER"));
+    assert_eq!(p.field, "offer.listingDuration");
+    assert!(
+        matches!(&p.kind, ProblemKind::NotInEnum { value, enumeration: "ListingDurationEnum", .. } if value == "FOREVER"),
+        "{p}"
+    );
+    let p = only(|v| v["offer"]["listingDuration"] = json!("DAYS_7"));
+    assert_eq!(
+        p.to_string(),
+        "offer.listingDuration: not a duration of a FIXED_PRICE offer (publishOffer); it takes GTC"
+    );
+    let mut gtc = valid();
+    gtc["offer"]["listingDuration"] = json!("GTC");
+    assert_eq!(problems_of(gtc), vec![]);
+    let p = only(|v| v["offer"]["format"] = json!("AUCTION"));
+    assert_eq!(
+        (p.field.as_str(), &p.kind),
+        ("offer.listingDuration", &ProblemKind::Missing)
+    );
+    let p = only(|v| {
+        v["offer"]["format"] = json!("AUCTION");
+        v["offer"]["listingDuration"] = json!("GTC");
+    });
+    assert!(
+        matches!(p.kind, ProblemKind::DurationNotForFormat { .. }),
+        "{p}"
+    );
+}
+
+/// An offer to publish with nothing to sell: `availableQuantity` 0, or no offer quantity and
+/// the item's ship-to quantity 0 (publishOffer: 25004), or no quantity at all.
+#[test]
+fn a_quantity_of_0_on_an_offer_to_publish_is_refused() {
+    let p = only(|v| v["offer"]["availableQuantity"] = json!(0));
+    assert_eq!(
+        (p.field.as_str(), &p.kind),
+        ("offer.availableQuantity", &ProblemKind::NothingToSell)
+    );
+    let p = only(|v| {
+        v["offer"]
+            .as_object_mut()
+            .unwrap()
+            .remove("availableQuantity");
+        v["inventoryItem"]["availability"]["shipToLocationAvailability"]["quantity"] = json!(0);
+    });
+    assert_eq!(
+        (p.field.as_str(), &p.kind),
+        (
+            "inventoryItem.availability.shipToLocationAvailability.quantity",
+            &ProblemKind::NothingToSell
+        )
+    );
+    let p = only(|v| {
+        v["offer"]
+            .as_object_mut()
+            .unwrap()
+            .remove("availableQuantity");
+        v["inventoryItem"]
+            .as_object_mut()
+            .unwrap()
+            .remove("availability");
+    });
+    assert_eq!(p.kind, ProblemKind::Missing);
+    // The offer's quantity overrides the item's.
+    let mut value = valid();
+    value["inventoryItem"]["availability"]["shipToLocationAvailability"]["quantity"] = json!(0);
+    assert_eq!(problems_of(value), vec![]);
+}
+
+/// A price with more decimals than its currency has (`"12.999"` in USD) is refused naming
+/// the currency's decimals; two decimals pass.
+#[test]
+fn a_price_with_more_decimals_than_its_currency_has_is_refused() {
+    let p = only(|v| v["offer"]["pricingSummary"]["price"]["value"] = json!("12.999"));
+    assert_eq!(
+        (p.field.as_str(), &p.kind),
+        (
+            "offer.pricingSummary.price.value",
+            &ProblemKind::TooManyDecimals {
+                currency: "USD".into(),
+                max: 2
+            }
+        )
+    );
+    assert!(p.to_string().contains("at most 2"), "{p}");
+    for ok in ["12.99", "12.9", "12"] {
+        let mut value = valid();
+        value["offer"]["pricingSummary"]["price"]["value"] = json!(ok);
+        assert_eq!(problems_of(value), vec![], "{ok}");
+    }
+}
+
+/// `conditionDescription`: at most 1,000 characters.
+#[test]
+fn a_condition_description_over_1000_characters_is_refused() {
+    let p = only(|v| v["inventoryItem"]["conditionDescription"] = json!("x".repeat(1_100)));
+    assert_eq!(
+        (p.field.as_str(), &p.kind),
+        (
+            "inventoryItem.conditionDescription",
+            &ProblemKind::TooLong {
+                length: 1_100,
+                max: 1_000
+            }
+        )
+    );
+    let mut value = valid();
+    value["inventoryItem"]["conditionDescription"] = json!("x".repeat(1_000));
+    assert_eq!(problems_of(value), vec![]);
+}
+
+/// Values eBay refuses at createOrReplaceInventoryItem (errorId 2004): a condition outside
+/// ConditionEnum (`USED`) is refused as the file is read, naming the field; a package unit
+/// outside its enumeration is a problem naming the field.
+#[test]
+fn enum_values_ebay_refuses_at_create_time_are_refused() {
+    let mut value = valid();
+    value["inventoryItem"]["condition"] = json!("USED");
+    let e = serde_json::from_value::<Listing>(value).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("\"USED\" is not a ConditionEnum value"),
+        "{e}"
+    );
+    let p = only(|v| {
+        v["inventoryItem"]["packageWeightAndSize"] = json!({"weight": {"value": 2, "unit": "KG"}, "dimensions": {"length": 1, "width": 1, "height": 1, "unit": "CENTIMETER"}});
+    });
+    assert_eq!(p.field, "inventoryItem.packageWeightAndSize.weight.unit");
+    assert!(p.to_string().contains("KILOGRAM"), "{p}");
 }

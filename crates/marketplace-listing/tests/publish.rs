@@ -29,6 +29,8 @@ fn desktop(sku: &str) -> Listing {
         aspects!(EBAY_US, "179", { "Brand": "Dell", "Type": "Desktop", "MPN": "7010" }),
     )
     .title("Dell OptiPlex 7010")
+    .description("A Dell OptiPlex 7010 desktop, tested and working.")
+    .image("https://example.com/1.jpg")
     .condition(Condition::UsedExcellent)
     .quantity(3)
     .price("149.00")

@@ -122,6 +122,18 @@ struct Facts {
     other_tree: Option<(&'static str, u32)>,
 }
 
+/// ISO 4217's minor unit (the decimals of an amount) of each currency of eBay's
+/// CurrencyCodeEnum that a marketplace of the table prices in, written once for every row
+/// that shares it; an unknown code: 2, the minor unit of most currencies.
+fn currency_decimals(currency: &str) -> u32 {
+    match currency {
+        "USD" | "CAD" | "GBP" | "AUD" | "EUR" | "CHF" | "HKD" | "INR" | "MYR" | "PHP" | "PLN"
+        | "SGD" => 2,
+        "JPY" | "KRW" => 0,
+        _ => 2,
+    }
+}
+
 marketplace_table! {
     Us: "EBAY_US", tree 0, "en-US", USD, "United States";
     MotorsUs: "EBAY_MOTORS_US", tree 100, "en-US", USD, "eBay Motors (United States)";
@@ -167,6 +179,19 @@ impl Marketplace {
     /// (createOffer/publishOffer, errorId 25003).
     pub const fn currency(self) -> &'static str {
         self.facts().currency
+    }
+
+    /// How many decimals a price in the marketplace's currency may have: ISO 4217's minor
+    /// unit of [`currency`](Self::currency) (2 for every currency of the table; a currency
+    /// without minor unit, such as JPY, has 0). eBay refuses a price with more decimals than
+    /// its currency has (publishOffer, errorId 25003, "invalid price").
+    ///
+    /// ```
+    /// use marketplaces::Marketplace;
+    /// assert_eq!(Marketplace::Us.currency_decimals(), 2);
+    /// ```
+    pub fn currency_decimals(self) -> u32 {
+        currency_decimals(self.currency())
     }
 
     /// The marketplace's name, in English.
