@@ -2,8 +2,13 @@
 //! bulk calls and inventory locations, per seller, checked as eBay checks them from the data
 //! the fake serves (its trees, the aspects getItemAspectsForCategory answers):
 //!
-//! * createOrReplaceInventoryItem, createOffer, updateOffer and the bulk calls without
-//!   `Content-Language`: 400, errorId 25709;
+//! * createOrReplaceInventoryItem, createOffer, updateOffer and the bulk calls without a
+//!   `Content-Language` that is a marketplace's locale, or with a `Content-Type` other than
+//!   `application/json`: 400, errorId 25709 naming the header;
+//! * a value outside one of eBay's enumerations (`condition` outside ConditionEnum, such as
+//!   `USED`; `format`, `listingDuration`, a package's weight or length unit): 400, errorId 2004
+//!   of domain `ACCESS` ("Could not serialize field [condition]"), the whole request refused;
+//!   an auction offer without `listingDuration`: createOffer's 25755;
 //! * a second createOffer for the same SKU, marketplace and format: 400, errorId 25002 with
 //!   the existing offer's `offerId` as a parameter, as eBay answers;
 //! * publishOffer of an offer whose category is not a leaf of the marketplace's tree (or no
@@ -12,7 +17,10 @@
 //!   condition the category's (made-up) getItemConditionPolicies policy does not take, or
 //!   none where it requires one: 25021 naming the condition and the category; a
 //!   price in another currency than the marketplace's: 25003; a missing policy: 25007, 25008,
-//!   25009;
+//!   25009; no picture: 25014; no description (the product's or `listingDescription`): 25017;
+//!   a `listingDuration` the format does not take (fixed price: `GTC`): 25016; nothing to sell
+//!   (quantity 0): 25004; a price not above 0 or with more decimals than its currency: 25003;
+//!   a `conditionDescription` over 1,000 characters: 25080;
 //! * faults on demand ([`crate::FakeMarketplace::fail_next`] on a path: a 500 once, a 25025).
 //!
 //! A seller is the user a token was issued for: the fake's user ([`crate::FakeUser`], its
@@ -118,16 +126,120 @@ fn body(request: &Request) -> Result<Value, Response> {
     })
 }
 
+/// The headers eBay's Inventory API reference requires of a call with a body
+/// (createOrReplaceInventoryItem, createOffer, updateOffer, the bulk creates): a
+/// `Content-Language` that is a locale of a marketplace (`en-US`, `de-DE`, `fr-CA`, …), and a
+/// `Content-Type` of `application/json`; each missing or another value is 400, errorId 25709
+/// ("Invalid value for {fieldName}") naming the header.
 fn needs_content_language(request: &Request) -> Result<(), Response> {
-    match request.header("Content-Language") {
-        Some(v) if !v.trim().is_empty() => Ok(()),
-        _ => Err(error(
+    let language = request.header("Content-Language").map(str::trim);
+    let locale = |l: &str| {
+        Marketplace::ALL.iter().any(|m| {
+            m.default_language().eq_ignore_ascii_case(l)
+                || m.other_tree()
+                    .is_some_and(|(o, _)| o.eq_ignore_ascii_case(l))
+        })
+    };
+    match language {
+        None | Some("") => {
+            return Err(error(
+                400,
+                25709,
+                "Invalid value for header Content-Language. The header Content-Language is required.",
+                &[("fieldName", "Content-Language")],
+            ));
+        }
+        Some(l) if !locale(l) => {
+            return Err(error(
+                400,
+                25709,
+                &format!(
+                    "Invalid value for header Content-Language. {l} is not a supported locale."
+                ),
+                &[("fieldName", "Content-Language")],
+            ));
+        }
+        Some(_) => {}
+    }
+    let content_type = request.header("Content-Type").unwrap_or_default();
+    let media = content_type.split(';').next().unwrap_or_default().trim();
+    if !media.eq_ignore_ascii_case("application/json") {
+        return Err(error(
             400,
             25709,
-            "Invalid value for header Content-Language. The header Content-Language is required.",
-            &[("fieldName", "Content-Language")],
-        )),
+            &format!(
+                "Invalid value for header Content-Type. {content_type:?} is not supported: application/json is."
+            ),
+            &[("fieldName", "Content-Type")],
+        ));
     }
+    Ok(())
+}
+
+/// What eBay answers a body with a value outside one of its enumerations (an unknown
+/// `condition` such as `USED`, a `format` such as `FIXED`): it cannot read the request, 400
+/// with errorId 2004 ("Invalid request", the reason naming the field), domain `ACCESS`.
+fn not_serializable(field: &str) -> Value {
+    json!({
+        "errorId": 2004,
+        "domain": "ACCESS",
+        "category": "REQUEST",
+        "message": "Invalid request",
+        "longMessage": "The request has errors. For help, see the documentation for this API.",
+        "parameters": [{"name": "reason", "value": format!("Could not serialize field [{field}]")}],
+    })
+}
+
+/// The field of an inventory item (createOrReplaceInventoryItem's `InventoryItem`) whose value
+/// is not one of its enumeration's: `condition` (ConditionEnum, with the deprecated
+/// `MANUFACTURER_REFURBISHED` it still takes), `packageWeightAndSize.weight.unit`
+/// (WeightUnitOfMeasureEnum), `packageWeightAndSize.dimensions.unit`
+/// (LengthUnitOfMeasureEnum).
+fn item_enum_error(item: &Value) -> Option<Value> {
+    let outside = |value: &Value, allowed: &dyn Fn(&str) -> bool| {
+        !value.is_null() && value.as_str().is_none_or(|v| !allowed(v))
+    };
+    if outside(&item["condition"], &|c| {
+        c == "MANUFACTURER_REFURBISHED" || marketplaces::Condition::from_name(c).is_some()
+    }) {
+        return Some(not_serializable("condition"));
+    }
+    let package = &item["packageWeightAndSize"];
+    if outside(&package["weight"]["unit"], &|u| {
+        ["POUND", "KILOGRAM", "OUNCE", "GRAM"].contains(&u)
+    }) {
+        return Some(not_serializable("unit"));
+    }
+    if outside(&package["dimensions"]["unit"], &|u| {
+        ["INCH", "FEET", "CENTIMETER", "METER"].contains(&u)
+    }) {
+        return Some(not_serializable("unit"));
+    }
+    None
+}
+
+/// The field of an offer (createOffer's `EbayOfferDetailsWithKeys`) whose value is not one of
+/// its enumeration's: `format` (FormatTypeEnum) or `listingDuration` (ListingDurationEnum).
+fn offer_enum_error(offer: &Value) -> Option<Value> {
+    let outside = |value: &Value, allowed: &[&str]| {
+        !value.is_null() && value.as_str().is_none_or(|v| !allowed.contains(&v))
+    };
+    if outside(&offer["format"], &["AUCTION", "FIXED_PRICE"]) {
+        return Some(not_serializable("format"));
+    }
+    let durations = [
+        "DAYS_1", "DAYS_3", "DAYS_5", "DAYS_7", "DAYS_10", "DAYS_21", "DAYS_30", "GTC",
+    ];
+    if outside(&offer["listingDuration"], &durations) {
+        return Some(not_serializable("listingDuration"));
+    }
+    None
+}
+
+/// createOffer's errorId 25755: an auction offer without `listingDuration`.
+fn auction_duration_error(offer: &Value) -> Option<Value> {
+    (offer["format"] == json!("AUCTION") && offer["listingDuration"].is_null())
+        .then(|| error_value(25755, "listingDuration is required for auction offer.", &[]))
 }
 
 macro_rules! tri {
@@ -196,6 +308,9 @@ fn put_item(request: &Request, state: &FakeState) -> Response {
     let item = tri!(body(request));
     if !item.is_object() {
         return error(400, 25709, NOT_AN_ITEM, &[]);
+    }
+    if let Some(e) = item_enum_error(&item) {
+        return Response::json(400, &json!({ "errors": [e] }));
     }
     let sku = request.param("sku").unwrap_or_default().to_owned();
     with_seller(state, &seller, |s| s.items.insert(sku, item));
@@ -270,6 +385,9 @@ fn get_offers(request: &Request, state: &FakeState) -> Response {
 
 /// Creates the offer `offer` for `seller`: its id, or eBay's error for it (status, error).
 fn new_offer(state: &FakeState, seller: &str, mut offer: Value) -> Result<String, (u16, Value)> {
+    if let Some(e) = offer_enum_error(&offer).or_else(|| auction_duration_error(&offer)) {
+        return Err((400, e));
+    }
     let sku = offer["sku"].as_str().unwrap_or_default().to_owned();
     let marketplace = offer["marketplaceId"]
         .as_str()
@@ -336,6 +454,9 @@ fn update_offer(request: &Request, state: &FakeState) -> Response {
     let seller = tri!(seller(request, state));
     tri!(needs_content_language(request));
     let update = tri!(body(request));
+    if let Some(e) = offer_enum_error(&update) {
+        return Response::json(400, &json!({ "errors": [e] }));
+    }
     let id = request.param("offerId").unwrap_or_default().to_owned();
     let found = with_seller(state, &seller, |s| match s.offers.get_mut(&id) {
         Some(offer) => {
@@ -468,6 +589,99 @@ fn publish_error(state: &FakeState, item: Option<&Value>, offer: &Value) -> Opti
                 &[],
             ));
         }
+    }
+    listing_fields_error(item, offer, marketplace)
+}
+
+/// publishOffer's required fields and values (the Inventory API reference: the fields
+/// required to publish an offer, createOffer's and InventoryItem's fields), each refused as
+/// eBay refuses it: no picture (25014), no description (25017), a `listingDuration` the format
+/// does not take (25016), nothing to sell (25004), a price that is not above 0 or has more
+/// decimals than its currency (25003), a `conditionDescription` over 1,000 characters
+/// (25080).
+fn listing_fields_error(
+    item: Option<&Value>,
+    offer: &Value,
+    marketplace: Option<Marketplace>,
+) -> Option<Value> {
+    let null = Value::Null;
+    let item = item.unwrap_or(&null);
+    let product = &item["product"];
+    let info = |id: u32, prefix: &str, text: &str| {
+        Some(error_value(
+            id,
+            &format!("{prefix} {text}"),
+            &[("additionalInfo", text)],
+        ))
+    };
+    const LISTING: &str =
+        "The eBay listing associated with the inventory item, or the unpublished offer has";
+    if product["imageUrls"].as_array().is_none_or(Vec::is_empty) {
+        return info(
+            25014,
+            &format!("{LISTING} invalid pictures."),
+            "At least one picture is required: product.imageUrls is empty.",
+        );
+    }
+    let blank = |v: &Value| v.as_str().is_none_or(|t| t.trim().is_empty());
+    if blank(&product["description"]) && blank(&offer["listingDescription"]) {
+        return info(
+            25017,
+            "Missing information in fields.",
+            "A description is required: product.description or listingDescription.",
+        );
+    }
+    let format = offer["format"].as_str().unwrap_or("FIXED_PRICE");
+    if let Some(duration) = offer["listingDuration"].as_str() {
+        let allowed: &[&str] = if format == "AUCTION" {
+            &["DAYS_1", "DAYS_3", "DAYS_5", "DAYS_7", "DAYS_10"]
+        } else {
+            &["GTC"]
+        };
+        if !allowed.contains(&duration) {
+            let text = format!(
+                "A {format} offer takes listingDuration {}, not {duration}.",
+                allowed.join(", ")
+            );
+            return Some(error_value(
+                25016,
+                &format!("The listingDuration value is invalid. {text}"),
+                &[("fieldName", "listingDuration"), ("additionalInfo", &text)],
+            ));
+        }
+    }
+    let quantity = offer
+        .get("availableQuantity")
+        .filter(|q| !q.is_null())
+        .unwrap_or(&item["availability"]["shipToLocationAvailability"]["quantity"]);
+    if quantity.as_u64().is_none_or(|q| q == 0) {
+        return info(
+            25004,
+            &format!("{LISTING} an invalid quantity."),
+            "The quantity must be at least 1 to publish.",
+        );
+    }
+    let value = offer["pricingSummary"]["price"]["value"]
+        .as_str()
+        .unwrap_or_default()
+        .trim();
+    let decimals = value.split_once('.').map_or(0, |(_, f)| f.len());
+    let max = marketplace.map_or(2, |m| m.currency_decimals() as usize);
+    let positive = value.parse::<f64>().is_ok_and(|v| v > 0.0 && v.is_finite());
+    if !positive || decimals > max {
+        return info(
+            25003,
+            &format!("{LISTING} an invalid price."),
+            &format!("The price {value:?} is not an amount above 0 with at most {max} decimals."),
+        );
+    }
+    let condition_description = item["conditionDescription"].as_str().unwrap_or_default();
+    if condition_description.chars().count() > 1_000 {
+        return Some(error_value(
+            25080,
+            "The value of the conditionDescription field is invalid. Field must not exceed 1000 characters.",
+            &[("0", "conditionDescription"), ("replaceable_value", "1000")],
+        ));
     }
     None
 }
@@ -648,6 +862,10 @@ fn bulk_items(request: &Request, state: &FakeState) -> Response {
     let seller = tri!(seller(request, state));
     tri!(needs_content_language(request));
     let requests = tri!(requests(request));
+    // A value outside an enumeration makes the whole body unreadable, as for the single call.
+    if let Some(e) = requests.iter().find_map(item_enum_error) {
+        return Response::json(400, &json!({ "errors": [e] }));
+    }
     let mut responses = Vec::new();
     for mut item in requests {
         let sku = item["sku"].as_str().unwrap_or_default().to_owned();
@@ -696,6 +914,9 @@ fn bulk_offers(request: &Request, state: &FakeState) -> Response {
     let seller = tri!(seller(request, state));
     tri!(needs_content_language(request));
     let requests = tri!(requests(request));
+    if let Some(e) = requests.iter().find_map(offer_enum_error) {
+        return Response::json(400, &json!({ "errors": [e] }));
+    }
     let mut responses = Vec::new();
     for offer in requests {
         let mut response = json!({
