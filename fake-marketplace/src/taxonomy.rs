@@ -1095,8 +1095,9 @@ fn aspect(
 
 /// Recorded answers of getItemAspectsForCategory, in the service's exact shape: category
 /// 27386 (Graphics/Video Cards) as the production service answered it, category 852
-/// (Fountain) from the fetchItemAspects sample of eBay's taxonomy-sdk, and a made-up answer
-/// for 179 (PC Desktops & All-In-Ones) that exercises every rule (see
+/// (Fountain) from the fetchItemAspects sample of eBay's taxonomy-sdk, a made-up answer
+/// for 179 (PC Desktops & All-In-Ones) that exercises every rule, and a made-up one for
+/// 183454 (CCG Individual Cards), the trading card the listing builder is shown with (see
 /// `tests/fixtures/aspects/PROVENANCE.md`).
 fn recorded_aspects(category_id: u32) -> Option<Value> {
     static RECORDED: OnceLock<HashMap<u32, Value>> = OnceLock::new();
@@ -1112,6 +1113,11 @@ fn recorded_aspects(category_id: u32) -> Option<Value> {
         ))
         .unwrap_or(Value::Null);
         map.insert(179, desktops);
+        let cards: Value = serde_json::from_str(include_str!(
+            "../../tests/fixtures/aspects/ebay-us-183454-ccg-cards.json"
+        ))
+        .unwrap_or(Value::Null);
+        map.insert(183454, cards);
         let sample: Value = serde_json::from_str(include_str!(
             "../../tests/fixtures/aspects/taxonomy-sdk/fetch_item_aspects-current.json"
         ))

@@ -10,9 +10,11 @@ use taxonomy_data::LeafCategory;
 use crate::check::{CompiledIn, Problem, ProblemKind, Problems, check};
 use crate::model::Vouched;
 use crate::{
-    Amount, Availability, Condition, InventoryItem, Listing, ListingPolicies, Offer,
-    PricingSummary, Product, ShipToLocationAvailability,
+    Amount, Availability, CardCondition, Condition, ConditionDescriptor, Grade, Grader,
+    InventoryItem, Listing, ListingPolicies, Offer, PackageWeightAndSize, PricingSummary, Product,
+    ShipToLocationAvailability,
 };
+use serde_json::Value;
 
 /// Builds a [`Listing`] from a leaf category and its aspects as `category!` and `aspects!`
 /// give them; the price is in the marketplace's currency, quantities are whole numbers.
@@ -186,9 +188,163 @@ impl ListingBuilder {
         self
     }
 
+    /// Adds pictures (`https`, at most 24 in all), in order.
+    pub fn images<S: Into<String>>(mut self, urls: impl IntoIterator<Item = S>) -> Self {
+        self.product()
+            .image_urls
+            .extend(urls.into_iter().map(Into::into));
+        self
+    }
+
+    /// Adds a European Article Number (`product.ean`).
+    pub fn ean(mut self, ean: impl Into<String>) -> Self {
+        self.product().ean.push(ean.into());
+        self
+    }
+
+    /// Adds a Universal Product Code (`product.upc`).
+    pub fn upc(mut self, upc: impl Into<String>) -> Self {
+        self.product().upc.push(upc.into());
+        self
+    }
+
+    /// Adds an International Standard Book Number (`product.isbn`).
+    pub fn isbn(mut self, isbn: impl Into<String>) -> Self {
+        self.product().isbn.push(isbn.into());
+        self
+    }
+
+    /// `conditionDescription`: more about a used item's condition, in the seller's words.
+    pub fn condition_description(mut self, text: impl Into<String>) -> Self {
+        self.listing.inventory_item.condition_description = Some(text.into());
+        self
+    }
+
+    /// Adds a condition descriptor (`conditionDescriptors`, repeatable), as
+    /// getItemConditionPolicies lists them for the category:
+    /// [`ConditionDescriptor::new`], [`ConditionDescriptor::ungraded`], ….
+    pub fn condition_descriptor(mut self, descriptor: ConditionDescriptor) -> Self {
+        self.listing
+            .inventory_item
+            .condition_descriptors
+            .push(descriptor);
+        self
+    }
+
+    /// Adds condition descriptors, in order (the three of [`ConditionDescriptor::graded`]).
+    pub fn condition_descriptors(
+        mut self,
+        descriptors: impl IntoIterator<Item = ConditionDescriptor>,
+    ) -> Self {
+        self.listing
+            .inventory_item
+            .condition_descriptors
+            .extend(descriptors);
+        self
+    }
+
+    /// A graded trading card: the condition `LIKE_NEW` (2750, "Graded" in eBay's
+    /// trading-card categories, 183454, 261328, 183050 on EBAY_US) and the descriptors of
+    /// [`ConditionDescriptor::graded`] (its grader, its grade and, unless blank, its
+    /// certification number), replacing any given before.
+    ///
+    /// ```
+    /// use marketplace_listing::{Grade, Grader, ListingBuilder};
+    /// use taxonomy_macros::{aspects, category};
+    ///
+    /// let card = ListingBuilder::new(
+    ///     "CHARIZARD-PSA10",
+    ///     category!(EBAY_US, "183454"),
+    ///     aspects!(EBAY_US, "183454", { "Game": "Pokémon TCG", "Card Name": "Charizard" }),
+    /// )
+    /// .title("Charizard Base Set 4/102 PSA 10")
+    /// .description("Holo, graded PSA 10.")
+    /// .image("https://example.com/charizard.jpg")
+    /// .graded_card(Grader::Psa, Grade::Ten, "12345678")
+    /// .quantity(1)
+    /// .price("4999.00") // in the marketplace's currency, USD
+    /// .policies("fulfillment-1", "payment-1", "return-1")
+    /// .merchant_location_key("warehouse-1")
+    /// .build()?;
+    /// assert_eq!(card.inventory_item.condition_descriptors.len(), 3);
+    /// # Ok::<(), marketplace_listing::Problems>(())
+    /// ```
+    pub fn graded_card(
+        mut self,
+        grader: Grader,
+        grade: Grade,
+        certification_number: impl Into<String>,
+    ) -> Self {
+        let item = &mut self.listing.inventory_item;
+        item.condition = Some(Condition::LikeNew);
+        item.condition_descriptors =
+            ConditionDescriptor::graded(grader, grade, certification_number);
+        self
+    }
+
+    /// An ungraded trading card: the condition `USED_VERY_GOOD` (4000, "Ungraded" in eBay's
+    /// trading-card categories) and its Card Condition ([`ConditionDescriptor::ungraded`]),
+    /// replacing any descriptors given before.
+    pub fn ungraded_card(mut self, card_condition: CardCondition) -> Self {
+        let item = &mut self.listing.inventory_item;
+        item.condition = Some(Condition::UsedVeryGood);
+        item.condition_descriptors = vec![ConditionDescriptor::ungraded(card_condition)];
+        self
+    }
+
+    /// `packageWeightAndSize`: the package's weight, size and type.
+    pub fn package_weight_and_size(mut self, package: PackageWeightAndSize) -> Self {
+        self.listing.inventory_item.package_weight_and_size = Some(package);
+        self
+    }
+
+    /// The offer's `listingDescription`, when the listing's description is not the
+    /// product's (at most 500,000 characters).
+    pub fn listing_description(mut self, description: impl Into<String>) -> Self {
+        self.listing.offer.listing_description = Some(description.into());
+        self
+    }
+
+    /// The offer's `listingDuration` (createOffer's `ListingDurationEnum`: `GTC`, the only
+    /// one of a fixed-price listing and what [`build`](Self::build) sets when none is given;
+    /// `DAYS_7`, … for an auction).
+    pub fn listing_duration(mut self, duration: impl Into<String>) -> Self {
+        self.listing
+            .offer
+            .other
+            .insert("listingDuration".into(), Value::String(duration.into()));
+        self
+    }
+
+    /// The offer's `lotSize`: how many items one purchase buys (a whole number).
+    pub fn lot_size(mut self, size: u32) -> Self {
+        self.listing
+            .offer
+            .other
+            .insert("lotSize".into(), Value::from(size));
+        self
+    }
+
+    /// The offer's `quantityLimitPerBuyer`: the most one buyer may buy (a whole number).
+    pub fn quantity_limit_per_buyer(mut self, limit: u32) -> Self {
+        self.listing
+            .offer
+            .other
+            .insert("quantityLimitPerBuyer".into(), Value::from(limit));
+        self
+    }
+
     /// The listing, or every problem the check finds (the category and the aspects, checked
-    /// at compile time, are not checked again).
-    pub fn build(self) -> Result<Listing, Problems> {
+    /// at compile time, are not checked again). A fixed-price listing without a
+    /// `listingDuration` gets `GTC`, the only one createOffer takes for it.
+    pub fn build(mut self) -> Result<Listing, Problems> {
+        let offer = &mut self.listing.offer;
+        if offer.format.as_deref() == Some("FIXED_PRICE") {
+            offer
+                .other
+                .entry("listingDuration")
+                .or_insert_with(|| Value::String("GTC".into()));
+        }
         let mut problems: Vec<Problem> = self.mismatch.into_iter().collect();
         problems.extend(check(&self.listing, &CompiledIn));
         if problems.is_empty() {

@@ -37,6 +37,7 @@ pub use marketplaces::{
     AllowedCondition, Condition, ConditionPolicy, DescriptorRule, DescriptorValue, UnknownCondition,
 };
 pub use model::{
-    Amount, Availability, ConditionDescriptor, InventoryItem, Listing, ListingPolicies, Offer,
-    PackageWeightAndSize, PricingSummary, Product, ShipToLocationAvailability,
+    Amount, Availability, CardCondition, ConditionDescriptor, Grade, Grader, InventoryItem,
+    Listing, ListingPolicies, Offer, PackageWeightAndSize, PricingSummary, Product,
+    ShipToLocationAvailability, UnknownCardValue,
 };
