@@ -1394,3 +1394,147 @@ fn a_bulk_get_inventory_item_answer_with_the_item_of_another_sku_is_not_taken_as
     );
     assert!(stderr.contains("1 published, 0 unchanged"), "{stderr}");
 }
+
+/// Two files of one offer (the same SKU, marketplace and format) in one run of `listing
+/// check`: each is refused naming the other, though each passes on its own.
+#[test]
+fn two_files_of_one_sku_are_both_refused_by_check_each_naming_the_other() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let first = write(home.path(), "first.json", GOOD);
+    let other = write(home.path(), "other.json", &good_with_sku("OTHER-1"));
+    let second = write(
+        home.path(),
+        "second.json",
+        &GOOD.replace("149.00", "139.00"),
+    );
+    let (output, stdout, stderr) = run(listing(&fake, home.path())
+        .arg("check")
+        .args([&first, &other, &second]));
+    assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
+    let (first, second) = (first.display().to_string(), second.display().to_string());
+    assert!(
+        stdout.contains(&format!(
+            "{first}: offer.sku: \"DESKTOP-1\" is also the SKU of {second}"
+        )) && stdout.contains(&format!(
+            "{second}: offer.sku: \"DESKTOP-1\" is also the SKU of {first}"
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("{}: ok", other.display())),
+        "{stdout}"
+    );
+    assert!(fake.requests().is_empty());
+}
+
+/// Two files of one SKU 30 files apart (in two chunks of 25) in one run of `listing publish`:
+/// both are refused, each naming the other, and nothing of either is sent; the others are
+/// published. Chunk by chunk, the second had replaced the first's live listing.
+#[test]
+fn two_files_of_one_sku_in_different_chunks_are_both_refused_and_neither_is_sent() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store(&fake, &store, "seller-1");
+    let files = good_files(home.path(), 40);
+    std::fs::write(&files[3], good_with_sku("TWICE-1")).unwrap();
+    let changed = good_with_sku("TWICE-1").replace("Dell OptiPlex 7010", "Dell OptiPlex 9020");
+    std::fs::write(&files[33], changed).unwrap();
+    let report = home.path().join("report.jsonl");
+    let (output, stdout, stderr) = run(listing(&fake, home.path())
+        .args(["publish", "--account", "seller-1", "--report"])
+        .arg(&report)
+        .arg("--store")
+        .arg(&store)
+        .args(&files));
+    assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
+    let (a, b) = (
+        home.path().join("sku-03.json").display().to_string(),
+        home.path().join("sku-33.json").display().to_string(),
+    );
+    assert!(
+        stdout.contains(&format!(
+            "{a}: offer.sku: \"TWICE-1\" is also the SKU of {b}"
+        )) && stdout.contains(&format!(
+            "{b}: offer.sku: \"TWICE-1\" is also the SKU of {a}"
+        )),
+        "{stdout}\n{stderr}"
+    );
+    let sent: Vec<_> = fake
+        .requests()
+        .into_iter()
+        .filter(|r| {
+            r.path.contains("TWICE-1") || String::from_utf8_lossy(&r.body).contains("TWICE-1")
+        })
+        .map(|r| r.path)
+        .collect();
+    assert!(sent.is_empty(), "{sent:?}");
+    assert!(
+        stderr.contains("38 published") && stderr.contains("2 refused"),
+        "{stderr}"
+    );
+    let lines = std::fs::read_to_string(&report).unwrap();
+    let refused: Vec<serde_json::Value> = lines
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|l| l["status"] == "refused")
+        .collect();
+    assert_eq!(refused.len(), 2, "{lines}");
+    assert!(
+        refused
+            .iter()
+            .all(|l| l["sku"] == "TWICE-1" && l["problems"][0]["field"] == "offer.sku")
+    );
+}
+
+/// A field eBay's Inventory API description does not define (`catgoryId` beside
+/// `categoryId`, `imageUrl` in the product) is named in a warning with the closest field
+/// eBay defines, by `check` and by `publish` (eBay ignores it: the seller's value is lost); a
+/// field eBay defines that the listing does not model (`offer.tax`, `product.epid`) is not.
+/// Neither refuses the file.
+#[test]
+fn an_unknown_field_is_a_warning_naming_its_path_and_the_closest_field() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let text = GOOD
+        .replace(
+            r#""categoryId": "179","#,
+            r#""categoryId": "179", "catgoryId": "179", "tax": {"vatPercentage": 19},"#,
+        )
+        .replace(
+            r#""title": "Dell OptiPlex 7010","#,
+            r#""title": "Dell OptiPlex 7010", "epid": "123", "imageUrl": "https://x/a.jpg","#,
+        );
+    let file = write(home.path(), "typo.json", &text);
+    let name = file.display().to_string();
+    let (output, stdout, stderr) = run(listing(&fake, home.path()).arg("check").arg(&file));
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    for (path, closest) in [
+        ("offer.catgoryId", "categoryId"),
+        ("inventoryItem.product.imageUrl", "imageUrls"),
+    ] {
+        assert!(
+            stderr
+                .lines()
+                .any(|l| l.starts_with(&format!("warning: {name}: {path}: "))
+                    && l.ends_with(&format!("did you mean {closest}?"))),
+            "{path}:\n{stderr}"
+        );
+    }
+    assert!(
+        !stderr.contains("tax") && !stderr.contains("epid"),
+        "{stderr}"
+    );
+    let store = home.path().join("refresh.json");
+    consented_store(&fake, &store, "seller-1");
+    let (output, stdout, stderr) = run(listing(&fake, home.path())
+        .args(["publish", "--account", "seller-1", "--store"])
+        .arg(&store)
+        .arg(&file));
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains(&format!("warning: {name}: offer.catgoryId: ")),
+        "{stderr}"
+    );
+}

@@ -335,6 +335,78 @@ fn listing_files(args: Vec<PathBuf>) -> Result<Vec<PathBuf>, String> {
     Ok(files)
 }
 
+/// A file of the run that would overwrite another file's listing on eBay (marketplace-listing's
+/// `aio::conflicts`: one offer, SKU, marketplace and format, in two files; or one SKU with two
+/// different inventory items): refused, like the others, before anything is sent.
+struct RunConflict {
+    /// The SKU.
+    sku: String,
+    /// The other files, as printed.
+    others: Vec<String>,
+    /// How they clash.
+    what: &'static str,
+}
+
+impl RunConflict {
+    /// The problem of `offer.sku`, as printed after the field.
+    fn text(&self, sent: bool) -> String {
+        let sent = if sent {
+            "so none of them was sent"
+        } else {
+            "so none of them would be sent"
+        };
+        format!(
+            "{:?} is also the SKU of {}, and they {}: they would overwrite each other on eBay, {sent}",
+            self.sku,
+            self.others.join(", "),
+            self.what
+        )
+    }
+}
+
+/// The files of the whole run that would overwrite each other on eBay, by their position in
+/// `files`. A run is a whole: two files of one offer 25 files apart would otherwise go in two
+/// chunks, the second replacing the first's live listing. Only the SKUs are held while every
+/// file is read; the files whose SKU repeats are read again and compared (the same rule as
+/// `publish_many`'s within a call). A file that cannot be read is left to the run to report.
+fn run_conflicts(files: &[PathBuf]) -> HashMap<usize, RunConflict> {
+    let mut by_sku: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, path) in files.iter().enumerate() {
+        if let Ok(listing) = read_listing(path) {
+            by_sku.entry(listing.offer.sku).or_default().push(i);
+        }
+    }
+    let mut repeated: Vec<usize> = by_sku
+        .into_values()
+        .filter(|files| files.len() > 1)
+        .flatten()
+        .collect();
+    repeated.sort_unstable();
+    let mut positions = Vec::new();
+    let mut listings = Vec::new();
+    for &i in &repeated {
+        if let Ok(listing) = read_listing(&files[i]) {
+            positions.push(i);
+            listings.push(listing);
+        }
+    }
+    let shown = |i: usize| escaped(&files[positions[i]].display().to_string()).into_owned();
+    marketplace_listing::aio::conflicts(&listings)
+        .into_iter()
+        .filter_map(|(i, e)| match e {
+            ListingError::Conflicting { sku, others, what } => Some((
+                positions[i],
+                RunConflict {
+                    sku,
+                    others: others.into_iter().map(shown).collect(),
+                    what,
+                },
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
 /// A problem as printed: the check's, except that "no aspect rules" names the snapshots
 /// directory looked in and the command that pins the listing's category there.
 fn problem_text(p: &Problem, listing: &Listing, source: &Source) -> String {
@@ -364,6 +436,14 @@ const MAX_LISTING_FILE: u64 = 4 * 1024 * 1024;
 
 /// A file as a listing, or why not (naming the field serde stopped at, with its line).
 fn read_listing(path: &Path) -> Result<Listing, String> {
+    read_listing_file(path).map(|(listing, _)| listing)
+}
+
+/// [`read_listing`], and the fields of the file eBay's Inventory API description does not
+/// define (eBay ignores them: warnings, not problems).
+fn read_listing_file(
+    path: &Path,
+) -> Result<(Listing, Vec<marketplace_listing::UnknownField>), String> {
     use std::io::Read as _;
     // A named pipe would block the read, a device or a huge file would fill memory: only a
     // regular file of at most MAX_LISTING_FILE bytes is read (its size checked as read, too).
@@ -386,9 +466,13 @@ fn read_listing(path: &Path) -> Result<Listing, String> {
             "grew over the {MAX_LISTING_FILE} bytes a listing file may have"
         ));
     }
-    serde_json::from_slice(&bytes).map_err(|e| {
+    let listing = serde_json::from_slice(&bytes).map_err(|e| {
         format!("not a listing file ({{\"inventoryItem\": …, \"offer\": …}} in eBay's JSON): {e}")
-    })
+    })?;
+    let unknown = serde_json::from_slice(&bytes)
+        .map(|file| marketplace_listing::unknown_fields(&file))
+        .unwrap_or_default();
+    Ok((listing, unknown))
 }
 
 /// The warning for a deprecated `ConditionEnum` name in the file (`MANUFACTURER_REFURBISHED`,
@@ -433,10 +517,16 @@ fn unchecked_condition(listing: &Listing, catalog: &dyn Catalog) -> Option<Strin
 fn check_files(files: &[PathBuf], source: &Source) -> ExitCode {
     let catalog = &*source.catalog;
     let mut failed = 0;
-    for path in files {
+    let conflicts = run_conflicts(files);
+    for (i, path) in files.iter().enumerate() {
         let name = escaped(&path.display().to_string()).into_owned();
-        let listing = match read_listing(path) {
-            Ok(listing) => listing,
+        let listing = match read_listing_file(path) {
+            Ok((listing, unknown)) => {
+                for field in unknown {
+                    errln!("warning: {name}: {}", escaped(&field.to_string()));
+                }
+                listing
+            }
             Err(e) => {
                 outln!("{name}: {}", escaped(&e));
                 failed += 1;
@@ -447,7 +537,11 @@ fn check_files(files: &[PathBuf], source: &Source) -> ExitCode {
             errln!("warning: {name}: {}", escaped(&warning));
         }
         let problems = check(&listing, catalog);
-        if problems.is_empty() {
+        let conflict = conflicts.get(&i);
+        if let Some(conflict) = conflict {
+            outln!("{name}: offer.sku: {}", escaped(&conflict.text(false)));
+        }
+        if problems.is_empty() && conflict.is_none() {
             match unchecked_condition(&listing, catalog) {
                 Some(note) => outln!("{name}: ok ({})", escaped(&note)),
                 None => outln!("{name}: ok"),
@@ -571,15 +665,33 @@ fn publish_files(
         Some(bar) => bar.suspend(|| print_line(line, ok)),
         None => print_line(line, ok),
     };
-    // The files read since the last chunk was sent (an unreadable one reported in its place).
-    let mut chunk: Vec<(&Path, Result<Listing, String>)> = Vec::new();
+    // The files read since the last chunk was sent (one unreadable or refused for the whole
+    // run reported in its place).
+    let mut chunk: Vec<(&Path, Result<Listing, Skipped>)> = Vec::new();
     let mut stopped = None;
     let dry_run = report.counts.dry_run;
+    let mut conflicts = run_conflicts(files);
     for (done, path) in files.iter().enumerate() {
         if let Some(bar) = &bar {
             bar.inc(1);
         }
-        chunk.push((path, read_listing(path)));
+        let read =
+            match conflicts.remove(&done) {
+                Some(conflict) => Err(Skipped::Conflict(conflict)),
+                None => read_listing_file(path).map_err(Skipped::Unreadable).map(
+                    |(listing, unknown)| {
+                        let name = escaped(&path.display().to_string()).into_owned();
+                        for field in unknown {
+                            print(
+                                &format!("warning: {name}: {}", escaped(&field.to_string())),
+                                false,
+                            );
+                        }
+                        listing
+                    },
+                ),
+            };
+        chunk.push((path, read));
         let listings = chunk.iter().filter(|(_, l)| l.is_ok()).count();
         if listings == BULK_LIMIT || done + 1 == files.len() {
             let sent = std::mem::take(&mut chunk);
@@ -644,7 +756,7 @@ fn publish_files(
 /// concerns every file: the run stops.
 fn publish_chunk(
     inventory: &Inventory,
-    chunk: Vec<(&Path, Result<Listing, String>)>,
+    chunk: Vec<(&Path, Result<Listing, Skipped>)>,
     source: &Source,
     dry_run: bool,
     report: &mut Report,
@@ -652,8 +764,9 @@ fn publish_chunk(
 ) -> Option<(Outage, Option<String>)> {
     let mut paths = Vec::new();
     let mut listings = Vec::new();
-    // The unreadable files, reported in their place among the others: (before which listing).
-    let mut unreadable: Vec<(usize, &Path, String)> = Vec::new();
+    // The unreadable files (and those refused for the whole run), reported in their place
+    // among the others: (before which listing).
+    let mut unreadable: Vec<(usize, &Path, Skipped)> = Vec::new();
     for (path, read) in chunk {
         match read {
             Ok(listing) => {
@@ -665,10 +778,20 @@ fn publish_chunk(
     }
     let mut unreadable = unreadable.into_iter().peekable();
     let mut report_unreadable = |report: &mut Report, before: usize| {
-        while let Some((_, path, e)) = unreadable.next_if(|(at, _, _)| *at <= before) {
+        while let Some((_, path, skipped)) = unreadable.next_if(|(at, _, _)| *at <= before) {
             let name = escaped(&path.display().to_string()).into_owned();
-            print(&format!("{name}: {}", escaped(&e)), true);
-            report.file(path, None, "unreadable", &[], &[json!({"message": e})]);
+            match skipped {
+                Skipped::Unreadable(e) => {
+                    print(&format!("{name}: {}", escaped(&e)), true);
+                    report.file(path, None, "unreadable", &[], &[json!({"message": e})]);
+                }
+                Skipped::Conflict(conflict) => {
+                    let text = conflict.text(!dry_run);
+                    print(&format!("{name}: offer.sku: {}", escaped(&text)), true);
+                    let problem = json!({"field": "offer.sku", "message": text});
+                    report.file(path, Some(&conflict.sku), "refused", &[problem], &[]);
+                }
+            }
         }
     };
     if listings.is_empty() {
@@ -792,6 +915,14 @@ fn publish_chunk(
     }
     report_unreadable(report, usize::MAX);
     outage.map(|(outage, _, account)| (outage, account))
+}
+
+/// A file of a chunk that is not sent.
+enum Skipped {
+    /// It cannot be read as a listing: why.
+    Unreadable(String),
+    /// It would overwrite another file's listing of the run ([`run_conflicts`]).
+    Conflict(RunConflict),
 }
 
 /// One listing's result: published (or found live as it is), or, in a dry run, planned.
