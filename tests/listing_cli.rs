@@ -104,6 +104,8 @@ fn consented_store_with(
     UserTokenProvider::new(client, store, account)
         .exchange_code(&code, request.scopes())
         .unwrap();
+    // The location the listings of these tests ship from (GOOD's merchantLocationKey).
+    fake.add_inventory_location("warehouse-1");
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
     json["accounts"][account]["refresh_token"]
         .as_str()
@@ -573,8 +575,11 @@ fn listing_publish_stops_at_a_chunk_that_fails_with_a_server_error_and_prints_it
         .args(&files));
     assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
     let asked: std::collections::BTreeSet<String> = sell_requests(&fake).into_iter().collect();
-    // bulkGetInventoryItem: none of the 25 SKUs is in the inventory, so no getOffers.
+    // bulkGetInventoryItem: none of the 25 SKUs is in the inventory, so no getOffers. Before
+    // it, once for the run, the seller's locations and policies (refused: no sell.account).
     let expected: std::collections::BTreeSet<String> = [
+        "GET /sell/inventory/v1/location?limit=100&offset=0",
+        "GET /sell/account/v1/fulfillment_policy?marketplace_id=EBAY_US",
         "POST /sell/inventory/v1/bulk_get_inventory_item",
         "POST /sell/inventory/v1/bulk_create_or_replace_inventory_item",
     ]
@@ -696,7 +701,9 @@ fn listing_publish_of_60_new_files_sends_three_calls_of_each_bulk_call() {
         3,
         "{asked:?}"
     );
-    assert_eq!(asked.len(), 12, "{asked:?}");
+    // And, once for the run, getInventoryLocations and getFulfillmentPolicies (refused: the
+    // consent has no sell.account scope, so the policies go unchecked).
+    assert_eq!(asked.len(), 14, "{asked:?}");
     assert!(
         stderr.contains("60 listing file(s): 60 published, 0 unchanged"),
         "{stderr}"
@@ -1536,5 +1543,146 @@ fn an_unknown_field_is_a_warning_naming_its_path_and_the_closest_field() {
     assert!(
         stderr.contains(&format!("warning: {name}: offer.catgoryId: ")),
         "{stderr}"
+    );
+}
+
+/// `GOOD` under `sku` with the seller's own (made-up) policies of `marketplace` (the fake's
+/// seeded ones) for EBAY_US.
+fn good_with_policies(sku: &str, fulfillment: &str) -> String {
+    use fake_marketplace::account::{PolicyKind, seeded_policy_id};
+    let us = marketplaces::Marketplace::Us;
+    good_with_sku(sku).replace(
+        r#""listingPolicies": {"fulfillmentPolicyId": "f", "paymentPolicyId": "p", "returnPolicyId": "r"}"#,
+        &format!(
+            r#""listingPolicies": {{"fulfillmentPolicyId": "{fulfillment}", "paymentPolicyId": "{}", "returnPolicyId": "{}"}}"#,
+            seeded_policy_id(PolicyKind::Payment, us),
+            seeded_policy_id(PolicyKind::Return, us)
+        ),
+    )
+}
+
+/// Before sending any write, `listing publish` asks the seller's policies once per
+/// marketplace (getFulfillmentPolicies, getPaymentPolicies, getReturnPolicies) and the
+/// locations (getInventoryLocations): a listing naming the seller's GB policy on a US offer,
+/// or a location the seller has not got, is refused naming the field, the id, the marketplace
+/// and the ids the seller has, and nothing of it is sent; the good one is published.
+#[test]
+fn a_policy_of_another_marketplace_or_an_unknown_location_is_refused_before_sending() {
+    use fake_marketplace::account::{PolicyKind, seeded_policy_id};
+    let (us, gb) = (marketplaces::Marketplace::Us, marketplaces::Marketplace::Gb);
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store_with(
+        &fake,
+        &store,
+        "seller-1",
+        &["/sell.inventory", "/sell.account.readonly"],
+    );
+    fake.add_policy(PolicyKind::Fulfillment, gb, "5551", "UK courier");
+    let us_ship = seeded_policy_id(PolicyKind::Fulfillment, us);
+    let good = write(
+        home.path(),
+        "a-good.json",
+        &good_with_policies("GOOD-1", &us_ship),
+    );
+    let gb_policy = write(
+        home.path(),
+        "b-gb.json",
+        &good_with_policies("GBPOL-1", "5551"),
+    );
+    let nowhere = write(
+        home.path(),
+        "c-nowhere.json",
+        &good_with_policies("NOWHERE-1", &us_ship).replace("warehouse-1", "garage-9"),
+    );
+    let (output, stdout, stderr) = run(listing(&fake, home.path())
+        .args(["publish", "--account", "seller-1", "--store"])
+        .arg(&store)
+        .args([&good, &gb_policy, &nowhere]));
+    assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains(&format!("{}: listing ", good.display())),
+        "{stdout}\n{stderr}"
+    );
+    let line = format!(
+        "{}: offer.listingPolicies.fulfillmentPolicyId: \"5551\" is not one of the seller's policies on EBAY_US (getFulfillmentPolicies: {us_ship} (\"Standard shipping\"))",
+        gb_policy.display()
+    );
+    assert!(stdout.contains(&line), "{line}\n{stdout}\n{stderr}");
+    let line = format!(
+        "{}: offer.merchantLocationKey: \"garage-9\" is not one of the seller's inventory locations (getInventoryLocations: warehouse-1)",
+        nowhere.display()
+    );
+    assert!(stdout.contains(&line), "{line}\n{stdout}\n{stderr}");
+    let sent: Vec<_> = fake
+        .requests()
+        .into_iter()
+        .filter(|r| {
+            let body = String::from_utf8_lossy(&r.body);
+            ["GBPOL-1", "NOWHERE-1"]
+                .iter()
+                .any(|sku| r.path.contains(sku) || body.contains(sku))
+        })
+        .map(|r| r.path)
+        .collect();
+    assert!(sent.is_empty(), "{sent:?}");
+    for path in [
+        "/sell/account/v1/fulfillment_policy",
+        "/sell/account/v1/payment_policy",
+        "/sell/account/v1/return_policy",
+        "/sell/inventory/v1/location",
+    ] {
+        assert_eq!(fake.requests_to(path).len(), 1, "{path}");
+    }
+    assert!(
+        stderr.contains("1 published") && stderr.contains("2 refused"),
+        "{stderr}"
+    );
+}
+
+/// The fake's publishOffer refuses an offer naming a policy the seller has on another
+/// marketplace (createOffer takes it), as eBay does (25007); when the seller's consent lacks
+/// the Account API's scope, `listing publish` says once that the policies are not checked
+/// before sending, and goes on.
+#[test]
+fn without_the_account_scope_the_policies_go_unchecked_and_publish_offer_refuses_a_foreign_one() {
+    use fake_marketplace::account::PolicyKind;
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store(&fake, &store, "seller-1");
+    fake.add_policy(
+        PolicyKind::Fulfillment,
+        marketplaces::Marketplace::Gb,
+        "5551",
+        "UK courier",
+    );
+    let file = write(
+        home.path(),
+        "gb.json",
+        &good_with_sku("GBPOL-1").replace(
+            r#""fulfillmentPolicyId": "f""#,
+            r#""fulfillmentPolicyId": "5551""#,
+        ),
+    );
+    let other = write(home.path(), "ok.json", &good_with_sku("OK-1"));
+    let (output, stdout, stderr) = run(listing(&fake, home.path())
+        .args(["publish", "--account", "seller-1", "--store"])
+        .arg(&store)
+        .args([&file, &other]));
+    assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert_eq!(
+        stderr
+            .matches("warning: the seller's business policies could not be read")
+            .count(),
+        1,
+        "{stderr}"
+    );
+    assert!(stderr.contains("sell.account.readonly"), "{stderr}");
+    assert!(stderr.contains("25007"), "{stderr}");
+    assert!(
+        stdout.contains(&format!("{}: listing ", other.display())),
+        "{stdout}"
     );
 }

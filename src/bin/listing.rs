@@ -43,14 +43,14 @@ mod snapshots_dir;
 #[path = "shared/verbosity.rs"]
 mod verbosity;
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use marketplace_client::api::{ApiClient, ClientConfig};
+use marketplace_client::api::{ApiClient, ApiRequest, ClientConfig};
 use marketplace_client::model::aspects::AspectRules;
 use marketplace_client::model::aspects::{ListingAspects, Problem as AspectProblem};
 use marketplace_client::model::decode;
@@ -250,8 +250,10 @@ fn main() -> ExitCode {
         (OAuthConfig::ENV_AUTH_URL, auth_url),
     ];
     match inventory(&overrides, store, &account) {
-        Ok(inventory) => publish_files(
+        Ok((inventory, reads)) => publish_files(
             &inventory.with_other_format(other_format.into()),
+            &reads,
+            &account,
             &files,
             &source,
             report,
@@ -370,9 +372,24 @@ impl RunConflict {
 /// file is read; the files whose SKU repeats are read again and compared (the same rule as
 /// `publish_many`'s within a call). A file that cannot be read is left to the run to report.
 fn run_conflicts(files: &[PathBuf]) -> HashMap<usize, RunConflict> {
+    scan_run(files, None).0
+}
+
+/// [`run_conflicts`], and the marketplaces of the files that pass the check against `catalog`
+/// (what [`SellerFacts::ask`] asks about: nothing when no file would be sent).
+fn scan_run(
+    files: &[PathBuf],
+    catalog: Option<&dyn Catalog>,
+) -> (HashMap<usize, RunConflict>, BTreeSet<Marketplace>) {
     let mut by_sku: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut marketplaces = BTreeSet::new();
     for (i, path) in files.iter().enumerate() {
         if let Ok(listing) = read_listing(path) {
+            if catalog.is_some_and(|catalog| check(&listing, catalog).is_empty()) {
+                marketplaces.extend(Marketplace::from_marketplace_id(
+                    &listing.offer.marketplace_id,
+                ));
+            }
             by_sku.entry(listing.offer.sku).or_default().push(i);
         }
     }
@@ -391,7 +408,7 @@ fn run_conflicts(files: &[PathBuf]) -> HashMap<usize, RunConflict> {
         }
     }
     let shown = |i: usize| escaped(&files[positions[i]].display().to_string()).into_owned();
-    marketplace_listing::aio::conflicts(&listings)
+    let conflicts = marketplace_listing::aio::conflicts(&listings)
         .into_iter()
         .filter_map(|(i, e)| match e {
             ListingError::Conflicting { sku, others, what } => Some((
@@ -404,7 +421,8 @@ fn run_conflicts(files: &[PathBuf]) -> HashMap<usize, RunConflict> {
             )),
             _ => None,
         })
-        .collect()
+        .collect();
+    (conflicts, marketplaces)
 }
 
 /// A problem as printed: the check's, except that "no aspect rules" names the snapshots
@@ -570,7 +588,7 @@ fn inventory(
     overrides: &[(&str, Option<String>)],
     store: Option<String>,
     account: &str,
-) -> Result<Inventory, Box<dyn std::error::Error>> {
+) -> Result<(Inventory, ApiClient), Box<dyn std::error::Error>> {
     let config = OAuthConfig::from_lookup(|name| {
         overrides
             .iter()
@@ -598,11 +616,13 @@ fn inventory(
     if let Some(cache) = cache {
         provider = provider.with_shared_cache(cache);
     }
-    let api = ApiClient::new(
-        ClientConfig::for_base_url(config.endpoints.base_url().as_str())?,
-        Arc::new(provider),
-    )?;
-    Ok(Inventory::new(api))
+    let provider = Arc::new(provider);
+    let base = config.endpoints.base_url().as_str();
+    let api = ApiClient::new(ClientConfig::for_base_url(base)?, provider.clone())?;
+    // The seller's facts (getInventoryLocations, the Account API's policies) over the same
+    // token.
+    let reads = ApiClient::new(ClientConfig::for_base_url(base)?, provider)?;
+    Ok((Inventory::new(api), reads))
 }
 
 /// Refuses, before anything is sent, an account whose stored consent does not grant
@@ -649,6 +669,8 @@ fn require_inventory_scope(
 /// a JSON line a file and a summary line; a summary on standard error always.
 fn publish_files(
     inventory: &Inventory,
+    reads: &ApiClient,
+    account: &str,
     files: &[PathBuf],
     source: &Source,
     mut report: Report,
@@ -670,27 +692,40 @@ fn publish_files(
     let mut chunk: Vec<(&Path, Result<Listing, Skipped>)> = Vec::new();
     let mut stopped = None;
     let dry_run = report.counts.dry_run;
-    let mut conflicts = run_conflicts(files);
+    let (mut conflicts, marketplaces) = scan_run(files, Some(&*source.catalog));
+    // Before any write: what the seller has (policies, locations), asked once for the run
+    // (nothing when no file passes the check: nothing would be sent).
+    let facts = SellerFacts::ask(reads, account, &marketplaces, &print);
     for (done, path) in files.iter().enumerate() {
         if let Some(bar) = &bar {
             bar.inc(1);
         }
-        let read =
-            match conflicts.remove(&done) {
-                Some(conflict) => Err(Skipped::Conflict(conflict)),
-                None => read_listing_file(path).map_err(Skipped::Unreadable).map(
-                    |(listing, unknown)| {
-                        let name = escaped(&path.display().to_string()).into_owned();
-                        for field in unknown {
-                            print(
-                                &format!("warning: {name}: {}", escaped(&field.to_string())),
-                                false,
-                            );
-                        }
-                        listing
-                    },
-                ),
-            };
+        let read = match conflicts.remove(&done) {
+            Some(conflict) => Err(Skipped::Refused {
+                sku: conflict.sku.clone(),
+                problems: vec![("offer.sku".into(), conflict.text(!dry_run))],
+            }),
+            None => read_listing_file(path)
+                .map_err(Skipped::Unreadable)
+                .and_then(|(listing, unknown)| {
+                    let name = escaped(&path.display().to_string()).into_owned();
+                    for field in unknown {
+                        print(
+                            &format!("warning: {name}: {}", escaped(&field.to_string())),
+                            false,
+                        );
+                    }
+                    let problems = facts.problems(&listing);
+                    if problems.is_empty() {
+                        Ok(listing)
+                    } else {
+                        Err(Skipped::Refused {
+                            sku: listing.offer.sku,
+                            problems,
+                        })
+                    }
+                }),
+        };
         chunk.push((path, read));
         let listings = chunk.iter().filter(|(_, l)| l.is_ok()).count();
         if listings == BULK_LIMIT || done + 1 == files.len() {
@@ -785,11 +820,13 @@ fn publish_chunk(
                     print(&format!("{name}: {}", escaped(&e)), true);
                     report.file(path, None, "unreadable", &[], &[json!({"message": e})]);
                 }
-                Skipped::Conflict(conflict) => {
-                    let text = conflict.text(!dry_run);
-                    print(&format!("{name}: offer.sku: {}", escaped(&text)), true);
-                    let problem = json!({"field": "offer.sku", "message": text});
-                    report.file(path, Some(&conflict.sku), "refused", &[problem], &[]);
+                Skipped::Refused { sku, problems } => {
+                    let mut listed = Vec::new();
+                    for (field, text) in problems {
+                        print(&format!("{name}: {field}: {}", escaped(&text)), true);
+                        listed.push(json!({"field": field, "message": text}));
+                    }
+                    report.file(path, Some(&sku), "refused", &listed, &[]);
                 }
             }
         }
@@ -921,8 +958,219 @@ fn publish_chunk(
 enum Skipped {
     /// It cannot be read as a listing: why.
     Unreadable(String),
-    /// It would overwrite another file's listing of the run ([`run_conflicts`]).
-    Conflict(RunConflict),
+    /// Refused for what the run knows beyond the check, before anything is sent: it would
+    /// overwrite another file's listing ([`run_conflicts`]), or names a policy or location
+    /// the seller does not have ([`SellerFacts`]). Each problem: (field, what is wrong).
+    Refused {
+        /// The SKU.
+        sku: String,
+        /// The problems.
+        problems: Vec<(String, String)>,
+    },
+}
+
+/// What the seller has that a listing names, asked once per run before anything is written:
+/// the business policies of each marketplace of the run (the Account API's
+/// getFulfillmentPolicies, getPaymentPolicies, getReturnPolicies, `?marketplace_id=`) and the
+/// inventory locations (the Inventory API's getInventoryLocations). A listing naming a policy
+/// the seller has not got on its marketplace (a GB policy on a DE offer: createOffer takes
+/// it, publishOffer refuses it with a misleading error) or a location the seller has not got
+/// is refused before sending, naming the field, the id, the marketplace and the ids the seller
+/// has.
+///
+/// When a read fails (the Account API needs `sell.account` or `sell.account.readonly`, which
+/// an older consent may lack; a 5xx; the network), it is said once and that check is left
+/// out: the run goes on. A nightly job must not lose a night's listings because a check that
+/// eBay itself makes again at publishOffer (refusing only the listings concerned) could not
+/// be made; an outage that concerns the writes too stops the run at its first chunk anyway.
+struct SellerFacts {
+    /// Per marketplace, per policy field, the seller's (id, name); `None`: not known.
+    policies: Option<PoliciesByMarketplace>,
+    /// The seller's location keys; `None`: not known.
+    locations: Option<Vec<String>>,
+}
+
+/// Per marketplace, per policy field of `listingPolicies`, the seller's policies (id, name).
+type PoliciesByMarketplace = HashMap<Marketplace, Vec<(&'static str, Vec<(String, String)>)>>;
+
+/// The policy fields of an offer's `listingPolicies`, with the Account API call (its name, its
+/// path and the answer's array) that lists the seller's policies of that kind.
+const POLICY_CALLS: [(&str, &str, &str, &str); 3] = [
+    (
+        "fulfillmentPolicyId",
+        "getFulfillmentPolicies",
+        "fulfillment_policy",
+        "fulfillmentPolicies",
+    ),
+    (
+        "paymentPolicyId",
+        "getPaymentPolicies",
+        "payment_policy",
+        "paymentPolicies",
+    ),
+    (
+        "returnPolicyId",
+        "getReturnPolicies",
+        "return_policy",
+        "returnPolicies",
+    ),
+];
+
+impl SellerFacts {
+    /// Asks eBay, each call once (per marketplace for the policies); a failed read is printed
+    /// once as a warning, and its check left out.
+    fn ask(
+        api: &ApiClient,
+        account: &str,
+        marketplaces: &BTreeSet<Marketplace>,
+        print: &dyn Fn(&str, bool),
+    ) -> Self {
+        if marketplaces.is_empty() {
+            return Self {
+                policies: None,
+                locations: None,
+            };
+        }
+        let mut policies = HashMap::new();
+        let mut known = true;
+        'markets: for &m in marketplaces {
+            let mut kinds = Vec::new();
+            for (field, call, path, array) in POLICY_CALLS {
+                let request = ApiRequest::get_segments(["sell", "account", "v1", path])
+                    .query("marketplace_id", m.marketplace_id())
+                    .operation(call);
+                let answer = api
+                    .send(request)
+                    .map_err(|e| e.to_string())
+                    .and_then(|a| a.json::<serde_json::Value>().map_err(|e| e.to_string()));
+                match answer {
+                    Ok(answer) => {
+                        let ids = answer[array]
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .filter_map(|p| {
+                                let id = p[field].as_str()?.to_owned();
+                                Some((id, p["name"].as_str().unwrap_or_default().to_owned()))
+                            })
+                            .collect();
+                        kinds.push((field, ids));
+                    }
+                    Err(e) => {
+                        print(
+                            &format!(
+                                "warning: the seller's business policies could not be read ({call} of {m}: {}), so the listings' policy ids are not checked before sending (publishOffer refuses a policy the seller has not got on the offer's marketplace). The Account API needs the scope sell.account.readonly: `consent --account {account:?} --for listing` grants it",
+                                escaped(&e)
+                            ),
+                            false,
+                        );
+                        known = false;
+                        break 'markets;
+                    }
+                }
+            }
+            policies.insert(m, kinds);
+        }
+        let locations = Self::locations(api).map_err(|e| {
+            print(
+                &format!(
+                    "warning: the seller's inventory locations could not be read (getInventoryLocations: {}), so the listings' merchantLocationKey is not checked before sending",
+                    escaped(&e)
+                ),
+                false,
+            );
+        });
+        Self {
+            policies: known.then_some(policies),
+            locations: locations.ok(),
+        }
+    }
+
+    /// getInventoryLocations, page by page (100 a page): every location key of the seller.
+    fn locations(api: &ApiClient) -> Result<Vec<String>, String> {
+        let mut keys = Vec::new();
+        loop {
+            let request = ApiRequest::get_segments(["sell", "inventory", "v1", "location"])
+                .query("limit", "100")
+                .query("offset", keys.len().to_string())
+                .operation("getInventoryLocations");
+            let answer: serde_json::Value = api
+                .send(request)
+                .map_err(|e| e.to_string())?
+                .json()
+                .map_err(|e| e.to_string())?;
+            let page: Vec<String> = answer["locations"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|l| l["merchantLocationKey"].as_str().map(str::to_owned))
+                .collect();
+            let total = answer["total"].as_u64().unwrap_or_default() as usize;
+            let empty = page.is_empty();
+            keys.extend(page);
+            if empty || keys.len() >= total {
+                return Ok(keys);
+            }
+        }
+    }
+
+    /// The listing's policies and location the seller has not got: (field, what is wrong).
+    fn problems(&self, listing: &Listing) -> Vec<(String, String)> {
+        let offer = &listing.offer;
+        let mut problems = Vec::new();
+        let market = Marketplace::from_marketplace_id(&offer.marketplace_id);
+        if let (Some(policies), Some(m), Some(given)) =
+            (&self.policies, market, &offer.listing_policies)
+            && let Some(kinds) = policies.get(&m)
+        {
+            for (field, ids) in kinds {
+                let id = match *field {
+                    "fulfillmentPolicyId" => &given.fulfillment_policy_id,
+                    "paymentPolicyId" => &given.payment_policy_id,
+                    _ => &given.return_policy_id,
+                };
+                let Some(id) = id.as_deref() else { continue };
+                if ids.iter().any(|(has, _)| has == id) {
+                    continue;
+                }
+                let has: Vec<String> = ids
+                    .iter()
+                    .map(|(id, name)| format!("{id} ({name:?})"))
+                    .collect();
+                let call = POLICY_CALLS
+                    .iter()
+                    .find(|c| c.0 == *field)
+                    .map_or("", |c| c.1);
+                let has = if has.is_empty() {
+                    "none".to_owned()
+                } else {
+                    has.join(", ")
+                };
+                problems.push((
+                    format!("offer.listingPolicies.{field}"),
+                    format!(
+                        "{id:?} is not one of the seller's policies on {m} ({call}: {has}); publishOffer would refuse it"
+                    ),
+                ));
+            }
+        }
+        if let (Some(keys), Some(key)) = (&self.locations, &offer.merchant_location_key)
+            && !keys.iter().any(|k| k == key)
+        {
+            let has = if keys.is_empty() {
+                "none".to_owned()
+            } else {
+                keys.join(", ")
+            };
+            problems.push((
+                "offer.merchantLocationKey".into(),
+                format!(
+                    "{key:?} is not one of the seller's inventory locations (getInventoryLocations: {has}); create it (createInventoryLocation) or name one of these"
+                ),
+            ));
+        }
+        problems
+    }
 }
 
 /// One listing's result: published (or found live as it is), or, in a dry run, planned.
