@@ -1686,3 +1686,57 @@ fn without_the_account_scope_the_policies_go_unchecked_and_publish_offer_refuses
         "{stdout}"
     );
 }
+
+/// `--dry-run` shows the run-level refusals too, sending only reads: a file naming a policy of
+/// the seller's other marketplace, and two files of one SKU.
+#[test]
+fn a_dry_run_shows_a_foreign_policy_and_a_repeated_sku_as_refused() {
+    use fake_marketplace::account::{PolicyKind, seeded_policy_id};
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store_with(
+        &fake,
+        &store,
+        "seller-1",
+        &["/sell.inventory", "/sell.account.readonly"],
+    );
+    let gb_ship = seeded_policy_id(PolicyKind::Fulfillment, marketplaces::Marketplace::Gb);
+    let us_ship = seeded_policy_id(PolicyKind::Fulfillment, marketplaces::Marketplace::Us);
+    let foreign = write(home.path(), "a.json", &good_with_policies("A-1", &gb_ship));
+    let first = write(
+        home.path(),
+        "b.json",
+        &good_with_policies("TWICE-1", &us_ship),
+    );
+    let second = write(
+        home.path(),
+        "c.json",
+        &good_with_policies("TWICE-1", &us_ship),
+    );
+    let (output, stdout, stderr) = run(listing(&fake, home.path())
+        .args(["publish", "--dry-run", "--account", "seller-1", "--store"])
+        .arg(&store)
+        .args([&foreign, &first, &second]));
+    assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains(&format!(
+            "{}: offer.listingPolicies.fulfillmentPolicyId: \"{gb_ship}\" is not one of the seller's policies on EBAY_US",
+            foreign.display()
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "{}: offer.sku: \"TWICE-1\" is also the SKU of {}",
+            first.display(),
+            second.display()
+        )) && stdout.contains("so none of them would be sent"),
+        "{stdout}"
+    );
+    let writes: Vec<String> = sell_requests(&fake)
+        .into_iter()
+        .filter(|r| is_write(r))
+        .collect();
+    assert!(writes.is_empty(), "{writes:?}");
+}
