@@ -1740,3 +1740,59 @@ fn a_dry_run_shows_a_foreign_policy_and_a_repeated_sku_as_refused() {
         .collect();
     assert!(writes.is_empty(), "{writes:?}");
 }
+
+/// The Account API down (HTTP 500 on every getFulfillmentPolicies) does not stop the nightly
+/// run: a warning says once that the policies are not checked before sending (without the
+/// scope hint, which a 500 is not about), and the listings are published.
+#[test]
+fn the_account_api_down_is_a_warning_and_the_run_publishes() {
+    use fake_marketplace::account::{PolicyKind, seeded_policy_id};
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store_with(
+        &fake,
+        &store,
+        "seller-1",
+        &["/sell.inventory", "/sell.account.readonly"],
+    );
+    fake.inject(fake_marketplace::FaultRule {
+        method: Some("GET".into()),
+        path: Some("/sell/account/v1/fulfillment_policy".into()),
+        times: None,
+        fault: fake_marketplace::Fault::Status {
+            status: 500,
+            body: serde_json::json!({"errors": [{"errorId": 20500, "domain": "API_ACCOUNT",
+                "category": "APPLICATION", "message": "System error."}]})
+            .to_string(),
+            headers: vec![
+                ("Content-Type".into(), "application/json".into()),
+                ("Retry-After".into(), "0".into()),
+            ],
+        },
+    });
+    let us_ship = seeded_policy_id(PolicyKind::Fulfillment, marketplaces::Marketplace::Us);
+    let files: Vec<PathBuf> = (0..3)
+        .map(|i| {
+            write(
+                home.path(),
+                &format!("{i}.json"),
+                &good_with_policies(&format!("UP-{i}"), &us_ship),
+            )
+        })
+        .collect();
+    let (output, stdout, stderr) = run(listing(&fake, home.path())
+        .args(["publish", "--account", "seller-1", "--store"])
+        .arg(&store)
+        .args(&files));
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert_eq!(
+        stderr
+            .matches("warning: the seller's business policies could not be read")
+            .count(),
+        1,
+        "{stderr}"
+    );
+    assert!(!stderr.contains("--for listing"), "{stderr}");
+    assert!(stderr.contains("3 published"), "{stderr}");
+}

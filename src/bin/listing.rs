@@ -1041,8 +1041,7 @@ impl SellerFacts {
                     .operation(call);
                 let answer = api
                     .send(request)
-                    .map_err(|e| e.to_string())
-                    .and_then(|a| a.json::<serde_json::Value>().map_err(|e| e.to_string()));
+                    .and_then(|a| a.json::<serde_json::Value>());
                 match answer {
                     Ok(answer) => {
                         let ids = answer[array]
@@ -1057,10 +1056,18 @@ impl SellerFacts {
                         kinds.push((field, ids));
                     }
                     Err(e) => {
+                        // 403: the consent lacks the Account API's scope (an older consent).
+                        let hint = if e.status() == Some(403) {
+                            format!(
+                                ". The Account API needs the scope sell.account.readonly: `consent --account {account:?} --for listing` grants it"
+                            )
+                        } else {
+                            String::new()
+                        };
                         print(
                             &format!(
-                                "warning: the seller's business policies could not be read ({call} of {m}: {}), so the listings' policy ids are not checked before sending (publishOffer refuses a policy the seller has not got on the offer's marketplace). The Account API needs the scope sell.account.readonly: `consent --account {account:?} --for listing` grants it",
-                                escaped(&e)
+                                "warning: the seller's business policies could not be read ({call} of {m}: {}), so the listings' policy ids are not checked before sending (publishOffer refuses a policy the seller has not got on the offer's marketplace){hint}",
+                                escaped(&e.to_string())
                             ),
                             false,
                         );
