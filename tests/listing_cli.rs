@@ -1544,6 +1544,37 @@ fn an_unknown_field_is_a_warning_naming_its_path_and_the_closest_field() {
         stderr.contains(&format!("warning: {name}: offer.catgoryId: ")),
         "{stderr}"
     );
+    // And in the --report line of the file, for cron.
+    let report = home.path().join("report.jsonl");
+    let (output, _, stderr) = run(listing(&fake, home.path())
+        .args(["publish", "--account", "seller-1", "--store"])
+        .arg(&store)
+        .arg("--report")
+        .arg(&report)
+        .arg(&file));
+    assert!(output.status.success(), "{stderr}");
+    let line: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(&report)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    let warned: Vec<(&str, &str)> = line["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| (w["field"].as_str().unwrap(), w["closest"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        warned,
+        [
+            ("inventoryItem.product.imageUrl", "imageUrls"),
+            ("offer.catgoryId", "categoryId")
+        ],
+        "{line}"
+    );
 }
 
 /// `GOOD` under `sku` with the seller's own (made-up) policies of `marketplace` (the fake's

@@ -134,7 +134,8 @@ enum Command {
         files: Vec<PathBuf>,
         /// Write a JSON line per file (file, sku, offerId, listingId, status: published,
         /// unchanged, refused, failed, unreadable or not_tried; problems by field; eBay's
-        /// errors with their errorId), then a summary line, to this file (for cron). With
+        /// errors with their errorId; warnings: fields eBay does not define, each with the
+        /// closest one), then a summary line, to this file (for cron). With
         /// --dry-run, status planned or unchanged and each line's plan.
         #[arg(long, value_name = "FILE")]
         report: Option<PathBuf>,
@@ -710,6 +711,7 @@ fn publish_files(
                 .and_then(|(listing, unknown)| {
                     let name = escaped(&path.display().to_string()).into_owned();
                     for field in unknown {
+                        report.warn(path, &field);
                         print(
                             &format!("warning: {name}: {}", escaped(&field.to_string())),
                             false,
@@ -1193,6 +1195,8 @@ enum Outcome {
 struct Report {
     out: Option<(PathBuf, std::io::BufWriter<std::fs::File>)>,
     counts: Counts,
+    /// The warnings of a file not yet reported (its fields eBay does not define), by file.
+    warnings: HashMap<PathBuf, Vec<serde_json::Value>>,
 }
 
 /// How many files ended each way.
@@ -1271,6 +1275,7 @@ impl Report {
                 dry_run,
                 ..Counts::default()
             },
+            warnings: HashMap::new(),
         })
     }
 
@@ -1338,7 +1343,24 @@ impl Report {
         );
     }
 
-    fn line(&mut self, status: &'static str, line: serde_json::Value) {
+    /// A warning about the file at `path` (a field eBay does not define), written in its line:
+    /// `{"field", "message", "closest"}`.
+    fn warn(&mut self, path: &Path, field: &marketplace_listing::UnknownField) {
+        self.warnings
+            .entry(path.to_path_buf())
+            .or_default()
+            .push(json!({
+                "field": field.path, "message": field.to_string(), "closest": field.closest,
+            }));
+    }
+
+    fn line(&mut self, status: &'static str, mut line: serde_json::Value) {
+        // Every file's line has its warnings (an empty list when none).
+        let warnings = line["file"]
+            .as_str()
+            .and_then(|file| self.warnings.remove(Path::new(file)))
+            .unwrap_or_default();
+        line["warnings"] = json!(warnings);
         let c = &mut self.counts;
         *match status {
             "planned" => &mut c.planned,
