@@ -20,6 +20,13 @@ use marketplace_client_postgres::{KEY_VAR, Keyring};
 /// (and with `--for listing`). Without it eBay answers 403, errorId 1100.
 pub const INVENTORY_SCOPE: &str = "https://api.ebay.com/oauth/api_scope/sell.inventory";
 
+/// The scope eBay's Account API reference gives getFulfillmentPolicies, getPaymentPolicies and
+/// getReturnPolicies (beside `sell.account`): `listing publish` reads the seller's policies
+/// with it once a run, to refuse a listing naming a policy the seller has not got on its
+/// marketplace before sending it; `consent` asks for it by default (and with `--for
+/// listing`). Without it the policies go unchecked until publishOffer (a warning says so).
+pub const ACCOUNT_READ_SCOPE: &str = "https://api.ebay.com/oauth/api_scope/sell.account.readonly";
+
 /// True when `granted` (the scopes a consent granted, as the store records them) holds
 /// [`INVENTORY_SCOPE`], or, against a host of its own (`MARKETPLACE_BASE_URL`, such as the
 /// fake), that host's `{base_url}/oauth/api_scope/sell.inventory`.

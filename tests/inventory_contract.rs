@@ -21,8 +21,9 @@ use openapi::Document;
 use serde_json::{Value, json};
 use taxonomy_macros::{aspects, category};
 
-/// Every operation marketplace-listing calls, with the schema of its request body.
-const CALLED: [(&str, Option<&str>); 14] = [
+/// Every operation marketplace-listing calls (and `listing publish`: getInventoryLocations,
+/// once a run), with the schema of its request body.
+const CALLED: [(&str, Option<&str>); 15] = [
     ("createOrReplaceInventoryItem", Some("InventoryItem")),
     ("getInventoryItem", None),
     ("deleteInventoryItem", None),
@@ -40,6 +41,7 @@ const CALLED: [(&str, Option<&str>); 14] = [
     ("bulkPublishOffer", Some("BulkOffer")),
     ("createInventoryLocation", Some("InventoryLocationFull")),
     ("getInventoryLocation", None),
+    ("getInventoryLocations", None),
 ];
 
 /// What the fake answers that the description does not list, each as eBay answers it:
@@ -125,6 +127,16 @@ fn every_request_and_answer_of_the_calls_is_documented() {
         .unwrap();
     inventory.get_inventory_location("warehouse-1").unwrap();
     assert!(inventory.get_inventory_location("nowhere").is_err());
+    // getInventoryLocations (`listing publish` asks it once a run).
+    let api = fake_inventory::api(&fake);
+    let page = api
+        .send(
+            marketplace_client::api::ApiRequest::get("/sell/inventory/v1/location")
+                .query("limit", "100"),
+        )
+        .unwrap();
+    let page: Value = page.json().unwrap();
+    assert_eq!(page["locations"][0]["merchantLocationKey"], "warehouse-1");
     let published = inventory.publish(&listing("C-1")).unwrap();
     inventory.publish(&listing("C-1")).unwrap();
     assert!(inventory.create_offer(&listing("C-1").offer).is_err());

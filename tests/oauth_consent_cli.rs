@@ -1124,3 +1124,29 @@ fn consent_for_listing_adds_sell_inventory_to_the_scopes_asked_for() {
     assert!(stored.iter().any(|s| s == INVENTORY_SCOPE), "{stored:?}");
     assert!(stored.contains(&fake.scope("/sell.account")), "{stored:?}");
 }
+
+/// `consent` asks by default (and with `--for listing`) for the Account API's read scope,
+/// with which `listing publish` reads the seller's business policies (getFulfillmentPolicies,
+/// …) to refuse a listing naming one the seller has not got before sending it; the store
+/// records it.
+#[test]
+fn consent_asks_by_default_for_the_account_read_scope_listing_publish_checks_policies_with() {
+    const ACCOUNT_READ: &str = "https://api.ebay.com/oauth/api_scope/sell.account.readonly";
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    let mut child = authorize_from_stdin(&fake, home.path(), &store)
+        .spawn()
+        .unwrap();
+    let (url, stdout) = read_url(&mut child);
+    assert!(
+        asked_scopes(&url).contains(&ACCOUNT_READ.to_owned()),
+        "{url}"
+    );
+    let landed = visit_consent(&url);
+    writeln!(child.stdin.as_mut().unwrap(), "{landed}").unwrap();
+    let output = finish(child, stdout);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let stored = stored_scopes(&store);
+    assert!(stored.iter().any(|s| s == ACCOUNT_READ), "{stored:?}");
+}

@@ -295,6 +295,7 @@ pub(crate) fn routes() -> Vec<Route> {
             &format!("{BASE}/location/{{merchantLocationKey}}"),
             get_location,
         ),
+        Route::new("GET", &format!("{BASE}/location"), get_locations),
     ]
 }
 
@@ -486,7 +487,12 @@ fn update_offer(request: &Request, state: &FakeState) -> Response {
 }
 
 /// The checks of publishOffer, as eBay makes them: the first error found.
-fn publish_error(state: &FakeState, item: Option<&Value>, offer: &Value) -> Option<Value> {
+fn publish_error(
+    state: &FakeState,
+    seller: &str,
+    item: Option<&Value>,
+    offer: &Value,
+) -> Option<Value> {
     let marketplace = offer["marketplaceId"]
         .as_str()
         .and_then(Marketplace::from_marketplace_id);
@@ -587,6 +593,26 @@ fn publish_error(state: &FakeState, item: Option<&Value>, offer: &Value) -> Opti
                     "The eBay listing associated with the inventory item, or the unpublished offer has invalid policy information: {field} is missing."
                 ),
                 &[],
+            ));
+        }
+        // A policy of the seller's other marketplace (a GB policy on a DE offer): createOffer
+        // takes it, publishOffer refuses it (publishOffer's 25007, 25008, 25009: "invalid
+        // data in the associated … policy"). An id the fake does not know as any seller
+        // policy is let through (the fake's tests name made-up ids).
+        let policy = offer["listingPolicies"][field].as_str().unwrap_or_default();
+        if let (Some(kind), Some(m)) = (crate::account::PolicyKind::of_field(field), marketplace)
+            && let Some(other) = crate::account::policy_marketplace(state, seller, kind, policy)
+            && other != m
+        {
+            let kind_name = &field[..field.len() - "PolicyId".len()];
+            return Some(error_value(
+                id,
+                &format!(
+                    "The eBay listing associated with the inventory item, or the unpublished offer has invalid data in the associated {kind_name} policy. The policy {policy} is of {}, not {}.",
+                    other.marketplace_id(),
+                    m.marketplace_id()
+                ),
+                &[(field, policy)],
             ));
         }
     }
@@ -755,7 +781,7 @@ fn publish_offer(state: &FakeState, seller: &str, id: &str) -> Result<String, (u
         let Some(offer) = offer else {
             return Err(offer_gone(id));
         };
-        if let Some(e) = publish_error(state, item.as_ref(), &offer) {
+        if let Some(e) = publish_error(state, seller, item.as_ref(), &offer) {
             return Err((400, e));
         }
         let next = state.next_id();
@@ -993,5 +1019,43 @@ fn get_location(request: &Request, state: &FakeState) -> Response {
             "merchantLocationKey Not Found.",
             &[("fieldName", "merchantLocationKey")],
         ),
+    }
+}
+
+/// getInventoryLocations: the seller's locations, `limit` (default 20, at most 100) from
+/// `offset` (default 0), as eBay's `LocationResponse`.
+fn get_locations(request: &Request, state: &FakeState) -> Response {
+    let seller = tri!(seller(request, state));
+    // The description lists no error of a bad `limit` or `offset`: the defaults are taken.
+    let number = |name: &str, default: usize| {
+        request
+            .query_param(name)
+            .and_then(|v| v.parse::<usize>().ok())
+            .unwrap_or(default)
+    };
+    let limit = number("limit", 20).clamp(1, 100);
+    let offset = number("offset", 0);
+    let all: Vec<Value> = with_seller(state, &seller, |s| s.locations.values().cloned().collect());
+    let page: Vec<Value> = all.iter().skip(offset).take(limit).cloned().collect();
+    Response::json(
+        200,
+        &json!({"locations": page, "total": all.len(), "limit": limit, "offset": offset}),
+    )
+}
+
+impl crate::FakeMarketplace {
+    /// Gives the fake's user (the seller its user tokens are issued for) an enabled inventory
+    /// location `key`, as createInventoryLocation would: getInventoryLocation(s) answer it.
+    pub fn add_inventory_location(&self, key: &str) {
+        let state = self.state();
+        let seller = format!("user:{}", lock(&state.notify.user).username);
+        with_seller(state, &seller, |s| {
+            s.locations.insert(
+                key.to_owned(),
+                json!({"merchantLocationKey": key, "merchantLocationStatus": "ENABLED",
+                    "location": {"address": {"country": "US", "postalCode": "95125"}},
+                    "locationTypes": ["WAREHOUSE"], "name": key}),
+            )
+        });
     }
 }

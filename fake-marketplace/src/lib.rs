@@ -100,6 +100,7 @@
 //! [`FakeMarketplace::advance_clock`], so a test can expire the tokens it issued without
 //! sleeping.
 
+pub mod account;
 mod http;
 mod inventory;
 pub mod metadata;
@@ -534,6 +535,7 @@ pub struct FakeState {
     pub(crate) signing: signatures::SigningState,
     pub(crate) inventory: inventory::InventoryState,
     pub(crate) metadata: metadata::MetadataState,
+    pub(crate) account: account::AccountState,
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -723,6 +725,7 @@ impl FakeMarketplace {
         routes.append(&mut signatures::routes());
         routes.append(&mut inventory::routes());
         routes.append(&mut metadata::routes());
+        routes.append(&mut account::routes());
         routes.append(&mut config.routes);
         let taxonomy = taxonomy::TaxonomyState::new(
             config.snapshots_dir.clone(),
@@ -747,6 +750,7 @@ impl FakeMarketplace {
             signing: signatures::SigningState::default(),
             inventory: inventory::InventoryState::default(),
             metadata: metadata::MetadataState::default(),
+            account: account::AccountState::default(),
         });
         let stop = Arc::new(AtomicBool::new(false));
         let thread = {

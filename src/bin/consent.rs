@@ -225,7 +225,8 @@ mod live {
     struct AuthorizeArgs {
         /// A scope to ask for (repeat for several). Without --scope and --for: the scopes the
         /// commands need, {base_url}/oauth/api_scope and
-        /// `https://api.ebay.com/oauth/api_scope/sell.inventory` (`listing publish`). The
+        /// `https://api.ebay.com/oauth/api_scope/sell.inventory` and
+        /// `https://api.ebay.com/oauth/api_scope/sell.account.readonly` (`listing publish`). The
         /// Identity API's scope (…/commerce.identity.readonly) is always added: getUser tells
         /// which eBay user consented.
         #[arg(long = "scope")]
@@ -233,7 +234,9 @@ mod live {
         /// Also ask for the scopes a command needs (repeat for several): `listing` asks for
         /// `https://api.ebay.com/oauth/api_scope/sell.inventory`, which eBay's Inventory API
         /// reference gives createOrReplaceInventoryItem, createOffer and publishOffer (and
-        /// which `listing publish` checks in the stored consent before sending anything).
+        /// which `listing publish` checks in the stored consent before sending anything), and
+        /// `…/sell.account.readonly`, with which it reads the seller's business policies
+        /// (getFulfillmentPolicies, getPaymentPolicies, getReturnPolicies) to check them.
         #[arg(long = "for", value_enum)]
         for_commands: Vec<ForCommand>,
         /// How to get the address the browser ends on.
@@ -273,14 +276,17 @@ mod live {
         /// The scopes eBay's API reference gives the command's calls.
         fn scopes(self) -> &'static [&'static str] {
             match self {
-                Self::Listing => &[token_store::INVENTORY_SCOPE],
+                Self::Listing => &[
+                    token_store::INVENTORY_SCOPE,
+                    token_store::ACCOUNT_READ_SCOPE,
+                ],
             }
         }
     }
 
     /// The scopes a consent asks for: `--scope`'s and each `--for` command's; with neither,
     /// the environment's default scope and every command's scopes (`listing publish`'s
-    /// sell.inventory); always the Identity API's, which getUser needs after the exchange.
+    /// sell.inventory and sell.account.readonly); always the Identity API's, which getUser needs after the exchange.
     fn consent_scopes(
         default_scope: &str,
         scopes: Vec<String>,

@@ -43,14 +43,14 @@ mod snapshots_dir;
 #[path = "shared/verbosity.rs"]
 mod verbosity;
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use marketplace_client::api::{ApiClient, ClientConfig};
+use marketplace_client::api::{ApiClient, ApiRequest, ClientConfig};
 use marketplace_client::model::aspects::AspectRules;
 use marketplace_client::model::aspects::{ListingAspects, Problem as AspectProblem};
 use marketplace_client::model::decode;
@@ -134,7 +134,8 @@ enum Command {
         files: Vec<PathBuf>,
         /// Write a JSON line per file (file, sku, offerId, listingId, status: published,
         /// unchanged, refused, failed, unreadable or not_tried; problems by field; eBay's
-        /// errors with their errorId), then a summary line, to this file (for cron). With
+        /// errors with their errorId; warnings: fields eBay does not define, each with the
+        /// closest one), then a summary line, to this file (for cron). With
         /// --dry-run, status planned or unchanged and each line's plan.
         #[arg(long, value_name = "FILE")]
         report: Option<PathBuf>,
@@ -250,8 +251,10 @@ fn main() -> ExitCode {
         (OAuthConfig::ENV_AUTH_URL, auth_url),
     ];
     match inventory(&overrides, store, &account) {
-        Ok(inventory) => publish_files(
+        Ok((inventory, reads)) => publish_files(
             &inventory.with_other_format(other_format.into()),
+            &reads,
+            &account,
             &files,
             &source,
             report,
@@ -335,6 +338,94 @@ fn listing_files(args: Vec<PathBuf>) -> Result<Vec<PathBuf>, String> {
     Ok(files)
 }
 
+/// A file of the run that would overwrite another file's listing on eBay (marketplace-listing's
+/// `aio::conflicts`: one offer, SKU, marketplace and format, in two files; or one SKU with two
+/// different inventory items): refused, like the others, before anything is sent.
+struct RunConflict {
+    /// The SKU.
+    sku: String,
+    /// The other files, as printed.
+    others: Vec<String>,
+    /// How they clash.
+    what: &'static str,
+}
+
+impl RunConflict {
+    /// The problem of `offer.sku`, as printed after the field.
+    fn text(&self, sent: bool) -> String {
+        let sent = if sent {
+            "so none of them was sent"
+        } else {
+            "so none of them would be sent"
+        };
+        format!(
+            "{:?} is also the SKU of {}, and they {}: they would overwrite each other on eBay, {sent}",
+            self.sku,
+            self.others.join(", "),
+            self.what
+        )
+    }
+}
+
+/// The files of the whole run that would overwrite each other on eBay, by their position in
+/// `files`. A run is a whole: two files of one offer 25 files apart would otherwise go in two
+/// chunks, the second replacing the first's live listing. Only the SKUs are held while every
+/// file is read; the files whose SKU repeats are read again and compared (the same rule as
+/// `publish_many`'s within a call). A file that cannot be read is left to the run to report.
+fn run_conflicts(files: &[PathBuf]) -> HashMap<usize, RunConflict> {
+    scan_run(files, None).0
+}
+
+/// [`run_conflicts`], and the marketplaces of the files that pass the check against `catalog`
+/// (what [`SellerFacts::ask`] asks about: nothing when no file would be sent).
+fn scan_run(
+    files: &[PathBuf],
+    catalog: Option<&dyn Catalog>,
+) -> (HashMap<usize, RunConflict>, BTreeSet<Marketplace>) {
+    let mut by_sku: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut marketplaces = BTreeSet::new();
+    for (i, path) in files.iter().enumerate() {
+        if let Ok(listing) = read_listing(path) {
+            if catalog.is_some_and(|catalog| check(&listing, catalog).is_empty()) {
+                marketplaces.extend(Marketplace::from_marketplace_id(
+                    &listing.offer.marketplace_id,
+                ));
+            }
+            by_sku.entry(listing.offer.sku).or_default().push(i);
+        }
+    }
+    let mut repeated: Vec<usize> = by_sku
+        .into_values()
+        .filter(|files| files.len() > 1)
+        .flatten()
+        .collect();
+    repeated.sort_unstable();
+    let mut positions = Vec::new();
+    let mut listings = Vec::new();
+    for &i in &repeated {
+        if let Ok(listing) = read_listing(&files[i]) {
+            positions.push(i);
+            listings.push(listing);
+        }
+    }
+    let shown = |i: usize| escaped(&files[positions[i]].display().to_string()).into_owned();
+    let conflicts = marketplace_listing::aio::conflicts(&listings)
+        .into_iter()
+        .filter_map(|(i, e)| match e {
+            ListingError::Conflicting { sku, others, what } => Some((
+                positions[i],
+                RunConflict {
+                    sku,
+                    others: others.into_iter().map(shown).collect(),
+                    what,
+                },
+            )),
+            _ => None,
+        })
+        .collect();
+    (conflicts, marketplaces)
+}
+
 /// A problem as printed: the check's, except that "no aspect rules" names the snapshots
 /// directory looked in and the command that pins the listing's category there.
 fn problem_text(p: &Problem, listing: &Listing, source: &Source) -> String {
@@ -364,6 +455,14 @@ const MAX_LISTING_FILE: u64 = 4 * 1024 * 1024;
 
 /// A file as a listing, or why not (naming the field serde stopped at, with its line).
 fn read_listing(path: &Path) -> Result<Listing, String> {
+    read_listing_file(path).map(|(listing, _)| listing)
+}
+
+/// [`read_listing`], and the fields of the file eBay's Inventory API description does not
+/// define (eBay ignores them: warnings, not problems).
+fn read_listing_file(
+    path: &Path,
+) -> Result<(Listing, Vec<marketplace_listing::UnknownField>), String> {
     use std::io::Read as _;
     // A named pipe would block the read, a device or a huge file would fill memory: only a
     // regular file of at most MAX_LISTING_FILE bytes is read (its size checked as read, too).
@@ -386,9 +485,13 @@ fn read_listing(path: &Path) -> Result<Listing, String> {
             "grew over the {MAX_LISTING_FILE} bytes a listing file may have"
         ));
     }
-    serde_json::from_slice(&bytes).map_err(|e| {
+    let listing = serde_json::from_slice(&bytes).map_err(|e| {
         format!("not a listing file ({{\"inventoryItem\": …, \"offer\": …}} in eBay's JSON): {e}")
-    })
+    })?;
+    let unknown = serde_json::from_slice(&bytes)
+        .map(|file| marketplace_listing::unknown_fields(&file))
+        .unwrap_or_default();
+    Ok((listing, unknown))
 }
 
 /// The warning for a deprecated `ConditionEnum` name in the file (`MANUFACTURER_REFURBISHED`,
@@ -433,10 +536,16 @@ fn unchecked_condition(listing: &Listing, catalog: &dyn Catalog) -> Option<Strin
 fn check_files(files: &[PathBuf], source: &Source) -> ExitCode {
     let catalog = &*source.catalog;
     let mut failed = 0;
-    for path in files {
+    let conflicts = run_conflicts(files);
+    for (i, path) in files.iter().enumerate() {
         let name = escaped(&path.display().to_string()).into_owned();
-        let listing = match read_listing(path) {
-            Ok(listing) => listing,
+        let listing = match read_listing_file(path) {
+            Ok((listing, unknown)) => {
+                for field in unknown {
+                    errln!("warning: {name}: {}", escaped(&field.to_string()));
+                }
+                listing
+            }
             Err(e) => {
                 outln!("{name}: {}", escaped(&e));
                 failed += 1;
@@ -447,7 +556,11 @@ fn check_files(files: &[PathBuf], source: &Source) -> ExitCode {
             errln!("warning: {name}: {}", escaped(&warning));
         }
         let problems = check(&listing, catalog);
-        if problems.is_empty() {
+        let conflict = conflicts.get(&i);
+        if let Some(conflict) = conflict {
+            outln!("{name}: offer.sku: {}", escaped(&conflict.text(false)));
+        }
+        if problems.is_empty() && conflict.is_none() {
             match unchecked_condition(&listing, catalog) {
                 Some(note) => outln!("{name}: ok ({})", escaped(&note)),
                 None => outln!("{name}: ok"),
@@ -476,7 +589,7 @@ fn inventory(
     overrides: &[(&str, Option<String>)],
     store: Option<String>,
     account: &str,
-) -> Result<Inventory, Box<dyn std::error::Error>> {
+) -> Result<(Inventory, ApiClient), Box<dyn std::error::Error>> {
     let config = OAuthConfig::from_lookup(|name| {
         overrides
             .iter()
@@ -504,11 +617,13 @@ fn inventory(
     if let Some(cache) = cache {
         provider = provider.with_shared_cache(cache);
     }
-    let api = ApiClient::new(
-        ClientConfig::for_base_url(config.endpoints.base_url().as_str())?,
-        Arc::new(provider),
-    )?;
-    Ok(Inventory::new(api))
+    let provider = Arc::new(provider);
+    let base = config.endpoints.base_url().as_str();
+    let api = ApiClient::new(ClientConfig::for_base_url(base)?, provider.clone())?;
+    // The seller's facts (getInventoryLocations, the Account API's policies) over the same
+    // token.
+    let reads = ApiClient::new(ClientConfig::for_base_url(base)?, provider)?;
+    Ok((Inventory::new(api), reads))
 }
 
 /// Refuses, before anything is sent, an account whose stored consent does not grant
@@ -555,6 +670,8 @@ fn require_inventory_scope(
 /// a JSON line a file and a summary line; a summary on standard error always.
 fn publish_files(
     inventory: &Inventory,
+    reads: &ApiClient,
+    account: &str,
     files: &[PathBuf],
     source: &Source,
     mut report: Report,
@@ -571,15 +688,47 @@ fn publish_files(
         Some(bar) => bar.suspend(|| print_line(line, ok)),
         None => print_line(line, ok),
     };
-    // The files read since the last chunk was sent (an unreadable one reported in its place).
-    let mut chunk: Vec<(&Path, Result<Listing, String>)> = Vec::new();
+    // The files read since the last chunk was sent (one unreadable or refused for the whole
+    // run reported in its place).
+    let mut chunk: Vec<(&Path, Result<Listing, Skipped>)> = Vec::new();
     let mut stopped = None;
     let dry_run = report.counts.dry_run;
+    let (mut conflicts, marketplaces) = scan_run(files, Some(&*source.catalog));
+    // Before any write: what the seller has (policies, locations), asked once for the run
+    // (nothing when no file passes the check: nothing would be sent).
+    let facts = SellerFacts::ask(reads, account, &marketplaces, &print);
     for (done, path) in files.iter().enumerate() {
         if let Some(bar) = &bar {
             bar.inc(1);
         }
-        chunk.push((path, read_listing(path)));
+        let read = match conflicts.remove(&done) {
+            Some(conflict) => Err(Skipped::Refused {
+                sku: conflict.sku.clone(),
+                problems: vec![("offer.sku".into(), conflict.text(!dry_run))],
+            }),
+            None => read_listing_file(path)
+                .map_err(Skipped::Unreadable)
+                .and_then(|(listing, unknown)| {
+                    let name = escaped(&path.display().to_string()).into_owned();
+                    for field in unknown {
+                        report.warn(path, &field);
+                        print(
+                            &format!("warning: {name}: {}", escaped(&field.to_string())),
+                            false,
+                        );
+                    }
+                    let problems = facts.problems(&listing);
+                    if problems.is_empty() {
+                        Ok(listing)
+                    } else {
+                        Err(Skipped::Refused {
+                            sku: listing.offer.sku,
+                            problems,
+                        })
+                    }
+                }),
+        };
+        chunk.push((path, read));
         let listings = chunk.iter().filter(|(_, l)| l.is_ok()).count();
         if listings == BULK_LIMIT || done + 1 == files.len() {
             let sent = std::mem::take(&mut chunk);
@@ -644,7 +793,7 @@ fn publish_files(
 /// concerns every file: the run stops.
 fn publish_chunk(
     inventory: &Inventory,
-    chunk: Vec<(&Path, Result<Listing, String>)>,
+    chunk: Vec<(&Path, Result<Listing, Skipped>)>,
     source: &Source,
     dry_run: bool,
     report: &mut Report,
@@ -652,8 +801,9 @@ fn publish_chunk(
 ) -> Option<(Outage, Option<String>)> {
     let mut paths = Vec::new();
     let mut listings = Vec::new();
-    // The unreadable files, reported in their place among the others: (before which listing).
-    let mut unreadable: Vec<(usize, &Path, String)> = Vec::new();
+    // The unreadable files (and those refused for the whole run), reported in their place
+    // among the others: (before which listing).
+    let mut unreadable: Vec<(usize, &Path, Skipped)> = Vec::new();
     for (path, read) in chunk {
         match read {
             Ok(listing) => {
@@ -665,10 +815,22 @@ fn publish_chunk(
     }
     let mut unreadable = unreadable.into_iter().peekable();
     let mut report_unreadable = |report: &mut Report, before: usize| {
-        while let Some((_, path, e)) = unreadable.next_if(|(at, _, _)| *at <= before) {
+        while let Some((_, path, skipped)) = unreadable.next_if(|(at, _, _)| *at <= before) {
             let name = escaped(&path.display().to_string()).into_owned();
-            print(&format!("{name}: {}", escaped(&e)), true);
-            report.file(path, None, "unreadable", &[], &[json!({"message": e})]);
+            match skipped {
+                Skipped::Unreadable(e) => {
+                    print(&format!("{name}: {}", escaped(&e)), true);
+                    report.file(path, None, "unreadable", &[], &[json!({"message": e})]);
+                }
+                Skipped::Refused { sku, problems } => {
+                    let mut listed = Vec::new();
+                    for (field, text) in problems {
+                        print(&format!("{name}: {field}: {}", escaped(&text)), true);
+                        listed.push(json!({"field": field, "message": text}));
+                    }
+                    report.file(path, Some(&sku), "refused", &listed, &[]);
+                }
+            }
         }
     };
     if listings.is_empty() {
@@ -794,6 +956,232 @@ fn publish_chunk(
     outage.map(|(outage, _, account)| (outage, account))
 }
 
+/// A file of a chunk that is not sent.
+enum Skipped {
+    /// It cannot be read as a listing: why.
+    Unreadable(String),
+    /// Refused for what the run knows beyond the check, before anything is sent: it would
+    /// overwrite another file's listing ([`run_conflicts`]), or names a policy or location
+    /// the seller does not have ([`SellerFacts`]). Each problem: (field, what is wrong).
+    Refused {
+        /// The SKU.
+        sku: String,
+        /// The problems.
+        problems: Vec<(String, String)>,
+    },
+}
+
+/// What the seller has that a listing names, asked once per run before anything is written:
+/// the business policies of each marketplace of the run (the Account API's
+/// getFulfillmentPolicies, getPaymentPolicies, getReturnPolicies, `?marketplace_id=`) and the
+/// inventory locations (the Inventory API's getInventoryLocations). A listing naming a policy
+/// the seller has not got on its marketplace (a GB policy on a DE offer: createOffer takes
+/// it, publishOffer refuses it with a misleading error) or a location the seller has not got
+/// is refused before sending, naming the field, the id, the marketplace and the ids the seller
+/// has.
+///
+/// When a read fails (the Account API needs `sell.account` or `sell.account.readonly`, which
+/// an older consent may lack; a 5xx; the network), it is said once and that check is left
+/// out: the run goes on. A nightly job must not lose a night's listings because a check that
+/// eBay itself makes again at publishOffer (refusing only the listings concerned) could not
+/// be made; an outage that concerns the writes too stops the run at its first chunk anyway.
+struct SellerFacts {
+    /// Per marketplace, per policy field, the seller's (id, name); `None`: not known.
+    policies: Option<PoliciesByMarketplace>,
+    /// The seller's location keys; `None`: not known.
+    locations: Option<Vec<String>>,
+}
+
+/// Per marketplace, per policy field of `listingPolicies`, the seller's policies (id, name).
+type PoliciesByMarketplace = HashMap<Marketplace, Vec<(&'static str, Vec<(String, String)>)>>;
+
+/// The policy fields of an offer's `listingPolicies`, with the Account API call (its name, its
+/// path and the answer's array) that lists the seller's policies of that kind.
+const POLICY_CALLS: [(&str, &str, &str, &str); 3] = [
+    (
+        "fulfillmentPolicyId",
+        "getFulfillmentPolicies",
+        "fulfillment_policy",
+        "fulfillmentPolicies",
+    ),
+    (
+        "paymentPolicyId",
+        "getPaymentPolicies",
+        "payment_policy",
+        "paymentPolicies",
+    ),
+    (
+        "returnPolicyId",
+        "getReturnPolicies",
+        "return_policy",
+        "returnPolicies",
+    ),
+];
+
+impl SellerFacts {
+    /// Asks eBay, each call once (per marketplace for the policies); a failed read is printed
+    /// once as a warning, and its check left out.
+    fn ask(
+        api: &ApiClient,
+        account: &str,
+        marketplaces: &BTreeSet<Marketplace>,
+        print: &dyn Fn(&str, bool),
+    ) -> Self {
+        if marketplaces.is_empty() {
+            return Self {
+                policies: None,
+                locations: None,
+            };
+        }
+        let mut policies = HashMap::new();
+        let mut known = true;
+        'markets: for &m in marketplaces {
+            let mut kinds = Vec::new();
+            for (field, call, path, array) in POLICY_CALLS {
+                let request = ApiRequest::get_segments(["sell", "account", "v1", path])
+                    .query("marketplace_id", m.marketplace_id())
+                    .operation(call);
+                let answer = api
+                    .send(request)
+                    .and_then(|a| a.json::<serde_json::Value>());
+                match answer {
+                    Ok(answer) => {
+                        let ids = answer[array]
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .filter_map(|p| {
+                                let id = p[field].as_str()?.to_owned();
+                                Some((id, p["name"].as_str().unwrap_or_default().to_owned()))
+                            })
+                            .collect();
+                        kinds.push((field, ids));
+                    }
+                    Err(e) => {
+                        // 403: the consent lacks the Account API's scope (an older consent).
+                        let hint = if e.status() == Some(403) {
+                            format!(
+                                ". The Account API needs the scope sell.account.readonly: `consent --account {account:?} --for listing` grants it"
+                            )
+                        } else {
+                            String::new()
+                        };
+                        print(
+                            &format!(
+                                "warning: the seller's business policies could not be read ({call} of {m}: {}), so the listings' policy ids are not checked before sending (publishOffer refuses a policy the seller has not got on the offer's marketplace){hint}",
+                                escaped(&e.to_string())
+                            ),
+                            false,
+                        );
+                        known = false;
+                        break 'markets;
+                    }
+                }
+            }
+            policies.insert(m, kinds);
+        }
+        let locations = Self::locations(api).map_err(|e| {
+            print(
+                &format!(
+                    "warning: the seller's inventory locations could not be read (getInventoryLocations: {}), so the listings' merchantLocationKey is not checked before sending",
+                    escaped(&e)
+                ),
+                false,
+            );
+        });
+        Self {
+            policies: known.then_some(policies),
+            locations: locations.ok(),
+        }
+    }
+
+    /// getInventoryLocations, page by page (100 a page): every location key of the seller.
+    fn locations(api: &ApiClient) -> Result<Vec<String>, String> {
+        let mut keys = Vec::new();
+        loop {
+            let request = ApiRequest::get_segments(["sell", "inventory", "v1", "location"])
+                .query("limit", "100")
+                .query("offset", keys.len().to_string())
+                .operation("getInventoryLocations");
+            let answer: serde_json::Value = api
+                .send(request)
+                .map_err(|e| e.to_string())?
+                .json()
+                .map_err(|e| e.to_string())?;
+            let page: Vec<String> = answer["locations"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|l| l["merchantLocationKey"].as_str().map(str::to_owned))
+                .collect();
+            let total = answer["total"].as_u64().unwrap_or_default() as usize;
+            let empty = page.is_empty();
+            keys.extend(page);
+            if empty || keys.len() >= total {
+                return Ok(keys);
+            }
+        }
+    }
+
+    /// The listing's policies and location the seller has not got: (field, what is wrong).
+    fn problems(&self, listing: &Listing) -> Vec<(String, String)> {
+        let offer = &listing.offer;
+        let mut problems = Vec::new();
+        let market = Marketplace::from_marketplace_id(&offer.marketplace_id);
+        if let (Some(policies), Some(m), Some(given)) =
+            (&self.policies, market, &offer.listing_policies)
+            && let Some(kinds) = policies.get(&m)
+        {
+            for (field, ids) in kinds {
+                let id = match *field {
+                    "fulfillmentPolicyId" => &given.fulfillment_policy_id,
+                    "paymentPolicyId" => &given.payment_policy_id,
+                    _ => &given.return_policy_id,
+                };
+                let Some(id) = id.as_deref() else { continue };
+                if ids.iter().any(|(has, _)| has == id) {
+                    continue;
+                }
+                let has: Vec<String> = ids
+                    .iter()
+                    .map(|(id, name)| format!("{id} ({name:?})"))
+                    .collect();
+                let call = POLICY_CALLS
+                    .iter()
+                    .find(|c| c.0 == *field)
+                    .map_or("", |c| c.1);
+                let has = if has.is_empty() {
+                    "none".to_owned()
+                } else {
+                    has.join(", ")
+                };
+                problems.push((
+                    format!("offer.listingPolicies.{field}"),
+                    format!(
+                        "{id:?} is not one of the seller's policies on {m} ({call}: {has}); publishOffer would refuse it"
+                    ),
+                ));
+            }
+        }
+        if let (Some(keys), Some(key)) = (&self.locations, &offer.merchant_location_key)
+            && !keys.iter().any(|k| k == key)
+        {
+            let has = if keys.is_empty() {
+                "none".to_owned()
+            } else {
+                keys.join(", ")
+            };
+            problems.push((
+                "offer.merchantLocationKey".into(),
+                format!(
+                    "{key:?} is not one of the seller's inventory locations (getInventoryLocations: {has}); create it (createInventoryLocation) or name one of these"
+                ),
+            ));
+        }
+        problems
+    }
+}
+
 /// One listing's result: published (or found live as it is), or, in a dry run, planned.
 enum Outcome {
     /// publish_many's result.
@@ -807,6 +1195,8 @@ enum Outcome {
 struct Report {
     out: Option<(PathBuf, std::io::BufWriter<std::fs::File>)>,
     counts: Counts,
+    /// The warnings of a file not yet reported (its fields eBay does not define), by file.
+    warnings: HashMap<PathBuf, Vec<serde_json::Value>>,
 }
 
 /// How many files ended each way.
@@ -885,6 +1275,7 @@ impl Report {
                 dry_run,
                 ..Counts::default()
             },
+            warnings: HashMap::new(),
         })
     }
 
@@ -952,7 +1343,24 @@ impl Report {
         );
     }
 
-    fn line(&mut self, status: &'static str, line: serde_json::Value) {
+    /// A warning about the file at `path` (a field eBay does not define), written in its line:
+    /// `{"field", "message", "closest"}`.
+    fn warn(&mut self, path: &Path, field: &marketplace_listing::UnknownField) {
+        self.warnings
+            .entry(path.to_path_buf())
+            .or_default()
+            .push(json!({
+                "field": field.path, "message": field.to_string(), "closest": field.closest,
+            }));
+    }
+
+    fn line(&mut self, status: &'static str, mut line: serde_json::Value) {
+        // Every file's line has its warnings (an empty list when none).
+        let warnings = line["file"]
+            .as_str()
+            .and_then(|file| self.warnings.remove(Path::new(file)))
+            .unwrap_or_default();
+        line["warnings"] = json!(warnings);
         let c = &mut self.counts;
         *match status {
             "planned" => &mut c.planned,

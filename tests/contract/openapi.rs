@@ -139,6 +139,13 @@ impl Document {
         let paths = self.raw["paths"].as_object().expect("paths");
         for (path, item) in paths {
             for (method, op) in item.as_object().expect("a path item") {
+                // A path item also holds `servers` (the Account API's location calls are
+                // on another host), `parameters`, …: only its HTTP methods are operations.
+                if !["get", "put", "post", "delete", "patch", "head", "options"]
+                    .contains(&method.as_str())
+                {
+                    continue;
+                }
                 let id = text(&op["operationId"], "operationId");
                 let parameters = op["parameters"]
                     .as_array()

@@ -1233,18 +1233,39 @@ fn sort_out<T>(
     by_marketplace
 }
 
-/// The listings of `passing` that would overwrite each other on eBay refused, each naming the
-/// others, and taken out of `passing`: two of one (SKU, marketplace, format) (one offer on
-/// eBay: the second's fields would replace the first's), or one SKU with different inventory
-/// items (one item on eBay).
+/// The listings of `passing` that would overwrite each other on eBay refused
+/// ([`conflicts_among`]), and taken out of `passing`.
 fn refuse_conflicts<T>(
     listings: &[Listing],
     passing: &mut Vec<(usize, Marketplace)>,
     results: &mut [Option<Result<T, ListingError>>],
 ) {
+    let refused = conflicts_among(listings, passing.iter().map(|&(i, _)| i));
+    passing.retain(|(i, _)| !refused.iter().any(|(j, _)| j == i));
+    for (i, e) in refused {
+        results[i] = Some(Err(e));
+    }
+}
+
+/// For each of `listings` that would overwrite another of them on eBay, its position and
+/// [`ListingError::Conflicting`] naming the others' positions: two of one (SKU, marketplace,
+/// format) (one offer on eBay: the second's fields would replace the first's, createOffer or
+/// updateOffer), or one SKU with different inventory items (one item a SKU on eBay:
+/// createOrReplaceInventoryItem replaces it). An auction and a fixed-price listing of one
+/// SKU with the same item, or one item offered on two marketplaces, do not conflict.
+/// `publish_many` refuses them within a call; the `listing` command across a whole run.
+pub fn conflicts(listings: &[Listing]) -> Vec<(usize, ListingError)> {
+    conflicts_among(listings, 0..listings.len())
+}
+
+/// [`conflicts`] among the listings at `indexes`.
+fn conflicts_among(
+    listings: &[Listing],
+    indexes: impl Iterator<Item = usize>,
+) -> Vec<(usize, ListingError)> {
     let mut refused: Vec<(usize, ListingError)> = Vec::new();
     let mut by_sku: HashMap<&str, Vec<usize>> = HashMap::new();
-    for &(i, _) in passing.iter() {
+    for i in indexes {
         by_sku.entry(&listings[i].offer.sku).or_default().push(i);
     }
     for (sku, group) in by_sku.iter().filter(|(_, g)| g.len() > 1) {
@@ -1282,10 +1303,8 @@ fn refuse_conflicts<T>(
             }
         }
     }
-    passing.retain(|(i, _)| !refused.iter().any(|(j, _)| j == i));
-    for (i, e) in refused {
-        results[i] = Some(Err(e));
-    }
+    refused.sort_by_key(|(i, _)| *i);
+    refused
 }
 
 /// bulkCreateOffer's answer for the offer sent at `position`: eBay's answer carries the

@@ -10,6 +10,8 @@
 //! * [`check`]: every problem eBay would refuse the listing for that can be known offline,
 //!   each naming its field, against the trees and pinned aspect rules compiled into
 //!   `taxonomy-data` ([`CompiledIn`]) or another [`Catalog`];
+//! * [`unknown_fields`]: the fields of a listing file eBay's Inventory API description does
+//!   not define (eBay ignores them), each with the closest field it does;
 //! * [`Condition`]: the Inventory API's `ConditionEnum` and eBay's numeric condition ids, both
 //!   ways (eBay's table "Item condition ID and name values"; defined in `marketplaces`, where
 //!   `taxonomy-data`'s condition policies find it);
@@ -25,6 +27,7 @@ pub mod blocking;
 mod builder;
 mod check;
 mod error;
+mod fields;
 mod model;
 
 pub use aio::OtherFormat;
@@ -33,6 +36,7 @@ pub use check::{
     Catalog, CategoryStatus, CompiledIn, Problem, ProblemKind, Problems, check, limits,
 };
 pub use error::{ErrorKind, InventoryError, ListingError, LiveInOtherFormat};
+pub use fields::{UnknownField, unknown_fields};
 pub use marketplaces::{
     AllowedCondition, Condition, ConditionPolicy, DescriptorRule, DescriptorValue, UnknownCondition,
 };
