@@ -28,7 +28,7 @@ mod error;
 mod model;
 
 pub use aio::OtherFormat;
-pub use builder::ListingBuilder;
+pub use builder::{AspectsOf, ConditionFor, ConditionOf, ListingBuilder};
 pub use check::{
     Catalog, CategoryStatus, CompiledIn, Problem, ProblemKind, Problems, check, limits,
 };
