@@ -27,12 +27,13 @@
 //! policy (see [`condition!`]).
 //!
 //! Each macro's value carries its marketplace and category in its type
-//! (`taxonomy_data::typed::Checked<In<EBAY_US, 179>, …>`, dereferencing to the
-//! `LeafCategory`, `Aspects` or `Condition` it holds), so code that takes several of them can
-//! require one category: `marketplace_listing::ListingBuilder` does not compile with aspects
-//! or a condition checked for another category or marketplace than its `category!`'s, and the
-//! error names both (`aspects checked for In<EBAY_US, 179> given to a listing of In<EBAY_US,
-//! 177>`).
+//! (`taxonomy_data::typed::Checked<In<EBAY_US, 179>, …>`; a leaf or aspects dereference to
+//! the `LeafCategory` or `Aspects` they hold, a condition gives its `Condition` with
+//! `.condition()`), so code that takes several of them can require one category:
+//! `marketplace_listing::ListingBuilder` does not compile with aspects or a condition checked
+//! for another category or marketplace than its `category!`'s, and the error names both
+//! (`aspects checked for taxonomy_data::typed::In<EBAY_US, 179> given to a listing of
+//! taxonomy_data::typed::In<EBAY_US, 177>`, taxonomy-macros' `tests/ui/fail_listing_*`).
 //!
 //! Listing code depends on both `taxonomy-data` and `taxonomy-macros`; the expansion names
 //! `::taxonomy_data`. The logic (parsing, lookups, suggestions, messages) lives in

@@ -56,7 +56,8 @@ use crate::{
 /// use marketplace_listing::ListingBuilder;
 /// use taxonomy_macros::{aspects, category};
 ///
-/// // error: aspects checked for In<EBAY_US, 177> given to a listing of In<EBAY_US, 179>
+/// // error[E0277]: aspects checked for taxonomy_data::typed::In<EBAY_US, 177> given to a
+/// // listing of taxonomy_data::typed::In<EBAY_US, 179>
 /// let _ = ListingBuilder::new(
 ///     "DESKTOP-1",
 ///     category!(EBAY_US, "179"),
