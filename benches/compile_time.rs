@@ -100,10 +100,10 @@ fn source(name: &str, brands: &[String]) -> String {
         let body = match name {
             "plain" => format!("pub fn f{i}() -> u32 {{ {CATEGORY} }}\n"),
             "category" => format!(
-                "pub fn f{i}() -> taxonomy_data::LeafCategory {{ taxonomy_macros::category!(\"{CATEGORY}\") }}\n"
+                "pub fn f{i}() -> taxonomy_data::LeafCategory {{ taxonomy_macros::category!(\"{CATEGORY}\").leaf() }}\n"
             ),
             "aspects_literals" => format!(
-                "pub fn f{i}() -> taxonomy_data::aspects::Aspects {{\n    taxonomy_macros::aspects!(\"{CATEGORY}\", {{\n        \"Brand\": {brand:?},\n        \"Chipset Manufacturer\": \"NVIDIA\",\n        \"Chipset/GPU Model\": \"NVIDIA GeForce RTX 3080\",\n        \"Memory Size\": \"10 GB\",\n        \"Connectors\": [\"HDMI\", \"DisplayPort\"],\n        \"MPN\": \"RTX3080-10G\",\n    }})\n}}\n"
+                "pub fn f{i}() -> taxonomy_data::aspects::Aspects {{\n    taxonomy_macros::aspects!(\"{CATEGORY}\", {{\n        \"Brand\": {brand:?},\n        \"Chipset Manufacturer\": \"NVIDIA\",\n        \"Chipset/GPU Model\": \"NVIDIA GeForce RTX 3080\",\n        \"Memory Size\": \"10 GB\",\n        \"Connectors\": [\"HDMI\", \"DisplayPort\"],\n        \"MPN\": \"RTX3080-10G\",\n    }}).into_inner()\n}}\n"
             ),
             _ => {
                 let brand = if name == "aspects_error" && i == 50 {
@@ -112,7 +112,7 @@ fn source(name: &str, brands: &[String]) -> String {
                     brand.clone()
                 };
                 format!(
-                    "pub fn f{i}(mpn: &str) -> Result<taxonomy_data::aspects::Aspects, taxonomy_data::aspects::AspectsError> {{\n    taxonomy_macros::aspects!(\"{CATEGORY}\", {{\n        \"Brand\": {brand:?},\n        \"Chipset Manufacturer\": \"NVIDIA\",\n        \"Chipset/GPU Model\": \"NVIDIA GeForce RTX 3080\",\n        \"Memory Size\": \"10 GB\",\n        \"Connectors\": [\"HDMI\", \"DisplayPort\"],\n        \"MPN\": mpn,\n    }})\n}}\n"
+                    "pub fn f{i}(mpn: &str) -> Result<taxonomy_data::aspects::Aspects, taxonomy_data::aspects::AspectsError> {{\n    taxonomy_macros::aspects!(\"{CATEGORY}\", {{\n        \"Brand\": {brand:?},\n        \"Chipset Manufacturer\": \"NVIDIA\",\n        \"Chipset/GPU Model\": \"NVIDIA GeForce RTX 3080\",\n        \"Memory Size\": \"10 GB\",\n        \"Connectors\": [\"HDMI\", \"DisplayPort\"],\n        \"MPN\": mpn,\n    }}).map(taxonomy_data::typed::Checked::into_inner)\n}}\n"
                 )
             }
         };

@@ -16,7 +16,7 @@ use taxonomy_data::{LeafCategory, Site};
 use taxonomy_macros::category;
 
 /// Handys & Smartphones on the German site.
-const HANDYS: LeafCategory = category!(EBAY_DE, "9355");
+const HANDYS: LeafCategory = category!(EBAY_DE, "9355").leaf();
 
 /// The last request the fake saw at `path`.
 fn last_request_to(fake: &FakeMarketplace, path: &str) -> Request {

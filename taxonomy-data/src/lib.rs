@@ -57,6 +57,7 @@ mod generated {
 mod search;
 #[cfg(feature = "serde")]
 mod serde_impls;
+pub mod typed;
 
 #[cfg(feature = "aspects")]
 /// Item aspects: the pinned categories' rules ([`LeafCategory::aspects`]), the listing they

@@ -6,13 +6,14 @@
 //! write instead.
 //!
 //! ```
+//! use taxonomy_data::typed::{Checked, EBAY_DE, In};
 //! use taxonomy_data::{LeafCategory, Site};
 //! use taxonomy_macros::category;
 //!
-//! // An id on the US site (the default site).
-//! const PHONES: LeafCategory = category!("9355");
-//! // Another site, named by its marketplace id.
-//! let handys = category!(EBAY_DE, "9355");
+//! // An id on the US site (the default site); `.leaf()` gives the `LeafCategory`.
+//! const PHONES: LeafCategory = category!("9355").leaf();
+//! // Another site, named by its marketplace id; the value's type names both.
+//! let handys: Checked<In<EBAY_DE, 9355>, LeafCategory> = category!(EBAY_DE, "9355");
 //! // A full path, from the top level down (leaf names alone are not unique).
 //! let by_path = category!("Cell Phones & Accessories > Cell Phones & Smartphones");
 //!
@@ -24,6 +25,15 @@
 //! `aspects!` checks a listing's item aspects against its category's pinned rules the same way
 //! (see [`aspects!`]), and `condition!` an item condition against its category's condition
 //! policy (see [`condition!`]).
+//!
+//! Each macro's value carries its marketplace and category in its type
+//! (`taxonomy_data::typed::Checked<In<EBAY_US, 179>, …>`; a leaf or aspects dereference to
+//! the `LeafCategory` or `Aspects` they hold, a condition gives its `Condition` with
+//! `.condition()`), so code that takes several of them can require one category:
+//! `marketplace_listing::ListingBuilder` does not compile with aspects or a condition checked
+//! for another category or marketplace than its `category!`'s, and the error names both
+//! (`aspects checked for taxonomy_data::typed::In<EBAY_US, 179> given to a listing of
+//! taxonomy_data::typed::In<EBAY_US, 177>`, taxonomy-macros' `tests/ui/fail_listing_*`).
 //!
 //! Listing code depends on both `taxonomy-data` and `taxonomy-macros`; the expansion names
 //! `::taxonomy_data`. The logic (parsing, lookups, suggestions, messages) lives in
@@ -38,7 +48,9 @@ use proc_macro::TokenStream;
 /// The site defaults to `EBAY_US`; another is named by its marketplace id (`EBAY_DE`) or by
 /// the path of its `taxonomy_data::Site` variant (`Site::De`), and must be compiled in. The
 /// literal is a decimal category id or a full path of names separated by `>`. The expansion is
-/// a constant expression of type `taxonomy_data::LeafCategory`, usable in `const` items.
+/// a constant expression of type `taxonomy_data::typed::Checked<In<EBAY_US, 9355>,
+/// LeafCategory>` (its marketplace and category in its type; it dereferences to the
+/// `LeafCategory`, which `.leaf()` gives, in `const` items too).
 ///
 /// Compile errors point at the literal: a category that is not a leaf (with some of its leaves
 /// to choose from), an unknown id or path (with close matches), an unknown site, a malformed
@@ -58,12 +70,14 @@ pub fn category(input: TokenStream) -> TokenStream {
 /// compiled into `taxonomy-data`). A value is a string literal, an array of them, or any
 /// expression giving a text or a list of texts (`taxonomy_data::aspects::IntoAspectValues`).
 ///
-/// With literal values only, the expansion is a `taxonomy_data::aspects::Aspects`: it
+/// With literal values only, the expansion is a `taxonomy_data::aspects::Aspects` carrying
+/// its marketplace and category in its type (`taxonomy_data::typed::Checked<In<EBAY_US,
+/// 179>, Aspects>`, which dereferences to it; `into_inner()` gives it): it
 /// serialises (feature `serde`) to the Inventory API's `{"Brand": ["Dell"], …}` and converts
 /// into `taxonomy_model::aspects::ListingAspects`. With an expression among the values, it is
-/// a `Result<Aspects, AspectsError>`: the names, the required aspects and the literals are
-/// checked at compile time, the expressions' values at run time against the same compiled-in
-/// rules, with the same problems.
+/// a `Result<Checked<In<…>, Aspects>, AspectsError>`: the names, the required aspects and the
+/// literals are checked at compile time, the expressions' values at run time against the same
+/// compiled-in rules, with the same problems.
 ///
 /// Compile errors, each on the offending name or value and saying what to do: required
 /// aspects missing (listed, with some of their values), a value not in a selection-only list
@@ -105,8 +119,10 @@ pub fn aspects(input: TokenStream) -> TokenStream {
 ///
 /// The site and category are written as for [`category!`] (the site defaults to `EBAY_US`;
 /// an id or a full path, with `category!`'s errors); the condition is its `ConditionEnum`
-/// name. The expansion is a constant expression of type `taxonomy_data::Condition`, usable
-/// in `const` items.
+/// name. The expansion is a constant expression of type `taxonomy_data::typed::Checked<In<EBAY_US,
+/// 9355>, Condition>` (its marketplace and category in its type; `.condition()` gives the
+/// `taxonomy_data::Condition`, in `const` items too), which a listing of another category
+/// does not take (`marketplace_listing::ListingBuilder::condition`).
 ///
 /// The policies are compiled into `taxonomy-data` from the condition-policy file beside each
 /// snapshot (`EBAY_US.conditions.json`, written by `snapshot refresh` run with credentials).
@@ -119,7 +135,7 @@ pub fn aspects(input: TokenStream) -> TokenStream {
 /// use taxonomy_macros::condition;
 /// // The committed snapshots carry no condition policies (eBay's are only had with
 /// // credentials), so this fails: "EBAY_US's condition policies are not in the snapshots".
-/// const USED: taxonomy_data::Condition = condition!(EBAY_US, "9355", USED_EXCELLENT);
+/// const USED: taxonomy_data::Condition = condition!(EBAY_US, "9355", USED_EXCELLENT).condition();
 /// ```
 ///
 /// With `EBAY_US.conditions.json` in the snapshots directory, allowing `USED_EXCELLENT` in

@@ -13,7 +13,7 @@ struct Listing {
 }
 
 /// Checked at compile time, in a `const` item.
-const SMARTPHONES: LeafCategory = category!("9355");
+const SMARTPHONES: LeafCategory = category!("9355").leaf();
 
 fn main() {
     let listings = [
@@ -23,18 +23,19 @@ fn main() {
         },
         Listing {
             title: "Smartphone, entsperrt, 128 GB",
-            category: category!(EBAY_DE, "9355"),
+            category: category!(EBAY_DE, "9355").leaf(),
         },
         Listing {
             title: "Mobile phone, unlocked",
             category: category!(
                 EBAY_GB,
                 "Mobile Phones & Communication > Mobile & Smart Phones"
-            ),
+            )
+            .leaf(),
         },
         Listing {
             title: "Mobile phone, 5G",
-            category: category!(EBAY_AU, "9355"),
+            category: category!(EBAY_AU, "9355").leaf(),
         },
     ];
     println!("Listings, with categories checked at compile time:");

@@ -1,11 +1,16 @@
-//! A listing built from what the compile-time checks give: a `LeafCategory` (`category!`) and
-//! the `Aspects` of `aspects!`, so typed code never checks them again.
+//! A listing built from what the compile-time checks give: `category!`'s leaf, `aspects!`'s
+//! aspects and `condition!`'s condition, each carrying its category in its type
+//! (`taxonomy_data::typed::Checked<In<EBAY_US, 179>, …>`), so typed code never checks them
+//! again and cannot mix categories: aspects or a condition checked for another category or
+//! marketplace than the listing's is a compile error naming both.
 
 use std::collections::BTreeMap;
+use std::marker::PhantomData;
 
 use marketplaces::Marketplace;
 use taxonomy_aspects::Aspects;
 use taxonomy_data::LeafCategory;
+use taxonomy_data::typed::{Checked, In, Unresolved};
 
 use crate::check::{CompiledIn, Problem, ProblemKind, Problems, check};
 use crate::model::Vouched;
@@ -16,12 +21,14 @@ use crate::{
 };
 use serde_json::Value;
 
-/// Builds a [`Listing`] from a leaf category and its aspects as `category!` and `aspects!`
-/// give them; the price is in the marketplace's currency, quantities are whole numbers.
+/// Builds a [`Listing`] from a leaf category, its aspects and its condition as `category!`,
+/// `aspects!` and `condition!` give them; the price is in the marketplace's currency,
+/// quantities are whole numbers. `C` is the listing's category as a type
+/// (`taxonomy_data::typed::In<EBAY_US, 179>`).
 ///
-/// ```
+/// ```ignore
 /// use marketplace_listing::{Condition, ListingBuilder};
-/// use taxonomy_macros::{aspects, category};
+/// use taxonomy_macros::{aspects, category, condition};
 ///
 /// let listing = ListingBuilder::new(
 ///     "DESKTOP-1",
@@ -31,25 +38,118 @@ use serde_json::Value;
 /// .title("Dell OptiPlex 7010 desktop")
 /// .description("A Dell OptiPlex 7010 desktop, tested and working.")
 /// .image("https://example.com/1.jpg")
-/// .condition(Condition::UsedExcellent)
+/// .condition(condition!(EBAY_US, "179", NEW))
 /// .quantity(3)
 /// .price("149.00")
 /// .policies("fulfillment-1", "payment-1", "return-1")
 /// .merchant_location_key("warehouse-1")
 /// .build()
 /// .unwrap();
+/// assert_eq!(listing.inventory_item.condition, Some(Condition::New));
 /// assert_eq!(listing.offer.pricing_summary.unwrap().price.unwrap().currency, "USD");
 /// ```
-#[derive(Debug, Clone)]
-pub struct ListingBuilder {
+///
+/// (`condition!` needs the site's condition policies in the snapshots directory, which this
+/// repository does not commit: taxonomy-macros' `tests/ui.rs` compiles and runs this example
+/// against snapshots allowing `NEW` in 179. Without them, `.condition` takes a
+/// [`Condition`], which [`build`](Self::build) checks.)
+///
+/// Aspects of another category do not compile, naming both:
+///
+/// ```compile_fail
+/// use marketplace_listing::ListingBuilder;
+/// use taxonomy_macros::{aspects, category};
+///
+/// // error[E0277]: aspects checked for taxonomy_data::typed::In<EBAY_US, 177> given to a
+/// // listing of taxonomy_data::typed::In<EBAY_US, 179>
+/// let _ = ListingBuilder::new(
+///     "DESKTOP-1",
+///     category!(EBAY_US, "179"),
+///     aspects!(EBAY_US, "177", { "Brand": "Dell" }),
+/// );
+/// ```
+pub struct ListingBuilder<C> {
     listing: Listing,
     mismatch: Option<Problem>,
+    category: PhantomData<fn() -> C>,
 }
 
-impl ListingBuilder {
-    /// A listing of `sku` in `leaf` with `aspects` (checked for `leaf` by `aspects!`; aspects
-    /// checked for another category make [`build`](Self::build) fail).
-    pub fn new(sku: impl Into<String>, leaf: LeafCategory, aspects: Aspects) -> Self {
+impl<C> std::fmt::Debug for ListingBuilder<C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ListingBuilder")
+            .field("listing", &self.listing)
+            .field("mismatch", &self.mismatch)
+            .finish()
+    }
+}
+
+impl<C> Clone for ListingBuilder<C> {
+    fn clone(&self) -> Self {
+        Self {
+            listing: self.listing.clone(),
+            mismatch: self.mismatch.clone(),
+            category: PhantomData,
+        }
+    }
+}
+
+/// Aspects checked (by `aspects!`) for category `Self`, given to a listing of category `L`:
+/// implemented when they are the same category (or when a macro already failed).
+#[diagnostic::on_unimplemented(
+    message = "aspects checked for {Self} given to a listing of {L}",
+    label = "aspects checked for {Self}, not for the listing's {L}",
+    note = "write the listing's marketplace and category in aspects!, as in its category!"
+)]
+pub trait AspectsOf<L> {}
+
+impl<M, const ID: u32> AspectsOf<In<M, ID>> for In<M, ID> {}
+impl<M, const ID: u32> AspectsOf<In<M, ID>> for Unresolved {}
+impl<C> AspectsOf<Unresolved> for C {}
+
+/// A condition checked (by `condition!`) for category `Self`, given to a listing of
+/// category `L`: implemented when they are the same category (or when a macro already
+/// failed).
+#[diagnostic::on_unimplemented(
+    message = "condition checked for {Self} given to a listing of {L}",
+    label = "condition checked for {Self}, not for the listing's {L}",
+    note = "write the listing's marketplace and category in condition!, as in its category!"
+)]
+pub trait ConditionOf<L> {}
+
+impl<M, const ID: u32> ConditionOf<In<M, ID>> for In<M, ID> {}
+impl<M, const ID: u32> ConditionOf<In<M, ID>> for Unresolved {}
+impl<C> ConditionOf<Unresolved> for C {}
+
+/// What [`ListingBuilder::condition`] takes for a listing of category `L`: `condition!`'s
+/// value checked for `L`, or a [`Condition`] (checked by [`ListingBuilder::build`] against
+/// the compiled-in condition policy).
+pub trait ConditionFor<L> {
+    /// The condition.
+    fn into_condition(self) -> Condition;
+}
+
+impl<L> ConditionFor<L> for Condition {
+    fn into_condition(self) -> Condition {
+        self
+    }
+}
+
+impl<L, D: ConditionOf<L>> ConditionFor<L> for Checked<D, Condition> {
+    fn into_condition(self) -> Condition {
+        self.condition()
+    }
+}
+
+impl<C> ListingBuilder<C> {
+    /// A listing of `sku` in `leaf` (`category!`) with `aspects` (`aspects!`, checked for the
+    /// same marketplace and category: else a compile error naming both).
+    pub fn new<A: AspectsOf<C>>(
+        sku: impl Into<String>,
+        leaf: Checked<C, LeafCategory>,
+        aspects: Checked<A, Aspects>,
+    ) -> Self {
+        let leaf = leaf.leaf();
+        let aspects = aspects.into_inner();
         let marketplace: Marketplace = leaf.site().into();
         let map: BTreeMap<String, Vec<String>> = aspects
             .listing()
@@ -59,6 +159,7 @@ impl ListingBuilder {
                 (name.to_owned(), values)
             })
             .collect();
+        // The types tie them; kept for a build whose macros failed (no program runs then).
         let mismatch = (aspects.category_id() != leaf.id()
             || aspects.marketplace_id() != marketplace.marketplace_id())
         .then(|| Problem {
@@ -89,7 +190,11 @@ impl ListingBuilder {
                 aspects: map,
             }),
         };
-        Self { listing, mismatch }
+        Self {
+            listing,
+            mismatch,
+            category: PhantomData,
+        }
     }
 
     fn product(&mut self) -> &mut Product {
@@ -131,9 +236,11 @@ impl ListingBuilder {
         self
     }
 
-    /// `condition`.
-    pub fn condition(mut self, condition: Condition) -> Self {
-        self.listing.inventory_item.condition = Some(condition);
+    /// `condition`: `condition!`'s, checked at compile time for this listing's category
+    /// (another category's or marketplace's is a compile error naming both), or a
+    /// [`Condition`], checked by [`build`](Self::build).
+    pub fn condition(mut self, condition: impl ConditionFor<C>) -> Self {
+        self.listing.inventory_item.condition = Some(condition.into_condition());
         self
     }
 

@@ -31,7 +31,7 @@ mod fields;
 mod model;
 
 pub use aio::OtherFormat;
-pub use builder::ListingBuilder;
+pub use builder::{AspectsOf, ConditionFor, ConditionOf, ListingBuilder};
 pub use check::{
     Catalog, CategoryStatus, CompiledIn, Problem, ProblemKind, Problems, check, limits,
 };

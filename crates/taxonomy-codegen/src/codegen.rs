@@ -136,10 +136,29 @@ pub fn generate_all(
     Ok(out)
 }
 
+/// `markers`: each marketplace as a type (an empty enum named by its marketplace id), so
+/// that a value checked at compile time (`taxonomy_data::typed::Checked`) carries its
+/// marketplace in its type.
+fn write_site_markers(out: &mut String, all: &[SiteData<'_>]) {
+    out.push_str("\n/// Each marketplace as a type, named by its marketplace id (`typed::In<EBAY_US, 179>`).\npub mod markers {\n");
+    for data in all {
+        let m = data.site;
+        let _ = writeln!(
+            out,
+            "    /// {} (`{}`) as a type: no value has it.\n    #[allow(non_camel_case_types)]\n    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]\n    pub enum {} {{}}",
+            m.name(),
+            m.marketplace_id(),
+            m.marketplace_id()
+        );
+    }
+    out.push_str("}\n");
+}
+
 /// The `Site` enum: a variant per marketplace, in the table's order, documented with what
 /// this build compiled in, and the matches that tie each variant to its tables and its
 /// marketplace.
 fn write_site_enum(out: &mut String, all: &[SiteData<'_>]) {
+    write_site_markers(out, all);
     out.push_str(
         "\n/// A marketplace of the service, with the category tree this build compiled in (if any).\n///\n/// One variant per marketplace of `marketplaces::Marketplace`, generated from its table.\n#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]\npub enum Site {\n",
     );

@@ -179,9 +179,17 @@ pub fn expand_aspects(input: TokenStream) -> TokenStream {
         Err(Failure { error, warnings }) => {
             let error = error.to_compile_error();
             let ty = if later {
-                quote!(::core::result::Result<::taxonomy_data::aspects::Aspects, ::taxonomy_data::aspects::AspectsError>)
+                quote!(
+                    ::core::result::Result<
+                        ::taxonomy_data::typed::Checked<
+                            ::taxonomy_data::typed::Unresolved,
+                            ::taxonomy_data::aspects::Aspects,
+                        >,
+                        ::taxonomy_data::aspects::AspectsError,
+                    >
+                )
             } else {
-                quote!(::taxonomy_data::aspects::Aspects)
+                quote!(::taxonomy_data::typed::Checked<::taxonomy_data::typed::Unresolved, ::taxonomy_data::aspects::Aspects>)
             };
             quote!({
                 #error;
@@ -245,6 +253,7 @@ fn expand_input(input: &Input) -> Result<TokenStream, Failure> {
     let id = leaf.id();
     let fingerprint = site.fingerprint();
     let marketplace_id = site.marketplace_id();
+    let category = crate::category_type(site, id);
     // The listing as one non-generic call over static data (the literals), so that the
     // compiler has little to check and generate per invocation.
     let call = if input.has_expressions() {
@@ -264,7 +273,7 @@ fn expand_input(input: &Input) -> Result<TokenStream, Failure> {
             }
             Value::Literals { .. } => None,
         });
-        quote!(::taxonomy_data::aspects::Aspects::__checked_at_run_time(__taxonomy_rules, #marketplace_id, &[#(#entries),*], [#(#later),*]))
+        quote!(::taxonomy_data::aspects::Aspects::__checked_at_run_time(__taxonomy_rules, #marketplace_id, &[#(#entries),*], [#(#later),*]).map(::taxonomy_data::typed::Checked::<#category, ::taxonomy_data::aspects::Aspects>::__by_macro))
     } else {
         // Every value is literals here.
         let entries = input.entries.iter().filter_map(|entry| {
@@ -274,7 +283,7 @@ fn expand_input(input: &Input) -> Result<TokenStream, Failure> {
                 Value::Expr(_) => None,
             }
         });
-        quote!(::taxonomy_data::aspects::Aspects::__checked_by_macro(__taxonomy_rules, #marketplace_id, &[#(#entries),*]))
+        quote!(::taxonomy_data::typed::Checked::<#category, ::taxonomy_data::aspects::Aspects>::__by_macro(::taxonomy_data::aspects::Aspects::__checked_by_macro(__taxonomy_rules, #marketplace_id, &[#(#entries),*])))
     };
     Ok(quote! {
         {

@@ -55,7 +55,8 @@ impl Parse for Input {
 /// Expands `condition!(…)`: `input` is what the macro was given (`"9355", USED_EXCELLENT`,
 /// `EBAY_DE, "9355", NEW`, `Site::De, "Parent > Leaf", NEW`).
 ///
-/// The result is a constant expression of type `taxonomy_data::Condition`. A mistake expands
+/// The result is a constant expression of type
+/// `taxonomy_data::typed::Checked<In<EBAY_US, 9355>, Condition>` (the category in its type). A mistake expands
 /// to a `compile_error!` on the offending token (the category's literal, or the condition),
 /// with a placeholder of the right type.
 ///
@@ -65,7 +66,11 @@ impl Parse for Input {
 /// assert!(error.to_string().contains("condition policies are not in the snapshots"));
 /// ```
 pub fn expand_condition(input: TokenStream) -> TokenStream {
-    crate::expand_typed(input, expand_input, quote!(::taxonomy_data::Condition))
+    crate::expand_typed(
+        input,
+        expand_input,
+        quote!(::taxonomy_data::typed::Checked<::taxonomy_data::typed::Unresolved, ::taxonomy_data::Condition>),
+    )
 }
 
 fn expand_input(input: &Input) -> syn::Result<TokenStream> {
@@ -85,6 +90,7 @@ fn expand_input(input: &Input) -> syn::Result<TokenStream> {
     let id = leaf.id();
     let fingerprint = site.fingerprint();
     let condition = Ident::new(&format!("{condition:?}"), Span::call_site());
+    let category = crate::category_type(site, id);
     Ok(quote! {
         {
             const __TAXONOMY_CONDITION: ::taxonomy_data::Condition =
@@ -94,7 +100,7 @@ fn expand_input(input: &Input) -> syn::Result<TokenStream> {
                     #fingerprint,
                 )
                 .__condition_checked_by_macro(::taxonomy_data::Condition::#condition);
-            __TAXONOMY_CONDITION
+            ::taxonomy_data::typed::Checked::<#category, ::taxonomy_data::Condition>::__by_macro(__TAXONOMY_CONDITION)
         }
     })
 }

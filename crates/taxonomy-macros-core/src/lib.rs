@@ -31,11 +31,24 @@ use crate::input::{Input, Literal, classify};
 /// Expands `category!(…)`: `input` is what the macro was given (`"9355"`, `EBAY_DE, "9355"`
 /// or `"Parent > Leaf"`).
 ///
-/// The result is a constant expression of type `taxonomy_data::LeafCategory`. A mistake
+/// The result is a constant expression of type `taxonomy_data::typed::Checked<In<EBAY_US, 9355>,
+/// LeafCategory>` (the category in its type; `.leaf()` gives the `LeafCategory`). A mistake
 /// expands to a `compile_error!` pointing at the literal; when the input parsed, it comes with
 /// a placeholder expression of the right type, so the rest of the code still type-checks.
 pub fn expand(input: TokenStream) -> TokenStream {
-    expand_typed(input, expand_input, quote!(::taxonomy_data::LeafCategory))
+    expand_typed(
+        input,
+        expand_input,
+        quote!(::taxonomy_data::typed::Checked<::taxonomy_data::typed::Unresolved, ::taxonomy_data::LeafCategory>),
+    )
+}
+
+/// The type of leaf `id` of `site` (`::taxonomy_data::typed::In<…EBAY_US, 179>`) that the
+/// macros' values carry (`taxonomy_data::typed::Checked`), so that typed code can require
+/// the same category of each.
+fn category_type(site: Site, id: u32) -> TokenStream {
+    let marker = Ident::new(site.marketplace_id(), Span::call_site());
+    quote!(::taxonomy_data::typed::In<::taxonomy_data::typed::#marker, #id>)
 }
 
 /// Parses a macro's `input` and expands it with `expand_input`; a mistake becomes its
@@ -84,6 +97,7 @@ fn expand_input(input: &Input) -> syn::Result<TokenStream> {
     let variant = Ident::new(site.marketplace().variant(), Span::call_site());
     let id = category.id();
     let fingerprint = site.fingerprint();
+    let category = category_type(site, id);
     Ok(quote! {
         {
             const __TAXONOMY_LEAF: ::taxonomy_data::LeafCategory =
@@ -92,7 +106,7 @@ fn expand_input(input: &Input) -> syn::Result<TokenStream> {
                     #id,
                     #fingerprint,
                 );
-            __TAXONOMY_LEAF
+            ::taxonomy_data::typed::Checked::<#category, ::taxonomy_data::LeafCategory>::__by_macro(__TAXONOMY_LEAF)
         }
     })
 }

@@ -5,7 +5,7 @@
 use taxonomy_data::LeafCategory;
 use taxonomy_macros::category;
 
-const PARENT: LeafCategory = category!("15032");
+const PARENT: LeafCategory = category!("15032").leaf();
 
 fn main() {
     let phones = category!("15032");

@@ -1,11 +1,12 @@
 // aspects! with literals only (an `Aspects`), and with expressions (a `Result`, checked at run
 // time against the same pinned rules), in every site and category form category! takes.
 use taxonomy_data::Site;
+use taxonomy_data::typed::{Checked, EBAY_US, In};
 use taxonomy_data::aspects::{Aspects, AspectsError, ListingAspects, Problem};
 use taxonomy_macros::aspects;
 
 fn main() {
-    let plain: Aspects = aspects!(EBAY_US, "179", {
+    let plain: Checked<In<EBAY_US, 179>, Aspects> = aspects!(EBAY_US, "179", {
         "Brand": "Dell",
         "Type": "Desktop",
         "Features": ["Bluetooth", "Wi-Fi"],
@@ -27,9 +28,11 @@ fn main() {
 
     let model = String::from("OptiPlex 7010");
     let year = "2024";
-    let ok: Result<Aspects, AspectsError> =
+    let ok: Result<Checked<In<EBAY_US, 179>, Aspects>, AspectsError> =
         aspects!("179", { "Brand": "Dell", "Type": "Desktop", "Model": model, "Release Year": year });
     assert!(ok.is_ok());
+    let untyped: Aspects = ok.unwrap().into_inner();
+    assert_eq!(untyped.category_id(), 179);
 
     let features = vec!["Bluetooth".to_string()];
     let edition = "Home";

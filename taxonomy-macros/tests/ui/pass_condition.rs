@@ -1,21 +1,26 @@
 // `condition!` in every form `category!` takes, checked against the condition policies that
 // tests/ui.rs writes beside the US tree (EBAY_US.conditions.json).
+use taxonomy_data::typed::{Checked, EBAY_US, In};
 use taxonomy_data::{Condition, Site};
 use taxonomy_macros::{category, condition};
 
-const USED: Condition = condition!(EBAY_US, "9355", USED_GOOD);
-const BY_DEFAULT_SITE: Condition = condition!("9355", NEW);
-const BY_PATH: Condition = condition!("Cell Phones & Accessories > Cell Phones & Smartphones", FOR_PARTS_OR_NOT_WORKING);
-const BY_VARIANT: Condition = condition!(Site::Us, "179", USED_GOOD,);
-const GRADED_CARD: Condition = condition!(US, "261328", LIKE_NEW);
+const USED: Condition = condition!(EBAY_US, "9355", USED_GOOD).condition();
+const BY_DEFAULT_SITE: Condition = condition!("9355", NEW).condition();
+const BY_PATH: Condition = condition!("Cell Phones & Accessories > Cell Phones & Smartphones", FOR_PARTS_OR_NOT_WORKING).condition();
+const BY_VARIANT: Condition = condition!(Site::Us, "179", USED_GOOD,).condition();
+const GRADED_CARD: Condition = condition!(US, "261328", LIKE_NEW).condition();
+
+// The value itself carries its marketplace and category in its type.
+const TYPED: Checked<In<EBAY_US, 179>, Condition> = condition!(EBAY_US, "179", NEW);
 
 fn main() {
+    assert_eq!(TYPED, Condition::New);
     assert_eq!(USED, Condition::UsedGood);
     assert_eq!(BY_DEFAULT_SITE, Condition::New);
     assert_eq!(BY_PATH.id(), 7000);
     assert_eq!(BY_VARIANT, Condition::UsedGood);
     assert_eq!(GRADED_CARD, Condition::LikeNew);
-    assert_eq!(condition!("261328", USED_VERY_GOOD).name(), "USED_VERY_GOOD");
+    assert_eq!(condition!("261328", USED_VERY_GOOD).condition().name(), "USED_VERY_GOOD");
 
     // The policies the macro checked against are compiled into the program.
     assert!(Site::Us.has_condition_policies() && !Site::Us.condition_policies_made_up());
