@@ -19,7 +19,7 @@ use marketplaces::Marketplace;
 use taxonomy_macros::{aspects, category};
 
 /// The graded card of `tests/fixtures/listings/graded-card.json`, built in Rust.
-fn graded_charizard() -> ListingBuilder {
+fn graded_charizard() -> ListingBuilder<impl Sized> {
     ListingBuilder::new(
         "CHARIZARD-PSA10",
         category!(EBAY_US, "183454"),

@@ -19,22 +19,31 @@
 //!   by SKU, which refuses to put a second listing of a SKU live in the other format unless
 //!   told ([`OtherFormat`]); [`blocking::Inventory`]: the same for blocking code.
 //!
+//! The calls (`aio`, `blocking`, the errors eBay answers) are the `client` feature, on by
+//! default; without it (`default-features = false`) the crate is the model, the builder and
+//! the check alone, with no HTTP stack.
+//!
 //! A marketplace's currency is one of its facts, in `marketplaces`
 //! ([`marketplaces::Marketplace::currency`]).
 
+#[cfg(feature = "client")]
 pub mod aio;
+#[cfg(feature = "client")]
 pub mod blocking;
 mod builder;
 mod check;
+#[cfg(feature = "client")]
 mod error;
 mod fields;
 mod model;
 
+#[cfg(feature = "client")]
 pub use aio::OtherFormat;
 pub use builder::{AspectsOf, ConditionFor, ConditionOf, ListingBuilder};
 pub use check::{
     Catalog, CategoryStatus, CompiledIn, Problem, ProblemKind, Problems, check, limits,
 };
+#[cfg(feature = "client")]
 pub use error::{ErrorKind, InventoryError, ListingError, LiveInOtherFormat};
 pub use fields::{UnknownField, unknown_fields};
 pub use marketplaces::{

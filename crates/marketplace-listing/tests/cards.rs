@@ -18,7 +18,7 @@ mod fake_inventory;
 use fake_inventory::inventory;
 
 /// A Charizard card of CCG Individual Cards (183454), everything but its condition.
-fn charizard(sku: &str) -> ListingBuilder {
+fn charizard(sku: &str) -> ListingBuilder<impl Sized> {
     ListingBuilder::new(
         sku,
         category!(EBAY_US, "183454"),
