@@ -1,7 +1,7 @@
 //! The blocking clients run on a runtime the library owns (shared by the clients alive at
 //! once): once the last client is dropped, on whatever thread, that runtime is shut down and
 //! its threads are gone. Counted from /proc/self/task (Linux), in each of the five contexts of
-//! tests/blocking_in_runtime.rs. One test in this file, so no other test's threads come and go
+//! tests/it/blocking_in_runtime.rs. One test in this file, so no other test's threads come and go
 //! meanwhile.
 
 #[path = "common/oauth.rs"]

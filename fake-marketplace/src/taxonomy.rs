@@ -18,7 +18,7 @@
 //! category tree id (400 with errorId 62004). Every answer is one eBay's OpenAPI description
 //! of the Taxonomy API lists for the operation: its status codes, its error ids with their
 //! domain and category, and `204 No Content` only where it is documented
-//! (`tests/contract.rs` checks this).
+//! (`tests/it/contract.rs` checks this).
 
 use std::collections::HashMap;
 use std::io::Write as _;

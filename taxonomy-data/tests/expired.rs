@@ -5,7 +5,7 @@
 //! The committed snapshots carry no mapping (we have no real expired-category data, and invent
 //! none), so this test writes its own snapshots directory and builds a small probe crate
 //! against it with `TAXONOMY_SNAPSHOTS_DIR`, the build script's documented override (the way
-//! the repository's `tests/build_live.rs` builds its probe). The directory holds the committed
+//! the repository's `tests/it/build_live.rs` builds its probe). The directory holds the committed
 //! US tree without leaf 853 ("Canada Dry"), and the mapping 853 → 852, 700001 → 9355.
 //! Both live in `CARGO_TARGET_TMPDIR`, at stable paths, so later runs rebuild nothing.
 

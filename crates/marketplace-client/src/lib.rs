@@ -89,7 +89,7 @@
 //!
 //! No span or event holds a token, an authorization code, a client secret, a refresh token or
 //! an `Authorization` header: every value is built from what is known to be free of them, and
-//! error texts pass the same sanitizer as the errors. The repository's `tests/tracing.rs`
+//! error texts pass the same sanitizer as the errors. The repository's `tests/it/tracing.rs`
 //! checks it at TRACE over the whole flow.
 
 /// A marketplace (eBay site): its id (`EBAY_US`), default category tree, language and name,

@@ -286,7 +286,7 @@ mod tests {
 }
 
 /// One aspect's rule as read from a pinned answer, as `taxonomy-model`'s `AspectRules::new`
-/// reads it (the comparison test in `tests/pinned_aspects.rs` holds the two together).
+/// reads it (the comparison test in `tests/it/pinned_aspects.rs` holds the two together).
 #[derive(Debug, Clone, PartialEq)]
 struct Rule {
     name: String,

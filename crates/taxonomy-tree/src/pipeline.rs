@@ -24,7 +24,7 @@
 //! - the commit holds the directory's lock and first removes what a killed commit left
 //!   (temporary and kept files), so the next run leaves none.
 //!
-//! `tests/interrupted_commit.rs` kills `snapshot refresh` and `snapshot import` with SIGKILL
+//! `tests/it/interrupted_commit.rs` kills `snapshot refresh` and `snapshot import` with SIGKILL
 //! after each rename, with the test hook [`STOP_AFTER_RENAMES_ENV`].
 
 use std::path::{Path, PathBuf};
@@ -421,7 +421,7 @@ pub enum WriteWhen {
 /// stop the process once `N` of its renames are done (`0`: before the first; the number of
 /// files: after the last, before the kept files are removed). It says so on stderr, then
 /// waits for a minute to be killed (a test sends SIGKILL) and aborts if it was not. Only
-/// `tests/interrupted_commit.rs` sets it.
+/// `tests/it/interrupted_commit.rs` sets it.
 pub const STOP_AFTER_RENAMES_ENV: &str = "TAXONOMY_TEST_STOP_AFTER_RENAMES";
 
 /// The [`STOP_AFTER_RENAMES_ENV`] hook for [`crate::atomic::commit_all_observed`].

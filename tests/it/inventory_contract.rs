@@ -1,0 +1,351 @@
+//! marketplace-listing's Inventory API calls and the fake's answers to them, held to eBay's
+//! OpenAPI description (`tests/contract/sell_inventory_v1_oas3.json`, see
+//! `tests/contract/README.md`): every operation the crate calls is documented and served, each
+//! request the client sends is the documented method and path, with the documented required
+//! headers and a body of the documented schema, and every answer of the fake has a documented
+//! status and, for an error, a documented error id with its domain and category.
+
+use crate::openapi;
+
+use crate::inventory_support as fake_inventory;
+use fake_inventory::inventory;
+use std::path::Path;
+
+use fake_marketplace::FakeMarketplace;
+use marketplace_listing::{Condition, ListingBuilder};
+use marketplaces::Marketplace;
+use openapi::Document;
+use serde_json::{Value, json};
+use taxonomy_macros::{aspects, category};
+
+/// Every operation marketplace-listing calls (and `listing publish`: getInventoryLocations,
+/// once a run), with the schema of its request body.
+const CALLED: [(&str, Option<&str>); 15] = [
+    ("createOrReplaceInventoryItem", Some("InventoryItem")),
+    ("getInventoryItem", None),
+    ("deleteInventoryItem", None),
+    ("getOffers", None),
+    ("createOffer", Some("EbayOfferDetailsWithKeys")),
+    ("updateOffer", Some("EbayOfferDetailsWithId")),
+    ("publishOffer", None),
+    ("withdrawOffer", None),
+    (
+        "bulkCreateOrReplaceInventoryItem",
+        Some("BulkInventoryItem"),
+    ),
+    ("bulkGetInventoryItem", Some("BulkGetInventoryItem")),
+    ("bulkCreateOffer", Some("BulkEbayOfferDetailsWithKeys")),
+    ("bulkPublishOffer", Some("BulkOffer")),
+    ("createInventoryLocation", Some("InventoryLocationFull")),
+    ("getInventoryLocation", None),
+    ("getInventoryLocations", None),
+];
+
+/// What the fake answers that the description does not list, each as eBay answers it:
+/// (operation, status, error id). A second createOffer of a SKU and marketplace is eBay's
+/// 25002 "Offer entity already exists" naming the offerId; a SKU without offers is getOffers'
+/// 404 with 25713.
+const DEPARTURES: [(&str, u16, u32); 2] = [("createOffer", 400, 25002), ("getOffers", 404, 25713)];
+
+fn document() -> Document {
+    Document::load(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/contract/sell_inventory_v1_oas3.json"),
+    )
+}
+
+#[test]
+fn every_operation_called_is_documented_and_served() {
+    let doc = document();
+    assert_eq!(doc.base_path(), "/sell/inventory/v1");
+    assert_eq!(doc.version(), "1.18.0");
+    let ops = doc.operations();
+    let served = FakeMarketplace::new().route_patterns();
+    for (id, schema) in CALLED {
+        let op = ops
+            .iter()
+            .find(|o| o.id == id)
+            .unwrap_or_else(|| panic!("{id} is not documented"));
+        assert!(
+            served.iter().any(|(m, p)| *m == op.method && *p == op.path),
+            "{} {} ({id}) is not served",
+            op.method,
+            op.path
+        );
+        if let Some(schema) = schema {
+            let _ = doc.schema(schema);
+        }
+    }
+    for (method, pattern) in served
+        .iter()
+        .filter(|(_, p)| p.starts_with("/sell/inventory/"))
+    {
+        let op = ops
+            .iter()
+            .find(|o| o.method == *method && o.path == *pattern)
+            .unwrap_or_else(|| panic!("{method} {pattern} is not documented"));
+        assert!(
+            CALLED.iter().any(|(id, _)| *id == op.id),
+            "{} is served but not called",
+            op.id
+        );
+    }
+}
+
+#[test]
+fn every_request_and_answer_of_the_calls_is_documented() {
+    let doc = document();
+    let ops = doc.operations();
+    let fake = FakeMarketplace::new();
+    let inventory = inventory(&fake);
+    let listing = |sku: &str| {
+        ListingBuilder::new(
+            sku,
+            category!(EBAY_US, "179"),
+            aspects!(EBAY_US, "179", { "Brand": "Dell", "Type": "Desktop", "MPN": "7010" }),
+        )
+        .title("Dell OptiPlex 7010")
+        .description("A Dell OptiPlex 7010 desktop, tested and working.")
+        .condition(Condition::UsedExcellent)
+        .quantity(3)
+        .price("149.00")
+        .policies("f", "p", "r")
+        .merchant_location_key("warehouse-1")
+        .image("https://example.com/1.jpg")
+        .build()
+        .unwrap()
+    };
+    // Every call, and the errors the fake answers to them.
+    inventory
+        .create_inventory_location(
+            "warehouse-1",
+            &json!({"location": {"address": {"postalCode": "95125", "country": "US"}},
+                    "locationTypes": ["WAREHOUSE"], "name": "Warehouse 1"}),
+        )
+        .unwrap();
+    inventory.get_inventory_location("warehouse-1").unwrap();
+    assert!(inventory.get_inventory_location("nowhere").is_err());
+    // getInventoryLocations (`listing publish` asks it once a run).
+    let api = fake_inventory::api(&fake);
+    let page = api
+        .send(
+            marketplace_client::api::ApiRequest::get("/sell/inventory/v1/location")
+                .query("limit", "100"),
+        )
+        .unwrap();
+    let page: Value = page.json().unwrap();
+    assert_eq!(page["locations"][0]["merchantLocationKey"], "warehouse-1");
+    let published = inventory.publish(&listing("C-1")).unwrap();
+    inventory.publish(&listing("C-1")).unwrap();
+    assert!(inventory.create_offer(&listing("C-1").offer).is_err());
+    let mut moved = listing("C-1");
+    moved.offer.category_id = Some("58058".into());
+    inventory
+        .update_offer(&published.offer_id, &moved.offer)
+        .unwrap();
+    assert!(inventory.publish_offer(&published.offer_id).is_err());
+    inventory.withdraw_offer(&published.offer_id).unwrap();
+    inventory.get_inventory_item("C-1").unwrap();
+    inventory.delete_inventory_item("C-1").unwrap();
+    assert!(inventory.get_inventory_item("C-1").is_err());
+    let many: Vec<_> = (0..3).map(|i| listing(&format!("B-{i}"))).collect();
+    for r in inventory.publish_many(&many) {
+        r.unwrap();
+    }
+    // publish_many asked bulkGetInventoryItem of the new SKUs (207, none in the inventory);
+    // the error bodies are asked again below, so the SKUs go as they came.
+    for i in 0..3 {
+        inventory.delete_inventory_item(&format!("B-{i}")).unwrap();
+    }
+    assert!(
+        inventory
+            .get_offers("NONE", Marketplace::Us)
+            .unwrap()
+            .is_empty()
+    );
+
+    let requests: Vec<_> = fake
+        .requests()
+        .into_iter()
+        .filter(|r| r.path.starts_with("/sell/inventory/"))
+        .collect();
+    let answers: Vec<_> = fake
+        .answers()
+        .into_iter()
+        .filter(|a| a.path.starts_with("/sell/inventory/"))
+        .collect();
+    assert_eq!(requests.len(), answers.len());
+    let mut seen = std::collections::BTreeSet::new();
+    for (request, answer) in requests.iter().zip(&answers) {
+        let op = ops
+            .iter()
+            .find(|o| o.method == request.method && o.matches(&request.path))
+            .unwrap_or_else(|| panic!("{} {} is no operation", request.method, request.path));
+        seen.insert(op.id.clone());
+        for p in op.parameters_in("header").filter(|p| p.required) {
+            if p.name != "Content-Type" || !request.body.is_empty() {
+                assert!(
+                    request.header(&p.name).is_some(),
+                    "{}: no {} header",
+                    op.id,
+                    p.name
+                );
+            }
+        }
+        if let Some((_, Some(schema))) = CALLED.iter().find(|(id, _)| *id == op.id) {
+            let body: Value = serde_json::from_slice(&request.body).unwrap();
+            // The description types `Product.aspects` as a string; eBay's reference and its
+            // samples send the object `{"Brand": ["Dell"]}` (what eBay takes), so that one
+            // field is not held to it.
+            let found: Vec<String> = doc
+                .conformance(&body, schema)
+                .into_iter()
+                .filter(|p| {
+                    !p.split(':')
+                        .next()
+                        .unwrap_or_default()
+                        .ends_with("/product/aspects")
+                })
+                .collect();
+            assert_eq!(found, Vec::<String>::new(), "{}", op.id);
+        }
+        let departure = |id: u32| DEPARTURES.contains(&(op.id.as_str(), answer.status, id));
+        if answer.status >= 400 {
+            // The error body: documented ids with their domain and category.
+            let body = fake_error_body(&fake, request);
+            for e in body["errors"].as_array().unwrap() {
+                let id = e["errorId"].as_u64().unwrap() as u32;
+                if departure(id) {
+                    continue;
+                }
+                let documented = op
+                    .responses
+                    .get(&answer.status)
+                    .and_then(|r| r.errors.iter().find(|d| d.id == id))
+                    .unwrap_or_else(|| {
+                        panic!(
+                            "{} {}: errorId {id} is not documented",
+                            op.id, answer.status
+                        )
+                    });
+                assert_eq!(e["domain"], documented.domain.as_str());
+                assert_eq!(e["category"], documented.category.as_str());
+            }
+        } else {
+            assert!(
+                op.responses.contains_key(&answer.status),
+                "{} answered {}, not documented",
+                op.id,
+                answer.status
+            );
+        }
+    }
+    for (id, _) in CALLED {
+        assert!(seen.contains(id), "{id} was not exercised");
+    }
+}
+
+/// The error body the fake answers `request` (sent again: the fake's answers are recorded
+/// without their bodies; an error changes nothing, so the same error comes back).
+fn fake_error_body(fake: &FakeMarketplace, request: &fake_marketplace::Request) -> Value {
+    let token = request.header("Authorization").unwrap().to_owned();
+    let http = reqwest::blocking::Client::builder()
+        .no_proxy()
+        .build()
+        .unwrap();
+    let mut url = format!("{}{}", fake.base_url(), request.path);
+    if let Some(q) = &request.query {
+        url.push('?');
+        url.push_str(q);
+    }
+    let mut r = http
+        .request(request.method.parse().unwrap(), url)
+        .header("Authorization", token)
+        .body(request.body.clone());
+    for name in ["Content-Language", "Content-Type"] {
+        if let Some(v) = request.header(name) {
+            r = r.header(name, v);
+        }
+    }
+    r.send().unwrap().json().unwrap()
+}
+
+/// A bulk call some of whose requests failed answers 207, whose reason phrase is
+/// "Multi-Status" (RFC 4918, as eBay's bulkGetInventoryItem, bulkCreateOffer and
+/// bulkPublishOffer answer); the status line is read raw off the wire.
+#[test]
+fn a_bulk_answer_of_207_has_the_reason_phrase_multi_status() {
+    use std::io::{Read as _, Write as _};
+    let fake = FakeMarketplace::new();
+    let token = fake_inventory::seller_tokens(&fake, &[fake_inventory::INVENTORY])
+        .access_token()
+        .unwrap()
+        .secret()
+        .to_owned();
+    let body = r#"{"requests":[{"sku":"NOT-IN-THE-INVENTORY"}]}"#;
+    let mut stream = std::net::TcpStream::connect(fake.addr()).unwrap();
+    write!(
+        stream,
+        "POST /sell/inventory/v1/bulk_get_inventory_item HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        fake.addr(),
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let status_line = answer.lines().next().unwrap_or_default();
+    assert_eq!(status_line, "HTTP/1.1 207 Multi-Status", "{answer}");
+}
+
+/// createOrReplaceInventoryItem and bulkCreateOrReplaceInventoryItem take an InventoryItem
+/// object: a body (or a request) that is JSON but not an object is refused with 400, and
+/// getInventoryItem and bulkGetInventoryItem answer afterwards (the fake stored `[1]` and
+/// its connection thread panicked adding the SKU to it: no answer at all).
+#[test]
+fn an_inventory_item_that_is_not_an_object_is_refused_and_the_reads_still_answer() {
+    let fake = FakeMarketplace::new();
+    let token = fake_inventory::seller_tokens(&fake, &[fake_inventory::INVENTORY])
+        .access_token()
+        .unwrap()
+        .secret()
+        .to_owned();
+    let http = reqwest::blocking::Client::builder()
+        .no_proxy()
+        .build()
+        .unwrap();
+    let base = format!("{}/sell/inventory/v1", fake.base_url());
+    let put = http
+        .put(format!("{base}/inventory_item/ODD-1"))
+        .bearer_auth(&token)
+        .header("Content-Language", "en-US")
+        .json(&json!([1]))
+        .send()
+        .unwrap();
+    assert_eq!(put.status().as_u16(), 400, "{:?}", put.text());
+    let bulk = http
+        .post(format!("{base}/bulk_create_or_replace_inventory_item"))
+        .bearer_auth(&token)
+        .header("Content-Language", "en-US")
+        .json(&json!({"requests": ["ODD-2", [1]]}))
+        .send()
+        .unwrap();
+    let bulk: Value = bulk.json().unwrap();
+    for r in bulk["responses"].as_array().unwrap() {
+        assert_eq!(r["statusCode"], 400, "{bulk}");
+    }
+    let get = http
+        .get(format!("{base}/inventory_item/ODD-1"))
+        .bearer_auth(&token)
+        .send()
+        .expect("getInventoryItem answers");
+    assert_eq!(get.status().as_u16(), 400);
+    let answer = http
+        .post(format!("{base}/bulk_get_inventory_item"))
+        .bearer_auth(&token)
+        .json(&json!({"requests": [{"sku": "ODD-1"}, {"sku": ""}]}))
+        .send()
+        .expect("bulkGetInventoryItem answers");
+    let answer: Value = answer.json().unwrap();
+    for r in answer["responses"].as_array().unwrap() {
+        assert_eq!(r["statusCode"], 404, "{answer}");
+    }
+}
