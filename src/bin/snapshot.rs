@@ -527,6 +527,27 @@ fn report_conditions(p: &Prepared) {
         .conditions_path
         .file_name()
         .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+    if let Some(why) = &c.unavailable {
+        // Loud, as a refused answer: the tree is refreshed, its condition policies are not.
+        errln!(
+            "warning: {}: its condition policies are unavailable: {}",
+            p.site,
+            escaped(why)
+        );
+        outln!(
+            "  condition policies: unavailable ({})",
+            match c.previous {
+                Some(_) => format!(
+                    "the committed {file} is kept as it was; it is out of step, and left out of the build, if the tree changed"
+                ),
+                None => format!(
+                    "no {file} is written; listings of {} are checked without condition policies",
+                    p.site
+                ),
+            }
+        );
+        return;
+    }
     if let Some(refused) = &c.refused {
         // Loud: on standard error, whatever else is printed, and named as a warning.
         errln!(
