@@ -620,3 +620,68 @@ fn get_offers_honours_limit_and_offset() {
     let body: Value = refused.json().unwrap();
     assert_eq!(documented_error(&doc, "getOffers", 400, &body), 25706);
 }
+
+/// The Inventory API's MarketplaceEnum names eBay Motors `EBAY_MOTORS` (the Taxonomy API's
+/// `EBAY_MOTORS_US` is not one of its values): createOffer refuses `EBAY_MOTORS_US` with
+/// 25709 naming marketplaceId, and an `EBAY_MOTORS` offer of a Motors leaf is created and
+/// published (the fake took `EBAY_MOTORS_US` and answered 25005 at publish for
+/// `EBAY_MOTORS`).
+#[test]
+fn an_ebay_motors_offer_is_created_with_ebay_motors_and_refused_with_ebay_motors_us() {
+    let doc = document();
+    let fake = FakeMarketplace::new();
+    let (http, token, base) = seller_http(&fake);
+    let put = http
+        .put(format!("{base}/inventory_item/MOTORS-1"))
+        .bearer_auth(&token)
+        .header("Content-Language", "en-US")
+        .json(
+            &json!({"product": {"title": "Fuel pump", "description": "A fuel pump.",
+                                  "aspects": {"Brand": ["Bosch"]},
+                                  "imageUrls": ["https://example.com/1.jpg"]},
+                      "condition": "NEW",
+                      "availability": {"shipToLocationAvailability": {"quantity": 2}}}),
+        )
+        .send()
+        .unwrap();
+    assert_eq!(put.status().as_u16(), 204);
+    let offer = |marketplace: &str| {
+        json!({"sku": "MOTORS-1", "marketplaceId": marketplace, "format": "FIXED_PRICE",
+               "categoryId": "33564", "availableQuantity": 2,
+               "listingPolicies": {"fulfillmentPolicyId": "f", "paymentPolicyId": "p",
+                                   "returnPolicyId": "r"},
+               "merchantLocationKey": "warehouse-1",
+               "pricingSummary": {"price": {"value": "10.00", "currency": "USD"}}})
+    };
+    let refused = http
+        .post(format!("{base}/offer"))
+        .bearer_auth(&token)
+        .header("Content-Language", "en-US")
+        .json(&offer("EBAY_MOTORS_US"))
+        .send()
+        .unwrap();
+    assert_eq!(refused.status().as_u16(), 400);
+    let body: Value = refused.json().unwrap();
+    assert_eq!(documented_error(&doc, "createOffer", 400, &body), 25709);
+    assert_eq!(body["errors"][0]["parameters"][0]["value"], "marketplaceId");
+    let created: Value = http
+        .post(format!("{base}/offer"))
+        .bearer_auth(&token)
+        .header("Content-Language", "en-US")
+        .json(&offer("EBAY_MOTORS"))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    let id = created["offerId"].as_str().expect("an offer id").to_owned();
+    let published = http
+        .post(format!("{base}/offer/{id}/publish"))
+        .bearer_auth(&token)
+        .header("Content-Length", "0")
+        .send()
+        .unwrap();
+    let status = published.status().as_u16();
+    let answer: Value = published.json().unwrap();
+    assert_eq!(status, 200, "{answer}");
+    assert!(answer["listingId"].is_string(), "{answer}");
+}

@@ -3,7 +3,9 @@
 //! the fake serves (its trees, the aspects getItemAspectsForCategory answers):
 //!
 //! * createOrReplaceInventoryItem, createOffer, updateOffer and the bulk calls without
-//!   `Content-Language`: 400, errorId 25709;
+//!   `Content-Language`: 400, errorId 25709; createOffer and bulkCreateOffer of a
+//!   `marketplaceId` that is not the Inventory API's MarketplaceEnum value (`EBAY_MOTORS_US`,
+//!   the Taxonomy API's id of eBay Motors, where the Inventory API says `EBAY_MOTORS`) too;
 //! * a second createOffer for the same SKU, marketplace and format: 400, errorId 25002 with
 //!   the existing offer's `offerId` as a parameter, as eBay answers;
 //! * publishOffer of an offer whose category is not a leaf of the marketplace's tree (or no
@@ -426,6 +428,21 @@ fn new_offer(state: &FakeState, seller: &str, mut offer: Value) -> Result<String
         offer["format"] = json!("FIXED_PRICE");
     }
     let format = offer["format"].clone();
+    // The Inventory API's MarketplaceEnum (EBAY_MOTORS, not the Taxonomy API's
+    // EBAY_MOTORS_US): another value is refused at createOffer, as eBay refuses an invalid
+    // enumeration value.
+    if Marketplace::from_inventory_marketplace_id(&marketplace).is_none() {
+        return Err((
+            400,
+            error_value(
+                25709,
+                &format!(
+                    "Invalid value for marketplaceId: {marketplace} is not a MarketplaceEnum value."
+                ),
+                &[("fieldName", "marketplaceId")],
+            ),
+        ));
+    }
     let next = state.next_id();
     with_seller(state, seller, |s| {
         if !s.items.contains_key(&sku) {
@@ -515,7 +532,7 @@ fn update_offer(request: &Request, state: &FakeState) -> Response {
 fn publish_error(state: &FakeState, item: Option<&Value>, offer: &Value) -> Option<Value> {
     let marketplace = offer["marketplaceId"]
         .as_str()
-        .and_then(Marketplace::from_marketplace_id);
+        .and_then(Marketplace::from_inventory_marketplace_id);
     let category = offer["categoryId"]
         .as_str()
         .and_then(|c| c.trim().parse::<u32>().ok());

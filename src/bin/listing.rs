@@ -416,7 +416,7 @@ fn deprecated_condition(path: &Path, listing: &Listing) -> Option<String> {
 /// Why the listing's condition was checked against no policy: the catalog has none for its
 /// category (the committed snapshots carry none).
 fn unchecked_condition(listing: &Listing, catalog: &dyn Catalog) -> Option<String> {
-    let site = Marketplace::from_marketplace_id(&listing.offer.marketplace_id)?;
+    let site = Marketplace::from_inventory_marketplace_id(&listing.offer.marketplace_id)?;
     let id: u32 = listing.offer.category_id.as_deref()?.trim().parse().ok()?;
     let known = catalog.condition_policy(site, id, &mut |_| {});
     (!known).then(|| {

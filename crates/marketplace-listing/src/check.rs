@@ -335,7 +335,12 @@ impl fmt::Display for Problem {
             ProblemKind::UnknownMarketplace { closest } => {
                 f.write_str("not a known marketplace id")?;
                 match closest {
-                    Some(m) => write!(f, "; did you mean {} ({})?", m.marketplace_id(), m.name()),
+                    Some(m) => write!(
+                        f,
+                        "; did you mean {} ({})?",
+                        m.inventory_marketplace_id(),
+                        m.name()
+                    ),
                     None => Ok(()),
                 }
             }
@@ -670,7 +675,9 @@ pub fn check(listing: &Listing, catalog: &dyn Catalog) -> Vec<Problem> {
     for name in ["lotSize", "quantityLimitPerBuyer"] {
         other_quantity(p, &format!("offer.{name}"), offer.other.get(name));
     }
-    let marketplace = Marketplace::from_marketplace_id(&offer.marketplace_id);
+    // The Inventory API's MarketplaceEnum: EBAY_MOTORS, where the Taxonomy API says
+    // EBAY_MOTORS_US (createOffer refuses the latter).
+    let marketplace = Marketplace::from_inventory_marketplace_id(&offer.marketplace_id);
     if marketplace.is_none() {
         let kind = if offer.marketplace_id.is_empty() {
             ProblemKind::Missing
