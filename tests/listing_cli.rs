@@ -301,7 +301,13 @@ fn listing_publish_with_a_consented_account_gives_a_listing_id_and_a_rerun_the_s
     // Rerun: the same listing, and createOffer was sent once.
     let (output, again, stderr2) = publish();
     assert!(output.status.success(), "{again}\n{stderr2}");
-    assert_eq!(again, first);
+    assert_eq!(
+        again.trim_end(),
+        format!(
+            "{}, unchanged: live as the file has it, nothing written",
+            first.trim_end()
+        )
+    );
     let creates = fake
         .requests_to("/sell/inventory/v1/bulk_create_offer")
         .iter()
@@ -724,7 +730,12 @@ fn a_rerun_of_unchanged_published_files_sends_no_write() {
     fake.clear_requests();
     let (output, again, stderr) = publish();
     assert!(output.status.success(), "{again}\n{stderr}");
-    assert_eq!(again, first);
+    // The same listings, each line saying it was left unchanged.
+    let unchanged: Vec<String> = first
+        .lines()
+        .map(|l| format!("{l}, unchanged: live as the file has it, nothing written"))
+        .collect();
+    assert_eq!(again.lines().collect::<Vec<_>>(), unchanged);
     let writes: Vec<String> = sell_requests(&fake)
         .into_iter()
         .filter(|r| is_write(r))
@@ -1393,4 +1404,33 @@ fn a_bulk_get_inventory_item_answer_with_the_item_of_another_sku_is_not_taken_as
         "the changed title was never written: {writes:?}\n{stderr}"
     );
     assert!(stderr.contains("1 published, 0 unchanged"), "{stderr}");
+}
+
+/// A rerun's line for a file whose listing eBay holds live as the file has it says so,
+/// "unchanged" (it read as the first run's "listing …" line, as if it had been published
+/// again); a file published by the run does not.
+#[test]
+fn a_reruns_line_for_an_unchanged_published_file_says_unchanged() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store(&fake, &store, "seller-1");
+    let good = write(home.path(), "good.json", GOOD);
+    let publish = || {
+        run(listing(&fake, home.path())
+            .args(["publish", "--account", "seller-1", "--store"])
+            .arg(&store)
+            .arg(&good))
+    };
+    let (output, first, stderr) = publish();
+    assert!(output.status.success(), "{first}\n{stderr}");
+    assert!(!first.contains("unchanged"), "{first}");
+    let (output, again, stderr) = publish();
+    assert!(output.status.success(), "{again}\n{stderr}");
+    let line = again.lines().next().unwrap_or_default();
+    assert!(
+        line.starts_with(&format!("{}: listing ", good.display()))
+            && line.ends_with(", unchanged: live as the file has it, nothing written"),
+        "{again}"
+    );
 }

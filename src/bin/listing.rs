@@ -711,12 +711,19 @@ fn publish_chunk(
                 report.planned(path, listing.sku(), plan);
             }
             Ok(Outcome::Published(p)) => {
+                // A rerun's unchanged listing says so: eBay holds it live as the file has it,
+                // and nothing was written for it.
                 print(
                     &format!(
-                        "{name}: listing {} (offer {}, sku {})",
+                        "{name}: listing {} (offer {}, sku {}){}",
                         escaped(&p.listing_id),
                         escaped(&p.offer_id),
-                        escaped(listing.sku())
+                        escaped(listing.sku()),
+                        if p.unchanged {
+                            ", unchanged: live as the file has it, nothing written"
+                        } else {
+                            ""
+                        }
                     ),
                     true,
                 );
