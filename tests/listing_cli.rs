@@ -1434,3 +1434,35 @@ fn a_reruns_line_for_an_unchanged_published_file_says_unchanged() {
         "{again}"
     );
 }
+
+/// A fake marketplace's made-up condition policies are warned of once, naming every file,
+/// by `snapshot refresh` (which said it once a site) and by `listing check --dir` (once a
+/// site's file, four times over for the four committed sites).
+#[test]
+fn the_made_up_warning_is_printed_once_not_for_every_site() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let snapshots = common::copy_of_snapshots();
+    let out = common::snapshot_on_fake(&fake, "refresh", &[], snapshots.path());
+    let (stdout, stderr) = common::output_text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert_eq!(stdout.matches("made up").count(), 1, "{stdout}");
+    let line = stdout
+        .lines()
+        .find(|l| l.contains("made up"))
+        .unwrap_or_default();
+    for site in common::snapshot_sites() {
+        assert!(line.contains(site.marketplace_id()), "{site}: {line}");
+    }
+    let good = write(home.path(), "good.json", GOOD);
+    let (_, stdout, stderr) = run(listing(&fake, home.path())
+        .arg("--dir")
+        .arg(snapshots.path())
+        .arg("check")
+        .arg(&good));
+    assert_eq!(stderr.matches("made up").count(), 1, "{stdout}\n{stderr}");
+    for site in common::snapshot_sites() {
+        let file = format!("{}.conditions.json", site.marketplace_id());
+        assert!(stderr.contains(&file), "{file}: {stderr}");
+    }
+}

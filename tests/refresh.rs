@@ -793,7 +793,7 @@ fn refresh_writes_each_sites_condition_policies_and_check_reports_changed_ones()
         assert!(file.policies.len() < 10, "{site}: {}", file.policies.len());
     }
     assert!(
-        stdout.contains("the condition policies are made up"),
+        stdout.contains("are made up (the answers say so: a fake marketplace's)"),
         "{stdout}"
     );
     assert!(

@@ -1119,6 +1119,8 @@ impl DirCatalog {
         let mut trees = HashMap::new();
         let mut replacements = HashMap::new();
         let mut conditions = HashMap::new();
+        // The condition-policy files a fake marketplace made up: one warning for them all.
+        let mut made_up: Vec<(String, String)> = Vec::new();
         for site in sites {
             let tree = taxonomy_tree::snapshot::read_site(site, dir).map_err(|e| e.to_string())?;
             let path = dir.join(site.snapshot_file_name());
@@ -1132,15 +1134,12 @@ impl DirCatalog {
             match taxonomy_tree::conditions::read_in_step(&path, &tree) {
                 Ok(Some(file)) => {
                     if file.made_up {
-                        errln!(
-                            "warning: {}: condition policies made up by a fake marketplace (source {}): the listings are checked against rules that are not {site}'s",
-                            escaped(
-                                &taxonomy_tree::conditions::path_beside(&path)
-                                    .display()
-                                    .to_string()
-                            ),
-                            escaped(&file.source)
-                        );
+                        made_up.push((
+                            taxonomy_tree::conditions::path_beside(&path)
+                                .display()
+                                .to_string(),
+                            file.source.clone(),
+                        ));
                     }
                     conditions.insert(site, file);
                 }
@@ -1151,6 +1150,14 @@ impl DirCatalog {
                 Err(e) => return Err(e.to_string()),
             }
             trees.insert(site, tree);
+        }
+        if let Some((_, source)) = made_up.first() {
+            let files: Vec<&str> = made_up.iter().map(|(f, _)| f.as_str()).collect();
+            errln!(
+                "warning: condition policies made up by a fake marketplace (source {}) in {}: the listings are checked against rules that are not eBay's",
+                escaped(source),
+                escaped(&files.join(", "))
+            );
         }
         let mut rules = HashMap::new();
         for pinned in taxonomy_codegen::pinned::read_all(dir).map_err(|e| e.to_string())? {
