@@ -9,6 +9,9 @@
 //!   `USED`; `format`, `listingDuration`, a package's weight or length unit): 400, errorId 2004
 //!   of domain `ACCESS` ("Could not serialize field [condition]"), the whole request refused;
 //!   an auction offer without `listingDuration`: createOffer's 25755;
+//! * createOffer and bulkCreateOffer of a `marketplaceId` that is not the Inventory API's
+//!   MarketplaceEnum value (`EBAY_MOTORS_US`, the Taxonomy API's id of eBay Motors, where the
+//!   Inventory API says `EBAY_MOTORS`): 400, errorId 25709;
 //! * a second createOffer for the same SKU, marketplace and format: 400, errorId 25002 with
 //!   the existing offer's `offerId` as a parameter, as eBay answers;
 //! * publishOffer of an offer whose category is not a leaf of the marketplace's tree (or no
@@ -21,6 +24,10 @@
 //!   a `listingDuration` the format does not take (fixed price: `GTC`): 25016; nothing to sell
 //!   (quantity 0): 25004; a price not above 0 or with more decimals than its currency: 25003;
 //!   a `conditionDescription` over 1,000 characters: 25080;
+//! * the reads other clients make: getOffer, getInventoryItems (a page of `limit`, 1 to 200,
+//!   default 25) and getOffers (`limit`, default 100), each page numbered by `offset` with
+//!   `total`, `href`, `prev` and `next` as eBay's Offers and InventoryItems describe them
+//!   (invalid pagination values: 25706); deleteOffer (an unknown offer: 25713);
 //! * faults on demand ([`crate::FakeMarketplace::fail_next`] on a path: a 500 once, a 25025).
 //!
 //! A seller is the user a token was issued for: the fake's user ([`crate::FakeUser`], its
@@ -260,9 +267,12 @@ pub(crate) fn routes() -> Vec<Route> {
             &format!("{BASE}/inventory_item/{{sku}}"),
             delete_item,
         ),
+        Route::new("GET", &format!("{BASE}/inventory_item"), get_items),
         Route::new("GET", &format!("{BASE}/offer"), get_offers),
         Route::new("POST", &format!("{BASE}/offer"), create_offer),
         Route::new("PUT", &format!("{BASE}/offer/{{offerId}}"), update_offer),
+        Route::new("GET", &format!("{BASE}/offer/{{offerId}}"), get_offer),
+        Route::new("DELETE", &format!("{BASE}/offer/{{offerId}}"), delete_offer),
         Route::new(
             "POST",
             &format!("{BASE}/offer/{{offerId}}/publish"),
@@ -353,10 +363,91 @@ fn delete_item(request: &Request, state: &FakeState) -> Response {
     }
 }
 
+/// A page of a paginated read (getOffers, getInventoryItems): eBay's `limit` (records a page,
+/// from 1 to `max`, `default` when absent) and `offset` (the page number, from 0).
+struct Page {
+    limit: usize,
+    offset: usize,
+}
+
+impl Page {
+    /// The request's `limit` and `offset`, or eBay's 400 with errorId 25706 ("You have
+    /// provided invalid pagination values.") naming the parameter.
+    fn of(request: &Request, default: usize, max: usize) -> Result<Page, Response> {
+        let invalid = |name: &str, rule: &str| {
+            let info = format!("{name} must be {rule}");
+            error(
+                400,
+                25706,
+                &format!("You have provided invalid pagination values. {info}."),
+                &[("additionalInfo", &info)],
+            )
+        };
+        let limit = match request.query_param("limit") {
+            None => default,
+            Some(v) => match v.trim().parse::<usize>() {
+                Ok(n) if (1..=max).contains(&n) => n,
+                _ => return Err(invalid("limit", &format!("an integer from 1 to {max}"))),
+            },
+        };
+        let offset = match request.query_param("offset") {
+            None => 0,
+            Some(v) => v
+                .trim()
+                .parse::<usize>()
+                .map_err(|_| invalid("offset", "an integer of 0 or more"))?,
+        };
+        Ok(Page { limit, offset })
+    }
+
+    /// The records of this page out of `all`.
+    fn of_records(&self, all: Vec<Value>) -> Vec<Value> {
+        all.into_iter()
+            .skip(self.offset.saturating_mul(self.limit))
+            .take(self.limit)
+            .collect()
+    }
+
+    /// The answer's `href`, and `prev` and `next` when there are such pages (`total`
+    /// records), as eBay's Offers and InventoryItems give them: the call's URL with the
+    /// page's `limit` and `offset` (`query` holds the other parameters, encoded).
+    fn links(&self, path: &str, query: &str, total: usize) -> Map<String, Value> {
+        let url = |offset: usize| format!("{path}?{query}limit={}&offset={offset}", self.limit);
+        let mut links = Map::new();
+        links.insert("href".into(), json!(url(self.offset)));
+        if self.offset > 0 {
+            let last = total.saturating_sub(1) / self.limit;
+            links.insert("prev".into(), json!(url((self.offset - 1).min(last))));
+        }
+        if self.offset.saturating_add(1).saturating_mul(self.limit) < total {
+            links.insert("next".into(), json!(url(self.offset + 1)));
+        }
+        links
+    }
+}
+
+/// `value` percent-encoded for a query (RFC 3986's unreserved characters kept).
+fn query_encoded(value: &str) -> String {
+    value
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// getOffers: the offers of `sku` (on `marketplace_id`, in `format` when given), a page of
+/// `limit` (default 100) at page `offset`, with `total` (every offer of the SKU), `size` (the
+/// offers on this page), `limit`, `href` and, where there are such pages, `prev` and `next`.
 fn get_offers(request: &Request, state: &FakeState) -> Response {
     let seller = tri!(seller(request, state));
+    let page = tri!(Page::of(request, 100, usize::MAX));
     let sku = request.query_param("sku").unwrap_or_default();
     let marketplace = request.query_param("marketplace_id");
+    let format = request.query_param("format");
     let offers: Vec<Value> = with_seller(state, &seller, |s| {
         s.offers
             .values()
@@ -366,6 +457,7 @@ fn get_offers(request: &Request, state: &FakeState) -> Response {
                     .as_deref()
                     .is_none_or(|m| o["marketplaceId"] == json!(m))
             })
+            .filter(|o| format.as_deref().is_none_or(|f| o["format"] == json!(f)))
             .cloned()
             .collect()
     });
@@ -378,10 +470,68 @@ fn get_offers(request: &Request, state: &FakeState) -> Response {
             &[],
         );
     }
-    Response::json(
-        200,
-        &json!({"total": offers.len(), "size": offers.len(), "limit": 25, "offers": offers}),
-    )
+    let total = offers.len();
+    let mut query = format!("sku={}&", query_encoded(&sku));
+    if let Some(m) = &marketplace {
+        query.push_str(&format!("marketplace_id={}&", query_encoded(m)));
+    }
+    if let Some(f) = &format {
+        query.push_str(&format!("format={}&", query_encoded(f)));
+    }
+    let offers = page.of_records(offers);
+    let mut answer = page.links(&request.path, &query, total);
+    answer.insert("total".into(), json!(total));
+    answer.insert("size".into(), json!(offers.len()));
+    answer.insert("limit".into(), json!(page.limit));
+    answer.insert("offers".into(), json!(offers));
+    Response::json(200, &Value::Object(answer))
+}
+
+/// getInventoryItems: the seller's inventory items (each with its `sku`), a page of `limit`
+/// (1 to 200, default 25) at page `offset`, with `total` (every item), `size` (the number of
+/// pages, as eBay's InventoryItems describes it), `limit`, `href`, `prev` and `next`.
+fn get_items(request: &Request, state: &FakeState) -> Response {
+    let seller = tri!(seller(request, state));
+    let page = tri!(Page::of(request, 25, 200));
+    let items: Vec<Value> = with_seller(state, &seller, |s| {
+        s.items
+            .iter()
+            .map(|(sku, item)| {
+                let mut item = item.clone();
+                item["sku"] = json!(sku);
+                item
+            })
+            .collect()
+    });
+    let total = items.len();
+    let mut answer = page.links(&request.path, "", total);
+    answer.insert("total".into(), json!(total));
+    answer.insert("size".into(), json!(total.div_ceil(page.limit)));
+    answer.insert("limit".into(), json!(page.limit));
+    answer.insert("inventoryItems".into(), json!(page.of_records(items)));
+    Response::json(200, &Value::Object(answer))
+}
+
+/// getOffer: the offer `offerId` of the seller, or eBay's 400 with errorId 25713.
+fn get_offer(request: &Request, state: &FakeState) -> Response {
+    let seller = tri!(seller(request, state));
+    let id = request.param("offerId").unwrap_or_default();
+    match with_seller(state, &seller, |s| s.offers.get(id).cloned()) {
+        Some(offer) => Response::json(200, &offer),
+        None => offer_not_found(id),
+    }
+}
+
+/// deleteOffer: the offer `offerId` is removed (a published one's listing ends with it), 204;
+/// an offer the seller does not have is eBay's 400 with errorId 25713.
+fn delete_offer(request: &Request, state: &FakeState) -> Response {
+    let seller = tri!(seller(request, state));
+    let id = request.param("offerId").unwrap_or_default();
+    if with_seller(state, &seller, |s| s.offers.remove(id).is_some()) {
+        Response::new(204, Vec::new())
+    } else {
+        offer_not_found(id)
+    }
 }
 
 /// Creates the offer `offer` for `seller`: its id, or eBay's error for it (status, error).
@@ -398,6 +548,21 @@ fn new_offer(state: &FakeState, seller: &str, mut offer: Value) -> Result<String
         offer["format"] = json!("FIXED_PRICE");
     }
     let format = offer["format"].clone();
+    // The Inventory API's MarketplaceEnum (EBAY_MOTORS, not the Taxonomy API's
+    // EBAY_MOTORS_US): another value is refused at createOffer, as eBay refuses an invalid
+    // enumeration value.
+    if Marketplace::from_inventory_marketplace_id(&marketplace).is_none() {
+        return Err((
+            400,
+            error_value(
+                25709,
+                &format!(
+                    "Invalid value for marketplaceId: {marketplace} is not a MarketplaceEnum value."
+                ),
+                &[("fieldName", "marketplaceId")],
+            ),
+        ));
+    }
     let next = state.next_id();
     with_seller(state, seller, |s| {
         if !s.items.contains_key(&sku) {
@@ -495,7 +660,7 @@ fn publish_error(
 ) -> Option<Value> {
     let marketplace = offer["marketplaceId"]
         .as_str()
-        .and_then(Marketplace::from_marketplace_id);
+        .and_then(Marketplace::from_inventory_marketplace_id);
     let category = offer["categoryId"]
         .as_str()
         .and_then(|c| c.trim().parse::<u32>().ok());

@@ -176,12 +176,61 @@ fn trading_card_conditions() -> Value {
     json!([graded, ungraded])
 }
 
+/// The phone, laptop and tablet leaves, which take the conditions eBay's category pages list
+/// for them (refurbished grades, seller refurbished, used, for parts), one required: by id on
+/// EBAY_US (9355 "Cell Phones & Smartphones", 177 "PC Laptops & Netbooks", 111422 "Apple
+/// Laptops", 171485 "Tablets & eBook Readers") or by those names.
+fn is_phone_or_computer(tree: &CategoryTree, id: u32) -> bool {
+    let Some(c) = tree.get(id).filter(|c| c.leaf) else {
+        return false;
+    };
+    matches!(id, 9355 | 177 | 111422 | 171485)
+        || matches!(
+            c.name.as_str(),
+            "Cell Phones & Smartphones"
+                | "PC Laptops & Netbooks"
+                | "Apple Laptops"
+                | "Tablets & eBook Readers"
+        )
+}
+
+/// The top-level categories whose leaves take no item condition on eBay (a ticket, a
+/// service, a property is not new or used): on EBAY_US 1305 "Tickets & Experiences", 316
+/// "Specialty Services" and 10542 "Real Estate", or those names.
+const NO_CONDITION_ROOTS: [(u32, &str); 3] = [
+    (1305, "Tickets & Experiences"),
+    (316, "Specialty Services"),
+    (10542, "Real Estate"),
+];
+
+/// Whether the leaf `id` lies under one of [`NO_CONDITION_ROOTS`].
+fn takes_no_condition(tree: &CategoryTree, id: u32) -> bool {
+    let mut at = tree.get(id);
+    // A tree's depth is bounded (taxonomy_tree's MAX_LEVEL); the bound guards a cycle anyway.
+    for _ in 0..64 {
+        let Some(c) = at else { return false };
+        if c.parent == Some(0) {
+            return NO_CONDITION_ROOTS
+                .iter()
+                .any(|(root, name)| c.id == *root || c.name == *name);
+        }
+        at = c.parent.and_then(|p| tree.get(p));
+    }
+    false
+}
+
 /// The fake's made-up policy of the leaf `id` of `tree` (`None` for a category that is not a
-/// leaf of it), without `categoryId` and `categoryTreeId`. Made up, deterministic:
+/// leaf of it), without `categoryId` and `categoryTreeId`. Made up, deterministic, and
+/// plausible for the common leaves:
 ///
 /// * the trading-card singles (183454, 261328, 183050 on EBAY_US): a condition required,
 ///   Graded (2750) or Ungraded (4000), with their condition descriptors;
-/// * a leaf whose id is 3 modulo 7: no condition (none listed, none required);
+/// * phones, laptops and tablets ([`is_phone_or_computer`]: 9355, 177, 111422, 171485 on
+///   EBAY_US): a condition required, New (1000), New other (1500), Certified - Refurbished
+///   (2000), Excellent, Very Good and Good - Refurbished (2010, 2020, 2030; the four
+///   `RESTRICTED`), Seller refurbished (2500), Used (3000), For parts or not working (7000);
+/// * the leaves of Tickets & Experiences, Specialty Services and Real Estate: no condition
+///   (none listed, none required), as eBay's;
 /// * a leaf whose id is 5 modulo 7: a condition required, New (1000) or Used (3000);
 /// * any other leaf: New (1000), New other (1500), Excellent - Refurbished (2010,
 ///   `RESTRICTED`), Used (3000), For parts or not working (7000), none required.
@@ -198,25 +247,51 @@ pub fn made_up_policy(tree: &CategoryTree, id: u32) -> Option<Value> {
         "New",
         "A brand-new, unused, unopened, undamaged item.",
     );
+    let new_other = condition(
+        1500,
+        "New other (see details)",
+        "A new, unused item with absolutely no signs of wear.",
+    );
     let used = condition(3000, "Used", "An item that has been used previously.");
+    let parts = condition(
+        7000,
+        "For parts or not working",
+        "An item that does not function as intended.",
+    );
+    let restricted = |id: u32, name: &str| {
+        let mut c = condition(
+            id,
+            name,
+            "Restored to working order by the manufacturer or a vetted refurbisher.",
+        );
+        c["usage"] = json!("RESTRICTED");
+        c
+    };
+    if is_phone_or_computer(tree, id) {
+        return Some(json!({"itemConditionRequired": true, "itemConditions": [
+            new,
+            new_other,
+            restricted(2000, "Certified - Refurbished"),
+            restricted(2010, "Excellent - Refurbished"),
+            restricted(2020, "Very Good - Refurbished"),
+            restricted(2030, "Good - Refurbished"),
+            condition(2500, "Seller refurbished", "Restored to working order by the seller or a third party."),
+            used,
+            parts,
+        ]}));
+    }
+    if takes_no_condition(tree, id) {
+        return Some(json!({"itemConditionRequired": false, "itemConditions": []}));
+    }
     Some(match id % 7 {
-        3 => json!({"itemConditionRequired": false, "itemConditions": []}),
         5 => json!({"itemConditionRequired": true, "itemConditions": [new, used]}),
-        _ => {
-            let mut refurbished = condition(
-                2010,
-                "Excellent - Refurbished",
-                "Restored to working order by the manufacturer or a vetted refurbisher.",
-            );
-            refurbished["usage"] = json!("RESTRICTED");
-            json!({"itemConditionRequired": false, "itemConditions": [
-                new,
-                condition(1500, "New other (see details)", "A new, unused item with absolutely no signs of wear."),
-                refurbished,
-                used,
-                condition(7000, "For parts or not working", "An item that does not function as intended."),
-            ]})
-        }
+        _ => json!({"itemConditionRequired": false, "itemConditions": [
+            new,
+            new_other,
+            restricted(2010, "Excellent - Refurbished"),
+            used,
+            parts,
+        ]}),
     })
 }
 

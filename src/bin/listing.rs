@@ -519,7 +519,7 @@ fn deprecated_condition(path: &Path, listing: &Listing) -> Option<String> {
 /// Why the listing's condition was checked against no policy: the catalog has none for its
 /// category (the committed snapshots carry none).
 fn unchecked_condition(listing: &Listing, catalog: &dyn Catalog) -> Option<String> {
-    let site = Marketplace::from_marketplace_id(&listing.offer.marketplace_id)?;
+    let site = Marketplace::from_inventory_marketplace_id(&listing.offer.marketplace_id)?;
     let id: u32 = listing.offer.category_id.as_deref()?.trim().parse().ok()?;
     let known = catalog.condition_policy(site, id, &mut |_| {});
     (!known).then(|| {
@@ -873,12 +873,19 @@ fn publish_chunk(
                 report.planned(path, listing.sku(), plan);
             }
             Ok(Outcome::Published(p)) => {
+                // A rerun's unchanged listing says so: eBay holds it live as the file has it,
+                // and nothing was written for it.
                 print(
                     &format!(
-                        "{name}: listing {} (offer {}, sku {})",
+                        "{name}: listing {} (offer {}, sku {}){}",
                         escaped(&p.listing_id),
                         escaped(&p.offer_id),
-                        escaped(listing.sku())
+                        escaped(listing.sku()),
+                        if p.unchanged {
+                            ", unchanged: live as the file has it, nothing written"
+                        } else {
+                            ""
+                        }
                     ),
                     true,
                 );
@@ -1520,6 +1527,8 @@ impl DirCatalog {
         let mut trees = HashMap::new();
         let mut replacements = HashMap::new();
         let mut conditions = HashMap::new();
+        // The condition-policy files a fake marketplace made up: one warning for them all.
+        let mut made_up: Vec<(String, String)> = Vec::new();
         for site in sites {
             let tree = taxonomy_tree::snapshot::read_site(site, dir).map_err(|e| e.to_string())?;
             let path = dir.join(site.snapshot_file_name());
@@ -1533,15 +1542,12 @@ impl DirCatalog {
             match taxonomy_tree::conditions::read_in_step(&path, &tree) {
                 Ok(Some(file)) => {
                     if file.made_up {
-                        errln!(
-                            "warning: {}: condition policies made up by a fake marketplace (source {}): the listings are checked against rules that are not {site}'s",
-                            escaped(
-                                &taxonomy_tree::conditions::path_beside(&path)
-                                    .display()
-                                    .to_string()
-                            ),
-                            escaped(&file.source)
-                        );
+                        made_up.push((
+                            taxonomy_tree::conditions::path_beside(&path)
+                                .display()
+                                .to_string(),
+                            file.source.clone(),
+                        ));
                     }
                     conditions.insert(site, file);
                 }
@@ -1552,6 +1558,14 @@ impl DirCatalog {
                 Err(e) => return Err(e.to_string()),
             }
             trees.insert(site, tree);
+        }
+        if let Some((_, source)) = made_up.first() {
+            let files: Vec<&str> = made_up.iter().map(|(f, _)| f.as_str()).collect();
+            errln!(
+                "warning: condition policies made up by a fake marketplace (source {}) in {}: the listings are checked against rules that are not eBay's",
+                escaped(source),
+                escaped(&files.join(", "))
+            );
         }
         let mut rules = HashMap::new();
         for pinned in taxonomy_codegen::pinned::read_all(dir).map_err(|e| e.to_string())? {

@@ -527,6 +527,27 @@ fn report_conditions(p: &Prepared) {
         .conditions_path
         .file_name()
         .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+    if let Some(why) = &c.unavailable {
+        // Loud, as a refused answer: the tree is refreshed, its condition policies are not.
+        errln!(
+            "warning: {}: its condition policies are unavailable: {}",
+            p.site,
+            escaped(why)
+        );
+        outln!(
+            "  condition policies: unavailable ({})",
+            match c.previous {
+                Some(_) => format!(
+                    "the committed {file} is kept as it was; it is out of step, and left out of the build, if the tree changed"
+                ),
+                None => format!(
+                    "no {file} is written; listings of {} are checked without condition policies",
+                    p.site
+                ),
+            }
+        );
+        return;
+    }
     if let Some(refused) = &c.refused {
         // Loud: on standard error, whatever else is printed, and named as a warning.
         errln!(
@@ -559,12 +580,6 @@ fn report_conditions(p: &Prepared) {
         c.categories,
         c.leaves
     );
-    if c.made_up {
-        outln!(
-            "  the condition policies are made up (the answer says so: a fake marketplace's); never commit them as {}'s rules",
-            p.site
-        );
-    }
     let left = &c.left_out;
     if !left.not_in_tree.is_empty() || left.not_leaves > 0 {
         outln!(
@@ -839,6 +854,12 @@ mod live {
             return Ok(ExitCode::FAILURE);
         }
         let mut stale = false;
+        // The sites whose condition policies a fake marketplace made up: said once, below.
+        let made_up: Vec<&str> = prepared
+            .iter()
+            .filter(|p| p.conditions.as_ref().is_some_and(|c| c.made_up))
+            .map(|p| p.site.marketplace_id())
+            .collect();
         for p in &prepared {
             super::report(p, WriteWhen::TreeChanged);
             // New condition policies make a snapshot stale where some were committed; where
@@ -847,6 +868,12 @@ mod live {
             stale |= p.content_changed
                 || p.expired_text.is_some()
                 || (p.conditions_text.is_some() && p.conditions_path.exists());
+        }
+        if !made_up.is_empty() {
+            outln!(
+                "the condition policies of {} are made up (the answers say so: a fake marketplace's); never commit them as eBay's rules",
+                made_up.join(", ")
+            );
         }
         if check {
             return Ok(if stale {

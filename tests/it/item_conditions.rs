@@ -321,3 +321,43 @@ fn publish_offer_refuses_a_condition_the_categorys_policy_does_not_take_with_250
     // The condition the policy takes publishes.
     inventory.publish(&listing(Condition::New)).unwrap();
 }
+
+/// The fake's made-up policies are plausible for the common leaves: phones (9355 "Cell
+/// Phones & Smartphones") and laptops (177 "PC Laptops & Netbooks", 111422 "Apple Laptops")
+/// require a condition and take what eBay's pages list for them, new to for parts, the
+/// refurbished grades (restricted: answered to a seller's sell.inventory token) and seller
+/// refurbished; a ticket's leaf takes none (the fake's rule of ids 3 modulo 7 left both
+/// phones and laptops with no condition at all).
+#[test]
+fn phones_and_laptops_take_realistic_conditions_and_tickets_take_none() {
+    let fake = fake();
+    let client = marketplace_client::taxonomy::TaxonomyClient::new(
+        config(&fake),
+        fake_inventory::seller_tokens(&fake, &[fake_inventory::INVENTORY]),
+    )
+    .unwrap();
+    let tree = fake.tree(Marketplace::Us);
+    // 1306 "Other Tickets & Experiences", a leaf of 1305 "Tickets & Experiences".
+    let ticket = 1306;
+    assert_eq!(tree.get(ticket).and_then(|c| c.parent), Some(1305));
+    let answer = client
+        .item_condition_policies(Marketplace::Us, &[9355, 177, 111422, ticket])
+        .unwrap();
+    for id in [9355, 177, 111422] {
+        let policy = answer.get(id).unwrap();
+        assert!(policy.item_condition_required, "{id}");
+        let ids: Vec<u32> = policy
+            .item_conditions
+            .iter()
+            .map(|c| c.condition_id)
+            .collect();
+        assert_eq!(
+            ids,
+            [1000, 1500, 2000, 2010, 2020, 2030, 2500, 3000, 7000],
+            "{id}"
+        );
+    }
+    let none = answer.get(ticket).unwrap();
+    assert!(none.item_conditions.is_empty(), "{ticket}");
+    assert!(!none.item_condition_required);
+}

@@ -306,7 +306,13 @@ fn listing_publish_with_a_consented_account_gives_a_listing_id_and_a_rerun_the_s
     // Rerun: the same listing, and createOffer was sent once.
     let (output, again, stderr2) = publish();
     assert!(output.status.success(), "{again}\n{stderr2}");
-    assert_eq!(again, first);
+    assert_eq!(
+        again.trim_end(),
+        format!(
+            "{}, unchanged: live as the file has it, nothing written",
+            first.trim_end()
+        )
+    );
     let creates = fake
         .requests_to("/sell/inventory/v1/bulk_create_offer")
         .iter()
@@ -734,7 +740,12 @@ fn a_rerun_of_unchanged_published_files_sends_no_write() {
     fake.clear_requests();
     let (output, again, stderr) = publish();
     assert!(output.status.success(), "{again}\n{stderr}");
-    assert_eq!(again, first);
+    // The same listings, each line saying it was left unchanged.
+    let unchanged: Vec<String> = first
+        .lines()
+        .map(|l| format!("{l}, unchanged: live as the file has it, nothing written"))
+        .collect();
+    assert_eq!(again.lines().collect::<Vec<_>>(), unchanged);
     let writes: Vec<String> = sell_requests(&fake)
         .into_iter()
         .filter(|r| is_write(r))
@@ -1829,4 +1840,65 @@ fn the_account_api_down_is_a_warning_and_the_run_publishes() {
     );
     assert!(!stderr.contains("--for listing"), "{stderr}");
     assert!(stderr.contains("3 published"), "{stderr}");
+}
+
+/// A rerun's line for a file whose listing eBay holds live as the file has it says so,
+/// "unchanged" (it read as the first run's "listing …" line, as if it had been published
+/// again); a file published by the run does not.
+#[test]
+fn a_reruns_line_for_an_unchanged_published_file_says_unchanged() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store(&fake, &store, "seller-1");
+    let good = write(home.path(), "good.json", GOOD);
+    let publish = || {
+        run(listing(&fake, home.path())
+            .args(["publish", "--account", "seller-1", "--store"])
+            .arg(&store)
+            .arg(&good))
+    };
+    let (output, first, stderr) = publish();
+    assert!(output.status.success(), "{first}\n{stderr}");
+    assert!(!first.contains("unchanged"), "{first}");
+    let (output, again, stderr) = publish();
+    assert!(output.status.success(), "{again}\n{stderr}");
+    let line = again.lines().next().unwrap_or_default();
+    assert!(
+        line.starts_with(&format!("{}: listing ", good.display()))
+            && line.ends_with(", unchanged: live as the file has it, nothing written"),
+        "{again}"
+    );
+}
+
+/// A fake marketplace's made-up condition policies are warned of once, naming every file,
+/// by `snapshot refresh` (which said it once a site) and by `listing check --dir` (once a
+/// site's file, four times over for the four committed sites).
+#[test]
+fn the_made_up_warning_is_printed_once_not_for_every_site() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let snapshots = common::copy_of_snapshots();
+    let out = common::snapshot_on_fake(&fake, "refresh", &[], snapshots.path());
+    let (stdout, stderr) = common::output_text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert_eq!(stdout.matches("made up").count(), 1, "{stdout}");
+    let line = stdout
+        .lines()
+        .find(|l| l.contains("made up"))
+        .unwrap_or_default();
+    for site in common::snapshot_sites() {
+        assert!(line.contains(site.marketplace_id()), "{site}: {line}");
+    }
+    let good = write(home.path(), "good.json", GOOD);
+    let (_, stdout, stderr) = run(listing(&fake, home.path())
+        .arg("--dir")
+        .arg(snapshots.path())
+        .arg("check")
+        .arg(&good));
+    assert_eq!(stderr.matches("made up").count(), 1, "{stdout}\n{stderr}");
+    for site in common::snapshot_sites() {
+        let file = format!("{}.conditions.json", site.marketplace_id());
+        assert!(stderr.contains(&file), "{file}: {stderr}");
+    }
 }

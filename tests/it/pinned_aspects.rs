@@ -23,10 +23,19 @@ fn aspects(fake: &FakeMarketplace, dir: &Path, args: &[&str]) -> Output {
 
 use common::output_text as text;
 
+/// A snapshots directory holding the committed US tree (pins are used only beside their
+/// marketplace's tree).
+fn dir_with_the_us_tree() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let us = Marketplace::Us.snapshot_file_name();
+    std::fs::copy(common::snapshots_dir().join(us), dir.path().join(us)).unwrap();
+    dir
+}
+
 #[test]
 fn pin_saves_the_answer_normalised_with_its_tree_version() {
     let fake = FakeMarketplace::new();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = dir_with_the_us_tree();
     let out = aspects(
         &fake,
         dir.path(),
@@ -98,7 +107,7 @@ fn pin_saves_the_answer_normalised_with_its_tree_version() {
 #[test]
 fn pin_refuses_what_category_refuses_before_asking_the_service() {
     let fake = FakeMarketplace::new();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = dir_with_the_us_tree();
     let out = aspects(
         &fake,
         dir.path(),
@@ -139,7 +148,7 @@ fn pin_refuses_what_category_refuses_before_asking_the_service() {
 #[test]
 fn refresh_rewrites_pinned_categories_when_the_tree_moved_and_check_names_the_rule() {
     let fake = FakeMarketplace::new();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = dir_with_the_us_tree();
     let out = aspects(
         &fake,
         dir.path(),
@@ -282,7 +291,7 @@ fn more_than_65536_aspects_are_refused_at_build_naming_the_category() {
 #[test]
 fn pin_refuses_an_answer_the_build_could_not_compile_and_writes_nothing() {
     let fake = FakeMarketplace::new();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = dir_with_the_us_tree();
     let huge = answer_of_aspects(65_537);
     fake.set_item_aspects(179, huge.clone());
     let out = aspects(
@@ -637,4 +646,36 @@ fn a_leaf_answered_204_no_content_is_pinned_as_a_category_without_aspects() {
         .output()
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&run.stdout), "0 Some(0)\n");
+}
+
+/// `snapshot aspects pin` into a directory without the marketplace's tree is refused before
+/// anything is asked or written, saying its pins would not be used and naming the command
+/// that gets the tree (a new user pinned into an empty directory, and the build and `listing
+/// --dir` went on without the rules).
+#[test]
+fn pin_into_a_directory_without_the_marketplaces_tree_is_refused_naming_the_refresh() {
+    let fake = FakeMarketplace::new();
+    let dir = tempfile::tempdir().unwrap();
+    let out = aspects(
+        &fake,
+        dir.path(),
+        &["pin", "--site", "EBAY_US", "--category", "179"],
+    );
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("holds no EBAY_US tree (EBAY_US.json): pins beside no tree are not used")
+            && stderr.contains(&format!(
+                "`snapshot --dir {} refresh --sites EBAY_US`",
+                dir.path().display()
+            )),
+        "{stderr}"
+    );
+    assert!(
+        fake.requests()
+            .iter()
+            .all(|r| !r.path.contains("get_item_aspects_for_category")),
+        "asked the service"
+    );
+    assert!(!dir.path().join(pinned::PINNED_DIR).exists());
 }

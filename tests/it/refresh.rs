@@ -793,7 +793,7 @@ fn refresh_writes_each_sites_condition_policies_and_check_reports_changed_ones()
         assert!(file.policies.len() < 10, "{site}: {}", file.policies.len());
     }
     assert!(
-        stdout.contains("the condition policies are made up"),
+        stdout.contains("are made up (the answers say so: a fake marketplace's)"),
         "{stdout}"
     );
     assert!(
@@ -913,5 +913,51 @@ fn a_condition_policies_answer_above_the_bound_keeps_the_previous_file() {
     assert!(
         std::fs::read(&path).unwrap() == before,
         "the file was rewritten"
+    );
+}
+
+/// eBay's Metadata API does not serve every marketplace its Taxonomy API does: when
+/// getItemConditionPolicies refuses one (400, errorId 46001, "marketplace id not found"), the
+/// refresh still writes that marketplace's new tree and the others' policies, and says on
+/// standard error that its condition policies are unavailable (the whole refresh failed,
+/// writing nothing).
+#[test]
+fn a_marketplace_the_metadata_api_refuses_still_gets_its_tree_and_its_policies_are_said_unavailable()
+ {
+    let fake = fake();
+    fake.set_tree(Marketplace::Us, changed_us_tree());
+    fake.fail_times(
+        &fake_marketplace::metadata::condition_policies_path("EBAY_US"),
+        Fault::Status {
+            status: 400,
+            body: r#"{"errors":[{"errorId":46001,"domain":"API_METADATA","category":"REQUEST","message":"The specified marketplace ID was not found."}]}"#.into(),
+            headers: vec![],
+        },
+        100,
+    );
+    let dir = common::copy_of_snapshots();
+    let out = refresh(&fake, dir.path(), &["--sites", "EBAY_US,EBAY_DE"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let written = snapshot::read(&dir.path().join("EBAY_US.json")).unwrap();
+    assert_eq!(written.meta.version, "135");
+    assert!(written.get(853).is_none());
+    assert!(
+        !conditions_file(dir.path(), Marketplace::Us).exists(),
+        "{stdout}"
+    );
+    assert!(
+        conditions_file(dir.path(), Marketplace::De).exists(),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains(
+            "warning: EBAY_US: its condition policies are unavailable: getItemConditionPolicies refused EBAY_US (errorId 46001)"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("condition policies: unavailable (no EBAY_US.conditions.json is written"),
+        "{stdout}"
     );
 }

@@ -206,7 +206,9 @@ pub fn with_condition_policies_each(
 
 /// Fetches `prepared`'s site's condition policies (getItemConditionPolicies, every category in
 /// one gzipped answer) and sets them on it, checked against its tree: they are committed with
-/// it ([`pipeline::with_conditions`]).
+/// it ([`pipeline::with_conditions`]). A marketplace the Metadata API refuses (errorId 46001)
+/// is no error: its tree goes on alone, its policies marked unavailable
+/// ([`pipeline::conditions_unavailable`]).
 pub fn with_condition_policies(
     client: &TaxonomyClient,
     prepared: Prepared,
@@ -217,7 +219,21 @@ pub fn with_condition_policies(
         unknown,
         url,
         made_up,
-    } = fetch_condition_rules(client, site)?;
+    } = match fetch_condition_rules(client, site) {
+        Ok(fetched) => fetched,
+        // eBay's Metadata API does not serve every marketplace its Taxonomy API does
+        // (getItemConditionPolicies: 46001, "marketplace id not found"): the tree is still
+        // refreshed, and the report says the policies are unavailable.
+        Err(RefreshError::Fetch { source, .. }) if source.error_id() == Some(46001) => {
+            let why = format!(
+                "getItemConditionPolicies refused {} (errorId 46001): {}",
+                site.marketplace_id(),
+                source
+            );
+            return Ok(pipeline::conditions_unavailable(prepared, why));
+        }
+        Err(e) => return Err(e),
+    };
     let mut prepared = pipeline::with_conditions(prepared, rules, &url, made_up)
         .map_err(|source| RefreshError::Pipeline { site, source })?;
     if let Some(report) = prepared.conditions.as_mut() {

@@ -299,7 +299,7 @@ impl Inventory {
             .call(|| {
                 ApiRequest::get_segments(path(&["offer"]))
                     .query("sku", sku)
-                    .query("marketplace_id", marketplace.marketplace_id())
+                    .query("marketplace_id", marketplace.inventory_marketplace_id())
                     .marketplace(marketplace)
                     .operation("getOffers")
             })
@@ -1540,7 +1540,7 @@ fn offer_fields_differing(
 }
 
 fn marketplace_of(offer: &Offer) -> Result<Marketplace, ListingError> {
-    Marketplace::from_marketplace_id(&offer.marketplace_id).ok_or_else(|| {
+    Marketplace::from_inventory_marketplace_id(&offer.marketplace_id).ok_or_else(|| {
         ListingError::Refused(Problems(vec![crate::Problem {
             field: "offer.marketplaceId".into(),
             kind: crate::ProblemKind::UnknownMarketplace {

@@ -179,7 +179,8 @@ impl<C> ListingBuilder<C> {
             },
             offer: Offer {
                 sku: sku.into(),
-                marketplace_id: marketplace.marketplace_id().into(),
+                // The Inventory API's id (EBAY_MOTORS for eBay Motors).
+                marketplace_id: marketplace.inventory_marketplace_id().into(),
                 format: Some("FIXED_PRICE".into()),
                 category_id: Some(leaf.id().to_string()),
                 ..Offer::default()
@@ -260,9 +261,10 @@ impl<C> ListingBuilder<C> {
 
     /// The price, a decimal (`"19.99"`), in the marketplace's currency.
     pub fn price(mut self, value: impl Into<String>) -> Self {
-        let currency = Marketplace::from_marketplace_id(&self.listing.offer.marketplace_id)
-            .map(|m| m.currency())
-            .unwrap_or_default();
+        let currency =
+            Marketplace::from_inventory_marketplace_id(&self.listing.offer.marketplace_id)
+                .map(|m| m.currency())
+                .unwrap_or_default();
         self.listing.offer.pricing_summary = Some(PricingSummary {
             price: Some(Amount {
                 value: value.into(),

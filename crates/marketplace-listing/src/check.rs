@@ -373,7 +373,12 @@ impl fmt::Display for Problem {
             ProblemKind::UnknownMarketplace { closest } => {
                 f.write_str("not a known marketplace id")?;
                 match closest {
-                    Some(m) => write!(f, "; did you mean {} ({})?", m.marketplace_id(), m.name()),
+                    Some(m) => write!(
+                        f,
+                        "; did you mean {} ({})?",
+                        m.inventory_marketplace_id(),
+                        m.name()
+                    ),
                     None => Ok(()),
                 }
             }
@@ -920,7 +925,9 @@ pub fn check(listing: &Listing, catalog: &dyn Catalog) -> Vec<Problem> {
         other_quantity(p, &format!("offer.{name}"), offer.other.get(name));
     }
     format_and_duration(p, offer);
-    let marketplace = Marketplace::from_marketplace_id(&offer.marketplace_id);
+    // The Inventory API's MarketplaceEnum: EBAY_MOTORS, where the Taxonomy API says
+    // EBAY_MOTORS_US (createOffer refuses the latter).
+    let marketplace = Marketplace::from_inventory_marketplace_id(&offer.marketplace_id);
     if marketplace.is_none() {
         let kind = if offer.marketplace_id.is_empty() {
             ProblemKind::Missing

@@ -1125,3 +1125,45 @@ fn enum_values_ebay_refuses_at_create_time_are_refused() {
     assert_eq!(p.field, "inventoryItem.packageWeightAndSize.weight.unit");
     assert!(p.to_string().contains("KILOGRAM"), "{p}");
 }
+
+/// eBay's Inventory API names eBay Motors `EBAY_MOTORS` (its MarketplaceEnum; the Taxonomy and
+/// Metadata APIs say `EBAY_MOTORS_US`): a listing file with `EBAY_MOTORS` passes, one with
+/// `EBAY_MOTORS_US` (which createOffer refuses) is refused asking "did you mean EBAY_MOTORS"
+/// (the check took `EBAY_MOTORS_US` and refused `EBAY_MOTORS`).
+#[test]
+fn an_ebay_motors_listing_takes_the_inventory_apis_marketplace_id_ebay_motors() {
+    struct Motors;
+    impl Catalog for Motors {
+        fn category(&self, marketplace: Marketplace, id: u32) -> CategoryStatus {
+            assert_eq!((marketplace, id), (Marketplace::MotorsUs, 33564));
+            CategoryStatus::Leaf
+        }
+        fn check_aspects(
+            &self,
+            _: Marketplace,
+            _: u32,
+            _: &taxonomy_aspects::ListingAspects,
+        ) -> Option<Vec<taxonomy_aspects::Problem>> {
+            Some(Vec::new())
+        }
+    }
+    let motors = |id: &str| {
+        let mut v = valid();
+        v["offer"]["marketplaceId"] = json!(id);
+        v["offer"]["categoryId"] = json!("33564");
+        check(&serde_json::from_value(v).unwrap(), &Motors)
+    };
+    assert_eq!(motors("EBAY_MOTORS"), vec![]);
+    let problems = motors("EBAY_MOTORS_US");
+    assert_eq!(problems.len(), 1, "{problems:#?}");
+    assert_eq!(
+        problems[0].to_string(),
+        "offer.marketplaceId: not a known marketplace id; did you mean EBAY_MOTORS (eBay Motors (United States))?"
+    );
+    assert_eq!(
+        Marketplace::MotorsUs.inventory_marketplace_id(),
+        "EBAY_MOTORS"
+    );
+    assert_eq!(Marketplace::MotorsUs.marketplace_id(), "EBAY_MOTORS_US");
+    assert_eq!(Marketplace::Us.inventory_marketplace_id(), "EBAY_US");
+}

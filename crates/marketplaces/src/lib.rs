@@ -45,6 +45,13 @@
 //!   currency each marketplace's prices are given in: USD for EBAY_US and EBAY_MOTORS_US, CAD
 //!   for EBAY_CA, GBP for EBAY_GB, EUR for the euro area's sites, CHF, HKD, INR, MYR, PHP, PLN
 //!   and SGD for the others), ISO 4217 codes.
+//! - The Inventory API's ids: its MarketplaceEnum
+//!   (<https://developer.ebay.com/api-docs/sell/inventory/types/slr:MarketplaceEnum>), what an
+//!   offer's `marketplaceId` and getOffers' `marketplace_id` take. It names every marketplace
+//!   as the Taxonomy API does but eBay Motors, `EBAY_MOTORS` (the Taxonomy API's and the
+//!   Metadata API's id is `EBAY_MOTORS_US`: getItemConditionPolicies' reference says to
+//!   "specify EBAY_MOTORS_US" for the US Motors policies); the table's `inventory` column
+//!   gives it where it differs.
 //! - Belgium: the sites table gives 23 for French Belgium and 123 for Dutch Belgium; eBay's
 //!   newer REST pages call EBAY_BE "eBay Belgium (Dutch)" while older ones call its default
 //!   French. Which tree getDefaultCategoryTreeId answers for EBAY_BE is not documented; the
@@ -71,7 +78,8 @@ pub const MARKETPLACE_HEADER: &str = "X-EBAY-C-MARKETPLACE-ID";
 macro_rules! marketplace_table {
     ($(
         $variant:ident: $id:literal, tree $tree:literal, $language:literal, $currency:ident, $name:literal
-        $(, also $other_language:literal tree $other_tree:literal)?;
+        $(, also $other_language:literal tree $other_tree:literal)?
+        $(, inventory $inventory_id:literal)?;
     )*) => {
         /// A marketplace of the service with a default category tree.
         ///
@@ -101,6 +109,7 @@ macro_rules! marketplace_table {
                         name: $name,
                         snapshot_file_name: concat!($id, ".json"),
                         other_tree: marketplace_table!(@other $($other_language, $other_tree)?),
+                        inventory_id: marketplace_table!(@inventory $id $(, $inventory_id)?),
                     },)*
                 }
             }
@@ -108,6 +117,8 @@ macro_rules! marketplace_table {
     };
     (@other $language:literal, $tree:literal) => { Some(($language, $tree)) };
     (@other) => { None };
+    (@inventory $id:literal, $inventory_id:literal) => { $inventory_id };
+    (@inventory $id:literal) => { $id };
 }
 
 /// The facts of one row of the table.
@@ -120,6 +131,7 @@ struct Facts {
     name: &'static str,
     snapshot_file_name: &'static str,
     other_tree: Option<(&'static str, u32)>,
+    inventory_id: &'static str,
 }
 
 /// ISO 4217's minor unit (the decimals of an amount) of each currency of eBay's
@@ -136,7 +148,7 @@ fn currency_decimals(currency: &str) -> u32 {
 
 marketplace_table! {
     Us: "EBAY_US", tree 0, "en-US", USD, "United States";
-    MotorsUs: "EBAY_MOTORS_US", tree 100, "en-US", USD, "eBay Motors (United States)";
+    MotorsUs: "EBAY_MOTORS_US", tree 100, "en-US", USD, "eBay Motors (United States)", inventory "EBAY_MOTORS";
     Ca: "EBAY_CA", tree 2, "en-CA", CAD, "Canada", also "fr-CA" tree 210;
     Gb: "EBAY_GB", tree 3, "en-GB", GBP, "United Kingdom";
     Au: "EBAY_AU", tree 15, "en-AU", AUD, "Australia";
@@ -161,6 +173,30 @@ impl Marketplace {
     /// The marketplace id, as sent in the marketplace header, e.g. `EBAY_DE`.
     pub const fn marketplace_id(self) -> &'static str {
         self.facts().id
+    }
+
+    /// The marketplace's id in eBay's Inventory API (its MarketplaceEnum): an offer's
+    /// `marketplaceId`, getOffers' `marketplace_id`. The same as
+    /// [`marketplace_id`](Self::marketplace_id) but for eBay Motors, `EBAY_MOTORS` there
+    /// (`EBAY_MOTORS_US` in the Taxonomy and Metadata APIs).
+    ///
+    /// ```
+    /// use marketplaces::Marketplace;
+    /// assert_eq!(Marketplace::MotorsUs.inventory_marketplace_id(), "EBAY_MOTORS");
+    /// assert_eq!(Marketplace::De.inventory_marketplace_id(), "EBAY_DE");
+    /// ```
+    pub const fn inventory_marketplace_id(self) -> &'static str {
+        self.facts().inventory_id
+    }
+
+    /// The marketplace with this Inventory API id ([`inventory_marketplace_id`](
+    /// Self::inventory_marketplace_id): `EBAY_MOTORS`, not `EBAY_MOTORS_US`; ASCII case
+    /// ignored).
+    pub fn from_inventory_marketplace_id(id: &str) -> Option<Marketplace> {
+        let id = id.trim();
+        Marketplace::ALL
+            .into_iter()
+            .find(|m| m.inventory_marketplace_id().eq_ignore_ascii_case(id))
     }
 
     /// The id of the marketplace's default category tree (getDefaultCategoryTreeId's answer

@@ -174,6 +174,10 @@ pub struct ConditionsReport {
     /// (the error names the bound and the figure). The committed file is kept as it is, and
     /// `policies` and `categories` are its own (0 without one).
     pub refused: Option<String>,
+    /// Why the service gave no policies for the site ([`conditions_unavailable`]: its
+    /// Metadata API refused the marketplace, errorId 46001). Nothing is written: the
+    /// committed file, if any, is kept as it is, and `policies` and `categories` are its own.
+    pub unavailable: Option<String>,
 }
 
 impl Prepared {
@@ -312,6 +316,30 @@ pub fn prepare_tree(
     })
 }
 
+/// `prepared` without new condition policies, because the service has none to give for
+/// its site (`why`: e.g. getItemConditionPolicies refused the marketplace, errorId 46001): the
+/// tree is committed alone, the committed policy file (if any) kept as it is, and the report
+/// says why ([`ConditionsReport::unavailable`]).
+pub fn conditions_unavailable(mut prepared: Prepared, why: String) -> Prepared {
+    let previous = std::fs::read_to_string(&prepared.conditions_path)
+        .ok()
+        .and_then(|text| conditions::parse_unchecked(&text, &prepared.conditions_path).ok())
+        .map(|old| (old.policies.len(), old.category_count()));
+    let (policies, categories) = previous.unwrap_or_default();
+    prepared.conditions_text = None;
+    prepared.conditions = Some(ConditionsReport {
+        policies,
+        categories,
+        leaves: prepared.tree.categories.iter().filter(|c| c.leaf).count(),
+        previous,
+        made_up: false,
+        left_out: LeftOut::default(),
+        refused: None,
+        unavailable: Some(why),
+    });
+    prepared
+}
+
 /// Sets the tree's condition policies from the service's answer (getItemConditionPolicies),
 /// one `(category id, rule)` a category, checked against the new tree (see [`conditions`]).
 /// The file is rewritten when the policies, the tree or `made_up` changed; an answer without
@@ -348,6 +376,7 @@ pub fn with_conditions(
                 made_up,
                 left_out: LeftOut::default(),
                 refused: Some(e.to_string()),
+                unavailable: None,
             });
             return Ok(prepared);
         }
@@ -374,6 +403,7 @@ pub fn with_conditions(
         made_up,
         left_out,
         refused: None,
+        unavailable: None,
     });
     Ok(prepared)
 }

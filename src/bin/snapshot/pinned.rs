@@ -22,7 +22,8 @@ fn current_tree(base_url: Option<&str>, site: Marketplace) -> Result<(u32, Strin
     Ok((current.tree_id, current.tree_version))
 }
 
-/// `snapshot aspects pin --site SITE --category C…`: every category is checked against the
+/// `snapshot aspects pin --site SITE --category C…`: refused when the snapshots directory
+/// holds no tree of SITE (its pins would not be used); every category is checked against the
 /// compiled-in tree first (a leaf, as `category!` requires), then every answer is fetched and
 /// generated as the build will (refused, nothing written, if one cannot be compiled in), and
 /// only then are the files written (each atomically).
@@ -34,6 +35,18 @@ pub fn pin(
 ) -> Result<ExitCode, String> {
     let data_site = Site::from_marketplace(super::parse_site("--site", site)?);
     let marketplace = data_site.marketplace();
+    // The build and `listing --dir` read a directory's pins with its trees: a pin beside no
+    // tree of its marketplace would never be used.
+    if !snapshots.join(marketplace.snapshot_file_name()).is_file() {
+        return Err(format!(
+            "{} holds no {} tree ({}): pins beside no tree are not used (the build and `listing --dir` read the pinned rules of a directory's trees); get the tree first, `snapshot --dir {} refresh --sites {}`, then pin",
+            snapshots.display(),
+            marketplace.marketplace_id(),
+            marketplace.snapshot_file_name(),
+            snapshots.display(),
+            marketplace.marketplace_id()
+        ));
+    }
     let mut leaves = Vec::new();
     for text in categories {
         let leaf = taxonomy_macros_core::leaf(data_site, text)
