@@ -106,6 +106,7 @@ mod inventory;
 pub mod metadata;
 pub mod notify;
 mod oauth;
+pub mod orders;
 pub mod signatures;
 pub mod taxonomy;
 
@@ -536,6 +537,7 @@ pub struct FakeState {
     pub(crate) inventory: inventory::InventoryState,
     pub(crate) metadata: metadata::MetadataState,
     pub(crate) account: account::AccountState,
+    pub(crate) orders: orders::OrdersState,
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -726,6 +728,7 @@ impl FakeMarketplace {
         routes.append(&mut inventory::routes());
         routes.append(&mut metadata::routes());
         routes.append(&mut account::routes());
+        routes.append(&mut orders::routes());
         routes.append(&mut config.routes);
         let taxonomy = taxonomy::TaxonomyState::new(
             config.snapshots_dir.clone(),
@@ -751,6 +754,7 @@ impl FakeMarketplace {
             inventory: inventory::InventoryState::default(),
             metadata: metadata::MetadataState::default(),
             account: account::AccountState::default(),
+            orders: orders::OrdersState::default(),
         });
         let stop = Arc::new(AtomicBool::new(false));
         let thread = {
