@@ -579,3 +579,38 @@ fn a_slow_page_is_answered_late_and_a_500_page_once() {
     assert_eq!((e.status(), e.error_id()), (Some(500), Some(30500)), "{e}");
     assert_eq!(get_orders(&api, &[]).unwrap()["total"], 1);
 }
+
+/// Each seller's token answers that seller's orders, whoever the fake's user is now: the
+/// seller is the one whose consent the token comes from, so a fleet feeds many sellers at once.
+#[test]
+fn each_sellers_token_answers_that_sellers_orders_side_by_side() {
+    let fake = FakeMarketplace::new();
+    let mut apis = Vec::new();
+    for name in ["alice_sells", "bob_sells", "carol_sells"] {
+        fake.set_user(fake_marketplace::FakeUser {
+            user_id: format!("{name}-id"),
+            username: name.into(),
+        });
+        apis.push((name, seller_api(&fake)));
+    }
+    let mut bought = Vec::new();
+    for (i, (name, _)) in apis.iter().enumerate() {
+        let listing = fake.add_listing(name, &format!("SKU-{name}"), 10, "5.00");
+        let orders: Vec<String> = (0..=i).map(|_| fake.buy(&listing, 1).unwrap()).collect();
+        bought.push(orders);
+    }
+    // The fake's user is carol now; alice's and bob's tokens still answer their own.
+    for ((name, api), orders) in apis.iter().zip(&bought) {
+        let page = get_orders(api, &[]).unwrap();
+        let mut got = ids(&page);
+        got.sort();
+        let mut want = orders.clone();
+        want.sort();
+        assert_eq!(got, want, "{name}");
+        for order in &page["orders"].as_array().unwrap()[..] {
+            assert_eq!(order["sellerId"], *name);
+        }
+    }
+    let e = get_order(&apis[0].1, &bought[1][0]).unwrap_err();
+    assert_eq!(e.error_id(), Some(32100), "bob's order is not alice's: {e}");
+}

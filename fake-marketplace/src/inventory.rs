@@ -24,7 +24,7 @@
 //! * faults on demand ([`crate::FakeMarketplace::fail_next`] on a path: a 500 once, a 25025).
 //!
 //! A seller is the user a token was issued for: the fake's user ([`crate::FakeUser`], its
-//! `username`). As eBay's Inventory API reference gives each call's scope, a call needs a user
+//! `username`) when the consent page granted the token's code ([`crate::IssuedToken::user`]). As eBay's Inventory API reference gives each call's scope, a call needs a user
 //! token with `https://api.ebay.com/oauth/api_scope/sell.inventory` (the calls that only read:
 //! `…/sell.inventory.readonly` also does); an application token, a token with `api_scope`
 //! only, or a `.readonly` token on a call that writes is refused with eBay's 403, errorId 1100.
@@ -107,7 +107,7 @@ fn seller(request: &Request, state: &FakeState) -> Result<String, Response> {
     if !token.token_type.starts_with("User") {
         return Err(state.insufficient_scope());
     }
-    Ok(format!("user:{}", lock(&state.notify.user).username))
+    Ok(state.seller_of(&token))
 }
 
 fn with_seller<T>(state: &FakeState, seller: &str, f: impl FnOnce(&mut Seller) -> T) -> T {

@@ -496,6 +496,11 @@ pub struct IssuedToken {
     pub scopes: Vec<String>,
     /// Its expiry on the fake's clock.
     pub expires_at: SystemTime,
+    /// The seller (the fake user's `username`) whose consent a user token comes from: the
+    /// fake's user when the consent page was visited ([`FakeMarketplace::set_user`]); the
+    /// Inventory, Account and Fulfillment APIs answer that seller's data. `None` for an
+    /// application token.
+    pub user: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -504,6 +509,8 @@ pub(crate) struct CodeGrant {
     pub scopes: Vec<String>,
     pub expires_at: SystemTime,
     pub used: bool,
+    /// The fake's user when the consent page granted the code.
+    pub user: String,
 }
 
 #[derive(Debug, Clone)]
@@ -511,6 +518,8 @@ pub(crate) struct RefreshGrant {
     pub scopes: Vec<String>,
     pub expires_at: SystemTime,
     pub revoked: bool,
+    /// The seller the code was granted by.
+    pub user: String,
 }
 
 #[derive(Default)]
@@ -620,6 +629,15 @@ impl FakeState {
                 "longMessage": "Insufficient permissions to fulfill the request.",
             }]}),
         )
+    }
+
+    /// The seller key (`user:{username}`) of a user token: the seller whose consent it comes
+    /// from ([`IssuedToken::user`]), else the fake's current user.
+    pub(crate) fn seller_of(&self, token: &IssuedToken) -> String {
+        match &token.user {
+            Some(user) => format!("user:{user}"),
+            None => format!("user:{}", lock(&self.notify.user).username),
+        }
     }
 
     fn take_fault(&self, request: &Request) -> Option<Fault> {
