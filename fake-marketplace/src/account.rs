@@ -193,7 +193,7 @@ fn seller(request: &Request, state: &FakeState) -> Result<String, Response> {
     if !token.token_type.starts_with("User") {
         return Err(state.insufficient_scope());
     }
-    Ok(format!("user:{}", lock(&state.notify.user).username))
+    Ok(state.seller_of(&token))
 }
 
 fn get_policies(request: &Request, state: &FakeState, kind: PolicyKind) -> Response {

@@ -31,7 +31,7 @@
 //! * faults on demand ([`crate::FakeMarketplace::fail_next`] on a path: a 500 once, a 25025).
 //!
 //! A seller is the user a token was issued for: the fake's user ([`crate::FakeUser`], its
-//! `username`). As eBay's Inventory API reference gives each call's scope, a call needs a user
+//! `username`) when the consent page granted the token's code ([`crate::IssuedToken::user`]). As eBay's Inventory API reference gives each call's scope, a call needs a user
 //! token with `https://api.ebay.com/oauth/api_scope/sell.inventory` (the calls that only read:
 //! `…/sell.inventory.readonly` also does); an application token, a token with `api_scope`
 //! only, or a `.readonly` token on a call that writes is refused with eBay's 403, errorId 1100.
@@ -114,7 +114,7 @@ fn seller(request: &Request, state: &FakeState) -> Result<String, Response> {
     if !token.token_type.starts_with("User") {
         return Err(state.insufficient_scope());
     }
-    Ok(format!("user:{}", lock(&state.notify.user).username))
+    Ok(state.seller_of(&token))
 }
 
 fn with_seller<T>(state: &FakeState, seller: &str, f: impl FnOnce(&mut Seller) -> T) -> T {
@@ -1222,5 +1222,124 @@ impl crate::FakeMarketplace {
                     "locationTypes": ["WAREHOUSE"], "name": key}),
             )
         });
+    }
+}
+
+/// What a buyer bought of a listing (orders.rs builds the order from it).
+pub(crate) struct Sold {
+    /// The seller key (`user:{username}`).
+    pub seller: String,
+    pub sku: String,
+    pub title: String,
+    /// `FIXED_PRICE` or `AUCTION`.
+    pub format: String,
+    /// The offer's `marketplaceId`.
+    pub marketplace: String,
+    /// The offer's `pricingSummary.price` (an Amount).
+    pub price: Value,
+}
+
+/// A buyer buys `quantity` of the published listing `listing_id`, whichever seller's: the
+/// offer's `availableQuantity` and the item's ship-to-location quantity go down, the
+/// listing's `soldQuantity` up, and at 0 the listing ends (`listing.listingStatus` `ENDED`,
+/// as getOffers shows an ended listing). An error naming the listing when there is none, it
+/// is not active, or fewer are available.
+pub(crate) fn sell(state: &FakeState, listing_id: &str, quantity: u32) -> Result<Sold, String> {
+    let mut sellers = lock(&state.inventory.sellers);
+    for (seller, s) in sellers.iter_mut() {
+        let Some((_, offer)) = s
+            .offers
+            .iter_mut()
+            .find(|(_, o)| o["listing"]["listingId"].as_str() == Some(listing_id))
+        else {
+            continue;
+        };
+        if offer["status"] != json!("PUBLISHED")
+            || offer["listing"]["listingStatus"] != json!("ACTIVE")
+        {
+            return Err(format!(
+                "listing {listing_id} is not active (its status: {}), nothing to buy",
+                offer["listing"]["listingStatus"]
+            ));
+        }
+        let sku = offer["sku"].as_str().unwrap_or_default().to_owned();
+        let item = s.items.get_mut(&sku);
+        let item_quantity = item
+            .as_ref()
+            .and_then(|i| i["availability"]["shipToLocationAvailability"]["quantity"].as_u64());
+        let available = offer["availableQuantity"]
+            .as_u64()
+            .or(item_quantity)
+            .unwrap_or(0);
+        if u64::from(quantity) > available {
+            return Err(format!(
+                "listing {listing_id} has {available} available, {quantity} asked"
+            ));
+        }
+        let left = available - u64::from(quantity);
+        offer["availableQuantity"] = json!(left);
+        let sold_before = offer["listing"]["soldQuantity"].as_u64().unwrap_or(0);
+        offer["listing"]["soldQuantity"] = json!(sold_before + u64::from(quantity));
+        if left == 0 {
+            offer["listing"]["listingStatus"] = json!("ENDED");
+        }
+        let format = offer["format"].as_str().unwrap_or("FIXED_PRICE").to_owned();
+        let marketplace = offer["marketplaceId"]
+            .as_str()
+            .unwrap_or("EBAY_US")
+            .to_owned();
+        let price = offer["pricingSummary"]["price"].clone();
+        let mut title = String::new();
+        if let Some(item) = item {
+            title = item["product"]["title"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            let q = item_quantity.unwrap_or(available);
+            item["availability"]["shipToLocationAvailability"]["quantity"] =
+                json!(q.saturating_sub(u64::from(quantity)));
+        }
+        return Ok(Sold {
+            seller: seller.clone(),
+            sku,
+            title,
+            format,
+            marketplace,
+            price,
+        });
+    }
+    Err(format!("no published listing {listing_id} on the fake"))
+}
+
+impl crate::FakeMarketplace {
+    /// Puts a published listing of `quantity` at `price` (in US dollars) on EBAY_US for the
+    /// seller `username`, as createOrReplaceInventoryItem, createOffer and publishOffer would
+    /// leave it (without their checks): its `listingId`, for tests that sell without
+    /// publishing first (many sellers, many listings). getOffers answers it to the seller.
+    pub fn add_listing(&self, username: &str, sku: &str, quantity: u32, price: &str) -> String {
+        let state = self.state();
+        let next = state.next_id();
+        let listing_id = format!("{}", 110_000_000_000u64 + next);
+        let offer_id = format!("{}", 5_000_000_000u64 + next);
+        with_seller(state, &format!("user:{username}"), |s| {
+            s.items.insert(
+                sku.to_owned(),
+                json!({"product": {"title": format!("Fake listing {sku}"),
+                        "description": "A listing the fake put up for a test."},
+                    "condition": "NEW",
+                    "availability": {"shipToLocationAvailability": {"quantity": quantity}}}),
+            );
+            s.offers.insert(
+                offer_id.clone(),
+                json!({"offerId": offer_id, "sku": sku, "marketplaceId": "EBAY_US",
+                    "format": "FIXED_PRICE", "availableQuantity": quantity,
+                    "listingDuration": "GTC",
+                    "pricingSummary": {"price": {"value": price, "currency": "USD"}},
+                    "status": "PUBLISHED",
+                    "listing": {"listingId": listing_id, "listingStatus": "ACTIVE",
+                        "soldQuantity": 0}}),
+            );
+        });
+        listing_id
     }
 }

@@ -106,6 +106,7 @@ mod inventory;
 pub mod metadata;
 pub mod notify;
 mod oauth;
+pub mod orders;
 pub mod signatures;
 pub mod taxonomy;
 
@@ -495,6 +496,11 @@ pub struct IssuedToken {
     pub scopes: Vec<String>,
     /// Its expiry on the fake's clock.
     pub expires_at: SystemTime,
+    /// The seller (the fake user's `username`) whose consent a user token comes from: the
+    /// fake's user when the consent page was visited ([`FakeMarketplace::set_user`]); the
+    /// Inventory, Account and Fulfillment APIs answer that seller's data. `None` for an
+    /// application token.
+    pub user: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -503,6 +509,8 @@ pub(crate) struct CodeGrant {
     pub scopes: Vec<String>,
     pub expires_at: SystemTime,
     pub used: bool,
+    /// The fake's user when the consent page granted the code.
+    pub user: String,
 }
 
 #[derive(Debug, Clone)]
@@ -510,6 +518,8 @@ pub(crate) struct RefreshGrant {
     pub scopes: Vec<String>,
     pub expires_at: SystemTime,
     pub revoked: bool,
+    /// The seller the code was granted by.
+    pub user: String,
 }
 
 #[derive(Default)]
@@ -536,6 +546,7 @@ pub struct FakeState {
     pub(crate) inventory: inventory::InventoryState,
     pub(crate) metadata: metadata::MetadataState,
     pub(crate) account: account::AccountState,
+    pub(crate) orders: orders::OrdersState,
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -618,6 +629,15 @@ impl FakeState {
                 "longMessage": "Insufficient permissions to fulfill the request.",
             }]}),
         )
+    }
+
+    /// The seller key (`user:{username}`) of a user token: the seller whose consent it comes
+    /// from ([`IssuedToken::user`]), else the fake's current user.
+    pub(crate) fn seller_of(&self, token: &IssuedToken) -> String {
+        match &token.user {
+            Some(user) => format!("user:{user}"),
+            None => format!("user:{}", lock(&self.notify.user).username),
+        }
     }
 
     fn take_fault(&self, request: &Request) -> Option<Fault> {
@@ -726,6 +746,7 @@ impl FakeMarketplace {
         routes.append(&mut inventory::routes());
         routes.append(&mut metadata::routes());
         routes.append(&mut account::routes());
+        routes.append(&mut orders::routes());
         routes.append(&mut config.routes);
         let taxonomy = taxonomy::TaxonomyState::new(
             config.snapshots_dir.clone(),
@@ -751,6 +772,7 @@ impl FakeMarketplace {
             inventory: inventory::InventoryState::default(),
             metadata: metadata::MetadataState::default(),
             account: account::AccountState::default(),
+            orders: orders::OrdersState::default(),
         });
         let stop = Arc::new(AtomicBool::new(false));
         let thread = {

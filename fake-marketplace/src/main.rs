@@ -19,13 +19,18 @@
 //! signed with the key the running fake at `URL` (default: `MARKETPLACE_BASE_URL`) serves on
 //! getPublicKey; `--repeat N` sends it N times with the same `notificationId` (eBay's
 //! retries), `--tampered` spoils its body (or its signature). Prints each answer's status.
+//!
+//! `cargo run -p fake-marketplace -- buy --listing ID [--quantity N] [--payment
+//! PAID|FAILED|PENDING] [--buyer NAME] [--country CC] [--fake URL]`: a buyer buys a published
+//! listing on the running fake at `URL` (default: `MARKETPLACE_BASE_URL`), through the fake's
+//! own test route (`orders::BUY_PATH`, over loopback HTTP); prints the new order's id.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use fake_marketplace::{FakeConfig, FakeMarketplace};
 
-const USAGE: &str = "usage: fake-marketplace [PORT] [--no-delay] [--trees DIR] [--expired FILE]... [-v]\n       fake-marketplace notify ENDPOINT [--fake URL] [--tampered] [--repeat N] ... (notify --help)";
+const USAGE: &str = "usage: fake-marketplace [PORT] [--no-delay] [--trees DIR] [--expired FILE]... [-v]\n       fake-marketplace notify ENDPOINT [--fake URL] [--tampered] [--repeat N] ... (notify --help)\n       fake-marketplace buy --listing ID [--quantity N] [--fake URL] ... (buy --help)";
 
 fn usage_error(problem: &str) -> ! {
     eprintln!("{problem}\n{USAGE}");
@@ -145,6 +150,140 @@ fn notify(mut args: impl Iterator<Item = String>) -> std::process::ExitCode {
     std::process::ExitCode::SUCCESS
 }
 
+const BUY_USAGE: &str = "usage: fake-marketplace buy --listing ID [--quantity N] [--payment PAID|FAILED|PENDING] [--buyer NAME] [--country CC] [--fake URL]";
+
+fn buy_usage_error(problem: &str) -> ! {
+    eprintln!("{problem}\n{BUY_USAGE}");
+    std::process::exit(2);
+}
+
+/// `fake-marketplace buy …`: a buyer buys a published listing on a running fake.
+fn buy(mut args: impl Iterator<Item = String>) -> std::process::ExitCode {
+    let mut fake_url = std::env::var("MARKETPLACE_BASE_URL").ok();
+    let mut body = serde_json::Map::new();
+    while let Some(arg) = args.next() {
+        let (name, inline) = match arg.split_once('=') {
+            Some((name, value)) if name.starts_with("--") => {
+                (name.to_owned(), Some(value.to_owned()))
+            }
+            _ => (arg.clone(), None),
+        };
+        let mut value = |what: &str| {
+            inline
+                .clone()
+                .or_else(|| args.next())
+                .unwrap_or_else(|| buy_usage_error(&format!("{name} needs {what}")))
+        };
+        let (field, text) = match name.as_str() {
+            "-h" | "--help" => {
+                println!("{BUY_USAGE}");
+                println!(
+                    "  --listing ID     the published listing (publishOffer's listingId)\n  \
+                     --quantity N     how many (default 1); a listing at 0 ends\n  \
+                     --payment WHAT   PAID (default), FAILED, or PENDING (getOrders shows it once paid)\n  \
+                     --buyer NAME     the buyer's username (default fake_buyer)\n  \
+                     --country CC     the buyer's country (default US)\n  \
+                     --fake URL       the running fake (default: MARKETPLACE_BASE_URL)"
+                );
+                return std::process::ExitCode::SUCCESS;
+            }
+            "--fake" => {
+                fake_url = Some(value("the fake's URL"));
+                continue;
+            }
+            "--listing" => ("listingId", value("a listing id")),
+            "--payment" => ("payment", value("PAID, FAILED or PENDING")),
+            "--buyer" => ("buyerUsername", value("a username")),
+            "--country" => ("buyerCountry", value("a country code")),
+            "--quantity" => {
+                let n: u32 = value("a count")
+                    .parse()
+                    .ok()
+                    .filter(|n| *n >= 1)
+                    .unwrap_or_else(|| buy_usage_error("--quantity needs a count of 1 or more"));
+                body.insert("quantity".into(), n.into());
+                continue;
+            }
+            other => buy_usage_error(&format!("unknown argument {other:?}")),
+        };
+        body.insert(field.into(), text.into());
+    }
+    if !body.contains_key("listingId") {
+        buy_usage_error("--listing ID is missing");
+    }
+    let Some(fake_url) = fake_url else {
+        buy_usage_error(
+            "which fake? --fake URL (the address the running fake printed), or MARKETPLACE_BASE_URL",
+        );
+    };
+    let body = serde_json::Value::Object(body).to_string();
+    match post(&fake_url, fake_marketplace::orders::BUY_PATH, &body) {
+        Ok((201, answer)) => {
+            let id = serde_json::from_str::<serde_json::Value>(&answer)
+                .ok()
+                .and_then(|v| v["orderId"].as_str().map(str::to_owned));
+            match id {
+                Some(id) => {
+                    println!("{id}");
+                    std::process::ExitCode::SUCCESS
+                }
+                None => {
+                    eprintln!(
+                        "the fake at {fake_url} answered 201 without an orderId: {}",
+                        answer.escape_debug()
+                    );
+                    std::process::ExitCode::FAILURE
+                }
+            }
+        }
+        Ok((status, answer)) => {
+            let why = serde_json::from_str::<serde_json::Value>(&answer)
+                .ok()
+                .and_then(|v| v["error"].as_str().map(str::to_owned))
+                .unwrap_or(answer);
+            eprintln!(
+                "the fake at {fake_url} refused the purchase ({status}): {}",
+                why.escape_debug()
+            );
+            std::process::ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("cannot reach the fake at {fake_url}: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// POSTs `body` (JSON) to `path` of the fake at `base` (`http://HOST:PORT`) over plain
+/// HTTP/1.1: the answer's status and body.
+fn post(base: &str, path: &str, body: &str) -> std::io::Result<(u16, String)> {
+    use std::io::{Read as _, Write as _};
+    let invalid = |what: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, what);
+    let host = base
+        .strip_prefix("http://")
+        .ok_or_else(|| invalid(format!("not an http:// URL: {base}")))?
+        .trim_end_matches('/');
+    let mut stream = std::net::TcpStream::connect(host)?;
+    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+    write!(
+        stream,
+        "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )?;
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer)?;
+    let answer = String::from_utf8_lossy(&answer);
+    let (head, body) = answer
+        .split_once("\r\n\r\n")
+        .ok_or_else(|| invalid("an answer without a head".into()))?;
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| invalid(format!("no status in {head:?}")))?;
+    Ok((status, body.to_owned()))
+}
+
 fn main() -> std::process::ExitCode {
     let mut strings = std::env::args_os()
         .skip(1)
@@ -153,6 +292,10 @@ fn main() -> std::process::ExitCode {
     if strings.peek().map(String::as_str) == Some("notify") {
         strings.next();
         return notify(strings);
+    }
+    if strings.peek().map(String::as_str) == Some("buy") {
+        strings.next();
+        return buy(strings);
     }
     serve()
 }
@@ -286,6 +429,11 @@ fn serve() -> std::process::ExitCode {
     eprintln!(
         "  notifications: getPublicKey and getUser; send a signed account deletion to an endpoint \
          with `fake-marketplace notify ENDPOINT --fake {}` (--repeat N, --tampered)",
+        fake.base_url()
+    );
+    eprintln!(
+        "  orders: getOrders and getOrder (the Fulfillment API) of what buyers bought; buy a \
+         published listing with `fake-marketplace buy --listing ID --quantity N --fake {}`",
         fake.base_url()
     );
     eprintln!("point the snapshot tool (or any client) at it with:");

@@ -165,7 +165,14 @@ fn scopes_of(scope: &str) -> Vec<String> {
         .collect()
 }
 
-fn issue_access(state: &FakeState, token_type: &str, scopes: Vec<String>) -> (String, Duration) {
+/// An access token of `token_type` with `scopes`; `user`: the seller (username) a user token
+/// was granted by.
+fn issue_access(
+    state: &FakeState,
+    token_type: &str,
+    scopes: Vec<String>,
+    user: Option<String>,
+) -> (String, Duration) {
     let ttl = state.config().access_token_ttl;
     let head = if token_type.starts_with("User") {
         "v^1.1#i^1#f^0#p^3#I^3#r^0#"
@@ -179,12 +186,13 @@ fn issue_access(state: &FakeState, token_type: &str, scopes: Vec<String>) -> (St
             token_type: token_type.to_owned(),
             scopes,
             expires_at: state.now() + ttl,
+            user,
         },
     );
     (token, ttl)
 }
 
-fn issue_refresh(state: &FakeState, scopes: Vec<String>) -> (String, Duration) {
+fn issue_refresh(state: &FakeState, scopes: Vec<String>, user: String) -> (String, Duration) {
     let ttl = state.config().refresh_token_ttl;
     let token = ebay_shaped(state, "v^1.1#i^1#p^3#I^3#r^1#f^0#", "Ul4xMF8y", ":+rt/=");
     lock(&state.grants).refresh.insert(
@@ -193,6 +201,7 @@ fn issue_refresh(state: &FakeState, scopes: Vec<String>) -> (String, Duration) {
             scopes,
             expires_at: state.now() + ttl,
             revoked: false,
+            user,
         },
     );
     (token, ttl)
@@ -214,7 +223,7 @@ fn client_credentials(state: &FakeState, scope: Option<&str>) -> Response {
             "The requested scope is invalid, unknown, malformed, or exceeds the scope granted to the client",
         );
     }
-    let (token, ttl) = issue_access(state, "Application Access Token", scopes);
+    let (token, ttl) = issue_access(state, "Application Access Token", scopes, None);
     Response::json(
         200,
         &json!({
@@ -251,8 +260,13 @@ fn authorization_code(
             "the provided authorization grant code is invalid or was issued to another client",
         );
     };
-    let (access, ttl) = issue_access(state, "User Access Token", grant.scopes.clone());
-    let (refresh, refresh_ttl) = issue_refresh(state, grant.scopes);
+    let (access, ttl) = issue_access(
+        state,
+        "User Access Token",
+        grant.scopes.clone(),
+        Some(grant.user.clone()),
+    );
+    let (refresh, refresh_ttl) = issue_refresh(state, grant.scopes, grant.user);
     Response::json(
         200,
         &json!({
@@ -289,7 +303,7 @@ fn refresh_token(state: &FakeState, refresh: Option<&str>, scope: Option<&str>) 
             "The requested scope is invalid, unknown, malformed, or exceeds the scope granted to the client",
         );
     }
-    let (access, ttl) = issue_access(state, "User Access Token", scopes);
+    let (access, ttl) = issue_access(state, "User Access Token", scopes, Some(grant.user.clone()));
     let mut body = json!({
         "access_token": access,
         "expires_in": expires(state, ttl),
@@ -299,7 +313,7 @@ fn refresh_token(state: &FakeState, refresh: Option<&str>, scope: Option<&str>) 
         if let Some(g) = lock(&state.grants).refresh.get_mut(refresh) {
             g.revoked = true;
         }
-        let (new_refresh, refresh_ttl) = issue_refresh(state, grant.scopes);
+        let (new_refresh, refresh_ttl) = issue_refresh(state, grant.scopes, grant.user);
         body["refresh_token"] = json!(new_refresh);
         body["refresh_token_expires_in"] = expires(state, refresh_ttl);
     }
@@ -376,6 +390,7 @@ fn authorize(request: &Request, state: &FakeState) -> Response {
             scopes,
             expires_at: state.now() + config.code_ttl,
             used: false,
+            user: lock(&state.notify.user).username.clone(),
         },
     );
     let ttl = config.code_ttl.as_secs().to_string();
