@@ -95,7 +95,9 @@ impl FulfillmentStatuses {
 }
 
 /// getOrders' `filter`: which orders, by creation or last modification time and by how far
-/// they are shipped. Empty, it selects every order of the last 90 days (eBay's default).
+/// they are shipped. Empty, it selects every order created in the last 90 days (getOrders:
+/// "By default, when no filters are used this call returns all orders created within the last
+/// 90 days").
 ///
 /// ```
 /// use std::time::{Duration, UNIX_EPOCH};
