@@ -153,7 +153,9 @@ impl Orders {
     }
 
     /// getOrder: the order `order_id`, with its cancel requests (`cancelStatus.cancelRequests`,
-    /// which getOrders leaves empty). eBay's 404: [`OrdersError::NotFound`].
+    /// which getOrders leaves empty). eBay's 404: [`OrdersError::NotFound`]; an id eBay does
+    /// not take as one of the seller's orders, 400 with errorId 32100 ("Invalid order ID"):
+    /// [`OrdersError::Fulfillment`] with [`ErrorKind::InvalidOrderId`](crate::ErrorKind).
     pub async fn get_order(&self, order_id: &str) -> Result<Order, OrdersError> {
         check_order_id(order_id).map_err(|reason| OrdersError::Invalid {
             what: "orderId",
