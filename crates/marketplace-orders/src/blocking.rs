@@ -1,0 +1,118 @@
+//! The order calls for blocking code: a thin layer over [`crate::aio::Orders`], sending with
+//! marketplace-client's blocking `ApiClient` (which waits on its own runtime, and works inside
+//! one), so each call and the paging behave as the async ones.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+use std::time::{Duration, SystemTime};
+
+use marketplace_client::api::{ApiClient, ApiError, ApiRequest, ApiResponse};
+
+use crate::aio::{self, BoxFuture, Transport};
+use crate::{GetOrders, Order, OrderIds, OrderSearchPagedCollection, OrdersError};
+
+struct Blocking(ApiClient);
+
+impl Transport for Blocking {
+    fn send(&self, request: ApiRequest) -> BoxFuture<'_, Result<ApiResponse, ApiError>> {
+        let answer = self.0.send(request);
+        Box::pin(std::future::ready(answer))
+    }
+
+    fn sleep(&self, delay: Duration) -> BoxFuture<'_, ()> {
+        std::thread::sleep(delay);
+        Box::pin(std::future::ready(()))
+    }
+}
+
+/// Runs a future of the async layer whose transport is [`Blocking`]: every await is ready when
+/// first polled (the blocking client has already answered), so one poll finishes it.
+fn wait<T>(future: impl Future<Output = T>) -> T {
+    let mut future = std::pin::pin!(future);
+    let mut context = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(value) = future.as_mut().poll(&mut context) {
+            return value;
+        }
+        std::thread::yield_now();
+    }
+}
+
+/// The orders of one seller, for blocking code: [`aio::Orders`]'s calls.
+#[derive(Debug, Clone)]
+pub struct Orders {
+    inner: aio::Orders,
+}
+
+impl Orders {
+    /// The orders through `api` (a client with a user token of the seller).
+    pub fn new(api: ApiClient) -> Self {
+        Self {
+            inner: aio::Orders::with_transport(Arc::new(Blocking(api))),
+        }
+    }
+
+    /// [`aio::Orders::with_retries`].
+    pub fn with_retries(self, retries: u32, backoff: Duration) -> Self {
+        Self {
+            inner: self.inner.with_retries(retries, backoff),
+        }
+    }
+
+    /// [`aio::Orders::get_orders`].
+    pub fn get_orders(&self, query: &GetOrders) -> Result<OrderSearchPagedCollection, OrdersError> {
+        wait(self.inner.get_orders(query))
+    }
+
+    /// [`aio::Orders::get_orders_by_id`].
+    pub fn get_orders_by_id(
+        &self,
+        ids: &OrderIds,
+    ) -> Result<OrderSearchPagedCollection, OrdersError> {
+        wait(self.inner.get_orders_by_id(ids))
+    }
+
+    /// [`aio::Orders::get_order`].
+    pub fn get_order(&self, order_id: &str) -> Result<Order, OrdersError> {
+        wait(self.inner.get_order(order_id))
+    }
+
+    /// [`aio::Orders::pages`], as an iterator of pages.
+    pub fn pages(&self, query: GetOrders) -> OrderPages<'_> {
+        OrderPages(self.inner.pages(query))
+    }
+
+    /// [`aio::Orders::modified_between`], as an iterator of pages.
+    pub fn modified_between(
+        &self,
+        from: SystemTime,
+        until: SystemTime,
+    ) -> Result<OrderPages<'_>, OrdersError> {
+        Ok(OrderPages(self.inner.modified_between(from, until)?))
+    }
+}
+
+/// [`aio::OrderPages`] for blocking code: each item is a page's orders not handed over before.
+#[derive(Debug)]
+pub struct OrderPages<'a>(aio::OrderPages<'a>);
+
+impl OrderPages<'_> {
+    /// [`aio::OrderPages::all`].
+    pub fn all(self) -> Result<Vec<Order>, OrdersError> {
+        wait(self.0.all())
+    }
+
+    /// [`aio::OrderPages::calls`].
+    pub fn calls(&self) -> u32 {
+        self.0.calls()
+    }
+}
+
+impl Iterator for OrderPages<'_> {
+    type Item = Result<Vec<Order>, OrdersError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        wait(self.0.next_page())
+    }
+}

@@ -1,0 +1,197 @@
+//! The Fulfillment API's errors of getOrders and getOrder, typed from the error ids its OpenAPI
+//! description lists (`x-response-codes`: 30500, 30700–31100, 32100, 32800), each with eBay's
+//! own error (its message, parameters) kept.
+
+use marketplace_client::api::ApiError;
+use marketplace_client::model::ServiceError;
+
+/// What a Fulfillment API error id of getOrders or getOrder means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// 30500: "System error" (retried).
+    System,
+    /// 30700: "Invalid filter name: {fieldname}".
+    InvalidFilterName,
+    /// 30800: "Invalid filter value {fieldvalue} for filter {fieldname}".
+    InvalidFilterValue,
+    /// 30810: "Invalid date format".
+    InvalidDateFormat,
+    /// 30820: "Start date is missing".
+    StartDateMissing,
+    /// 30830: "Time range between start date and end date must be within '{allowedTime}'
+    /// years."
+    DateRangeTooLong,
+    /// 30840: "Start date should be before end date".
+    StartAfterEnd,
+    /// 30850: "Start and end dates can't be in the future".
+    DateInFuture,
+    /// 30900: "Exceeded maximum number of order IDs (the current limit is 50)".
+    TooManyOrderIds,
+    /// 31000: "Invalid offset: {offsetvalue}".
+    InvalidOffset,
+    /// 31100: "Invalid limit: {limitvalue}".
+    InvalidLimit,
+    /// 32100: "Invalid order ID: {orderId}" (getOrder).
+    InvalidOrderId,
+    /// 32800: "Invalid field group: {fieldGroup}".
+    InvalidFieldGroup,
+    /// Another id (a token's 1001, an access error's 1100, …), as eBay sent it.
+    Other(u32),
+}
+
+impl ErrorKind {
+    /// The kind of eBay's error id.
+    pub fn of(error_id: u32) -> ErrorKind {
+        match error_id {
+            30500 => ErrorKind::System,
+            30700 => ErrorKind::InvalidFilterName,
+            30800 => ErrorKind::InvalidFilterValue,
+            30810 => ErrorKind::InvalidDateFormat,
+            30820 => ErrorKind::StartDateMissing,
+            30830 => ErrorKind::DateRangeTooLong,
+            30840 => ErrorKind::StartAfterEnd,
+            30850 => ErrorKind::DateInFuture,
+            30900 => ErrorKind::TooManyOrderIds,
+            31000 => ErrorKind::InvalidOffset,
+            31100 => ErrorKind::InvalidLimit,
+            32100 => ErrorKind::InvalidOrderId,
+            32800 => ErrorKind::InvalidFieldGroup,
+            other => ErrorKind::Other(other),
+        }
+    }
+
+    /// Whether eBay says to try again: 30500 (system error).
+    pub fn is_retryable(self) -> bool {
+        self == ErrorKind::System
+    }
+}
+
+/// One of eBay's errors, typed, with eBay's own error kept (its message, parameters).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FulfillmentError {
+    /// What its id means.
+    pub kind: ErrorKind,
+    /// eBay's error as sent (the client's sanitizer has passed over it).
+    pub error: ServiceError,
+}
+
+impl From<ServiceError> for FulfillmentError {
+    fn from(error: ServiceError) -> Self {
+        Self {
+            kind: ErrorKind::of(error.error_id),
+            error,
+        }
+    }
+}
+
+/// Everything a call of this crate can fail with.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OrdersError {
+    /// Refused before sending (nothing was sent): `what` names the parameter, `reason` says
+    /// what eBay takes.
+    #[error("{what}: {reason}; nothing was sent")]
+    Invalid {
+        /// The parameter or field (`limit`, `orderIds`, `lastmodifieddate`, …).
+        what: &'static str,
+        /// What was wrong, and what eBay takes.
+        reason: String,
+    },
+    /// eBay refused the call: its errors, typed, and the client's error (status, URL, eBay's
+    /// messages).
+    #[error("{source}")]
+    Fulfillment {
+        /// eBay's errors, typed.
+        errors: Vec<FulfillmentError>,
+        /// The client's error.
+        source: ApiError,
+    },
+    /// getOrder answered 404: eBay has no order `order_id` for this seller (or it is more
+    /// than two years old).
+    #[error("getOrder: eBay has no order {order_id} for this seller (HTTP 404)")]
+    NotFound {
+        /// The order id asked for.
+        order_id: String,
+    },
+    /// Any other failure of the call (transport, token, an answer that is not eBay's shape).
+    #[error(transparent)]
+    Api(ApiError),
+}
+
+impl From<ApiError> for OrdersError {
+    fn from(source: ApiError) -> Self {
+        match &source {
+            ApiError::Service { errors, .. } => OrdersError::Fulfillment {
+                errors: errors.iter().cloned().map(FulfillmentError::from).collect(),
+                source,
+            },
+            _ => OrdersError::Api(source),
+        }
+    }
+}
+
+impl OrdersError {
+    /// eBay's typed errors (empty for a failure that is not eBay's error answer).
+    pub fn errors(&self) -> &[FulfillmentError] {
+        match self {
+            OrdersError::Fulfillment { errors, .. } => errors,
+            _ => &[],
+        }
+    }
+
+    /// The HTTP status eBay answered, when it answered with an error.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            OrdersError::Fulfillment { source, .. } | OrdersError::Api(source) => match source {
+                ApiError::Service { status, .. }
+                | ApiError::Signature { status, .. }
+                | ApiError::Http { status, .. } => Some(*status),
+                _ => None,
+            },
+            OrdersError::NotFound { .. } => Some(404),
+            OrdersError::Invalid { .. } => None,
+        }
+    }
+
+    /// Whether to try again: eBay's 30500, or a 5xx (which the client has already retried).
+    pub(crate) fn is_retryable(&self) -> bool {
+        self.errors().iter().any(|e| e.kind.is_retryable())
+            || matches!(self, OrdersError::Fulfillment { .. } | OrdersError::Api(_)
+                if self.status().is_some_and(|s| s >= 500))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_error_id_the_description_lists_for_get_orders_and_get_order_is_typed() {
+        let description: serde_json::Value = serde_json::from_str(include_str!(
+            "../../../tests/contract/sell_fulfillment_v1_oas3.json"
+        ))
+        .unwrap();
+        let mut ids = Vec::new();
+        for path in ["/order", "/order/{orderId}"] {
+            let responses = &description["paths"][path]["get"]["responses"];
+            for (_, response) in responses.as_object().unwrap() {
+                if let Some(errors) = response["x-response-codes"]["errors"].as_object() {
+                    ids.extend(errors.keys().map(|id| id.parse::<u32>().unwrap()));
+                }
+            }
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), 13, "{ids:?}");
+        for id in ids {
+            assert!(
+                !matches!(ErrorKind::of(id), ErrorKind::Other(_)),
+                "{id} is not typed"
+            );
+        }
+        assert_eq!(ErrorKind::of(1001), ErrorKind::Other(1001));
+        assert!(ErrorKind::of(30500).is_retryable());
+        assert!(!ErrorKind::of(30800).is_retryable());
+    }
+}
