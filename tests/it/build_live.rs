@@ -251,7 +251,11 @@ fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
         1,
         "the cached download is reused"
     );
-    assert_eq!(aspects_requests(&fake), 1, "the cached aspects are reused");
+    assert_eq!(
+        aspects_requests(&fake),
+        committed_pins(),
+        "the cached aspects are reused"
+    );
     assert_eq!(
         policy_requests(&fake),
         4,
@@ -359,7 +363,11 @@ fn the_build_uses_the_live_tree_and_falls_back_to_the_snapshot() {
         run_probe().trim().ends_with("| 136-live | 179: 134 false"),
         "the live tree, the committed pin"
     );
-    assert_eq!(aspects_requests(&broken), 1, "one attempt for both builds");
+    assert_eq!(
+        aspects_requests(&broken),
+        committed_pins(),
+        "one attempt a pinned category for both builds"
+    );
     assert!(
         stderr.contains(
             "EBAY_US: the condition policies of the live tree (version 136-live) could not be had (getItemConditionPolicies: "
