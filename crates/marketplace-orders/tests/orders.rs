@@ -8,9 +8,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use fake_marketplace::FakeMarketplace;
+use marketplace_orders::aio::Orders as AsyncOrders;
 use marketplace_orders::blocking::{OrderFeed, Orders};
 use marketplace_orders::feed::{
-    BoxError, ChangeKey, FeedError, FeedState, FeedStore, FileStore, OrderChange,
+    BoxError, ChangeKey, FeedError, FeedState, FeedStore, FileStore, OrderChange, OrderHandler,
 };
 use marketplace_orders::{
     DateRange, ErrorKind, FulfillmentStatuses, GetOrders, OrderFilter, OrderIds, OrdersError,
@@ -409,4 +410,66 @@ fn waking_an_order_already_handed_over_hands_nothing_and_a_new_change_once() {
     let handed = ids(&handed);
     assert_eq!(handed.iter().filter(|id| **id == new).count(), 1);
     assert_eq!(handed.len(), 4);
+}
+
+/// An async handler that awaits (yields to the runtime) before it records each change, as a
+/// handler writing to a database does.
+struct Yielding(Handed);
+
+impl OrderHandler<()> for Yielding {
+    async fn handle(&mut self, change: &OrderChange, _: &mut ()) -> Result<(), BoxError> {
+        tokio::task::yield_now().await;
+        self.0.lock().unwrap().push(change.clone());
+        Ok(())
+    }
+}
+
+#[test]
+fn the_async_feed_hands_every_order_once_to_a_handler_that_awaits_and_resumes_after_a_restart() {
+    let fake = FakeMarketplace::new();
+    let dir = tempfile::tempdir().unwrap();
+    let bought = bought(&fake, 250);
+    // The seller's access token, consented as the other tests' is, handed out as it is.
+    let token = fake_inventory::seller_tokens(&fake, &["/sell.fulfillment"])
+        .access_token()
+        .unwrap();
+    let tokens: Arc<dyn marketplace_client::aio::oauth::AccessTokenSource> = Arc::new(token);
+    let config = marketplace_client::api::ClientConfig::for_base_url(&fake.base_url())
+        .unwrap()
+        .with_max_retries(0);
+    let start = fake.now() - Duration::from_secs(60);
+    let new_feed = || {
+        let api = marketplace_client::aio::api::ApiClient::new(config.clone(), tokens.clone());
+        let clock = fake.state().clone();
+        marketplace_orders::feed::OrderFeed::new(
+            AsyncOrders::new(api.unwrap()),
+            FileStore::new(dir.path()),
+            "fake_seller",
+        )
+        .starting_at(start)
+        .with_clock(move || clock.now())
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let handed: Handed = Arc::default();
+    let mut handler = Yielding(handed.clone());
+    let polled = runtime
+        .block_on(async { new_feed().poll_once(&mut handler).await })
+        .unwrap();
+    assert_eq!((polled.handed_over, polled.calls), (250, 2));
+    assert_eq!(ids(&handed), sorted(bought.clone()));
+    // A new process over the same store: only what changed since.
+    fake.advance_clock(Duration::from_millis(10));
+    fake.touch_order(&bought[100]).unwrap();
+    fake.advance_clock(Duration::from_millis(10));
+    let polled = runtime
+        .block_on(async { new_feed().poll_once(&mut handler).await })
+        .unwrap();
+    assert_eq!(polled.handed_over, 1);
+    assert_eq!(
+        handed.lock().unwrap().last().unwrap().order.order_id,
+        bought[100]
+    );
 }
