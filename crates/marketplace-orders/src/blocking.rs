@@ -10,6 +10,7 @@ use std::time::{Duration, SystemTime};
 use marketplace_client::api::{ApiClient, ApiError, ApiRequest, ApiResponse};
 
 use crate::aio::{self, BoxFuture, Transport};
+use crate::feed::{self, FeedError, FeedStore, OrderHandler, Polled};
 use crate::{GetOrders, Order, OrderIds, OrderSearchPagedCollection, OrdersError};
 
 struct Blocking(ApiClient);
@@ -114,5 +115,86 @@ impl Iterator for OrderPages<'_> {
 
     fn next(&mut self) -> Option<Self::Item> {
         wait(self.0.next_page())
+    }
+}
+
+/// [`crate::feed::OrderFeed`] for blocking code, over [`Orders`]: its store's futures must be
+/// ready when first polled (as [`FileStore`](crate::feed::FileStore)'s are), and its handler is
+/// a closure `FnMut(&OrderChange, &mut Context) -> Result<(), BoxError>` (or any
+/// [`OrderHandler`] whose futures are ready at once).
+///
+/// ```no_run
+/// # fn run(api: marketplace_client::api::ApiClient) -> Result<(), marketplace_orders::feed::FeedError> {
+/// use marketplace_orders::blocking::{OrderFeed, Orders};
+/// use marketplace_orders::feed::{FileStore, OrderChange};
+///
+/// let mut feed = OrderFeed::new(Orders::new(api), FileStore::new("feed-state"), "seller-1");
+/// let mut handler = |change: &OrderChange, _: &mut ()| {
+///     // At least once with the file store: de-duplicate by `change.key`.
+///     println!("{} {}", change.key.order_id, change.key.last_modified_date);
+///     Ok(())
+/// };
+/// feed.poll_once(&mut handler)?;
+/// # Ok(()) }
+/// ```
+pub struct OrderFeed<S> {
+    inner: feed::OrderFeed<S>,
+}
+
+impl<S> std::fmt::Debug for OrderFeed<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.inner.fmt(f)
+    }
+}
+
+impl<S: FeedStore> OrderFeed<S> {
+    /// [`feed::OrderFeed::new`], through the blocking `orders`.
+    pub fn new(orders: Orders, store: S, account: impl Into<String>) -> Self {
+        Self {
+            inner: feed::OrderFeed::new(orders.inner, store, account),
+        }
+    }
+
+    /// [`feed::OrderFeed::with_overlap`].
+    pub fn with_overlap(self, overlap: Duration) -> Self {
+        Self {
+            inner: self.inner.with_overlap(overlap),
+        }
+    }
+
+    /// [`feed::OrderFeed::starting_at`].
+    pub fn starting_at(self, from: SystemTime) -> Self {
+        Self {
+            inner: self.inner.starting_at(from),
+        }
+    }
+
+    /// [`feed::OrderFeed::with_clock`].
+    pub fn with_clock(self, clock: impl Fn() -> SystemTime + Send + Sync + 'static) -> Self {
+        Self {
+            inner: self.inner.with_clock(clock),
+        }
+    }
+
+    /// [`feed::OrderFeed::store`].
+    pub fn store(&self) -> &S {
+        self.inner.store()
+    }
+
+    /// [`feed::OrderFeed::poll_once`].
+    pub fn poll_once<H: OrderHandler<S::Context>>(
+        &mut self,
+        handler: &mut H,
+    ) -> Result<Polled, FeedError> {
+        wait(self.inner.poll_once(handler))
+    }
+
+    /// [`feed::OrderFeed::wake`].
+    pub fn wake<H: OrderHandler<S::Context>>(
+        &mut self,
+        order_id: &str,
+        handler: &mut H,
+    ) -> Result<bool, FeedError> {
+        wait(self.inner.wake(order_id, handler))
     }
 }

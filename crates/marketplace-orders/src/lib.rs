@@ -15,7 +15,12 @@
 //! * [`aio::OrderPages`]: offset paging to the end that survives orders changing while it
 //!   pages ([`aio::Orders::modified_between`]: every order changed in a time range);
 //! * [`OrdersError`]: eBay's errors of these calls typed ([`ErrorKind`]: 30500, 30700 to
-//!   31100, 32100, 32800), eBay's message kept.
+//!   31100, 32100, 32800), eBay's message kept;
+//! * [`feed::OrderFeed`] ([`blocking::OrderFeed`]): every change of a seller's orders handed
+//!   to the application's handler once per record of its [`feed::FeedStore`], incremental on
+//!   `lastmodifieddate` with a watermark and an overlap window; [`feed::FileStore`]: at least
+//!   once, the [`feed::ChangeKey`] (`orderId`, `lastModifiedDate`) handed over for the
+//!   application's own de-duplication.
 //!
 //! ```
 //! use std::time::{Duration, UNIX_EPOCH};
@@ -59,6 +64,7 @@
 pub mod aio;
 pub mod blocking;
 mod error;
+pub mod feed;
 mod filter;
 mod model;
 mod time;
