@@ -721,9 +721,23 @@ fn publish_files(
                     if problems.is_empty() {
                         Ok(listing)
                     } else {
+                        // Every problem of the file at once, as `check` names them: the
+                        // offline check's too (a missing picture, a price's decimals), not
+                        // only the seller's policies and location, so that one fix suffices.
+                        let mut all: Vec<(String, String)> = check(&listing, &*source.catalog)
+                            .iter()
+                            .map(|p| {
+                                let text = problem_text(p, &listing, source);
+                                let message = text
+                                    .strip_prefix(&format!("{}: ", p.field))
+                                    .map_or_else(|| text.clone(), str::to_owned);
+                                (p.field.clone(), message)
+                            })
+                            .collect();
+                        all.extend(problems);
                         Err(Skipped::Refused {
                             sku: listing.offer.sku,
-                            problems,
+                            problems: all,
                         })
                     }
                 }),
@@ -780,8 +794,17 @@ fn publish_files(
     } else if failed == 0 {
         ExitCode::SUCCESS
     } else {
+        // A rerun carries on after a failure (eBay's answer, the network); a refused or
+        // unreadable file is refused again until it is fixed.
+        let next = if counts.failed == 0 {
+            "fix the files named above, then rerun"
+        } else if counts.failed == failed {
+            "rerun to carry on: it is idempotent"
+        } else {
+            "fix the refused and unreadable files named above, and rerun to carry on with the failed ones: it is idempotent"
+        };
         errln!(
-            "{failed} of {} listing file(s) not published (rerun to carry on: it is idempotent)",
+            "{failed} of {} listing file(s) not published ({next})",
             files.len()
         );
         ExitCode::FAILURE
@@ -1173,17 +1196,18 @@ impl SellerFacts {
         if let (Some(keys), Some(key)) = (&self.locations, &offer.merchant_location_key)
             && !keys.iter().any(|k| k == key)
         {
-            let has = if keys.is_empty() {
-                "none".to_owned()
-            } else {
-                keys.join(", ")
-            };
-            problems.push((
-                "offer.merchantLocationKey".into(),
+            // With no location at all there is none to name instead: only createInventoryLocation.
+            let text = if keys.is_empty() {
                 format!(
-                    "{key:?} is not one of the seller's inventory locations (getInventoryLocations: {has}); create it (createInventoryLocation) or name one of these"
-                ),
-            ));
+                    "{key:?} is not one of the seller's inventory locations (getInventoryLocations: none: the seller has no location yet); create it (createInventoryLocation)"
+                )
+            } else {
+                format!(
+                    "{key:?} is not one of the seller's inventory locations (getInventoryLocations: {}); create it (createInventoryLocation) or name one of these",
+                    keys.join(", ")
+                )
+            };
+            problems.push(("offer.merchantLocationKey".into(), text));
         }
         problems
     }

@@ -98,6 +98,19 @@ fn consented_store_with(
     account: &str,
     scopes: &[&str],
 ) -> String {
+    let token = consented_store_without_location(fake, path, account, scopes);
+    // The location the listings of these tests ship from (GOOD's merchantLocationKey).
+    fake.add_inventory_location("warehouse-1");
+    token
+}
+
+/// [`consented_store_with`] for a seller with no inventory location yet (as the fake starts).
+fn consented_store_without_location(
+    fake: &FakeMarketplace,
+    path: &Path,
+    account: &str,
+    scopes: &[&str],
+) -> String {
     let client = Arc::new(client(fake));
     let request = client
         .consent_request(&ScopeSet::new(scopes.iter().map(|s| fake.scope(s))))
@@ -107,8 +120,6 @@ fn consented_store_with(
     UserTokenProvider::new(client, store, account)
         .exchange_code(&code, request.scopes())
         .unwrap();
-    // The location the listings of these tests ship from (GOOD's merchantLocationKey).
-    fake.add_inventory_location("warehouse-1");
     let json: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
     json["accounts"][account]["refresh_token"]
         .as_str()
@@ -755,7 +766,8 @@ fn a_rerun_of_unchanged_published_files_sends_no_write() {
         stderr.contains("30 listing file(s): 0 published, 30 unchanged"),
         "{stderr}"
     );
-    // One file's price changed: that offer is updated and published, nothing else written.
+    // One file's price changed: that offer is updated and published, nothing else written
+    // (its inventory item is as eBay holds it: not written again).
     let changed = good_with_sku("SKU-07").replace("149.00", "139.00");
     std::fs::write(&files[7], changed).unwrap();
     fake.clear_requests();
@@ -766,11 +778,11 @@ fn a_rerun_of_unchanged_published_files_sends_no_write() {
         .filter(|r| is_write(r))
         .collect();
     assert!(
-        writes.contains(&"POST /sell/inventory/v1/bulk_create_or_replace_inventory_item".into())
-            && writes
-                .iter()
-                .any(|w| w.starts_with("PUT /sell/inventory/v1/offer/"))
-            && writes.len() == 3,
+        writes
+            .iter()
+            .any(|w| w.starts_with("PUT /sell/inventory/v1/offer/"))
+            && writes.contains(&"POST /sell/inventory/v1/bulk_publish_offer".into())
+            && writes.len() == 2,
         "{writes:?}"
     );
     assert!(
@@ -1901,4 +1913,72 @@ fn the_made_up_warning_is_printed_once_not_for_every_site() {
         let file = format!("{}.conditions.json", site.marketplace_id());
         assert!(stderr.contains(&file), "{file}: {stderr}");
     }
+}
+
+/// A file refused before sending for what the seller has not got (here a location: the
+/// seller has none yet) is refused with every problem of the file at once, the offline
+/// check's too (no picture), as `check` names them, so that one fix of the file suffices; and
+/// with no location at all, the message asks for createInventoryLocation, not to "name one of
+/// these" of a list that is empty.
+#[test]
+fn a_file_refused_for_its_location_also_names_its_offline_problems() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store_without_location(&fake, &store, "seller-1", &["/sell.inventory"]);
+    let good = write(home.path(), "a-good.json", GOOD);
+    let no_picture = write(
+        home.path(),
+        "b-no-picture.json",
+        &good_with_sku("NOPIC-1").replace(r#"["https://example.com/1.jpg"]"#, "[]"),
+    );
+    let (output, stdout, stderr) = run(listing(&fake, home.path())
+        .args(["publish", "--dry-run", "--account", "seller-1", "--store"])
+        .arg(&store)
+        .args([&good, &no_picture]));
+    assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
+    let name = no_picture.display();
+    assert!(
+        stdout.contains(&format!(
+            "{name}: inventoryItem.product.imageUrls: no picture"
+        )),
+        "{stdout}\n{stderr}"
+    );
+    let location = format!(
+        "{name}: offer.merchantLocationKey: \"warehouse-1\" is not one of the seller's inventory locations (getInventoryLocations: none: the seller has no location yet); create it (createInventoryLocation)\n"
+    );
+    assert!(stdout.contains(&location), "{location}\n{stdout}\n{stderr}");
+    assert!(!stdout.contains("name one of these"), "{stdout}");
+}
+
+/// A run whose unpublished files were all refused (not failed) says to fix them: rerunning
+/// as it is would refuse them again, so "rerun to carry on" would mislead.
+#[test]
+fn a_run_whose_unpublished_files_are_all_refused_says_to_fix_them_not_to_rerun() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store(&fake, &store, "seller-1");
+    let good = write(home.path(), "a-good.json", GOOD);
+    let no_picture = write(
+        home.path(),
+        "b-no-picture.json",
+        &good_with_sku("NOPIC-1").replace(r#"["https://example.com/1.jpg"]"#, "[]"),
+    );
+    let (output, stdout, stderr) = run(listing(&fake, home.path())
+        .args(["publish", "--account", "seller-1", "--store"])
+        .arg(&store)
+        .args([&good, &no_picture]));
+    assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("1 published") && stderr.contains("1 refused"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "1 of 2 listing file(s) not published (fix the files named above, then rerun)"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("rerun to carry on"), "{stderr}");
 }

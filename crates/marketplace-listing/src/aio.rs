@@ -853,8 +853,26 @@ impl Inventory {
                 changed.push(i);
             }
         }
-        let going = changed;
-        // One item per SKU (refuse_conflicts made those of one SKU the same).
+        // An inventory item eBay holds as the listing has it (bulkGetInventoryItem's answer) is
+        // not written again: only its offer differs (a new price, say), which updateOffer
+        // revises, as plan_many says ("inventoryItem": same). The others, one item per SKU
+        // (refuse_conflicts made those of one SKU the same), go to
+        // bulkCreateOrReplaceInventoryItem.
+        let mut live = Vec::new();
+        let mut going_items = Vec::new();
+        for &i in &changed {
+            let sku = listings[i].offer.sku.as_str();
+            let held_same = match known.get(sku) {
+                Some(Some(held)) => same_item(&listings[i].inventory_item, held),
+                _ => false,
+            };
+            if held_same {
+                live.push(i);
+            } else {
+                going_items.push(i);
+            }
+        }
+        let going = going_items;
         let mut items: Vec<(&str, &InventoryItem)> = Vec::new();
         for &i in &going {
             let sku = listings[i].offer.sku.as_str();
@@ -862,13 +880,12 @@ impl Inventory {
                 items.push((sku, &listings[i].inventory_item));
             }
         }
-        let mut live = Vec::new();
         if !items.is_empty() {
             match self
                 .bulk_create_or_replace_inventory_item(marketplace, &items)
                 .await
             {
-                Err(e) => return fail_all(results, &going, e),
+                Err(e) => return fail_all(results, &changed, e),
                 Ok(answers) => {
                     for &i in &going {
                         let answer = answers

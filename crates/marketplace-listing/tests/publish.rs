@@ -644,3 +644,44 @@ fn bodyless_posts_publish_offer_and_withdraw_offer_send_content_length_zero() {
         );
     }
 }
+
+/// A rerun in which only a listing's price changed revises its offer (updateOffer, then
+/// publishOffer) and writes no inventory item: bulkGetInventoryItem showed eBay holds the item
+/// as the listing has it, as plan_many says (`inventoryItem`: same), so neither
+/// bulkCreateOrReplaceInventoryItem nor createOrReplaceInventoryItem is sent.
+#[test]
+fn a_new_price_alone_revises_the_offer_and_writes_no_inventory_item() {
+    let fake = FakeMarketplace::new();
+    let mut listings = vec![desktop("PRICE-1"), desktop("PRICE-2")];
+    let first: Vec<Published> = inventory(&fake)
+        .publish_many(&listings)
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    price_of(&mut listings[0]).value = "139.00".into();
+    let sent = fake.requests().len();
+    let again: Vec<Published> = inventory(&fake)
+        .publish_many(&listings)
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    let item_writes: Vec<String> = fake.requests()[sent..]
+        .iter()
+        .filter(|r| {
+            r.path.ends_with("/bulk_create_or_replace_inventory_item")
+                || (r.method == "PUT" && r.path.starts_with("/sell/inventory/v1/inventory_item/"))
+        })
+        .map(|r| format!("{} {}", r.method, r.path))
+        .collect();
+    assert!(item_writes.is_empty(), "{item_writes:?}");
+    assert!(!again[0].unchanged && again[1].unchanged, "{again:?}");
+    assert_eq!(again[0].offer_id, first[0].offer_id);
+    assert_eq!(again[0].listing_id, first[0].listing_id);
+    assert_eq!(updates(&fake, &first[0].offer_id), 1);
+    let held: serde_json::Value = api(&fake)
+        .send(ApiRequest::get(format!("{OFFER}/{}", first[0].offer_id)))
+        .unwrap()
+        .json()
+        .unwrap();
+    assert_eq!(held["pricingSummary"]["price"]["value"], "139.00", "{held}");
+}
