@@ -61,7 +61,7 @@ use marketplace_listing::aio::BULK_LIMIT;
 use marketplace_listing::blocking::Inventory;
 use marketplace_listing::{
     Catalog, CategoryStatus, CompiledIn, ConditionPolicy, Listing, ListingError, OtherFormat,
-    Problem, ProblemKind, check,
+    Problem, ProblemKind, UNKNOWN_FIELDS_SHOWN, check,
 };
 use marketplace_toolkit::token_store;
 use marketplaces::Marketplace;
@@ -494,6 +494,17 @@ fn read_listing_file(
     Ok((listing, unknown))
 }
 
+/// The warning for the unknown fields of a file past the first [`UNKNOWN_FIELDS_SHOWN`]: how
+/// many, not which (bounded output for a file of made-up fields).
+fn more_unknown(unknown: &[marketplace_listing::UnknownField]) -> Option<String> {
+    let more = unknown.len().checked_sub(UNKNOWN_FIELDS_SHOWN)?;
+    (more > 0).then(|| {
+        format!(
+            "{more} more fields eBay's Inventory API description does not define, not listed (at most {UNKNOWN_FIELDS_SHOWN} are): eBay ignores them"
+        )
+    })
+}
+
 /// The warning for a deprecated `ConditionEnum` name in the file (`MANUFACTURER_REFURBISHED`,
 /// read as CERTIFIED_REFURBISHED: `Condition::from_deprecated_name`), naming its
 /// replacement. Only a listing read as CERTIFIED_REFURBISHED can hold one, so only then is the
@@ -541,8 +552,11 @@ fn check_files(files: &[PathBuf], source: &Source) -> ExitCode {
         let name = escaped(&path.display().to_string()).into_owned();
         let listing = match read_listing_file(path) {
             Ok((listing, unknown)) => {
-                for field in unknown {
+                for field in unknown.iter().take(UNKNOWN_FIELDS_SHOWN) {
                     errln!("warning: {name}: {}", escaped(&field.to_string()));
+                }
+                if let Some(more) = more_unknown(&unknown) {
+                    errln!("warning: {name}: {more}");
                 }
                 listing
             }
@@ -710,12 +724,16 @@ fn publish_files(
                 .map_err(Skipped::Unreadable)
                 .and_then(|(listing, unknown)| {
                     let name = escaped(&path.display().to_string()).into_owned();
-                    for field in unknown {
-                        report.warn(path, &field);
+                    for field in unknown.iter().take(UNKNOWN_FIELDS_SHOWN) {
+                        report.warn(path, field);
                         print(
                             &format!("warning: {name}: {}", escaped(&field.to_string())),
                             false,
                         );
+                    }
+                    if let Some(more) = more_unknown(&unknown) {
+                        report.warn_more(path, &more);
+                        print(&format!("warning: {name}: {more}"), false);
                     }
                     let problems = facts.problems(&listing);
                     if problems.is_empty() {
@@ -1359,6 +1377,15 @@ impl Report {
             .push(json!({
                 "field": field.path, "message": field.to_string(), "closest": field.closest,
             }));
+    }
+
+    /// The count of a file's unknown fields not listed, written in its line as a warning
+    /// without a field: `{"field": null, "message", "closest": null}`.
+    fn warn_more(&mut self, path: &Path, message: &str) {
+        self.warnings
+            .entry(path.to_path_buf())
+            .or_default()
+            .push(json!({"field": null, "message": message, "closest": null}));
     }
 
     fn line(&mut self, status: &'static str, mut line: serde_json::Value) {

@@ -1591,6 +1591,41 @@ fn an_unknown_field_is_a_warning_naming_its_path_and_the_closest_field() {
     );
 }
 
+/// A file of 100,000 made-up fields and one field named by 1 MB of text (a spreadsheet export
+/// gone wrong, or a hostile file): its warnings are bounded (the first 20 fields, then how
+/// many more; a long name cut) and the check is quick. (300,000 fields printed 38 MB of
+/// warnings and took over a minute; a 3 MB name took a minute of edit distances.)
+#[test]
+fn a_file_of_100000_unknown_fields_and_a_1_mb_field_name_gets_bounded_warnings() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let made_up: String = (0..100_000).map(|i| format!(r#""x{i}": 1, "#)).collect();
+    let long = "k".repeat(1 << 20);
+    let text = GOOD.replace(
+        r#""categoryId": "179","#,
+        &format!(r#""{long}": 1, {made_up}"categoryId": "179","#),
+    );
+    let file = write(home.path(), "many.json", &text);
+    let started = std::time::Instant::now();
+    let (output, stdout, stderr) = run(listing(&fake, home.path()).arg("check").arg(&file));
+    let took = started.elapsed();
+    assert!(output.status.success(), "{stdout}");
+    assert!(
+        stderr.len() < 16 * 1024,
+        "{} bytes of warnings",
+        stderr.len()
+    );
+    assert!(
+        stderr.contains(
+            "99981 more fields eBay's Inventory API description does not define, not listed \
+             (at most 20 are)"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("(1048582 characters)"), "{stderr}");
+    assert!(took < std::time::Duration::from_secs(30), "{took:?}");
+}
+
 /// `GOOD` under `sku` with the seller's own (made-up) policies of `marketplace` (the fake's
 /// seeded ones) for EBAY_US.
 fn good_with_policies(sku: &str, fulfillment: &str) -> String {
