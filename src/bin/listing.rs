@@ -344,8 +344,10 @@ fn listing_files(args: Vec<PathBuf>) -> Result<Vec<PathBuf>, String> {
 struct RunConflict {
     /// The SKU.
     sku: String,
-    /// The other files, as printed.
+    /// The other files, as printed (the first `CONFLICTS_NAMED`).
     others: Vec<String>,
+    /// How many more files clash with it than `others` names.
+    more: usize,
     /// How they clash.
     what: &'static str,
 }
@@ -359,9 +361,10 @@ impl RunConflict {
             "so none of them would be sent"
         };
         format!(
-            "{:?} is also the SKU of {}, and they {}: they would overwrite each other on eBay, {sent}",
+            "{:?} is also the SKU of {}{}, and they {}: they would overwrite each other on eBay, {sent}",
             self.sku,
             self.others.join(", "),
+            more_files(self.more),
             self.what
         )
     }
@@ -412,11 +415,17 @@ fn scan_run(
     let conflicts = marketplace_listing::aio::conflicts(&listings)
         .into_iter()
         .filter_map(|(i, e)| match e {
-            ListingError::Conflicting { sku, others, what } => Some((
+            ListingError::Conflicting {
+                sku,
+                others,
+                more,
+                what,
+            } => Some((
                 positions[i],
                 RunConflict {
                     sku,
                     others: others.into_iter().map(shown).collect(),
+                    more,
                     what,
                 },
             )),
@@ -424,6 +433,15 @@ fn scan_run(
         })
         .collect();
     (conflicts, marketplaces)
+}
+
+/// `" and N more files"` after the files a conflict names, when it names not all.
+fn more_files(more: usize) -> String {
+    if more == 0 {
+        String::new()
+    } else {
+        format!(" and {more} more files")
+    }
 }
 
 /// A problem as printed: the check's, except that "no aspect rules" names the snapshots
@@ -930,6 +948,7 @@ fn publish_chunk(
             Err(ListingError::Conflicting {
                 sku: same,
                 others,
+                more,
                 what,
             }) => {
                 let others: Vec<&str> = others
@@ -937,8 +956,9 @@ fn publish_chunk(
                     .filter_map(|&j| names.get(j).map(String::as_str))
                     .collect();
                 let text = format!(
-                    "{same:?} is also the SKU of {}, and they {what}: they would overwrite each other on eBay, so none of them was sent",
-                    others.join(", ")
+                    "{same:?} is also the SKU of {}{}, and they {what}: they would overwrite each other on eBay, so none of them was sent",
+                    others.join(", "),
+                    more_files(*more)
                 );
                 print(&format!("{name}: offer.sku: {}", escaped(&text)), true);
                 report.file(

@@ -1449,6 +1449,37 @@ fn two_files_of_one_sku_are_both_refused_by_check_each_naming_the_other() {
     assert!(fake.requests().is_empty());
 }
 
+/// 2,000 files of one SKU in one run (a spreadsheet export whose SKU column was filled down):
+/// each is refused naming 10 of the others and how many more, so the output grows with the
+/// files, not with their square (1,000 such files printed 24 MB, each line naming 999 paths;
+/// 10,000 would have held 100 million positions).
+#[test]
+fn two_thousand_files_of_one_sku_are_each_refused_naming_ten_others_and_how_many_more() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("export");
+    std::fs::create_dir_all(&dir).unwrap();
+    for i in 0..2_000 {
+        write(&dir, &format!("row-{i:04}.json"), GOOD);
+    }
+    let (output, stdout, stderr) = run(listing(&fake, home.path()).arg("check").arg(&dir));
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let refused: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("offer.sku: \"DESKTOP-1\" is also the SKU of "))
+        .collect();
+    assert_eq!(refused.len(), 2_000, "{stderr}");
+    for line in &refused {
+        assert!(
+            line.contains(" and 1989 more files, and they are the same offer"),
+            "{line}"
+        );
+        assert_eq!(line.matches(".json").count(), 11, "{line}");
+    }
+    assert!(stdout.len() < 2_000 * 1024, "{} bytes", stdout.len());
+    assert!(fake.requests().is_empty());
+}
+
 /// Two files of one SKU 30 files apart (in two chunks of 25) in one run of `listing publish`:
 /// both are refused, each naming the other, and nothing of either is sent; the others are
 /// published. Chunk by chunk, the second had replaced the first's live listing.
