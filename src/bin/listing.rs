@@ -43,7 +43,7 @@ mod snapshots_dir;
 #[path = "shared/verbosity.rs"]
 mod verbosity;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -433,6 +433,22 @@ fn scan_run(
         })
         .collect();
     (conflicts, marketplaces)
+}
+
+/// How many of the seller's policies or locations a refusal names (a seller of 5,000
+/// policies got each refused file's line naming all of them).
+const NAMED: usize = 10;
+
+/// The most location keys read (1,000 pages of getInventoryLocations).
+const MAX_LOCATIONS: usize = 100_000;
+
+/// `" and N more"` after the first [`NAMED`], when there are more.
+fn and_more(more: usize) -> String {
+    if more == 0 {
+        String::new()
+    } else {
+        format!(" and {more} more")
+    }
 }
 
 /// `" and N more files"` after the files a conflict names, when it names not all.
@@ -1141,9 +1157,18 @@ impl SellerFacts {
     }
 
     /// getInventoryLocations, page by page (100 a page): every location key of the seller.
+    /// A page that adds no key not seen before ends the walk, and more than
+    /// [`MAX_LOCATIONS`] keys is an error (a `total` of u64::MAX over the same page was asked
+    /// for forever, the keys growing without end).
     fn locations(api: &ApiClient) -> Result<Vec<String>, String> {
         let mut keys = Vec::new();
+        let mut seen = HashSet::new();
         loop {
+            if keys.len() > MAX_LOCATIONS {
+                return Err(format!(
+                    "more than {MAX_LOCATIONS} locations answered, more than a seller has: the locations are left unchecked"
+                ));
+            }
             let request = ApiRequest::get_segments(["sell", "inventory", "v1", "location"])
                 .query("limit", "100")
                 .query("offset", keys.len().to_string())
@@ -1159,10 +1184,10 @@ impl SellerFacts {
                 .flatten()
                 .filter_map(|l| l["merchantLocationKey"].as_str().map(str::to_owned))
                 .collect();
-            let total = answer["total"].as_u64().unwrap_or_default() as usize;
-            let empty = page.is_empty();
-            keys.extend(page);
-            if empty || keys.len() >= total {
+            let total = answer["total"].as_u64().unwrap_or_default();
+            let before = keys.len();
+            keys.extend(page.into_iter().filter(|k| seen.insert(k.clone())));
+            if keys.len() == before || keys.len() as u64 >= total {
                 return Ok(keys);
             }
         }
@@ -1189,6 +1214,7 @@ impl SellerFacts {
                 }
                 let has: Vec<String> = ids
                     .iter()
+                    .take(NAMED)
                     .map(|(id, name)| format!("{id} ({name:?})"))
                     .collect();
                 let call = POLICY_CALLS
@@ -1198,7 +1224,7 @@ impl SellerFacts {
                 let has = if has.is_empty() {
                     "none".to_owned()
                 } else {
-                    has.join(", ")
+                    format!("{}{}", has.join(", "), and_more(ids.len() - has.len()))
                 };
                 problems.push((
                     format!("offer.listingPolicies.{field}"),
@@ -1214,7 +1240,8 @@ impl SellerFacts {
             let has = if keys.is_empty() {
                 "none".to_owned()
             } else {
-                keys.join(", ")
+                let named = &keys[..keys.len().min(NAMED)];
+                format!("{}{}", named.join(", "), and_more(keys.len() - named.len()))
             };
             problems.push((
                 "offer.merchantLocationKey".into(),

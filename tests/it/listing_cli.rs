@@ -1672,6 +1672,125 @@ fn good_with_policies(sku: &str, fulfillment: &str) -> String {
     )
 }
 
+/// A seller of 3,000 fulfillment policies and 3,000 inventory locations: a file naming a
+/// policy and a location the seller has not got is refused naming 10 of each and how many
+/// more, not all of them (each refused file's line named every policy and every location:
+/// hundreds of kilobytes a file).
+#[test]
+fn a_refused_policy_or_location_names_ten_of_the_sellers_and_how_many_more() {
+    use fake_marketplace::account::{PolicyKind, seeded_policy_id};
+    let us = marketplaces::Marketplace::Us;
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store_with(
+        &fake,
+        &store,
+        "seller-1",
+        &["/sell.inventory", "/sell.account.readonly"],
+    );
+    for i in 0..3_000 {
+        fake.add_policy(PolicyKind::Fulfillment, us, &format!("77{i:04}"), "Courier");
+        fake.add_inventory_location(&format!("store-{i:04}"));
+    }
+    let us_ship = seeded_policy_id(PolicyKind::Fulfillment, us);
+    let files: Vec<PathBuf> = (0..20)
+        .map(|i| {
+            write(
+                home.path(),
+                &format!("f{i}.json"),
+                &good_with_policies(&format!("NOPE-{i}"), "5551")
+                    .replace("warehouse-1", "garage-9"),
+            )
+        })
+        .collect();
+    let (output, stdout, stderr) = run(listing(&fake, home.path())
+        .args(["publish", "--account", "seller-1", "--store"])
+        .arg(&store)
+        .args(&files));
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let policy = stdout
+        .lines()
+        .filter(|l| l.contains("offer.listingPolicies.fulfillmentPolicyId: \"5551\""))
+        .collect::<Vec<_>>();
+    let location = stdout
+        .lines()
+        .filter(|l| l.contains("offer.merchantLocationKey: \"garage-9\""))
+        .collect::<Vec<_>>();
+    assert_eq!((policy.len(), location.len()), (20, 20), "{stdout}");
+    for line in policy {
+        assert!(line.contains(&format!("{us_ship} (")), "{line}");
+        assert!(
+            line.contains(" and 2991 more); publishOffer would refuse it"),
+            "{line}"
+        );
+        assert!(line.len() < 1024, "{} bytes", line.len());
+    }
+    for line in location {
+        assert!(line.contains(" and 2991 more); create it"), "{line}");
+        assert!(line.len() < 1024, "{} bytes", line.len());
+    }
+}
+
+/// getInventoryLocations answering the same location under a `total` of u64::MAX on every
+/// page: `listing publish` stops asking when a page adds no location not seen before (it
+/// asked forever, its memory growing) and publishes.
+#[test]
+fn locations_paged_forever_end_the_lookup_and_the_run_publishes() {
+    use fake_marketplace::account::{PolicyKind, seeded_policy_id};
+    let us = marketplaces::Marketplace::Us;
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store_with(
+        &fake,
+        &store,
+        "seller-1",
+        &["/sell.inventory", "/sell.account.readonly"],
+    );
+    fake.inject(fake_marketplace::FaultRule {
+        method: Some("GET".into()),
+        path: Some("/sell/inventory/v1/location".into()),
+        times: None,
+        fault: fake_marketplace::Fault::Status {
+            status: 200,
+            body: serde_json::json!({"total": u64::MAX, "limit": 100,
+                "locations": [{"merchantLocationKey": "warehouse-1"}]})
+            .to_string(),
+            headers: vec![("Content-Type".into(), "application/json".into())],
+        },
+    });
+    let file = write(
+        home.path(),
+        "good.json",
+        &good_with_policies("LOC-1", &seeded_policy_id(PolicyKind::Fulfillment, us)),
+    );
+    let mut child = listing(&fake, home.path())
+        .args(["publish", "--account", "seller-1", "--store"])
+        .arg(&store)
+        .arg(&file)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(60) {
+            child.kill().unwrap();
+            let asked = fake.requests_to("/sell/inventory/v1/location").len();
+            panic!("listing publish still running after 60 s ({asked} getInventoryLocations)");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let output = child.wait_with_output().unwrap();
+    let (stdout, stderr) = common::output_text(&output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains(&format!("{}: listing ", file.display())),
+        "{stdout}"
+    );
+}
+
 /// Before sending any write, `listing publish` asks the seller's policies once per
 /// marketplace (getFulfillmentPolicies, getPaymentPolicies, getReturnPolicies) and the
 /// locations (getInventoryLocations): a listing naming the seller's GB policy on a US offer,
