@@ -43,7 +43,7 @@ mod snapshots_dir;
 #[path = "shared/verbosity.rs"]
 mod verbosity;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -61,7 +61,7 @@ use marketplace_listing::aio::BULK_LIMIT;
 use marketplace_listing::blocking::Inventory;
 use marketplace_listing::{
     Catalog, CategoryStatus, CompiledIn, ConditionPolicy, Listing, ListingError, OtherFormat,
-    Problem, ProblemKind, check,
+    Problem, ProblemKind, UNKNOWN_FIELDS_SHOWN, check,
 };
 use marketplace_toolkit::token_store;
 use marketplaces::Marketplace;
@@ -344,8 +344,10 @@ fn listing_files(args: Vec<PathBuf>) -> Result<Vec<PathBuf>, String> {
 struct RunConflict {
     /// The SKU.
     sku: String,
-    /// The other files, as printed.
+    /// The other files, as printed (the first `CONFLICTS_NAMED`).
     others: Vec<String>,
+    /// How many more files clash with it than `others` names.
+    more: usize,
     /// How they clash.
     what: &'static str,
 }
@@ -359,9 +361,10 @@ impl RunConflict {
             "so none of them would be sent"
         };
         format!(
-            "{:?} is also the SKU of {}, and they {}: they would overwrite each other on eBay, {sent}",
+            "{:?} is also the SKU of {}{}, and they {}: they would overwrite each other on eBay, {sent}",
             self.sku,
             self.others.join(", "),
+            more_files(self.more),
             self.what
         )
     }
@@ -412,11 +415,17 @@ fn scan_run(
     let conflicts = marketplace_listing::aio::conflicts(&listings)
         .into_iter()
         .filter_map(|(i, e)| match e {
-            ListingError::Conflicting { sku, others, what } => Some((
+            ListingError::Conflicting {
+                sku,
+                others,
+                more,
+                what,
+            } => Some((
                 positions[i],
                 RunConflict {
                     sku,
                     others: others.into_iter().map(shown).collect(),
+                    more,
                     what,
                 },
             )),
@@ -424,6 +433,31 @@ fn scan_run(
         })
         .collect();
     (conflicts, marketplaces)
+}
+
+/// How many of the seller's policies or locations a refusal names (a seller of 5,000
+/// policies got each refused file's line naming all of them).
+const NAMED: usize = 10;
+
+/// The most location keys read (1,000 pages of getInventoryLocations).
+const MAX_LOCATIONS: usize = 100_000;
+
+/// `" and N more"` after the first [`NAMED`], when there are more.
+fn and_more(more: usize) -> String {
+    if more == 0 {
+        String::new()
+    } else {
+        format!(" and {more} more")
+    }
+}
+
+/// `" and N more files"` after the files a conflict names, when it names not all.
+fn more_files(more: usize) -> String {
+    if more == 0 {
+        String::new()
+    } else {
+        format!(" and {more} more files")
+    }
 }
 
 /// A problem as printed: the check's, except that "no aspect rules" names the snapshots
@@ -494,6 +528,17 @@ fn read_listing_file(
     Ok((listing, unknown))
 }
 
+/// The warning for the unknown fields of a file past the first [`UNKNOWN_FIELDS_SHOWN`]: how
+/// many, not which (bounded output for a file of made-up fields).
+fn more_unknown(unknown: &[marketplace_listing::UnknownField]) -> Option<String> {
+    let more = unknown.len().checked_sub(UNKNOWN_FIELDS_SHOWN)?;
+    (more > 0).then(|| {
+        format!(
+            "{more} more fields eBay's Inventory API description does not define, not listed (at most {UNKNOWN_FIELDS_SHOWN} are): eBay ignores them"
+        )
+    })
+}
+
 /// The warning for a deprecated `ConditionEnum` name in the file (`MANUFACTURER_REFURBISHED`,
 /// read as CERTIFIED_REFURBISHED: `Condition::from_deprecated_name`), naming its
 /// replacement. Only a listing read as CERTIFIED_REFURBISHED can hold one, so only then is the
@@ -541,8 +586,11 @@ fn check_files(files: &[PathBuf], source: &Source) -> ExitCode {
         let name = escaped(&path.display().to_string()).into_owned();
         let listing = match read_listing_file(path) {
             Ok((listing, unknown)) => {
-                for field in unknown {
+                for field in unknown.iter().take(UNKNOWN_FIELDS_SHOWN) {
                     errln!("warning: {name}: {}", escaped(&field.to_string()));
+                }
+                if let Some(more) = more_unknown(&unknown) {
+                    errln!("warning: {name}: {more}");
                 }
                 listing
             }
@@ -710,12 +758,16 @@ fn publish_files(
                 .map_err(Skipped::Unreadable)
                 .and_then(|(listing, unknown)| {
                     let name = escaped(&path.display().to_string()).into_owned();
-                    for field in unknown {
-                        report.warn(path, &field);
+                    for field in unknown.iter().take(UNKNOWN_FIELDS_SHOWN) {
+                        report.warn(path, field);
                         print(
                             &format!("warning: {name}: {}", escaped(&field.to_string())),
                             false,
                         );
+                    }
+                    if let Some(more) = more_unknown(&unknown) {
+                        report.warn_more(path, &more);
+                        print(&format!("warning: {name}: {more}"), false);
                     }
                     let problems = facts.problems(&listing);
                     if problems.is_empty() {
@@ -935,6 +987,7 @@ fn publish_chunk(
             Err(ListingError::Conflicting {
                 sku: same,
                 others,
+                more,
                 what,
             }) => {
                 let others: Vec<&str> = others
@@ -942,8 +995,9 @@ fn publish_chunk(
                     .filter_map(|&j| names.get(j).map(String::as_str))
                     .collect();
                 let text = format!(
-                    "{same:?} is also the SKU of {}, and they {what}: they would overwrite each other on eBay, so none of them was sent",
-                    others.join(", ")
+                    "{same:?} is also the SKU of {}{}, and they {what}: they would overwrite each other on eBay, so none of them was sent",
+                    others.join(", "),
+                    more_files(*more)
                 );
                 print(&format!("{name}: offer.sku: {}", escaped(&text)), true);
                 report.file(
@@ -1126,9 +1180,18 @@ impl SellerFacts {
     }
 
     /// getInventoryLocations, page by page (100 a page): every location key of the seller.
+    /// A page that adds no key not seen before ends the walk, and more than
+    /// [`MAX_LOCATIONS`] keys is an error (a `total` of u64::MAX over the same page was asked
+    /// for forever, the keys growing without end).
     fn locations(api: &ApiClient) -> Result<Vec<String>, String> {
         let mut keys = Vec::new();
+        let mut seen = HashSet::new();
         loop {
+            if keys.len() > MAX_LOCATIONS {
+                return Err(format!(
+                    "more than {MAX_LOCATIONS} locations answered, more than a seller has: the locations are left unchecked"
+                ));
+            }
             let request = ApiRequest::get_segments(["sell", "inventory", "v1", "location"])
                 .query("limit", "100")
                 .query("offset", keys.len().to_string())
@@ -1144,10 +1207,10 @@ impl SellerFacts {
                 .flatten()
                 .filter_map(|l| l["merchantLocationKey"].as_str().map(str::to_owned))
                 .collect();
-            let total = answer["total"].as_u64().unwrap_or_default() as usize;
-            let empty = page.is_empty();
-            keys.extend(page);
-            if empty || keys.len() >= total {
+            let total = answer["total"].as_u64().unwrap_or_default();
+            let before = keys.len();
+            keys.extend(page.into_iter().filter(|k| seen.insert(k.clone())));
+            if keys.len() == before || keys.len() as u64 >= total {
                 return Ok(keys);
             }
         }
@@ -1174,6 +1237,7 @@ impl SellerFacts {
                 }
                 let has: Vec<String> = ids
                     .iter()
+                    .take(NAMED)
                     .map(|(id, name)| format!("{id} ({name:?})"))
                     .collect();
                 let call = POLICY_CALLS
@@ -1183,7 +1247,7 @@ impl SellerFacts {
                 let has = if has.is_empty() {
                     "none".to_owned()
                 } else {
-                    has.join(", ")
+                    format!("{}{}", has.join(", "), and_more(ids.len() - has.len()))
                 };
                 problems.push((
                     format!("offer.listingPolicies.{field}"),
@@ -1202,9 +1266,11 @@ impl SellerFacts {
                     "{key:?} is not one of the seller's inventory locations (getInventoryLocations: none: the seller has no location yet); create it (createInventoryLocation)"
                 )
             } else {
+                let named = &keys[..keys.len().min(NAMED)];
                 format!(
-                    "{key:?} is not one of the seller's inventory locations (getInventoryLocations: {}); create it (createInventoryLocation) or name one of these",
-                    keys.join(", ")
+                    "{key:?} is not one of the seller's inventory locations (getInventoryLocations: {}{}); create it (createInventoryLocation) or name one of these",
+                    named.join(", "),
+                    and_more(keys.len() - named.len())
                 )
             };
             problems.push(("offer.merchantLocationKey".into(), text));
@@ -1383,6 +1449,15 @@ impl Report {
             .push(json!({
                 "field": field.path, "message": field.to_string(), "closest": field.closest,
             }));
+    }
+
+    /// The count of a file's unknown fields not listed, written in its line as a warning
+    /// without a field: `{"field": null, "message", "closest": null}`.
+    fn warn_more(&mut self, path: &Path, message: &str) {
+        self.warnings
+            .entry(path.to_path_buf())
+            .or_default()
+            .push(json!({"field": null, "message": message, "closest": null}));
     }
 
     fn line(&mut self, status: &'static str, mut line: serde_json::Value) {

@@ -1461,6 +1461,37 @@ fn two_files_of_one_sku_are_both_refused_by_check_each_naming_the_other() {
     assert!(fake.requests().is_empty());
 }
 
+/// 2,000 files of one SKU in one run (a spreadsheet export whose SKU column was filled down):
+/// each is refused naming 10 of the others and how many more, so the output grows with the
+/// files, not with their square (1,000 such files printed 24 MB, each line naming 999 paths;
+/// 10,000 would have held 100 million positions).
+#[test]
+fn two_thousand_files_of_one_sku_are_each_refused_naming_ten_others_and_how_many_more() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("export");
+    std::fs::create_dir_all(&dir).unwrap();
+    for i in 0..2_000 {
+        write(&dir, &format!("row-{i:04}.json"), GOOD);
+    }
+    let (output, stdout, stderr) = run(listing(&fake, home.path()).arg("check").arg(&dir));
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let refused: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("offer.sku: \"DESKTOP-1\" is also the SKU of "))
+        .collect();
+    assert_eq!(refused.len(), 2_000, "{stderr}");
+    for line in &refused {
+        assert!(
+            line.contains(" and 1989 more files, and they are the same offer"),
+            "{line}"
+        );
+        assert_eq!(line.matches(".json").count(), 11, "{line}");
+    }
+    assert!(stdout.len() < 2_000 * 1024, "{} bytes", stdout.len());
+    assert!(fake.requests().is_empty());
+}
+
 /// Two files of one SKU 30 files apart (in two chunks of 25) in one run of `listing publish`:
 /// both are refused, each naming the other, and nothing of either is sent; the others are
 /// published. Chunk by chunk, the second had replaced the first's live listing.
@@ -1603,6 +1634,41 @@ fn an_unknown_field_is_a_warning_naming_its_path_and_the_closest_field() {
     );
 }
 
+/// A file of 100,000 made-up fields and one field named by 1 MB of text (a spreadsheet export
+/// gone wrong, or a hostile file): its warnings are bounded (the first 20 fields, then how
+/// many more; a long name cut) and the check is quick. (300,000 fields printed 38 MB of
+/// warnings and took over a minute; a 3 MB name took a minute of edit distances.)
+#[test]
+fn a_file_of_100000_unknown_fields_and_a_1_mb_field_name_gets_bounded_warnings() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let made_up: String = (0..100_000).map(|i| format!(r#""x{i}": 1, "#)).collect();
+    let long = "k".repeat(1 << 20);
+    let text = GOOD.replace(
+        r#""categoryId": "179","#,
+        &format!(r#""{long}": 1, {made_up}"categoryId": "179","#),
+    );
+    let file = write(home.path(), "many.json", &text);
+    let started = std::time::Instant::now();
+    let (output, stdout, stderr) = run(listing(&fake, home.path()).arg("check").arg(&file));
+    let took = started.elapsed();
+    assert!(output.status.success(), "{stdout}");
+    assert!(
+        stderr.len() < 16 * 1024,
+        "{} bytes of warnings",
+        stderr.len()
+    );
+    assert!(
+        stderr.contains(
+            "99981 more fields eBay's Inventory API description does not define, not listed \
+             (at most 20 are)"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("(1048582 characters)"), "{stderr}");
+    assert!(took < std::time::Duration::from_secs(30), "{took:?}");
+}
+
 /// `GOOD` under `sku` with the seller's own (made-up) policies of `marketplace` (the fake's
 /// seeded ones) for EBAY_US.
 fn good_with_policies(sku: &str, fulfillment: &str) -> String {
@@ -1616,6 +1682,125 @@ fn good_with_policies(sku: &str, fulfillment: &str) -> String {
             seeded_policy_id(PolicyKind::Return, us)
         ),
     )
+}
+
+/// A seller of 3,000 fulfillment policies and 3,000 inventory locations: a file naming a
+/// policy and a location the seller has not got is refused naming 10 of each and how many
+/// more, not all of them (each refused file's line named every policy and every location:
+/// hundreds of kilobytes a file).
+#[test]
+fn a_refused_policy_or_location_names_ten_of_the_sellers_and_how_many_more() {
+    use fake_marketplace::account::{PolicyKind, seeded_policy_id};
+    let us = marketplaces::Marketplace::Us;
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store_with(
+        &fake,
+        &store,
+        "seller-1",
+        &["/sell.inventory", "/sell.account.readonly"],
+    );
+    for i in 0..3_000 {
+        fake.add_policy(PolicyKind::Fulfillment, us, &format!("77{i:04}"), "Courier");
+        fake.add_inventory_location(&format!("store-{i:04}"));
+    }
+    let us_ship = seeded_policy_id(PolicyKind::Fulfillment, us);
+    let files: Vec<PathBuf> = (0..20)
+        .map(|i| {
+            write(
+                home.path(),
+                &format!("f{i}.json"),
+                &good_with_policies(&format!("NOPE-{i}"), "5551")
+                    .replace("warehouse-1", "garage-9"),
+            )
+        })
+        .collect();
+    let (output, stdout, stderr) = run(listing(&fake, home.path())
+        .args(["publish", "--account", "seller-1", "--store"])
+        .arg(&store)
+        .args(&files));
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let policy = stdout
+        .lines()
+        .filter(|l| l.contains("offer.listingPolicies.fulfillmentPolicyId: \"5551\""))
+        .collect::<Vec<_>>();
+    let location = stdout
+        .lines()
+        .filter(|l| l.contains("offer.merchantLocationKey: \"garage-9\""))
+        .collect::<Vec<_>>();
+    assert_eq!((policy.len(), location.len()), (20, 20), "{stdout}");
+    for line in policy {
+        assert!(line.contains(&format!("{us_ship} (")), "{line}");
+        assert!(
+            line.contains(" and 2991 more); publishOffer would refuse it"),
+            "{line}"
+        );
+        assert!(line.len() < 1024, "{} bytes", line.len());
+    }
+    for line in location {
+        assert!(line.contains(" and 2991 more); create it"), "{line}");
+        assert!(line.len() < 1024, "{} bytes", line.len());
+    }
+}
+
+/// getInventoryLocations answering the same location under a `total` of u64::MAX on every
+/// page: `listing publish` stops asking when a page adds no location not seen before (it
+/// asked forever, its memory growing) and publishes.
+#[test]
+fn locations_paged_forever_end_the_lookup_and_the_run_publishes() {
+    use fake_marketplace::account::{PolicyKind, seeded_policy_id};
+    let us = marketplaces::Marketplace::Us;
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store_with(
+        &fake,
+        &store,
+        "seller-1",
+        &["/sell.inventory", "/sell.account.readonly"],
+    );
+    fake.inject(fake_marketplace::FaultRule {
+        method: Some("GET".into()),
+        path: Some("/sell/inventory/v1/location".into()),
+        times: None,
+        fault: fake_marketplace::Fault::Status {
+            status: 200,
+            body: serde_json::json!({"total": u64::MAX, "limit": 100,
+                "locations": [{"merchantLocationKey": "warehouse-1"}]})
+            .to_string(),
+            headers: vec![("Content-Type".into(), "application/json".into())],
+        },
+    });
+    let file = write(
+        home.path(),
+        "good.json",
+        &good_with_policies("LOC-1", &seeded_policy_id(PolicyKind::Fulfillment, us)),
+    );
+    let mut child = listing(&fake, home.path())
+        .args(["publish", "--account", "seller-1", "--store"])
+        .arg(&store)
+        .arg(&file)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(60) {
+            child.kill().unwrap();
+            let asked = fake.requests_to("/sell/inventory/v1/location").len();
+            panic!("listing publish still running after 60 s ({asked} getInventoryLocations)");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let output = child.wait_with_output().unwrap();
+    let (stdout, stderr) = common::output_text(&output);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains(&format!("{}: listing ", file.display())),
+        "{stdout}"
+    );
 }
 
 /// Before sending any write, `listing publish` asks the seller's policies once per

@@ -1264,6 +1264,10 @@ fn refuse_conflicts<T>(
     }
 }
 
+/// How many of the other listings a [`ListingError::Conflicting`] names (its `more` counts
+/// the rest): a run of 10,000 files of one SKU named each other in 100 million positions.
+pub const CONFLICTS_NAMED: usize = 10;
+
 /// For each of `listings` that would overwrite another of them on eBay, its position and
 /// [`ListingError::Conflicting`] naming the others' positions: two of one (SKU, marketplace,
 /// format) (one offer on eBay: the second's fields would replace the first's, createOffer or
@@ -1292,27 +1296,39 @@ fn conflicts_among(
         };
         let item = &listings[group[0]].inventory_item;
         let items_differ = group.iter().any(|&i| listings[i].inventory_item != *item);
+        // Those of one offer (SKU, marketplace, format), grouped once: each listing is
+        // compared with its own offer's group, not with every other listing of the SKU.
+        let mut by_offer: HashMap<_, Vec<usize>> = HashMap::new();
+        if !items_differ {
+            for &i in group {
+                by_offer.entry(offer_of(i)).or_default().push(i);
+            }
+        }
         for &i in group {
-            let (others, what): (Vec<usize>, _) = if items_differ {
+            let (clashing, what) = if items_differ {
                 (
-                    group.iter().copied().filter(|&j| j != i).collect(),
+                    &group[..],
                     "give this SKU another inventory item (eBay holds one a SKU)",
                 )
             } else {
                 (
-                    group
-                        .iter()
-                        .copied()
-                        .filter(|&j| j != i && offer_of(j) == offer_of(i))
-                        .collect(),
+                    &by_offer[&offer_of(i)][..],
                     "are the same offer (SKU, marketplace, format)",
                 )
             };
-            if !others.is_empty() {
+            let count = clashing.len() - 1;
+            if count > 0 {
+                let others: Vec<usize> = clashing
+                    .iter()
+                    .copied()
+                    .filter(|&j| j != i)
+                    .take(CONFLICTS_NAMED)
+                    .collect();
                 refused.push((
                     i,
                     ListingError::Conflicting {
                         sku: (*sku).to_owned(),
+                        more: count - others.len(),
                         others,
                         what,
                     },

@@ -195,14 +195,19 @@ pub enum ListingError {
     /// marketplace and format; or one SKU with two different inventory items): none of them
     /// was sent.
     #[error(
-        "{sku}: the listing(s) at {others:?} of the same publish_many {what}; they would \
-         overwrite each other on eBay, so none of them was sent"
+        "{sku}: the listing(s) at {others:?}{} of the same publish_many {what}; they would \
+         overwrite each other on eBay, so none of them was sent",
+        and_more(*.more)
     )]
     Conflicting {
         /// The SKU.
         sku: String,
-        /// The positions of the other listings, in the slice given to `publish_many`.
+        /// The positions of the other listings, in the slice given to `publish_many`: the
+        /// first [`CONFLICTS_NAMED`](crate::aio::CONFLICTS_NAMED) of them.
         others: Vec<usize>,
+        /// How many more listings clash with it than `others` names (10,000 listings of one
+        /// SKU named each other in 100 million positions).
+        more: usize,
         /// How they clash.
         what: &'static str,
     },
@@ -249,5 +254,14 @@ impl ListingError {
             }
             _ => false,
         }
+    }
+}
+
+/// `" and N more"` when `more` is not 0.
+fn and_more(more: usize) -> String {
+    if more == 0 {
+        String::new()
+    } else {
+        format!(" and {more} more")
     }
 }

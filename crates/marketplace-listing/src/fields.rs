@@ -310,12 +310,29 @@ pub struct UnknownField {
     pub closest: Option<&'static str>,
 }
 
+/// How many of a file's unknown fields its warnings name (each with its closest field); the
+/// rest are counted, not listed (a file of 300,000 made-up fields printed 38 MB of warnings
+/// and took over a minute to check).
+pub const UNKNOWN_FIELDS_SHOWN: usize = 20;
+
+/// The longest field name compared with the known ones (no field of eBay's description is
+/// near it): a 3 MB name took a minute of edit distances.
+const LONGEST_COMPARED: usize = 100;
+
 impl std::fmt::Display for UnknownField {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let path = match self.path.char_indices().nth(LONGEST_COMPARED) {
+            Some((cut, _)) => format!(
+                "{}… ({} characters)",
+                &self.path[..cut],
+                self.path.chars().count()
+            ),
+            None => self.path.clone(),
+        };
         write!(
             f,
-            "{}: not a field of eBay's {} (eBay ignores it: its value is lost)",
-            self.path, self.object
+            "{path}: not a field of eBay's {} (eBay ignores it: its value is lost)",
+            self.object
         )?;
         match self.closest {
             Some(closest) => write!(f, "; did you mean {closest}?"),
@@ -326,7 +343,8 @@ impl std::fmt::Display for UnknownField {
 
 /// Every field of `file` (a listing file's JSON, `{"inventoryItem": …, "offer": …}`) that
 /// eBay's Inventory API description does not define for the object it is in, in the order of
-/// the file, each with the closest field the object has. Values that are not objects where
+/// the file, each with the closest field the object has (the first [`UNKNOWN_FIELDS_SHOWN`]
+/// only, and none for a name over 100 bytes). Values that are not objects where
 /// an object is due are left to the check (they are not field names).
 pub fn unknown_fields(file: &Value) -> Vec<UnknownField> {
     let mut found = Vec::new();
@@ -370,7 +388,12 @@ fn walk(
             }
             Some((_, None)) => {}
             None => found.push(UnknownField {
-                closest: closest(name, fields),
+                // Only the fields a warning names are compared (UNKNOWN_FIELDS_SHOWN).
+                closest: if found.len() < UNKNOWN_FIELDS_SHOWN {
+                    closest(name, fields)
+                } else {
+                    None
+                },
                 path,
                 object,
             }),
@@ -382,6 +405,9 @@ fn walk(
 /// edit distance (Damerau-Levenshtein, case ignored) if it is at most a third of the name's
 /// length (at least 1): `catgoryId` -> `categoryId`, `imageUrl` -> `imageUrls`.
 fn closest(name: &str, fields: &[(&'static str, Option<&str>)]) -> Option<&'static str> {
+    if name.len() > LONGEST_COMPARED {
+        return None;
+    }
     let lower = name.to_lowercase();
     let (distance, best) = fields
         .iter()

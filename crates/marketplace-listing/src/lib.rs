@@ -45,7 +45,7 @@ pub use check::{
 };
 #[cfg(feature = "client")]
 pub use error::{ErrorKind, InventoryError, ListingError, LiveInOtherFormat};
-pub use fields::{UnknownField, unknown_fields};
+pub use fields::{UNKNOWN_FIELDS_SHOWN, UnknownField, unknown_fields};
 pub use marketplaces::{
     AllowedCondition, Condition, ConditionPolicy, DescriptorRule, DescriptorValue, UnknownCondition,
 };

@@ -214,6 +214,12 @@ impl Orders {
 /// `lastModifiedDate` past `until`), and the next walk, from `until` on, has it. The walk
 /// ends: each step back is paid for by orders that left, and there are `total` of them at
 /// most. Its cost is one call a page, plus one a shrink.
+///
+/// Against a service that answers what eBay would not, it still ends: a page of nothing but
+/// orders handed over before, after no step back and no as large growth of `total`, ends
+/// the walk with [`OrdersError::Repeating`] (the same orders on every page under a `total`
+/// of `u64::MAX` were asked for forever), and so does an offset past `u32::MAX`. The `next`
+/// and `href` links of an answer are never followed (the offsets are the walk's own).
 #[derive(Debug)]
 pub struct OrderPages<'a> {
     orders: &'a Orders,
@@ -222,6 +228,8 @@ pub struct OrderPages<'a> {
     previous_total: Option<u64>,
     seen: HashSet<(String, Option<String>)>,
     calls: u32,
+    /// The next page is read after a step back (it may hold only repeats).
+    stepped_back: bool,
 }
 
 impl<'a> OrderPages<'a> {
@@ -234,6 +242,7 @@ impl<'a> OrderPages<'a> {
             previous_total: None,
             seen: HashSet::new(),
             calls: 0,
+            stepped_back: false,
         }
     }
 
@@ -249,6 +258,10 @@ impl<'a> OrderPages<'a> {
         };
         self.calls += 1;
         let returned = page.orders.len();
+        let grown = match (self.previous_total, page.total) {
+            (Some(before), Some(now)) => now.saturating_sub(before),
+            _ => 0,
+        };
         self.next = next_offset(
             offset,
             returned,
@@ -259,7 +272,7 @@ impl<'a> OrderPages<'a> {
         if page.total.is_some() {
             self.previous_total = page.total;
         }
-        let fresh = page
+        let fresh: Vec<Order> = page
             .orders
             .into_iter()
             .filter(|o| {
@@ -267,6 +280,23 @@ impl<'a> OrderPages<'a> {
                     .insert((o.order_id.clone(), o.last_modified_date.clone()))
             })
             .collect();
+        // Repeats are explained by a step back (this page re-reads what moved before the
+        // offset) or by as many new orders entering ahead of it; a page of nothing but
+        // repeats without either is a service answering the same orders again: asking on
+        // would never end (a total of u64::MAX over the same two orders asked forever).
+        let after_step_back = std::mem::replace(
+            &mut self.stepped_back,
+            self.next.is_some_and(|next| next <= offset),
+        );
+        if returned > 0 && fresh.is_empty() && !after_step_back && grown < returned as u64 {
+            self.next = None;
+            return Some(Err(OrdersError::Repeating {
+                offset,
+                total: page
+                    .total
+                    .map_or_else(|| "none".to_owned(), |t| t.to_string()),
+            }));
+        }
         Some(Ok(fresh))
     }
 
@@ -303,7 +333,8 @@ fn next_offset(
         // Up to `shrunk` orders moved from at or after `offset` to before it: read from there.
         offset.saturating_sub(u32::try_from(shrunk).unwrap_or(u32::MAX))
     } else {
-        offset.saturating_add(returned)
+        // Past u32::MAX there is no offset to ask for (it was asked again there forever).
+        offset.checked_add(returned)?
     };
     let more = match total {
         Some(total) => u64::from(next) < total,

@@ -117,6 +117,20 @@ pub enum OrdersError {
     /// Any other failure of the call (transport, token, an answer that is not eBay's shape).
     #[error(transparent)]
     Api(ApiError),
+    /// getOrders answered a page of orders all handed over before, which no change of its
+    /// `total` explains (the same orders on every page): the walk ends here rather than ask
+    /// for pages forever; the orders it handed over are all it got.
+    #[error(
+        "getOrders answered at offset {offset} only orders it had answered before (total \
+         {total}): the walk stops rather than ask for pages forever; the orders after it were \
+         not read"
+    )]
+    Repeating {
+        /// The offset of the page of repeats.
+        offset: u32,
+        /// The `total` that page claimed (`none` when it had none).
+        total: String,
+    },
 }
 
 impl From<ApiError> for OrdersError {
@@ -150,7 +164,7 @@ impl OrdersError {
                 _ => None,
             },
             OrdersError::NotFound { .. } => Some(404),
-            OrdersError::Invalid { .. } => None,
+            OrdersError::Invalid { .. } | OrdersError::Repeating { .. } => None,
         }
     }
 
