@@ -730,8 +730,8 @@ fn listing_publish_of_60_new_files_sends_three_calls_of_each_bulk_call() {
     );
 }
 
-/// A nightly rerun of published files nobody changed sends no write (getOffers and
-/// getInventoryItem only) and gives the same listings; a file changed since is written again,
+/// A nightly rerun of 1,000 published files nobody changed sends no write (the bulk and
+/// getOffers reads only) and gives the same listings; a file changed since is written again,
 /// and only it.
 #[test]
 fn a_rerun_of_unchanged_published_files_sends_no_write() {
@@ -739,7 +739,8 @@ fn a_rerun_of_unchanged_published_files_sends_no_write() {
     let home = tempfile::tempdir().unwrap();
     let store = home.path().join("refresh.json");
     consented_store(&fake, &store, "seller-1");
-    let files = good_files(home.path(), 30);
+    // A nightly run's size: 1,000 files (40 chunks of the bulk calls).
+    let files = good_files(home.path(), 1000);
     let publish = || {
         run(listing(&fake, home.path())
             .args(["publish", "--account", "seller-1", "--store"])
@@ -763,7 +764,7 @@ fn a_rerun_of_unchanged_published_files_sends_no_write() {
         .collect();
     assert!(writes.is_empty(), "{writes:?}");
     assert!(
-        stderr.contains("30 listing file(s): 0 published, 30 unchanged"),
+        stderr.contains("1000 listing file(s): 0 published, 1000 unchanged"),
         "{stderr}"
     );
     // One file's price changed: that offer is updated and published, nothing else written
@@ -786,7 +787,7 @@ fn a_rerun_of_unchanged_published_files_sends_no_write() {
         "{writes:?}"
     );
     assert!(
-        stderr.contains("30 listing file(s): 1 published, 29 unchanged"),
+        stderr.contains("1000 listing file(s): 1 published, 999 unchanged"),
         "{stderr}"
     );
 }
