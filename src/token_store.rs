@@ -27,6 +27,16 @@ pub const INVENTORY_SCOPE: &str = "https://api.ebay.com/oauth/api_scope/sell.inv
 /// listing`). Without it the policies go unchecked until publishOffer (a warning says so).
 pub const ACCOUNT_READ_SCOPE: &str = "https://api.ebay.com/oauth/api_scope/sell.account.readonly";
 
+/// The scope eBay's Fulfillment API reference gives getOrders and getOrder (beside its
+/// read-only form, [`FULFILLMENT_READ_SCOPE`]): `orders sync` and `orders show` need a consent
+/// that granted one of them, and `consent` asks for it by default (and with `--for orders`).
+/// Without it eBay answers 403, errorId 1100.
+pub const FULFILLMENT_SCOPE: &str = "https://api.ebay.com/oauth/api_scope/sell.fulfillment";
+
+/// The read-only form of [`FULFILLMENT_SCOPE`], which getOrders and getOrder also take.
+pub const FULFILLMENT_READ_SCOPE: &str =
+    "https://api.ebay.com/oauth/api_scope/sell.fulfillment.readonly";
+
 /// True when `granted` (the scopes a consent granted, as the store records them) holds
 /// [`INVENTORY_SCOPE`], or, against a host of its own (`MARKETPLACE_BASE_URL`, such as the
 /// fake), that host's `{base_url}/oauth/api_scope/sell.inventory`.
@@ -34,18 +44,45 @@ pub fn grants_inventory<'a>(
     granted: impl IntoIterator<Item = &'a str>,
     config: &OAuthConfig,
 ) -> bool {
-    let own = format!(
-        "{}/sell.inventory",
-        config
-            .endpoints
-            .base_url()
-            .join("oauth/api_scope")
-            .map(String::from)
-            .unwrap_or_default()
-    );
-    granted
-        .into_iter()
-        .any(|s| s == INVENTORY_SCOPE || s == own)
+    grants_any(granted, config, &["sell.inventory"])
+}
+
+/// True when `granted` holds [`FULFILLMENT_SCOPE`] or [`FULFILLMENT_READ_SCOPE`] (getOrders
+/// and getOrder take either), or, against a host of its own (`MARKETPLACE_BASE_URL`, such as
+/// the fake), that host's `{base_url}/oauth/api_scope/sell.fulfillment(.readonly)`.
+pub fn grants_fulfillment<'a>(
+    granted: impl IntoIterator<Item = &'a str>,
+    config: &OAuthConfig,
+) -> bool {
+    grants_any(
+        granted,
+        config,
+        &["sell.fulfillment", "sell.fulfillment.readonly"],
+    )
+}
+
+/// True when `granted` holds one of `names` under eBay's scope URL or under the configured
+/// host's own (`{base_url}/oauth/api_scope/NAME`).
+fn grants_any<'a>(
+    granted: impl IntoIterator<Item = &'a str>,
+    config: &OAuthConfig,
+    names: &[&str],
+) -> bool {
+    let own = config
+        .endpoints
+        .base_url()
+        .join("oauth/api_scope")
+        .map(String::from)
+        .unwrap_or_default();
+    granted.into_iter().any(|s| {
+        names.iter().any(|name| {
+            s.strip_suffix(name)
+                .and_then(|prefix| prefix.strip_suffix('/'))
+                .is_some_and(|prefix| {
+                    prefix == "https://api.ebay.com/oauth/api_scope" || prefix == own
+                })
+        })
+    })
 }
 
 /// The environment variable naming the token store.

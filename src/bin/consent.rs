@@ -226,7 +226,8 @@ mod live {
         /// A scope to ask for (repeat for several). Without --scope and --for: the scopes the
         /// commands need, {base_url}/oauth/api_scope and
         /// `https://api.ebay.com/oauth/api_scope/sell.inventory` and
-        /// `https://api.ebay.com/oauth/api_scope/sell.account.readonly` (`listing publish`). The
+        /// `https://api.ebay.com/oauth/api_scope/sell.account.readonly` (`listing publish`),
+        /// `https://api.ebay.com/oauth/api_scope/sell.fulfillment` (`orders`). The
         /// Identity API's scope (…/commerce.identity.readonly) is always added: getUser tells
         /// which eBay user consented.
         #[arg(long = "scope")]
@@ -236,7 +237,10 @@ mod live {
         /// reference gives createOrReplaceInventoryItem, createOffer and publishOffer (and
         /// which `listing publish` checks in the stored consent before sending anything), and
         /// `…/sell.account.readonly`, with which it reads the seller's business policies
-        /// (getFulfillmentPolicies, getPaymentPolicies, getReturnPolicies) to check them.
+        /// (getFulfillmentPolicies, getPaymentPolicies, getReturnPolicies) to check them;
+        /// `orders` asks for `https://api.ebay.com/oauth/api_scope/sell.fulfillment`, which
+        /// eBay's Fulfillment API reference gives getOrders and getOrder (`orders sync` and
+        /// `orders show` check it in the stored consent before sending anything).
         #[arg(long = "for", value_enum)]
         for_commands: Vec<ForCommand>,
         /// How to get the address the browser ends on.
@@ -270,6 +274,8 @@ mod live {
     enum ForCommand {
         /// `listing publish`: the Inventory API's calls that write.
         Listing,
+        /// `orders sync` and `orders show`: the Fulfillment API's getOrders and getOrder.
+        Orders,
     }
 
     impl ForCommand {
@@ -280,13 +286,14 @@ mod live {
                     token_store::INVENTORY_SCOPE,
                     token_store::ACCOUNT_READ_SCOPE,
                 ],
+                Self::Orders => &[token_store::FULFILLMENT_SCOPE],
             }
         }
     }
 
     /// The scopes a consent asks for: `--scope`'s and each `--for` command's; with neither,
     /// the environment's default scope and every command's scopes (`listing publish`'s
-    /// sell.inventory and sell.account.readonly); always the Identity API's, which getUser needs after the exchange.
+    /// sell.inventory and sell.account.readonly, `orders`' sell.fulfillment); always the Identity API's, which getUser needs after the exchange.
     fn consent_scopes(
         default_scope: &str,
         scopes: Vec<String>,
@@ -296,6 +303,7 @@ mod live {
             default_scope
                 .split_whitespace()
                 .chain(ForCommand::Listing.scopes().iter().copied())
+                .chain(ForCommand::Orders.scopes().iter().copied())
                 .map(str::to_owned)
                 .collect()
         } else {

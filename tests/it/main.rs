@@ -57,6 +57,7 @@ mod oauth_pending_consent;
 mod oauth_provider;
 mod oauth_secrets;
 mod oauth_store;
+mod orders_cli;
 mod orders_fake;
 mod own_project;
 mod phash;

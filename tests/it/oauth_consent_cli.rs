@@ -1149,3 +1149,39 @@ fn consent_asks_by_default_for_the_account_read_scope_listing_publish_checks_pol
     let stored = stored_scopes(&store);
     assert!(stored.iter().any(|s| s == ACCOUNT_READ), "{stored:?}");
 }
+
+/// `consent --for orders` (and `consent` by default) asks for the Fulfillment API's scope,
+/// which eBay's reference gives getOrders and getOrder (`orders sync`, `orders show`); the
+/// store records it.
+#[test]
+fn consent_for_orders_and_by_default_asks_for_the_sell_fulfillment_scope_orders_needs() {
+    const FULFILLMENT: &str = "https://api.ebay.com/oauth/api_scope/sell.fulfillment";
+    let fake = FakeMarketplace::new();
+    for for_orders in [true, false] {
+        let home = tempfile::tempdir().unwrap();
+        let store = home.path().join("refresh.json");
+        let mut cmd = authorize_from_stdin(&fake, home.path(), &store);
+        if for_orders {
+            cmd.args(["--scope", &fake.scope("/sell.account"), "--for", "orders"]);
+        }
+        let mut child = cmd.spawn().unwrap();
+        let (url, stdout) = read_url(&mut child);
+        let asked = asked_scopes(&url);
+        assert!(
+            asked.contains(&FULFILLMENT.to_owned()),
+            "{for_orders}: {asked:?}"
+        );
+        // `--for orders` asks for what orders needs, not what listing needs.
+        assert_eq!(
+            asked.contains(&INVENTORY_SCOPE.to_owned()),
+            !for_orders,
+            "{asked:?}"
+        );
+        let landed = visit_consent(&url);
+        writeln!(child.stdin.as_mut().unwrap(), "{landed}").unwrap();
+        let output = finish(child, stdout);
+        assert!(output.status.success(), "{}", text(&output.stderr));
+        let stored = stored_scopes(&store);
+        assert!(stored.iter().any(|s| s == FULFILLMENT), "{stored:?}");
+    }
+}

@@ -1,0 +1,303 @@
+//! `cargo run --bin orders -- sync --account NAME [--dir DIR]` and `orders show ORDER
+//! --account NAME`: a seller's orders from eBay's Fulfillment API (getOrders, getOrder).
+//!
+//! `sync` polls the seller's order feed once (marketplace-orders' `OrderFeed` over a
+//! `FileStore` in the state directory): every order new or changed since the last run
+//! (getOrders' `lastmodifieddate` from the feed's watermark, less its overlap window, pages of
+//! 200 to the end; getOrder for an order with a cancellation requested, whose cancel requests
+//! getOrders leaves out) is printed as one JSON line on standard output, eBay's order as it
+//! answered it, or written to `DIR/ORDERID.json` (a temporary file renamed over it) with
+//! `--dir`. A summary goes to standard error. A rerun hands over only what changed since:
+//! the feed records, after each page, the changes it handed over (`orderId`,
+//! `lastModifiedDate`). That record is written after the page is printed, so a run killed
+//! between the two prints those orders again next time: at least once; a consumer
+//! de-duplicates by (`orderId`, `lastModifiedDate`), and `--dir` overwrites the same file.
+//!
+//! `show` prints one order as getOrder answers it (with its cancel requests).
+//!
+//! The seller's user token comes from the refresh token `consent` stored for `--account` (the
+//! same store as `listing publish`: a file or the PostgreSQL store), which must grant
+//! `https://api.ebay.com/oauth/api_scope/sell.fulfillment` (or its `.readonly` form): checked
+//! before anything is sent. No token is ever printed. An error (no consent, the scope missing,
+//! the service unreachable, eBay's error) is printed once, and the exit code is 1.
+
+// Before the modules that print: `outln!`, `errln!` (escaped, never a panic).
+#[path = "shared/output.rs"]
+#[macro_use]
+#[allow(dead_code, unused_macros)]
+mod output;
+#[path = "shared/verbosity.rs"]
+mod verbosity;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Args, Parser, Subcommand};
+use marketplace_client::api::{ApiClient, ClientConfig};
+use marketplace_client::oauth::{
+    FileStore, OAuthClient, OAuthConfig, RefreshTokenStore, UserTokenProvider,
+};
+use marketplace_orders::Order;
+use marketplace_orders::blocking::{OrderFeed, Orders};
+use marketplace_orders::feed::{self, BoxError, OrderChange};
+use marketplace_toolkit::token_store;
+
+use crate::output::escaped;
+
+#[derive(Parser)]
+#[command(
+    name = "orders",
+    about = "A seller's orders from eBay's Fulfillment API: new and changed ones since the last run, or one",
+    long_about = "A seller's orders from eBay's Fulfillment API (getOrders, getOrder), with the \
+        refresh token `consent` stored for --account (its consent must grant \
+        https://api.ebay.com/oauth/api_scope/sell.fulfillment: `consent --account NAME --for \
+        orders`).\n\n\
+        `sync` prints each order new or changed since the last sync as one JSON line (eBay's \
+        order as getOrders or getOrder answered it), or writes it to DIR/ORDERID.json with \
+        --dir; a rerun prints only what changed since. At least once: a run killed after \
+        printing an order and before recording it prints it again next time; de-duplicate by \
+        (orderId, lastModifiedDate). `show ORDER` prints one order (getOrder).\n\n\
+        Settings: MARKETPLACE_CLIENT_ID, MARKETPLACE_CLIENT_SECRET, MARKETPLACE_ENV \
+        (production|sandbox), MARKETPLACE_BASE_URL + MARKETPLACE_AUTH_URL, MARKETPLACE_CONFIG \
+        (SDK file), MARKETPLACE_TOKEN_STORE; the flags override them."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    /// Show the HTTP attempts and token events on standard error (-vv: more).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count, long_help = verbosity::VERBOSE_HELP)]
+    verbose: u8,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print every order new or changed since the last sync of --account (a JSON line each),
+    /// or write them into --dir; the feed's state is kept in --state.
+    Sync {
+        #[command(flatten)]
+        seller: Seller,
+        /// Write each order to DIR/ORDERID.json (created; a changed order replaces its file,
+        /// atomically) instead of printing it.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Where the feed records its watermark and what it handed over, a file per account.
+        /// Default: $XDG_STATE_HOME/marketplace-toolkit/orders, else
+        /// ~/.local/state/marketplace-toolkit/orders.
+        #[arg(long, value_name = "DIR")]
+        state: Option<PathBuf>,
+    },
+    /// Print the order ORDER (its orderId) as getOrder answers it, cancel requests included.
+    Show {
+        /// The order's orderId.
+        order: String,
+        #[command(flatten)]
+        seller: Seller,
+    },
+}
+
+/// The seller and where its consent is stored.
+#[derive(Args)]
+struct Seller {
+    /// The account whose refresh token `consent` stored (the seller).
+    #[arg(long)]
+    account: String,
+    /// The refresh-token store `consent` wrote: a file, or a postgres:// URL. Default:
+    /// MARKETPLACE_TOKEN_STORE, else ~/.config/marketplace-toolkit/refresh-tokens.json.
+    #[arg(long, visible_alias = "token-store")]
+    store: Option<String>,
+    /// `production` or `sandbox` (overrides MARKETPLACE_ENV).
+    #[arg(long)]
+    env: Option<String>,
+    /// API host (with --auth-url; overrides MARKETPLACE_BASE_URL).
+    #[arg(long)]
+    base_url: Option<String>,
+    /// Consent host (with --base-url; overrides MARKETPLACE_AUTH_URL).
+    #[arg(long)]
+    auth_url: Option<String>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    verbosity::init(cli.verbose);
+    let result = match cli.command {
+        Command::Sync { seller, dir, state } => sync(&seller, dir, state),
+        Command::Show { order, seller } => show(&seller, &order),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            errln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The Fulfillment API of the seller: its stored refresh token, as `consent` keeps it,
+/// refused before anything is sent when the consent does not grant sell.fulfillment.
+fn orders_of(seller: &Seller) -> Result<Orders, String> {
+    let overrides = [
+        (OAuthConfig::ENV_ENVIRONMENT, &seller.env),
+        (OAuthConfig::ENV_BASE_URL, &seller.base_url),
+        (OAuthConfig::ENV_AUTH_URL, &seller.auth_url),
+    ];
+    let config = OAuthConfig::from_lookup(|name| {
+        overrides
+            .iter()
+            .find(|(k, v)| *k == name && v.is_some())
+            .and_then(|(_, v)| (*v).clone())
+            .or_else(|| std::env::var(name).ok())
+    })
+    .map_err(|e| e.to_string())?;
+    let client = OAuthClient::from_config(&config).map_err(|e| e.to_string())?;
+    type Tokens = (
+        Arc<dyn RefreshTokenStore>,
+        Option<Arc<dyn marketplace_client::oauth::SharedTokenCache>>,
+    );
+    let (tokens, cache): Tokens = match token_store::from_setting(seller.store.clone())? {
+        Some(token_store::Store::File(path)) => (Arc::new(FileStore::new(path)), None),
+        #[cfg(feature = "postgres")]
+        Some(token_store::Store::Postgres(db)) => {
+            token_store::migrate_or_warn(&db);
+            let tokens = token_store::refresh_tokens(&db, &config).map_err(|e| e.to_string())?;
+            (Arc::new(tokens), Some(db.token_cache()))
+        }
+        None => (Arc::new(FileStore::new(token_store::default_file()?)), None),
+    };
+    require_fulfillment_scope(&*tokens, &seller.account, &config)?;
+    let mut provider = UserTokenProvider::new(client, tokens, seller.account.as_str());
+    if let Some(cache) = cache {
+        provider = provider.with_shared_cache(cache);
+    }
+    let base = config.endpoints.base_url().as_str();
+    let config = ClientConfig::for_base_url(base).map_err(|e| e.to_string())?;
+    let api = ApiClient::new(config, Arc::new(provider)).map_err(|e| e.to_string())?;
+    Ok(Orders::new(api))
+}
+
+/// Refuses, before anything is sent, an account with no stored consent, or whose consent
+/// grants neither `https://api.ebay.com/oauth/api_scope/sell.fulfillment` nor its
+/// `.readonly` form (the scopes eBay's Fulfillment API reference gives getOrders and getOrder;
+/// without them eBay answers 403, errorId 1100): the error names the scope and the `consent`
+/// command that grants it.
+fn require_fulfillment_scope(
+    tokens: &dyn RefreshTokenStore,
+    account: &str,
+    config: &OAuthConfig,
+) -> Result<(), String> {
+    let grant = format!("consent --account {} --for orders", escaped(account));
+    match tokens.load(account) {
+        Err(e) => Err(format!(
+            "cannot read the stored consent of account {:?}: {}",
+            escaped(account),
+            escaped(&e.to_string())
+        )),
+        Ok(None) => Err(format!(
+            "no consent is stored for account {:?}: reading its orders needs the seller's \
+             consent to {} (run `{grant}`; nothing was sent)",
+            escaped(account),
+            token_store::FULFILLMENT_SCOPE
+        )),
+        Ok(Some(stored)) if token_store::grants_fulfillment(stored.scopes.iter(), config) => Ok(()),
+        Ok(Some(stored)) => Err(format!(
+            "the consent stored for account {:?} does not grant {} (or {}), which getOrders \
+             and getOrder need (eBay refuses them without it: errorId 1100); it grants: {}. \
+             Run `{grant}` and try again; nothing was sent",
+            escaped(account),
+            token_store::FULFILLMENT_SCOPE,
+            token_store::FULFILLMENT_READ_SCOPE,
+            escaped(&stored.scopes.to_string())
+        )),
+    }
+}
+
+/// The feed's state directory when --state is not given.
+fn default_state_dir() -> Result<PathBuf, String> {
+    let base = std::env::var_os("XDG_STATE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")))
+        .ok_or("cannot find a home directory for the feed's state: pass --state")?;
+    Ok(base.join("marketplace-toolkit").join("orders"))
+}
+
+/// `orders sync`: one poll of the seller's feed, each change printed (or written) as it is
+/// handed over, then a summary on standard error.
+fn sync(seller: &Seller, dir: Option<PathBuf>, state: Option<PathBuf>) -> Result<(), String> {
+    let state = match state {
+        Some(state) => state,
+        None => default_state_dir()?,
+    };
+    let orders = orders_of(seller)?;
+    if let Some(dir) = &dir {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", escaped(&dir.display().to_string())))?;
+    }
+    let mut feed = OrderFeed::new(
+        orders,
+        feed::FileStore::new(&state),
+        seller.account.as_str(),
+    );
+    let mut handler = |change: &OrderChange, _: &mut ()| -> Result<(), BoxError> {
+        match &dir {
+            Some(dir) => write_order(dir, &change.order),
+            None => {
+                let line = serde_json::to_string(&change.order)?;
+                outln!("{}", output::json_for_terminal(&line));
+                Ok(())
+            }
+        }
+    };
+    let polled = feed.poll_once(&mut handler).map_err(|e| e.to_string())?;
+    let whereto = match &dir {
+        Some(dir) => format!(" into {}", dir.display()),
+        None => String::new(),
+    };
+    errln!(
+        "orders of {}: {} new or changed order(s) handed over{whereto} ({} call(s)); the feed's state is in {}",
+        escaped(&seller.account),
+        polled.handed_over,
+        polled.calls,
+        state.display()
+    );
+    Ok(())
+}
+
+/// Writes `order` to `dir/ORDERID.json`: a temporary file, synced, renamed over it (a reader
+/// sees the old order or the new, never half of one). An orderId that is not a plain file
+/// name is refused, naming it.
+fn write_order(dir: &Path, order: &Order) -> Result<(), BoxError> {
+    use std::io::Write;
+    let id = &order.order_id;
+    let plain = !id.is_empty()
+        && !id.starts_with('.')
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if !plain {
+        return Err(format!(
+            "the orderId {:?} is not a plain file name; not written into {}",
+            escaped(id),
+            dir.display()
+        )
+        .into());
+    }
+    let path = dir.join(format!("{id}.json"));
+    let temp = dir.join(format!(".{id}.json.tmp"));
+    let named = |e: std::io::Error, p: &Path| format!("{}: {e}", p.display());
+    let mut bytes = serde_json::to_vec_pretty(order)?;
+    bytes.push(b'\n');
+    let mut file = std::fs::File::create(&temp).map_err(|e| named(e, &temp))?;
+    file.write_all(&bytes).map_err(|e| named(e, &temp))?;
+    file.sync_all().map_err(|e| named(e, &temp))?;
+    std::fs::rename(&temp, &path).map_err(|e| named(e, &path))?;
+    Ok(())
+}
+
+/// `orders show ORDER`: getOrder's answer, as JSON.
+fn show(seller: &Seller, order_id: &str) -> Result<(), String> {
+    let orders = orders_of(seller)?;
+    let order = orders.get_order(order_id).map_err(|e| e.to_string())?;
+    let text = serde_json::to_string_pretty(&order).map_err(|e| e.to_string())?;
+    outln!("{}", output::json_for_terminal(&text));
+    Ok(())
+}
