@@ -1,0 +1,380 @@
+//! The order feed on PostgreSQL against the fake marketplace over loopback HTTP and a real
+//! PostgreSQL (the server at `DATABASE_URL`, else a throwaway one: see
+//! `marketplace-client-postgres/tests/support/pg.rs`). The application's handler writes a row
+//! per change into its own table in the feed's transaction; the tests count the rows.
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use fake_marketplace::{FakeMarketplace, FakeUser};
+use marketplace_client::aio::api::ApiClient;
+use marketplace_client::aio::oauth::AccessTokenSource;
+use marketplace_client::api::ClientConfig;
+use marketplace_orders::aio::Orders;
+use marketplace_orders::feed::{BoxError, FeedError, OrderChange, OrderFeed, OrderHandler};
+use marketplace_orders_postgres::{PgFeedError, PgFeedStore, PgFeedTx, migrate};
+use sqlx::PgPool;
+
+#[path = "../../marketplace-client-postgres/tests/support/pg.rs"]
+mod pg;
+
+#[path = "../../../tests/common/inventory.rs"]
+mod fake_inventory;
+
+/// A seller of the fake: its account name (its eBay username), its access token granting
+/// `sell.fulfillment`, and a published listing buyers buy from.
+struct Seller {
+    name: String,
+    token: Arc<dyn AccessTokenSource>,
+    listing: String,
+}
+
+/// The seller `name` on `fake`, consented as the fake's user `name`.
+fn seller(fake: &FakeMarketplace, name: &str) -> Seller {
+    fake.set_user(FakeUser {
+        user_id: format!("{name}Id"),
+        username: name.to_owned(),
+    });
+    let token = fake_inventory::seller_tokens(fake, &["/sell.fulfillment"])
+        .access_token()
+        .unwrap();
+    let listing = fake.add_listing(name, &format!("SKU-{name}"), 100_000, "1.00");
+    Seller {
+        name: name.to_owned(),
+        token: Arc::new(token),
+        listing,
+    }
+}
+
+/// `n` orders of `seller`'s listing, 1 ms apart on the fake's clock.
+fn buy(fake: &FakeMarketplace, seller: &Seller, n: usize) -> Vec<String> {
+    (0..n)
+        .map(|_| {
+            let id = fake.buy(&seller.listing, 1).unwrap();
+            fake.advance_clock(Duration::from_millis(1));
+            id
+        })
+        .collect()
+}
+
+/// `seller`'s feed on the fake's clock, reading from `start`, its state in `store`.
+fn feed(
+    fake: &FakeMarketplace,
+    seller: &Seller,
+    store: PgFeedStore,
+    start: SystemTime,
+) -> OrderFeed<PgFeedStore> {
+    let config = ClientConfig::for_base_url(&fake.base_url())
+        .unwrap()
+        .with_max_retries(0);
+    let api = ApiClient::new(config, seller.token.clone()).unwrap();
+    let clock = fake.state().clone();
+    OrderFeed::new(Orders::new(api), store, seller.name.clone())
+        .starting_at(start)
+        .with_clock(move || clock.now())
+}
+
+/// The application's table of the changes it was handed.
+async fn app_table(pool: &PgPool) {
+    migrate(pool).await.unwrap();
+    sqlx::query(
+        "CREATE TABLE app_order_changes (
+             id                 bigserial PRIMARY KEY,
+             account            text NOT NULL,
+             order_id           text NOT NULL,
+             last_modified_date text NOT NULL
+         )",
+    )
+    .execute(pool)
+    .await
+    .unwrap();
+}
+
+/// The application's handler: a row per change in the feed's transaction; it fails (after
+/// writing its row) on the order `fail_after_writing` once.
+struct IntoAppTable {
+    account: String,
+    fail_after_writing: Option<String>,
+}
+
+impl IntoAppTable {
+    fn new(account: &str) -> Self {
+        Self {
+            account: account.to_owned(),
+            fail_after_writing: None,
+        }
+    }
+}
+
+async fn write_row(account: &str, change: &OrderChange, tx: &mut PgFeedTx) -> Result<(), BoxError> {
+    sqlx::query(
+        "INSERT INTO app_order_changes (account, order_id, last_modified_date) \
+         VALUES ($1, $2, $3)",
+    )
+    .bind(account)
+    .bind(&change.key.order_id)
+    .bind(&change.key.last_modified_date)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+impl OrderHandler<PgFeedTx> for IntoAppTable {
+    async fn handle(&mut self, change: &OrderChange, tx: &mut PgFeedTx) -> Result<(), BoxError> {
+        write_row(&self.account, change, tx).await?;
+        if self.fail_after_writing.as_deref() == Some(change.key.order_id.as_str()) {
+            self.fail_after_writing = None;
+            return Err(format!("the application failed on {}", change.key.order_id).into());
+        }
+        Ok(())
+    }
+}
+
+/// (rows, distinct (account, orderId, lastModifiedDate)) of the application's table.
+async fn rows(pool: &PgPool) -> (i64, i64) {
+    sqlx::query_as(
+        "SELECT count(*), count(DISTINCT (account, order_id, last_modified_date)) \
+         FROM app_order_changes",
+    )
+    .fetch_one(pool)
+    .await
+    .unwrap()
+}
+
+/// The rows of the order `order_id`.
+async fn rows_of(pool: &PgPool, order_id: &str) -> i64 {
+    sqlx::query_scalar("SELECT count(*) FROM app_order_changes WHERE order_id = $1")
+        .bind(order_id)
+        .fetch_one(pool)
+        .await
+        .unwrap()
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn every_change_of_2000_orders_of_four_sellers_is_written_once_in_the_feeds_transaction() {
+    let fake = FakeMarketplace::new();
+    let start = fake.now() - Duration::from_secs(60);
+    let sellers: Vec<Seller> = (1..=4)
+        .map(|i| seller(&fake, &format!("seller_{i}")))
+        .collect();
+    let bought: Vec<Vec<String>> = sellers.iter().map(|s| buy(&fake, s, 500)).collect();
+    fake.advance_clock(Duration::from_millis(10));
+    let runtime = runtime();
+    runtime.block_on(async {
+        let db = pg::TestDb::new().await;
+        app_table(&db.pool).await;
+        let mut feeds: Vec<_> = sellers
+            .iter()
+            .map(|s| feed(&fake, s, PgFeedStore::new(db.pool.clone()), start))
+            .collect();
+        for (feed, seller) in feeds.iter_mut().zip(&sellers) {
+            let polled = feed
+                .poll_once(&mut IntoAppTable::new(&seller.name))
+                .await
+                .unwrap();
+            assert_eq!(
+                (polled.handed_over, polled.calls),
+                (500, 3),
+                "{}",
+                seller.name
+            );
+        }
+        assert_eq!(rows(&db.pool).await, (2000, 2000));
+
+        // Each seller: 40 orders change, 10 are cancelled (read again with getOrder).
+        for ids in &bought {
+            for id in &ids[..40] {
+                fake.touch_order(id).unwrap();
+            }
+            for id in &ids[100..110] {
+                fake.cancel_order(id).unwrap();
+            }
+        }
+        fake.advance_clock(Duration::from_millis(10));
+        for (feed, seller) in feeds.iter_mut().zip(&sellers) {
+            let polled = feed
+                .poll_once(&mut IntoAppTable::new(&seller.name))
+                .await
+                .unwrap();
+            assert_eq!(polled.handed_over, 50, "{}", seller.name);
+        }
+        // Nothing new: nothing written.
+        fake.advance_clock(Duration::from_secs(1));
+        for (feed, seller) in feeds.iter_mut().zip(&sellers) {
+            let polled = feed
+                .poll_once(&mut IntoAppTable::new(&seller.name))
+                .await
+                .unwrap();
+            assert_eq!(polled.handed_over, 0, "{}", seller.name);
+        }
+        assert_eq!(rows(&db.pool).await, (2200, 2200));
+        // Each order's last row is the order as it is now.
+        for ids in &bought {
+            for id in ids.iter().step_by(7) {
+                let last: String = sqlx::query_scalar(
+                    "SELECT last_modified_date FROM app_order_changes WHERE order_id = $1 \
+                     ORDER BY id DESC LIMIT 1",
+                )
+                .bind(id)
+                .fetch_one(&db.pool)
+                .await
+                .unwrap();
+                let order = fake.order(id).unwrap();
+                assert_eq!(
+                    order["lastModifiedDate"].as_str(),
+                    Some(last.as_str()),
+                    "{id}"
+                );
+            }
+        }
+        let watermarks: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM marketplace_order_feeds WHERE watermark IS NOT NULL",
+        )
+        .fetch_one(&db.pool)
+        .await
+        .unwrap();
+        assert_eq!(watermarks, 4);
+    });
+}
+
+#[test]
+fn a_handler_that_fails_after_writing_its_row_leaves_no_row_and_the_next_poll_writes_it_once() {
+    let fake = FakeMarketplace::new();
+    let start = fake.now() - Duration::from_secs(60);
+    let seller = seller(&fake, "seller_1");
+    let bought = buy(&fake, &seller, 300);
+    fake.advance_clock(Duration::from_millis(10));
+    let runtime = runtime();
+    runtime.block_on(async {
+        let db = pg::TestDb::new().await;
+        app_table(&db.pool).await;
+        let mut feed = feed(&fake, &seller, PgFeedStore::new(db.pool.clone()), start);
+        let failing = bought[250].clone();
+        let mut handler = IntoAppTable::new(&seller.name);
+        handler.fail_after_writing = Some(failing.clone());
+        let error = feed.poll_once(&mut handler).await.unwrap_err();
+        assert!(
+            matches!(&error, FeedError::Handler { key, .. } if key.order_id == failing),
+            "{error}"
+        );
+        // Its row, and those of its batch, rolled back with the feed's record.
+        assert_eq!(rows_of(&db.pool, &failing).await, 0);
+        let (written, distinct) = rows(&db.pool).await;
+        assert_eq!(written, distinct);
+        assert!(written < 300, "{written} rows");
+
+        let polled = feed.poll_once(&mut handler).await.unwrap();
+        assert_eq!(polled.handed_over, 300 - written as usize);
+        assert_eq!(rows_of(&db.pool, &failing).await, 1);
+        assert_eq!(rows(&db.pool).await, (300, 300));
+    });
+}
+
+/// A handler that, at its first change, says it entered and waits for the gate before
+/// writing its row (a process stalled mid-poll).
+struct Stalling {
+    inner: IntoAppTable,
+    entered: Option<tokio::sync::oneshot::Sender<()>>,
+    gate: Option<tokio::sync::oneshot::Receiver<()>>,
+}
+
+impl OrderHandler<PgFeedTx> for Stalling {
+    async fn handle(&mut self, change: &OrderChange, tx: &mut PgFeedTx) -> Result<(), BoxError> {
+        if let Some(entered) = self.entered.take() {
+            let _ = entered.send(());
+        }
+        if let Some(gate) = self.gate.take() {
+            let _ = gate.await;
+        }
+        self.inner.handle(change, tx).await
+    }
+}
+
+fn lease_held(result: &Result<marketplace_orders::feed::Polled, FeedError>) -> bool {
+    matches!(
+        result.as_ref().err().and_then(PgFeedError::of),
+        Some(PgFeedError::LeaseHeld { .. })
+    )
+}
+
+#[test]
+fn only_the_lease_holder_feeds_a_seller_and_a_stalled_holders_commit_is_refused_after_a_takeover() {
+    let fake = FakeMarketplace::new();
+    let start = fake.now() - Duration::from_secs(60);
+    let seller = seller(&fake, "seller_1");
+    let bought = buy(&fake, &seller, 300);
+    fake.advance_clock(Duration::from_millis(10));
+    let runtime = runtime();
+    runtime.block_on(async {
+        let db = pg::TestDb::new().await;
+        app_table(&db.pool).await;
+        let lease = Duration::from_secs(1);
+        let store = |name: &str| {
+            PgFeedStore::new(db.pool.clone())
+                .with_lease(lease)
+                .with_holder(name)
+        };
+        let mut a = feed(&fake, &seller, store("A"), start);
+        let mut b = feed(&fake, &seller, store("B"), start);
+        let (entered_tx, entered) = tokio::sync::oneshot::channel();
+        let (release, gate) = tokio::sync::oneshot::channel();
+        let mut stalling = Stalling {
+            inner: IntoAppTable::new(&seller.name),
+            entered: Some(entered_tx),
+            gate: Some(gate),
+        };
+        let a_poll = a.poll_once(&mut stalling);
+        let driver = async {
+            entered.await.unwrap();
+            // A holds the lease: B hands nothing over.
+            let held = b.poll_once(&mut IntoAppTable::new(&seller.name)).await;
+            assert!(lease_held(&held), "{held:?}");
+            assert_eq!(rows(&db.pool).await, (0, 0));
+            // A stalls past its lease: B takes over and feeds every order.
+            let polled = loop {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                let result = b.poll_once(&mut IntoAppTable::new(&seller.name)).await;
+                if !lease_held(&result) {
+                    break result.unwrap();
+                }
+            };
+            assert_eq!(polled.handed_over, 300);
+            let _ = release.send(());
+        };
+        let (a_result, ()) = tokio::join!(a_poll, driver);
+        // A's commit after the takeover is refused; its rows rolled back.
+        assert!(
+            matches!(
+                a_result.as_ref().err().and_then(PgFeedError::of),
+                Some(PgFeedError::LeaseLost { .. })
+            ),
+            "{a_result:?}"
+        );
+        assert_eq!(rows(&db.pool).await, (300, 300));
+
+        // Five orders change; B stops renewing, and A takes the seller back: only the five.
+        for id in &bought[..5] {
+            fake.touch_order(id).unwrap();
+        }
+        fake.advance_clock(Duration::from_millis(10));
+        let polled = loop {
+            let result = a.poll_once(&mut IntoAppTable::new(&seller.name)).await;
+            if !lease_held(&result) {
+                break result.unwrap();
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        };
+        assert_eq!(polled.handed_over, 5);
+        assert_eq!(rows(&db.pool).await, (305, 305));
+        let held = b.poll_once(&mut IntoAppTable::new(&seller.name)).await;
+        assert!(lease_held(&held), "{held:?}");
+    });
+}
