@@ -378,3 +378,193 @@ fn only_the_lease_holder_feeds_a_seller_and_a_stalled_holders_commit_is_refused_
         assert!(lease_held(&held), "{held:?}");
     });
 }
+
+/// What marks this test binary, started by
+/// [`processes_killed_mid_poll_and_restarted_hand_every_change_of_a_seller_once`], as one of
+/// its feed processes; the other variables say which database, fake and seller.
+const WORKER: &str = "ORDER_FEED_WORKER";
+const WORKER_TEST: &str =
+    "processes_killed_mid_poll_and_restarted_hand_every_change_of_a_seller_once";
+
+/// A feed process: polls its seller every 20 ms with leases of 1 s, each change a row (with
+/// its process id) in the feed's transaction, a millisecond per change (a poll of 200 changes
+/// is long enough to be killed in), until it is killed (or after a minute).
+fn feed_process() {
+    let var = |name: &str| std::env::var(name).unwrap_or_else(|_| panic!("{name} is not set"));
+    let start_ms: u64 = var("FEED_START_MS").parse().unwrap();
+    let start = SystemTime::UNIX_EPOCH + Duration::from_millis(start_ms);
+    let account = var("FEED_ACCOUNT");
+    let token = marketplace_client::oauth::AccessToken::new(var("FEED_TOKEN"));
+    let config = ClientConfig::for_base_url(&var("FEED_BASE_URL"))
+        .unwrap()
+        .with_max_retries(0);
+    let api = ApiClient::new(config, Arc::new(token)).unwrap();
+    let pid = i64::from(std::process::id());
+    runtime().block_on(async {
+        let pool = PgPool::connect(&var("FEED_DATABASE_URL")).await.unwrap();
+        let store = PgFeedStore::new(pool)
+            .with_lease(Duration::from_secs(1))
+            .with_holder(format!("process {pid}"));
+        // The fake's clock is the system's (the test does not move it).
+        let mut feed = OrderFeed::new(Orders::new(api), store, account.clone()).starting_at(start);
+        let mut handler = Slow { account, pid };
+        let until = std::time::Instant::now() + Duration::from_secs(60);
+        while std::time::Instant::now() < until {
+            // LeaseHeld: another process feeds the seller; a refused commit: taken over.
+            let _ = feed.poll_once(&mut handler).await;
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    });
+}
+
+/// [`feed_process`]'s handler.
+struct Slow {
+    account: String,
+    pid: i64,
+}
+
+impl OrderHandler<PgFeedTx> for Slow {
+    async fn handle(&mut self, change: &OrderChange, tx: &mut PgFeedTx) -> Result<(), BoxError> {
+        tokio::time::sleep(Duration::from_millis(1)).await;
+        sqlx::query(
+            "INSERT INTO app_order_changes (account, order_id, last_modified_date, process) \
+             VALUES ($1, $2, $3, $4)",
+        )
+        .bind(&self.account)
+        .bind(&change.key.order_id)
+        .bind(&change.key.last_modified_date)
+        .bind(self.pid)
+        .execute(&mut **tx)
+        .await?;
+        Ok(())
+    }
+}
+
+#[test]
+fn processes_killed_mid_poll_and_restarted_hand_every_change_of_a_seller_once() {
+    if std::env::var_os(WORKER).is_some() {
+        return feed_process();
+    }
+    use std::process::{Child, Command, Stdio};
+    let fake = FakeMarketplace::new();
+    let start = fake.now() - Duration::from_secs(60);
+    let seller = seller(&fake, "seller_1");
+    let token = fake_inventory::seller_tokens(&fake, &["/sell.fulfillment"])
+        .access_token()
+        .unwrap();
+    let runtime = runtime();
+    let db = runtime.block_on(async {
+        let db = pg::TestDb::new().await;
+        app_table(&db.pool).await;
+        sqlx::query("ALTER TABLE app_order_changes ADD COLUMN process bigint NOT NULL DEFAULT 0")
+            .execute(&db.pool)
+            .await
+            .unwrap();
+        db
+    });
+    let start_ms = start
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap()
+        .as_millis();
+    let spawn = || -> Child {
+        Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", WORKER_TEST, "--nocapture", "--test-threads=1"])
+            .env(WORKER, "1")
+            .env("FEED_DATABASE_URL", db.url())
+            .env("FEED_BASE_URL", fake.base_url())
+            .env("FEED_TOKEN", token.secret())
+            .env("FEED_ACCOUNT", &seller.name)
+            .env("FEED_START_MS", start_ms.to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let mut processes = [spawn(), spawn()];
+    let mut bought = Vec::new();
+    let mut kills = 0;
+    // 8 rounds: 100 orders bought, 20 changed, 5 cancelled; a process killed (SIGKILL) at a
+    // moment that varies and started again.
+    for round in 0..8u64 {
+        for _ in 0..100 {
+            bought.push(fake.buy(&seller.listing, 1).unwrap());
+        }
+        for id in bought.iter().rev().skip(50).take(20) {
+            fake.touch_order(id).unwrap();
+        }
+        for id in bought.iter().skip(round as usize * 7).take(5) {
+            let _ = fake.cancel_order(id);
+        }
+        let nanos = u64::from(
+            SystemTime::now()
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .unwrap()
+                .subsec_nanos(),
+        );
+        std::thread::sleep(Duration::from_millis(150 + (nanos + round * 97) % 400));
+        let victim = &mut processes[(round % 2) as usize];
+        victim.kill().unwrap();
+        victim.wait().unwrap();
+        kills += 1;
+        *victim = spawn();
+    }
+    // Every order's change as it is now arrives, each (orderId, lastModifiedDate) once.
+    let deadline = std::time::Instant::now() + Duration::from_secs(40);
+    let missing = runtime.block_on(async {
+        loop {
+            let mut missing = Vec::new();
+            for id in &bought {
+                let now = fake.order(id).unwrap()["lastModifiedDate"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned();
+                let found: i64 = sqlx::query_scalar(
+                    "SELECT count(*) FROM app_order_changes \
+                     WHERE order_id = $1 AND last_modified_date = $2",
+                )
+                .bind(id)
+                .bind(&now)
+                .fetch_one(&db.pool)
+                .await
+                .unwrap();
+                if found == 0 {
+                    missing.push(id.clone());
+                }
+            }
+            if missing.is_empty() || std::time::Instant::now() > deadline {
+                return missing;
+            }
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
+    });
+    for process in &mut processes {
+        let _ = process.kill();
+        let _ = process.wait();
+    }
+    assert!(
+        missing.is_empty(),
+        "{} changes never handed over: {missing:?}",
+        missing.len()
+    );
+    runtime.block_on(async {
+        let (written, distinct) = rows(&db.pool).await;
+        assert_eq!(written, distinct, "a change handed over twice");
+        assert!(written >= 800, "{written} rows");
+        let writers: i64 =
+            sqlx::query_scalar("SELECT count(DISTINCT process) FROM app_order_changes")
+                .fetch_one(&db.pool)
+                .await
+                .unwrap();
+        let fence: i64 =
+            sqlx::query_scalar("SELECT fence FROM marketplace_order_feeds WHERE account = $1")
+                .bind(&seller.name)
+                .fetch_one(&db.pool)
+                .await
+                .unwrap();
+        assert!(
+            writers >= 2 && fence >= 2,
+            "{writers} writers, fence {fence}, {kills} kills"
+        );
+    });
+}
