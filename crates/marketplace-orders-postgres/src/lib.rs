@@ -58,7 +58,7 @@
 //! # Ok(()) }
 //! ```
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -136,7 +136,7 @@ impl PgFeedError {
 static STORES: AtomicU64 = AtomicU64::new(0);
 
 /// A [`FeedStore`] on PostgreSQL: exactly once, one process an account (see the
-/// [crate](crate)). Give each feed (each `OrderFeed` value) a store of its own: the store
+/// [crate]). Give each feed (each `OrderFeed` value) a store of its own: the store
 /// holds the fences of its leases.
 #[derive(Debug)]
 pub struct PgFeedStore {
@@ -145,6 +145,10 @@ pub struct PgFeedStore {
     holder: String,
     /// The fence of each account's lease this store holds.
     fences: Mutex<HashMap<String, i64>>,
+    /// The keys `marketplace_order_feed_keys` holds for each account, as this store last read
+    /// or committed them under its lease (no other process writes them meanwhile): a commit
+    /// writes only the difference.
+    stored: Mutex<HashMap<String, BTreeSet<ChangeKey>>>,
 }
 
 impl PgFeedStore {
@@ -157,6 +161,7 @@ impl PgFeedStore {
             lease: DEFAULT_LEASE,
             holder: format!("process {} store {n}", std::process::id()),
             fences: Mutex::default(),
+            stored: Mutex::default(),
         }
     }
 
@@ -309,16 +314,18 @@ impl PgFeedStore {
         .fetch_all(&self.pool)
         .await
         .map_err(db(account, "read the keys handed over"))?;
-        Ok(FeedState {
-            watermark,
-            recent: keys
-                .into_iter()
-                .map(|(order_id, last_modified_date)| ChangeKey {
-                    order_id,
-                    last_modified_date,
-                })
-                .collect(),
-        })
+        let recent: BTreeSet<ChangeKey> = keys
+            .into_iter()
+            .map(|(order_id, last_modified_date)| ChangeKey {
+                order_id,
+                last_modified_date,
+            })
+            .collect();
+        self.stored
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(account.to_owned(), recent.clone());
+        Ok(FeedState { watermark, recent })
     }
 
     async fn begin_batch(&self, account: &str) -> Result<PgFeedTx, PgFeedError> {
@@ -366,37 +373,56 @@ impl PgFeedStore {
             let _ = tx.rollback().await;
             return Err(self.lost(account, fence));
         }
-        let (ids, dates): (Vec<&str>, Vec<&str>) = state
-            .recent
-            .iter()
-            .map(|k| (k.order_id.as_str(), k.last_modified_date.as_str()))
-            .unzip();
-        sqlx::query(
-            "DELETE FROM marketplace_order_feed_keys k WHERE k.account = $1 AND NOT EXISTS ( \
-               SELECT 1 FROM unnest($2::text[], $3::text[]) AS r(order_id, last_modified_date) \
-               WHERE r.order_id = k.order_id AND r.last_modified_date = k.last_modified_date)",
-        )
-        .bind(account)
-        .bind(&ids)
-        .bind(&dates)
-        .execute(&mut *tx)
-        .await
-        .map_err(db(account, "forget the keys out of the overlap window"))?;
-        sqlx::query(
-            "INSERT INTO marketplace_order_feed_keys (account, order_id, last_modified_date) \
-             SELECT $1, order_id, last_modified_date \
-             FROM unnest($2::text[], $3::text[]) AS r(order_id, last_modified_date) \
-             ON CONFLICT DO NOTHING",
-        )
-        .bind(account)
-        .bind(&ids)
-        .bind(&dates)
-        .execute(&mut *tx)
-        .await
-        .map_err(db(account, "record the keys handed over"))?;
+        let stored = self
+            .stored
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(account)
+            .cloned()
+            .unwrap_or_default();
+        let columns = |keys: Vec<&ChangeKey>| -> (Vec<String>, Vec<String>) {
+            keys.into_iter()
+                .map(|k| (k.order_id.clone(), k.last_modified_date.clone()))
+                .unzip()
+        };
+        let (ids, dates) = columns(stored.difference(&state.recent).collect());
+        if !ids.is_empty() {
+            sqlx::query(
+                "DELETE FROM marketplace_order_feed_keys k \
+                 USING unnest($2::text[], $3::text[]) AS r(order_id, last_modified_date) \
+                 WHERE k.account = $1 AND k.order_id = r.order_id \
+                   AND k.last_modified_date = r.last_modified_date",
+            )
+            .bind(account)
+            .bind(&ids)
+            .bind(&dates)
+            .execute(&mut *tx)
+            .await
+            .map_err(db(account, "forget the keys out of the overlap window"))?;
+        }
+        let (ids, dates) = columns(state.recent.difference(&stored).collect());
+        if !ids.is_empty() {
+            sqlx::query(
+                "INSERT INTO marketplace_order_feed_keys (account, order_id, last_modified_date) \
+                 SELECT $1, order_id, last_modified_date \
+                 FROM unnest($2::text[], $3::text[]) AS r(order_id, last_modified_date) \
+                 ON CONFLICT DO NOTHING",
+            )
+            .bind(account)
+            .bind(&ids)
+            .bind(&dates)
+            .execute(&mut *tx)
+            .await
+            .map_err(db(account, "record the keys handed over"))?;
+        }
         tx.commit()
             .await
-            .map_err(db(account, "commit the feed's record"))
+            .map_err(db(account, "commit the feed's record"))?;
+        self.stored
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(account.to_owned(), state.recent.clone());
+        Ok(())
     }
 }
 

@@ -242,6 +242,21 @@ fn every_change_of_2000_orders_of_four_sellers_is_written_once_in_the_feeds_tran
         .await
         .unwrap();
         assert_eq!(watermarks, 4);
+        // Past the overlap window: nothing handed over, and the keys below it forgotten.
+        fake.advance_clock(Duration::from_secs(600));
+        for (feed, seller) in feeds.iter_mut().zip(&sellers) {
+            let polled = feed
+                .poll_once(&mut IntoAppTable::new(&seller.name))
+                .await
+                .unwrap();
+            assert_eq!(polled.handed_over, 0, "{}", seller.name);
+        }
+        let kept: i64 = sqlx::query_scalar("SELECT count(*) FROM marketplace_order_feed_keys")
+            .fetch_one(&db.pool)
+            .await
+            .unwrap();
+        assert_eq!(kept, 0);
+        assert_eq!(rows(&db.pool).await, (2200, 2200));
     });
 }
 
@@ -566,5 +581,48 @@ fn processes_killed_mid_poll_and_restarted_hand_every_change_of_a_seller_once() 
             writers >= 2 && fence >= 2,
             "{writers} writers, fence {fence}, {kills} kills"
         );
+    });
+}
+
+#[test]
+fn a_released_lease_lets_another_feed_take_the_seller_at_once_and_hand_over_only_what_is_new() {
+    let fake = FakeMarketplace::new();
+    let start = fake.now() - Duration::from_secs(60);
+    let seller = seller(&fake, "seller_1");
+    let bought = buy(&fake, &seller, 10);
+    fake.advance_clock(Duration::from_millis(10));
+    let runtime = runtime();
+    runtime.block_on(async {
+        let db = pg::TestDb::new().await;
+        app_table(&db.pool).await;
+        // Leases of a minute: only a release lets B in during the test.
+        let store = |name: &str| {
+            PgFeedStore::new(db.pool.clone())
+                .with_lease(Duration::from_secs(60))
+                .with_holder(name)
+        };
+        let mut a = feed(&fake, &seller, store("A"), start);
+        let mut b = feed(&fake, &seller, store("B"), start);
+        let polled = a.poll_once(&mut IntoAppTable::new(&seller.name)).await;
+        assert_eq!(polled.unwrap().handed_over, 10);
+        let held = b.poll_once(&mut IntoAppTable::new(&seller.name)).await;
+        assert!(lease_held(&held), "{held:?}");
+        let message = held.unwrap_err().to_string();
+        assert!(
+            message.contains("seller_1") && message.contains('A'),
+            "{message}"
+        );
+
+        assert!(a.store().release(&seller.name).await.unwrap());
+        assert!(!a.store().release(&seller.name).await.unwrap());
+        let polled = b.poll_once(&mut IntoAppTable::new(&seller.name)).await;
+        assert_eq!(polled.unwrap().handed_over, 0);
+        fake.touch_order(&bought[3]).unwrap();
+        fake.advance_clock(Duration::from_millis(10));
+        let polled = b.poll_once(&mut IntoAppTable::new(&seller.name)).await;
+        assert_eq!(polled.unwrap().handed_over, 1);
+        let held = a.poll_once(&mut IntoAppTable::new(&seller.name)).await;
+        assert!(lease_held(&held), "{held:?}");
+        assert_eq!(rows(&db.pool).await, (11, 11));
     });
 }
