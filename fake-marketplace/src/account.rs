@@ -11,7 +11,7 @@
 //! not a marketplace: 400, errorId 20403.
 //!
 //! publishOffer (inventory.rs) refuses an offer naming a policy the seller has on another
-//! marketplace than the offer's ([`policy_marketplace`]), as eBay does (25007, 25008, 25009:
+//! marketplace than the offer's (`policy_marketplace`), as eBay does (25007, 25008, 25009:
 //! "invalid data in the associated … policy").
 
 use std::collections::HashMap;

@@ -225,7 +225,7 @@ fn takes_no_condition(tree: &CategoryTree, id: u32) -> bool {
 ///
 /// * the trading-card singles (183454, 261328, 183050 on EBAY_US): a condition required,
 ///   Graded (2750) or Ungraded (4000), with their condition descriptors;
-/// * phones, laptops and tablets ([`is_phone_or_computer`]: 9355, 177, 111422, 171485 on
+/// * phones, laptops and tablets (`is_phone_or_computer`: 9355, 177, 111422, 171485 on
 ///   EBAY_US): a condition required, New (1000), New other (1500), Certified - Refurbished
 ///   (2000), Excellent, Very Good and Good - Refurbished (2010, 2020, 2030; the four
 ///   `RESTRICTED`), Seller refurbished (2500), Used (3000), For parts or not working (7000);
