@@ -74,7 +74,8 @@
 //!
 //! The fake serves getPublicKey and getUser, and sends eBay's Marketplace Account Deletion
 //! notifications, signed with a key of its own, to an endpoint under test (the challenge
-//! included, retries and tampered ones too): see [`notify`].
+//! included, retries and tampered ones too), and ORDER_CONFIRMATION to the endpoints
+//! subscribed for a seller when a buyer completes checkout: see [`notify`].
 //!
 //! # Signatures
 //!
@@ -127,7 +128,10 @@ pub use http::{
     Request, Response, base64_decode, encode_query, form_decode_strict, parse_form,
     parse_form_strict, parse_query, percent_encode, query_decode,
 };
-pub use notify::{AccountDeletionNotice, Delivery, FakeUser, NotificationSigner, Tamper};
+pub use notify::{
+    AccountDeletionNotice, Delivery, DeliveryFault, FakeUser, NotificationSigner, SentNotification,
+    Tamper,
+};
 pub use oauth::{AUTHORIZE_PATH, CONSENT_ACCEPTED_PATH, TOKEN_PATH};
 
 /// A route handler.

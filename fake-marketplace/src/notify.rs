@@ -15,6 +15,15 @@
 //!   the body, DER, as eBay signs), again with the same `notificationId` as eBay's retries, or
 //!   tampered ([`Tamper`]).
 //!
+//! * ORDER_CONFIRMATION (eBay's AsyncAPI contract `order_confirmation.yaml`): when a buyer
+//!   completes checkout ([`FakeMarketplace::buy`] paid at once, or
+//!   [`FakeMarketplace::complete_payment`]), the fake `POST`s a signed notification whose
+//!   `notification.data.orderId` names the order to every endpoint subscribed to the topic for
+//!   the order's seller ([`FakeMarketplace::subscribe_order_confirmations`], in-process), before
+//!   the purchase returns; [`FakeMarketplace::fault_next_notification`] drops the next one or
+//!   sends it twice (the same `notificationId`), and [`FakeMarketplace::sent_notifications`]
+//!   says what was sent and answered.
+//!
 //! The client side of HTTP here is a few lines over `TcpStream` (plain `http://` only: the
 //! endpoint under test listens on loopback).
 
@@ -59,6 +68,10 @@ impl Default for FakeUser {
 pub(crate) struct NotifyState {
     signer: NotificationSigner,
     pub(crate) user: std::sync::Mutex<FakeUser>,
+    /// (seller username, endpoint) subscribed to ORDER_CONFIRMATION.
+    subscriptions: std::sync::Mutex<Vec<(String, String)>>,
+    faults: std::sync::Mutex<std::collections::VecDeque<DeliveryFault>>,
+    sent: std::sync::Mutex<Vec<SentNotification>>,
 }
 
 impl NotifyState {
@@ -66,7 +79,132 @@ impl NotifyState {
         Self {
             signer: NotificationSigner::of_fake(base_url),
             user: std::sync::Mutex::new(FakeUser::default()),
+            subscriptions: std::sync::Mutex::default(),
+            faults: std::sync::Mutex::default(),
+            sent: std::sync::Mutex::default(),
         }
+    }
+}
+
+/// The topic eBay sends when a buyer completes checkout.
+pub const ORDER_CONFIRMATION_TOPIC: &str = "ORDER_CONFIRMATION";
+
+/// A fault of the next notification the fake sends ([`FakeMarketplace::fault_next_notification`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeliveryFault {
+    /// Not sent at all (lost on the way).
+    Drop,
+    /// Sent twice, the same body (the same `notificationId`) both times.
+    Twice,
+}
+
+/// A notification the fake sent (or dropped), as [`FakeMarketplace::sent_notifications`]
+/// lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SentNotification {
+    /// `metadata.topic`.
+    pub topic: String,
+    /// `notification.notificationId`.
+    pub notification_id: String,
+    /// `notification.data.orderId`.
+    pub order_id: String,
+    /// Where it went.
+    pub endpoint: String,
+    /// What the endpoint answered to each delivery: a status, or the I/O error's text; empty
+    /// when the notification was dropped.
+    pub answers: Vec<Result<u16, String>>,
+}
+
+/// An ORDER_CONFIRMATION body as eBay sends it: `metadata{topic, schemaVersion, deprecated}`,
+/// `notification{notificationId, eventDate, publishDate, publishAttemptCount, data{orderId}}`.
+pub fn order_confirmation_body(notification_id: &str, order_id: &str, at: &str) -> String {
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Body<'a> {
+        metadata: Metadata,
+        notification: Notification<'a>,
+    }
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Metadata {
+        topic: &'static str,
+        schema_version: &'static str,
+        deprecated: bool,
+    }
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Notification<'a> {
+        notification_id: &'a str,
+        event_date: &'a str,
+        publish_date: &'a str,
+        publish_attempt_count: u32,
+        data: Data<'a>,
+    }
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Data<'a> {
+        order_id: &'a str,
+    }
+    serde_json::to_string(&Body {
+        metadata: Metadata {
+            topic: ORDER_CONFIRMATION_TOPIC,
+            schema_version: "1.0",
+            deprecated: false,
+        },
+        notification: Notification {
+            notification_id,
+            event_date: at,
+            publish_date: at,
+            publish_attempt_count: 1,
+            data: Data { order_id },
+        },
+    })
+    .unwrap_or_default()
+}
+
+/// Sends ORDER_CONFIRMATION for `order_id` of `seller` (a username) to each endpoint
+/// subscribed for that seller, as the next fault says; called with no lock of the fake held.
+pub(crate) fn order_confirmed(state: &FakeState, seller: &str, order_id: &str, at: &str) {
+    let endpoints: Vec<String> = lock(&state.notify.subscriptions)
+        .iter()
+        .filter(|(s, _)| s == seller)
+        .map(|(_, e)| e.clone())
+        .collect();
+    for endpoint in endpoints {
+        let notification_id = format!(
+            "{:08x}-fake-4c0f-8d1e-{:012x}",
+            state.next_id(),
+            state.next_id()
+        );
+        let body = order_confirmation_body(&notification_id, order_id, at);
+        let header = state.notify.signer.signature_header(body.as_bytes());
+        let times = match lock(&state.notify.faults).pop_front() {
+            Some(DeliveryFault::Drop) => 0,
+            Some(DeliveryFault::Twice) => 2,
+            None => 1,
+        };
+        let answers = (0..times)
+            .map(|_| {
+                send(
+                    "POST",
+                    &endpoint,
+                    &[
+                        ("Content-Type", "application/json"),
+                        ("X-EBAY-SIGNATURE", &header),
+                    ],
+                    body.as_bytes(),
+                )
+                .map(|d| d.status)
+                .map_err(|e| e.to_string())
+            })
+            .collect();
+        lock(&state.notify.sent).push(SentNotification {
+            topic: ORDER_CONFIRMATION_TOPIC.to_owned(),
+            notification_id,
+            order_id: order_id.to_owned(),
+            endpoint,
+            answers,
+        });
     }
 }
 
@@ -495,6 +633,24 @@ impl FakeMarketplace {
     /// The `X-EBAY-SIGNATURE` header of the fake's key over `body`.
     pub fn signature_header(&self, body: &[u8]) -> String {
         self.state.notify.signer.signature_header(body)
+    }
+
+    /// Subscribes `endpoint` (an `http://` URL) to ORDER_CONFIRMATION for the seller
+    /// `seller` (a username, as `add_listing` takes it): each checkout of that seller's
+    /// listings from now on is sent there, signed, before the purchase returns.
+    pub fn subscribe_order_confirmations(&self, seller: &str, endpoint: &str) {
+        lock(&self.state.notify.subscriptions).push((seller.to_owned(), endpoint.to_owned()));
+    }
+
+    /// The next notification sent is dropped or sent twice; faults queue up, one a
+    /// notification.
+    pub fn fault_next_notification(&self, fault: DeliveryFault) {
+        lock(&self.state.notify.faults).push_back(fault);
+    }
+
+    /// The ORDER_CONFIRMATION notifications sent (or dropped) so far, oldest first.
+    pub fn sent_notifications(&self) -> Vec<SentNotification> {
+        lock(&self.state.notify.sent).clone()
     }
 
     /// `POST`s `notice` to `endpoint` (an `http://` URL) with its `X-EBAY-SIGNATURE`, as eBay

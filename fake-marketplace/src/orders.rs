@@ -14,6 +14,8 @@
 //! [`FakeMarketplace::complete_payment`] (a pending payment completes: the order appears to
 //! getOrders with its old `creationDate`) and [`FakeMarketplace::touch_order`]; each moves the
 //! order's `lastModifiedDate` forward (never two changes of an order at the same millisecond).
+//! A checkout completed (a purchase paid at once, or `complete_payment`) sends ORDER_CONFIRMATION
+//! to the endpoints subscribed for the seller (see [`notify`](crate::notify)).
 //!
 //! getOrders and getOrder need a user token with
 //! `https://api.ebay.com/oauth/api_scope/sell.fulfillment` or `…/sell.fulfillment.readonly`
@@ -730,6 +732,7 @@ fn buy(state: &FakeState, purchase: &Purchase) -> Result<String, String> {
         "totalFeeBasisAmount": amount(subtotal, &currency),
         "totalMarketplaceFee": amount(fee, &currency),
     });
+    let seller = sold.seller.clone();
     lock(&state.orders.orders).insert(
         order_id.clone(),
         StoredOrder {
@@ -739,6 +742,11 @@ fn buy(state: &FakeState, purchase: &Purchase) -> Result<String, String> {
             order,
         },
     );
+    if paid {
+        // Checkout complete: ORDER_CONFIRMATION to the seller's subscribed endpoints.
+        let seller = seller.strip_prefix("user:").unwrap_or(&seller);
+        crate::notify::order_confirmed(state, seller, &order_id, &at);
+    }
     Ok(order_id)
 }
 
@@ -843,7 +851,24 @@ impl FakeMarketplace {
                 .unwrap_or(0.0);
             let currency = total["currency"].as_str().unwrap_or("USD").to_owned();
             order["paymentSummary"]["payments"] = json!([payment(at, value, &currency, next)]);
-        })
+        })?;
+        // Checkout complete again: another ORDER_CONFIRMATION, as eBay's topic describes.
+        let (seller, at) = {
+            let orders = lock(&self.state().orders.orders);
+            let order = orders
+                .get(order_id)
+                .ok_or_else(|| format!("no order {order_id} on the fake"))?;
+            (
+                order.seller.clone(),
+                order.order["lastModifiedDate"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+            )
+        };
+        let seller = seller.strip_prefix("user:").unwrap_or(&seller);
+        crate::notify::order_confirmed(self.state(), seller, order_id, &at);
+        Ok(())
     }
 
     /// Something else about the order changed (a message, an address): only its

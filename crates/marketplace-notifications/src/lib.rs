@@ -2,7 +2,10 @@
 //!
 //! eBay's Marketplace Account Deletion notifications, which every application that uses
 //! eBay's APIs must receive (or be exempted from): eBay checks the endpoint with a challenge,
-//! then sends a signed notification each time a user asks eBay to delete their data.
+//! then sends a signed notification each time a user asks eBay to delete their data. The same
+//! endpoint takes ORDER_CONFIRMATION notifications (a buyer completed checkout), verified and
+//! de-duplicated by `notificationId` alike, typed as [`OrderConfirmation`]: its `order_id` is
+//! what a seller's order feed wakes for (marketplace-orders' `OrderFeed::wake`).
 //!
 //! The crate root is the protocol without I/O and without a clock, for any HTTP stack:
 //!
@@ -11,7 +14,8 @@
 //! * [`PublicKey::from_pem`]: a key of getPublicKey's answer (a PEM with or without line
 //!   breaks);
 //! * [`verify`]: the `X-EBAY-SIGNATURE` header checked over the body (ECDSA P-256, SHA-1);
-//! * [`Notification`]: the body as types ([`AccountDeletion`], other topics as JSON).
+//! * [`Notification`]: the body as types ([`AccountDeletion`], [`OrderConfirmation`] with the
+//!   `orderId` to read with getOrder, other topics as JSON).
 //!
 //! With the feature `client` (default): [`PublicKeyCache`] (getPublicKey, cached) and
 //! [`NotificationEndpoint`] (the whole endpoint) for async code, and the same driven on a
@@ -38,7 +42,10 @@ pub use challenge::{
     ChallengeResponse, TOKEN_MAX_CHARS, TOKEN_MIN_CHARS, TokenError, VerificationToken,
     challenge_response,
 };
-pub use notification::{ACCOUNT_DELETION_TOPIC, AccountDeletion, Notification, NotificationError};
+pub use notification::{
+    ACCOUNT_DELETION_TOPIC, AccountDeletion, Notification, NotificationError,
+    ORDER_CONFIRMATION_TOPIC, OrderConfirmation,
+};
 pub use signature::{
     KeyError, MAX_HEADER_BYTES, PublicKey, SignatureHeader, SignedForm, VerifyError, encode_header,
     verify,

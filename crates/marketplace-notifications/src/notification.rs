@@ -4,12 +4,18 @@ use std::fmt;
 
 /// The topic of Marketplace Account Deletion notifications.
 pub const ACCOUNT_DELETION_TOPIC: &str = "MARKETPLACE_ACCOUNT_DELETION";
+/// The topic eBay sends when a buyer completes checkout (eBay's AsyncAPI contract
+/// `order_confirmation.yaml`).
+pub const ORDER_CONFIRMATION_TOPIC: &str = "ORDER_CONFIRMATION";
 
 /// A notification, decoded from its (verified) body.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Notification {
     /// `MARKETPLACE_ACCOUNT_DELETION`: a user asked eBay to delete their data.
     AccountDeletion(AccountDeletion),
+    /// `ORDER_CONFIRMATION`: a buyer completed checkout; read the order with getOrder (or
+    /// getOrders by `orderIds`).
+    OrderConfirmation(OrderConfirmation),
     /// Any other topic, passed through as JSON.
     Other {
         /// `metadata.topic`.
@@ -55,6 +61,27 @@ impl fmt::Debug for AccountDeletion {
     }
 }
 
+/// An `ORDER_CONFIRMATION` notification (eBay's AsyncAPI contract `order_confirmation.yaml`):
+/// sent when a buyer completes checkout, once per line item, and again when a failed payment's
+/// checkout completes later; the seller reads the order by its `orderId`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OrderConfirmation {
+    /// `notification.notificationId`: the same in each retry of one notification.
+    pub notification_id: String,
+    /// `notification.eventDate` (ISO 8601, as sent): when checkout completed.
+    pub event_date: String,
+    /// `notification.publishDate` (ISO 8601, as sent): when this attempt was sent.
+    pub publish_date: String,
+    /// `notification.publishAttemptCount`: 1 for the first attempt.
+    pub publish_attempt_count: u32,
+    /// `notification.data.orderId`: the order to read.
+    pub order_id: String,
+    /// `notification.data` as sent, every field kept (`orderId` included).
+    pub data: serde_json::Value,
+    /// `metadata.schemaVersion`, if sent.
+    pub schema_version: Option<String>,
+}
+
 /// Why a body is not a notification: the field (a JSON path such as
 /// `notification.data.userId`) and what was wrong with it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -97,7 +124,7 @@ impl Notification {
             "notification.notificationId",
             "/notification/notificationId",
         )?;
-        if topic != ACCOUNT_DELETION_TOPIC {
+        if topic != ACCOUNT_DELETION_TOPIC && topic != ORDER_CONFIRMATION_TOPIC {
             return Ok(Notification::Other {
                 topic,
                 notification_id,
@@ -112,6 +139,31 @@ impl Notification {
                 field: "notification.publishAttemptCount",
                 expected: "a whole number",
             })?;
+        let schema_version = value
+            .pointer("/metadata/schemaVersion")
+            .and_then(|v| v.as_str())
+            .map(str::to_owned);
+        if topic == ORDER_CONFIRMATION_TOPIC {
+            let order_id = text("notification.data.orderId", "/notification/data/orderId")?;
+            if order_id.is_empty() {
+                return Err(NotificationError::Field {
+                    field: "notification.data.orderId",
+                    expected: "a non-empty string",
+                });
+            }
+            return Ok(Notification::OrderConfirmation(OrderConfirmation {
+                event_date: text("notification.eventDate", "/notification/eventDate")?,
+                publish_date: text("notification.publishDate", "/notification/publishDate")?,
+                publish_attempt_count,
+                order_id,
+                data: value
+                    .pointer("/notification/data")
+                    .cloned()
+                    .unwrap_or_default(),
+                schema_version,
+                notification_id,
+            }));
+        }
         Ok(Notification::AccountDeletion(AccountDeletion {
             event_date: text("notification.eventDate", "/notification/eventDate")?,
             publish_date: text("notification.publishDate", "/notification/publishDate")?,
@@ -122,10 +174,7 @@ impl Notification {
                 "notification.data.eiasToken",
                 "/notification/data/eiasToken",
             )?,
-            schema_version: value
-                .pointer("/metadata/schemaVersion")
-                .and_then(|v| v.as_str())
-                .map(str::to_owned),
+            schema_version,
             notification_id,
         }))
     }
@@ -134,6 +183,7 @@ impl Notification {
     pub fn topic(&self) -> &str {
         match self {
             Notification::AccountDeletion(_) => ACCOUNT_DELETION_TOPIC,
+            Notification::OrderConfirmation(_) => ORDER_CONFIRMATION_TOPIC,
             Notification::Other { topic, .. } => topic,
         }
     }
@@ -142,6 +192,7 @@ impl Notification {
     pub fn notification_id(&self) -> &str {
         match self {
             Notification::AccountDeletion(d) => &d.notification_id,
+            Notification::OrderConfirmation(o) => &o.notification_id,
             Notification::Other {
                 notification_id, ..
             } => notification_id,
@@ -174,10 +225,41 @@ mod tests {
     }
 
     #[test]
+    fn an_order_confirmation_is_typed_with_its_order_id_and_its_data_kept() {
+        let body = r#"{"metadata":{"topic":"ORDER_CONFIRMATION","schemaVersion":"1.0","deprecated":false},"notification":{"notificationId":"n-1","eventDate":"2026-01-02T03:04:05.678Z","publishDate":"2026-01-02T03:04:06.789Z","publishAttemptCount":2,"data":{"orderId":"12-34567-89012","lineItemId":"10000000001"}}}"#;
+        let n = Notification::from_json(body.as_bytes()).unwrap();
+        assert_eq!(n.topic(), ORDER_CONFIRMATION_TOPIC);
+        assert_eq!(n.notification_id(), "n-1");
+        let Notification::OrderConfirmation(o) = n else {
+            panic!("not an order confirmation");
+        };
+        assert_eq!(o.order_id, "12-34567-89012");
+        assert_eq!(o.publish_attempt_count, 2);
+        assert_eq!(o.data["lineItemId"], "10000000001");
+        for (spoiled, field) in [
+            (
+                body.replace("\"orderId\"", "\"order\""),
+                "notification.data.orderId",
+            ),
+            (
+                body.replace("\"12-34567-89012\"", "\"\""),
+                "notification.data.orderId",
+            ),
+            (
+                body.replace("\"publishAttemptCount\":2", "\"publishAttemptCount\":-2"),
+                "notification.publishAttemptCount",
+            ),
+        ] {
+            let error = Notification::from_json(spoiled.as_bytes()).unwrap_err();
+            assert!(error.to_string().contains(field), "{error}");
+        }
+    }
+
+    #[test]
     fn other_topics_pass_through_and_missing_fields_are_named() {
-        let other = SAMPLE.replace("MARKETPLACE_ACCOUNT_DELETION", "ITEM_SOLD");
+        let other = SAMPLE.replace("MARKETPLACE_ACCOUNT_DELETION", "ITEM_MARKED_SHIPPED");
         let n = Notification::from_json(other.as_bytes()).unwrap();
-        assert_eq!(n.topic(), "ITEM_SOLD");
+        assert_eq!(n.topic(), "ITEM_MARKED_SHIPPED");
         assert!(n.notification_id().starts_with("49feeaeb"));
         let no_user = SAMPLE.replace("\"userId\"", "\"user\"");
         assert_eq!(
