@@ -15,11 +15,19 @@
 //!   the body, DER, as eBay signs), again with the same `notificationId` as eBay's retries, or
 //!   tampered ([`Tamper`]).
 //!
+//! * updateConfig (`PUT /commerce/notification/v1/config`, `alertEmail`, else 195025),
+//!   createDestination (`POST …/destination`: eBay's challenge run against the endpoint before
+//!   the 201, whose `Location` names the destination; 195016 to 195021, 195003 before a
+//!   config) and createSubscription (`POST …/subscription`, ORDER_CONFIRMATION only, with a
+//!   seller's user token granting `commerce.notification.subscription`, else 403 195011;
+//!   195006 to 195012, 195015, 195027, 195003), each with an application token where eBay's
+//!   description asks for one. `http://` endpoints are taken (loopback tests).
 //! * ORDER_CONFIRMATION (eBay's AsyncAPI contract `order_confirmation.yaml`): when a buyer
 //!   completes checkout ([`FakeMarketplace::buy`] paid at once, or
 //!   [`FakeMarketplace::complete_payment`]), the fake `POST`s a signed notification whose
 //!   `notification.data.orderId` names the order to every endpoint subscribed to the topic for
-//!   the order's seller ([`FakeMarketplace::subscribe_order_confirmations`], in-process), before
+//!   the order's seller (createSubscription, or in-process
+//!   [`FakeMarketplace::subscribe_order_confirmations`]), before
 //!   the purchase returns; [`FakeMarketplace::fault_next_notification`] drops the next one or
 //!   sends it twice (the same `notificationId`), and [`FakeMarketplace::sent_notifications`]
 //!   says what was sent and answered.
@@ -70,6 +78,12 @@ pub(crate) struct NotifyState {
     pub(crate) user: std::sync::Mutex<FakeUser>,
     /// (seller username, endpoint) subscribed to ORDER_CONFIRMATION.
     subscriptions: std::sync::Mutex<Vec<(String, String)>>,
+    /// updateConfig's `alertEmail` (none: createDestination and createSubscription answer 195003).
+    alert_email: std::sync::Mutex<Option<String>>,
+    /// createDestination's destinations: (destinationId, endpoint, status).
+    destinations: std::sync::Mutex<Vec<(String, String, String)>>,
+    /// createSubscription's subscriptions: (seller, topicId, destinationId).
+    created: std::sync::Mutex<Vec<(String, String, String)>>,
     faults: std::sync::Mutex<std::collections::VecDeque<DeliveryFault>>,
     sent: std::sync::Mutex<Vec<SentNotification>>,
 }
@@ -80,6 +94,9 @@ impl NotifyState {
             signer: NotificationSigner::of_fake(base_url),
             user: std::sync::Mutex::new(FakeUser::default()),
             subscriptions: std::sync::Mutex::default(),
+            alert_email: std::sync::Mutex::default(),
+            destinations: std::sync::Mutex::default(),
+            created: std::sync::Mutex::default(),
             faults: std::sync::Mutex::default(),
             sent: std::sync::Mutex::default(),
         }
@@ -328,7 +345,208 @@ pub(crate) fn routes() -> Vec<Route> {
             public_key,
         ),
         Route::new("GET", USER_PATH, get_user),
+        Route::new("PUT", CONFIG_PATH, update_config),
+        Route::new("POST", DESTINATION_PATH, create_destination),
+        Route::new("POST", SUBSCRIPTION_PATH, create_subscription),
     ]
+}
+
+/// updateConfig's path.
+pub const CONFIG_PATH: &str = "/commerce/notification/v1/config";
+/// createDestination's path.
+pub const DESTINATION_PATH: &str = "/commerce/notification/v1/destination";
+/// createSubscription's path.
+pub const SUBSCRIPTION_PATH: &str = "/commerce/notification/v1/subscription";
+
+/// An application token (client credentials), or the answer refusing the request.
+fn application_token(request: &Request, state: &FakeState, call: &str) -> Result<(), Response> {
+    match state.check_bearer(request) {
+        Err(denied) => Err(denied),
+        Ok(token) if token.token_type != "Application Access Token" => Err(error(
+            403,
+            1100,
+            &format!("Access denied: {call} takes an application token"),
+        )),
+        Ok(_) => Ok(()),
+    }
+}
+
+fn body_json(request: &Request) -> serde_json::Value {
+    serde_json::from_slice(&request.body).unwrap_or(serde_json::Value::Null)
+}
+
+fn no_config(state: &FakeState) -> Option<Response> {
+    lock(&state.notify.alert_email).is_none().then(|| {
+        error(
+            409,
+            195003,
+            "Please provide configurations required for notifications. Refer to /config",
+        )
+    })
+}
+
+/// updateConfig: `{"alertEmail"}` (an application token).
+fn update_config(request: &Request, state: &FakeState) -> Response {
+    if let Err(denied) = application_token(request, state, "updateConfig") {
+        return denied;
+    }
+    let body = body_json(request);
+    match body["alertEmail"].as_str() {
+        Some(email) if email.contains('@') && !email.starts_with('@') && !email.ends_with('@') => {
+            *lock(&state.notify.alert_email) = Some(email.to_owned());
+            Response::new(204, Vec::new())
+        }
+        _ => error(400, 195025, "Invalid or missing email."),
+    }
+}
+
+/// createDestination: `{"name", "status", "deliveryConfig": {"endpoint",
+/// "verificationToken"}}` (an application token); the endpoint's challenge is run before the
+/// answer, as eBay does.
+fn create_destination(request: &Request, state: &FakeState) -> Response {
+    if let Err(denied) = application_token(request, state, "createDestination") {
+        return denied;
+    }
+    let body = body_json(request);
+    let name = body["name"].as_str().unwrap_or("");
+    if name.is_empty() || name.len() > 64 || name.contains(['<', '>']) {
+        return error(
+            400,
+            195016,
+            "Invalid name. Markups or lengths greater than 64 not supported",
+        );
+    }
+    let endpoint = body["deliveryConfig"]["endpoint"].as_str().unwrap_or("");
+    if !(endpoint.starts_with("https://") || endpoint.starts_with("http://")) {
+        return error(400, 195017, "Invalid or missing endpoint.");
+    }
+    let status = body["status"].as_str().unwrap_or("");
+    if status != "ENABLED" && status != "DISABLED" {
+        return error(
+            400,
+            195018,
+            "Invalid or missing destination status. Supported values:[ENABLED,DISABLED]",
+        );
+    }
+    let Some(token) = body["deliveryConfig"]["verificationToken"].as_str() else {
+        return error(
+            400,
+            195019,
+            "Invalid or missing verification token for this endpoint.",
+        );
+    };
+    if let Some(refused) = no_config(state) {
+        return refused;
+    }
+    if lock(&state.notify.destinations)
+        .iter()
+        .any(|(_, e, _)| e == endpoint)
+    {
+        return error(409, 195021, "Destination exists for this endpoint");
+    }
+    let passed = FakeMarketplace::challenge(state, endpoint, token).is_ok_and(|o| o.passed());
+    if !passed {
+        return error(
+            409,
+            195020,
+            "Challenge verification failed for requested endpoint",
+        );
+    }
+    let id = format!(
+        "{:08x}-fake-4d57-9a1b-{:012x}",
+        state.next_id(),
+        state.next_id()
+    );
+    lock(&state.notify.destinations).push((id.clone(), endpoint.to_owned(), status.to_owned()));
+    Response::json(201, &serde_json::json!({})).with_header(
+        "Location",
+        format!("{}{DESTINATION_PATH}/{id}", state.base_url()),
+    )
+}
+
+/// createSubscription: `{"topicId", "status", "destinationId", "payload": {"format",
+/// "schemaVersion", "deliveryProtocol"}}`. ORDER_CONFIRMATION is a seller's topic: a user
+/// token with `commerce.notification.subscription` (else 403, 195011); the seller's
+/// checkouts are sent to the destination from then on (when `ENABLED`).
+fn create_subscription(request: &Request, state: &FakeState) -> Response {
+    let token = match state.check_bearer(request) {
+        Ok(token) => token,
+        Err(denied) => return denied,
+    };
+    let body = body_json(request);
+    let topic = body["topicId"].as_str().unwrap_or("");
+    if topic != ORDER_CONFIRMATION_TOPIC {
+        return error(400, 195027, "Invalid or missing topic id.");
+    }
+    let status = body["status"].as_str().unwrap_or("");
+    if status != "ENABLED" && status != "DISABLED" {
+        return error(400, 195006, "Invalid or missing subscription status.");
+    }
+    let payload = &body["payload"];
+    if payload["schemaVersion"].as_str() != Some("1.0") {
+        return error(
+            400,
+            195008,
+            "Invalid or missing schema version. Please refer to /topic/{topic_id} for supported schema versions.",
+        );
+    }
+    if payload["format"].as_str() != Some("JSON") {
+        return error(
+            400,
+            195009,
+            "Specified format is not supported for the topic.",
+        );
+    }
+    if payload["deliveryProtocol"].as_str() != Some("HTTPS") {
+        return error(400, 195010, "Invalid or missing protocol");
+    }
+    let destination_id = body["destinationId"].as_str().unwrap_or("");
+    let destination = lock(&state.notify.destinations)
+        .iter()
+        .find(|(id, _, _)| id == destination_id)
+        .cloned();
+    let Some((_, endpoint, destination_status)) = destination else {
+        return error(400, 195007, "Invalid or missing destination id.");
+    };
+    let authorized = token.token_type == "User Access Token"
+        && token
+            .scopes
+            .iter()
+            .any(|s| s.ends_with("/oauth/api_scope/commerce.notification.subscription"));
+    if !authorized {
+        return error(403, 195011, "Not authorized for this topic.");
+    }
+    if let Some(refused) = no_config(state) {
+        return refused;
+    }
+    let seller = state.seller_of(&token);
+    let seller = seller.strip_prefix("user:").unwrap_or(&seller).to_owned();
+    let key = (seller.clone(), topic.to_owned(), destination_id.to_owned());
+    let mut created = lock(&state.notify.created);
+    if created.contains(&key) {
+        return error(409, 195012, "Subscription already exists");
+    }
+    if status == "ENABLED" && destination_status != "ENABLED" {
+        return error(
+            409,
+            195015,
+            "The subscription cannot be enabled since the destination is not enabled.",
+        );
+    }
+    created.push(key);
+    drop(created);
+    if status == "ENABLED" {
+        lock(&state.notify.subscriptions).push((seller, endpoint));
+    }
+    let id = format!(
+        "{:08x}-fake-4e5b-8c2d-{:012x}",
+        state.next_id(),
+        state.next_id()
+    );
+    Response::json(201, &serde_json::json!({})).with_header(
+        "Location",
+        format!("{}{SUBSCRIPTION_PATH}/{id}", state.base_url()),
+    )
 }
 
 fn error(status: u16, error_id: u32, message: &str) -> Response {
@@ -610,9 +828,17 @@ impl FakeMarketplace {
         endpoint: &str,
         verification_token: &str,
     ) -> io::Result<ChallengeOutcome> {
+        Self::challenge(&self.state, endpoint, verification_token)
+    }
+
+    fn challenge(
+        state: &FakeState,
+        endpoint: &str,
+        verification_token: &str,
+    ) -> io::Result<ChallengeOutcome> {
         let challenge_code = format!(
             "{:x}",
-            Sha256::digest(format!("challenge {}", self.state.next_id()))
+            Sha256::digest(format!("challenge {}", state.next_id()))
         )[..36]
             .to_owned();
         let mut hash = Sha256::new();

@@ -17,9 +17,11 @@
 //! * [`Notification`]: the body as types ([`AccountDeletion`], [`OrderConfirmation`] with the
 //!   `orderId` to read with getOrder, other topics as JSON).
 //!
-//! With the feature `client` (default): [`PublicKeyCache`] (getPublicKey, cached) and
-//! [`NotificationEndpoint`] (the whole endpoint) for async code, and the same driven on a
-//! runtime of their own for blocking code ([`blocking`]).
+//! With the feature `client` (default): [`PublicKeyCache`] (getPublicKey, cached),
+//! [`NotificationEndpoint`] (the whole endpoint) and [`subscribe`] (updateConfig,
+//! createDestination, createSubscription: an endpoint subscribed from code) for async code;
+//! the key cache and the endpoint driven on a runtime of their own for blocking code
+//! ([`blocking`]).
 //!
 //! ```
 //! use marketplace_notifications::{Notification, VerificationToken, challenge_response};
@@ -63,6 +65,8 @@ mod handler;
 mod keys;
 #[cfg(feature = "postgres")]
 pub mod postgres;
+#[cfg(feature = "client")]
+pub mod subscribe;
 
 #[cfg(feature = "client")]
 pub use accounts::{
