@@ -22,10 +22,12 @@ mod pg;
 mod fake_inventory;
 
 /// A seller of the fake: its account name (its eBay username), its access token granting
-/// `sell.fulfillment`, and a published listing buyers buy from.
+/// `sell.fulfillment` (and the token's text, for the feed processes), and a published listing
+/// buyers buy from.
 struct Seller {
     name: String,
     token: Arc<dyn AccessTokenSource>,
+    secret: String,
     listing: String,
 }
 
@@ -41,6 +43,7 @@ fn seller(fake: &FakeMarketplace, name: &str) -> Seller {
     let listing = fake.add_listing(name, &format!("SKU-{name}"), 100_000, "1.00");
     Seller {
         name: name.to_owned(),
+        secret: token.secret().to_owned(),
         token: Arc::new(token),
         listing,
     }
@@ -394,56 +397,102 @@ fn only_the_lease_holder_feeds_a_seller_and_a_stalled_holders_commit_is_refused_
     });
 }
 
-/// What marks this test binary, started by
-/// [`processes_killed_mid_poll_and_restarted_hand_every_change_of_a_seller_once`], as one of
-/// its feed processes; the other variables say which database, fake and seller.
+/// What marks this test binary, started by one of the fleet tests
+/// ([`processes_killed_mid_poll_and_restarted_hand_every_change_of_a_seller_once`],
+/// [`four_processes_killed_at_random_feed_20_sellers_every_change_once_one_process_a_seller`]),
+/// as one of its feed processes; the other variables say which database, fake and sellers.
 const WORKER: &str = "ORDER_FEED_WORKER";
-const WORKER_TEST: &str =
-    "processes_killed_mid_poll_and_restarted_hand_every_change_of_a_seller_once";
 
-/// A feed process: polls its seller every 20 ms with leases of 1 s, each change a row (with
-/// its process id) in the feed's transaction, a millisecond per change (a poll of 200 changes
-/// is long enough to be killed in), until it is killed (or after a minute).
+/// A feed process: feeds each of its sellers (`FEED_SELLERS`: a line `NAME TOKEN` each, a
+/// feed and a store of its own each) in turn, leases of 1 s, an overlap window of
+/// `FEED_OVERLAP_MS` (else the default), then waits `FEED_PAUSE_MS`; each
+/// change is a row (with its process id and the fence its store holds) in the feed's
+/// transaction, a millisecond per change (a poll of 200 changes is long enough to be killed
+/// in), until it is killed (or after two minutes).
 fn feed_process() {
     let var = |name: &str| std::env::var(name).unwrap_or_else(|_| panic!("{name} is not set"));
     let start_ms: u64 = var("FEED_START_MS").parse().unwrap();
     let start = SystemTime::UNIX_EPOCH + Duration::from_millis(start_ms);
-    let account = var("FEED_ACCOUNT");
-    let token = marketplace_client::oauth::AccessToken::new(var("FEED_TOKEN"));
-    let config = ClientConfig::for_base_url(&var("FEED_BASE_URL"))
-        .unwrap()
-        .with_max_retries(0);
-    let api = ApiClient::new(config, Arc::new(token)).unwrap();
+    let pause = Duration::from_millis(var("FEED_PAUSE_MS").parse().unwrap());
+    let base_url = var("FEED_BASE_URL");
+    let stall_every: Option<u64> = std::env::var("FEED_STALL_EVERY")
+        .ok()
+        .map(|n| n.parse().unwrap());
+    let overlap = std::env::var("FEED_OVERLAP_MS")
+        .ok()
+        .map(|ms| Duration::from_millis(ms.parse().unwrap()));
+    let sellers: Vec<(String, String)> = var("FEED_SELLERS")
+        .lines()
+        .map(|line| {
+            let (name, token) = line.split_once(' ').unwrap();
+            (name.to_owned(), token.to_owned())
+        })
+        .collect();
     let pid = i64::from(std::process::id());
     runtime().block_on(async {
-        let pool = PgPool::connect(&var("FEED_DATABASE_URL")).await.unwrap();
-        let store = PgFeedStore::new(pool)
-            .with_lease(Duration::from_secs(1))
-            .with_holder(format!("process {pid}"));
-        // The fake's clock is the system's (the test does not move it).
-        let mut feed = OrderFeed::new(Orders::new(api), store, account.clone()).starting_at(start);
-        let mut handler = Slow { account, pid };
-        let until = std::time::Instant::now() + Duration::from_secs(60);
+        let pool = sqlx::postgres::PgPoolOptions::new()
+            .max_connections(3)
+            .connect(&var("FEED_DATABASE_URL"))
+            .await
+            .unwrap();
+        let mut feeds: Vec<_> = sellers
+            .into_iter()
+            .map(|(account, token)| {
+                let token = marketplace_client::oauth::AccessToken::new(token);
+                let config = ClientConfig::for_base_url(&base_url)
+                    .unwrap()
+                    .with_max_retries(0);
+                let api = ApiClient::new(config, Arc::new(token)).unwrap();
+                let store = PgFeedStore::new(pool.clone())
+                    .with_lease(Duration::from_secs(1))
+                    .with_holder(format!("process {pid}"));
+                // The fake's clock is the system's (the test does not move it).
+                let mut feed =
+                    OrderFeed::new(Orders::new(api), store, account.clone()).starting_at(start);
+                if let Some(overlap) = overlap {
+                    feed = feed.with_overlap(overlap);
+                }
+                let handler = Slow {
+                    account,
+                    pid,
+                    stall_every,
+                    changes: 0,
+                };
+                (feed, handler)
+            })
+            .collect();
+        let until = std::time::Instant::now() + Duration::from_secs(120);
         while std::time::Instant::now() < until {
-            // LeaseHeld: another process feeds the seller; a refused commit: taken over.
-            let _ = feed.poll_once(&mut handler).await;
-            tokio::time::sleep(Duration::from_millis(20)).await;
+            for (feed, handler) in &mut feeds {
+                // LeaseHeld: another process feeds the seller; a refused commit: taken over.
+                let _ = feed.poll_once(handler).await;
+            }
+            tokio::time::sleep(pause).await;
         }
     });
 }
 
-/// [`feed_process`]'s handler.
+/// [`feed_process`]'s handler: the row records the fence of the lease as the feed's
+/// transaction reads it (a commit is accepted only under that fence: a committed row names the
+/// fence it was committed under).
+///
+/// With `stall_every` (`FEED_STALL_EVERY`), after writing the row of one change in that many
+/// it stalls for 2.5 s, past its lease: another process takes the seller over and hands the
+/// same changes over, and the stalled process's commit must be refused.
 struct Slow {
     account: String,
     pid: i64,
+    stall_every: Option<u64>,
+    changes: u64,
 }
 
 impl OrderHandler<PgFeedTx> for Slow {
     async fn handle(&mut self, change: &OrderChange, tx: &mut PgFeedTx) -> Result<(), BoxError> {
         tokio::time::sleep(Duration::from_millis(1)).await;
         sqlx::query(
-            "INSERT INTO app_order_changes (account, order_id, last_modified_date, process) \
-             VALUES ($1, $2, $3, $4)",
+            "INSERT INTO app_order_changes \
+               (account, order_id, last_modified_date, process, fence) \
+             SELECT $1, $2, $3, $4, fence FROM marketplace_order_feeds WHERE account = $1",
         )
         .bind(&self.account)
         .bind(&change.key.order_id)
@@ -451,52 +500,168 @@ impl OrderHandler<PgFeedTx> for Slow {
         .bind(self.pid)
         .execute(&mut **tx)
         .await?;
+        self.changes += 1;
+        let pid = self.pid.unsigned_abs();
+        if self
+            .stall_every
+            .is_some_and(|n| (self.changes + pid).is_multiple_of(n))
+        {
+            tokio::time::sleep(Duration::from_millis(2500)).await;
+        }
         Ok(())
     }
 }
+
+/// A fleet test's database (the application's table with the process and the fence of each
+/// row) and its feed processes, each this test binary running `test` as a [`feed_process`]
+/// of `sellers`.
+struct Fleet<'a> {
+    db: pg::TestDb,
+    fake: &'a FakeMarketplace,
+    test: &'static str,
+    sellers: String,
+    start_ms: u128,
+    pause: Duration,
+    overlap: Option<Duration>,
+    stall_every: Option<u64>,
+}
+
+impl<'a> Fleet<'a> {
+    fn new(
+        runtime: &tokio::runtime::Runtime,
+        fake: &'a FakeMarketplace,
+        test: &'static str,
+        sellers: &[Seller],
+        pause: Duration,
+    ) -> Self {
+        let db = runtime.block_on(async {
+            let db = pg::TestDb::new().await;
+            app_table(&db.pool).await;
+            sqlx::query(
+                "ALTER TABLE app_order_changes \
+                   ADD COLUMN process bigint NOT NULL DEFAULT 0, \
+                   ADD COLUMN fence bigint NOT NULL DEFAULT 0",
+            )
+            .execute(&db.pool)
+            .await
+            .unwrap();
+            db
+        });
+        let start = fake.now() - Duration::from_secs(60);
+        Self {
+            db,
+            fake,
+            test,
+            sellers: sellers
+                .iter()
+                .map(|s| format!("{} {}\n", s.name, s.secret))
+                .collect(),
+            start_ms: start
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .unwrap()
+                .as_millis(),
+            pause,
+            overlap: None,
+            stall_every: None,
+        }
+    }
+
+    /// The feeds' handlers stall past their lease after one change in `n` (see [`Slow`]).
+    fn stalling_every(mut self, n: u64) -> Self {
+        self.stall_every = Some(n);
+        self
+    }
+
+    /// The feeds' overlap window (default: the feed's).
+    fn with_overlap(mut self, overlap: Duration) -> Self {
+        self.overlap = Some(overlap);
+        self
+    }
+
+    /// A feed process, started.
+    fn spawn(&self) -> std::process::Child {
+        use std::process::{Command, Stdio};
+        let mut command = Command::new(std::env::current_exe().unwrap());
+        if let Some(overlap) = self.overlap {
+            command.env("FEED_OVERLAP_MS", overlap.as_millis().to_string());
+        }
+        if let Some(n) = self.stall_every {
+            command.env("FEED_STALL_EVERY", n.to_string());
+        }
+        command
+            .args(["--exact", self.test, "--nocapture", "--test-threads=1"])
+            .env(WORKER, "1")
+            .env("FEED_DATABASE_URL", self.db.url())
+            .env("FEED_BASE_URL", self.fake.base_url())
+            .env("FEED_SELLERS", &self.sellers)
+            .env("FEED_START_MS", self.start_ms.to_string())
+            .env("FEED_PAUSE_MS", self.pause.as_millis().to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    }
+
+    /// Waits (up to `patience`) until the change of each of `orders` as it is now has a row:
+    /// those that still have none.
+    fn missing(
+        &self,
+        runtime: &tokio::runtime::Runtime,
+        orders: &[String],
+        patience: Duration,
+    ) -> Vec<String> {
+        let deadline = std::time::Instant::now() + patience;
+        runtime.block_on(async {
+            loop {
+                let (ids, dates): (Vec<String>, Vec<String>) = orders
+                    .iter()
+                    .map(|id| {
+                        let order = self.fake.order(id).unwrap();
+                        let now = order["lastModifiedDate"].as_str().unwrap().to_owned();
+                        (id.clone(), now)
+                    })
+                    .unzip();
+                let missing: Vec<String> = sqlx::query_scalar(
+                    "SELECT r.order_id \
+                     FROM unnest($1::text[], $2::text[]) AS r(order_id, last_modified_date) \
+                     WHERE NOT EXISTS (SELECT 1 FROM app_order_changes a \
+                       WHERE a.order_id = r.order_id \
+                         AND a.last_modified_date = r.last_modified_date)",
+                )
+                .bind(&ids)
+                .bind(&dates)
+                .fetch_all(&self.db.pool)
+                .await
+                .unwrap();
+                if missing.is_empty() || std::time::Instant::now() > deadline {
+                    return missing;
+                }
+                tokio::time::sleep(Duration::from_millis(300)).await;
+            }
+        })
+    }
+}
+
+const TWO_PROCESSES: &str =
+    "processes_killed_mid_poll_and_restarted_hand_every_change_of_a_seller_once";
 
 #[test]
 fn processes_killed_mid_poll_and_restarted_hand_every_change_of_a_seller_once() {
     if std::env::var_os(WORKER).is_some() {
         return feed_process();
     }
-    use std::process::{Child, Command, Stdio};
     let fake = FakeMarketplace::new();
-    let start = fake.now() - Duration::from_secs(60);
     let seller = seller(&fake, "seller_1");
-    let token = fake_inventory::seller_tokens(&fake, &["/sell.fulfillment"])
-        .access_token()
-        .unwrap();
     let runtime = runtime();
-    let db = runtime.block_on(async {
-        let db = pg::TestDb::new().await;
-        app_table(&db.pool).await;
-        sqlx::query("ALTER TABLE app_order_changes ADD COLUMN process bigint NOT NULL DEFAULT 0")
-            .execute(&db.pool)
-            .await
-            .unwrap();
-        db
-    });
-    let start_ms = start
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .unwrap()
-        .as_millis();
-    let spawn = || -> Child {
-        Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", WORKER_TEST, "--nocapture", "--test-threads=1"])
-            .env(WORKER, "1")
-            .env("FEED_DATABASE_URL", db.url())
-            .env("FEED_BASE_URL", fake.base_url())
-            .env("FEED_TOKEN", token.secret())
-            .env("FEED_ACCOUNT", &seller.name)
-            .env("FEED_START_MS", start_ms.to_string())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap()
-    };
-    let mut processes = [spawn(), spawn()];
+    let fleet = Fleet::new(
+        &runtime,
+        &fake,
+        TWO_PROCESSES,
+        std::slice::from_ref(&seller),
+        Duration::from_millis(20),
+    );
+    let mut processes = [fleet.spawn(), fleet.spawn()];
     let mut bought = Vec::new();
     let mut kills = 0;
     // 8 rounds: 100 orders bought, 20 changed, 5 cancelled; a process killed (SIGKILL) at a
@@ -522,37 +687,10 @@ fn processes_killed_mid_poll_and_restarted_hand_every_change_of_a_seller_once() 
         victim.kill().unwrap();
         victim.wait().unwrap();
         kills += 1;
-        *victim = spawn();
+        *victim = fleet.spawn();
     }
     // Every order's change as it is now arrives, each (orderId, lastModifiedDate) once.
-    let deadline = std::time::Instant::now() + Duration::from_secs(40);
-    let missing = runtime.block_on(async {
-        loop {
-            let mut missing = Vec::new();
-            for id in &bought {
-                let now = fake.order(id).unwrap()["lastModifiedDate"]
-                    .as_str()
-                    .unwrap()
-                    .to_owned();
-                let found: i64 = sqlx::query_scalar(
-                    "SELECT count(*) FROM app_order_changes \
-                     WHERE order_id = $1 AND last_modified_date = $2",
-                )
-                .bind(id)
-                .bind(&now)
-                .fetch_one(&db.pool)
-                .await
-                .unwrap();
-                if found == 0 {
-                    missing.push(id.clone());
-                }
-            }
-            if missing.is_empty() || std::time::Instant::now() > deadline {
-                return missing;
-            }
-            tokio::time::sleep(Duration::from_millis(300)).await;
-        }
-    });
+    let missing = fleet.missing(&runtime, &bought, Duration::from_secs(40));
     for process in &mut processes {
         let _ = process.kill();
         let _ = process.wait();
@@ -562,6 +700,7 @@ fn processes_killed_mid_poll_and_restarted_hand_every_change_of_a_seller_once() 
         "{} changes never handed over: {missing:?}",
         missing.len()
     );
+    let db = &fleet.db;
     runtime.block_on(async {
         let (written, distinct) = rows(&db.pool).await;
         assert_eq!(written, distinct, "a change handed over twice");
@@ -580,6 +719,183 @@ fn processes_killed_mid_poll_and_restarted_hand_every_change_of_a_seller_once() 
         assert!(
             writers >= 2 && fence >= 2,
             "{writers} writers, fence {fence}, {kills} kills"
+        );
+    });
+}
+
+const FOUR_PROCESSES: &str =
+    "four_processes_killed_at_random_feed_20_sellers_every_change_once_one_process_a_seller";
+
+/// A pseudo-random number generator (xorshift), seeded from the clock; the seed is printed
+/// with a failure.
+struct Dice(u64);
+
+impl Dice {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}
+
+/// The issue's fleet: 4 feed processes for 20 sellers; 2,000 orders bought (100 a seller, in
+/// 20 rounds), 800 changes and 400 cancel requests (or changes) of orders of the rounds before
+/// while the processes run;
+/// after each round, at a random moment, a process killed with SIGKILL (every other round
+/// the one that wrote last, else one at random) and started again. At
+/// the end, the change of each order as it is now is a row of the application's table; no
+/// change has two rows; and one process fed a seller at a time: each fence of a seller's
+/// lease has the rows of one process, and in the order the rows were written a seller's fence
+/// never goes back (no process committed under a lease older than one another process had
+/// committed under).
+#[test]
+fn four_processes_killed_at_random_feed_20_sellers_every_change_once_one_process_a_seller() {
+    if std::env::var_os(WORKER).is_some() {
+        return feed_process();
+    }
+    let began = std::time::Instant::now();
+    let fake = FakeMarketplace::new();
+    let sellers: Vec<Seller> = (1..=20)
+        .map(|i| seller(&fake, &format!("seller_{i}")))
+        .collect();
+    let runtime = runtime();
+    let fleet = Fleet::new(
+        &runtime,
+        &fake,
+        FOUR_PROCESSES,
+        &sellers,
+        Duration::from_millis(100),
+    )
+    // Each poll reads again the last 2 s rather than 5 minutes (every order of the test):
+    // more than the fake's clock and paging are off by.
+    .with_overlap(Duration::from_secs(2))
+    // One change in 200 stalls its process past its lease, mid poll: a takeover of a live
+    // process, whose commit must then be refused.
+    .stalling_every(200);
+    let seed = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64
+        | 1;
+    let mut dice = Dice(seed);
+    let mut processes: Vec<_> = (0..4).map(|_| fleet.spawn()).collect();
+    let mut bought: Vec<Vec<String>> = vec![Vec::new(); sellers.len()];
+    let mut kills = 0;
+    for round in 0..20 {
+        for (seller, bought) in sellers.iter().zip(&mut bought) {
+            // Orders of the rounds before (that a feed has likely seen): 2 change, a buyer
+            // asks to cancel 1 (or, asked already, it changes).
+            let before = bought.len().max(1) as u64;
+            for _ in 0..5 {
+                bought.push(fake.buy(&seller.listing, 1).unwrap());
+            }
+            for _ in 0..2 {
+                fake.touch_order(&bought[dice.below(before) as usize])
+                    .unwrap();
+            }
+            let id = &bought[dice.below(before) as usize];
+            if fake.order(id).unwrap()["cancelStatus"]["cancelState"] == "NONE_REQUESTED" {
+                fake.cancel_order(id).unwrap();
+            } else {
+                fake.touch_order(id).unwrap();
+            }
+        }
+        std::thread::sleep(Duration::from_millis(200 + dice.below(600)));
+        // Every other round the process that wrote last (feeding a seller now, likely mid
+        // poll), else one at random.
+        let last: Option<i64> = runtime
+            .block_on(
+                sqlx::query_scalar(
+                    "SELECT process FROM app_order_changes ORDER BY id DESC LIMIT 1",
+                )
+                .fetch_optional(&fleet.db.pool),
+            )
+            .unwrap();
+        let feeding = processes
+            .iter()
+            .position(|p| last == Some(i64::from(p.id())))
+            .filter(|_| round % 2 == 0);
+        let victim = &mut processes[feeding.unwrap_or(dice.below(4) as usize)];
+        victim.kill().unwrap();
+        victim.wait().unwrap();
+        kills += 1;
+        *victim = fleet.spawn();
+    }
+    let all: Vec<String> = bought.concat();
+    assert_eq!(all.len(), 2000);
+    let missing = fleet.missing(&runtime, &all, Duration::from_secs(60));
+    for process in &mut processes {
+        let _ = process.kill();
+        let _ = process.wait();
+    }
+    let took = began.elapsed();
+    assert!(
+        missing.is_empty(),
+        "{} changes never handed over (seed {seed}): {missing:?}",
+        missing.len()
+    );
+    let db = &fleet.db;
+    runtime.block_on(async {
+        let (written, distinct) = rows(&db.pool).await;
+        // The rows of the changes written twice (id, account, orderId, lastModifiedDate,
+        // process, fence), for the failure's message.
+        let twice: Vec<(i64, String, String, String, i64, i64)> = sqlx::query_as(
+            "SELECT id, account, order_id, last_modified_date, process, fence \
+             FROM app_order_changes a WHERE EXISTS (SELECT 1 FROM app_order_changes b \
+               WHERE b.order_id = a.order_id AND b.last_modified_date = a.last_modified_date \
+                 AND b.id <> a.id) \
+             ORDER BY order_id, id",
+        )
+        .fetch_all(&db.pool)
+        .await
+        .unwrap();
+        assert_eq!(
+            written, distinct,
+            "a change handed over twice (seed {seed}): {twice:?}"
+        );
+        assert!(written >= 2000, "{written} rows");
+        let scalar = |sql: &'static str| async move {
+            let n: i64 = sqlx::query_scalar(sql).fetch_one(&db.pool).await.unwrap();
+            n
+        };
+        // Every row was written under a lease (a fence granted to its process).
+        assert_eq!(
+            scalar("SELECT count(*) FROM app_order_changes WHERE fence < 1").await,
+            0
+        );
+        // One process a lease.
+        let shared = scalar(
+            "SELECT count(*) FROM (SELECT account, fence FROM app_order_changes \
+             GROUP BY account, fence HAVING count(DISTINCT process) > 1) s",
+        )
+        .await;
+        assert_eq!(
+            shared, 0,
+            "a lease committed by two processes (seed {seed})"
+        );
+        // No commit under a lease older than one already committed under.
+        let back = scalar(
+            "SELECT count(*) FROM (SELECT fence, lag(fence) OVER \
+               (PARTITION BY account ORDER BY id) AS before FROM app_order_changes) r \
+             WHERE fence < before",
+        )
+        .await;
+        assert_eq!(back, 0, "two processes fed a seller at once (seed {seed})");
+        // The kills moved sellers between processes.
+        let taken_over = scalar(
+            "SELECT count(*) FROM (SELECT account FROM app_order_changes \
+             GROUP BY account HAVING count(DISTINCT process) > 1) s",
+        )
+        .await;
+        let writers = scalar("SELECT count(DISTINCT process) FROM app_order_changes").await;
+        assert!(
+            taken_over >= 1 && writers >= 4,
+            "{taken_over} sellers taken over, {writers} writers, {kills} kills"
+        );
+        println!(
+            "{written} rows of 2,000 orders from {writers} processes, {taken_over} sellers \
+             taken over, {kills} kills, {took:.1?}"
         );
     });
 }

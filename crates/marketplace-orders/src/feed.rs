@@ -314,7 +314,12 @@ impl<S: FeedStore> OrderFeed<S> {
         handler: &mut H,
     ) -> Result<Polled, FeedError> {
         let mut state = self.load().await?;
-        let until = (self.clock)();
+        // In eBay's precision (milliseconds), as the watermark is written: the keys this poll
+        // keeps (`lastModifiedDate` from `until - overlap` on) are then exactly those the next
+        // poll reads again (from `watermark - overlap` on). A finer `until` would forget the
+        // keys of the millisecond at the window's edge that the next poll reads again, and hand
+        // them over twice.
+        let until = to_millis((self.clock)());
         let from = match state.watermark.as_deref() {
             Some(text) => {
                 let watermark = parse_timestamp(text).ok_or_else(|| {
@@ -448,6 +453,14 @@ impl<S: FeedStore> OrderFeed<S> {
                 key: change.key.clone(),
                 source,
             })
+    }
+}
+
+/// `time` without its fraction of a millisecond (eBay's timestamps end at milliseconds).
+fn to_millis(time: SystemTime) -> SystemTime {
+    match time.duration_since(SystemTime::UNIX_EPOCH) {
+        Ok(since) => time - Duration::from_nanos(u64::from(since.subsec_nanos() % 1_000_000)),
+        Err(_) => time,
     }
 }
 

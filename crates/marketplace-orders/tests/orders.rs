@@ -220,6 +220,29 @@ fn a_second_poll_with_nothing_new_hands_over_nothing_within_the_overlap_or_after
 }
 
 #[test]
+fn an_order_modified_in_the_millisecond_at_the_overlap_windows_edge_is_handed_over_once() {
+    let fake = FakeMarketplace::new();
+    let dir = tempfile::tempdir().unwrap();
+    let bought = bought(&fake, 1);
+    let order = fake.order(&bought[0]).unwrap();
+    let modified =
+        marketplace_orders::parse_timestamp(order["lastModifiedDate"].as_str().unwrap()).unwrap();
+    fake.advance_clock(Duration::from_secs(2));
+    // Each poll ends half a millisecond into the millisecond one overlap window after the
+    // order's: the next poll reads from that order's millisecond on.
+    let overlap = Duration::from_secs(1);
+    let until = modified + overlap + Duration::from_micros(500);
+    let mut feed = OrderFeed::new(orders(&fake), FileStore::new(dir.path()), "fake_seller")
+        .starting_at(modified - Duration::from_secs(60))
+        .with_overlap(overlap)
+        .with_clock(move || until);
+    let (handed, mut handler) = recorder();
+    assert_eq!(feed.poll_once(&mut handler).unwrap().handed_over, 1);
+    let again = feed.poll_once(&mut handler).unwrap();
+    assert_eq!((again.handed_over, handed.lock().unwrap().len()), (0, 1));
+}
+
+#[test]
 fn an_order_changed_or_cancelled_between_polls_is_handed_over_once_more_with_its_cancel_request() {
     let fake = FakeMarketplace::new();
     let dir = tempfile::tempdir().unwrap();
