@@ -611,3 +611,75 @@ fn each_sellers_token_answers_that_sellers_orders_side_by_side() {
     let e = get_order(&apis[0].1, &bought[1][0]).unwrap_err();
     assert_eq!(e.error_id(), Some(32100), "bob's order is not alice's: {e}");
 }
+
+/// What marketplace-orders sends is what eBay's Fulfillment API describes: each getOrders and
+/// getOrder request of the crate (a filter of both kinds, a page size and offset, order ids,
+/// one order) goes to a documented path, with only documented query parameters and every
+/// required one, and each answer decodes into the crate's types.
+#[test]
+fn marketplace_orders_requests_are_as_the_fulfillment_api_describes_them() {
+    use marketplace_orders::blocking::Orders;
+    use marketplace_orders::{DateRange, FulfillmentStatuses, GetOrders, OrderFilter, OrderIds};
+
+    let doc = document();
+    let operations = [operation(&doc, "getOrders"), operation(&doc, "getOrder")];
+    let fake = FakeMarketplace::new();
+    let listing = fake.add_listing("fake_seller", "BOWL-1", 20, "4.50");
+    let bought: Vec<String> = (0..5).map(|_| fake.buy(&listing, 1).unwrap()).collect();
+    let orders = Orders::new(seller_api(&fake));
+    fake.clear_requests();
+
+    let since = fake.now() - Duration::from_secs(3600);
+    let modified = GetOrders::new(
+        OrderFilter::new()
+            .last_modified(DateRange::since(since))
+            .fulfillment_status(FulfillmentStatuses::NotStartedOrInProgress),
+    )
+    .limit(2)
+    .unwrap();
+    let walked = orders.pages(modified).all().unwrap();
+    assert_eq!(walked.len(), 5, "every order, two a page");
+    let created = GetOrders::new(OrderFilter::new().created(DateRange::since(since)));
+    assert_eq!(orders.get_orders(&created).unwrap().orders.len(), 5);
+    let by_id = orders
+        .get_orders_by_id(&OrderIds::new(&bought[..3]).unwrap())
+        .unwrap();
+    assert_eq!(by_id.orders.len(), 3);
+    let one = orders.get_order(&bought[0]).unwrap();
+    assert_eq!(one.order_id, bought[0]);
+
+    let sent: Vec<_> = fake
+        .requests()
+        .into_iter()
+        .filter(|r| r.path.starts_with("/sell/fulfillment/v1/order"))
+        .collect();
+    assert!(sent.len() >= 6, "{} requests", sent.len());
+    let mut seen = std::collections::BTreeSet::new();
+    for request in &sent {
+        let op = operations
+            .iter()
+            .find(|op| request.method.eq_ignore_ascii_case(&op.method) && op.matches(&request.path))
+            .unwrap_or_else(|| {
+                panic!(
+                    "{} {}: no documented operation",
+                    request.method, request.path
+                )
+            });
+        seen.insert(op.id.clone());
+        let names: Vec<String> =
+            url::form_urlencoded::parse(request.query.as_deref().unwrap_or_default().as_bytes())
+                .map(|(name, _)| name.into_owned())
+                .collect();
+        for name in &names {
+            assert!(
+                op.parameters_in("query").any(|p| &p.name == name),
+                "{}: query parameter {name} is not documented",
+                op.id
+            );
+        }
+        for p in op.parameters_in("query").filter(|p| p.required) {
+            assert!(names.contains(&p.name), "{}: {} missing", op.id, p.name);
+        }
+    }
+    assert_eq!(seen.len(), 2, "both calls sent: {seen:?}");
+}

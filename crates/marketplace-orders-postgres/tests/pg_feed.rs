@@ -683,7 +683,21 @@ fn processes_killed_mid_poll_and_restarted_hand_every_change_of_a_seller_once() 
                 .subsec_nanos(),
         );
         std::thread::sleep(Duration::from_millis(150 + (nanos + round * 97) % 400));
-        let victim = &mut processes[(round % 2) as usize];
+        // The process that wrote last (feeding the seller now, likely mid poll), so that the
+        // other one, or its restart, has to take over: on a loaded machine one process could
+        // otherwise feed through every round and no takeover be tested.
+        let last: Option<i64> = runtime
+            .block_on(
+                sqlx::query_scalar(
+                    "SELECT process FROM app_order_changes ORDER BY id DESC LIMIT 1",
+                )
+                .fetch_optional(&fleet.db.pool),
+            )
+            .unwrap();
+        let feeding = processes
+            .iter()
+            .position(|p| last == Some(i64::from(p.id())));
+        let victim = &mut processes[feeding.unwrap_or((round % 2) as usize)];
         victim.kill().unwrap();
         victim.wait().unwrap();
         kills += 1;
