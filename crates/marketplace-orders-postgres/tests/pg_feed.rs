@@ -740,8 +740,8 @@ fn processes_killed_mid_poll_and_restarted_hand_every_change_of_a_seller_once() 
 const FOUR_PROCESSES: &str =
     "four_processes_killed_at_random_feed_20_sellers_every_change_once_one_process_a_seller";
 
-/// A pseudo-random number generator (xorshift), seeded from the clock; the seed is printed
-/// with a failure.
+/// A pseudo-random number generator (xorshift) started from the clock; its starting value is
+/// printed with a failure.
 struct Dice(u64);
 
 impl Dice {
