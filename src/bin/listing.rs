@@ -38,6 +38,8 @@
 #[macro_use]
 #[allow(dead_code, unused_macros)] // `listing` writes no JSON
 mod output;
+#[path = "shared/seller.rs"]
+mod seller;
 #[path = "shared/snapshots_dir.rs"]
 mod snapshots_dir;
 #[path = "shared/verbosity.rs"]
@@ -46,7 +48,6 @@ mod verbosity;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
@@ -54,9 +55,7 @@ use marketplace_client::api::{ApiClient, ApiRequest, ClientConfig};
 use marketplace_client::model::aspects::AspectRules;
 use marketplace_client::model::aspects::{ListingAspects, Problem as AspectProblem};
 use marketplace_client::model::decode;
-use marketplace_client::oauth::{
-    FileStore, OAuthClient, OAuthConfig, RefreshTokenStore, UserTokenProvider,
-};
+use marketplace_client::oauth::{OAuthConfig, RefreshTokenStore};
 use marketplace_listing::aio::BULK_LIMIT;
 use marketplace_listing::blocking::Inventory;
 use marketplace_listing::{
@@ -65,6 +64,7 @@ use marketplace_listing::{
 };
 use marketplace_toolkit::token_store;
 use marketplaces::Marketplace;
+use seller::Seller;
 use taxonomy_tree::conditions::ConditionsFile;
 use taxonomy_tree::tree::CategoryTree;
 
@@ -139,22 +139,8 @@ enum Command {
         /// --dry-run, status planned or unchanged and each line's plan.
         #[arg(long, value_name = "FILE")]
         report: Option<PathBuf>,
-        /// The account whose refresh token `consent` stored (the seller).
-        #[arg(long)]
-        account: String,
-        /// The refresh-token store `consent` wrote: a file, or a postgres:// URL. Default:
-        /// MARKETPLACE_TOKEN_STORE, else ~/.config/marketplace-toolkit/refresh-tokens.json.
-        #[arg(long, visible_alias = "token-store")]
-        store: Option<String>,
-        /// `production` or `sandbox` (overrides MARKETPLACE_ENV).
-        #[arg(long)]
-        env: Option<String>,
-        /// API host (with --auth-url; overrides MARKETPLACE_BASE_URL).
-        #[arg(long)]
-        base_url: Option<String>,
-        /// Consent host (with --base-url; overrides MARKETPLACE_AUTH_URL).
-        #[arg(long)]
-        auth_url: Option<String>,
+        #[command(flatten)]
+        seller: Seller,
         /// When the SKU has a live listing on the marketplace in the other format (a file
         /// switched from FIXED_PRICE to AUCTION, or the reverse): `refuse` to publish, naming
         /// it; `withdraw` it first (withdrawOffer); or `keep` both live.
@@ -207,25 +193,10 @@ fn main() -> ExitCode {
         Command::Publish {
             files,
             report,
-            account,
-            store,
-            env,
-            base_url,
-            auth_url,
+            seller,
             other_format,
             dry_run,
-        } => (
-            files,
-            Some((
-                report,
-                account,
-                store,
-                env,
-                base_url,
-                auth_url,
-                (other_format, dry_run),
-            )),
-        ),
+        } => (files, Some((report, seller, other_format, dry_run))),
     };
     let files = match listing_files(files) {
         Ok(files) => files,
@@ -234,8 +205,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let Some((report, account, store, env, base_url, auth_url, (other_format, dry_run))) = command
-    else {
+    let Some((report, seller, other_format, dry_run)) = command else {
         return check_files(&files, &source);
     };
     let report = match Report::create(report.as_deref(), dry_run) {
@@ -245,16 +215,12 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let overrides = [
-        (OAuthConfig::ENV_ENVIRONMENT, env),
-        (OAuthConfig::ENV_BASE_URL, base_url),
-        (OAuthConfig::ENV_AUTH_URL, auth_url),
-    ];
-    match inventory(&overrides, store, &account) {
+    let account = &seller.account;
+    match inventory(&seller) {
         Ok((inventory, reads)) => publish_files(
             &inventory.with_other_format(other_format.into()),
             &reads,
-            &account,
+            account,
             &files,
             &source,
             report,
@@ -632,40 +598,9 @@ fn check_files(files: &[PathBuf], source: &Source) -> ExitCode {
     }
 }
 
-/// The Inventory API of `account`: its stored refresh token, as `consent` keeps it.
-fn inventory(
-    overrides: &[(&str, Option<String>)],
-    store: Option<String>,
-    account: &str,
-) -> Result<(Inventory, ApiClient), Box<dyn std::error::Error>> {
-    let config = OAuthConfig::from_lookup(|name| {
-        overrides
-            .iter()
-            .find(|(k, v)| *k == name && v.is_some())
-            .and_then(|(_, v)| v.clone())
-            .or_else(|| std::env::var(name).ok())
-    })?;
-    let client = OAuthClient::from_config(&config)?;
-    type Tokens = (
-        Arc<dyn RefreshTokenStore>,
-        Option<Arc<dyn marketplace_client::oauth::SharedTokenCache>>,
-    );
-    let (tokens, cache): Tokens = match token_store::from_setting(store)? {
-        Some(token_store::Store::File(path)) => (Arc::new(FileStore::new(path)), None),
-        #[cfg(feature = "postgres")]
-        Some(token_store::Store::Postgres(db)) => {
-            token_store::migrate_or_warn(&db);
-            let tokens = token_store::refresh_tokens(&db, &config)?;
-            (Arc::new(tokens), Some(db.token_cache()))
-        }
-        None => (Arc::new(FileStore::new(token_store::default_file()?)), None),
-    };
-    require_inventory_scope(&*tokens, account, &config)?;
-    let mut provider = UserTokenProvider::new(client, tokens, account);
-    if let Some(cache) = cache {
-        provider = provider.with_shared_cache(cache);
-    }
-    let provider = Arc::new(provider);
+/// The Inventory API of the seller: its stored refresh token, as `consent` keeps it.
+fn inventory(seller: &Seller) -> Result<(Inventory, ApiClient), Box<dyn std::error::Error>> {
+    let (config, provider) = seller.provider(require_inventory_scope)?;
     let base = config.endpoints.base_url().as_str();
     let api = ApiClient::new(ClientConfig::for_base_url(base)?, provider.clone())?;
     // The seller's facts (getInventoryLocations, the Account API's policies) over the same

@@ -26,22 +26,22 @@
 #[macro_use]
 #[allow(dead_code, unused_macros)]
 mod output;
+#[path = "shared/seller.rs"]
+mod seller;
 #[path = "shared/verbosity.rs"]
 mod verbosity;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Parser, Subcommand};
 use marketplace_client::api::{ApiClient, ClientConfig};
-use marketplace_client::oauth::{
-    FileStore, OAuthClient, OAuthConfig, RefreshTokenStore, UserTokenProvider,
-};
+use marketplace_client::oauth::{OAuthConfig, RefreshTokenStore};
 use marketplace_orders::Order;
 use marketplace_orders::blocking::{OrderFeed, Orders};
 use marketplace_orders::feed::{self, BoxError, OrderChange};
 use marketplace_toolkit::token_store;
+use seller::Seller;
 
 use crate::output::escaped;
 
@@ -96,27 +96,6 @@ enum Command {
     },
 }
 
-/// The seller and where its consent is stored.
-#[derive(Args)]
-struct Seller {
-    /// The account whose refresh token `consent` stored (the seller).
-    #[arg(long)]
-    account: String,
-    /// The refresh-token store `consent` wrote: a file, or a postgres:// URL. Default:
-    /// MARKETPLACE_TOKEN_STORE, else ~/.config/marketplace-toolkit/refresh-tokens.json.
-    #[arg(long, visible_alias = "token-store")]
-    store: Option<String>,
-    /// `production` or `sandbox` (overrides MARKETPLACE_ENV).
-    #[arg(long)]
-    env: Option<String>,
-    /// API host (with --auth-url; overrides MARKETPLACE_BASE_URL).
-    #[arg(long)]
-    base_url: Option<String>,
-    /// Consent host (with --base-url; overrides MARKETPLACE_AUTH_URL).
-    #[arg(long)]
-    auth_url: Option<String>,
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     verbosity::init(cli.verbose);
@@ -136,42 +115,12 @@ fn main() -> ExitCode {
 /// The Fulfillment API of the seller: its stored refresh token, as `consent` keeps it,
 /// refused before anything is sent when the consent does not grant sell.fulfillment.
 fn orders_of(seller: &Seller) -> Result<Orders, String> {
-    let overrides = [
-        (OAuthConfig::ENV_ENVIRONMENT, &seller.env),
-        (OAuthConfig::ENV_BASE_URL, &seller.base_url),
-        (OAuthConfig::ENV_AUTH_URL, &seller.auth_url),
-    ];
-    let config = OAuthConfig::from_lookup(|name| {
-        overrides
-            .iter()
-            .find(|(k, v)| *k == name && v.is_some())
-            .and_then(|(_, v)| (*v).clone())
-            .or_else(|| std::env::var(name).ok())
-    })
-    .map_err(|e| e.to_string())?;
-    let client = OAuthClient::from_config(&config).map_err(|e| e.to_string())?;
-    type Tokens = (
-        Arc<dyn RefreshTokenStore>,
-        Option<Arc<dyn marketplace_client::oauth::SharedTokenCache>>,
-    );
-    let (tokens, cache): Tokens = match token_store::from_setting(seller.store.clone())? {
-        Some(token_store::Store::File(path)) => (Arc::new(FileStore::new(path)), None),
-        #[cfg(feature = "postgres")]
-        Some(token_store::Store::Postgres(db)) => {
-            token_store::migrate_or_warn(&db);
-            let tokens = token_store::refresh_tokens(&db, &config).map_err(|e| e.to_string())?;
-            (Arc::new(tokens), Some(db.token_cache()))
-        }
-        None => (Arc::new(FileStore::new(token_store::default_file()?)), None),
-    };
-    require_fulfillment_scope(&*tokens, &seller.account, &config)?;
-    let mut provider = UserTokenProvider::new(client, tokens, seller.account.as_str());
-    if let Some(cache) = cache {
-        provider = provider.with_shared_cache(cache);
-    }
+    let (config, provider) = seller
+        .provider(require_fulfillment_scope)
+        .map_err(|e| e.to_string())?;
     let base = config.endpoints.base_url().as_str();
     let config = ClientConfig::for_base_url(base).map_err(|e| e.to_string())?;
-    let api = ApiClient::new(config, Arc::new(provider)).map_err(|e| e.to_string())?;
+    let api = ApiClient::new(config, provider).map_err(|e| e.to_string())?;
     Ok(Orders::new(api))
 }
 
