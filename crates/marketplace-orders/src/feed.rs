@@ -474,7 +474,9 @@ fn to_millis(time: SystemTime) -> SystemTime {
 /// Two processes feeding one account from one directory (two `orders sync` at once) each
 /// write a whole state, the last one written wins: the other's changes are handed over again
 /// by the next poll (at least once still), never half a file. One process a seller is the
-/// PostgreSQL store's lease, not this store's.
+/// PostgreSQL store's lease, not this store's. A state file that does not read (cut short by
+/// something other than this store, which renames whole files) is refused, naming the file
+/// and what removing it costs, never taken for no state.
 ///
 /// Its I/O is blocking (small files: the keys of the overlap window).
 #[derive(Debug, Clone)]
@@ -508,8 +510,17 @@ impl FileStore {
     fn read(&self, account: &str) -> Result<FeedState, BoxError> {
         let path = self.path(account)?;
         match std::fs::read(&path) {
-            Ok(bytes) => serde_json::from_slice(&bytes)
-                .map_err(|e| format!("{}: not a feed state: {e}", path.display()).into()),
+            // Refused, never taken for no state: starting again would hand over every order
+            // of the last 90 days once more. The operator decides.
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
+                format!(
+                    "{}: not a feed state ({e}): cut short or written by something else; \
+                     restore it, or remove it to start again as a first poll does (every \
+                     order since the feed's start, 90 days back unless set, handed over again)",
+                    path.display()
+                )
+                .into()
+            }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(FeedState::default()),
             Err(e) => Err(format!("{}: {e}", path.display()).into()),
         }
@@ -582,6 +593,29 @@ mod tests {
             watermark: Some(format!("2026-01-02T03:04:{:02}.000Z", round % 60)),
             recent,
         }
+    }
+
+    #[test]
+    fn a_state_file_cut_short_is_refused_naming_the_file_and_what_removing_it_costs() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let store = FileStore::new(dir.path());
+        store
+            .write("seller", &state_of(1, 3))
+            .expect("a state written");
+        let path = dir.path().join("seller.json");
+        let whole = std::fs::read(&path).expect("the state file");
+        std::fs::write(&path, &whole[..whole.len() / 2]).expect("the state cut short");
+        let error = store
+            .read("seller")
+            .expect_err("a state cut short is not read as a state")
+            .to_string();
+        assert!(
+            error.contains(&path.display().to_string())
+                && error.contains("cut short")
+                && error.contains("remove it")
+                && error.contains("handed over again"),
+            "the error does not name the file, what is wrong and the way out: {error}"
+        );
     }
 
     #[test]
