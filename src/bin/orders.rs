@@ -33,6 +33,7 @@ mod verbosity;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use clap::{Parser, Subcommand};
 use marketplace_client::api::{ApiClient, ClientConfig};
@@ -230,16 +231,28 @@ fn write_order(dir: &Path, order: &Order) -> Result<(), BoxError> {
         )
         .into());
     }
+    static WRITES: AtomicU64 = AtomicU64::new(0);
     let path = dir.join(format!("{id}.json"));
-    let temp = dir.join(format!(".{id}.json.tmp"));
+    // A temporary file of this write alone: two `orders sync --dir` at once each rename a
+    // whole order into place (a shared name let one rename the other's half-written file).
+    let temp = dir.join(format!(
+        ".{id}.json.{}.{}.tmp",
+        std::process::id(),
+        WRITES.fetch_add(1, Ordering::Relaxed)
+    ));
     let named = |e: std::io::Error, p: &Path| format!("{}: {e}", p.display());
     let mut bytes = serde_json::to_vec_pretty(order)?;
     bytes.push(b'\n');
-    let mut file = std::fs::File::create(&temp).map_err(|e| named(e, &temp))?;
-    file.write_all(&bytes).map_err(|e| named(e, &temp))?;
-    file.sync_all().map_err(|e| named(e, &temp))?;
-    std::fs::rename(&temp, &path).map_err(|e| named(e, &path))?;
-    Ok(())
+    let written = (|| {
+        let mut file = std::fs::File::create(&temp).map_err(|e| named(e, &temp))?;
+        file.write_all(&bytes).map_err(|e| named(e, &temp))?;
+        file.sync_all().map_err(|e| named(e, &temp))?;
+        std::fs::rename(&temp, &path).map_err(|e| named(e, &path))
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    written.map_err(Into::into)
 }
 
 /// `orders show ORDER`: getOrder's answer, as JSON.
@@ -249,4 +262,49 @@ fn show(seller: &Seller, order_id: &str) -> Result<(), String> {
     let text = serde_json::to_string_pretty(&order).map_err(|e| e.to_string())?;
     outln!("{}", output::json_for_terminal(&text));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_syncs_writing_one_order_into_one_dir_at_once_each_write_whole_and_none_refused() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let writers: Vec<_> = (1..=2)
+            .map(|writer| {
+                let dir = dir.path().to_owned();
+                std::thread::spawn(move || {
+                    (0..300)
+                        .filter_map(|round| {
+                            let order = Order {
+                                order_id: "12-34567-89012".to_owned(),
+                                last_modified_date: Some(format!("w{writer} r{round}")),
+                                ..Order::default()
+                            };
+                            write_order(&dir, &order).err()
+                        })
+                        .map(|e| e.to_string())
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let mut refused = Vec::new();
+        for writer in writers {
+            refused.extend(writer.join().expect("a writer ran"));
+        }
+        assert!(
+            refused.is_empty(),
+            "writes refused: {:?}",
+            &refused[..refused.len().min(3)]
+        );
+        let text = std::fs::read_to_string(dir.path().join("12-34567-89012.json"))
+            .expect("the order's file");
+        let order: Order = serde_json::from_str(&text).expect("one writer's whole order");
+        let last = order.last_modified_date.unwrap_or_default();
+        assert!(
+            last == "w1 r299" || last == "w2 r299",
+            "neither writer's last: {last}"
+        );
+    }
 }

@@ -26,6 +26,7 @@ use std::collections::BTreeSet;
 use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
@@ -470,6 +471,13 @@ fn to_millis(time: SystemTime) -> SystemTime {
 /// between the two hands the same changes over again, with the same [`ChangeKey`], for the
 /// application to de-duplicate.
 ///
+/// Two processes feeding one account from one directory (two `orders sync` at once) each
+/// write a whole state, the last one written wins: the other's changes are handed over again
+/// by the next poll (at least once still), never half a file. One process a seller is the
+/// PostgreSQL store's lease, not this store's. A state file that does not read (cut short by
+/// something other than this store, which renames whole files) is refused, naming the file
+/// and what removing it costs, never taken for no state.
+///
 /// Its I/O is blocking (small files: the keys of the overlap window).
 #[derive(Debug, Clone)]
 pub struct FileStore {
@@ -502,8 +510,17 @@ impl FileStore {
     fn read(&self, account: &str) -> Result<FeedState, BoxError> {
         let path = self.path(account)?;
         match std::fs::read(&path) {
-            Ok(bytes) => serde_json::from_slice(&bytes)
-                .map_err(|e| format!("{}: not a feed state: {e}", path.display()).into()),
+            // Refused, never taken for no state: starting again would hand over every order
+            // of the last 90 days once more. The operator decides.
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
+                format!(
+                    "{}: not a feed state ({e}): cut short or written by something else; \
+                     restore it, or remove it to start again as a first poll does (every \
+                     order since the feed's start, 90 days back unless set, handed over again)",
+                    path.display()
+                )
+                .into()
+            }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(FeedState::default()),
             Err(e) => Err(format!("{}: {e}", path.display()).into()),
         }
@@ -511,16 +528,31 @@ impl FileStore {
 
     fn write(&self, account: &str, state: &FeedState) -> Result<(), BoxError> {
         use std::io::Write;
+        static WRITES: AtomicU64 = AtomicU64::new(0);
         let path = self.path(account)?;
-        let temp = self.dir.join(format!(".{account}.json.tmp"));
+        // A temporary file of this write alone (process id and a count): two processes (or
+        // two stores) writing one account's state at once each rename a whole state of their
+        // own into place, the last one wins; a shared name let one truncate and rename the
+        // other's half-written file, or find it gone.
+        let temp = self.dir.join(format!(
+            ".{account}.json.{}.{}.tmp",
+            std::process::id(),
+            WRITES.fetch_add(1, Ordering::Relaxed)
+        ));
         let named = |e: std::io::Error, p: &PathBuf| format!("{}: {e}", p.display());
         std::fs::create_dir_all(&self.dir).map_err(|e| named(e, &self.dir))?;
         let bytes = serde_json::to_vec(state)?;
-        let mut file = std::fs::File::create(&temp).map_err(|e| named(e, &temp))?;
-        file.write_all(&bytes).map_err(|e| named(e, &temp))?;
-        file.sync_all().map_err(|e| named(e, &temp))?;
-        std::fs::rename(&temp, &path).map_err(|e| named(e, &path))?;
-        Ok(())
+        let written = (|| {
+            let mut file = std::fs::File::create(&temp).map_err(|e| named(e, &temp))?;
+            file.write_all(&bytes).map_err(|e| named(e, &temp))?;
+            file.sync_all().map_err(|e| named(e, &temp))?;
+            std::fs::rename(&temp, &path).map_err(|e| named(e, &path))
+        })();
+        if written.is_err() {
+            // Best effort: a temporary file left behind is ignored by `read`.
+            let _ = std::fs::remove_file(&temp);
+        }
+        written.map_err(Into::into)
     }
 }
 
@@ -542,5 +574,80 @@ impl FeedStore for FileStore {
         state: &FeedState,
     ) -> impl Future<Output = Result<(), BoxError>> + Send {
         std::future::ready(self.write(account, state))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state_of(writer: usize, round: usize) -> FeedState {
+        // States of different sizes, so that one writer's bytes can outlast another's.
+        let recent = (0..(writer * 40 + round % 7))
+            .map(|i| ChangeKey {
+                order_id: format!("{writer:02}-{round:05}-{i:05}"),
+                last_modified_date: "2026-01-02T03:04:05.678Z".to_owned(),
+            })
+            .collect();
+        FeedState {
+            watermark: Some(format!("2026-01-02T03:04:{:02}.000Z", round % 60)),
+            recent,
+        }
+    }
+
+    #[test]
+    fn a_state_file_cut_short_is_refused_naming_the_file_and_what_removing_it_costs() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let store = FileStore::new(dir.path());
+        store
+            .write("seller", &state_of(1, 3))
+            .expect("a state written");
+        let path = dir.path().join("seller.json");
+        let whole = std::fs::read(&path).expect("the state file");
+        std::fs::write(&path, &whole[..whole.len() / 2]).expect("the state cut short");
+        let error = store
+            .read("seller")
+            .expect_err("a state cut short is not read as a state")
+            .to_string();
+        assert!(
+            error.contains(&path.display().to_string())
+                && error.contains("cut short")
+                && error.contains("remove it")
+                && error.contains("handed over again"),
+            "the error does not name the file, what is wrong and the way out: {error}"
+        );
+    }
+
+    #[test]
+    fn two_processes_writing_one_file_stores_state_at_once_each_write_whole_and_none_refused() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let writers: Vec<_> = (1..=2)
+            .map(|writer| {
+                // A store of its own, as another process would have.
+                let store = FileStore::new(dir.path());
+                std::thread::spawn(move || {
+                    (0..300)
+                        .filter_map(|round| store.write("seller", &state_of(writer, round)).err())
+                        .map(|e| e.to_string())
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let mut refused = Vec::new();
+        for writer in writers {
+            refused.extend(writer.join().expect("a writer ran"));
+        }
+        assert!(
+            refused.is_empty(),
+            "writes refused: {:?}",
+            &refused[..refused.len().min(3)]
+        );
+        let last = FileStore::new(dir.path())
+            .read("seller")
+            .expect("the state file holds one writer's whole state");
+        assert!(
+            last == state_of(1, 299) || last == state_of(2, 299),
+            "the state is neither writer's last: {last:?}"
+        );
     }
 }

@@ -12,6 +12,36 @@ use serde_json::{Map, Value};
 
 use crate::time::parse_timestamp;
 
+/// getOrders' `orders`, refused past [`MAX_LIMIT`](crate::filter::MAX_LIMIT) orders (eBay's
+/// largest page) as the array is read, so a page never holds more in memory.
+fn at_most_a_page<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Order>, D::Error> {
+    struct Page;
+    impl<'de> serde::de::Visitor<'de> for Page {
+        type Value = Vec<Order>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "an array of at most {} orders", crate::filter::MAX_LIMIT)
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Self::Value, A::Error> {
+            let most = crate::filter::MAX_LIMIT as usize;
+            let mut orders = Vec::new();
+            while let Some(order) = seq.next_element::<Order>()? {
+                if orders.len() == most {
+                    return Err(serde::de::Error::custom(format!(
+                        "getOrders answered more than {most} orders on one page (eBay's \
+                         largest page, limit's maximum): refused"
+                    )));
+                }
+                orders.push(order);
+            }
+            Ok(orders)
+        }
+    }
+    d.deserialize_seq(Page)
+}
+
 /// eBay's `OrderSearchPagedCollection`: This type contains the specifications for the collection of
 /// orders that match the search or filter criteria of a getOrders call.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -31,7 +61,14 @@ pub struct OrderSearchPagedCollection {
     pub offset: Option<u64>,
     /// This array contains one or more orders that are part of the current result set, that is
     /// controlled by the input criteria.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// At most [`MAX_LIMIT`](crate::filter::MAX_LIMIT) (200): a longer array is refused as
+    /// it is read, before it is held in memory (16 bytes an order on the wire are a whole
+    /// `Order` once decoded: a million of them took 2.4 GB).
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "at_most_a_page"
+    )]
     pub orders: Vec<Order>,
     /// The getOrders call URI for the previous result set.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -115,3 +115,33 @@ fn new_orders_without_end_past_the_last_offset_there_is_end_the_walk() {
     // Offsets u32::MAX - 5, - 3 and - 1: the next, u32::MAX + 1, is no offset to ask for.
     assert_eq!(walked, 3, "{walked} pages");
 }
+
+#[test]
+fn a_page_of_a_million_orders_is_refused_naming_the_200_a_page_can_hold() {
+    // 16 bytes an order on the wire (16 MB, under the client's 64 MB body limit), each a whole
+    // `Order` once decoded: the page is refused past eBay's 200, not held in memory.
+    let body = format!(
+        r#"{{"total":1000000,"limit":200,"offset":0,"orders":[{}]}}"#,
+        vec![r#"{"orderId":"1"}"#; 1_000_000].join(",")
+    );
+    let (base, served) = serve(move |_| body.clone());
+    let orders = orders(&base);
+    let mut pages = orders.pages(GetOrders::new(OrderFilter::new()));
+    let error = match pages.next() {
+        Some(Err(e)) => e.to_string(),
+        Some(Ok(page)) => panic!(
+            "the page was accepted ({} orders once repeats dropped)",
+            page.len()
+        ),
+        None => panic!("the walk ended without a page"),
+    };
+    assert!(
+        error.contains("200") && error.contains("orders"),
+        "the error does not name the 200 orders a page holds: {error}"
+    );
+    assert_eq!(
+        served.load(Ordering::SeqCst),
+        1,
+        "asked again after a refused page"
+    );
+}
