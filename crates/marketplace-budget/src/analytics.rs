@@ -1,0 +1,68 @@
+//! The Analytics API's answers (getRateLimits, getUserRateLimits) under eBay's names, as
+//! `developer_analytics_v1_beta_oas3.json` describes them: `RateLimitsResponse`, `RateLimit`,
+//! `Resource`, `Rate`. Every field is optional, as the description leaves them.
+
+use serde::{Deserialize, Serialize};
+
+/// The base path of the Analytics API (`/developer/analytics/v1_beta`): getRateLimits is
+/// `GET {base}/rate_limit/`, getUserRateLimits `GET {base}/user_rate_limit/`.
+pub const ANALYTICS_BASE_PATH: &str = "/developer/analytics/v1_beta";
+
+/// The answer of getRateLimits and getUserRateLimits: the rate-limit data of every API asked
+/// about, for the current time window.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RateLimitsResponse {
+    /// One entry per API (`apiContext`, `apiName`, `apiVersion`) with its resources.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rate_limits: Vec<RateLimit>,
+}
+
+/// The rate-limit data of one API: its context (`buy`, `sell`, `commerce`, `developer`), its
+/// name (`inventory`, `browse`, `taxonomy`), its version and its resources.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RateLimit {
+    /// `apiContext`: `buy`, `sell`, `commerce` or `developer`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_context: Option<String>,
+    /// `apiName`: `inventory`, `browse`, `taxonomy`, …
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_name: Option<String>,
+    /// `apiVersion`: `v1`, `v2`, …
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
+    /// The API's resources (`sell.inventory`, `buy.browse.item.bulk`, …) and their rates.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resources: Vec<Resource>,
+}
+
+/// One resource of an API and its quotas.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Resource {
+    /// The resource's name, such as `sell.inventory` or `buy.browse`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Its quotas, one per time window.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rates: Vec<Rate>,
+}
+
+/// A quota: `limit` calls per `timeWindow` seconds, `remaining` of them until `reset`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Rate {
+    /// The calls allowed in a time window (the "call quota").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<i64>,
+    /// The calls left before the window resets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remaining: Option<i64>,
+    /// When the window resets, ISO 8601 in UTC (`2018-08-04T07:09:00.000Z`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reset: Option<String>,
+    /// The window's length in seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_window: Option<i64>,
+}

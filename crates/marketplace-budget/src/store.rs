@@ -1,0 +1,248 @@
+//! Where a budget's counts live: [`BudgetStore`], the trait a process reserves calls from in
+//! batches, and [`InMemoryStore`], its one-process form.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, SystemTime};
+
+/// Whose quota a count is: the application's (getRateLimits) or one user's
+/// (getUserRateLimits), by the name the application gives its user (a seller's account name).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Scope {
+    /// The application's quota.
+    Application,
+    /// One user's quota.
+    User(Arc<str>),
+}
+
+impl std::fmt::Display for Scope {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Scope::Application => f.write_str("the application"),
+            Scope::User(user) => write!(f, "user {user}"),
+        }
+    }
+}
+
+/// One budget: a scope and an API resource (`sell.inventory`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct BudgetKey {
+    /// Whose quota.
+    pub scope: Scope,
+    /// The resource's name, as getRateLimits names it.
+    pub resource: Cow<'static, str>,
+}
+
+/// One resource's quota as getRateLimits reported it (see [`crate::windows_of`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Window {
+    /// The resource's name.
+    pub resource: String,
+    /// Calls allowed per window.
+    pub limit: u32,
+    /// Calls left in this window, as eBay counted them.
+    pub remaining: u32,
+    /// When the window resets.
+    pub reset: SystemTime,
+    /// The window's length (zero when eBay did not say).
+    pub length: Duration,
+}
+
+/// What a store grants a reservation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reservation {
+    /// `calls` calls (at least one, at most those asked for), usable until `reset`.
+    Granted {
+        /// How many.
+        calls: u32,
+        /// When the window they belong to resets.
+        reset: SystemTime,
+    },
+    /// No quota is known for the key (never read from getRateLimits): calls are not counted.
+    Unlimited,
+    /// Nothing left: `remaining` calls (fewer than one batch's minimum: zero) until `reset`.
+    Exhausted {
+        /// Calls left.
+        remaining: u32,
+        /// When calls are allowed again.
+        reset: SystemTime,
+        /// Whether eBay's 429 ([`BudgetStore::exhaust`]) made it so, rather than the count.
+        after_429: bool,
+    },
+}
+
+/// A future a store answers with (`Send`, boxed: the trait stays object-safe, and a store
+/// backed by a database awaits its round trip in it).
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Where the counts of a budget live, shared by whoever holds the store: one process
+/// ([`InMemoryStore`]) or, through a database, a fleet.
+///
+/// A process never asks the store for one call: [`CallBudget`](crate::CallBudget) reserves
+/// calls in batches ([`reserve`](Self::reserve) with its batch size) and hands them out from
+/// memory, so a store on PostgreSQL makes one round trip per batch (one `UPDATE … SET
+/// remaining = remaining - LEAST(remaining, $wanted) … RETURNING`), not per call. What a
+/// process reserved and did not use is lost to the fleet until the window resets (or given
+/// back by [`release`](Self::release)), so the batch size trades round trips against calls
+/// left unused: a fleet of N processes strands at most N × batch calls a window.
+pub trait BudgetStore: Send + Sync {
+    /// Takes up to `wanted` calls of `key`'s budget at `now` (rolling its window over first
+    /// when `now` is past its reset, as eBay does: `remaining` back to `limit`).
+    fn reserve<'a>(
+        &'a self,
+        key: &'a BudgetKey,
+        wanted: u32,
+        now: SystemTime,
+    ) -> StoreFuture<'a, Reservation>;
+
+    /// Gives back `calls` reserved from `key` but not used (before its reset).
+    fn release<'a>(&'a self, key: &'a BudgetKey, calls: u32) -> StoreFuture<'a, ()>;
+
+    /// Replaces what is known of `scope`'s quotas with `windows` (what getRateLimits or
+    /// getUserRateLimits just answered), in one write.
+    fn refresh<'a>(&'a self, scope: &'a Scope, windows: &'a [Window]) -> StoreFuture<'a, ()>;
+
+    /// Marks `key` exhausted until `until` (eBay answered 429).
+    fn exhaust<'a>(&'a self, key: &'a BudgetKey, until: SystemTime) -> StoreFuture<'a, ()>;
+}
+
+#[derive(Debug, Clone)]
+struct Entry {
+    limit: u32,
+    remaining: u32,
+    reset: SystemTime,
+    length: Duration,
+    exhausted_until: Option<SystemTime>,
+    /// Whether the quota was read (getRateLimits); else only a 429 made the entry.
+    known: bool,
+}
+
+impl Entry {
+    fn roll(&mut self, now: SystemTime) {
+        if now >= self.reset {
+            self.remaining = self.limit;
+            if self.length.is_zero() {
+                self.reset = now;
+            } else {
+                while self.reset <= now {
+                    self.reset += self.length;
+                }
+            }
+        }
+        if self.exhausted_until.is_some_and(|until| now >= until) {
+            self.exhausted_until = None;
+        }
+    }
+}
+
+/// A [`BudgetStore`] in this process's memory: the budget of one process.
+#[derive(Debug, Default)]
+pub struct InMemoryStore {
+    entries: Mutex<HashMap<BudgetKey, Entry>>,
+}
+
+impl InMemoryStore {
+    /// An empty store (no quota known: every call allowed until a refresh).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, HashMap<BudgetKey, Entry>> {
+        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn reserve_now(&self, key: &BudgetKey, wanted: u32, now: SystemTime) -> Reservation {
+        let mut entries = self.lock();
+        let Some(entry) = entries.get_mut(key) else {
+            return Reservation::Unlimited;
+        };
+        entry.roll(now);
+        if !entry.known && entry.exhausted_until.is_none() {
+            entries.remove(key);
+            return Reservation::Unlimited;
+        }
+        if let Some(until) = entry.exhausted_until {
+            return Reservation::Exhausted {
+                remaining: 0,
+                reset: until,
+                after_429: true,
+            };
+        }
+        let calls = wanted.min(entry.remaining);
+        if calls == 0 {
+            return Reservation::Exhausted {
+                remaining: entry.remaining,
+                reset: entry.reset,
+                after_429: false,
+            };
+        }
+        entry.remaining -= calls;
+        Reservation::Granted {
+            calls,
+            reset: entry.reset,
+        }
+    }
+}
+
+impl BudgetStore for InMemoryStore {
+    fn reserve<'a>(
+        &'a self,
+        key: &'a BudgetKey,
+        wanted: u32,
+        now: SystemTime,
+    ) -> StoreFuture<'a, Reservation> {
+        let answer = self.reserve_now(key, wanted, now);
+        Box::pin(std::future::ready(answer))
+    }
+
+    fn release<'a>(&'a self, key: &'a BudgetKey, calls: u32) -> StoreFuture<'a, ()> {
+        if let Some(entry) = self.lock().get_mut(key) {
+            entry.remaining = entry.remaining.saturating_add(calls).min(entry.limit);
+        }
+        Box::pin(std::future::ready(()))
+    }
+
+    fn refresh<'a>(&'a self, scope: &'a Scope, windows: &'a [Window]) -> StoreFuture<'a, ()> {
+        let mut entries = self.lock();
+        for window in windows {
+            let key = BudgetKey {
+                scope: scope.clone(),
+                resource: Cow::Owned(window.resource.clone()),
+            };
+            let exhausted_until = entries.get(&key).and_then(|e| e.exhausted_until);
+            entries.insert(
+                key,
+                Entry {
+                    limit: window.limit,
+                    remaining: window.remaining.min(window.limit),
+                    reset: window.reset,
+                    length: window.length,
+                    // A 429 outlives a refresh until its own end: eBay's count may lag.
+                    exhausted_until,
+                    known: true,
+                },
+            );
+        }
+        drop(entries);
+        Box::pin(std::future::ready(()))
+    }
+
+    fn exhaust<'a>(&'a self, key: &'a BudgetKey, until: SystemTime) -> StoreFuture<'a, ()> {
+        let mut entries = self.lock();
+        let entry = entries.entry(key.clone()).or_insert(Entry {
+            limit: 0,
+            remaining: 0,
+            reset: until,
+            length: Duration::ZERO,
+            exhausted_until: None,
+            known: false,
+        });
+        entry.remaining = 0;
+        entry.exhausted_until = Some(entry.exhausted_until.map_or(until, |u| u.max(until)));
+        drop(entries);
+        Box::pin(std::future::ready(()))
+    }
+}
