@@ -95,6 +95,12 @@
 //! trees: made-up policies, marked `X-Fake-Marketplace: made-up`, which publishOffer checks an
 //! inventory item's condition against (errorId 25021): see [`metadata`].
 //!
+//! # Call quotas
+//!
+//! The fake counts the calls it serves per API resource (for the application and per seller),
+//! answers getRateLimits and getUserRateLimits from those counts, and answers eBay's 429 past
+//! a quota a test sets ([`FakeMarketplace::set_rate_limit`]): see `analytics.rs`.
+//!
 //! # Time
 //!
 //! The fake's clock is the system clock plus an offset moved by
@@ -102,6 +108,7 @@
 //! sleeping.
 
 pub mod account;
+mod analytics;
 mod http;
 mod inventory;
 pub mod metadata;
@@ -551,6 +558,7 @@ pub struct FakeState {
     pub(crate) metadata: metadata::MetadataState,
     pub(crate) account: account::AccountState,
     pub(crate) orders: orders::OrdersState,
+    pub(crate) analytics: analytics::AnalyticsState,
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -751,6 +759,7 @@ impl FakeMarketplace {
         routes.append(&mut metadata::routes());
         routes.append(&mut account::routes());
         routes.append(&mut orders::routes());
+        routes.append(&mut analytics::routes());
         routes.append(&mut config.routes);
         let taxonomy = taxonomy::TaxonomyState::new(
             config.snapshots_dir.clone(),
@@ -777,6 +786,7 @@ impl FakeMarketplace {
             metadata: metadata::MetadataState::default(),
             account: account::AccountState::default(),
             orders: orders::OrdersState::default(),
+            analytics: analytics::AnalyticsState::default(),
         });
         let stop = Arc::new(AtomicBool::new(false));
         let thread = {
@@ -1054,7 +1064,10 @@ fn serve_one(state: &FakeState, stream: &TcpStream, mut request: Request) -> boo
     let fault = state.take_fault(&request);
     let mut close = !keep_alive;
     let response = match fault {
-        None => finish(gzip, state.route(&mut request)),
+        None => match analytics::meter(state, &request) {
+            Some(refused) => finish(gzip, refused),
+            None => finish(gzip, state.route(&mut request)),
+        },
         Some(Fault::Status {
             status,
             body,

@@ -44,6 +44,8 @@ pub struct ApiClient {
     tokens: Arc<dyn AccessTokenSource>,
     http: reqwest::Client,
     signer: Signer,
+    /// The call budget every attempt draws from, and the user it is counted for.
+    budget: Option<(Arc<marketplace_budget::CallBudget>, Option<Arc<str>>)>,
     /// What waits between attempts instead of `tokio::time::sleep` (the blocking client's
     /// `with_sleeper`; feature `test-util`).
     #[cfg(feature = "test-util")]
@@ -85,6 +87,7 @@ impl ApiClient {
             tokens,
             http,
             signer: Signer::default(),
+            budget: None,
             #[cfg(feature = "test-util")]
             sleeper: None,
         })
@@ -122,6 +125,98 @@ impl ApiClient {
     pub fn with_clock(mut self, clock: Arc<dyn crate::test_util::Clock>) -> Self {
         self.signer = self.signer.with_clock(clock);
         self
+    }
+
+    /// Draws every call (each attempt: a retry is a call) from `budget`: the application's
+    /// budget of the call's API resource (`marketplace_budget::resource_of`: `sell.inventory`,
+    /// `sell.fulfillment`, …) and, with `user` (the name the application gives the user whose
+    /// tokens this client sends, such as a seller's account), that user's. A spent budget
+    /// waits or fails with [`ApiError::Budget`] before anything is sent, by the budget's
+    /// mode; eBay's 429 marks the resource exhausted in it. Read the quotas into it with
+    /// [`refresh_budget`](Self::refresh_budget) at start, and again periodically.
+    pub fn with_budget(
+        mut self,
+        budget: Arc<marketplace_budget::CallBudget>,
+        user: Option<&str>,
+    ) -> Self {
+        self.budget = Some((budget, user.map(Arc::from)));
+        self
+    }
+
+    /// getRateLimits (Analytics API, with an application token): the application's quotas
+    /// and calls left per API resource, filtered by `api_context` (`sell`, `buy`, `commerce`,
+    /// `developer`) and `api_name` (`inventory`, `taxonomy`, …) when given. An answer `204
+    /// No Content` is an empty answer.
+    pub async fn rate_limits(
+        &self,
+        api_context: Option<&str>,
+        api_name: Option<&str>,
+    ) -> Result<marketplace_budget::RateLimitsResponse, ApiError> {
+        self.analytics("rate_limit", "getRateLimits", api_context, api_name)
+            .await
+    }
+
+    /// getUserRateLimits (Analytics API, with a user token): the quotas and calls left of the
+    /// user whose token this client sends, filtered as [`rate_limits`](Self::rate_limits).
+    pub async fn user_rate_limits(
+        &self,
+        api_context: Option<&str>,
+        api_name: Option<&str>,
+    ) -> Result<marketplace_budget::RateLimitsResponse, ApiError> {
+        self.analytics(
+            "user_rate_limit",
+            "getUserRateLimits",
+            api_context,
+            api_name,
+        )
+        .await
+    }
+
+    async fn analytics(
+        &self,
+        resource: &str,
+        operation: &'static str,
+        api_context: Option<&str>,
+        api_name: Option<&str>,
+    ) -> Result<marketplace_budget::RateLimitsResponse, ApiError> {
+        let mut request = ApiRequest::get(format!(
+            "{}/{resource}/",
+            marketplace_budget::ANALYTICS_BASE_PATH
+        ))
+        .operation(operation);
+        if let Some(context) = api_context {
+            request = request.query("api_context", context);
+        }
+        if let Some(name) = api_name {
+            request = request.query("api_name", name);
+        }
+        let answer = self.send(request).await?;
+        if answer.status() == 204 || answer.is_empty() {
+            return Ok(marketplace_budget::RateLimitsResponse::default());
+        }
+        answer.json()
+    }
+
+    /// Reads this client's quotas into its budget (see [`with_budget`](Self::with_budget)):
+    /// getUserRateLimits for its user when it has one, else getRateLimits. Returns how many
+    /// resources were read (0 without a budget).
+    pub async fn refresh_budget(&self) -> Result<usize, ApiError> {
+        let Some((budget, user)) = &self.budget else {
+            return Ok(0);
+        };
+        Ok(match user {
+            Some(user) => {
+                let answer = self.user_rate_limits(None, None).await?;
+                let scope = marketplace_budget::Scope::User(user.clone());
+                budget.refresh(scope, &answer).await
+            }
+            None => {
+                let answer = self.rate_limits(None, None).await?;
+                budget
+                    .refresh(marketplace_budget::Scope::Application, &answer)
+                    .await
+            }
+        })
     }
 
     /// The configuration.
@@ -198,7 +293,17 @@ impl ApiClient {
     {
         let mut token = self.tokens.access_token().await?;
         let mut attempts = Attempts::new(&self.config);
+        let resource = marketplace_budget::resource_of(call.url.path()).map(|api| api.resource);
         loop {
+            if let (Some((budget, user)), Some(resource)) = (&self.budget, resource) {
+                budget
+                    .acquire(resource, user.as_ref())
+                    .await
+                    .map_err(|refused| ApiError::Budget {
+                        url: call.url.to_string(),
+                        refused,
+                    })?;
+            }
             let (mut request, redactor) = call.request(&token)?;
             self.signer.sign(&mut request)?;
             let span = call.span(attempts.attempt());
@@ -206,6 +311,16 @@ impl ApiClient {
                 Ok(done) => return Ok(done),
                 Err(e) => e,
             };
+            if let (
+                Some((budget, user)),
+                Some(resource),
+                ApiError::RateLimited { retry_after, .. },
+            ) = (&self.budget, resource, &error)
+            {
+                budget
+                    .exhausted(resource, user.as_ref(), *retry_after)
+                    .await;
+            }
             match attempts.after(&error) {
                 Next::Renew => {
                     self.tokens.invalidate(&token);

@@ -260,6 +260,15 @@ pub enum ApiError {
         /// The service's errors, if the body was its error body.
         errors: Vec<ServiceError>,
     },
+    /// The call budget (`ApiClient::with_budget`) refused the call before it was sent: its
+    /// API resource's calls are spent until the budget's reset (or eBay answered 429).
+    #[error("{refused}; the call was to {url}")]
+    Budget {
+        /// The URL the call was for.
+        url: String,
+        /// The resource, the calls left and the reset.
+        refused: marketplace_budget::BudgetExceeded,
+    },
     /// Getting an access token failed.
     #[error("cannot get an access token for the request: {0}")]
     OAuth(#[from] OAuthError),

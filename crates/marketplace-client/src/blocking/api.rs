@@ -1,7 +1,6 @@
 //! The blocking client of the generic request: the async [`ApiClient`](crate::aio::api::ApiClient)
 //! (the one retry loop) driven on the blocking front's runtime.
 
-#[cfg(feature = "signing")]
 use std::sync::Arc;
 
 use super::Driver;
@@ -52,12 +51,47 @@ impl ApiClient {
         self.map(|inner| inner.with_clock(clock))
     }
 
-    #[cfg(feature = "signing")]
     fn map(self, f: impl FnOnce(aio::ApiClient) -> aio::ApiClient) -> Self {
         Self {
             inner: f(self.inner),
             driver: self.driver,
         }
+    }
+
+    /// Draws every call from `budget` (for `user`, if given): see the async
+    /// [`with_budget`](crate::aio::api::ApiClient::with_budget).
+    pub fn with_budget(
+        self,
+        budget: Arc<marketplace_budget::CallBudget>,
+        user: Option<&str>,
+    ) -> Self {
+        self.map(|inner| inner.with_budget(budget, user))
+    }
+
+    /// getRateLimits (Analytics API): see the async
+    /// [`rate_limits`](crate::aio::api::ApiClient::rate_limits).
+    pub fn rate_limits(
+        &self,
+        api_context: Option<&str>,
+        api_name: Option<&str>,
+    ) -> Result<marketplace_budget::RateLimitsResponse, ApiError> {
+        self.wait(self.inner.rate_limits(api_context, api_name))
+    }
+
+    /// getUserRateLimits (Analytics API): see the async
+    /// [`user_rate_limits`](crate::aio::api::ApiClient::user_rate_limits).
+    pub fn user_rate_limits(
+        &self,
+        api_context: Option<&str>,
+        api_name: Option<&str>,
+    ) -> Result<marketplace_budget::RateLimitsResponse, ApiError> {
+        self.wait(self.inner.user_rate_limits(api_context, api_name))
+    }
+
+    /// Reads this client's quotas into its budget: see the async
+    /// [`refresh_budget`](crate::aio::api::ApiClient::refresh_budget).
+    pub fn refresh_budget(&self) -> Result<usize, ApiError> {
+        self.wait(self.inner.refresh_budget())
     }
 
     /// Sends `request` and returns its 2xx answer; any other status is an [`ApiError`]
