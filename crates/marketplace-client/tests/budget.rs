@@ -298,3 +298,33 @@ fn a_users_budget_from_get_user_rate_limits_refuses_that_users_calls_past_it() {
         [200, 200]
     );
 }
+
+#[test]
+fn the_taxonomy_clients_calls_draw_from_its_budget() {
+    use marketplace_client::taxonomy::TaxonomyClient;
+    let fake = FakeMarketplace::new();
+    fake.set_rate_limit(TAXONOMY, 2, DAY);
+    let endpoints = Endpoints::custom(&fake.base_url(), &fake.auth_url()).unwrap();
+    let oauth =
+        OAuthConfig::new(endpoints).with_credentials(fake.client_id(), fake.client_secret());
+    let tokens = Arc::new(ApplicationTokenProvider::new(
+        OAuthClient::from_config(&oauth).unwrap(),
+    ));
+    let budget = budget(Mode::FailFast);
+    let app = app_api(&fake).with_budget(budget.clone(), None);
+    app.refresh_budget().unwrap();
+    let taxonomy = TaxonomyClient::new(config(&fake), tokens)
+        .unwrap()
+        .with_budget(budget, None);
+    let outcomes: Vec<_> = (0..3)
+        .map(|_| taxonomy.category_suggestions(marketplace_client::Marketplace::Us, "iphone"))
+        .collect();
+    assert!(outcomes[0].is_ok() && outcomes[1].is_ok(), "{outcomes:?}");
+    let error = outcomes[2].as_ref().unwrap_err();
+    assert_eq!(
+        refused_resource(error),
+        Some((TAXONOMY, 0, false, &Scope::Application)),
+        "{error}"
+    );
+    assert_eq!(fake.calls_served(TAXONOMY), 2);
+}

@@ -89,6 +89,17 @@ impl TaxonomyClient {
         Self::new(config, tokens)
     }
 
+    /// Draws every call from `budget` (resource `commerce.taxonomy`; for `user`, if given):
+    /// see [`ApiClient::with_budget`](super::api::ApiClient::with_budget).
+    pub fn with_budget(
+        mut self,
+        budget: Arc<marketplace_budget::CallBudget>,
+        user: Option<&str>,
+    ) -> Self {
+        self.api = self.api.with_budget(budget, user);
+        self
+    }
+
     /// Waits between attempts with `sleeper` (the blocking client's `with_sleeper`).
     #[cfg(feature = "test-util")]
     pub(crate) fn with_sleeper(mut self, sleeper: Arc<dyn crate::test_util::Sleeper>) -> Self {

@@ -63,6 +63,19 @@ pub struct TaxonomyClient {
 super::client_wrapper!(TaxonomyClient, aio::TaxonomyClient);
 
 impl TaxonomyClient {
+    /// Draws every call from `budget` (resource `commerce.taxonomy`; for `user`, if given):
+    /// see the async [`with_budget`](crate::aio::api::ApiClient::with_budget).
+    pub fn with_budget(
+        self,
+        budget: std::sync::Arc<marketplace_budget::CallBudget>,
+        user: Option<&str>,
+    ) -> Self {
+        Self {
+            inner: self.inner.with_budget(budget, user),
+            driver: self.driver,
+        }
+    }
+
     /// A client configured from the environment: [`OAuthConfig::from_env`] for the host and
     /// the credentials (an application token source, or `MARKETPLACE_ACCESS_TOKEN`), and the
     /// default [`ClientConfig`] for that host with the environment's settings
