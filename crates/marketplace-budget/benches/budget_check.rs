@@ -4,8 +4,10 @@
 //! (an empty future awaited on the same runtime: what an unbudgeted client does in its
 //! place). The goal: at most 5 µs a call.
 //!
-//! Run: `cargo bench -p marketplace-budget --bench budget_check`; the figures of one run are
-//! in docs/benchmarks.md.
+//! One run (`cargo bench -p marketplace-budget --bench budget_check -- --warm-up-time 1
+//! --measurement-time 3`, optimized, on the 2-core machine shared with other builds,
+//! 2026-11-29): unbudgeted 321 ns, budgeted 742 ns (2.3×; the check's own cost 0.42 µs);
+//! with `--profile dev`: 1.58 µs and 4.28 µs (2.7×). See docs/benchmarks.md.
 
 use std::hint::black_box;
 use std::sync::Arc;
