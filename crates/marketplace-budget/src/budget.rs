@@ -303,3 +303,122 @@ impl CallBudget {
         windows.len()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use super::*;
+    use crate::InMemoryStore;
+
+    fn answer(resource: &str, limit: u32, remaining: u32) -> RateLimitsResponse {
+        serde_json::from_value(serde_json::json!({"rateLimits": [{"resources": [{
+            "name": resource, "rates": [
+                {"limit": 1_000_000, "remaining": 999_999, "reset": "2999-01-01T00:00:00.000Z", "timeWindow": 86400},
+                {"limit": limit, "remaining": remaining, "reset": "2999-01-01T00:00:00.000Z", "timeWindow": 86400}
+            ]}]}]}))
+        .unwrap()
+    }
+
+    fn run<T>(future: impl std::future::Future<Output = T>) -> T {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap()
+            .block_on(future)
+    }
+
+    /// What a `fmt` subscriber writes, kept.
+    #[derive(Clone, Default)]
+    struct Lines(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Lines {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_resource_with_two_rates_is_held_to_the_one_with_fewer_calls_left() {
+        let budget = CallBudget::new(Arc::new(InMemoryStore::new()), Mode::FailFast).with_batch(4);
+        run(async {
+            assert_eq!(
+                budget
+                    .refresh(Scope::Application, &answer("buy.browse", 10, 3))
+                    .await,
+                1
+            );
+            for _ in 0..3 {
+                budget.acquire("buy.browse", None).await.unwrap();
+            }
+            assert_eq!(
+                budget
+                    .acquire("buy.browse", None)
+                    .await
+                    .unwrap_err()
+                    .remaining,
+                0
+            );
+        });
+    }
+
+    #[test]
+    fn a_users_spent_budget_gives_the_applications_call_back() {
+        let budget = CallBudget::new(Arc::new(InMemoryStore::new()), Mode::FailFast).with_batch(1);
+        let user: Arc<str> = Arc::from("seller-1");
+        run(async {
+            budget
+                .refresh(Scope::Application, &answer("sell.inventory", 2, 2))
+                .await;
+            budget
+                .refresh(Scope::User(user.clone()), &answer("sell.inventory", 1, 1))
+                .await;
+            budget.acquire("sell.inventory", Some(&user)).await.unwrap();
+            let refused = budget
+                .acquire("sell.inventory", Some(&user))
+                .await
+                .unwrap_err();
+            assert_eq!(refused.scope, Scope::User(user.clone()));
+            // The application's second call was not spent on the refused one.
+            budget.acquire("sell.inventory", None).await.unwrap();
+            assert!(budget.acquire("sell.inventory", None).await.is_err());
+        });
+    }
+
+    #[test]
+    fn a_refusal_is_a_warning_with_a_counter_field_naming_the_resource() {
+        let lines = Lines::default();
+        let writer = lines.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .finish();
+        let budget = CallBudget::new(Arc::new(InMemoryStore::new()), Mode::FailFast);
+        tracing::subscriber::with_default(subscriber, || {
+            run(async {
+                budget
+                    .refresh(Scope::Application, &answer("sell.fulfillment", 5, 0))
+                    .await;
+                assert!(budget.acquire("sell.fulfillment", None).await.is_err());
+            })
+        });
+        let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+        let line = text
+            .lines()
+            .find(|l| l.contains("WARN"))
+            .unwrap_or_else(|| panic!("{text}"));
+        for part in [
+            "monotonic_counter.budget_refused=1",
+            "resource=sell.fulfillment",
+            "remaining=0",
+            "reset=2999-01-01T00:00:00.000Z",
+            "call refused before sending",
+        ] {
+            assert!(line.contains(part), "{part} in {line}");
+        }
+    }
+}

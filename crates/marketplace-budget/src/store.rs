@@ -246,3 +246,112 @@ impl BudgetStore for InMemoryStore {
         Box::pin(std::future::ready(()))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key() -> BudgetKey {
+        BudgetKey {
+            scope: Scope::Application,
+            resource: Cow::Borrowed("sell.inventory"),
+        }
+    }
+
+    fn block_on<T>(future: StoreFuture<'_, T>) -> T {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(future)
+    }
+
+    #[test]
+    fn a_window_past_its_reset_starts_again_at_its_limit_and_its_next_reset() {
+        let store = InMemoryStore::new();
+        let t0 = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+        let window = Window {
+            resource: "sell.inventory".into(),
+            limit: 5,
+            remaining: 1,
+            reset: t0 + Duration::from_secs(10),
+            length: Duration::from_secs(60),
+        };
+        block_on(store.refresh(&Scope::Application, std::slice::from_ref(&window)));
+        let granted = block_on(store.reserve(&key(), 16, t0));
+        assert_eq!(
+            granted,
+            Reservation::Granted {
+                calls: 1,
+                reset: window.reset
+            }
+        );
+        assert!(matches!(
+            block_on(store.reserve(&key(), 16, t0)),
+            Reservation::Exhausted {
+                remaining: 0,
+                after_429: false,
+                ..
+            }
+        ));
+        // 70 s later: past the reset (t0 + 10) and the next one (t0 + 70).
+        let later = t0 + Duration::from_secs(70);
+        assert_eq!(
+            block_on(store.reserve(&key(), 16, later)),
+            Reservation::Granted {
+                calls: 5,
+                reset: t0 + Duration::from_secs(130)
+            }
+        );
+    }
+
+    #[test]
+    fn a_429_on_a_resource_without_a_known_quota_refuses_until_its_end_then_counts_nothing() {
+        let store = InMemoryStore::new();
+        let t0 = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+        assert_eq!(
+            block_on(store.reserve(&key(), 1, t0)),
+            Reservation::Unlimited
+        );
+        let until = t0 + Duration::from_secs(30);
+        block_on(store.exhaust(&key(), until));
+        assert_eq!(
+            block_on(store.reserve(&key(), 1, t0 + Duration::from_secs(29))),
+            Reservation::Exhausted {
+                remaining: 0,
+                reset: until,
+                after_429: true
+            }
+        );
+        assert_eq!(
+            block_on(store.reserve(&key(), 1, until)),
+            Reservation::Unlimited
+        );
+    }
+
+    #[test]
+    fn a_refresh_does_not_lift_a_429_before_its_end() {
+        let store = InMemoryStore::new();
+        let t0 = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+        let until = t0 + Duration::from_secs(30);
+        block_on(store.exhaust(&key(), until));
+        let window = Window {
+            resource: "sell.inventory".into(),
+            limit: 5,
+            remaining: 5,
+            reset: t0 + Duration::from_secs(3600),
+            length: Duration::from_secs(86_400),
+        };
+        block_on(store.refresh(&Scope::Application, &[window]));
+        assert!(matches!(
+            block_on(store.reserve(&key(), 1, t0)),
+            Reservation::Exhausted {
+                after_429: true,
+                ..
+            }
+        ));
+        assert!(matches!(
+            block_on(store.reserve(&key(), 1, until)),
+            Reservation::Granted { calls: 1, .. }
+        ));
+    }
+}

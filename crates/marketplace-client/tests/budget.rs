@@ -178,6 +178,21 @@ fn get_rate_limits_and_get_user_rate_limits_are_as_the_analytics_api_describes_t
         ]
     );
 
+    // The fake serves the two documented operations and no other Analytics path.
+    let served: Vec<(String, String)> = fake
+        .route_patterns()
+        .into_iter()
+        .filter(|(_, p)| p.starts_with("/developer/analytics/"))
+        .collect();
+    let mut documented: Vec<(String, String)> = operations
+        .iter()
+        .map(|o| (o.method.clone(), o.path.trim_end_matches('/').to_owned()))
+        .collect();
+    documented.sort();
+    let mut served_sorted = served.clone();
+    served_sorted.sort();
+    assert_eq!(served_sorted, documented);
+
     // The answers have RateLimitsResponse's shape.
     for (api, path) in [(&app, "rate_limit"), (&seller, "user_rate_limit")] {
         let answer = api
