@@ -297,7 +297,7 @@ impl CallBudget {
     /// calls this process held for that scope (eBay's `remaining` already counts the calls
     /// made). Returns how many resources were read.
     pub async fn refresh(&self, scope: Scope, answer: &RateLimitsResponse) -> usize {
-        let windows = crate::windows_of(answer);
+        let windows = crate::analytics::windows_of(answer);
         self.store.refresh(&scope, &windows).await;
         self.leases().retain(|key, _| key.scope != scope);
         windows.len()

@@ -41,48 +41,10 @@ mod resources;
 mod store;
 mod time;
 
-pub use analytics::{ANALYTICS_BASE_PATH, Rate, RateLimit, RateLimitsResponse, Resource};
+pub use analytics::{
+    ANALYTICS_BASE_PATH, Rate, RateLimit, RateLimitsResponse, Resource, windows_of,
+};
 pub use budget::{BudgetExceeded, CallBudget, DEFAULT_EXHAUSTED_FOR, Mode};
 pub use resources::{API_RESOURCES, ApiResource, api_of_resource, resource_of};
 pub use store::{BudgetKey, BudgetStore, InMemoryStore, Reservation, Scope, StoreFuture, Window};
 pub use time::format as format_time;
-
-/// The quotas of `answer` (getRateLimits' or getUserRateLimits'), one [`Window`] per named
-/// resource: where a resource has several rates, the one with the fewest calls left. A rate
-/// without `limit`, `remaining` or a readable `reset` is left out (with a `warn` event naming
-/// the resource).
-pub fn windows_of(answer: &RateLimitsResponse) -> Vec<Window> {
-    let mut windows: Vec<Window> = Vec::new();
-    for resource in answer.rate_limits.iter().flat_map(|api| &api.resources) {
-        let Some(name) = resource.name.as_deref() else {
-            continue;
-        };
-        for rate in &resource.rates {
-            let reset = rate.reset.as_deref().and_then(time::parse);
-            let (Some(limit), Some(remaining), Some(reset)) = (rate.limit, rate.remaining, reset)
-            else {
-                tracing::warn!(
-                    target: "marketplace_budget",
-                    resource = name,
-                    "a rate of {name} without limit, remaining or an ISO 8601 reset is left out: {rate:?}"
-                );
-                continue;
-            };
-            let window = Window {
-                resource: name.to_owned(),
-                limit: u32::try_from(limit.max(0)).unwrap_or(u32::MAX),
-                remaining: u32::try_from(remaining.max(0)).unwrap_or(u32::MAX),
-                reset,
-                length: std::time::Duration::from_secs(
-                    u64::try_from(rate.time_window.unwrap_or(0)).unwrap_or(0),
-                ),
-            };
-            match windows.iter_mut().find(|w| w.resource == window.resource) {
-                Some(known) if known.remaining <= window.remaining => {}
-                Some(known) => *known = window,
-                None => windows.push(window),
-            }
-        }
-    }
-    windows
-}
