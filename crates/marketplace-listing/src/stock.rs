@@ -180,7 +180,10 @@ impl StockState {
         self.skus.get(sku)
     }
 
-    /// Forgets `sku` (read again before its next change; after a sale, for instance).
+    /// Forgets `sku` (read again before its next change). A sale lowers the offer's
+    /// `availableQuantity` on eBay without this state knowing: forget the SKU after an order
+    /// (or use [`Inventory::push_stock_left`], which reads it afresh), else a change back to
+    /// the value held before the sale is taken for equal and not sent.
     pub fn forget(&mut self, sku: &str) {
         self.skus.remove(sku);
     }
@@ -330,6 +333,10 @@ pub struct StockReport {
 
 /// A count of each listing's revisions per calendar day, shared by whoever revises the
 /// seller's listings (in memory: [`MemoryRevisions`]; a fleet backs it with its database).
+///
+/// A revision is recorded before its request is sent, and stays recorded when eBay refuses it
+/// or the call fails: whether eBay counted it is not known, so the count errs on the side of
+/// refusing early rather than having eBay block the listing for the rest of the day.
 pub trait Revisions: Send + Sync {
     /// Records one revision of each of `listings` on `day` (days since 1970-01-01, Pacific
     /// time) when every one of them has fewer than `limit` that day; else records none and
