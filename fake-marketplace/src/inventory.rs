@@ -46,11 +46,16 @@ use crate::{FakeState, Request, Response, Route, lock};
 
 const BASE: &str = "/sell/inventory/v1";
 
+#[path = "inventory_stock.rs"]
+mod stock;
+
 #[derive(Default)]
 struct Seller {
     items: BTreeMap<String, Value>,
     offers: BTreeMap<String, Value>,
     locations: BTreeMap<String, Value>,
+    /// bulkUpdatePriceQuantity's revisions of each listing, by (listing id, Pacific day).
+    revisions: BTreeMap<(String, i64), u32>,
 }
 
 /// Every seller's inventory.
@@ -306,6 +311,11 @@ pub(crate) fn routes() -> Vec<Route> {
             get_location,
         ),
         Route::new("GET", &format!("{BASE}/location"), get_locations),
+        Route::new(
+            "POST",
+            &format!("{BASE}/bulk_update_price_quantity"),
+            stock::bulk_update_price_quantity,
+        ),
     ]
 }
 

@@ -154,6 +154,19 @@ enum Command {
         #[arg(long)]
         dry_run: bool,
     },
+    /// Set the quantity (and price) of published listings from a CSV file of
+    /// `sku,quantity[,price]` lines (a first line `sku,…` is a header; a price in the
+    /// currency of the SKU's offers: `2.49`): eBay's bulkUpdatePriceQuantity, 25 SKUs a call,
+    /// only what differs from what eBay holds, the item's and every published offer's quantity
+    /// together, no inventory item written. Each SKU refused is printed with eBay's error;
+    /// exit 1 when one is.
+    Stock {
+        /// The CSV file.
+        #[arg(long, value_name = "FILE")]
+        file: PathBuf,
+        #[command(flatten)]
+        seller: Seller,
+    },
 }
 
 /// `--other-format`: marketplace-listing's [`OtherFormat`].
@@ -189,6 +202,7 @@ fn main() -> ExitCode {
         }
     };
     let (files, command) = match cli.command {
+        Command::Stock { file, seller } => return stock_file(&file, &seller),
         Command::Check { files } => (files, None),
         Command::Publish {
             files,
@@ -1703,5 +1717,113 @@ impl Catalog for DirCatalog {
             .get(&marketplace)
             .and_then(|file| file.rule_of(id));
         rule.map(|rule| rule.with_policy(f)).is_some()
+    }
+}
+
+/// A line of `listing stock`'s CSV file: the SKU, its quantity, and its price when given.
+fn stock_line(line: &str) -> Result<(String, u32, Option<String>), String> {
+    let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+    let (sku, quantity, price) = match fields[..] {
+        [sku, quantity] => (sku, quantity, None),
+        [sku, quantity, price] => (sku, quantity, Some(price)),
+        _ => return Err("not sku,quantity[,price]".into()),
+    };
+    if sku.is_empty() || sku.len() > 50 {
+        return Err(format!(
+            "the SKU {:?} is not 1 to 50 characters",
+            escaped(sku)
+        ));
+    }
+    let quantity = quantity.parse::<u32>().map_err(|_| {
+        format!(
+            "the quantity {:?} is not a whole number of 0 or more",
+            escaped(quantity)
+        )
+    })?;
+    let price = match price {
+        None | Some("") => None,
+        Some(p) if p.parse::<f64>().is_ok_and(|v| v > 0.0) => Some(p.to_owned()),
+        Some(p) => return Err(format!("the price {:?} is not above 0", escaped(p))),
+    };
+    Ok((sku.to_owned(), quantity, price))
+}
+
+/// `listing stock --file FILE --account NAME`: the file read whole (a bad line: nothing sent,
+/// each named by its line number), then marketplace-listing's `update_stock`; a price is
+/// given in the currency of the SKU's published offers, as eBay holds them.
+fn stock_file(file: &Path, seller: &Seller) -> ExitCode {
+    use marketplace_listing::stock::{MemoryRevisions, StockState, StockUpdate};
+    let text = match std::fs::read_to_string(file) {
+        Ok(text) => text,
+        Err(e) => {
+            errln!("error: {}: {e}", escaped(&file.display().to_string()));
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut lines = Vec::new();
+    let mut bad = 0;
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || (n == 0 && line.to_ascii_lowercase().starts_with("sku,")) {
+            continue;
+        }
+        match stock_line(line) {
+            Ok(parsed) => lines.push(parsed),
+            Err(e) => {
+                bad += 1;
+                errln!("{}:{}: {e}", escaped(&file.display().to_string()), n + 1);
+            }
+        }
+    }
+    if bad > 0 {
+        errln!("{bad} line(s) refused; nothing was sent");
+        return ExitCode::FAILURE;
+    }
+    let inventory = match inventory(seller) {
+        Ok((inventory, _)) => inventory,
+        Err(e) => {
+            errln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut state = StockState::default();
+    let skus: Vec<&str> = lines.iter().map(|(s, _, _)| s.as_str()).collect();
+    // Read first for the offers' currency; a SKU that does not read is read again, and
+    // reported, by update_stock.
+    let _ = inventory.read_stock(&skus, &mut state);
+    let mut update = StockUpdate::new();
+    for (sku, quantity, price) in &lines {
+        update.set_quantity(sku, *quantity);
+        if let Some(price) = price {
+            let currency = state
+                .get(sku)
+                .and_then(|s| s.offers.iter().find_map(|o| o.price.as_ref()))
+                .map(|p| p.currency.clone())
+                .unwrap_or_default();
+            update.set_price(sku, price, &currency);
+        }
+    }
+    let report = inventory.update_stock(&update, &mut state, &MemoryRevisions::default());
+    let failed = report.failed;
+    for sku in &report.applied {
+        outln!("{}: updated", escaped(sku));
+    }
+    for sku in &report.unchanged {
+        outln!("{}: unchanged, eBay holds it so", escaped(sku));
+    }
+    for (_, why) in &failed {
+        outln!("{}", escaped(&why.to_string()));
+    }
+    errln!(
+        "{} updated, {} unchanged, {} refused, in {} bulkUpdatePriceQuantity call(s)",
+        report.applied.len(),
+        report.unchanged.len(),
+        failed.len(),
+        report.calls
+    );
+    if failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
     }
 }

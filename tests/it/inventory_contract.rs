@@ -20,7 +20,7 @@ use taxonomy_macros::{aspects, category};
 
 /// Every operation marketplace-listing calls (and `listing publish`: getInventoryLocations,
 /// once a run), with the schema of its request body.
-const CALLED: [(&str, Option<&str>); 15] = [
+const CALLED: [(&str, Option<&str>); 16] = [
     ("createOrReplaceInventoryItem", Some("InventoryItem")),
     ("getInventoryItem", None),
     ("deleteInventoryItem", None),
@@ -39,6 +39,7 @@ const CALLED: [(&str, Option<&str>); 15] = [
     ("createInventoryLocation", Some("InventoryLocationFull")),
     ("getInventoryLocation", None),
     ("getInventoryLocations", None),
+    ("bulkUpdatePriceQuantity", Some("BulkPriceQuantity")),
 ];
 
 /// The operations the fake serves that marketplace-listing does not call, for the other
@@ -163,6 +164,17 @@ fn every_request_and_answer_of_the_calls_is_documented() {
     for r in inventory.publish_many(&many) {
         r.unwrap();
     }
+    // bulkUpdatePriceQuantity (marketplace-listing's stock): a quantity and a price.
+    let mut update = marketplace_listing::stock::StockUpdate::new();
+    update
+        .set_quantity("B-0", 5)
+        .set_price("B-1", "139.00", "USD");
+    let report = inventory.update_stock(
+        &update,
+        &mut Default::default(),
+        &marketplace_listing::stock::MemoryRevisions::default(),
+    );
+    assert_eq!(report.applied.len(), 2, "{:?}", report.failed);
     // publish_many asked bulkGetInventoryItem of the new SKUs (207, none in the inventory);
     // the error bodies are asked again below, so the SKUs go as they came.
     for i in 0..3 {
@@ -694,4 +706,95 @@ fn an_ebay_motors_offer_is_created_with_ebay_motors_and_refused_with_ebay_motors
     let answer: Value = published.json().unwrap();
     assert_eq!(status, 200, "{answer}");
     assert!(answer["listingId"].is_string(), "{answer}");
+}
+
+/// bulkUpdatePriceQuantity (marketplace-listing's stock module) held to the description: the
+/// request a `BulkPriceQuantity`, the answers `BulkPriceQuantityResponse`s, and each error id
+/// the fake answers one the call documents, with its domain and category: a request's (a
+/// price refused, an offer or SKU unknown: 25709; a listing's 251st revision of the day:
+/// 25002) and the whole call's (26 requests: 400, 25709).
+#[test]
+fn bulk_update_price_quantity_requests_answers_and_error_ids_are_documented() {
+    let doc = document();
+    let op = doc
+        .operations()
+        .into_iter()
+        .find(|o| o.id == "bulkUpdatePriceQuantity")
+        .unwrap();
+    let fake = FakeMarketplace::new();
+    fake.add_listing(&fake.user().username, "PQ-1", 10, "5.00");
+    let offer_id = inventory(&fake)
+        .get_offers("PQ-1", Marketplace::Us)
+        .unwrap()[0]
+        .offer_id
+        .clone();
+    let (http, token, base) = seller_http(&fake);
+    let send = |body: &Value| {
+        let r = http
+            .post(format!("{base}/bulk_update_price_quantity"))
+            .bearer_auth(&token)
+            .json(body)
+            .send()
+            .unwrap();
+        (r.status().as_u16(), r.json::<Value>().unwrap())
+    };
+    let change = |q: u32| {
+        json!({"requests": [{"sku": "PQ-1", "shipToLocationAvailability": {"quantity": q},
+            "offers": [{"offerId": offer_id, "availableQuantity": q,
+                "price": {"value": "4.50", "currency": "USD"}}]}]})
+    };
+    assert_eq!(
+        doc.conformance(&change(3), "BulkPriceQuantity"),
+        Vec::<String>::new()
+    );
+    let (status, answer) = send(&change(3));
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(
+        departures(&doc, &answer, "BulkPriceQuantityResponse"),
+        Vec::<String>::new()
+    );
+    // A request's error: documented for the call, with its domain and category.
+    let refused = |body: &Value| -> u32 {
+        assert_eq!(
+            doc.conformance(body, "BulkPriceQuantity"),
+            Vec::<String>::new()
+        );
+        let (status, answer) = send(body);
+        assert_eq!(status, 207, "{answer}");
+        assert_eq!(
+            departures(&doc, &answer, "BulkPriceQuantityResponse"),
+            Vec::<String>::new()
+        );
+        assert_eq!(answer["responses"][0]["statusCode"], 400, "{answer}");
+        let e = &answer["responses"][0]["errors"][0];
+        let id = e["errorId"].as_u64().unwrap() as u32;
+        let documented = op
+            .responses
+            .values()
+            .flat_map(|r| r.errors.iter())
+            .find(|d| d.id == id)
+            .unwrap_or_else(|| panic!("errorId {id} is not documented: {answer}"));
+        assert_eq!(e["domain"], documented.domain.as_str());
+        assert_eq!(e["category"], documented.category.as_str());
+        id
+    };
+    let price = json!({"requests": [{"offers": [{"offerId": offer_id,
+        "price": {"value": "0.00", "currency": "USD"}}]}]});
+    assert_eq!(refused(&price), 25709);
+    let offer = json!({"requests": [{"offers": [{"offerId": "999", "availableQuantity": 1}]}]});
+    assert_eq!(refused(&offer), 25709);
+    let sku =
+        json!({"requests": [{"sku": "NOT-THERE", "shipToLocationAvailability": {"quantity": 1}}]});
+    assert_eq!(refused(&sku), 25709);
+    for q in 0..249 {
+        assert_eq!(send(&change(q)).0, 200);
+    }
+    assert_eq!(refused(&change(1)), 25002, "the 251st revision of the day");
+    let many = json!({"requests": vec![json!({"sku": "PQ-1"}); 26]});
+    let (status, body) = send(&many);
+    assert_eq!(status, 400);
+    assert_eq!(
+        documented_error(&doc, "bulkUpdatePriceQuantity", 400, &body),
+        25709
+    );
 }

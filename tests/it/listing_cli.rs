@@ -2168,3 +2168,72 @@ fn a_run_whose_unpublished_files_are_all_refused_says_to_fix_them_not_to_rerun()
     );
     assert!(!stderr.contains("rerun to carry on"), "{stderr}");
 }
+
+/// `listing stock --file stock.csv`: a bad line refuses the file before anything is sent;
+/// then each SKU's quantity (and price) through bulkUpdatePriceQuantity, one call for the
+/// file, no inventory item written, a SKU eBay refuses printed with eBay's error (exit 1)
+/// while the others are applied.
+#[test]
+fn listing_stock_sets_quantities_and_prices_from_a_csv_file_in_one_call() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store(&fake, &store, "seller-1");
+    let seller = fake.user().username;
+    fake.add_listing(&seller, "CSV-1", 10, "5.00");
+    fake.add_listing(&seller, "CSV-2", 10, "5.00");
+    let stock = |text: &str| {
+        let file = write(home.path(), "stock.csv", text);
+        run(listing(&fake, home.path())
+            .args(["stock", "--account", "seller-1", "--store"])
+            .arg(&store)
+            .arg("--file")
+            .arg(&file))
+    };
+    let (output, _, stderr) = stock("sku,quantity,price\nCSV-1,4\nCSV-2,-3\n");
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains("stock.csv:3: the quantity \"-3\""),
+        "{stderr}"
+    );
+    assert!(
+        fake.requests_to("/sell/inventory/v1/bulk_update_price_quantity")
+            .is_empty()
+    );
+
+    let (output, stdout, stderr) = stock("sku,quantity,price\nCSV-1,4\nCSV-2,7,4.50\nCSV-3,1\n");
+    assert!(!output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("CSV-1: updated\nCSV-2: updated\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("CSV-3: eBay refused the change (400): ") && stdout.contains("25709"),
+        "{stdout}"
+    );
+    assert_eq!(
+        fake.requests_to("/sell/inventory/v1/bulk_update_price_quantity")
+            .len(),
+        1
+    );
+    assert!(
+        !fake
+            .requests()
+            .iter()
+            .any(|r| r.method == "PUT" && r.path.contains("/inventory_item/")),
+        "no inventory item written"
+    );
+    let offers = |sku: &str| -> serde_json::Value {
+        let api = crate::inventory_support::api(&fake);
+        api.send(
+            marketplace_client::api::ApiRequest::get("/sell/inventory/v1/offer").query("sku", sku),
+        )
+        .unwrap()
+        .json()
+        .unwrap()
+    };
+    assert_eq!(offers("CSV-1")["offers"][0]["availableQuantity"], 4);
+    let two = offers("CSV-2");
+    assert_eq!(two["offers"][0]["availableQuantity"], 7);
+    assert_eq!(two["offers"][0]["pricingSummary"]["price"]["value"], "4.50");
+}

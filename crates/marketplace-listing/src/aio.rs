@@ -44,7 +44,7 @@ impl Transport for ApiClient {
     }
 }
 
-fn path(rest: &[&str]) -> Vec<String> {
+pub(crate) fn path(rest: &[&str]) -> Vec<String> {
     BASE.iter().chain(rest).map(|s| (*s).to_owned()).collect()
 }
 
@@ -225,7 +225,10 @@ impl Inventory {
     }
 
     /// Sends the request `make` builds, again while eBay says to retry.
-    async fn call(&self, make: impl Fn() -> ApiRequest) -> Result<ApiResponse, ListingError> {
+    pub(crate) async fn call(
+        &self,
+        make: impl Fn() -> ApiRequest,
+    ) -> Result<ApiResponse, ListingError> {
         let mut delay = self.backoff;
         let mut attempt = 0;
         loop {

@@ -202,4 +202,41 @@ impl Inventory {
     ) -> Vec<Result<aio::Plan, ListingError>> {
         wait(self.inner.plan_many_with(listings, catalog))
     }
+
+    /// [`aio::Inventory::bulk_update_price_quantity`].
+    pub fn bulk_update_price_quantity(
+        &self,
+        requests: &[crate::stock::PriceQuantity],
+    ) -> Result<Vec<crate::stock::PriceQuantityResult>, ListingError> {
+        wait(self.inner.bulk_update_price_quantity(requests))
+    }
+
+    /// [`aio::Inventory::read_stock`].
+    pub fn read_stock(
+        &self,
+        skus: &[&str],
+        state: &mut crate::stock::StockState,
+    ) -> Vec<(String, crate::stock::StockError)> {
+        wait(self.inner.read_stock(skus, state))
+    }
+
+    /// [`aio::Inventory::update_stock`].
+    pub fn update_stock(
+        &self,
+        update: &crate::stock::StockUpdate,
+        state: &mut crate::stock::StockState,
+        revisions: &dyn crate::stock::Revisions,
+    ) -> crate::stock::StockReport {
+        wait(self.inner.update_stock(update, state, revisions))
+    }
+
+    /// [`aio::Inventory::push_stock_left`].
+    pub fn push_stock_left(
+        &self,
+        sku: &str,
+        quantity: u32,
+        revisions: &dyn crate::stock::Revisions,
+    ) -> Result<crate::stock::StockReport, crate::stock::StockError> {
+        wait(self.inner.push_stock_left(sku, quantity, revisions))
+    }
 }

@@ -17,7 +17,10 @@
 //!   `taxonomy-data`'s condition policies find it);
 //! * [`aio::Inventory`]: the Inventory API's calls, and [`aio::Inventory::publish`], idempotent
 //!   by SKU, which refuses to put a second listing of a SKU live in the other format unless
-//!   told ([`OtherFormat`]); [`blocking::Inventory`]: the same for blocking code.
+//!   told ([`OtherFormat`]); [`blocking::Inventory`]: the same for blocking code;
+//! * [`stock`]: quantities and prices of many SKUs through bulkUpdatePriceQuantity, 25 SKUs a
+//!   call, within eBay's 250 revisions of a listing a calendar day, and the stock left after a
+//!   sale pushed to every offer of its SKU in one call ([`aio::Inventory::push_stock_left`]).
 //!
 //! The calls (`aio`, `blocking`, the errors eBay answers) are the `client` feature, on by
 //! default; without it (`default-features = false`) the crate is the model, the builder and
@@ -36,6 +39,8 @@ mod check;
 mod error;
 mod fields;
 mod model;
+#[cfg(feature = "client")]
+pub mod stock;
 
 #[cfg(feature = "client")]
 pub use aio::OtherFormat;
