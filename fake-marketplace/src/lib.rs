@@ -102,6 +102,7 @@
 //! sleeping.
 
 pub mod account;
+pub mod fulfillments;
 mod http;
 mod inventory;
 pub mod metadata;
@@ -449,6 +450,9 @@ pub enum Fault {
         /// Send `Content-Length: total`.
         announce_length: bool,
     },
+    /// Run the route (what it writes stays written), then close the connection without
+    /// answering: a write whose answer was lost on the way back.
+    AnswerDropped,
 }
 
 /// A fault and the requests it applies to.
@@ -551,6 +555,7 @@ pub struct FakeState {
     pub(crate) metadata: metadata::MetadataState,
     pub(crate) account: account::AccountState,
     pub(crate) orders: orders::OrdersState,
+    pub(crate) fulfillments: fulfillments::FulfillmentsState,
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -751,6 +756,7 @@ impl FakeMarketplace {
         routes.append(&mut metadata::routes());
         routes.append(&mut account::routes());
         routes.append(&mut orders::routes());
+        routes.append(&mut fulfillments::routes());
         routes.append(&mut config.routes);
         let taxonomy = taxonomy::TaxonomyState::new(
             config.snapshots_dir.clone(),
@@ -777,6 +783,7 @@ impl FakeMarketplace {
             metadata: metadata::MetadataState::default(),
             account: account::AccountState::default(),
             orders: orders::OrdersState::default(),
+            fulfillments: fulfillments::FulfillmentsState::default(),
         });
         let stop = Arc::new(AtomicBool::new(false));
         let thread = {
@@ -1096,6 +1103,10 @@ fn serve_one(state: &FakeState, stream: &TcpStream, mut request: Request) -> boo
             r
         }
         Some(Fault::Close) => return false,
+        Some(Fault::AnswerDropped) => {
+            let _ = state.route(&mut request);
+            return false;
+        }
         Some(Fault::Drip {
             total,
             chunk,
