@@ -59,6 +59,7 @@ mod oauth_secrets;
 mod oauth_store;
 mod orders_cli;
 mod orders_fake;
+mod orders_ship_cli;
 mod own_project;
 mod phash;
 mod pinned_aspects;
