@@ -65,6 +65,7 @@ mod phash;
 mod pinned_aspects;
 mod readme;
 mod refresh;
+mod ship_contract;
 mod signing_contract;
 mod signing_fake;
 mod signing_keys_file;
