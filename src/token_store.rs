@@ -61,6 +61,16 @@ pub fn grants_fulfillment<'a>(
     )
 }
 
+/// True when `granted` holds [`FULFILLMENT_SCOPE`] itself (createShippingFulfillment takes
+/// no read-only scope), or, against a host of its own, that host's
+/// `{base_url}/oauth/api_scope/sell.fulfillment`.
+pub fn grants_fulfillment_write<'a>(
+    granted: impl IntoIterator<Item = &'a str>,
+    config: &OAuthConfig,
+) -> bool {
+    grants_any(granted, config, &["sell.fulfillment"])
+}
+
 /// True when `granted` holds one of `names` under eBay's scope URL or under the configured
 /// host's own (`{base_url}/oauth/api_scope/NAME`).
 fn grants_any<'a>(

@@ -109,6 +109,7 @@
 
 pub mod account;
 mod analytics;
+pub mod fulfillments;
 mod http;
 mod inventory;
 pub mod metadata;
@@ -456,6 +457,9 @@ pub enum Fault {
         /// Send `Content-Length: total`.
         announce_length: bool,
     },
+    /// Run the route (what it writes stays written), then close the connection without
+    /// answering: a write whose answer was lost on the way back.
+    AnswerDropped,
 }
 
 /// A fault and the requests it applies to.
@@ -559,6 +563,7 @@ pub struct FakeState {
     pub(crate) account: account::AccountState,
     pub(crate) orders: orders::OrdersState,
     pub(crate) analytics: analytics::AnalyticsState,
+    pub(crate) fulfillments: fulfillments::FulfillmentsState,
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -760,6 +765,7 @@ impl FakeMarketplace {
         routes.append(&mut account::routes());
         routes.append(&mut orders::routes());
         routes.append(&mut analytics::routes());
+        routes.append(&mut fulfillments::routes());
         routes.append(&mut config.routes);
         let taxonomy = taxonomy::TaxonomyState::new(
             config.snapshots_dir.clone(),
@@ -787,6 +793,7 @@ impl FakeMarketplace {
             account: account::AccountState::default(),
             orders: orders::OrdersState::default(),
             analytics: analytics::AnalyticsState::default(),
+            fulfillments: fulfillments::FulfillmentsState::default(),
         });
         let stop = Arc::new(AtomicBool::new(false));
         let thread = {
@@ -1109,6 +1116,10 @@ fn serve_one(state: &FakeState, stream: &TcpStream, mut request: Request) -> boo
             r
         }
         Some(Fault::Close) => return false,
+        Some(Fault::AnswerDropped) => {
+            let _ = state.route(&mut request);
+            return false;
+        }
         Some(Fault::Drip {
             total,
             chunk,

@@ -774,6 +774,24 @@ fn change(
     Ok(())
 }
 
+/// The order `id` of `seller` as getOrder answers it (`None`: none, or its payment is still
+/// pending), for the shipping fulfillments ([`fulfillments`](crate::fulfillments)).
+pub(crate) fn sellers_order(state: &FakeState, id: &str, seller: &str) -> Option<Value> {
+    lock(&state.orders.orders)
+        .get(id)
+        .filter(|o| o.seller == seller && !o.pending())
+        .map(|o| o.order.clone())
+}
+
+/// [`change`], for the shipping fulfillments.
+pub(crate) fn change_order(
+    state: &FakeState,
+    id: &str,
+    f: impl FnOnce(&mut Value, &str),
+) -> Result<(), String> {
+    change(state, id, f)
+}
+
 impl FakeState {
     /// [`FakeMarketplace::buy_with`], for a hook ([`FakeMarketplace::on_orders_page`]).
     pub fn buy(&self, purchase: &Purchase) -> Result<String, String> {

@@ -15,6 +15,13 @@
 //!
 //! `show` prints one order as getOrder answers it (with its cancel requests).
 //!
+//! `ship ORDER --tracking NUMBER --carrier CODE [--line-item ID[:QUANTITY]]...
+//! [--shipped-date TIME]` marks the line items shipped (createShippingFulfillment) once:
+//! it reads getShippingFulfillments first and prints the fulfillment already there when one
+//! with that tracking number ships those line items; after an unclear answer it reads again
+//! before it sends again. Run again after a crash, it creates nothing more. It needs the
+//! consent's `sell.fulfillment` itself (not the read-only form).
+//!
 //! The seller's user token comes from the refresh token `consent` stored for `--account` (the
 //! same store as `listing publish`: a file or the PostgreSQL store), which must grant
 //! `https://api.ebay.com/oauth/api_scope/sell.fulfillment` (or its `.readonly` form): checked
@@ -34,13 +41,14 @@ mod verbosity;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::SystemTime;
 
 use clap::{Parser, Subcommand};
 use marketplace_client::api::{ApiClient, ClientConfig};
 use marketplace_client::oauth::{OAuthConfig, RefreshTokenStore};
-use marketplace_orders::Order;
 use marketplace_orders::blocking::{OrderFeed, Orders};
 use marketplace_orders::feed::{self, BoxError, OrderChange};
+use marketplace_orders::{LineItemReference, Order, Shipment};
 use marketplace_toolkit::token_store;
 use seller::Seller;
 
@@ -58,7 +66,10 @@ use crate::output::escaped;
         order as getOrders or getOrder answered it), or writes it to DIR/ORDERID.json with \
         --dir; a rerun prints only what changed since. At least once: a run killed after \
         printing an order and before recording it prints it again next time; de-duplicate by \
-        (orderId, lastModifiedDate). `show ORDER` prints one order (getOrder).\n\n\
+        (orderId, lastModifiedDate). `show ORDER` prints one order (getOrder). `ship ORDER \
+        --tracking NUMBER --carrier CODE` marks its line items shipped once \
+        (createShippingFulfillment after getShippingFulfillments: a rerun creates nothing \
+        more) and prints the fulfillment id.\n\n\
         Settings: MARKETPLACE_CLIENT_ID, MARKETPLACE_CLIENT_SECRET, MARKETPLACE_ENV \
         (production|sandbox), MARKETPLACE_BASE_URL + MARKETPLACE_AUTH_URL, MARKETPLACE_CONFIG \
         (SDK file), MARKETPLACE_TOKEN_STORE; the flags override them."
@@ -95,6 +106,53 @@ enum Command {
         #[command(flatten)]
         seller: Seller,
     },
+    /// Mark line items of ORDER shipped with a tracking number, once: a run again (after a
+    /// crash, a time-out) finds the fulfillment already there and creates none.
+    Ship {
+        /// The order's orderId.
+        order: String,
+        #[command(flatten)]
+        seller: Seller,
+        /// The carrier's tracking number (letters and digits only, as eBay takes it).
+        #[arg(long, value_name = "NUMBER")]
+        tracking: String,
+        /// The carrier's eBay code (USPS, UPS, FedEx, …: eBay's ShippingCarrierCodeType).
+        #[arg(long, value_name = "CODE")]
+        carrier: String,
+        /// A line item in the package (its lineItemId) and how many of it (default 1, as
+        /// eBay's); repeat it for each. None: every line item, all that is left to ship.
+        #[arg(long = "line-item", value_name = "ID[:QUANTITY]", value_parser = line_item)]
+        line_items: Vec<LineItemReference>,
+        /// When the package was shipped, in UTC (2026-11-29T08:00:00Z or
+        /// 2026-11-29T08:00:00.000Z). Default: when eBay receives the call.
+        #[arg(long, value_name = "RFC3339", value_parser = shipped_date)]
+        shipped_date: Option<SystemTime>,
+    },
+}
+
+/// `--line-item ID[:QUANTITY]`.
+fn line_item(text: &str) -> Result<LineItemReference, String> {
+    let (id, quantity) = match text.split_once(':') {
+        Some((id, q)) => {
+            let q: u32 = q
+                .parse()
+                .ok()
+                .filter(|q| *q > 0)
+                .ok_or_else(|| format!("{q:?} is not a quantity above 0"))?;
+            (id, q)
+        }
+        None => (text, 1),
+    };
+    if id.is_empty() {
+        return Err("the line item id is empty".into());
+    }
+    Ok(LineItemReference::new(id, quantity))
+}
+
+/// `--shipped-date`: a UTC timestamp.
+fn shipped_date(text: &str) -> Result<SystemTime, String> {
+    marketplace_orders::parse_timestamp(text)
+        .ok_or_else(|| format!("{text:?} is not a UTC timestamp such as 2026-11-29T08:00:00Z"))
 }
 
 fn main() -> ExitCode {
@@ -103,6 +161,23 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Sync { seller, dir, state } => sync(&seller, dir, state),
         Command::Show { order, seller } => show(&seller, &order),
+        Command::Ship {
+            order,
+            seller,
+            tracking,
+            carrier,
+            line_items,
+            shipped_date,
+        } => {
+            let shipment = Shipment {
+                order_id: order,
+                line_items,
+                carrier,
+                tracking_number: tracking,
+                shipped_date,
+            };
+            ship(&seller, &shipment)
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -116,9 +191,15 @@ fn main() -> ExitCode {
 /// The Fulfillment API of the seller: its stored refresh token, as `consent` keeps it,
 /// refused before anything is sent when the consent does not grant sell.fulfillment.
 fn orders_of(seller: &Seller) -> Result<Orders, String> {
-    let (config, provider) = seller
-        .provider(require_fulfillment_scope)
-        .map_err(|e| e.to_string())?;
+    orders_checked(seller, require_fulfillment_scope)
+}
+
+/// The Fulfillment API of the seller, after `check` of its stored consent.
+fn orders_checked(
+    seller: &Seller,
+    check: fn(&dyn RefreshTokenStore, &str, &OAuthConfig) -> Result<(), String>,
+) -> Result<Orders, String> {
+    let (config, provider) = seller.provider(check).map_err(|e| e.to_string())?;
     let base = config.endpoints.base_url().as_str();
     let config = ClientConfig::for_base_url(base).map_err(|e| e.to_string())?;
     let api = ApiClient::new(config, provider).map_err(|e| e.to_string())?;
@@ -253,6 +334,48 @@ fn write_order(dir: &Path, order: &Order) -> Result<(), BoxError> {
         let _ = std::fs::remove_file(&temp);
     }
     written.map_err(Into::into)
+}
+
+/// Refuses, before anything is sent, an account whose consent does not grant
+/// `https://api.ebay.com/oauth/api_scope/sell.fulfillment` itself (createShippingFulfillment
+/// takes no read-only scope: eBay answers 403, errorId 1100).
+fn require_fulfillment_write_scope(
+    tokens: &dyn RefreshTokenStore,
+    account: &str,
+    config: &OAuthConfig,
+) -> Result<(), String> {
+    require_fulfillment_scope(tokens, account, config)?;
+    match tokens.load(account) {
+        Ok(Some(stored)) if token_store::grants_fulfillment_write(stored.scopes.iter(), config) => {
+            Ok(())
+        }
+        _ => Err(format!(
+            "the consent stored for account {:?} does not grant {}, which \
+             createShippingFulfillment needs (the read-only scope is not enough). Run `consent \
+             --account {} --for orders` and try again; nothing was sent",
+            escaped(account),
+            token_store::FULFILLMENT_SCOPE,
+            escaped(account),
+        )),
+    }
+}
+
+/// `orders ship ORDER`: the shipment made once (getShippingFulfillments first), its
+/// fulfillment id printed, and whether this run created it.
+fn ship(seller: &Seller, shipment: &Shipment) -> Result<(), String> {
+    let orders = orders_checked(seller, require_fulfillment_write_scope)?;
+    let shipped = orders.ship(shipment).map_err(|e| e.to_string())?;
+    let what = if shipped.created {
+        "created"
+    } else {
+        "already there (nothing created)"
+    };
+    outln!(
+        "order {}: fulfillment {} {what}",
+        escaped(&shipment.order_id),
+        escaped(&shipped.fulfillment_id)
+    );
+    Ok(())
 }
 
 /// `orders show ORDER`: getOrder's answer, as JSON.

@@ -79,6 +79,40 @@ impl Orders {
         wait(self.inner.get_order(order_id))
     }
 
+    /// [`aio::Orders::get_shipping_fulfillments`].
+    pub fn get_shipping_fulfillments(
+        &self,
+        order_id: &str,
+    ) -> Result<crate::ShippingFulfillmentPagedCollection, OrdersError> {
+        wait(self.inner.get_shipping_fulfillments(order_id))
+    }
+
+    /// [`aio::Orders::get_shipping_fulfillment`].
+    pub fn get_shipping_fulfillment(
+        &self,
+        order_id: &str,
+        fulfillment_id: &str,
+    ) -> Result<crate::ShippingFulfillment, OrdersError> {
+        wait(
+            self.inner
+                .get_shipping_fulfillment(order_id, fulfillment_id),
+        )
+    }
+
+    /// [`aio::Orders::create_shipping_fulfillment`] (not idempotent: retry [`ship`](Self::ship)).
+    pub fn create_shipping_fulfillment(
+        &self,
+        order_id: &str,
+        details: &crate::ShippingFulfillmentDetails,
+    ) -> Result<String, OrdersError> {
+        wait(self.inner.create_shipping_fulfillment(order_id, details))
+    }
+
+    /// [`aio::Orders::ship`]: the shipment made once, whatever the retries and reruns.
+    pub fn ship(&self, shipment: &crate::Shipment) -> Result<crate::Shipped, OrdersError> {
+        wait(self.inner.ship(shipment))
+    }
+
     /// [`aio::Orders::pages`], as an iterator of pages.
     pub fn pages(&self, query: GetOrders) -> OrderPages<'_> {
         OrderPages(self.inner.pages(query))

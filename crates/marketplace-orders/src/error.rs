@@ -1,11 +1,12 @@
-//! The Fulfillment API's errors of getOrders and getOrder, typed from the error ids its OpenAPI
-//! description lists (`x-response-codes`: 30500, 30700–31100, 32100, 32800), each with eBay's
-//! own error (its message, parameters) kept.
+//! The Fulfillment API's errors of getOrders, getOrder, createShippingFulfillment,
+//! getShippingFulfillments and getShippingFulfillment, typed from the error ids its OpenAPI
+//! description lists (`x-response-codes`: 30500, 30700–31100, 32100–32800, 34100–34500), each
+//! with eBay's own error (its message, parameters) kept.
 
 use marketplace_client::api::ApiError;
 use marketplace_client::model::ServiceError;
 
-/// What a Fulfillment API error id of getOrders or getOrder means.
+/// What a Fulfillment API error id of the order and shipping fulfillment calls means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ErrorKind {
@@ -36,6 +37,31 @@ pub enum ErrorKind {
     InvalidOrderId,
     /// 32800: "Invalid field group: {fieldGroup}".
     InvalidFieldGroup,
+    /// 32110: "Invalid shipping fulfillment ID: {fulfillmentId}" (getShippingFulfillment).
+    InvalidFulfillmentId,
+    /// 32200: "Invalid line item id: {lineItemId}" (createShippingFulfillment: a line item
+    /// that is not the order's).
+    InvalidLineItemId,
+    /// 32210: "Duplicate line item in the request".
+    DuplicateLineItem,
+    /// 32300: "Invalid shipment tracking number or carrier".
+    InvalidTracking,
+    /// 32400: "Requested user is suspended".
+    UserSuspended,
+    /// 32500: "Invalid shipped date".
+    InvalidShippedDate,
+    /// 32600: "Invalid input data" (a quantity of none, or above what is left to ship).
+    InvalidInputData,
+    /// 34100: "Maximum tracking number for order is exceeded".
+    TooManyTrackingNumbers,
+    /// 34200: "Line Items contain Global Shipping Program and non-Global Shipping Program
+    /// orders".
+    MixedGlobalShipping,
+    /// 34300: "Mark As Shipped for multiple Global Shipping Program line items is not
+    /// supported".
+    GlobalShippingMultipleLineItems,
+    /// 34500: "Please use PUT operation for updating shipping fulfillment".
+    UsePutToUpdate,
     /// Another id (a token's 1001, an access error's 1100, …), as eBay sent it.
     Other(u32),
 }
@@ -57,6 +83,17 @@ impl ErrorKind {
             31100 => ErrorKind::InvalidLimit,
             32100 => ErrorKind::InvalidOrderId,
             32800 => ErrorKind::InvalidFieldGroup,
+            32110 => ErrorKind::InvalidFulfillmentId,
+            32200 => ErrorKind::InvalidLineItemId,
+            32210 => ErrorKind::DuplicateLineItem,
+            32300 => ErrorKind::InvalidTracking,
+            32400 => ErrorKind::UserSuspended,
+            32500 => ErrorKind::InvalidShippedDate,
+            32600 => ErrorKind::InvalidInputData,
+            34100 => ErrorKind::TooManyTrackingNumbers,
+            34200 => ErrorKind::MixedGlobalShipping,
+            34300 => ErrorKind::GlobalShippingMultipleLineItems,
+            34500 => ErrorKind::UsePutToUpdate,
             other => ErrorKind::Other(other),
         }
     }
@@ -131,6 +168,16 @@ pub enum OrdersError {
         /// The `total` that page claimed (`none` when it had none).
         total: String,
     },
+    /// createShippingFulfillment answered success without a `Location` header naming the new
+    /// fulfillment: it may have been created ([`aio::Orders::ship`](crate::aio::Orders::ship)
+    /// reads getShippingFulfillments before it tries again).
+    #[error(
+        "createShippingFulfillment of order {order_id} answered without a Location header          naming the fulfillment: it may or may not have been created"
+    )]
+    NoLocation {
+        /// The order shipped.
+        order_id: String,
+    },
 }
 
 impl From<ApiError> for OrdersError {
@@ -164,7 +211,9 @@ impl OrdersError {
                 _ => None,
             },
             OrdersError::NotFound { .. } => Some(404),
-            OrdersError::Invalid { .. } | OrdersError::Repeating { .. } => None,
+            OrdersError::Invalid { .. }
+            | OrdersError::Repeating { .. }
+            | OrdersError::NoLocation { .. } => None,
         }
     }
 
@@ -179,6 +228,37 @@ impl OrdersError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_error_id_the_description_lists_for_the_shipping_fulfillment_calls_is_typed() {
+        let description: serde_json::Value = serde_json::from_str(include_str!(
+            "../../../tests/contract/sell_fulfillment_v1_oas3.json"
+        ))
+        .unwrap();
+        let mut ids = Vec::new();
+        let base = "/order/{orderId}/shipping_fulfillment";
+        for (path, method) in [
+            (base.to_owned(), "post"),
+            (base.to_owned(), "get"),
+            (format!("{base}/{{fulfillmentId}}"), "get"),
+        ] {
+            let responses = &description["paths"][path.as_str()][method]["responses"];
+            for (_, response) in responses.as_object().unwrap() {
+                if let Some(errors) = response["x-response-codes"]["errors"].as_object() {
+                    ids.extend(errors.keys().map(|id| id.parse::<u32>().unwrap()));
+                }
+            }
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), 13, "{ids:?}");
+        for id in ids {
+            assert!(
+                !matches!(ErrorKind::of(id), ErrorKind::Other(_)),
+                "{id} is not typed"
+            );
+        }
+    }
 
     #[test]
     fn every_error_id_the_description_lists_for_get_orders_and_get_order_is_typed() {

@@ -16,6 +16,10 @@
 //!   pages ([`aio::Orders::modified_between`]: every order changed in a time range);
 //! * [`OrdersError`]: eBay's errors of these calls typed ([`ErrorKind`]: 30500, 30700 to
 //!   31100, 32100, 32800), eBay's message kept;
+//! * [`Shipment`] and [`aio::Orders::ship`]: an order's line items marked shipped with a
+//!   tracking number once (createShippingFulfillment, idempotent: getShippingFulfillments
+//!   read first and after every unclear answer); [`ShippingFulfillment`] and the other
+//!   shapes of the shipping fulfillment calls under eBay's names;
 //! * [`feed::OrderFeed`] ([`blocking::OrderFeed`]): every change of a seller's orders handed
 //!   to the application's handler once per record of its [`feed::FeedStore`], incremental on
 //!   `lastmodifieddate` with a watermark and an overlap window; [`feed::FileStore`]: at least
@@ -67,6 +71,7 @@ mod error;
 pub mod feed;
 mod filter;
 mod model;
+mod shipment;
 mod time;
 
 pub use error::{ErrorKind, FulfillmentError, OrdersError};
@@ -79,5 +84,9 @@ pub use model::{
     FulfillmentStartInstruction, ItemLocation, LineItem, LineItemFulfillmentInstructions, Order,
     OrderSearchPagedCollection, Payment, PaymentSummary, PhoneNumber, PricingSummary, ShippingStep,
     TaxAddress,
+};
+pub use shipment::{
+    LineItemReference, Shipment, Shipped, ShippingFulfillment, ShippingFulfillmentDetails,
+    ShippingFulfillmentPagedCollection,
 };
 pub use time::{format_timestamp, parse_timestamp};

@@ -294,6 +294,9 @@ impl ApiClient {
         let mut token = self.tokens.access_token().await?;
         let mut attempts = Attempts::new(&self.config);
         let resource = marketplace_budget::resource_of(call.url.path()).map(|api| api.resource);
+        if call.once {
+            attempts = attempts.without_retries();
+        }
         loop {
             if let (Some((budget, user)), Some(resource)) = (&self.budget, resource) {
                 budget

@@ -80,6 +80,9 @@ pub struct ApiRequest {
     /// The answer may hold a secret (createSigningKey's private key): an error never quotes
     /// its body.
     pub(crate) secret_answer: bool,
+    /// Sent once: no retry after a broken connection, a 5xx or a 429 (a write that is not
+    /// idempotent, whose caller reads the service's state before it sends it again).
+    pub(crate) once: bool,
 }
 
 impl fmt::Debug for ApiRequest {
@@ -118,6 +121,7 @@ impl ApiRequest {
             timeout: None,
             problem: None,
             secret_answer: false,
+            once: false,
         }
     }
 
@@ -255,6 +259,16 @@ impl ApiRequest {
     /// for traces (default: `request`).
     pub fn operation(mut self, name: impl Into<String>) -> Self {
         self.operation = Some(name.into());
+        self
+    }
+
+    /// Sends the request once: a broken connection, a cut-off answer, a 5xx or a 429 is the
+    /// call's error at once, never sent again by the client (a 401 still renews the token
+    /// and sends it once more: eBay did nothing with it). For a write that is not idempotent,
+    /// such as createShippingFulfillment, whose caller reads what the service holds before it
+    /// sends it again.
+    pub fn sent_once(mut self) -> Self {
+        self.once = true;
         self
     }
 

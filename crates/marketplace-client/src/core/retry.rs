@@ -44,6 +44,12 @@ impl Attempts {
         }
     }
 
+    /// No retry but the token's renewal after a 401 ([`ApiRequest::sent_once`](crate::api::ApiRequest::sent_once)).
+    pub(crate) fn without_retries(mut self) -> Self {
+        self.max_retries = 0;
+        self
+    }
+
     /// The number of the attempt about to be made (1 for the first).
     pub(crate) fn attempt(&self) -> u32 {
         self.attempt

@@ -1,0 +1,215 @@
+//! `orders ship` end to end against the fake marketplace over loopback: run twice it makes one
+//! fulfillment and says the second time that it was already there; killed with SIGKILL while
+//! each of its calls is under way (the token, getShippingFulfillments, createShippingFulfillment)
+//! and run again, the order's line items get one fulfillment with that tracking number; a
+//! consent with only the read-only scope is refused before anything is sent.
+#![cfg(unix)]
+
+use crate::common;
+use crate::oauth_support as support;
+
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use fake_marketplace::fulfillments::fulfillments_path;
+use fake_marketplace::{FakeMarketplace, Fault, FaultRule, TOKEN_PATH};
+use marketplace_client::oauth::{FileStore, ScopeSet, UserTokenProvider};
+use support::*;
+
+/// `orders` with the fake's settings, its home (token store) in `home`.
+fn orders(fake: &FakeMarketplace, home: &Path) -> Command {
+    let mut cmd = common::clean_command(env!("CARGO_BIN_EXE_orders"));
+    cmd.env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("MARKETPLACE_BASE_URL", fake.base_url())
+        .env("MARKETPLACE_AUTH_URL", fake.auth_url())
+        .env("MARKETPLACE_CLIENT_ID", fake.client_id())
+        .env("MARKETPLACE_CLIENT_SECRET", fake.client_secret());
+    cmd
+}
+
+fn run(cmd: &mut Command) -> (Output, String, String) {
+    let output = cmd.output().unwrap();
+    let (out, err) = common::output_text(&output);
+    (output, out, err)
+}
+
+/// The default refresh-token file in `home` with the account `seller-1`'s consent to
+/// `scopes` (suffixes of the fake's `{base_url}/oauth/api_scope`).
+fn consent(fake: &FakeMarketplace, home: &Path, scopes: &[&str]) {
+    let path = home
+        .join("config")
+        .join("marketplace-toolkit")
+        .join("refresh-tokens.json");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let client = Arc::new(client(fake));
+    let request = client
+        .consent_request(&ScopeSet::new(scopes.iter().map(|s| fake.scope(s))))
+        .unwrap();
+    let code = request.complete(&consent_redirect(fake, &request)).unwrap();
+    UserTokenProvider::new(client, Arc::new(FileStore::new(path)), "seller-1")
+        .exchange_code(&code, request.scopes())
+        .unwrap();
+}
+
+/// An order of `quantity` of one listing of the fake's seller: its id and its line item's.
+fn order_of(fake: &FakeMarketplace, quantity: u32) -> (String, String) {
+    let listing = fake.add_listing("fake_seller", "MUG-1", 100, "12.00");
+    let order_id = fake.buy(&listing, quantity).unwrap();
+    let line = fake.order(&order_id).unwrap()["lineItems"][0]["lineItemId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    (order_id, line)
+}
+
+fn ship_args(order_id: &str, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "ship",
+        order_id,
+        "--account",
+        "seller-1",
+        "--tracking",
+        "9400111899223",
+        "--carrier",
+        "USPS",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
+    args.extend(extra.iter().map(|s| (*s).to_owned()));
+    args
+}
+
+#[test]
+fn orders_ship_run_twice_makes_one_fulfillment_and_says_the_second_time_it_was_there() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    consent(&fake, home.path(), &["/sell.fulfillment"]);
+    let (order_id, _) = order_of(&fake, 2);
+
+    let (output, stdout, stderr) = run(orders(&fake, home.path()).args(ship_args(&order_id, &[])));
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert_eq!(
+        stdout.trim(),
+        format!("order {order_id}: fulfillment 9400111899223 created")
+    );
+    let (output, stdout, stderr) = run(orders(&fake, home.path()).args(ship_args(&order_id, &[])));
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert_eq!(
+        stdout.trim(),
+        format!("order {order_id}: fulfillment 9400111899223 already there (nothing created)")
+    );
+    let made = fake.shipping_fulfillments(&order_id);
+    assert_eq!(made.len(), 1, "{made:?}");
+    assert_eq!(made[0]["lineItems"][0]["quantity"], 2);
+    assert_eq!(
+        fake.order(&order_id).unwrap()["orderFulfillmentStatus"],
+        "FULFILLED"
+    );
+}
+
+#[test]
+fn orders_ship_killed_at_each_of_its_calls_and_run_again_makes_one_fulfillment() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    consent(&fake, home.path(), &["/sell.fulfillment"]);
+    // Each call of a run, in the order it makes them. One of three shipped: a second POST
+    // would be taken, so only the reads keep a rerun from shipping twice.
+    let steps = |order_id: &str| {
+        vec![
+            ("POST", TOKEN_PATH.to_owned()),
+            ("GET", fulfillments_path(order_id)),
+            ("POST", fulfillments_path(order_id)),
+        ]
+    };
+    for step in 0..3 {
+        let (order_id, line) = order_of(&fake, 3);
+        let item = format!("{line}:1");
+        let (method, path) = steps(&order_id)[step].clone();
+        let before = fake.requests().len();
+        fake.inject(FaultRule {
+            method: Some(method.into()),
+            path: Some(path.clone()),
+            times: Some(1),
+            fault: Fault::Delay(Duration::from_secs(2)),
+        });
+        let mut child = orders(&fake, home.path())
+            .args(ship_args(&order_id, &["--line-item", &item]))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let asked = |fake: &FakeMarketplace| {
+            fake.requests()[before..]
+                .iter()
+                .filter(|r| r.method == method && r.path == path)
+                .count()
+        };
+        let started = Instant::now();
+        while asked(&fake) == 0 {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "step {step}: {method} {path} never sent"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        child.kill().unwrap(); // SIGKILL, while the call is under way
+        let status = child.wait().unwrap();
+        assert_eq!(status.signal(), Some(9), "step {step}: {status:?}");
+        // The call the run was killed in finishes on the fake's side (as eBay's would).
+        let started = Instant::now();
+        while fake
+            .answers()
+            .iter()
+            .filter(|a| a.method == method && a.path == path)
+            .count()
+            < fake
+                .requests()
+                .iter()
+                .filter(|r| r.method == method && r.path == path)
+                .count()
+        {
+            assert!(started.elapsed() < Duration::from_secs(60), "step {step}");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+
+        let (output, stdout, stderr) =
+            run(orders(&fake, home.path()).args(ship_args(&order_id, &["--line-item", &item])));
+        assert!(output.status.success(), "step {step}: {stdout}\n{stderr}");
+        let made = fake.shipping_fulfillments(&order_id);
+        assert_eq!(made.len(), 1, "step {step}: {made:?}");
+        assert_eq!(made[0]["shipmentTrackingNumber"], "9400111899223");
+        assert_eq!(made[0]["lineItems"][0]["quantity"], 1);
+        let said = if step == 2 {
+            "already there (nothing created)"
+        } else {
+            "created"
+        };
+        assert!(stdout.contains(said), "step {step}: {stdout}");
+        assert_eq!(
+            fake.order(&order_id).unwrap()["orderFulfillmentStatus"],
+            "IN_PROGRESS"
+        );
+    }
+}
+
+#[test]
+fn orders_ship_refuses_a_read_only_consent_before_sending_anything() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    consent(&fake, home.path(), &["/sell.fulfillment.readonly"]);
+    let (order_id, _) = order_of(&fake, 1);
+    let before = fake.requests().len();
+    let (output, stdout, stderr) = run(orders(&fake, home.path()).args(ship_args(&order_id, &[])));
+    assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("createShippingFulfillment needs") && stderr.contains("nothing was sent"),
+        "{stderr}"
+    );
+    assert_eq!(fake.requests().len(), before);
+}
