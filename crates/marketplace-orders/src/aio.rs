@@ -36,7 +36,7 @@ impl Transport for ApiClient {
     }
 }
 
-fn path(rest: &[&str]) -> Vec<String> {
+pub(crate) fn path(rest: &[&str]) -> Vec<String> {
     BASE.iter().chain(rest).map(|s| (*s).to_owned()).collect()
 }
 
@@ -60,9 +60,9 @@ fn path(rest: &[&str]) -> Vec<String> {
 /// ```
 #[derive(Clone)]
 pub struct Orders {
-    transport: Arc<dyn Transport>,
-    retries: u32,
-    backoff: Duration,
+    pub(crate) transport: Arc<dyn Transport>,
+    pub(crate) retries: u32,
+    pub(crate) backoff: Duration,
 }
 
 impl std::fmt::Debug for Orders {

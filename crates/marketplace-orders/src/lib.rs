@@ -20,7 +20,11 @@
 //!   to the application's handler once per record of its [`feed::FeedStore`], incremental on
 //!   `lastmodifieddate` with a watermark and an overlap window; [`feed::FileStore`]: at least
 //!   once, the [`feed::ChangeKey`] (`orderId`, `lastModifiedDate`) handed over for the
-//!   application's own de-duplication.
+//!   application's own de-duplication;
+//! * [`refund`]: issueRefund ([`aio::Orders::issue_refund`], [`blocking::Orders::issue_refund`]),
+//!   the whole order or line items, checked against the order before it is sent (currency,
+//!   never more than is left to refund, line items of the order), idempotent by the
+//!   caller's key ([`refund::RefundStore`]): a retry never refunds twice.
 //!
 //! ```
 //! use std::time::{Duration, UNIX_EPOCH};
@@ -67,6 +71,7 @@ mod error;
 pub mod feed;
 mod filter;
 mod model;
+pub mod refund;
 mod time;
 
 pub use error::{ErrorKind, FulfillmentError, OrdersError};

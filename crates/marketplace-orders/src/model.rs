@@ -539,7 +539,7 @@ pub struct LineItem {
     /// This array is always returned, but is returned as an empty array unless the seller has
     /// submitted a partial or full refund to the buyer for the order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub refunds: Vec<Value>,
+    pub refunds: Vec<crate::refund::LineItemRefund>,
     /// Seller-defined Stock-Keeping Unit (SKU).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sku: Option<String>,
@@ -650,7 +650,7 @@ pub struct PaymentSummary {
     /// This array is always returned, but is returned as an empty array unless the seller has
     /// submitted a partial or full refund to the buyer for the order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub refunds: Vec<Value>,
+    pub refunds: Vec<crate::refund::OrderRefund>,
     /// This is the total price that the seller receives for the entire order after all costs (item
     /// cost, delivery cost, taxes) are added for all line items, minus any discounts and/or
     /// promotions for any of the line items.

@@ -198,6 +198,9 @@ impl ApiClient {
     {
         let mut token = self.tokens.access_token().await?;
         let mut attempts = Attempts::new(&self.config);
+        if call.once {
+            attempts = attempts.without_retries();
+        }
         loop {
             let (mut request, redactor) = call.request(&token)?;
             self.signer.sign(&mut request)?;

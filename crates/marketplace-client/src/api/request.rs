@@ -80,6 +80,8 @@ pub struct ApiRequest {
     /// The answer may hold a secret (createSigningKey's private key): an error never quotes
     /// its body.
     pub(crate) secret_answer: bool,
+    /// Sent once: no retry after a 5xx, a 429 or a broken connection ([`ApiRequest::once`]).
+    pub(crate) once: bool,
 }
 
 impl fmt::Debug for ApiRequest {
@@ -118,6 +120,7 @@ impl ApiRequest {
             timeout: None,
             problem: None,
             secret_answer: false,
+            once: false,
         }
     }
 
@@ -262,6 +265,15 @@ impl ApiRequest {
     /// ([`ClientConfig::timeout`](super::ClientConfig::timeout)).
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// Sent at most once: not retried after a 5xx, a 429, a time-out or a broken connection
+    /// (a 401 still renews the token once: the service refused it unread). For a call that is
+    /// not idempotent, such as issueRefund, where a second attempt after an answer that never
+    /// arrived could do the thing twice: the caller reads what happened before trying again.
+    pub fn once(mut self) -> Self {
+        self.once = true;
         self
     }
 }

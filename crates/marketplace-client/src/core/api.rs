@@ -50,6 +50,8 @@ pub(crate) struct ApiCall {
     /// Whether an error may quote the answer's body (sanitized): false for answers that may
     /// hold a secret the sanitizer does not know (createSigningKey's private key).
     pub(crate) quote_body: bool,
+    /// Sent at most once (`ApiRequest::once`): no retry but the token's renewal on a 401.
+    pub(crate) once: bool,
 }
 
 impl ApiCall {
@@ -71,6 +73,7 @@ impl ApiCall {
                 error: max_body.min(MAX_ERROR_ANSWER),
             },
             quote_body: true,
+            once: false,
         }
     }
 
@@ -303,6 +306,7 @@ impl ApiCall {
         call.content_language = request.content_language.clone();
         call.body = request.body.clone();
         call.quote_body = !request.secret_answer;
+        call.once = request.once;
         for (name, value) in &request.headers {
             let name = HeaderName::from_bytes(name.trim().as_bytes())
                 .map_err(|_| ApiError::Invalid(format!("{name:?} is not a header name")))?;

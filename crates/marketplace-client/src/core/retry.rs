@@ -44,6 +44,12 @@ impl Attempts {
         }
     }
 
+    /// No retry but the token's renewal on a 401 (a call sent at most once).
+    pub(crate) fn without_retries(mut self) -> Self {
+        self.max_retries = 0;
+        self
+    }
+
     /// The number of the attempt about to be made (1 for the first).
     pub(crate) fn attempt(&self) -> u32 {
         self.attempt
