@@ -64,6 +64,7 @@ mod phash;
 mod pinned_aspects;
 mod readme;
 mod refresh;
+mod refund_contract;
 mod signing_contract;
 mod signing_fake;
 mod signing_keys_file;
