@@ -787,7 +787,9 @@ impl crate::aio::Orders {
 }
 
 impl crate::blocking::Orders {
-    /// [`aio::Orders::issue_refund`](crate::aio::Orders::issue_refund).
+    /// [`aio::Orders::issue_refund`](crate::aio::Orders::issue_refund), over a store whose
+    /// futures are ready at once ([`MemoryRefundStore`], or a store of blocking calls): a
+    /// store that awaits a runtime belongs on the async front.
     pub fn issue_refund<S: RefundStore>(
         &self,
         store: &S,
