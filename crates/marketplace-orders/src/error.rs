@@ -149,7 +149,7 @@ pub enum OrdersError {
         /// The refund's key.
         key: String,
         /// The store's error.
-        source: crate::feed::BoxError,
+        source: Box<dyn std::error::Error + Send + Sync + 'static>,
     },
 }
 

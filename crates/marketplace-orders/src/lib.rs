@@ -81,8 +81,8 @@ pub use filter::{
 };
 pub use model::{
     Address, Amount, Buyer, CancelRequest, CancelStatus, DeliveryCost, ExtendedContact,
-    FulfillmentStartInstruction, ItemLocation, LineItem, LineItemFulfillmentInstructions, Order,
-    OrderSearchPagedCollection, Payment, PaymentSummary, PhoneNumber, PricingSummary, ShippingStep,
-    TaxAddress,
+    FulfillmentStartInstruction, ItemLocation, LineItem, LineItemFulfillmentInstructions,
+    LineItemRefund, Order, OrderRefund, OrderSearchPagedCollection, Payment, PaymentSummary,
+    PhoneNumber, PricingSummary, ShippingStep, TaxAddress,
 };
 pub use time::{format_timestamp, parse_timestamp};

@@ -59,9 +59,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::error::OrdersError;
-use crate::feed::BoxError;
 use crate::filter::check_order_id;
 use crate::model::{Amount, Order};
+
+/// A [`RefundStore`]'s error.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// eBay's `ReasonForRefundEnum`: why the refund is issued.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -296,53 +298,6 @@ pub struct Refund {
     /// `PENDING` when the refund was accepted (eBay processes it asynchronously), `FAILED`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refund_status: Option<String>,
-    /// Every other field, as eBay sent it.
-    #[serde(flatten)]
-    pub other: Map<String, Value>,
-}
-
-/// eBay's `OrderRefund`: a refund of the whole order, as getOrder shows it in
-/// `paymentSummary.refunds`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct OrderRefund {
-    /// The refund amount (the seller's net amount: eBay-collected tax is not in it).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub amount: Option<Amount>,
-    /// When the refund was issued (not returned until it is).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub refund_date: Option<String>,
-    /// issueRefund's `refundId`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub refund_id: Option<String>,
-    /// eBay's identifier of the refund (not returned until it is issued).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub refund_reference_id: Option<String>,
-    /// The refund's status (RefundStatusEnum: `PENDING`, `REFUNDED`, `FAILED`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub refund_status: Option<String>,
-    /// Every other field, as eBay sent it.
-    #[serde(flatten)]
-    pub other: Map<String, Value>,
-}
-
-/// eBay's `LineItemRefund`: a refund of a line item, as getOrder shows it in the line item's
-/// `refunds`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LineItemRefund {
-    /// The refund amount (the seller's net amount: eBay-collected tax is not in it).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub amount: Option<Amount>,
-    /// When the refund was issued (not returned until it is).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub refund_date: Option<String>,
-    /// issueRefund's `refundId`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub refund_id: Option<String>,
-    /// Reserved by eBay for internal or future use.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub refund_reference_id: Option<String>,
     /// Every other field, as eBay sent it.
     #[serde(flatten)]
     pub other: Map<String, Value>,
