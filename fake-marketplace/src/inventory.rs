@@ -127,6 +127,27 @@ fn with_seller<T>(state: &FakeState, seller: &str, f: impl FnOnce(&mut Seller) -
     f(sellers.entry(seller.to_owned()).or_default())
 }
 
+/// The published offer of `listing_id` of `seller` (`user:{username}`) moved to
+/// `marketplace`, its price in `currency` (`FakeMarketplace::add_listing_on`, in refunds.rs).
+pub(crate) fn move_listing(
+    state: &FakeState,
+    seller: &str,
+    listing_id: &str,
+    marketplace: &str,
+    currency: &str,
+) -> Result<(), String> {
+    with_seller(state, seller, |s| {
+        let offer = s
+            .offers
+            .values_mut()
+            .find(|o| o["listing"]["listingId"] == json!(listing_id))
+            .ok_or_else(|| format!("{seller} has no listing {listing_id}"))?;
+        offer["marketplaceId"] = json!(marketplace);
+        offer["pricingSummary"]["price"]["currency"] = json!(currency);
+        Ok(())
+    })
+}
+
 fn body(request: &Request) -> Result<Value, Response> {
     serde_json::from_slice(&request.body).map_err(|_| {
         error(

@@ -81,7 +81,8 @@
 //!
 //! The fake serves the Key Management API (createSigningKey, getSigningKey, getSigningKeys;
 //! its `jwe` is a format of its own) and checks eBay's digital signatures on the Finances
-//! API's getTransactions and getPayouts and on Fulfillment's issueRefund: see [`signatures`].
+//! API's getTransactions and getPayouts and on Fulfillment's issueRefund: see [`signatures`];
+//! issueRefund itself, on the fake's orders: see [`refunds`].
 //!
 //! # Inventory
 //!
@@ -116,6 +117,7 @@ pub mod metadata;
 pub mod notify;
 mod oauth;
 pub mod orders;
+pub mod refunds;
 pub mod signatures;
 pub mod taxonomy;
 
@@ -766,6 +768,7 @@ impl FakeMarketplace {
         routes.append(&mut orders::routes());
         routes.append(&mut analytics::routes());
         routes.append(&mut fulfillments::routes());
+        routes.append(&mut refunds::routes());
         routes.append(&mut config.routes);
         let taxonomy = taxonomy::TaxonomyState::new(
             config.snapshots_dir.clone(),

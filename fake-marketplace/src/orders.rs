@@ -792,6 +792,31 @@ pub(crate) fn change_order(
     change(state, id, f)
 }
 
+/// The seller's order `id` (not one whose payment is pending) held under the orders' lock
+/// for `f` (the refunds of `refunds.rs`), with the `lastModifiedDate` it gets if it changes:
+/// when `f` answers `(true, _)` the order changed and its `lastModifiedDate` moves forward.
+/// `None` when `seller` has no such order.
+pub(crate) fn with_order<T>(
+    state: &FakeState,
+    seller: &str,
+    id: &str,
+    f: impl FnOnce(&mut Value, &str) -> (bool, T),
+) -> Option<T> {
+    let now = millis(state.now());
+    let mut orders = lock(&state.orders.orders);
+    let order = orders
+        .get_mut(id)
+        .filter(|o| o.seller == seller && !o.pending())?;
+    let modified = now.max(order.modified + 1);
+    let at = format_timestamp(modified);
+    let (changed, answer) = f(&mut order.order, &at);
+    if changed {
+        order.modified = modified;
+        order.order["lastModifiedDate"] = json!(at);
+    }
+    Some(answer)
+}
+
 impl FakeState {
     /// [`FakeMarketplace::buy_with`], for a hook ([`FakeMarketplace::on_orders_page`]).
     pub fn buy(&self, purchase: &Purchase) -> Result<String, String> {

@@ -24,11 +24,11 @@
 //! # The check
 //!
 //! The Finances API's `GET /sell/finances/v1/transaction` and `GET /sell/finances/v1/payout`
-//! and Fulfillment's `POST /sell/fulfillment/v1/order/{orderId}/issue_refund` are served
-//! (empty lists; a `PENDING` refund) behind a user token with the API's scope
-//! (`https://api.ebay.com/oauth/api_scope/sell.finances` for the Finances API,
-//! `…/sell.fulfillment` for issueRefund; without it, eBay's 403, errorId 1100, see
-//! [`FakeState::check_scope`](crate::FakeState::check_scope)) and
+//! are served (empty lists) behind a user token with the API's scope
+//! (`https://api.ebay.com/oauth/api_scope/sell.finances`; without it, eBay's 403, errorId
+//! 1100, see [`FakeState::check_scope`](crate::FakeState::check_scope)) and
+//! Fulfillment's issueRefund on the fake's orders (see [`refunds`](crate::refunds)) behind
+//! the same scope, both with
 //! [`FakeState::check_signature`](crate::FakeState::check_signature), which a test's own route
 //! can call too. It verifies as eBay's verifier does, written here independently of the
 //! client: `Signature-Input` must be
@@ -64,14 +64,10 @@ pub const SIGNING_KEY_PATH: &str = "/developer/key_management/v1/signing_key";
 pub const TRANSACTIONS_PATH: &str = "/sell/finances/v1/transaction";
 /// getPayouts' path (Finances API).
 pub const PAYOUTS_PATH: &str = "/sell/finances/v1/payout";
-/// issueRefund's path pattern (Fulfillment API).
-pub const ISSUE_REFUND_PATH: &str = "/sell/fulfillment/v1/order/{orderId}/issue_refund";
 
 /// The scope of the Finances API's getTransactions and getPayouts (the suffix of
 /// `https://api.ebay.com/oauth/api_scope/sell.finances`).
 pub const FINANCES_SCOPE: &str = "/sell.finances";
-/// The scope of the Fulfillment API's issueRefund.
-pub const FULFILLMENT_SCOPE: &str = "/sell.fulfillment";
 
 /// A key's lifetime (eBay: three years after its creation).
 const KEY_LIFETIME: Duration = Duration::from_secs(3 * 365 * 24 * 3600);
@@ -126,12 +122,6 @@ pub(crate) fn routes() -> Vec<Route> {
             signed(req, state, FINANCES_SCOPE, || {
                 serde_json::json!({"href": req.path, "limit": 20, "offset": 0, "total": 0,
                     "payouts": []})
-            })
-        }),
-        Route::new("POST", ISSUE_REFUND_PATH, |req, state| {
-            signed(req, state, FULFILLMENT_SCOPE, || {
-                serde_json::json!({"refundId": format!("500{:07}", state.next_id()),
-                    "refundStatus": "PENDING"})
             })
         }),
     ]

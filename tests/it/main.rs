@@ -65,6 +65,7 @@ mod phash;
 mod pinned_aspects;
 mod readme;
 mod refresh;
+mod refund_contract;
 mod ship_contract;
 mod signing_contract;
 mod signing_fake;

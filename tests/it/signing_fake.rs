@@ -45,13 +45,21 @@ fn create_key(api: &ApiClient, cipher: &str) -> SigningKey {
         .expect("the key eBay's API returned loads")
 }
 
-fn refund_request() -> ApiRequest {
+/// An order of the fake's seller on eBay UK (17.95 GBP), whose issueRefund needs a signature.
+fn gb_order(fake: &FakeMarketplace) -> String {
+    let listing = fake
+        .add_listing_on("EBAY_GB", "fake_seller", "SIGNED-1", 10, "17.95")
+        .expect("a listing on EBAY_GB");
+    fake.buy(&listing, 1).expect("bought")
+}
+
+fn refund_request(order_id: &str) -> ApiRequest {
     ApiRequest::post_segments([
         "sell",
         "fulfillment",
         "v1",
         "order",
-        "12-34567-89012",
+        order_id,
         "issue_refund",
     ])
     .json(
@@ -61,13 +69,17 @@ fn refund_request() -> ApiRequest {
     .operation("issueRefund")
 }
 
-const REFUND_PATH: &str = "/sell/fulfillment/v1/order/12-34567-89012/issue_refund";
+fn refund_path(order_id: &str) -> String {
+    format!("/sell/fulfillment/v1/order/{order_id}/issue_refund")
+}
 
 #[test]
 fn keys_from_create_signing_key_sign_finances_and_refund_calls_that_verify() {
     let fake = fake();
     let api = client(&fake);
+    let mut order = String::new();
     for cipher in ["ED25519", "RSA"] {
+        order = gb_order(&fake);
         let signed = client(&fake).with_signing_key(create_key(&api, cipher));
         for path in [TRANSACTIONS_PATH, PAYOUTS_PATH] {
             let answer = signed
@@ -76,14 +88,14 @@ fn keys_from_create_signing_key_sign_finances_and_refund_calls_that_verify() {
             assert_eq!(answer.status(), 200, "{cipher} {path}");
         }
         let refund: Value = signed
-            .send(refund_request())
+            .send(refund_request(&order))
             .expect("issueRefund")
             .json()
             .unwrap();
         assert_eq!(refund["refundStatus"], "PENDING");
     }
     // What arrived: the four headers on the refund (it has a body), three on the GETs.
-    let refund = fake.requests_to(REFUND_PATH).pop().unwrap();
+    let refund = fake.requests_to(&refund_path(&order)).pop().unwrap();
     assert!(
         refund
             .header("Content-Digest")
@@ -153,7 +165,7 @@ fn a_private_key_that_is_not_the_one_of_its_jwe_is_a_typed_215120_naming_the_cau
         SigningKey::from_pem(vector["privateKey"].as_str().unwrap(), registered.jwe()).unwrap();
     let error = client(&fake)
         .with_signing_key(mismatched)
-        .send(refund_request())
+        .send(refund_request(&gb_order(&fake)))
         .unwrap_err();
     assert!(matches!(error, ApiError::Signature { .. }), "{error:?}");
     assert_eq!(error.error_id(), Some(215120));
@@ -194,17 +206,20 @@ fn a_retried_call_is_signed_again_with_a_new_created() {
         .as_secs();
     let clock = Arc::new(TickingClock(AtomicU64::new(start)));
     let signed = client(&fake).with_signing_key(key).with_clock(clock);
+    let order = gb_order(&fake);
     fake.fail_next(
-        REFUND_PATH,
+        &refund_path(&order),
         Fault::Status {
             status: 500,
             body: String::new(),
             headers: vec![],
         },
     );
-    let answer = signed.send(refund_request()).expect("the retry verifies");
+    let answer = signed
+        .send(refund_request(&order))
+        .expect("the retry verifies");
     assert_eq!(answer.status(), 200);
-    let sent = fake.requests_to(REFUND_PATH);
+    let sent = fake.requests_to(&refund_path(&order));
     assert_eq!(sent.len(), 2);
     let input = |i: usize| sent[i].header("Signature-Input").unwrap().to_owned();
     assert!(
@@ -219,7 +234,7 @@ fn a_retried_call_is_signed_again_with_a_new_created() {
     );
     assert_ne!(sent[0].header("Signature"), sent[1].header("Signature"));
     assert_eq!(
-        fake.answers_to(REFUND_PATH)
+        fake.answers_to(&refund_path(&order))
             .iter()
             .map(|a| a.status)
             .collect::<Vec<_>>(),
@@ -234,7 +249,11 @@ fn ebays_pss_labelled_rsa_sample_key_signs_calls_the_fake_verifies() {
     let key = SigningKey::from_pem(&fixture("rsa-pss-labelled-private.pem"), jwe).unwrap();
     assert_eq!(key.cipher(), "RSA");
     let signed = client(&fake).with_signing_key(key);
-    let refund: Value = signed.send(refund_request()).unwrap().json().unwrap();
+    let refund: Value = signed
+        .send(refund_request(&gb_order(&fake)))
+        .unwrap()
+        .json()
+        .unwrap();
     assert_eq!(refund["refundStatus"], "PENDING");
     assert_eq!(
         signed.send(ApiRequest::get(PAYOUTS_PATH)).unwrap().status(),

@@ -29,7 +29,7 @@ impl Transport for Blocking {
 
 /// Runs a future of the async layer whose transport is [`Blocking`]: every await is ready when
 /// first polled (the blocking client has already answered), so one poll finishes it.
-fn wait<T>(future: impl Future<Output = T>) -> T {
+pub(crate) fn wait<T>(future: impl Future<Output = T>) -> T {
     let mut future = std::pin::pin!(future);
     let mut context = Context::from_waker(Waker::noop());
     loop {
@@ -43,7 +43,7 @@ fn wait<T>(future: impl Future<Output = T>) -> T {
 /// The orders of one seller, for blocking code: [`aio::Orders`]'s calls.
 #[derive(Debug, Clone)]
 pub struct Orders {
-    inner: aio::Orders,
+    pub(crate) inner: aio::Orders,
 }
 
 impl Orders {

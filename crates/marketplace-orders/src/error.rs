@@ -178,6 +178,26 @@ pub enum OrdersError {
         /// The order shipped.
         order_id: String,
     },
+    /// A refund refused before issueRefund was sent, checked against the order getOrder
+    /// answered (its currency, what is left to refund, its line items) or against the key's
+    /// record: `what` names the field, `reason` what is wrong.
+    #[error("{what}: {reason}; no refund was asked for (issueRefund not sent)")]
+    Refund {
+        /// The field (`orderLevelRefundAmount.currency`, `refundItems[0].lineItemId`, `key`, …).
+        what: String,
+        /// What was wrong.
+        reason: String,
+    },
+    /// The caller's refund store failed to read or write the key's record (before issueRefund
+    /// was sent, or after eBay's answer: then the refund may be issued, and the same key again
+    /// finds it on the order).
+    #[error("the refund store failed for the key {key:?}: {source}")]
+    RefundStore {
+        /// The refund's key.
+        key: String,
+        /// The store's error.
+        source: Box<dyn std::error::Error + Send + Sync + 'static>,
+    },
 }
 
 impl From<ApiError> for OrdersError {
@@ -214,6 +234,7 @@ impl OrdersError {
             OrdersError::Invalid { .. }
             | OrdersError::Repeating { .. }
             | OrdersError::NoLocation { .. } => None,
+            OrdersError::Refund { .. } | OrdersError::RefundStore { .. } => None,
         }
     }
 

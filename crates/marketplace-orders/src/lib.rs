@@ -24,7 +24,11 @@
 //!   to the application's handler once per record of its [`feed::FeedStore`], incremental on
 //!   `lastmodifieddate` with a watermark and an overlap window; [`feed::FileStore`]: at least
 //!   once, the [`feed::ChangeKey`] (`orderId`, `lastModifiedDate`) handed over for the
-//!   application's own de-duplication.
+//!   application's own de-duplication;
+//! * [`refund`]: issueRefund ([`aio::Orders::issue_refund`], [`blocking::Orders::issue_refund`]),
+//!   the whole order or line items, checked against the order before it is sent (currency,
+//!   never more than is left to refund, line items of the order), idempotent by the
+//!   caller's key ([`refund::RefundStore`]): a retry never refunds twice.
 //!
 //! ```
 //! use std::time::{Duration, UNIX_EPOCH};
@@ -71,6 +75,7 @@ mod error;
 pub mod feed;
 mod filter;
 mod model;
+pub mod refund;
 mod shipment;
 mod time;
 
@@ -81,9 +86,9 @@ pub use filter::{
 };
 pub use model::{
     Address, Amount, Buyer, CancelRequest, CancelStatus, DeliveryCost, ExtendedContact,
-    FulfillmentStartInstruction, ItemLocation, LineItem, LineItemFulfillmentInstructions, Order,
-    OrderSearchPagedCollection, Payment, PaymentSummary, PhoneNumber, PricingSummary, ShippingStep,
-    TaxAddress,
+    FulfillmentStartInstruction, ItemLocation, LineItem, LineItemFulfillmentInstructions,
+    LineItemRefund, Order, OrderRefund, OrderSearchPagedCollection, Payment, PaymentSummary,
+    PhoneNumber, PricingSummary, ShippingStep, TaxAddress,
 };
 pub use shipment::{
     LineItemReference, Shipment, Shipped, ShippingFulfillment, ShippingFulfillmentDetails,

@@ -539,7 +539,7 @@ pub struct LineItem {
     /// This array is always returned, but is returned as an empty array unless the seller has
     /// submitted a partial or full refund to the buyer for the order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub refunds: Vec<Value>,
+    pub refunds: Vec<LineItemRefund>,
     /// Seller-defined Stock-Keeping Unit (SKU).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sku: Option<String>,
@@ -650,7 +650,7 @@ pub struct PaymentSummary {
     /// This array is always returned, but is returned as an empty array unless the seller has
     /// submitted a partial or full refund to the buyer for the order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub refunds: Vec<Value>,
+    pub refunds: Vec<OrderRefund>,
     /// This is the total price that the seller receives for the entire order after all costs (item
     /// cost, delivery cost, taxes) are added for all line items, minus any discounts and/or
     /// promotions for any of the line items.
@@ -687,6 +687,53 @@ pub struct Payment {
     /// order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub payment_status: Option<String>,
+    /// Every other field, as eBay sent it.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+/// eBay's `OrderRefund`: a refund of the whole order, as getOrder shows it in
+/// `paymentSummary.refunds`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderRefund {
+    /// The refund amount (the seller's net amount: eBay-collected tax is not in it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amount: Option<Amount>,
+    /// When the refund was issued (not returned until it is).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refund_date: Option<String>,
+    /// issueRefund's `refundId`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refund_id: Option<String>,
+    /// eBay's identifier of the refund (not returned until it is issued).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refund_reference_id: Option<String>,
+    /// The refund's status (RefundStatusEnum: `PENDING`, `REFUNDED`, `FAILED`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refund_status: Option<String>,
+    /// Every other field, as eBay sent it.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+/// eBay's `LineItemRefund`: a refund of a line item, as getOrder shows it in the line item's
+/// `refunds`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LineItemRefund {
+    /// The refund amount (the seller's net amount: eBay-collected tax is not in it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amount: Option<Amount>,
+    /// When the refund was issued (not returned until it is).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refund_date: Option<String>,
+    /// issueRefund's `refundId`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refund_id: Option<String>,
+    /// Reserved by eBay for internal or future use.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refund_reference_id: Option<String>,
     /// Every other field, as eBay sent it.
     #[serde(flatten)]
     pub other: Map<String, Value>,

@@ -265,8 +265,8 @@ impl ApiRequest {
     /// Sends the request once: a broken connection, a cut-off answer, a 5xx or a 429 is the
     /// call's error at once, never sent again by the client (a 401 still renews the token
     /// and sends it once more: eBay did nothing with it). For a write that is not idempotent,
-    /// such as createShippingFulfillment, whose caller reads what the service holds before it
-    /// sends it again.
+    /// such as createShippingFulfillment or issueRefund, whose caller reads what the service
+    /// holds before it sends it again.
     pub fn sent_once(mut self) -> Self {
         self.once = true;
         self
