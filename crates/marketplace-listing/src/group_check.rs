@@ -470,7 +470,7 @@ pub fn check_group(
     let empty = BTreeMap::new();
     let listed: HashSet<&str> = g.variant_skus.iter().map(String::as_str).collect();
     for (n, variant) in group.variants.iter().enumerate() {
-        let at = format!("variants[{n}]");
+        let at = Variant(n);
         let item = &variant.inventory_item;
         let offer = &variant.offer;
         // As one listing, its title, description and pictures the group's.
@@ -517,33 +517,37 @@ pub fn check_group(
         // Shared with the first variant.
         if let Some(first) = first.filter(|_| n > 0) {
             let f = &first.offer;
-            let pol = |o: &crate::Offer| o.listing_policies.clone().unwrap_or_default();
+            let pol = policy;
+            let fulfillment: fn(&crate::ListingPolicies) -> &Option<String> =
+                |l| &l.fulfillment_policy_id;
+            let payment: fn(&crate::ListingPolicies) -> &Option<String> = |l| &l.payment_policy_id;
+            let returns: fn(&crate::ListingPolicies) -> &Option<String> = |l| &l.return_policy_id;
             for (field, mine, theirs) in [
                 (
                     "offer.categoryId",
-                    offer.category_id.clone(),
-                    f.category_id.clone(),
+                    offer.category_id.as_deref(),
+                    f.category_id.as_deref(),
                 ),
                 (
                     "offer.marketplaceId",
-                    Some(offer.marketplace_id.clone()),
-                    Some(f.marketplace_id.clone()),
+                    Some(offer.marketplace_id.as_str()),
+                    Some(f.marketplace_id.as_str()),
                 ),
-                ("offer.format", offer.format.clone(), f.format.clone()),
+                ("offer.format", offer.format.as_deref(), f.format.as_deref()),
                 (
                     "offer.listingPolicies.fulfillmentPolicyId",
-                    pol(offer).fulfillment_policy_id,
-                    pol(f).fulfillment_policy_id,
+                    pol(offer, fulfillment),
+                    pol(f, fulfillment),
                 ),
                 (
                     "offer.listingPolicies.paymentPolicyId",
-                    pol(offer).payment_policy_id,
-                    pol(f).payment_policy_id,
+                    pol(offer, payment),
+                    pol(f, payment),
                 ),
                 (
                     "offer.listingPolicies.returnPolicyId",
-                    pol(offer).return_policy_id,
-                    pol(f).return_policy_id,
+                    pol(offer, returns),
+                    pol(f, returns),
                 ),
             ] {
                 if mine != theirs {
@@ -551,7 +555,7 @@ pub fn check_group(
                         &mut p,
                         format!("{at}.{field}"),
                         VariationProblem::DiffersFromFirstVariant {
-                            first: theirs.unwrap_or_else(|| "none".into()),
+                            first: theirs.unwrap_or("none").to_owned(),
                         },
                     );
                 }
@@ -586,11 +590,20 @@ pub fn check_group(
         let mut combination = Vec::with_capacity(axes.len());
         let mut axis_of: Vec<Option<usize>> = Vec::with_capacity(own.len());
         for (name, values) in own {
-            let k = taxonomy_aspects::key(name);
-            let axis = axes.iter().position(|(a, _)| *a == k);
+            // The name as the axis spells it (no allocation), else the same key.
+            let axis = specs
+                .iter()
+                .position(|s| s.name == *name)
+                .filter(|&a| a < axes.len())
+                .or_else(|| {
+                    let k = taxonomy_aspects::key(name);
+                    axes.iter().position(|(a, _)| *a == k)
+                });
             axis_of.push(axis);
             if axis.is_none()
-                && let Some((_, _, gvalues)) = group_keys.iter().find(|(gk, _, _)| *gk == k)
+                && let Some((_, _, gvalues)) = group_keys
+                    .iter()
+                    .find(|(gk, _, _)| *gk == taxonomy_aspects::key(name))
                 && !same_values(values, gvalues)
             {
                 var(
@@ -617,8 +630,13 @@ pub fn check_group(
             };
             match given.map(|(_, v)| v.as_slice()) {
                 None | Some([]) => var(&mut p, field(), VariationProblem::NoValueForAxis),
-                Some([value]) => match values.get(&taxonomy_aspects::key(value)) {
-                    Some(&i) => {
+                Some([value]) => match specs[a]
+                    .values
+                    .iter()
+                    .position(|v| v == value)
+                    .or_else(|| values.get(&taxonomy_aspects::key(value)).copied())
+                {
+                    Some(i) => {
                         combination.push(i);
                         if let Some((image, seen)) = image_axis.as_mut()
                             && *image == a
@@ -726,6 +744,23 @@ pub fn check_group(
         );
     }
     p
+}
+
+/// A policy id of the offer (`which` picks it).
+fn policy(o: &crate::Offer, which: fn(&crate::ListingPolicies) -> &Option<String>) -> Option<&str> {
+    o.listing_policies
+        .as_ref()
+        .and_then(|l| which(l).as_deref())
+}
+
+/// `variants[N]`, written only into a problem's field.
+#[derive(Clone, Copy)]
+struct Variant(usize);
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "variants[{}]", self.0)
+    }
 }
 
 fn same_values(a: &[String], b: &[String]) -> bool {
