@@ -59,8 +59,9 @@ use marketplace_client::oauth::{OAuthConfig, RefreshTokenStore};
 use marketplace_listing::aio::BULK_LIMIT;
 use marketplace_listing::blocking::Inventory;
 use marketplace_listing::{
-    Catalog, CategoryStatus, CompiledIn, ConditionPolicy, Listing, ListingError, OtherFormat,
-    Problem, ProblemKind, UNKNOWN_FIELDS_SHOWN, check,
+    AxisRule, Catalog, CategoryStatus, CompiledIn, ConditionPolicy, GroupListing, Listing,
+    ListingError, OtherFormat, Problem, ProblemKind, UNKNOWN_FIELDS_SHOWN, axis_rule, check,
+    check_group,
 };
 use marketplace_toolkit::token_store;
 use marketplaces::Marketplace;
@@ -499,6 +500,11 @@ fn read_listing_file(
             "grew over the {MAX_LISTING_FILE} bytes a listing file may have"
         ));
     }
+    if is_group(&bytes) {
+        return Err(
+            "is a group of variations ({\"inventoryItemGroup\": …, \"variants\": […]}): `listing check` checks it; publishing a group is not done yet".into(),
+        );
+    }
     let listing = serde_json::from_slice(&bytes).map_err(|e| {
         format!("not a listing file ({{\"inventoryItem\": …, \"offer\": …}} in eBay's JSON): {e}")
     })?;
@@ -506,6 +512,36 @@ fn read_listing_file(
         .map(|file| marketplace_listing::unknown_fields(&file))
         .unwrap_or_default();
     Ok((listing, unknown))
+}
+
+/// Whether a file's bytes are a group of variations: a JSON object with `inventoryItemGroup`.
+fn is_group(bytes: &[u8]) -> bool {
+    const KEY: &[u8] = b"\"inventoryItemGroup\"";
+    bytes.windows(KEY.len()).any(|w| w == KEY)
+        && serde_json::from_slice::<serde_json::Value>(bytes)
+            .is_ok_and(|v| v.get("inventoryItemGroup").is_some())
+}
+
+/// A group file (`{"inventoryItemGroup": …, "variants": […]}`) as a [`GroupListing`]; `None`
+/// when the file is not one (a single listing, or unreadable: left to [`read_listing_file`]).
+fn read_group_file(path: &Path) -> Option<Result<GroupListing, String>> {
+    use std::io::Read as _;
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > MAX_LISTING_FILE {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_LISTING_FILE + 1).read_to_end(&mut bytes))
+        .ok()?;
+    if !is_group(&bytes) {
+        return None;
+    }
+    Some(serde_json::from_slice(&bytes).map_err(|e| {
+        format!(
+            "not a group file ({{\"inventoryItemGroup\": …, \"variants\": [{{\"inventoryItem\": …, \"offer\": …}}, …]}} in eBay's JSON): {e}"
+        )
+    }))
 }
 
 /// The warning for the unknown fields of a file past the first [`UNKNOWN_FIELDS_SHOWN`]: how
@@ -562,8 +598,40 @@ fn check_files(files: &[PathBuf], source: &Source) -> ExitCode {
     let catalog = &*source.catalog;
     let mut failed = 0;
     let conflicts = run_conflicts(files);
+    // The run's single-SKU listings: a group's variant may not be one of them.
+    let mut single_skus = HashSet::new();
+    let mut groups = Vec::new();
+    for (i, path) in files.iter().enumerate() {
+        match read_group_file(path) {
+            Some(_) => groups.push(i),
+            None => {
+                if let Ok(listing) = read_listing(path) {
+                    single_skus.insert(listing.offer.sku);
+                }
+            }
+        }
+    }
     for (i, path) in files.iter().enumerate() {
         let name = escaped(&path.display().to_string()).into_owned();
+        if groups.binary_search(&i).is_ok() {
+            let problems = match read_group_file(path) {
+                Some(Ok(group)) => check_group(&group, catalog, &single_skus)
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect(),
+                Some(Err(e)) => vec![e],
+                None => vec!["cannot be read again".to_owned()],
+            };
+            if problems.is_empty() {
+                outln!("{name}: ok");
+            } else {
+                for p in &problems {
+                    outln!("{name}: {}", escaped(p));
+                }
+                failed += 1;
+            }
+            continue;
+        }
         let listing = match read_listing_file(path) {
             Ok((listing, unknown)) => {
                 for field in unknown.iter().take(UNKNOWN_FIELDS_SHOWN) {
@@ -1717,6 +1785,17 @@ impl Catalog for DirCatalog {
             .get(&marketplace)
             .and_then(|file| file.rule_of(id));
         rule.map(|rule| rule.with_policy(f)).is_some()
+    }
+
+    fn variation_axis(
+        &self,
+        marketplace: Marketplace,
+        id: u32,
+        name: &str,
+        values: &[String],
+    ) -> Option<AxisRule> {
+        let rules = self.rules.get(&(marketplace, id))?;
+        Some(axis_rule(rules, name, values))
     }
 }
 

@@ -47,6 +47,7 @@ mod inventory_scopes;
 mod item_conditions;
 mod listing_cards;
 mod listing_cli;
+mod listing_groups;
 mod metadata_contract;
 mod module_cycles;
 mod mutation;

@@ -260,6 +260,7 @@ fn brand_rules(values: &[String]) -> &'static PinnedRules {
         name: "Brand",
         single: true,
         selection_only: true,
+        enabled_for_variations: false,
         max_length: None,
         format: Format::Any,
         expected_required_by: None,

@@ -112,6 +112,28 @@ pub trait Catalog {
         let _ = (marketplace, id, f);
         false
     }
+
+    /// What the leaf's aspect rules say of the aspect `name` as a variation axis taking
+    /// `values` (`aspectEnabledForVariations`, a selection-only aspect's allowed values:
+    /// [`axis_rule`](crate::axis_rule) over the rules); `None` when the catalog has no rules
+    /// for the leaf (the default).
+    fn variation_axis(
+        &self,
+        marketplace: Marketplace,
+        id: u32,
+        name: &str,
+        values: &[String],
+    ) -> Option<crate::AxisRule> {
+        let _ = (marketplace, id, name, values);
+        None
+    }
+
+    /// Whether the leaf takes variations (getListingStructurePolicies' `variationsSupported`);
+    /// `None` when unknown (the default), and the group check says nothing of it.
+    fn variations_supported(&self, marketplace: Marketplace, id: u32) -> Option<bool> {
+        let _ = (marketplace, id);
+        None
+    }
 }
 
 /// The trees and pinned aspect rules compiled into `taxonomy-data`: what `category!` and
@@ -179,6 +201,17 @@ impl Catalog for CompiledIn {
             .and_then(|c| c.as_leaf())
             .and_then(|leaf| leaf.condition_policy());
         policy.map(|p| f(*p)).is_some()
+    }
+
+    fn variation_axis(
+        &self,
+        marketplace: Marketplace,
+        id: u32,
+        name: &str,
+        values: &[String],
+    ) -> Option<crate::AxisRule> {
+        let rules = Site::from(marketplace).category(id)?.as_leaf()?.aspects()?;
+        Some(crate::axis_rule(rules, name, values))
     }
 }
 
@@ -352,6 +385,8 @@ pub enum ProblemKind {
         /// How many problems were not listed.
         count: usize,
     },
+    /// A group's variation problem ([`check_group`](crate::check_group)).
+    Variation(crate::group_check::VariationProblem),
 }
 
 impl fmt::Display for Problem {
@@ -501,6 +536,7 @@ impl fmt::Display for Problem {
                 "{count} more problems here, not listed (at most {} a list are): fix those above and check again",
                 limits::PROBLEMS_PER_LIST
             ),
+            ProblemKind::Variation(v) => write!(f, "{v}"),
         }
     }
 }
@@ -510,14 +546,14 @@ impl fmt::Display for Problem {
 #[error("{} problem(s): {}", .0.len(), .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
 pub struct Problems(pub Vec<Problem>);
 
-fn problem(problems: &mut Vec<Problem>, field: &str, kind: ProblemKind) {
+pub(crate) fn problem(problems: &mut Vec<Problem>, field: &str, kind: ProblemKind) {
     problems.push(Problem {
         field: field.to_owned(),
         kind,
     });
 }
 
-fn too_long(problems: &mut Vec<Problem>, field: &str, text: Option<&str>, max: usize) {
+pub(crate) fn too_long(problems: &mut Vec<Problem>, field: &str, text: Option<&str>, max: usize) {
     if let Some(text) = text {
         // Characters as eBay counts them (Unicode scalar values); counting stops past the limit.
         let length = text.chars().take(max + 1).count();
@@ -528,7 +564,7 @@ fn too_long(problems: &mut Vec<Problem>, field: &str, text: Option<&str>, max: u
     }
 }
 
-fn missing_text(problems: &mut Vec<Problem>, field: &str, text: Option<&str>) {
+pub(crate) fn missing_text(problems: &mut Vec<Problem>, field: &str, text: Option<&str>) {
     if text.is_none_or(|t| t.trim().is_empty()) {
         problem(problems, field, ProblemKind::Missing);
     }
@@ -786,6 +822,16 @@ fn positive_decimal(value: &str) -> bool {
 /// assert!(problems.iter().any(|p| p.field == "offer.merchantLocationKey"));
 /// ```
 pub fn check(listing: &Listing, catalog: &dyn Catalog) -> Vec<Problem> {
+    check_listing(listing, catalog, true)
+}
+
+/// [`check`], the category and its aspects left out unless `category` (a group's variants:
+/// the group check checks those once).
+pub(crate) fn check_listing(
+    listing: &Listing,
+    catalog: &dyn Catalog,
+    with_category: bool,
+) -> Vec<Problem> {
     let mut problems = Vec::new();
     let p = &mut problems;
     let item = &listing.inventory_item;
@@ -1018,7 +1064,7 @@ pub fn check(listing: &Listing, catalog: &dyn Catalog) -> Vec<Problem> {
             .vouched
             .as_ref()
             .is_some_and(|v| v.covers(marketplace, id, product));
-        if !vouched {
+        if !vouched && with_category {
             check_category(p, catalog, marketplace, id, product);
         }
         let known = catalog.condition_policy(marketplace, id, &mut |policy| {
@@ -1195,7 +1241,7 @@ fn descriptor_id(d: &ConditionDescriptor) -> Option<u32> {
     d.name.as_deref()?.trim().parse().ok()
 }
 
-fn check_category(
+pub(crate) fn check_category(
     p: &mut Vec<Problem>,
     catalog: &dyn Catalog,
     marketplace: Marketplace,

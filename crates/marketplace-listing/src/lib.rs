@@ -10,6 +10,9 @@
 //! * [`check`]: every problem eBay would refuse the listing for that can be known offline,
 //!   each naming its field, against the trees and pinned aspect rules compiled into
 //!   `taxonomy-data` ([`CompiledIn`]) or another [`Catalog`];
+//! * [`GroupListing`]: a listing with variations, eBay's inventory item group and its
+//!   variants, as a `listing` file holds it (`{"inventoryItemGroup": …, "variants": […]}`);
+//!   [`check_group`]: its offline check, each problem naming its field;
 //! * [`unknown_fields`]: the fields of a listing file eBay's Inventory API description does
 //!   not define (eBay ignores them), each with the closest field it does;
 //! * [`Condition`]: the Inventory API's `ConditionEnum` and eBay's numeric condition ids, both
@@ -38,6 +41,8 @@ mod check;
 #[cfg(feature = "client")]
 mod error;
 mod fields;
+mod group;
+mod group_check;
 mod model;
 #[cfg(feature = "client")]
 pub mod stock;
@@ -51,6 +56,8 @@ pub use check::{
 #[cfg(feature = "client")]
 pub use error::{ErrorKind, InventoryError, ListingError, LiveInOtherFormat};
 pub use fields::{UNKNOWN_FIELDS_SHOWN, UnknownField, unknown_fields};
+pub use group::{GroupListing, InventoryItemGroup, ListingFile, Specification, VariesBy};
+pub use group_check::{AxisRule, VariationProblem, axis_rule, check_group, variation_limits};
 pub use marketplaces::{
     AllowedCondition, Condition, ConditionPolicy, DescriptorRule, DescriptorValue, UnknownCondition,
 };

@@ -47,6 +47,9 @@ pub struct RuleView<'a> {
     pub single: bool,
     /// `aspectMode` is `SELECTION_ONLY`.
     pub selection_only: bool,
+    /// `aspectEnabledForVariations`: the aspect may be a variation axis of an inventory item
+    /// group (createOrReplaceInventoryItemGroup's `variesBy.specifications`).
+    pub enabled_for_variations: bool,
     /// `aspectMaxLength`.
     pub max_length: Option<u32>,
     /// `aspectDataType` with `aspectFormat`.

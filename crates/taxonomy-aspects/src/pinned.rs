@@ -50,6 +50,8 @@ pub struct PinnedAspect {
     pub name: &'static str,
     pub single: bool,
     pub selection_only: bool,
+    /// `aspectEnabledForVariations` (one bit an aspect).
+    pub enabled_for_variations: bool,
     pub max_length: Option<u32>,
     pub format: Format,
     pub expected_required_by: Option<&'static str>,
@@ -151,6 +153,7 @@ impl RuleSet for PinnedRules {
             name: a.name,
             single: a.single,
             selection_only: a.selection_only,
+            enabled_for_variations: a.enabled_for_variations,
             max_length: a.max_length,
             format: a.format,
             expected_required_by: a.expected_required_by,

@@ -292,6 +292,7 @@ struct Rule {
     name: String,
     single: bool,
     selection_only: bool,
+    enabled_for_variations: bool,
     required: bool,
     max_length: Option<u32>,
     format: taxonomy_aspects::Format,
@@ -361,6 +362,7 @@ fn rules_of(pinned: &PinnedAspects) -> Result<Vec<Rule>, String> {
             name: name.to_owned(),
             single: text("itemToAspectCardinality") == Some("SINGLE"),
             selection_only: text("aspectMode") == Some("SELECTION_ONLY"),
+            enabled_for_variations: c["aspectEnabledForVariations"].as_bool().unwrap_or(false),
             required,
             max_length: c["aspectMaxLength"]
                 .as_u64()
@@ -472,6 +474,11 @@ pub fn rules_source(pinned: &PinnedAspects, ident: &str) -> Result<(String, usiz
         let _ = writeln!(out, "            name: {:?},", rule.name);
         let _ = writeln!(out, "            single: {},", rule.single);
         let _ = writeln!(out, "            selection_only: {},", rule.selection_only);
+        let _ = writeln!(
+            out,
+            "            enabled_for_variations: {},",
+            rule.enabled_for_variations
+        );
         let _ = writeln!(out, "            max_length: {:?},", rule.max_length);
         let _ = writeln!(
             out,

@@ -34,6 +34,7 @@ struct Rule {
     name: String,
     single: bool,
     selection_only: bool,
+    enabled_for_variations: bool,
     /// The allowed (or suggested) values.
     values: Vec<String>,
     /// Each value as sent and in lower case → its index in `values` (the value as sent is
@@ -107,6 +108,7 @@ impl AspectRules {
                 name: aspect.name.clone(),
                 single: aspect.cardinality == Some(AspectCardinality::Single),
                 selection_only: aspect.mode == Some(AspectMode::SelectionOnly),
+                enabled_for_variations: aspect.enabled_for_variations,
                 values: aspect.values.iter().map(|v| v.value.clone()).collect(),
                 by_value,
                 constraints,
@@ -164,6 +166,7 @@ impl RuleSet for AspectRules {
             name: &rule.name,
             single: rule.single,
             selection_only: rule.selection_only,
+            enabled_for_variations: rule.enabled_for_variations,
             max_length: rule.max_length,
             format: rule.format,
             expected_required_by: rule.expected_required_by.as_deref(),
