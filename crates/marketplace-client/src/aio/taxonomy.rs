@@ -344,6 +344,26 @@ impl TaxonomyClient {
         .await
     }
 
+    /// [`all_listing_structure_policies`](Self::all_listing_structure_policies), with where
+    /// the answer came from and whether the server marked it as made up, as
+    /// [`all_item_condition_policies_marked`](Self::all_item_condition_policies_marked).
+    #[cfg(feature = "trees")]
+    pub(crate) async fn all_listing_structure_policies_marked(
+        &self,
+        site: Marketplace,
+    ) -> Result<(ListingStructurePolicyResponse, String, bool), ApiError> {
+        let operation = ops::listing_structure_policies(self.config(), site, &[]);
+        let fetched = self.api.fetch(&operation.call).await?;
+        let url = fetched.url.to_string();
+        let made_up = fetched
+            .headers
+            .get("x-fake-marketplace")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.eq_ignore_ascii_case("made-up"));
+        let answer = off_runtime(move || operation.decode(fetched)).await?;
+        Ok((answer, url, made_up))
+    }
+
     /// fetchItemAspects to `dest`, streamed to disk and checked as it arrives: as
     /// [`crate::taxonomy::TaxonomyClient::fetch_item_aspects`]. Here the answer's bytes arrive
     /// on the runtime and are handed to the blocking pool, where the file is written and

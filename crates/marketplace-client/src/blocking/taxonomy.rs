@@ -337,6 +337,16 @@ impl TaxonomyClient {
         self.wait(self.inner.all_listing_structure_policies(site.into()))
     }
 
+    /// [`all_listing_structure_policies`](Self::all_listing_structure_policies), with the URL
+    /// asked and whether the server marked the answer as made up (the `trees` machinery's).
+    #[cfg(feature = "trees")]
+    pub(crate) fn all_listing_structure_policies_marked(
+        &self,
+        site: Marketplace,
+    ) -> Result<(ListingStructurePolicyResponse, String, bool), ApiError> {
+        self.wait(self.inner.all_listing_structure_policies_marked(site))
+    }
+
     /// Downloads the aspects of every leaf category of `site` (fetchItemAspects:
     /// `GET …/category_tree/{id}/fetch_item_aspects`) to `dest`, a gzipped JSON file that can
     /// pass 100 MB.
