@@ -28,6 +28,9 @@
 //!   default 25) and getOffers (`limit`, default 100), each page numbered by `offset` with
 //!   `total`, `href`, `prev` and `next` as eBay's Offers and InventoryItems describe them
 //!   (invalid pagination values: 25706); deleteOffer (an unknown offer: 25713);
+//! * inventory item groups (createOrReplaceInventoryItemGroup, getInventoryItemGroup,
+//!   deleteInventoryItemGroup, publishOfferByInventoryItemGroup,
+//!   withdrawOfferByInventoryItemGroup): see `inventory_groups.rs`;
 //! * faults on demand ([`crate::FakeMarketplace::fail_next`] on a path: a 500 once, a 25025).
 //!
 //! A seller is the user a token was issued for: the fake's user ([`crate::FakeUser`], its
@@ -49,11 +52,16 @@ const BASE: &str = "/sell/inventory/v1";
 #[path = "inventory_stock.rs"]
 mod stock;
 
+#[path = "inventory_groups.rs"]
+mod groups;
+
 #[derive(Default)]
 struct Seller {
     items: BTreeMap<String, Value>,
     offers: BTreeMap<String, Value>,
     locations: BTreeMap<String, Value>,
+    /// The inventory item groups, by key (inventory_groups.rs).
+    groups: BTreeMap<String, groups::Group>,
     /// bulkUpdatePriceQuantity's revisions of each listing, by (listing id, Pacific day).
     revisions: BTreeMap<(String, i64), u32>,
 }
@@ -336,6 +344,31 @@ pub(crate) fn routes() -> Vec<Route> {
             "POST",
             &format!("{BASE}/bulk_update_price_quantity"),
             stock::bulk_update_price_quantity,
+        ),
+        Route::new(
+            "PUT",
+            &format!("{BASE}/inventory_item_group/{{inventoryItemGroupKey}}"),
+            groups::put_group,
+        ),
+        Route::new(
+            "GET",
+            &format!("{BASE}/inventory_item_group/{{inventoryItemGroupKey}}"),
+            groups::get_group,
+        ),
+        Route::new(
+            "DELETE",
+            &format!("{BASE}/inventory_item_group/{{inventoryItemGroupKey}}"),
+            groups::delete_group,
+        ),
+        Route::new(
+            "POST",
+            &format!("{BASE}/offer/publish_by_inventory_item_group"),
+            groups::publish_by_group,
+        ),
+        Route::new(
+            "POST",
+            &format!("{BASE}/offer/withdraw_by_inventory_item_group"),
+            groups::withdraw_by_group,
         ),
     ]
 }

@@ -44,6 +44,10 @@ impl Transport for ApiClient {
     }
 }
 
+#[path = "group_publish.rs"]
+mod group_publish;
+pub use group_publish::GroupPublished;
+
 pub(crate) fn path(rest: &[&str]) -> Vec<String> {
     BASE.iter().chain(rest).map(|s| (*s).to_owned()).collect()
 }

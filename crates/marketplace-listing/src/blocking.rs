@@ -11,9 +11,11 @@ use marketplace_client::api::{ApiClient, ApiError, ApiRequest, ApiResponse};
 use marketplaces::Marketplace;
 use serde_json::Value;
 
-use crate::aio::{self, BoxFuture, BulkResult, OfferRecord, OtherFormat, Published, Transport};
+use crate::aio::{
+    self, BoxFuture, BulkResult, GroupPublished, OfferRecord, OtherFormat, Published, Transport,
+};
 use crate::check::Catalog;
-use crate::{InventoryItem, Listing, ListingError, Offer};
+use crate::{GroupListing, InventoryItem, InventoryItemGroup, Listing, ListingError, Offer};
 
 struct Blocking(ApiClient);
 
@@ -238,5 +240,74 @@ impl Inventory {
         revisions: &dyn crate::stock::Revisions,
     ) -> Result<crate::stock::StockReport, crate::stock::StockError> {
         wait(self.inner.push_stock_left(sku, quantity, revisions))
+    }
+
+    /// [`aio::Inventory::create_or_replace_inventory_item_group`].
+    pub fn create_or_replace_inventory_item_group(
+        &self,
+        key: &str,
+        marketplace: Marketplace,
+        group: &InventoryItemGroup,
+    ) -> Result<(), ListingError> {
+        wait(
+            self.inner
+                .create_or_replace_inventory_item_group(key, marketplace, group),
+        )
+    }
+
+    /// [`aio::Inventory::get_inventory_item_group`].
+    pub fn get_inventory_item_group(
+        &self,
+        key: &str,
+    ) -> Result<Option<InventoryItemGroup>, ListingError> {
+        wait(self.inner.get_inventory_item_group(key))
+    }
+
+    /// [`aio::Inventory::delete_inventory_item_group`].
+    pub fn delete_inventory_item_group(&self, key: &str) -> Result<(), ListingError> {
+        wait(self.inner.delete_inventory_item_group(key))
+    }
+
+    /// [`aio::Inventory::publish_offer_by_inventory_item_group`].
+    pub fn publish_offer_by_inventory_item_group(
+        &self,
+        key: &str,
+        marketplace: Marketplace,
+    ) -> Result<String, ListingError> {
+        wait(
+            self.inner
+                .publish_offer_by_inventory_item_group(key, marketplace),
+        )
+    }
+
+    /// [`aio::Inventory::withdraw_offer_by_inventory_item_group`].
+    pub fn withdraw_offer_by_inventory_item_group(
+        &self,
+        key: &str,
+        marketplace: Marketplace,
+    ) -> Result<(), ListingError> {
+        wait(
+            self.inner
+                .withdraw_offer_by_inventory_item_group(key, marketplace),
+        )
+    }
+
+    /// [`aio::Inventory::delete_offer`].
+    pub fn delete_offer(&self, offer_id: &str) -> Result<(), ListingError> {
+        wait(self.inner.delete_offer(offer_id))
+    }
+
+    /// [`aio::Inventory::publish_group`].
+    pub fn publish_group(&self, group: &GroupListing) -> Result<GroupPublished, ListingError> {
+        wait(self.inner.publish_group(group))
+    }
+
+    /// [`aio::Inventory::publish_group_with`].
+    pub fn publish_group_with(
+        &self,
+        group: &GroupListing,
+        catalog: &(dyn Catalog + Sync),
+    ) -> Result<GroupPublished, ListingError> {
+        wait(self.inner.publish_group_with(group, catalog))
     }
 }

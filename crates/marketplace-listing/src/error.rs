@@ -44,10 +44,22 @@ pub enum ErrorKind {
     ConcurrentAccess,
     /// 25702: the SKU is not in the inventory.
     SkuNotFound,
+    /// 25703: a SKU of the group is already a member of another group
+    /// (createOrReplaceInventoryItemGroup).
+    SkuInAnotherGroup,
+    /// 25704: a SKU of the group is already listed as a single-SKU listing
+    /// (createOrReplaceInventoryItemGroup).
+    SkuListedAlone,
+    /// 25705: no inventory item group of that key (getInventoryItemGroup,
+    /// deleteInventoryItemGroup, publishOfferByInventoryItemGroup).
+    GroupNotFound,
     /// 25709: a field's value, such as a missing `Content-Language`.
     InvalidValue,
     /// 25713: the offer is not available.
     OfferNotAvailable,
+    /// 25725: no offer found (withdrawOfferByInventoryItemGroup of a group with no live
+    /// offer).
+    NoOfferFound,
     /// Another id, as eBay sent it.
     Other(u32),
 }
@@ -77,8 +89,12 @@ impl ErrorKind {
             25021 => ErrorKind::Condition,
             25025 => ErrorKind::ConcurrentAccess,
             25702 => ErrorKind::SkuNotFound,
+            25703 => ErrorKind::SkuInAnotherGroup,
+            25704 => ErrorKind::SkuListedAlone,
+            25705 => ErrorKind::GroupNotFound,
             25709 => ErrorKind::InvalidValue,
             25713 => ErrorKind::OfferNotAvailable,
+            25725 => ErrorKind::NoOfferFound,
             other => ErrorKind::Other(other),
         }
     }
