@@ -1,6 +1,7 @@
 //! The Sell Metadata API's getItemConditionPolicies
-//! (`GET /sell/metadata/v1/marketplace/{marketplace_id}/get_item_condition_policies`), for every
-//! leaf of each tree the fake serves.
+//! (`GET /sell/metadata/v1/marketplace/{marketplace_id}/get_item_condition_policies`) and
+//! getListingStructurePolicies (`…/get_listing_structure_policies`), for every leaf of each
+//! tree the fake serves.
 //!
 //! The policies are **made up** (the fake has no real answer; [`made_up_policy`] says which
 //! leaf gets which), deterministic and shaped by eBay's OpenAPI description of the Metadata
@@ -15,9 +16,16 @@
 //! needs `https://api.ebay.com/oauth/api_scope` or `…/sell.inventory` (else eBay's 403,
 //! errorId 1100); the restricted (refurbished) conditions are answered only to a token with
 //! `sell.inventory`.
+//!
+//! getListingStructurePolicies answers the same way (the same filter, errors, warning and
+//! `204`), each category's `variationsSupported` made up by [`made_up_variations_supported`]
+//! (a test sets one with [`FakeMarketplace::set_variations_supported`]) and labelled
+//! `X-Fake-Marketplace: made-up`; a parent named in the filter is answered too, beside its
+//! leaves, as eBay's reference says. Its token needs `https://api.ebay.com/oauth/api_scope`,
+//! the only scope eBay's description lists for it.
 
 use std::collections::{BTreeSet, HashMap};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use marketplaces::Marketplace;
 use serde_json::{Value, json};
@@ -34,6 +42,15 @@ pub const CONDITION_POLICIES_PATTERN: &str =
 /// The getItemConditionPolicies path of `marketplace_id`.
 pub fn condition_policies_path(marketplace_id: &str) -> String {
     CONDITION_POLICIES_PATTERN.replace("{marketplace_id}", marketplace_id)
+}
+
+/// The path pattern of getListingStructurePolicies.
+pub const STRUCTURE_POLICIES_PATTERN: &str =
+    "/sell/metadata/v1/marketplace/{marketplace_id}/get_listing_structure_policies";
+
+/// The getListingStructurePolicies path of `marketplace_id`.
+pub fn structure_policies_path(marketplace_id: &str) -> String {
+    STRUCTURE_POLICIES_PATTERN.replace("{marketplace_id}", marketplace_id)
 }
 
 // The error ids eBay's OpenAPI description of the Metadata API lists for
@@ -58,6 +75,8 @@ pub const MAX_FILTER_IDS: usize = 50;
 #[derive(Default)]
 pub(crate) struct MetadataState {
     policies: Mutex<HashMap<(Marketplace, u32), Option<Value>>>,
+    /// The `variationsSupported` tests set (getListingStructurePolicies).
+    structure: Mutex<HashMap<(Marketplace, u32), Option<bool>>>,
 }
 
 impl FakeMarketplace {
@@ -371,6 +390,68 @@ fn leaves_below(tree: &CategoryTree, id: u32, out: &mut Vec<u32>) {
     }
 }
 
+/// What a Metadata API request of `state` asks for: its marketplace, that marketplace's tree,
+/// the category ids its filter names (`None`: no filter, every category; the first 50 when
+/// more, with warning 46004 in the warnings) and the warnings; or eBay's error answer (46001,
+/// 46002, 46003, 46000).
+type Asked = (Marketplace, Arc<CategoryTree>, Option<Vec<u32>>, Vec<Value>);
+
+fn asked(request: &Request, state: &FakeState) -> Result<Asked, Response> {
+    let marketplace = request.param("marketplace_id").unwrap_or_default();
+    let not_found = || {
+        error(
+            400,
+            ERROR_MARKETPLACE_NOT_FOUND,
+            "The specified marketplace ID was not found.",
+            &[("marketplace_id", marketplace)],
+        )
+    };
+    let Some(site) = Marketplace::from_marketplace_id(marketplace) else {
+        return Err(not_found());
+    };
+    let tree = match state.taxonomy.tree(site) {
+        Ok(tree) => tree,
+        Err(crate::taxonomy::Unavailable::Missing) => return Err(not_found()),
+        Err(e) => {
+            return Err(error(
+                500,
+                ERROR_INTERNAL,
+                "There was a problem with an eBay internal system or process. Contact eBay developer support for assistance.",
+                &[("reason", &e.to_string())],
+            ));
+        }
+    };
+    let mut warnings = Vec::new();
+    let Some(filter) = request.query_param("filter") else {
+        return Ok((site, tree, None, warnings));
+    };
+    let Some(mut ids) = filter_ids(&filter) else {
+        return Err(error(
+            400,
+            ERROR_INVALID_FILTER,
+            "The filter value is invalid. Sample supported values: filter=categoryIds:{catId1|catId2|catId3}.",
+            &[("filter", &filter)],
+        ));
+    };
+    if ids.len() > MAX_FILTER_IDS {
+        ids.truncate(MAX_FILTER_IDS);
+        warnings.push(error_value(
+            WARNING_ONLY_50,
+            "Only 50 Category IDs specified in the filter are considered.",
+            &[],
+        ));
+    }
+    if let Some(unknown) = ids.iter().find(|id| tree.get(**id).is_none()) {
+        return Err(error(
+            400,
+            ERROR_CATEGORY_NOT_FOUND,
+            "The specified categoryId was not found for the marketplace.",
+            &[("categoryId", &unknown.to_string())],
+        ));
+    }
+    Ok((site, tree, Some(ids), warnings))
+}
+
 fn condition_policies(request: &Request, state: &FakeState) -> Response {
     let token = match state.check_scope(request, "") {
         Ok(token) => token,
@@ -383,58 +464,13 @@ fn condition_policies(request: &Request, state: &FakeState) -> Response {
         .scopes
         .iter()
         .any(|s| s.ends_with("/oauth/api_scope/sell.inventory"));
-    let marketplace = request.param("marketplace_id").unwrap_or_default();
-    let not_found = || {
-        error(
-            400,
-            ERROR_MARKETPLACE_NOT_FOUND,
-            "The specified marketplace ID was not found.",
-            &[("marketplace_id", marketplace)],
-        )
+    let (site, tree, named, warnings) = match asked(request, state) {
+        Ok(asked) => asked,
+        Err(answer) => return answer,
     };
-    let Some(site) = Marketplace::from_marketplace_id(marketplace) else {
-        return not_found();
-    };
-    let tree = match state.taxonomy.tree(site) {
-        Ok(tree) => tree,
-        Err(crate::taxonomy::Unavailable::Missing) => return not_found(),
-        Err(e) => {
-            return error(
-                500,
-                ERROR_INTERNAL,
-                "There was a problem with an eBay internal system or process. Contact eBay developer support for assistance.",
-                &[("reason", &e.to_string())],
-            );
-        }
-    };
-    let mut warnings = Vec::new();
-    let categories: Vec<u32> = match request.query_param("filter") {
+    let categories: Vec<u32> = match named {
         None => tree.listable().filter(|c| c.leaf).map(|c| c.id).collect(),
-        Some(filter) => {
-            let Some(mut ids) = filter_ids(&filter) else {
-                return error(
-                    400,
-                    ERROR_INVALID_FILTER,
-                    "The filter value is invalid. Sample supported values: filter=categoryIds:{catId1|catId2|catId3}.",
-                    &[("filter", &filter)],
-                );
-            };
-            if ids.len() > MAX_FILTER_IDS {
-                ids.truncate(MAX_FILTER_IDS);
-                warnings.push(error_value(
-                    WARNING_ONLY_50,
-                    "Only 50 Category IDs specified in the filter are considered.",
-                    &[],
-                ));
-            }
-            if let Some(unknown) = ids.iter().find(|id| tree.get(**id).is_none()) {
-                return error(
-                    400,
-                    ERROR_CATEGORY_NOT_FOUND,
-                    "The specified categoryId was not found for the marketplace.",
-                    &[("categoryId", &unknown.to_string())],
-                );
-            }
+        Some(ids) => {
             let mut leaves = Vec::new();
             for id in ids {
                 leaves_below(&tree, id, &mut leaves);
@@ -464,10 +500,138 @@ fn condition_policies(request: &Request, state: &FakeState) -> Response {
     Response::json(200, &body).with_header(MADE_UP_HEADER, "made-up")
 }
 
+// ---- getListingStructurePolicies ----
+
+/// The top-level category whose leaves always take variations in the fake's made-up
+/// listing-structure policies: Clothing, Shoes & Accessories (11450 on EBAY_US), or that name.
+const CLOTHING_ROOT: (u32, &str) = (11450, "Clothing, Shoes & Accessories");
+
+/// The top-level category above `id` in `tree` (`id` itself when it is one), if any.
+fn top_level(tree: &CategoryTree, id: u32) -> Option<&taxonomy_tree::tree::Category> {
+    let mut at = tree.get(id);
+    // A tree's depth is bounded (taxonomy_tree's MAX_LEVEL); the bound guards a cycle anyway.
+    for _ in 0..64 {
+        let c = at?;
+        if c.parent == Some(0) {
+            return Some(c);
+        }
+        at = c.parent.and_then(|p| tree.get(p));
+    }
+    None
+}
+
+/// The fake's made-up `variationsSupported` of the leaf `id` of `tree` (`None` for a category
+/// that is not a leaf of it). Made up, deterministic, and plausible for the common leaves:
+///
+/// * the leaves of Clothing, Shoes & Accessories (11450 on EBAY_US): `true` (sizes and
+///   colours);
+/// * the leaves of Tickets & Experiences, Specialty Services and Real Estate (1305, 316,
+///   10542 on EBAY_US): `false`, as those take no item condition either;
+/// * any other leaf whose id is 3 modulo 11: `false`;
+/// * any other leaf: `true`.
+pub fn made_up_variations_supported(tree: &CategoryTree, id: u32) -> Option<bool> {
+    tree.get(id).filter(|c| c.leaf)?;
+    let top = top_level(tree, id);
+    let under = |(root, name): (u32, &str)| top.is_some_and(|c| c.id == root || c.name == name);
+    if under(CLOTHING_ROOT) {
+        return Some(true);
+    }
+    if NO_CONDITION_ROOTS.iter().any(|root| under(*root)) {
+        return Some(false);
+    }
+    Some(id % 11 != 3)
+}
+
+impl FakeMarketplace {
+    /// Answers `supported` as the `variationsSupported` of the category `category_id` of
+    /// `site` from now on (getListingStructurePolicies), instead of
+    /// [`made_up_variations_supported`]; `None`: the category has no policy (left out of
+    /// answers).
+    pub fn set_variations_supported(
+        &self,
+        site: Marketplace,
+        category_id: u32,
+        supported: Option<bool>,
+    ) {
+        lock(&self.state().metadata.structure).insert((site, category_id), supported);
+    }
+}
+
+/// `variationsSupported` of the category `id` of `site` (whose tree is `tree`): the one a test
+/// set, else [`made_up_variations_supported`] for a leaf, else (a parent named in a filter)
+/// whether any leaf below it takes variations.
+pub(crate) fn variations_supported_of(
+    state: &FakeState,
+    site: Marketplace,
+    tree: &CategoryTree,
+    id: u32,
+) -> Option<bool> {
+    if let Some(set) = lock(&state.metadata.structure).get(&(site, id)) {
+        return *set;
+    }
+    if tree.get(id)?.leaf {
+        return made_up_variations_supported(tree, id);
+    }
+    let mut leaves = Vec::new();
+    leaves_below(tree, id, &mut leaves);
+    Some(
+        leaves
+            .iter()
+            .any(|leaf| variations_supported_of(state, site, tree, *leaf) == Some(true)),
+    )
+}
+
+/// getListingStructurePolicies: every leaf without a filter; with one, each category named
+/// (a parent's own policy too, as eBay's reference says) and the leaves below it.
+fn structure_policies(request: &Request, state: &FakeState) -> Response {
+    // eBay's description lists the application scope alone for this call.
+    if let Err(denied) = state.check_scope(request, "") {
+        return denied;
+    }
+    let (site, tree, named, warnings) = match asked(request, state) {
+        Ok(asked) => asked,
+        Err(answer) => return answer,
+    };
+    let categories: Vec<u32> = match named {
+        None => tree.listable().filter(|c| c.leaf).map(|c| c.id).collect(),
+        Some(ids) => {
+            let mut out = Vec::new();
+            for id in ids {
+                if tree.get(id).is_some_and(|c| !c.leaf) {
+                    out.push(id);
+                }
+                leaves_below(&tree, id, &mut out);
+            }
+            let mut seen = BTreeSet::new();
+            out.retain(|id| seen.insert(*id));
+            out
+        }
+    };
+    let tree_id = tree.meta.tree_id.to_string();
+    let policies: Vec<Value> = categories
+        .iter()
+        .filter_map(|id| {
+            let supported = variations_supported_of(state, site, &tree, *id)?;
+            Some(json!({
+                "categoryId": id.to_string(),
+                "categoryTreeId": tree_id,
+                "variationsSupported": supported,
+            }))
+        })
+        .collect();
+    if policies.is_empty() && warnings.is_empty() {
+        return Response::new(204, Vec::new()).with_header(MADE_UP_HEADER, "made-up");
+    }
+    let mut body = json!({ "listingStructurePolicies": policies });
+    if !warnings.is_empty() {
+        body["warnings"] = Value::Array(warnings);
+    }
+    Response::json(200, &body).with_header(MADE_UP_HEADER, "made-up")
+}
+
 pub(crate) fn routes() -> Vec<Route> {
-    vec![Route::new(
-        "GET",
-        CONDITION_POLICIES_PATTERN,
-        condition_policies,
-    )]
+    vec![
+        Route::new("GET", CONDITION_POLICIES_PATTERN, condition_policies),
+        Route::new("GET", STRUCTURE_POLICIES_PATTERN, structure_policies),
+    ]
 }

@@ -515,6 +515,53 @@ fn report(p: &Prepared, when: pipeline::WriteWhen) {
     }
     report_expired(p);
     report_conditions(p);
+    report_structure(p);
+}
+
+/// What the site's listing-structure policies (getListingStructurePolicies) came to.
+fn report_structure(p: &Prepared) {
+    use crate::output::escaped;
+    let Some(c) = &p.structure else {
+        return;
+    };
+    let file = p
+        .structure_path
+        .file_name()
+        .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+    if let Some(why) = &c.unavailable {
+        errln!(
+            "warning: {}: its listing-structure policies are unavailable: {}",
+            p.site,
+            escaped(why)
+        );
+        outln!(
+            "  listing-structure policies: unavailable ({})",
+            match c.previous {
+                Some(_) => format!("the committed {file} is kept as it was"),
+                None => format!("no {file} is written"),
+            }
+        );
+        return;
+    }
+    let what = match (p.structure_text.is_some(), c.previous) {
+        (false, _) => "unchanged".to_owned(),
+        (true, None) => format!("new file {file}"),
+        (true, Some(categories)) => format!("changed, were {categories} leaves"),
+    };
+    outln!(
+        "  listing-structure policies: variations for {} and none for {} of {} leaves ({what})",
+        c.supported,
+        c.not_supported,
+        c.leaves
+    );
+    let left = &c.left_out;
+    if !left.not_in_tree.is_empty() || left.not_leaves > 0 {
+        outln!(
+            "  left out: {} categories not in the tree, {} not leaves",
+            left.not_in_tree.len(),
+            left.not_leaves
+        );
+    }
 }
 
 /// What the site's condition policies (getItemConditionPolicies) came to.
@@ -857,7 +904,10 @@ mod live {
         // The sites whose condition policies a fake marketplace made up: said once, below.
         let made_up: Vec<&str> = prepared
             .iter()
-            .filter(|p| p.conditions.as_ref().is_some_and(|c| c.made_up))
+            .filter(|p| {
+                p.conditions.as_ref().is_some_and(|c| c.made_up)
+                    || p.structure.as_ref().is_some_and(|c| c.made_up)
+            })
             .map(|p| p.site.marketplace_id())
             .collect();
         for p in &prepared {
@@ -867,11 +917,12 @@ mod live {
             // would add.
             stale |= p.content_changed
                 || p.expired_text.is_some()
-                || (p.conditions_text.is_some() && p.conditions_path.exists());
+                || (p.conditions_text.is_some() && p.conditions_path.exists())
+                || (p.structure_text.is_some() && p.structure_path.exists());
         }
         if !made_up.is_empty() {
             outln!(
-                "the condition policies of {} are made up (the answers say so: a fake marketplace's); never commit them as eBay's rules",
+                "the condition and listing-structure policies of {} are made up (the answers say so: a fake marketplace's); never commit them as eBay's rules",
                 made_up.join(", ")
             );
         }

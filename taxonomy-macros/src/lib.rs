@@ -145,3 +145,53 @@ pub fn aspects(input: TokenStream) -> TokenStream {
 pub fn condition(input: TokenStream) -> TokenStream {
     taxonomy_macros_core::expand_condition(input.into()).into()
 }
+
+/// A listing with variations' axes checked at compile time against its category's pinned
+/// rules: `variations!(EBAY_US, "15687", { "Size": ["S", "M", "L"], "Color": ["Black",
+/// "White"] })`.
+///
+/// The site and category are written as for [`category!`] (the site defaults to `EBAY_US`);
+/// the category must be pinned, as for [`aspects!`]. Each axis is an aspect name with its
+/// values (string literals, in an array). The expansion is a constant expression of type
+/// `taxonomy_data::typed::Checked<In<EBAY_US, 15687>, Variations>`
+/// (`taxonomy_data::aspects::Variations`: each axis as the category spells it, with its
+/// values; `into_inner()` gives it), which
+/// `marketplace_listing::VariesBy` is made from (`VariesBy::from(v.into_inner())`: the
+/// group's `variesBy.specifications`).
+///
+/// Compile errors, each on the axis or value it is about: an axis that is not an aspect of
+/// the category or not enabled for variations (getItemAspectsForCategory's
+/// `aspectEnabledForVariations`), naming the closest aspects that are; Brand as an axis
+/// (eBay: "Brand is not allowed as a variation specific"); a value a selection-only aspect
+/// does not allow, naming the closest allowed values; an axis or a value given twice; more
+/// axes or values than eBay takes (`taxonomy_data::aspects::variation_limits`, the limits
+/// marketplace-listing's `check_group` applies); a category that is not a leaf or has no
+/// pinned aspects. Whether the category takes variations at all (getListingStructurePolicies'
+/// `variationsSupported`) is checked by what is compiled in: a category whose pinned rules
+/// enable no aspect for variations refuses every axis, and says so.
+///
+/// ```compile_fail
+/// use taxonomy_macros::variations;
+/// // EBAY_US 179's pinned rules enable no aspect for variations: "\"Type\" is not enabled
+/// // for variations in EBAY_US category 179 … has no aspect enabled for variations".
+/// let axes = variations!(EBAY_US, "179", { "Type": ["Desktop", "All-in-One"] });
+/// ```
+///
+/// With a category whose pinned rules enable aspects for variations (EBAY_US 27386,
+/// Graphics/Video Cards, in taxonomy-macros' `tests/ui/pass_variations.rs`):
+///
+/// ```ignore
+/// use marketplace_listing::VariesBy;
+/// use taxonomy_macros::variations;
+///
+/// let axes = variations!(EBAY_US, "27386", {
+///     "Memory Size": ["8 GB", "16 GB"],
+///     "Cooling Component Included": ["Fan with Heatsink", "Water Cooler"],
+/// });
+/// let varies_by = VariesBy::from(axes.into_inner());
+/// assert_eq!(varies_by.specifications[0].name, "Memory Size");
+/// ```
+#[proc_macro]
+pub fn variations(input: TokenStream) -> TokenStream {
+    taxonomy_macros_core::expand_variations(input.into()).into()
+}

@@ -13,7 +13,8 @@
 //! 9355, for `fail_expired.rs`. The committed snapshots carry no expired-category mapping (we
 //! have no real data and invent none), and every tree is the committed one, so the other
 //! cases see exactly what a plain build sees. The pinned aspects (`pinned/`, `aspects!`'s
-//! cases) are copied byte for byte. `EBAY_US.conditions.json` holds a few condition policies
+//! cases) are copied byte for byte, and EBAY_US 27386's real answer is pinned beside them
+//! (`variations!`'s cases: [`write_graphics_cards_pin`]). `EBAY_US.conditions.json` holds a few condition policies
 //! written here (`condition!`'s cases; the committed sites carry none: we have no real answer
 //! and invent none as eBay's): see [`write_condition_policies`]. The other sites have none.
 
@@ -55,6 +56,7 @@ fn snapshots_with_an_expired_category() -> PathBuf {
             &std::fs::read(&path).unwrap(),
         );
     }
+    write_graphics_cards_pin(&pinned);
     let us = dir.join(Marketplace::Us.snapshot_file_name());
     let file = expired::from_answer(
         [ExpiredMapping {
@@ -72,6 +74,24 @@ fn snapshots_with_an_expired_category() -> PathBuf {
     );
     write_condition_policies(&us);
     dir
+}
+
+/// `pinned/EBAY_US-27386.json` (Graphics/Video Cards), for `variations!`'s cases: no committed
+/// pinned category enables an aspect for variations. The answer is eBay's real
+/// getItemAspectsForCategory answer of 2023-11-22 (`tests/fixtures/aspects/`, see its
+/// PROVENANCE.md), which names no tree version: it is pinned here, for these cases only, with
+/// its date and "not recorded" as its tree version, not committed to `snapshots/pinned/`.
+fn write_graphics_cards_pin(pinned: &Path) {
+    let answer = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fixtures/aspects/ebay-us-27386-graphics-cards.json"),
+    )
+    .unwrap();
+    let file = format!(
+        "{{\n  \"format\": 1,\n  \"marketplaceId\": \"EBAY_US\",\n  \"categoryTreeId\": 0,\n  \"categoryTreeVersion\": \"not recorded (answer of 2023-11-22)\",\n  \"categoryId\": 27386,\n  \"takenAt\": \"2023-11-22\",\n  \"source\": \"getItemAspectsForCategory (tests/fixtures/aspects/ebay-us-27386-graphics-cards.json)\",\n  \"fetchedFrom\": \"api.ebay.com\",\n  \"answer\": {}\n}}\n",
+        answer.trim()
+    );
+    write_if_changed(&pinned.join("EBAY_US-27386.json"), file.as_bytes());
 }
 
 /// A condition without descriptors.
@@ -201,13 +221,16 @@ fn ignored_block(text: &str, marker: &str, prefix: &str) -> String {
 }
 
 /// The typed listing examples that cannot be doc tests (`condition!` needs condition
-/// policies, which the committed snapshots lack): the README's `typed listing` recipe and
-/// `ListingBuilder`'s doc example, each written as a pass case under the target directory.
+/// policies, `variations!` a category with aspects enabled for variations, which the
+/// committed snapshots lack): the README's `typed listing` recipe and `ListingBuilder`'s doc
+/// example, the README's and `variations!`'s examples of variations, each written as a pass
+/// case under the target directory.
 fn documented_listing_cases() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
     let builder =
         std::fs::read_to_string(root.join("crates/marketplace-listing/src/builder.rs")).unwrap();
+    let macros = std::fs::read_to_string(root.join("taxonomy-macros/src/lib.rs")).unwrap();
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ui-documented");
     std::fs::create_dir_all(&dir).unwrap();
     [
@@ -219,12 +242,26 @@ fn documented_listing_cases() -> Vec<PathBuf> {
             "listing_builder_doc.rs",
             ignored_block(&builder, "/// Builds a [`Listing`]", "/// "),
         ),
+        // `variations!` needs a category enabling aspects for variations, pinned only here.
+        (
+            "readme_variations.rs",
+            ignored_block(&readme, "In typed code the axes are checked at compile time", ""),
+        ),
+        (
+            "variations_doc.rs",
+            ignored_block(&macros, "/// With a category whose pinned rules enable", "/// "),
+        ),
     ]
     .into_iter()
     .map(|(name, block)| {
         let path = dir.join(name);
+        let check = if name.contains("variations") {
+            "assert_eq!(varies_by.specifications[1].values, [\"Fan with Heatsink\", \"Water Cooler\"]);"
+        } else {
+            "assert_eq!(listing.inventory_item.condition, Some(marketplace_listing::Condition::New));"
+        };
         let case = format!(
-            "fn main() -> Result<(), Box<dyn std::error::Error>> {{\n{block}assert_eq!(listing.inventory_item.condition, Some(marketplace_listing::Condition::New));\nOk(())\n}}\n"
+            "fn main() -> Result<(), Box<dyn std::error::Error>> {{\n{block}{check}\nOk(())\n}}\n"
         );
         write_if_changed(&path, case.as_bytes());
         path

@@ -200,18 +200,20 @@ fn a_refresh_killed_at_any_rename_leaves_a_directory_that_builds_and_the_next_re
         assert!(stdout.contains("up to date"), "{what}: {stdout}");
         renames += 1;
     }
-    // US: mapping, condition policies and tree; AU: the same; GB and DE (unchanged trees):
-    // their condition policies (the fake serves policies for every site).
-    assert_eq!(
-        renames, 9,
-        "stops after 0 to 8 renames, then one run that finishes"
-    );
+    // US: mapping, condition policies, listing-structure policies and tree; AU: the same; GB
+    // and DE (unchanged trees): their condition and listing-structure policies (the fake
+    // serves policies for every site): 12 renames, killed after 0 to 12, then one run that
+    // finishes.
     // Between each site's mapping and its tree, the old tree is beside the new mapping (and,
-    // after the next rename, the new condition policies): US's 134 beside files written for
-    // 135, AU's partial copy beside files written for the completed tree (same version, other
-    // categories: their fingerprint tells them apart). GB's and DE's policies (renames 7 and 8)
-    // go with their unchanged trees.
-    assert_eq!(out_of_step, [1, 2, 4, 5]);
+    // after the next renames, the new policies): US's 134 beside files written for 135, AU's
+    // partial copy beside files written for the completed tree (same version, other
+    // categories: their fingerprint tells them apart). GB's and DE's policies (renames 9 to
+    // 12) go with their unchanged trees.
+    assert_eq!(
+        (renames, out_of_step),
+        (13, vec![1, 2, 3, 5, 6, 7]),
+        "(runs killed, runs whose directory was out of step)"
+    );
 }
 
 #[test]

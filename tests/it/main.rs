@@ -74,6 +74,7 @@ mod signing_keys_file;
 mod signing_vectors;
 mod site_names;
 mod snapshot_validation;
+mod structure_contract;
 mod taxonomy_client;
 mod taxonomy_ops;
 mod token_store;

@@ -26,11 +26,13 @@ fn refresh(fake: &FakeMarketplace, dir: &std::path::Path, args: &[&str]) -> Outp
 use common::output_text as text;
 
 /// The trees and expired-category files of `dir` (`common::dir_bytes` without the condition
-/// policies, which a refresh against the fake adds beside every tree: see
+/// and listing-structure policies, which a refresh against the fake adds beside every tree: see
 /// `refresh_writes_each_sites_condition_policies_and_check_reports_changed_ones`).
 fn trees_and_mappings(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
     let mut files = common::dir_bytes(dir);
-    files.retain(|(name, _)| !name.ends_with(".conditions.json"));
+    files.retain(|(name, _)| {
+        !name.ends_with(".conditions.json") && !name.ends_with(".structure.json")
+    });
     files
 }
 
@@ -960,4 +962,96 @@ fn a_marketplace_the_metadata_api_refuses_still_gets_its_tree_and_its_policies_a
         stdout.contains("condition policies: unavailable (no EBAY_US.conditions.json is written"),
         "{stdout}"
     );
+}
+
+/// The listing-structure file of `site` in `dir`.
+fn structure_file(dir: &std::path::Path, site: Marketplace) -> std::path::PathBuf {
+    taxonomy_tree::structure::path_beside(&dir.join(site.snapshot_file_name()))
+}
+
+#[test]
+fn refresh_writes_each_sites_listing_structure_policies_and_check_reports_a_changed_one() {
+    let fake = fake();
+    let dir = common::copy_of_snapshots();
+    for site in common::snapshot_sites() {
+        assert!(!structure_file(dir.path(), site).exists(), "{site}");
+    }
+    let out = refresh(&fake, dir.path(), &[]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    for site in common::snapshot_sites() {
+        let path = structure_file(dir.path(), site);
+        assert!(
+            stdout.contains(&format!("wrote {}", path.display())),
+            "{stdout}"
+        );
+        let snapshot_path = dir.path().join(site.snapshot_file_name());
+        let tree = snapshot::read(&snapshot_path).unwrap();
+        let file = taxonomy_tree::structure::read_in_step(&snapshot_path, &tree)
+            .unwrap()
+            .unwrap();
+        // A flag for every leaf, the fake's marked as made up; most take variations.
+        assert_eq!(file.category_count(), tree.leaf_count(), "{site}");
+        assert!(file.made_up, "{site}");
+        assert!(
+            file.supported.len() > file.not_supported.len() && !file.not_supported.is_empty(),
+            "{site}"
+        );
+    }
+    assert!(
+        stdout.contains("listing-structure policies: variations for ")
+            && stdout.contains("(new file EBAY_US.structure.json)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("are made up (the answers say so: a fake marketplace's)"),
+        "{stdout}"
+    );
+
+    // The same answers again: --check passes.
+    let out = refresh(&fake, dir.path(), &["--check"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+
+    // T-Shirts stop taking variations at the service: --check says stale and writes nothing.
+    fake.set_variations_supported(Marketplace::Us, 15687, Some(false));
+    let before = common::dir_bytes(dir.path());
+    let out = refresh(&fake, dir.path(), &["--check"]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("listing-structure policies: ") && stdout.contains("changed, were"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("stale"), "{stderr}");
+    assert!(common::dir_bytes(dir.path()) == before, "--check wrote");
+
+    // Written, the file says so.
+    let out = refresh(&fake, dir.path(), &[]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    let snapshot_path = dir.path().join("EBAY_US.json");
+    let tree = snapshot::read(&snapshot_path).unwrap();
+    let file = taxonomy_tree::structure::read_in_step(&snapshot_path, &tree)
+        .unwrap()
+        .unwrap();
+    assert_eq!(file.variations_supported(15687), Some(false));
+}
+
+#[test]
+fn a_failed_listing_structure_policies_call_leaves_every_file_untouched() {
+    let fake = fake();
+    fake.fail_times(
+        &fake_marketplace::metadata::structure_policies_path("EBAY_DE"),
+        Fault::Status {
+            status: 500,
+            body: r#"{"errors":[{"errorId":46000,"domain":"API_METADATA","category":"APPLICATION","message":"There was a problem with an eBay internal system or process."}]}"#.into(),
+            headers: vec![],
+        },
+        100,
+    );
+    // The trees are unchanged: only the policies were to be written, and none is (not the
+    // condition policies either, nor another site's).
+    let (_, stderr) = refresh_fails_writing_nothing(&fake, &[]);
+    assert!(stderr.contains("EBAY_DE: download failed"), "{stderr}");
+    assert!(stderr.contains("46000"), "{stderr}");
 }

@@ -206,7 +206,8 @@ pub fn with_condition_policies_each(
 
 /// Fetches `prepared`'s site's condition policies (getItemConditionPolicies, every category in
 /// one gzipped answer) and sets them on it, checked against its tree: they are committed with
-/// it ([`pipeline::with_conditions`]). A marketplace the Metadata API refuses (errorId 46001)
+/// it ([`pipeline::with_conditions`]); then its listing-structure policies
+/// ([`with_structure_policies`]). A marketplace the Metadata API refuses (errorId 46001)
 /// is no error: its tree goes on alone, its policies marked unavailable
 /// ([`pipeline::conditions_unavailable`]).
 pub fn with_condition_policies(
@@ -230,7 +231,8 @@ pub fn with_condition_policies(
                 site.marketplace_id(),
                 source
             );
-            return Ok(pipeline::conditions_unavailable(prepared, why));
+            let prepared = pipeline::conditions_unavailable(prepared, why);
+            return with_structure_policies(client, prepared);
         }
         Err(e) => return Err(e),
     };
@@ -239,7 +241,40 @@ pub fn with_condition_policies(
     if let Some(report) = prepared.conditions.as_mut() {
         report.left_out.unknown_conditions = unknown;
     }
-    Ok(prepared)
+    with_structure_policies(client, prepared)
+}
+
+/// Fetches `prepared`'s site's listing-structure policies (getListingStructurePolicies, every
+/// category in one gzipped answer: whether each takes listings with variations) and sets them
+/// on it, checked against its tree: they are committed with it
+/// ([`pipeline::with_structure`]). [`with_condition_policies`] ends with it, so `snapshot
+/// refresh` fetches both for each site. A marketplace the Metadata API refuses (errorId
+/// 46001) is no error: its tree goes on, its listing-structure policies marked unavailable
+/// ([`pipeline::structure_unavailable`]). A category the answer gives no
+/// `variationsSupported` is left out (its policy is not known).
+pub fn with_structure_policies(
+    client: &TaxonomyClient,
+    prepared: Prepared,
+) -> Result<Prepared, RefreshError> {
+    let site = prepared.site;
+    let (answer, url, made_up) = match client.all_listing_structure_policies_marked(site) {
+        Ok(fetched) => fetched,
+        Err(source) if source.error_id() == Some(46001) => {
+            let why = format!(
+                "getListingStructurePolicies refused {} (errorId 46001): {}",
+                site.marketplace_id(),
+                source
+            );
+            return Ok(pipeline::structure_unavailable(prepared, why));
+        }
+        Err(source) => return Err(RefreshError::Fetch { site, source }),
+    };
+    let policies = answer
+        .listing_structure_policies
+        .iter()
+        .filter_map(|p| Some((p.category_id, p.variations_supported?)));
+    pipeline::with_structure(prepared, policies, &url, made_up)
+        .map_err(|source| RefreshError::Pipeline { site, source })
 }
 
 /// A site's getItemConditionPolicies answer as [`condition_rules`] makes it, with the URL asked

@@ -73,6 +73,27 @@ pub struct Specification {
     pub values: Vec<String>,
 }
 
+/// The axes `taxonomy_macros::variations!` checked against the category's pinned rules
+/// (each enabled for variations, not Brand, selection-only values allowed, within eBay's
+/// limits) as the group's `variesBy.specifications`, in the order written; no
+/// `aspectsImageVariesBy`.
+impl From<taxonomy_aspects::Variations> for VariesBy {
+    fn from(variations: taxonomy_aspects::Variations) -> Self {
+        VariesBy {
+            aspects_image_varies_by: Vec::new(),
+            specifications: variations
+                .axes()
+                .iter()
+                .map(|(name, values)| Specification {
+                    name: (*name).to_owned(),
+                    values: values.iter().map(|v| (*v).to_owned()).collect(),
+                })
+                .collect(),
+            other: Map::new(),
+        }
+    }
+}
+
 /// A listing with variations, as a `listing` file holds it: the group and its variants, each
 /// an inventory item (its own aspects, condition, quantity, pictures) with its offer (price,
 /// category, marketplace, format, policies).

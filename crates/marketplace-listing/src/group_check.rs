@@ -12,17 +12,9 @@ use taxonomy_aspects::RuleSet;
 use crate::check::{check_category, check_listing, missing_text, problem, too_long};
 use crate::{Catalog, GroupListing, Problem, ProblemKind, limits};
 
-/// eBay's limits of a listing with variations (GeteBayDetails' `VariationDetails`, the same on
-/// every site the Inventory API lists on; the Trading API's `NameValueListArrayType`: "up to
-/// five VariationSpecifics").
-pub mod variation_limits {
-    /// `MaxNamesPerVariationSpecificsSet`: at most 5 axes (`variesBy.specifications`).
-    pub const AXES: usize = 5;
-    /// `MaxValuesPerVariationSpecificsSetName`: at most 60 values an axis.
-    pub const VALUES_PER_AXIS: usize = 60;
-    /// `MaxVariationsPerItem`: at most 250 variants (`variantSKUs`).
-    pub const VARIANTS: usize = 250;
-}
+/// eBay's limits of a listing with variations (GeteBayDetails' `VariationDetails`), defined
+/// once in `taxonomy-aspects` and read by `variations!` too.
+pub use taxonomy_aspects::variation_limits;
 
 /// What a category's aspect rules say of an aspect named as a variation axis
 /// ([`Catalog::variation_axis`]).

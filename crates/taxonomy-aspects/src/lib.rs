@@ -30,6 +30,7 @@ mod pinned;
 mod problem;
 mod text;
 mod value;
+mod variations;
 
 pub use check::{ConstraintView, RuleSet, RuleView, Texts, check, limits};
 pub use listing::{ListingAspects, ListingError};
@@ -41,3 +42,4 @@ pub use text::{Format, closest, key};
 #[doc(hidden)]
 pub use value::MacroValue;
 pub use value::{Aspects, AspectsError, IntoAspectValues};
+pub use variations::{Variations, variation_limits};

@@ -359,7 +359,7 @@ fn message(problem: &Problem) -> String {
     text.strip_prefix("error: ").unwrap_or(&text).to_owned()
 }
 
-fn quoted(values: &[&str]) -> String {
+pub(crate) fn quoted(values: &[&str]) -> String {
     let mut shown: Vec<String> = values
         .iter()
         .take(SHOWN)
@@ -536,7 +536,7 @@ fn errors(
 
 /// The allowed values closest to `value`: the closest one first (as the check suggests it),
 /// then those sharing its first letter, then the first ones listed.
-fn closest_values<'a>(value: &str, allowed: &[&'a str]) -> Vec<&'a str> {
+pub(crate) fn closest_values<'a>(value: &str, allowed: &[&'a str]) -> Vec<&'a str> {
     let mut out: Vec<&'a str> = Vec::new();
     if let Some(best) = taxonomy_data::aspects::closest(value, allowed.iter().copied()) {
         out.push(best);

@@ -17,9 +17,11 @@ mod aspects;
 mod condition;
 mod input;
 mod suggest;
+mod variations;
 
 pub use aspects::expand_aspects;
 pub use condition::expand_condition;
+pub use variations::expand_variations;
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;

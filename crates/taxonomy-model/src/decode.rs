@@ -36,9 +36,11 @@ use crate::answers::{
 };
 use crate::conditions::policies_from_wire;
 use crate::service_error::ErrorBody;
+use crate::structure::structure_from_wire;
 use crate::{
     CategorySuggestions, CompatibilityProperties, CompatibilityPropertyValues, DefaultTreeId,
-    ExpiredCategories, ItemAspects, ItemConditionPolicyResponse, ServiceError,
+    ExpiredCategories, ItemAspects, ItemConditionPolicyResponse, ListingStructurePolicyResponse,
+    ServiceError,
 };
 
 /// Why an answer's body does not decode.
@@ -140,6 +142,14 @@ pub fn compatibility_property_values(
 /// (`itemConditionPolicies[2].itemConditions[0].conditionId is missing`), the warnings kept.
 pub fn item_condition_policies(body: &[u8]) -> Result<ItemConditionPolicyResponse, DecodeError> {
     policies_from_wire(wire(body)?).map_err(DecodeError::Field)
+}
+
+/// A getListingStructurePolicies answer (the Sell Metadata API): every policy, each id checked
+/// (`listingStructurePolicies[2].categoryId is missing`), the warnings kept.
+pub fn listing_structure_policies(
+    body: &[u8],
+) -> Result<ListingStructurePolicyResponse, DecodeError> {
+    structure_from_wire(wire(body)?).map_err(DecodeError::Field)
 }
 
 /// The errors of an error body (`{"errors": [...]}`, as every eBay REST API answers a failed

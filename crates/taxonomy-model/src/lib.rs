@@ -16,7 +16,9 @@
 //!
 //! The Sell Metadata API's getItemConditionPolicies answer (the item conditions each category
 //! takes: [`ItemConditionPolicyResponse`]) is here too, decoded by
-//! [`decode::item_condition_policies`].
+//! [`decode::item_condition_policies`], and its getListingStructurePolicies answer (whether
+//! each category takes listings with variations: [`ListingStructurePolicyResponse`]),
+//! decoded by [`decode::listing_structure_policies`].
 //!
 //! getCategoryTree and getCategorySubtree answer category trees, which the `taxonomy-tree`
 //! crate models and decodes ([`CategorySubtree`] is re-exported here). A failed call of any
@@ -73,6 +75,7 @@ mod conditions;
 pub mod decode;
 mod file;
 mod service_error;
+mod structure;
 
 pub use answers::{
     Ancestor, Aspect, AspectAdvancedDataType, AspectApplicableTo, AspectCardinality,
@@ -88,6 +91,7 @@ pub use conditions::{
 };
 pub use file::{AspectsFileError, ItemAspectsFile, ItemAspectsReader};
 pub use service_error::{ErrorParameter, ServiceError};
+pub use structure::{ListingStructurePolicy, ListingStructurePolicyResponse};
 
 /// One category and everything below it: a getCategorySubtree answer (the `taxonomy-tree`
 /// crate's, which decodes category trees).

@@ -62,6 +62,7 @@ pub mod encode;
 pub mod expired;
 pub mod pipeline;
 pub mod snapshot;
+pub mod structure;
 pub mod tree;
 
 /// FNV-1a's starting value (64 bits).

@@ -35,6 +35,7 @@ use crate::decode::{DecodeError, Provenance, decode_tree};
 use crate::diff::TreeDiff;
 use crate::expired::{self, ExpiredError, ExpiredMapping};
 use crate::snapshot::{self, SnapshotError};
+use crate::structure::{self, StructureError};
 use crate::tree::CategoryTree;
 use marketplaces::Marketplace;
 
@@ -86,6 +87,9 @@ pub enum PipelineError {
     /// cannot be written.
     #[error(transparent)]
     Conditions(#[from] ConditionsError),
+    /// The listing-structure policies (getListingStructurePolicies) do not fit the tree.
+    #[error(transparent)]
+    Structure(#[from] StructureError),
 }
 
 /// The tree ids of every marketplace, for messages: `0 EBAY_US, 100 EBAY_MOTORS_US, …`.
@@ -153,6 +157,35 @@ pub struct Prepared {
     /// What the service's policies came to ([`with_conditions`]); `None` when they were not
     /// fetched.
     pub conditions: Option<ConditionsReport>,
+    /// The listing-structure file beside the snapshot (`EBAY_US.structure.json`).
+    pub structure_path: PathBuf,
+    /// The new listing-structure file, when the service's answer ([`with_structure`]) differs
+    /// from the committed one (`None`: the file is left as it is).
+    pub structure_text: Option<String>,
+    /// What the service's listing-structure policies came to ([`with_structure`]); `None`
+    /// when they were not fetched.
+    pub structure: Option<StructureReport>,
+}
+
+/// What a site's listing-structure policies (getListingStructurePolicies) came to, for the
+/// refresh's summary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StructureReport {
+    /// Leaves that take variations.
+    pub supported: usize,
+    /// Leaves that do not.
+    pub not_supported: usize,
+    /// Leaves of the tree.
+    pub leaves: usize,
+    /// The committed file's leaves (`None`: there was no file).
+    pub previous: Option<usize>,
+    /// Whether the answer was marked as made up (the toolkit's fake marketplace).
+    pub made_up: bool,
+    /// What the answer held that the file leaves out.
+    pub left_out: structure::LeftOut,
+    /// Why the service gave no policies for the site ([`structure_unavailable`]: its
+    /// Metadata API refused the marketplace, errorId 46001). Nothing is written.
+    pub unavailable: Option<String>,
 }
 
 /// What a site's condition policies came to, for the refresh's summary.
@@ -294,6 +327,7 @@ pub fn prepare_tree(
     // step stays so (what an interrupted commit leaves must stay visible), and the build
     // leaves it out with a warning until a refresh fetches the policies again.
     let conditions_path = conditions::path_beside(&path);
+    let structure_path = structure::path_beside(&path);
     Ok(Prepared {
         site,
         tree,
@@ -313,6 +347,9 @@ pub fn prepare_tree(
         conditions_path,
         conditions_text: None,
         conditions: None,
+        structure_path,
+        structure_text: None,
+        structure: None,
     })
 }
 
@@ -408,6 +445,72 @@ pub fn with_conditions(
     Ok(prepared)
 }
 
+/// `prepared` without new listing-structure policies, because the service has none to give
+/// for its site (`why`: getListingStructurePolicies refused the marketplace, errorId 46001):
+/// the committed file (if any) is kept as it is, and the report says why.
+pub fn structure_unavailable(mut prepared: Prepared, why: String) -> Prepared {
+    let previous = std::fs::read_to_string(&prepared.structure_path)
+        .ok()
+        .and_then(|text| structure::parse_unchecked(&text, &prepared.structure_path).ok());
+    prepared.structure_text = None;
+    prepared.structure = Some(StructureReport {
+        supported: previous.as_ref().map_or(0, |f| f.supported.len()),
+        not_supported: previous.as_ref().map_or(0, |f| f.not_supported.len()),
+        leaves: prepared.tree.categories.iter().filter(|c| c.leaf).count(),
+        previous: previous.map(|f| f.category_count()),
+        made_up: false,
+        left_out: structure::LeftOut::default(),
+        unavailable: Some(why),
+    });
+    prepared
+}
+
+/// Sets the tree's listing-structure policies from the service's answer
+/// (getListingStructurePolicies), one `(category id, variationsSupported)` a category,
+/// checked against the new tree (see [`structure`]). The file is rewritten when the policies,
+/// the tree or `made_up` changed; an answer without a policy for any leaf creates no file.
+pub fn with_structure(
+    mut prepared: Prepared,
+    policies: impl IntoIterator<Item = (u32, bool)>,
+    source: &str,
+    made_up: bool,
+) -> Result<Prepared, PipelineError> {
+    let (file, left_out) = structure::from_answer(
+        policies,
+        &prepared.tree,
+        source,
+        made_up,
+        &prepared.structure_path,
+    )?;
+    let committed = std::fs::read_to_string(&prepared.structure_path)
+        .ok()
+        .and_then(|text| structure::parse_unchecked(&text, &prepared.structure_path).ok());
+    let same = match &committed {
+        Some(old) => {
+            old.supported == file.supported
+                && old.not_supported == file.not_supported
+                && old.tree_id == file.tree_id
+                && old.version == file.version
+                && old.tree_fingerprint == file.tree_fingerprint
+                && old.marketplace_id == file.marketplace_id
+                && old.made_up == file.made_up
+        }
+        // Absent and empty are the same; an unreadable file is rewritten.
+        None => file.category_count() == 0 && !prepared.structure_path.exists(),
+    };
+    prepared.structure_text = (!same).then(|| structure::to_string(&file));
+    prepared.structure = Some(StructureReport {
+        supported: file.supported.len(),
+        not_supported: file.not_supported.len(),
+        leaves: prepared.tree.categories.iter().filter(|c| c.leaf).count(),
+        previous: committed.map(|old| old.category_count()),
+        made_up,
+        left_out,
+        unavailable: None,
+    });
+    Ok(prepared)
+}
+
 /// Sets the tree's expired-category mapping from the service's answer (getExpiredCategories),
 /// checked against the new tree (see [`expired`] for the rule). The file is
 /// rewritten when the mappings or the tree's version changed; an empty answer creates no file.
@@ -485,6 +588,7 @@ fn remove_leftovers(dir: &Path, locked: bool) {
         let snapshot = dir.join(site.snapshot_file_name());
         crate::atomic::remove_leftovers(&expired::path_beside(&snapshot), older_than);
         crate::atomic::remove_leftovers(&conditions::path_beside(&snapshot), older_than);
+        crate::atomic::remove_leftovers(&structure::path_beside(&snapshot), older_than);
         crate::atomic::remove_leftovers(&snapshot, older_than);
     }
 }
@@ -494,8 +598,9 @@ fn remove_leftovers(dir: &Path, locked: bool) {
 /// flushed beside its target, and only when all of them are staged are they renamed into
 /// place; a failed rename puts back the files already replaced (see
 /// [`crate::atomic::commit_all`]). Returns the paths written. Each site's expired-category
-/// file (see [`with_expired`]) and condition-policy file ([`with_conditions`]) are part of the
-/// same commit, renamed before the site's tree.
+/// file (see [`with_expired`]), condition-policy file ([`with_conditions`]) and
+/// listing-structure file ([`with_structure`]) are part of the same commit, renamed before the
+/// site's tree.
 ///
 /// The commit holds the lock of `dir` and first removes what killed commits left there, even
 /// when there is nothing to write. A process killed during the commit leaves a directory
@@ -535,6 +640,16 @@ pub fn commit_all(
             let s = crate::atomic::stage(&p.conditions_path, text.as_bytes(), None).map_err(
                 |source| ConditionsError::Io {
                     path: p.conditions_path.clone(),
+                    source: std::sync::Arc::new(source),
+                },
+            )?;
+            staged.push(s);
+        }
+        // The listing-structure policies likewise (getListingStructurePolicies).
+        if let Some(text) = &p.structure_text {
+            let s = crate::atomic::stage(&p.structure_path, text.as_bytes(), None).map_err(
+                |source| StructureError::Io {
+                    path: p.structure_path.clone(),
                     source: std::sync::Arc::new(source),
                 },
             )?;

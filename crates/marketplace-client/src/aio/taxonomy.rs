@@ -36,6 +36,7 @@ use crate::taxonomy::download::Download;
 use crate::model::{
     CategorySuggestions, CompatibilityProperties, CompatibilityPropertyValues, DefaultTreeId,
     ExpiredCategories, ItemAspects, ItemAspectsFile, ItemConditionPolicyResponse,
+    ListingStructurePolicyResponse,
 };
 #[cfg(feature = "trees")]
 pub use crate::taxonomy::TreeBody;
@@ -308,6 +309,70 @@ impl TaxonomyClient {
             &[],
         ))
         .await
+    }
+
+    /// getListingStructurePolicies of `categories`: as
+    /// [`crate::taxonomy::TaxonomyClient::listing_structure_policies`] (a list of more than 50
+    /// ids asked in calls of 50, one after the other, the answers merged).
+    pub async fn listing_structure_policies(
+        &self,
+        site: impl Into<Marketplace>,
+        categories: &[u32],
+    ) -> Result<ListingStructurePolicyResponse, ApiError> {
+        let site: Marketplace = site.into();
+        let mut ids: Vec<u32> = Vec::with_capacity(categories.len());
+        let mut asked = std::collections::HashSet::new();
+        ids.extend(categories.iter().filter(|id| asked.insert(**id)));
+        let mut merged = ListingStructurePolicyResponse::default();
+        let mut answered = std::collections::HashSet::new();
+        for chunk in ids.chunks(ops::MAX_CONDITION_FILTER_IDS) {
+            let answer = self
+                .run(ops::listing_structure_policies(self.config(), site, chunk))
+                .await?;
+            // A parent's leaves may also be named, or below another parent named: once each.
+            merged.listing_structure_policies.extend(
+                answer
+                    .listing_structure_policies
+                    .into_iter()
+                    .filter(|p| answered.insert(p.category_id)),
+            );
+            merged.warnings.extend(answer.warnings);
+        }
+        Ok(merged)
+    }
+
+    /// getListingStructurePolicies of every category of `site`: as
+    /// [`crate::taxonomy::TaxonomyClient::all_listing_structure_policies`].
+    pub async fn all_listing_structure_policies(
+        &self,
+        site: impl Into<Marketplace>,
+    ) -> Result<ListingStructurePolicyResponse, ApiError> {
+        self.run(ops::listing_structure_policies(
+            self.config(),
+            site.into(),
+            &[],
+        ))
+        .await
+    }
+
+    /// [`all_listing_structure_policies`](Self::all_listing_structure_policies), with where
+    /// the answer came from and whether the server marked it as made up, as
+    /// [`all_item_condition_policies_marked`](Self::all_item_condition_policies_marked).
+    #[cfg(feature = "trees")]
+    pub(crate) async fn all_listing_structure_policies_marked(
+        &self,
+        site: Marketplace,
+    ) -> Result<(ListingStructurePolicyResponse, String, bool), ApiError> {
+        let operation = ops::listing_structure_policies(self.config(), site, &[]);
+        let fetched = self.api.fetch(&operation.call).await?;
+        let url = fetched.url.to_string();
+        let made_up = fetched
+            .headers
+            .get("x-fake-marketplace")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.eq_ignore_ascii_case("made-up"));
+        let answer = off_runtime(move || operation.decode(fetched)).await?;
+        Ok((answer, url, made_up))
     }
 
     /// fetchItemAspects to `dest`, streamed to disk and checked as it arrives: as

@@ -64,7 +64,8 @@ fn is_taxonomy(url: &str) -> bool {
     url.contains("/commerce/taxonomy/")
 }
 
-/// Whether `url` is one of the Sell Metadata API's (getItemConditionPolicies): its errors
+/// Whether `url` is one of the Sell Metadata API's (getItemConditionPolicies,
+/// getListingStructurePolicies): its errors
 /// get that API's advice.
 fn is_metadata(url: &str) -> bool {
     url.contains("/sell/metadata/")

@@ -13,6 +13,7 @@ use crate::aio::taxonomy as aio;
 use crate::model::{
     CategorySuggestions, CompatibilityProperties, CompatibilityPropertyValues, DefaultTreeId,
     ExpiredCategories, ItemAspects, ItemAspectsFile, ItemConditionPolicyResponse,
+    ListingStructurePolicyResponse,
 };
 use crate::oauth::OAuthConfig;
 #[cfg(feature = "trees")]
@@ -296,6 +297,67 @@ impl TaxonomyClient {
         site: Marketplace,
     ) -> Result<(ItemConditionPolicyResponse, String, bool), ApiError> {
         self.wait(self.inner.all_item_condition_policies_marked(site))
+    }
+
+    /// Whether `categories` of `site` take listings with item variations (the Sell Metadata
+    /// API's getListingStructurePolicies:
+    /// `GET {base}/sell/metadata/v1/marketplace/{marketplace_id}/get_listing_structure_policies?filter=categoryIds:{a|b|c}`,
+    /// the filter form-encoded as eBay's reference shows it). A leaf's id gives its policy, a
+    /// parent's its own and those of the leaves below it. As
+    /// [`item_condition_policies`](Self::item_condition_policies): more than 50 ids are asked
+    /// in calls of 50 and their answers merged, repeated ids asked once, no id asks nothing,
+    /// `204 No Content` is no policy, and eBay's errors (46001 marketplace not found, 46002
+    /// invalid filter, 46003 category not found, 46000 internal, retried) come back as
+    /// [`ApiError::Service`]. The call takes an application token (scope
+    /// `https://api.ebay.com/oauth/api_scope`).
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use marketplace_client::Marketplace;
+    /// # use marketplace_client::oauth::{ApplicationTokenProvider, Endpoints, OAuthClient, OAuthConfig};
+    /// # use marketplace_client::taxonomy::{ClientConfig, TaxonomyClient};
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let fake = fake_marketplace::FakeMarketplace::new(); // its policies are made up
+    /// # let endpoints = Endpoints::custom(&fake.base_url(), &fake.base_url())?;
+    /// # let oauth = OAuthConfig::new(endpoints.clone())
+    /// #     .with_credentials(fake.client_id(), fake.client_secret());
+    /// # let tokens = Arc::new(ApplicationTokenProvider::new(OAuthClient::from_config(&oauth)?));
+    /// # let client = TaxonomyClient::new(ClientConfig::from_endpoints(&endpoints), tokens)?;
+    /// let answer = client.listing_structure_policies(Marketplace::Us, &[15687])?;
+    /// let t_shirts = answer.get(15687).unwrap();
+    /// assert_eq!(t_shirts.variations_supported, Some(true));
+    /// # Ok(()) }
+    /// ```
+    pub fn listing_structure_policies(
+        &self,
+        site: impl Into<Marketplace>,
+        categories: &[u32],
+    ) -> Result<ListingStructurePolicyResponse, ApiError> {
+        self.wait(
+            self.inner
+                .listing_structure_policies(site.into(), categories),
+        )
+    }
+
+    /// Whether each category of `site` takes listings with variations
+    /// (getListingStructurePolicies without a filter), in one answer, sent gzipped and read
+    /// within [`ClientConfig::max_body_bytes`] as
+    /// [`all_item_condition_policies`](Self::all_item_condition_policies).
+    pub fn all_listing_structure_policies(
+        &self,
+        site: impl Into<Marketplace>,
+    ) -> Result<ListingStructurePolicyResponse, ApiError> {
+        self.wait(self.inner.all_listing_structure_policies(site.into()))
+    }
+
+    /// [`all_listing_structure_policies`](Self::all_listing_structure_policies), with the URL
+    /// asked and whether the server marked the answer as made up (the `trees` machinery's).
+    #[cfg(feature = "trees")]
+    pub(crate) fn all_listing_structure_policies_marked(
+        &self,
+        site: Marketplace,
+    ) -> Result<(ListingStructurePolicyResponse, String, bool), ApiError> {
+        self.wait(self.inner.all_listing_structure_policies_marked(site))
     }
 
     /// Downloads the aspects of every leaf category of `site` (fetchItemAspects:

@@ -13,7 +13,7 @@ use super::api::{ApiCall, MAX_ERROR_ANSWER};
 use crate::model::decode;
 use crate::model::{
     CategorySuggestions, CompatibilityProperties, CompatibilityPropertyValues, DefaultTreeId,
-    ExpiredCategories, ItemAspects, ItemConditionPolicyResponse,
+    ExpiredCategories, ItemAspects, ItemConditionPolicyResponse, ListingStructurePolicyResponse,
 };
 use crate::taxonomy::{ApiError, ClientConfig, TreeBody, TreePath};
 
@@ -330,6 +330,24 @@ pub(crate) fn item_condition_policies(
         site_call(config, "getItemConditionPolicies", url, site),
         ItemConditionPolicyResponse::default,
         decode::item_condition_policies,
+    )
+}
+
+/// getListingStructurePolicies (the Sell Metadata API) of `site`: the policies of
+/// `categories` (at most [`MAX_CONDITION_FILTER_IDS`], the same bound), or of every category
+/// when it is empty. `204 No Content` is no policy; read and sent as
+/// [`item_condition_policies`].
+pub(crate) fn listing_structure_policies(
+    config: &ClientConfig,
+    site: Marketplace,
+    categories: &[u32],
+) -> Operation<ListingStructurePolicyResponse> {
+    debug_assert!(categories.len() <= MAX_CONDITION_FILTER_IDS);
+    let url = config.listing_structure_policies_url(site.marketplace_id(), categories);
+    Operation::or_empty(
+        site_call(config, "getListingStructurePolicies", url, site),
+        ListingStructurePolicyResponse::default,
+        decode::listing_structure_policies,
     )
 }
 

@@ -12,7 +12,8 @@ pub(crate) use marketplaces::MARKETPLACE_HEADER;
 /// The path prefix of version 1 of the taxonomy API.
 pub(crate) const TAXONOMY_PREFIX: &str = "commerce/taxonomy/v1";
 
-/// The path prefix of version 1 of the Sell Metadata API (getItemConditionPolicies).
+/// The path prefix of version 1 of the Sell Metadata API (getItemConditionPolicies,
+/// getListingStructurePolicies).
 pub(crate) const METADATA_PREFIX: &str = "sell/metadata/v1";
 
 impl ClientConfig {
@@ -82,9 +83,26 @@ impl ClientConfig {
         marketplace_id: &str,
         categories: &[u32],
     ) -> Url {
+        self.metadata_url(marketplace_id, "get_item_condition_policies", categories)
+    }
+
+    /// `{base_url}/sell/metadata/v1/marketplace/{marketplace_id}/get_listing_structure_policies`
+    /// (the Sell Metadata API's getListingStructurePolicies), with the filter as
+    /// [`item_condition_policies_url`](Self::item_condition_policies_url) gives it.
+    pub(crate) fn listing_structure_policies_url(
+        &self,
+        marketplace_id: &str,
+        categories: &[u32],
+    ) -> Url {
+        self.metadata_url(marketplace_id, "get_listing_structure_policies", categories)
+    }
+
+    /// `{base_url}/sell/metadata/v1/marketplace/{marketplace_id}/{call}`, with
+    /// `filter=categoryIds:{a|b|c}` when `categories` names any.
+    fn metadata_url(&self, marketplace_id: &str, call: &str, categories: &[u32]) -> Url {
         let mut url = self.base_url.clone();
         let path = format!(
-            "{}{METADATA_PREFIX}/marketplace/{marketplace_id}/get_item_condition_policies",
+            "{}{METADATA_PREFIX}/marketplace/{marketplace_id}/{call}",
             self.base_url.path()
         );
         url.set_path(&path);
@@ -165,6 +183,12 @@ mod url_tests {
             url.as_str(),
             "https://api.ebay.com/sell/metadata/v1/marketplace/EBAY_US/get_item_condition_policies\
              ?filter=categoryIds%3A%7B100%7C101%7D"
+        );
+        let url = ClientConfig::production().listing_structure_policies_url("EBAY_US", &[15687]);
+        assert_eq!(
+            url.as_str(),
+            "https://api.ebay.com/sell/metadata/v1/marketplace/EBAY_US/get_listing_structure_policies\
+             ?filter=categoryIds%3A%7B15687%7D"
         );
     }
 }

@@ -1,0 +1,332 @@
+//! marketplace-budget's call budget shared by a fleet of processes through PostgreSQL.
+//!
+//! [`PgBudgetStore`] is a [`BudgetStore`]: every process of the fleet puts a
+//! [`CallBudget`](marketplace_budget::CallBudget) over a store on the same database, and
+//! together they make no more calls of an API resource than eBay's getRateLimits (for the
+//! application) and getUserRateLimits (for a user) allow:
+//!
+//! - a reservation is **one round trip**: one statement that locks the (scope, resource) row,
+//!   rolls its window over when it is past eBay's `reset` (`remaining` back to `limit`, as
+//!   eBay does), takes `min(batch, remaining)` calls and returns what it took. A process
+//!   asks for a batch (16 calls by default, `CallBudget::with_batch`) and hands the calls out
+//!   from memory: 1,000 calls with batches of 16 are at most 63 round trips;
+//! - a refresh from getRateLimits or getUserRateLimits writes all of a scope's resources in
+//!   one statement. Within the window the fleet is counting, it only lowers what is left
+//!   (eBay's `remaining` does not know the calls other processes reserved and have not made
+//!   yet; a raised `limit` adds its difference); a new window, or one eBay answered 429 in,
+//!   takes eBay's figures;
+//! - eBay's 429, reported by any process (`CallBudget::exhausted`), refuses the resource to
+//!   the whole fleet until its end; a refresh never lifts it early.
+//!
+//! What a process reserved and did not use is lost to the fleet until the window resets: a
+//! process killed while holding a batch loses at most that batch, and a fleet of N processes
+//! strands at most N batches a window.
+//!
+//! When the database cannot be reached, a reservation is refused for one second
+//! ([`Reservation::Exhausted`], with an `error` event, target `marketplace_budget_postgres`)
+//! rather than let calls through uncounted: the caller waits or fails fast as its
+//! `Mode` says.
+//!
+//! The table is `marketplace_call_budgets`, created by [`migrate`] beside the application's
+//! own tables; the migrations are recorded in `marketplace_budget_migrations`, never in the
+//! application's `_sqlx_migrations`.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use std::time::Duration;
+//! use marketplace_budget::{CallBudget, Mode};
+//! use marketplace_budget_postgres::{PgBudgetStore, migrate};
+//!
+//! # async fn run(api: marketplace_client::aio::api::ApiClient) -> Result<(), Box<dyn std::error::Error>> {
+//! let pool = sqlx::PgPool::connect("postgres://backend@db.internal/backend").await?;
+//! migrate(&pool).await?;
+//! let budget = CallBudget::new(
+//!     Arc::new(PgBudgetStore::new(pool)),
+//!     Mode::Wait { at_most: Duration::from_secs(30) },
+//! );
+//! let api = api.with_budget(Arc::new(budget), None);
+//! // getRateLimits, at start and then every few minutes.
+//! api.refresh_budget().await?;
+//! # Ok(()) }
+//! ```
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime};
+
+use marketplace_budget::{BudgetKey, BudgetStore, Reservation, Scope, StoreFuture, Window};
+use sqlx::PgPool;
+
+mod migrate;
+
+pub use migrate::migrate;
+
+/// How long a reservation is refused when the database cannot be reached.
+const OUTAGE_REFUSAL: Duration = Duration::from_secs(1);
+
+/// What [`migrate`] fails with.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PgBudgetError {
+    /// Creating or updating `marketplace_call_budgets` failed.
+    #[error("the call budget's schema (marketplace_call_budgets): {0}")]
+    Migration(#[from] sqlx::migrate::MigrateError),
+}
+
+/// A [`BudgetStore`] on PostgreSQL, shared by every process whose store is on the same
+/// database (see the crate's documentation). Cheap to clone the pool it is made from.
+#[derive(Debug)]
+pub struct PgBudgetStore {
+    pool: PgPool,
+    round_trips: AtomicU64,
+}
+
+impl PgBudgetStore {
+    /// A store over `pool` (the tables made by [`migrate`]).
+    pub fn new(pool: PgPool) -> Self {
+        Self {
+            pool,
+            round_trips: AtomicU64::new(0),
+        }
+    }
+
+    /// The statements this store has sent to the database (each one round trip) since it was
+    /// made: a reservation, a release, a refresh or a 429 is one each.
+    pub fn round_trips(&self) -> u64 {
+        self.round_trips.load(Ordering::Relaxed)
+    }
+
+    fn sent(&self) {
+        self.round_trips.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// The `scope` column of `scope`: `application`, or `user/NAME`.
+fn scope_column(scope: &Scope) -> String {
+    match scope {
+        Scope::Application => "application".to_owned(),
+        Scope::User(user) => format!("user/{user}"),
+    }
+}
+
+/// Milliseconds since the Unix epoch (0 before it).
+fn millis(time: SystemTime) -> i64 {
+    time.duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+fn time_of(millis: i64) -> SystemTime {
+    SystemTime::UNIX_EPOCH + Duration::from_millis(u64::try_from(millis).unwrap_or(0))
+}
+
+fn count(value: i64) -> u32 {
+    u32::try_from(value.max(0)).unwrap_or(u32::MAX)
+}
+
+/// One locked row rolled over to `$3` (now), what it grants of `$4` calls, and the update:
+/// one statement. `FOR UPDATE` makes concurrent reservations of a row wait for each other
+/// and read the row as the previous one left it.
+const RESERVE: &str = "\
+WITH cur AS (
+    SELECT scope, resource, known,
+           CASE WHEN reset_ms <= $3 THEN call_limit ELSE remaining END AS avail,
+           CASE WHEN reset_ms > $3 THEN reset_ms
+                WHEN length_ms = 0 THEN $3
+                ELSE reset_ms + (($3 - reset_ms) / length_ms + 1) * length_ms END AS next_reset,
+           CASE WHEN exhausted_until_ms > $3 THEN exhausted_until_ms END AS blocked_until
+    FROM marketplace_call_budgets
+    WHERE scope = $1 AND resource = $2
+    FOR UPDATE
+), granted AS (
+    SELECT *, CASE WHEN blocked_until IS NOT NULL OR NOT known THEN 0
+                   ELSE LEAST(avail, $4) END AS take
+    FROM cur
+)
+UPDATE marketplace_call_budgets b
+SET remaining = g.avail - g.take,
+    reset_ms = g.next_reset,
+    exhausted_until_ms = g.blocked_until,
+    updated_at = now()
+FROM granted g
+WHERE b.scope = g.scope AND b.resource = g.resource
+RETURNING g.take, b.remaining, b.reset_ms, g.blocked_until, g.known";
+
+/// A scope's windows in one statement. A row whose window is still running (its reset after
+/// `$7`, now) and is the one eBay answered for (eBay's reset not later than the row's, give or
+/// take a second) keeps the lower of its own `remaining` (which counts the calls the fleet
+/// reserved) and eBay's (which counts only those made), plus what a raised limit adds; any
+/// other row, and a row eBay answered 429 for (its count proved wrong), takes eBay's figures.
+/// A 429's end is kept.
+const REFRESH: &str = "\
+INSERT INTO marketplace_call_budgets AS b
+    (scope, resource, call_limit, remaining, reset_ms, length_ms, known)
+SELECT $1, w.resource, w.call_limit, w.remaining, w.reset_ms, w.length_ms, true
+FROM UNNEST($2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[])
+     AS w(resource, call_limit, remaining, reset_ms, length_ms)
+ON CONFLICT (scope, resource) DO UPDATE SET
+    remaining = CASE
+        WHEN b.known AND b.reset_ms > $7 AND EXCLUDED.reset_ms <= b.reset_ms + 1000
+             AND b.exhausted_until_ms IS NULL
+        THEN GREATEST(0, LEAST(EXCLUDED.remaining,
+                               b.remaining + GREATEST(0, EXCLUDED.call_limit - b.call_limit)))
+        ELSE EXCLUDED.remaining END,
+    call_limit = EXCLUDED.call_limit,
+    reset_ms = EXCLUDED.reset_ms,
+    length_ms = EXCLUDED.length_ms,
+    known = true,
+    updated_at = now()";
+
+/// eBay's 429: no call of the row until `$3`, and nothing left in its window.
+const EXHAUST: &str = "\
+INSERT INTO marketplace_call_budgets AS b
+    (scope, resource, call_limit, remaining, reset_ms, length_ms, exhausted_until_ms, known)
+VALUES ($1, $2, 0, 0, $3, 0, $3, false)
+ON CONFLICT (scope, resource) DO UPDATE SET
+    remaining = 0,
+    exhausted_until_ms = GREATEST(COALESCE(b.exhausted_until_ms, 0), $3),
+    updated_at = now()";
+
+/// Calls given back while their window runs.
+const RELEASE: &str = "\
+UPDATE marketplace_call_budgets
+SET remaining = LEAST(call_limit, remaining + $3), updated_at = now()
+WHERE scope = $1 AND resource = $2 AND known AND reset_ms > $4";
+
+type Granted = (i64, i64, i64, Option<i64>, bool);
+
+impl PgBudgetStore {
+    async fn reserve_now(&self, key: &BudgetKey, wanted: u32, now: SystemTime) -> Reservation {
+        self.sent();
+        let row: Result<Option<Granted>, sqlx::Error> = sqlx::query_as(RESERVE)
+            .bind(scope_column(&key.scope))
+            .bind(key.resource.as_ref())
+            .bind(millis(now))
+            .bind(i64::from(wanted.max(1)))
+            .fetch_optional(&self.pool)
+            .await;
+        match row {
+            Err(e) => {
+                let reset = now + OUTAGE_REFUSAL;
+                tracing::error!(
+                    target: "marketplace_budget_postgres",
+                    scope = %key.scope,
+                    resource = %key.resource,
+                    "the call budget of {} for {} could not be reserved from \
+                     marketplace_call_budgets ({e}): calls refused for {} ms",
+                    key.resource,
+                    key.scope,
+                    OUTAGE_REFUSAL.as_millis(),
+                );
+                Reservation::Exhausted {
+                    remaining: 0,
+                    reset,
+                    after_429: false,
+                }
+            }
+            Ok(None) => Reservation::Unlimited,
+            Ok(Some((_, _, _, Some(until), _))) => Reservation::Exhausted {
+                remaining: 0,
+                reset: time_of(until),
+                after_429: true,
+            },
+            Ok(Some((_, _, _, None, false))) => Reservation::Unlimited,
+            Ok(Some((take, remaining, reset, None, true))) => {
+                if take > 0 {
+                    Reservation::Granted {
+                        calls: count(take),
+                        reset: time_of(reset),
+                    }
+                } else {
+                    Reservation::Exhausted {
+                        remaining: count(remaining),
+                        reset: time_of(reset),
+                        after_429: false,
+                    }
+                }
+            }
+        }
+    }
+
+    fn failed(&self, action: &str, scope: &Scope, e: &sqlx::Error) {
+        tracing::error!(
+            target: "marketplace_budget_postgres",
+            scope = %scope,
+            "the call budget of {scope}: {action} in marketplace_call_budgets failed: {e}"
+        );
+    }
+}
+
+impl BudgetStore for PgBudgetStore {
+    fn reserve<'a>(
+        &'a self,
+        key: &'a BudgetKey,
+        wanted: u32,
+        now: SystemTime,
+    ) -> StoreFuture<'a, Reservation> {
+        Box::pin(self.reserve_now(key, wanted, now))
+    }
+
+    fn release<'a>(&'a self, key: &'a BudgetKey, calls: u32) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            self.sent();
+            let done = sqlx::query(RELEASE)
+                .bind(scope_column(&key.scope))
+                .bind(key.resource.as_ref())
+                .bind(i64::from(calls))
+                .bind(millis(SystemTime::now()))
+                .execute(&self.pool)
+                .await;
+            if let Err(e) = done {
+                self.failed("giving back unused calls", &key.scope, &e);
+            }
+        })
+    }
+
+    fn refresh<'a>(&'a self, scope: &'a Scope, windows: &'a [Window]) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            if windows.is_empty() {
+                return;
+            }
+            let resources: Vec<String> = windows.iter().map(|w| w.resource.clone()).collect();
+            let limits: Vec<i64> = windows.iter().map(|w| i64::from(w.limit)).collect();
+            let remaining: Vec<i64> = windows
+                .iter()
+                .map(|w| i64::from(w.remaining.min(w.limit)))
+                .collect();
+            let resets: Vec<i64> = windows.iter().map(|w| millis(w.reset)).collect();
+            let lengths: Vec<i64> = windows
+                .iter()
+                .map(|w| i64::try_from(w.length.as_millis()).unwrap_or(i64::MAX))
+                .collect();
+            self.sent();
+            let done = sqlx::query(REFRESH)
+                .bind(scope_column(scope))
+                .bind(resources)
+                .bind(limits)
+                .bind(remaining)
+                .bind(resets)
+                .bind(lengths)
+                .bind(millis(SystemTime::now()))
+                .execute(&self.pool)
+                .await;
+            if let Err(e) = done {
+                self.failed("writing getRateLimits' answer", scope, &e);
+            }
+        })
+    }
+
+    fn exhaust<'a>(&'a self, key: &'a BudgetKey, until: SystemTime) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            self.sent();
+            let done = sqlx::query(EXHAUST)
+                .bind(scope_column(&key.scope))
+                .bind(key.resource.as_ref())
+                .bind(millis(until))
+                .execute(&self.pool)
+                .await;
+            if let Err(e) = done {
+                self.failed("recording eBay's 429", &key.scope, &e);
+            }
+        })
+    }
+}
