@@ -99,7 +99,7 @@ fn search(c: &mut Criterion) {
     group.finish();
 }
 
-/// Sellers' words on the German site (`taxonomy-data/tests/search.rs` has what each finds).
+/// Sellers' words on the German site (`taxonomy-data/tests/it/search.rs` has what each finds).
 const QUERIES_DE: [&str; 8] = [
     "grafikkarte",
     "handyhülle",

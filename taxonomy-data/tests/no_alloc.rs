@@ -3,6 +3,9 @@
 //! Only the test's own thread is counted: the test harness's main thread, waiting for the
 //! test, may allocate meanwhile (a blocking channel receive registers a waker, when the
 //! machine is busy enough that it blocks), which says nothing about the lookups.
+//!
+//! A test binary of its own (not a module of tests/it/): its counting allocator is the
+//! process's global allocator.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;

@@ -1,7 +1,7 @@
 //! No public `Duration` setting panics: every time-out, back-off, margin and delay of the
 //! clients and providers, set to `Duration::MAX` (and to zero where zero means something),
 //! then used by a call against the fake marketplace over loopback. (The PostgreSQL store's
-//! settings: crates/marketplace-client-postgres/tests/settings.rs.)
+//! settings: crates/marketplace-client-postgres/tests/it/settings.rs.)
 
 use crate::taxonomy_support as support;
 

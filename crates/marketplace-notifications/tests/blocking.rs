@@ -3,6 +3,9 @@
 //! challenge, signed account deletions (retried, tampered, a hundred from eight threads), the
 //! keys from the fake's getPublicKey; called from inside tokio runtimes; its threads counted
 //! in /proc/self/task.
+//!
+//! A test binary of its own (not a module of tests/it/): the thread counts are its process's,
+//! which tests running beside it in one binary would change.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};

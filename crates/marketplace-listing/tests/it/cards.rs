@@ -13,8 +13,7 @@ use marketplace_listing::{
 use serde_json::{Value, json};
 use taxonomy_macros::{aspects, category};
 
-#[path = "../../../tests/common/inventory.rs"]
-mod fake_inventory;
+use crate::fake_inventory;
 use fake_inventory::inventory;
 
 /// A Charizard card of CCG Individual Cards (183454), everything but its condition.

@@ -16,8 +16,7 @@ use marketplaces::Marketplace;
 use serde_json::json;
 use taxonomy_macros::{aspects, category};
 
-#[path = "../../../tests/common/inventory.rs"]
-mod fake_inventory;
+use crate::fake_inventory;
 use fake_inventory::{api, inventory};
 
 const OFFER: &str = "/sell/inventory/v1/offer";

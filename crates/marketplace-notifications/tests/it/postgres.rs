@@ -5,8 +5,7 @@
 //! gets 204 and calls the callback once for the fleet; a tampered body or signature gets 412
 //! and deletes nothing; the public key is fetched once for the fleet.
 
-#[path = "../../marketplace-client-postgres/tests/support/pg.rs"]
-mod pg;
+use crate::pg;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -78,7 +78,7 @@ fn write_snapshots(dir: &Path) {
             },
         ],
         &tree,
-        "written by taxonomy-data/tests/expired.rs",
+        "written by taxonomy-data/tests/it/expired.rs",
         &expired::path_beside(&dir.join(us)),
     )
     .unwrap();

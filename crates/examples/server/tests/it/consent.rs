@@ -7,8 +7,7 @@
 //! for the seller who consented removes the account's refresh token. The test plays the
 //! browsers over HTTP, following no redirect by itself.
 
-#[path = "../../../marketplace-client-postgres/tests/support/pg.rs"]
-mod pg;
+use crate::pg;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, OnceLock};

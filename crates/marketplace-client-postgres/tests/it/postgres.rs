@@ -1,7 +1,7 @@
 //! The token store against a real PostgreSQL (see `support/pg.rs`): the server at
 //! `DATABASE_URL`, or a throwaway one started by the tests.
 
-mod support;
+use crate::support;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 

@@ -11,8 +11,7 @@ use marketplace_client::api::{ApiClient, ClientConfig};
 use marketplace_orders::blocking::Orders;
 use marketplace_orders::{ErrorKind, OrdersError, Shipment};
 
-#[path = "../../../tests/common/inventory.rs"]
-mod fake_inventory;
+use crate::fake_inventory;
 
 /// The Fulfillment API of `fake` with a seller's token granting `sell.fulfillment`, the
 /// client retrying as it does by default (3 times, here without waiting), `ship` trying an

@@ -51,7 +51,7 @@ fn write_policies(dir: &Path, tree: &CategoryTree) {
             (172009, rule(false, &[])),
         ],
         tree,
-        "written by taxonomy-data/tests/conditions.rs",
+        "written by taxonomy-data/tests/it/conditions.rs",
         false,
         &conditions::path_beside(&snapshot),
     )
@@ -98,7 +98,9 @@ fn a_conditions_file_compiles_in_each_policy_once_and_an_index_per_category_dete
     );
     let us = us_tables(&code);
     assert!(
-        us.contains("conditions_source: Some(\"written by taxonomy-data/tests/conditions.rs\"),"),
+        us.contains(
+            "conditions_source: Some(\"written by taxonomy-data/tests/it/conditions.rs\"),"
+        ),
         "{}",
         &us[us.len() - 2000..]
     );

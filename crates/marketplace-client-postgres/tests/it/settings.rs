@@ -2,7 +2,7 @@
 //! where zero means something) and then used, against a real PostgreSQL (see
 //! `support/pg.rs`) and the fake marketplace's token endpoint.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};

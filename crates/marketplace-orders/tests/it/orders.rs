@@ -17,8 +17,7 @@ use marketplace_orders::{
     DateRange, ErrorKind, FulfillmentStatuses, GetOrders, OrderFilter, OrderIds, OrdersError,
 };
 
-#[path = "../../../tests/common/inventory.rs"]
-mod fake_inventory;
+use crate::fake_inventory;
 
 /// The Fulfillment API of `fake` with a seller's token granting `sell.fulfillment`, without
 /// retries.

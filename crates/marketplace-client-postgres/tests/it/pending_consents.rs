@@ -3,7 +3,7 @@
 //! under the tokens' keyring, long-expired ones swept; and completed through the blocking
 //! store by the blocking client.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};

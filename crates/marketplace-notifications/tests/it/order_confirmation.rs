@@ -6,9 +6,7 @@
 //! calls and the fake's answers held to eBay's description of the Notification API
 //! (tests/contract/commerce_notification_v1_oas3.json).
 
-#[allow(dead_code)]
-#[path = "../../../tests/contract/openapi.rs"]
-mod openapi;
+use crate::openapi;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -3,9 +3,7 @@
 //! API's description, a quota of N calls never answered 429 (refused locally, or waited for),
 //! eBay's 429 feeding back, and the budget read again from getRateLimits.
 
-#[path = "../../../tests/contract/openapi.rs"]
-#[allow(dead_code)]
-mod openapi;
+use crate::openapi;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

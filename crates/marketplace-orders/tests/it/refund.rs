@@ -13,8 +13,7 @@ use marketplace_orders::refund::{
     IssueRefundRequest, MemoryRefundStore, RefundItem, RefundReason, RefundStore, SimpleAmount,
 };
 
-#[path = "../../../tests/common/inventory.rs"]
-mod fake_inventory;
+use crate::fake_inventory;
 
 /// The scopes of the refund's calls: getOrder (`sell.fulfillment`) and issueRefund
 /// (`sell.finances`, as eBay's description gives it).

@@ -1,7 +1,7 @@
 //! eBay's signing keys in a real PostgreSQL (see `support/pg.rs`), created at the fake
 //! marketplace's Key Management API (createSigningKey).
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::time::Duration;

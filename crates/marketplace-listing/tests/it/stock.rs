@@ -11,8 +11,7 @@ use marketplace_listing::stock::{
 };
 use marketplaces::Marketplace;
 
-#[path = "../../../tests/common/inventory.rs"]
-mod fake_inventory;
+use crate::fake_inventory;
 use fake_inventory::inventory;
 
 const UPDATE: &str = "/sell/inventory/v1/bulk_update_price_quantity";
