@@ -8,5 +8,6 @@ mod fake_inventory;
 mod cards;
 mod check;
 mod group;
+mod group_publish;
 mod publish;
 mod stock;

@@ -15,9 +15,7 @@ use marketplace_listing::{
 use marketplaces::Marketplace;
 use taxonomy_model::aspects::{AspectRules, ListingAspects, Problem as AspectProblem};
 
-#[path = "../../../tests/common/inventory.rs"]
-mod fake_inventory;
-use fake_inventory::inventory;
+use crate::fake_inventory::inventory;
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures");
 const V1: &str = "/sell/inventory/v1";
