@@ -84,6 +84,7 @@ fn signed(http: &reqwest::blocking::Client, key: &SigningKey) -> reqwest::blocki
 
 fn bench(c: &mut Criterion) {
     let (ed25519, rsa) = keys();
+    fake_marketplace::install_crypto_provider();
     let http = reqwest::blocking::Client::builder()
         .no_proxy()
         .build()

@@ -744,7 +744,11 @@ impl FakeMarketplace {
     /// Fails when the port cannot be bound, or when [`FakeConfig::snapshots_dir`] is not the
     /// default and cannot be read or holds a file that is not a valid tree (the error names
     /// it).
+    ///
+    /// Installs ring as rustls's process-wide provider ([`install_crypto_provider`]), so that
+    /// a test's own reqwest client can be built.
     pub fn start_on(port: u16, mut config: FakeConfig) -> io::Result<Self> {
+        install_crypto_provider();
         if config.snapshots_dir != taxonomy::default_snapshots_dir() {
             taxonomy::check_trees_dir(&config.snapshots_dir)?;
         }
@@ -1222,4 +1226,13 @@ pub fn consent_redirect(url: &str) -> io::Result<String> {
                 .then(|| v.trim().to_owned())
         })
         .ok_or_else(|| invalid(format!("the consent page did not redirect: {answer}")))
+}
+
+/// Installs ring as rustls's process-wide crypto provider, if none is installed yet: what a
+/// test's or a bench's own reqwest client needs to be built (the workspace builds reqwest with
+/// `rustls-no-provider`; marketplace-client gives its clients ring itself, and no library crate
+/// installs a process-wide provider). Test code only; [`FakeMarketplace::start_on`] calls it.
+pub fn install_crypto_provider() {
+    // An error only says a provider is installed already (another test's, or this one).
+    let _ = rustls::crypto::ring::default_provider().install_default();
 }

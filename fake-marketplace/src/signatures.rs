@@ -49,8 +49,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, UNIX_EPOCH};
 
-use aws_lc_rs::encoding::AsDer;
-use aws_lc_rs::signature::{
+use ring::signature::{
     ED25519, Ed25519KeyPair, KeyPair as _, RSA_PKCS1_2048_8192_SHA256, UnparsedPublicKey,
 };
 use sha2::{Digest as _, Sha256};
@@ -237,22 +236,75 @@ fn get_signing_key(req: &Request, state: &FakeState) -> Response {
     }
 }
 
-/// A new key pair: its PKCS#8 DER and its SubjectPublicKeyInfo DER.
+/// Committed RSA-2048 test keys (PKCS#8 PEM), handed out in turn: ring, the fake's crypto,
+/// verifies RSA signatures but does not generate RSA keys, and a key generated in a debug
+/// build would take seconds.
+const RSA_TEST_KEYS: &str = include_str!("rsa_test_keys.pem");
+
+/// A new key pair: its PKCS#8 DER and its SubjectPublicKeyInfo DER. Ed25519 keys are new;
+/// RSA keys are the next of [`RSA_TEST_KEYS`].
 fn generate(cipher: &str) -> Option<(Vec<u8>, Vec<u8>)> {
     if cipher == "RSA" {
-        let key = aws_lc_rs::rsa::KeyPair::generate(aws_lc_rs::rsa::KeySize::Rsa2048).ok()?;
-        let pkcs8 = AsDer::<aws_lc_rs::encoding::Pkcs8V1Der>::as_der(&key).ok()?;
-        let spki = key.public_key().as_der().ok()?;
-        Some((pkcs8.as_ref().to_vec(), spki.as_ref().to_vec()))
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let blocks: Vec<&str> = RSA_TEST_KEYS
+            .split("-----BEGIN PRIVATE KEY-----")
+            .skip(1)
+            .filter_map(|b| b.split("-----END PRIVATE KEY-----").next())
+            .collect();
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let body: String = blocks
+            .get(n % blocks.len().max(1))?
+            .split_whitespace()
+            .collect();
+        let pkcs8 = base64_decode(&body)?;
+        let key = ring::rsa::KeyPair::from_pkcs8(&pkcs8).ok()?;
+        // SubjectPublicKeyInfo: rsaEncryption with NULL parameters, and the RSAPublicKey.
+        let algorithm = [
+            0x30, 0x0D, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x01, 0x05,
+            0x00,
+        ];
+        let spki = spki(&algorithm, key.public().as_ref());
+        Some((pkcs8, spki))
     } else {
         // RFC 8410's PKCS#8 v1 (48 bytes, `MC4CAQAw…`), the form of every Ed25519 key eBay
         // publishes; the v2 form (RFC 5958, the public key appended) is refused by OpenSSL 3.0
-        // and Python's `cryptography`.
-        let key = Ed25519KeyPair::generate().ok()?;
-        let pkcs8 = key.to_pkcs8v1().ok()?;
-        let spki = key.public_key().as_der().ok()?;
-        Some((pkcs8.as_ref().to_vec(), spki.as_ref().to_vec()))
+        // and Python's `cryptography`. ring writes v2: v1 is its version 0, algorithm and seed.
+        let v2 = Ed25519KeyPair::generate_pkcs8(&ring::rand::SystemRandom::new()).ok()?;
+        let key = Ed25519KeyPair::from_pkcs8(v2.as_ref()).ok()?;
+        let mut pkcs8 = vec![0x30, 0x2E, 0x02, 0x01, 0x00];
+        pkcs8.extend_from_slice(v2.as_ref().get(5..48)?);
+        let algorithm = [0x30, 0x05, 0x06, 0x03, 0x2B, 0x65, 0x70];
+        let spki = spki(&algorithm, key.public_key().as_ref());
+        Some((pkcs8, spki))
     }
+}
+
+/// A SubjectPublicKeyInfo DER of an AlgorithmIdentifier DER and the public key's bytes.
+fn spki(algorithm: &[u8], public: &[u8]) -> Vec<u8> {
+    let mut bits = vec![0x00];
+    bits.extend_from_slice(public);
+    let mut inner = algorithm.to_vec();
+    inner.extend(der(0x03, &bits));
+    der(0x30, &inner)
+}
+
+/// One DER tag-length-value of `tag` around `value`.
+fn der(tag: u8, value: &[u8]) -> Vec<u8> {
+    let mut out = vec![tag];
+    let len = value.len();
+    if len < 0x80 {
+        out.push(len as u8);
+    } else {
+        let bytes: Vec<u8> = len
+            .to_be_bytes()
+            .into_iter()
+            .skip_while(|b| *b == 0)
+            .collect();
+        out.push(0x80 | bytes.len() as u8);
+        out.extend(bytes);
+    }
+    out.extend_from_slice(value);
+    out
 }
 
 fn base64url(bytes: &[u8]) -> String {

@@ -502,6 +502,8 @@ fn raw_token(http: &reqwest::blocking::Client, base_url: &str) -> String {
 /// `snapshot refresh` writes beside the tree; a file that breaks the rules stops it, named.
 #[test]
 fn the_binary_serves_motors_and_expired_categories_by_default_and_from_expired_files() {
+    // The fake runs as a child process here: this test's client needs rustls's provider.
+    fake_marketplace::install_crypto_provider();
     let http = reqwest::blocking::Client::builder()
         .no_proxy()
         .build()

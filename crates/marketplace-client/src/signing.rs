@@ -20,7 +20,8 @@
 //!
 //! Ed25519 (what eBay recommends) and RSA keys (signing with RSASSA-PKCS1-v1_5 and SHA-256,
 //! as eBay verifies them, also for a key labelled RSASSA-PSS such as eBay's own sample key),
-//! signed with AWS-LC (`aws-lc-rs`, which rustls already builds into the client).
+//! signed with ring (constant-time; rustls already builds it into the client as its crypto
+//! provider).
 //!
 //! eBay's published test vector (its Node.js SDK's `test.json`, the RFC 9421 sample key):
 //!
@@ -51,9 +52,9 @@ use crate::core::signing::{PrivateKey, check_jwe};
 /// A private signing key and its JWE (the public key as the Key Management API encrypted it
 /// for eBay's verifier).
 ///
-/// A secret: no `Display`; `Debug` shows the cipher only; the key lives in AWS-LC, which wipes
-/// it when the key is dropped, and the encoded copies made while reading it are zeroed. It never
-/// appears in an error or a trace.
+/// A secret: no `Display`; `Debug` shows the cipher only; the encoded copies made while reading
+/// it are zeroed. The key itself is held by ring, which does not wipe its memory when the key is
+/// dropped. It never appears in an error or a trace.
 pub struct SigningKey {
     key: PrivateKey,
     jwe: String,

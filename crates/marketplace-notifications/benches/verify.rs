@@ -3,9 +3,9 @@
 //! alone (base64, JSON, DER): the baseline. Goal: a verification under 200 µs.
 //!
 //! The parts, to see what dominates: SHA-1 of the body, the ECDSA P-256 verification by
-//! RustCrypto's `p256` (the path without the `aws-lc` feature: header parse, SHA-1, verify)
-//! and by aws-lc-rs (the path with it, the default with `client`), and the key's parse from
-//! getPublicKey's PEM (paid once per `kid` and hour by the cache, not per notification).
+//! RustCrypto's `p256` (the crate's only path: header parse, SHA-1, verify, by hand), and the
+//! key's parse from getPublicKey's PEM (paid once per `kid` and hour by the cache, not per
+//! notification).
 //!
 //! Run with `cargo bench -p marketplace-notifications --bench verify -- --warm-up-time 1 --measurement-time 3`.
 
@@ -33,12 +33,6 @@ fn bench(c: &mut Criterion) {
     let der = signature.to_der();
     let header = encode_header("a3c7b1e2f4d5", der.as_bytes());
     assert!(verify(&header, BODY.as_bytes(), &key).is_ok());
-    let point = signing.verifying_key().to_encoded_point(false);
-    let aws_key = aws_lc_rs::signature::ParsedPublicKey::new(
-        &aws_lc_rs::signature::ECDSA_P256_SHA1_ASN1,
-        point.as_bytes(),
-    )
-    .unwrap();
 
     let mut group = c.benchmark_group("notification");
     group.bench_function("baseline: header parse (base64, JSON, DER)", |b| {
@@ -51,7 +45,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| Sha1::digest(black_box(BODY.as_bytes())))
     });
     group.bench_function(
-        "before: header parse, SHA-1, RustCrypto p256 verify (no aws-lc)",
+        "part: header parse, SHA-1, RustCrypto p256 verify, by hand",
         |b| {
             b.iter(|| {
                 let parsed = SignatureHeader::parse(black_box(&header)).unwrap();
@@ -63,13 +57,6 @@ fn bench(c: &mut Criterion) {
             })
         },
     );
-    group.bench_function("part: aws-lc-rs P-256 SHA-1 verify alone", |b| {
-        b.iter(|| {
-            aws_key
-                .verify_sig(black_box(BODY.as_bytes()), black_box(der.as_bytes()))
-                .unwrap()
-        })
-    });
     group.bench_function("once per kid: PublicKey::from_pem", |b| {
         b.iter(|| PublicKey::from_pem(black_box(&pem)).unwrap())
     });

@@ -27,17 +27,11 @@ const BASE64_URL: GeneralPurpose = GeneralPurpose::new(
 );
 
 /// A public key of eBay's Notification API (the `key` of getPublicKey's answer): ECDSA over
-/// P-256.
-///
-/// With the `aws-lc` feature (on with `client`, whose HTTP client already compiles aws-lc-rs
-/// for TLS), the key is also held parsed by aws-lc-rs, whose P-256 verification is several
-/// times faster than RustCrypto's (`benches/verify.rs`); without it, RustCrypto's `p256`
-/// verifies (no C code: the pure protocol).
+/// P-256, verified by RustCrypto's `p256` (eBay signs over SHA-1, which ring, the TLS stack's
+/// crypto, does not verify; no C code).
 #[derive(Clone)]
 pub struct PublicKey {
     key: VerifyingKey,
-    #[cfg(feature = "aws-lc")]
-    parsed: Option<std::sync::Arc<aws_lc_rs::signature::ParsedPublicKey>>,
 }
 
 impl PartialEq for PublicKey {
@@ -100,14 +94,8 @@ impl PublicKey {
         &self.key
     }
 
-    /// True when `signature` (DER, or as parsed) verifies over `message` (SHA-1 of it).
-    fn verifies(&self, message: &[u8], signature: &Signature, der: &[u8]) -> bool {
-        #[cfg(feature = "aws-lc")]
-        if let Some(parsed) = &self.parsed {
-            // AWS-LC accepts s and n - s alike, as the RustCrypto path below does.
-            return parsed.verify_sig(message, der).is_ok();
-        }
-        let _ = der;
+    /// True when `signature` verifies over `message` (SHA-1 of it).
+    fn verifies(&self, message: &[u8], signature: &Signature) -> bool {
         // Either s or n - s verifies: a signer that does not normalise is accepted.
         let signature = signature.normalize_s().unwrap_or(*signature);
         self.key
@@ -118,18 +106,7 @@ impl PublicKey {
 
 impl From<VerifyingKey> for PublicKey {
     fn from(key: VerifyingKey) -> Self {
-        #[cfg(feature = "aws-lc")]
-        let parsed = aws_lc_rs::signature::ParsedPublicKey::new(
-            &aws_lc_rs::signature::ECDSA_P256_SHA1_ASN1,
-            key.to_encoded_point(false).as_bytes(),
-        )
-        .ok()
-        .map(std::sync::Arc::new);
-        Self {
-            key,
-            #[cfg(feature = "aws-lc")]
-            parsed,
-        }
+        Self { key }
     }
 }
 
@@ -138,8 +115,6 @@ impl From<VerifyingKey> for PublicKey {
 pub struct SignatureHeader {
     kid: String,
     signature: Signature,
-    /// The signature in DER (as sent, or re-encoded from the 64-byte form).
-    der: Vec<u8>,
 }
 
 impl fmt::Debug for SignatureHeader {
@@ -266,19 +241,15 @@ impl SignatureHeader {
         let bytes = BASE64
             .decode(signature.trim())
             .map_err(|_| VerifyError::MalformedSignature)?;
-        let (signature, der) = if bytes.len() == 64 {
-            let signature =
-                Signature::from_slice(&bytes).map_err(|_| VerifyError::MalformedSignature)?;
-            (signature, signature.to_der().as_bytes().to_vec())
+        let signature = if bytes.len() == 64 {
+            Signature::from_slice(&bytes)
         } else {
-            let signature =
-                Signature::from_der(&bytes).map_err(|_| VerifyError::MalformedSignature)?;
-            (signature, bytes)
-        };
+            Signature::from_der(&bytes)
+        }
+        .map_err(|_| VerifyError::MalformedSignature)?;
         Ok(Self {
             kid: kid.to_owned(),
             signature,
-            der,
         })
     }
 
@@ -289,7 +260,7 @@ impl SignatureHeader {
 
     /// Verifies the signature over `body` with `key` (see [`verify`]).
     pub fn verify(&self, body: &[u8], key: &PublicKey) -> Result<SignedForm, VerifyError> {
-        let check = |message: &[u8]| key.verifies(message, &self.signature, &self.der);
+        let check = |message: &[u8]| key.verifies(message, &self.signature);
         if check(body) {
             return Ok(SignedForm::RawBody);
         }

@@ -1277,10 +1277,10 @@ mod live {
     }
 
     /// SHA-256, against corruption and hand edits: not an authentication (whoever can edit the
-    /// tree can edit its sidecar), but no edit goes unnoticed by chance. aws-lc-rs is already
+    /// tree can edit its sidecar), but no edit goes unnoticed by chance. ring is already
     /// compiled in with `live` (the TLS stack's provider), so it costs no new crate.
     fn sha256_hex(bytes: &[u8]) -> String {
-        let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, bytes);
+        let digest = ring::digest::digest(&ring::digest::SHA256, bytes);
         digest.as_ref().iter().map(|b| format!("{b:02x}")).collect()
     }
 

@@ -29,12 +29,50 @@ pub(crate) fn client(base_url: &Url, options: &HttpOptions) -> Result<reqwest::C
         })?;
         builder = builder.proxy(proxy);
     }
-    for pem in &options.root_certificates {
-        let certificate = reqwest::Certificate::from_pem(pem)
-            .map_err(|e| format!("a root certificate is not PEM: {}", error_chain(&e)))?;
-        builder = builder.add_root_certificate(certificate);
-    }
+    builder = builder.tls_backend_preconfigured(tls_config(&options.root_certificates)?);
     builder.build().map_err(|e| error_chain(&e))
+}
+
+/// The TLS configuration of every client: rustls over ring's provider (held by this
+/// configuration, never installed process-wide: the library lives inside applications that
+/// may choose another), TLS 1.2 and 1.3, ALPN `http/1.1`, and the platform's verifier with
+/// `roots` (PEM texts, each one or more certificates) trusted besides the platform's own.
+fn tls_config(roots: &[Vec<u8>]) -> Result<rustls::ClientConfig, String> {
+    use rustls::pki_types::CertificateDer;
+    use rustls::pki_types::pem::PemObject as _;
+    use std::sync::Arc;
+
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut extra = Vec::new();
+    for (index, pem) in roots.iter().enumerate() {
+        let before = extra.len();
+        for certificate in CertificateDer::pem_slice_iter(pem) {
+            extra.push(
+                certificate
+                    .map_err(|e| format!("root certificate {} is not PEM: {e}", index + 1))?,
+            );
+        }
+        if extra.len() == before {
+            return Err(format!(
+                "root certificate {} is not PEM: no CERTIFICATE block",
+                index + 1
+            ));
+        }
+    }
+    let verifier = if extra.is_empty() {
+        rustls_platform_verifier::Verifier::new(provider.clone())
+    } else {
+        rustls_platform_verifier::Verifier::new_with_extra_roots(extra, provider.clone())
+    }
+    .map_err(|e| format!("the TLS certificate verifier cannot be set up: {e}"))?;
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_protocol_versions(&[&rustls::version::TLS13, &rustls::version::TLS12])
+        .map_err(|e| format!("the TLS versions cannot be set: {e}"))?
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(verifier))
+        .with_no_client_auth();
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(config)
 }
 
 /// Sends `request`, bounded by `timeout` from connecting to the end of the answer.

@@ -7,12 +7,12 @@
 //! is the host, and the port when it is not the scheme's default (what the `Host` header
 //! says). `content-digest` is covered only when the request has a body.
 
-use aws_lc_rs::digest::{SHA256, digest};
-use aws_lc_rs::rand::SystemRandom;
-use aws_lc_rs::rsa::KeyPair as RsaKeyPair;
-use aws_lc_rs::signature::{Ed25519KeyPair, RSA_PKCS1_SHA256};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
+use ring::digest::{SHA256, digest};
+use ring::rand::SystemRandom;
+use ring::rsa::KeyPair as RsaKeyPair;
+use ring::signature::{Ed25519KeyPair, RSA_PKCS1_SHA256};
 use zeroize::Zeroizing;
 
 /// The header that carries the public key, as the JWE the Key Management API returned.
@@ -32,8 +32,8 @@ const OID_RSA: &[u8] = &[0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x01];
 /// eBay verifies RSA signatures as PKCS#1 v1.5 with SHA-256.
 const OID_RSA_PSS: &[u8] = &[0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x0A];
 
-/// A private key that signs requests. The key material lives in AWS-LC, which wipes it when
-/// the key is freed; every copy of the encoded key made while reading it is zeroed on drop.
+/// A private key that signs requests, held by ring (constant-time signing); every copy of the
+/// encoded key made while reading it is zeroed on drop.
 pub(crate) enum PrivateKey {
     /// Ed25519 (what eBay recommends).
     Ed25519(Ed25519KeyPair),
@@ -87,7 +87,9 @@ impl PrivateKey {
             "the private key is not a PKCS#8 PrivateKeyInfo (DER); eBay's keys are".to_owned()
         })?;
         if info.algorithm == OID_ED25519 {
-            Ed25519KeyPair::from_pkcs8(der)
+            // `maybe_unchecked`: PKCS#8 v1 (no public key inside, as eBay issues keys) as
+            // well as v2 (whose public key is then not checked against the private one).
+            Ed25519KeyPair::from_pkcs8_maybe_unchecked(der)
                 .map(PrivateKey::Ed25519)
                 .map_err(|e| format!("the Ed25519 private key cannot be used ({e})"))
         } else if info.algorithm == OID_RSA || info.algorithm == OID_RSA_PSS {
@@ -107,7 +109,7 @@ impl PrivateKey {
         match self {
             PrivateKey::Ed25519(key) => Ok(key.sign(message).as_ref().to_vec()),
             PrivateKey::Rsa(key) => {
-                let mut signature = vec![0; key.public_modulus_len()];
+                let mut signature = vec![0; key.public().modulus_len()];
                 key.sign(
                     &RSA_PKCS1_SHA256,
                     &SystemRandom::new(),
@@ -488,13 +490,12 @@ mod tests {
     /// appended, 83 bytes), and sign alike.
     #[test]
     fn ed25519_keys_load_in_pkcs8_v1_and_v2() {
-        let v2 = Ed25519KeyPair::generate_pkcs8(&aws_lc_rs::rand::SystemRandom::new()).unwrap();
-        let v1 = Ed25519KeyPair::from_pkcs8(v2.as_ref())
-            .unwrap()
-            .to_pkcs8v1()
-            .unwrap();
-        assert_eq!((v1.as_ref().len(), v2.as_ref().len()), (48, 83));
-        let a = PrivateKey::from_pkcs8(v1.as_ref()).unwrap();
+        let v2 = Ed25519KeyPair::generate_pkcs8(&SystemRandom::new()).unwrap();
+        // v1 from v2: version 0, the algorithm and the seed, without the public key.
+        let mut v1 = vec![0x30, 0x2E, 0x02, 0x01, 0x00];
+        v1.extend_from_slice(&v2.as_ref()[5..48]);
+        assert_eq!((v1.len(), v2.as_ref().len()), (48, 83));
+        let a = PrivateKey::from_pkcs8(&v1).unwrap();
         let b = PrivateKey::from_pkcs8(v2.as_ref()).unwrap();
         assert_eq!(a.sign(b"base").unwrap(), b.sign(b"base").unwrap());
     }

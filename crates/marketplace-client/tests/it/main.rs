@@ -8,3 +8,4 @@ mod openapi;
 
 mod budget;
 mod layers;
+mod tls;

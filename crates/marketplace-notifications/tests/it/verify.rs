@@ -302,8 +302,8 @@ fn arbitrary_headers_and_bodies_never_panic() {
 }
 
 /// A signer that does not normalise s (s or n - s), and one that sends the 64-byte r‖s form
-/// rather than DER, are accepted alike; a changed body is not. With the default features
-/// aws-lc-rs verifies, without them RustCrypto's p256: this test runs under both.
+/// rather than DER, are accepted alike; a changed body is not (RustCrypto's p256 verifies,
+/// with or without the default features).
 #[test]
 fn high_s_and_fixed_size_signatures_verify_and_a_changed_body_does_not() {
     let pair = pair();
