@@ -8,4 +8,3 @@ mod openapi;
 
 mod budget;
 mod layers;
-mod tls;

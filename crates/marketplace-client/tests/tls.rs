@@ -5,6 +5,9 @@
 //! (tests/fixtures/tls-test-*.pem: a root and a server certificate for 127.0.0.1 and
 //! localhost, test keys published with the repository); the client asks it for an
 //! application token (the client-credentials grant), as it would eBay's token endpoint.
+//!
+//! A binary of its own, not a module of tests/it: it checks that no process-wide crypto
+//! provider is installed, and the fake marketplace the other tests start installs one.
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::TcpListener;
@@ -16,9 +19,9 @@ use marketplace_client::oauth::{Endpoints, OAuthClient, OAuthConfig, ScopeSet};
 use rustls::pki_types::pem::PemObject as _;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
-const ROOT: &str = include_str!("../fixtures/tls-test-root.pem");
-const SERVER_CERT: &str = include_str!("../fixtures/tls-test-server.pem");
-const SERVER_KEY: &str = include_str!("../fixtures/tls-test-server-key.pem");
+const ROOT: &str = include_str!("fixtures/tls-test-root.pem");
+const SERVER_CERT: &str = include_str!("fixtures/tls-test-server.pem");
+const SERVER_KEY: &str = include_str!("fixtures/tls-test-server-key.pem");
 
 /// What the server saw of one connection: the TLS version and the ALPN protocol agreed, and
 /// the request line; `None` when the handshake failed.
