@@ -42,12 +42,34 @@ const CALLED: [(&str, Option<&str>); 16] = [
     ("bulkUpdatePriceQuantity", Some("BulkPriceQuantity")),
 ];
 
+/// The operations `publish_group` calls (the inventory item group calls, and deleteOffer for a
+/// variant removed), documented and served, run against the fake by
+/// crates/marketplace-listing/tests/it/group_publish.rs, but whose requests and answers are
+/// not yet held to the description by `every_request_and_answer_of_the_calls_is_documented`
+/// (open: the group calls' contract test).
+const CALLED_BY_GROUPS: [(&str, Option<&str>); 6] = [
+    (
+        "createOrReplaceInventoryItemGroup",
+        Some("InventoryItemGroup"),
+    ),
+    ("getInventoryItemGroup", None),
+    ("deleteInventoryItemGroup", None),
+    (
+        "publishOfferByInventoryItemGroup",
+        Some("PublishByInventoryItemGroupRequest"),
+    ),
+    (
+        "withdrawOfferByInventoryItemGroup",
+        Some("WithdrawByInventoryItemGroupRequest"),
+    ),
+    ("deleteOffer", None),
+];
+
 /// The operations the fake serves that marketplace-listing does not call, for the other
 /// clients that run eBay's Inventory calls against it (hendt's `ebay-api`, `ebay-rest`), with
 /// the schema of their 200 answer.
-const SERVED_ONLY: [(&str, Option<&str>); 3] = [
+const SERVED_ONLY: [(&str, Option<&str>); 2] = [
     ("getOffer", Some("EbayOfferDetailsWithAll")),
-    ("deleteOffer", None),
     ("getInventoryItems", Some("InventoryItems")),
 ];
 
@@ -70,7 +92,7 @@ fn every_operation_called_is_documented_and_served() {
     assert_eq!(doc.version(), "1.18.0");
     let ops = doc.operations();
     let served = FakeMarketplace::new().route_patterns();
-    for (id, schema) in CALLED {
+    for &(id, schema) in CALLED.iter().chain(&CALLED_BY_GROUPS) {
         let op = ops
             .iter()
             .find(|o| o.id == id)
@@ -96,6 +118,7 @@ fn every_operation_called_is_documented_and_served() {
         assert!(
             CALLED
                 .iter()
+                .chain(&CALLED_BY_GROUPS)
                 .chain(&SERVED_ONLY)
                 .any(|(id, _)| *id == op.id),
             "{} is served but neither called nor one of SERVED_ONLY",

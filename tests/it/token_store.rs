@@ -81,11 +81,13 @@ async fn eight_snapshot_processes_share_one_token_and_go_on_without_the_database
     );
     let tokens = bearer_tokens(&fake);
     // Each process asked getDefaultCategoryTreeId, then (the tree being current)
-    // getItemConditionPolicies: the policies change without a new tree version.
+    // getItemConditionPolicies and getListingStructurePolicies: the policies change without a
+    // new tree version.
     assert_eq!(
         tokens.len(),
-        16,
-        "each process asked getDefaultCategoryTreeId and getItemConditionPolicies"
+        24,
+        "each process asked getDefaultCategoryTreeId, getItemConditionPolicies and \
+         getListingStructurePolicies"
     );
     assert!(tokens.iter().all(|t| *t == tokens[0]), "one token for all");
 

@@ -115,7 +115,7 @@ pub trait Catalog {
 
     /// What the leaf's aspect rules say of the aspect `name` as a variation axis taking
     /// `values` (`aspectEnabledForVariations`, a selection-only aspect's allowed values:
-    /// [`axis_rule`](crate::axis_rule) over the rules); `None` when the catalog has no rules
+    /// [`axis_rule`](crate::axis::axis_rule) over the rules); `None` when the catalog has no rules
     /// for the leaf (the default).
     fn variation_axis(
         &self,
@@ -123,7 +123,7 @@ pub trait Catalog {
         id: u32,
         name: &str,
         values: &[String],
-    ) -> Option<crate::AxisRule> {
+    ) -> Option<crate::axis::AxisRule> {
         let _ = (marketplace, id, name, values);
         None
     }
@@ -209,9 +209,9 @@ impl Catalog for CompiledIn {
         id: u32,
         name: &str,
         values: &[String],
-    ) -> Option<crate::AxisRule> {
+    ) -> Option<crate::axis::AxisRule> {
         let rules = Site::from(marketplace).category(id)?.as_leaf()?.aspects()?;
-        Some(crate::axis_rule(rules, name, values))
+        Some(crate::axis::axis_rule(rules, name, values))
     }
 }
 

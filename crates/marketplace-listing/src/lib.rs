@@ -34,6 +34,7 @@
 
 #[cfg(feature = "client")]
 pub mod aio;
+mod axis;
 #[cfg(feature = "client")]
 pub mod blocking;
 mod builder;
@@ -49,6 +50,7 @@ pub mod stock;
 
 #[cfg(feature = "client")]
 pub use aio::OtherFormat;
+pub use axis::{AxisRule, axis_rule};
 pub use builder::{AspectsOf, ConditionFor, ConditionOf, ListingBuilder};
 pub use check::{
     Catalog, CategoryStatus, CompiledIn, Problem, ProblemKind, Problems, check, limits,
@@ -57,7 +59,7 @@ pub use check::{
 pub use error::{ErrorKind, InventoryError, ListingError, LiveInOtherFormat};
 pub use fields::{UNKNOWN_FIELDS_SHOWN, UnknownField, unknown_fields};
 pub use group::{GroupListing, InventoryItemGroup, ListingFile, Specification, VariesBy};
-pub use group_check::{AxisRule, VariationProblem, axis_rule, check_group, variation_limits};
+pub use group_check::{VariationProblem, check_group, variation_limits};
 pub use marketplaces::{
     AllowedCondition, Condition, ConditionPolicy, DescriptorRule, DescriptorValue, UnknownCondition,
 };
