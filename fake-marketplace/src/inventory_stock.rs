@@ -272,48 +272,17 @@ pub(crate) fn pacific_day(at: std::time::SystemTime) -> i64 {
 /// Pacific time's offset from UTC at `secs` (seconds since the epoch, UTC).
 fn pacific_offset(secs: i64) -> i64 {
     let days = secs.div_euclid(86_400);
-    let (year, _, _) = civil_from_days(days);
+    let (year, _, _) = crate::orders::civil_from_days(days);
     let sunday_on_or_after = |d: i64| d + (7 - (d + 4).rem_euclid(7)) % 7;
     // 2:00 PST is 10:00 UTC; 2:00 PDT is 9:00 UTC.
-    let start = (sunday_on_or_after(days_from_civil(year, 3, 1)) + 7) * 86_400 + 10 * 3_600;
-    let end = sunday_on_or_after(days_from_civil(year, 11, 1)) * 86_400 + 9 * 3_600;
+    let start =
+        (sunday_on_or_after(crate::orders::days_from_civil(year, 3, 1)) + 7) * 86_400 + 10 * 3_600;
+    let end = sunday_on_or_after(crate::orders::days_from_civil(year, 11, 1)) * 86_400 + 9 * 3_600;
     if (start..end).contains(&secs) {
         -7 * 3_600
     } else {
         -8 * 3_600
     }
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// The date of a day since 1970-01-01.
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (
-        if m <= 2 {
-            yoe + era * 400 + 1
-        } else {
-            yoe + era * 400
-        },
-        m,
-        d,
-    )
 }
 
 #[cfg(test)]

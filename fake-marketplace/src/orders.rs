@@ -260,8 +260,9 @@ fn days_in_month(y: u64, m: u64) -> u64 {
     }
 }
 
-/// Days since 1970-01-01 of a date (Howard Hinnant's algorithm).
-fn days_from_civil(y: i64, m: u64, d: u64) -> i64 {
+/// Days since 1970-01-01 of a date (Howard Hinnant's algorithm); the stock's Pacific day
+/// (inventory_stock.rs) reads it too.
+pub(crate) fn days_from_civil(y: i64, m: u64, d: u64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;
@@ -272,7 +273,7 @@ fn days_from_civil(y: i64, m: u64, d: u64) -> i64 {
 }
 
 /// The date of a day since 1970-01-01.
-fn civil_from_days(z: i64) -> (i64, u64, u64) {
+pub(crate) fn civil_from_days(z: i64) -> (i64, u64, u64) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;

@@ -491,7 +491,7 @@ mod tests {
     #[test]
     fn ed25519_keys_load_in_pkcs8_v1_and_v2() {
         let v2 = Ed25519KeyPair::generate_pkcs8(&SystemRandom::new()).unwrap();
-        // v1 from v2: version 0, the algorithm and the seed, without the public key.
+        // v1 from v2: version 0, the algorithm and the 32-byte private key, without the public key.
         let mut v1 = vec![0x30, 0x2E, 0x02, 0x01, 0x00];
         v1.extend_from_slice(&v2.as_ref()[5..48]);
         assert_eq!((v1.len(), v2.as_ref().len()), (48, 83));
