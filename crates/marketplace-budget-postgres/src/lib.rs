@@ -15,8 +15,11 @@
 //!   (eBay's `remaining` does not know the calls other processes reserved and have not made
 //!   yet; a raised `limit` adds its difference); a new window, or one eBay answered 429 in,
 //!   takes eBay's figures;
-//! - eBay's 429, reported by any process (`CallBudget::exhausted`), refuses the resource to
-//!   the whole fleet until its end; a refresh never lifts it early.
+//! - eBay's 429, reported by any process (`CallBudget::exhausted`), refuses the resource (for
+//!   the user whose call got it, else for the application) to the whole fleet until its end;
+//!   a refresh never lifts it early. A process holding a batch spends it first, and one that
+//!   found no quota for the resource lets calls through uncounted for at most 5 s before it
+//!   asks the database again, so the 429 reaches every process within that time.
 //!
 //! What a process reserved and did not use is lost to the fleet until the window resets: a
 //! process killed while holding a batch loses at most that batch, and a fleet of N processes
