@@ -6,8 +6,9 @@
 //! application) and getUserRateLimits (for a user) allow:
 //!
 //! - a reservation is **one round trip**: one statement that locks the (scope, resource) row,
-//!   rolls its window over when it is past eBay's `reset` (`remaining` back to `limit`, as
-//!   eBay does), takes `min(batch, remaining)` calls and returns what it took. A process
+//!   rolls its window over when the database's clock is past eBay's `reset` (`remaining`
+//!   back to `limit`, as eBay does; never by a process's own clock, so the whole fleet rolls
+//!   a window at the same instant), takes `min(batch, remaining)` calls and returns what it took. A process
 //!   asks for a batch (16 calls by default, `CallBudget::with_batch`) and hands the calls out
 //!   from memory: 1,000 calls with batches of 16 are at most 63 round trips;
 //! - a refresh from getRateLimits or getUserRateLimits writes all of a scope's resources in
@@ -77,6 +78,8 @@ pub enum PgBudgetError {
 
 /// A [`BudgetStore`] on PostgreSQL, shared by every process whose store is on the same
 /// database (see the crate's documentation). Cheap to clone the pool it is made from.
+/// A window's roll (in a reservation, a release or a refresh) follows the database's clock,
+/// not the `now` a reservation is given; that `now` only ends a 429.
 #[derive(Debug)]
 pub struct PgBudgetStore {
     pool: PgPool,
@@ -126,20 +129,33 @@ fn count(value: i64) -> u32 {
     u32::try_from(value.max(0)).unwrap_or(u32::MAX)
 }
 
-/// One locked row rolled over to `$3` (now), what it grants of `$4` calls, and the update:
-/// one statement. `FOR UPDATE` makes concurrent reservations of a row wait for each other
-/// and read the row as the previous one left it.
-const RESERVE: &str = "\
+/// The database's clock in milliseconds since the Unix epoch: every process of the fleet
+/// rolls a window over at the same instant, whatever its own clock says.
+macro_rules! db_now_ms {
+    () => {
+        "(extract(epoch from clock_timestamp()) * 1000)::bigint"
+    };
+}
+
+/// One locked row rolled over to the database's clock (`c.now_ms`), what it grants of `$4`
+/// calls, and the update: one statement. `FOR UPDATE` makes concurrent reservations of a row
+/// wait for each other and read the row as the previous one left it. A 429's end is compared
+/// with `$3`, the process's now (the process's clock set it: `CallBudget::exhausted`).
+const RESERVE: &str = concat!(
+    "\
 WITH cur AS (
     SELECT scope, resource, known,
-           CASE WHEN reset_ms <= $3 THEN call_limit ELSE remaining END AS avail,
-           CASE WHEN reset_ms > $3 THEN reset_ms
-                WHEN length_ms = 0 THEN $3
-                ELSE reset_ms + (($3 - reset_ms) / length_ms + 1) * length_ms END AS next_reset,
+           CASE WHEN reset_ms <= c.now_ms THEN call_limit ELSE remaining END AS avail,
+           CASE WHEN reset_ms > c.now_ms THEN reset_ms
+                WHEN length_ms = 0 THEN c.now_ms
+                ELSE reset_ms + ((c.now_ms - reset_ms) / length_ms + 1) * length_ms
+           END AS next_reset,
            CASE WHEN exhausted_until_ms > $3 THEN exhausted_until_ms END AS blocked_until
-    FROM marketplace_call_budgets
+    FROM marketplace_call_budgets, (SELECT ",
+    db_now_ms!(),
+    " AS now_ms) c
     WHERE scope = $1 AND resource = $2
-    FOR UPDATE
+    FOR UPDATE OF marketplace_call_budgets
 ), granted AS (
     SELECT *, CASE WHEN blocked_until IS NOT NULL OR NOT known THEN 0
                    ELSE LEAST(avail, $4) END AS take
@@ -152,15 +168,17 @@ SET remaining = g.avail - g.take,
     updated_at = now()
 FROM granted g
 WHERE b.scope = g.scope AND b.resource = g.resource
-RETURNING g.take, b.remaining, b.reset_ms, g.blocked_until, g.known";
+RETURNING g.take, b.remaining, b.reset_ms, g.blocked_until, g.known"
+);
 
 /// A scope's windows in one statement. A row whose window is still running (its reset after
-/// `$7`, now) and is the one eBay answered for (eBay's reset not later than the row's, give or
+/// the database's clock) and is the one eBay answered for (eBay's reset not later than the row's, give or
 /// take a second) keeps the lower of its own `remaining` (which counts the calls the fleet
 /// reserved) and eBay's (which counts only those made), plus what a raised limit adds; any
 /// other row, and a row eBay answered 429 for (its count proved wrong), takes eBay's figures.
 /// A 429's end is kept.
-const REFRESH: &str = "\
+const REFRESH: &str = concat!(
+    "\
 INSERT INTO marketplace_call_budgets AS b
     (scope, resource, call_limit, remaining, reset_ms, length_ms, known)
 SELECT $1, w.resource, w.call_limit, w.remaining, w.reset_ms, w.length_ms, true
@@ -168,7 +186,9 @@ FROM UNNEST($2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[])
      AS w(resource, call_limit, remaining, reset_ms, length_ms)
 ON CONFLICT (scope, resource) DO UPDATE SET
     remaining = CASE
-        WHEN b.known AND b.reset_ms > $7 AND EXCLUDED.reset_ms <= b.reset_ms + 1000
+        WHEN b.known AND b.reset_ms > ",
+    db_now_ms!(),
+    " AND EXCLUDED.reset_ms <= b.reset_ms + 1000
              AND b.exhausted_until_ms IS NULL
         THEN GREATEST(0, LEAST(EXCLUDED.remaining,
                                b.remaining + GREATEST(0, EXCLUDED.call_limit - b.call_limit)))
@@ -177,7 +197,8 @@ ON CONFLICT (scope, resource) DO UPDATE SET
     reset_ms = EXCLUDED.reset_ms,
     length_ms = EXCLUDED.length_ms,
     known = true,
-    updated_at = now()";
+    updated_at = now()"
+);
 
 /// eBay's 429: no call of the row until `$3`, and nothing left in its window.
 const EXHAUST: &str = "\
@@ -189,11 +210,14 @@ ON CONFLICT (scope, resource) DO UPDATE SET
     exhausted_until_ms = GREATEST(COALESCE(b.exhausted_until_ms, 0), $3),
     updated_at = now()";
 
-/// Calls given back while their window runs.
-const RELEASE: &str = "\
+/// Calls given back while their window runs (by the database's clock).
+const RELEASE: &str = concat!(
+    "\
 UPDATE marketplace_call_budgets
 SET remaining = LEAST(call_limit, remaining + $3), updated_at = now()
-WHERE scope = $1 AND resource = $2 AND known AND reset_ms > $4";
+WHERE scope = $1 AND resource = $2 AND known AND reset_ms > ",
+    db_now_ms!()
+);
 
 type Granted = (i64, i64, i64, Option<i64>, bool);
 
@@ -276,7 +300,6 @@ impl BudgetStore for PgBudgetStore {
                 .bind(scope_column(&key.scope))
                 .bind(key.resource.as_ref())
                 .bind(i64::from(calls))
-                .bind(millis(SystemTime::now()))
                 .execute(&self.pool)
                 .await;
             if let Err(e) = done {
@@ -309,7 +332,6 @@ impl BudgetStore for PgBudgetStore {
                 .bind(remaining)
                 .bind(resets)
                 .bind(lengths)
-                .bind(millis(SystemTime::now()))
                 .execute(&self.pool)
                 .await;
             if let Err(e) = done {

@@ -1,0 +1,57 @@
+//! The fleet's store on PostgreSQL (the server at `DATABASE_URL`, else a throwaway one: see
+//! `marketplace-client-postgres/tests/support/pg.rs`) rolls windows over by the database's
+//! clock, not by the clock of the process that asks.
+
+#[path = "../../marketplace-client-postgres/tests/support/pg.rs"]
+mod pg;
+
+use std::time::{Duration, SystemTime};
+
+use marketplace_budget::{BudgetKey, BudgetStore as _, Reservation, Scope, Window};
+use marketplace_budget_postgres::{PgBudgetStore, migrate};
+
+const TAXONOMY: &str = "commerce.taxonomy";
+const DAY: Duration = Duration::from_secs(86_400);
+
+#[test]
+fn a_process_whose_clock_runs_a_day_ahead_does_not_roll_the_fleets_window_over() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let db = runtime.block_on(pg::TestDb::new());
+    runtime.block_on(async {
+        migrate(&db.pool).await.unwrap();
+        let store = PgBudgetStore::new(db.pool.clone());
+        let now = SystemTime::now();
+        let window = Window {
+            resource: TAXONOMY.to_owned(),
+            limit: 100,
+            remaining: 0,
+            reset: now + Duration::from_secs(3600),
+            length: DAY,
+        };
+        store
+            .refresh(&Scope::Application, std::slice::from_ref(&window))
+            .await;
+        let key = BudgetKey {
+            scope: Scope::Application,
+            resource: TAXONOMY.into(),
+        };
+        // Its clock says the window reset an hour ago: the database's says it runs.
+        let skewed = now + DAY;
+        let answer = store.reserve(&key, 16, skewed).await;
+        assert!(
+            matches!(
+                answer,
+                Reservation::Exhausted {
+                    remaining: 0,
+                    after_429: false,
+                    ..
+                }
+            ),
+            "the window of 0 calls left still runs by the database's clock: {answer:?}"
+        );
+    });
+}
