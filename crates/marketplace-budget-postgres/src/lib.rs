@@ -22,6 +22,11 @@
 //!   found no quota for the resource lets calls through uncounted for at most 5 s before it
 //!   asks the database again, so the 429 reaches every process within that time.
 //!
+//! One row per (scope, resource): of a resource's rates (a daily one and a shorter one), a
+//! refresh keeps the one with the fewest calls left (marketplace-budget's `InMemoryStore`
+//! counts each). A rate without `timeWindow` does not roll over: past its reset it grants
+//! nothing until a refresh.
+//!
 //! What a process reserved and did not use is lost to the fleet until the window resets: a
 //! process killed while holding a batch loses at most that batch, and a fleet of N processes
 //! strands at most N batches a window.
@@ -138,18 +143,23 @@ macro_rules! db_now_ms {
 }
 
 /// One locked row rolled over to the database's clock (`c.now_ms`), what it grants of `$4`
-/// calls, and the update: one statement. `FOR UPDATE` makes concurrent reservations of a row
+/// calls, and the update: one statement. A window of unknown length (a rate without
+/// `timeWindow`, `length_ms` 0) does not roll over: past its reset it grants nothing (a
+/// refusal that names a minute on) until a refresh. `FOR UPDATE` makes concurrent reservations of a row
 /// wait for each other and read the row as the previous one left it. A 429's end is compared
 /// with `$3`, the process's now (the process's clock set it: `CallBudget::exhausted`).
 const RESERVE: &str = concat!(
     "\
 WITH cur AS (
     SELECT scope, resource, known,
-           CASE WHEN reset_ms <= c.now_ms THEN call_limit ELSE remaining END AS avail,
-           CASE WHEN reset_ms > c.now_ms THEN reset_ms
-                WHEN length_ms = 0 THEN c.now_ms
+           CASE WHEN reset_ms > c.now_ms THEN remaining
+                WHEN length_ms = 0 THEN 0
+                ELSE call_limit END AS avail,
+           CASE WHEN reset_ms > c.now_ms OR length_ms = 0 THEN reset_ms
                 ELSE reset_ms + ((c.now_ms - reset_ms) / length_ms + 1) * length_ms
            END AS next_reset,
+           CASE WHEN reset_ms <= c.now_ms AND length_ms = 0 THEN c.now_ms + 60000
+           END AS unknown_retry,
            CASE WHEN exhausted_until_ms > $3 THEN exhausted_until_ms END AS blocked_until
     FROM marketplace_call_budgets, (SELECT ",
     db_now_ms!(),
@@ -168,7 +178,7 @@ SET remaining = g.avail - g.take,
     updated_at = now()
 FROM granted g
 WHERE b.scope = g.scope AND b.resource = g.resource
-RETURNING g.take, b.remaining, b.reset_ms, g.blocked_until, g.known"
+RETURNING g.take, b.remaining, COALESCE(g.unknown_retry, b.reset_ms), g.blocked_until, g.known"
 );
 
 /// A scope's windows in one statement. A row whose window is still running (its reset after
@@ -313,6 +323,17 @@ impl BudgetStore for PgBudgetStore {
             if windows.is_empty() {
                 return;
             }
+            // One row per (scope, resource) here: of a resource's windows (a daily one and a
+            // shorter one), the one with the fewest calls left.
+            let mut fewest: Vec<&Window> = Vec::new();
+            for window in windows {
+                match fewest.iter_mut().find(|w| w.resource == window.resource) {
+                    Some(known) if known.remaining <= window.remaining => {}
+                    Some(known) => *known = window,
+                    None => fewest.push(window),
+                }
+            }
+            let windows = fewest;
             let resources: Vec<String> = windows.iter().map(|w| w.resource.clone()).collect();
             let limits: Vec<i64> = windows.iter().map(|w| i64::from(w.limit)).collect();
             let remaining: Vec<i64> = windows

@@ -55,3 +55,61 @@ fn a_process_whose_clock_runs_a_day_ahead_does_not_roll_the_fleets_window_over()
         );
     });
 }
+
+#[test]
+fn a_rate_without_time_window_grants_nothing_past_its_reset_until_a_refresh() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let db = runtime.block_on(pg::TestDb::new());
+    runtime.block_on(async {
+        migrate(&db.pool).await.unwrap();
+        let store = PgBudgetStore::new(db.pool.clone());
+        let window = Window {
+            resource: TAXONOMY.to_owned(),
+            limit: 5,
+            remaining: 5,
+            reset: SystemTime::now() + Duration::from_millis(800),
+            length: Duration::ZERO,
+        };
+        store
+            .refresh(&Scope::Application, std::slice::from_ref(&window))
+            .await;
+        let key = BudgetKey {
+            scope: Scope::Application,
+            resource: TAXONOMY.into(),
+        };
+        assert!(matches!(
+            store.reserve(&key, 16, SystemTime::now()).await,
+            Reservation::Granted { calls: 5, .. }
+        ));
+        tokio::time::sleep(Duration::from_millis(1_000)).await;
+        for _ in 0..2 {
+            let answer = store.reserve(&key, 16, SystemTime::now()).await;
+            assert!(
+                matches!(
+                    answer,
+                    Reservation::Exhausted {
+                        remaining: 0,
+                        after_429: false,
+                        ..
+                    }
+                ),
+                "past its reset, its length unknown, the window is not rolled over: {answer:?}"
+            );
+        }
+        let read_again = Window {
+            reset: SystemTime::now() + DAY,
+            ..window
+        };
+        store
+            .refresh(&Scope::Application, std::slice::from_ref(&read_again))
+            .await;
+        assert!(matches!(
+            store.reserve(&key, 16, SystemTime::now()).await,
+            Reservation::Granted { calls: 5, .. }
+        ));
+    });
+}

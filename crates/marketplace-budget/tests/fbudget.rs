@@ -5,7 +5,8 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use marketplace_budget::{
-    CallBudget, DEFAULT_EXHAUSTED_FOR, InMemoryStore, Mode, RateLimitsResponse, Scope,
+    BudgetKey, BudgetStore as _, CallBudget, DEFAULT_EXHAUSTED_FOR, InMemoryStore, Mode,
+    RateLimitsResponse, Reservation, Scope, Window, windows_of,
 };
 
 const INVENTORY: &str = "sell.inventory";
@@ -94,5 +95,120 @@ fn a_process_that_found_no_quota_asks_the_store_again_and_sees_another_processs_
         let refused = first.acquire(INVENTORY, None).await.unwrap_err();
         assert!(refused.after_429, "{refused}");
         assert_eq!(refused.resource, INVENTORY);
+    });
+}
+
+fn key() -> BudgetKey {
+    BudgetKey {
+        scope: Scope::Application,
+        resource: INVENTORY.into(),
+    }
+}
+
+#[test]
+fn a_daily_and_a_five_minute_rate_are_both_kept_and_a_call_counts_against_each() {
+    let answer: RateLimitsResponse = serde_json::from_value(serde_json::json!({"rateLimits": [{
+    "resources": [{"name": INVENTORY, "rates": [
+        {"limit": 1000, "remaining": 10, "reset": "2999-01-01T00:00:00.000Z", "timeWindow": 86400},
+        {"limit": 5, "remaining": 5, "reset": "2999-01-01T00:00:00.000Z", "timeWindow": 300}
+    ]}]}]}))
+    .unwrap();
+    let windows = windows_of(&answer);
+    let lengths: Vec<u64> = windows.iter().map(|w| w.length.as_secs()).collect();
+    assert_eq!(lengths, [86_400, 300], "{windows:?}");
+
+    let store = InMemoryStore::new();
+    let t0 = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+    let daily = Window {
+        resource: INVENTORY.into(),
+        limit: 1000,
+        remaining: 10,
+        reset: t0 + Duration::from_secs(86_400),
+        length: Duration::from_secs(86_400),
+    };
+    let short = Window {
+        resource: INVENTORY.into(),
+        limit: 5,
+        remaining: 5,
+        reset: t0 + Duration::from_secs(300),
+        length: Duration::from_secs(300),
+    };
+    run(async {
+        store
+            .refresh(&Scope::Application, &[daily.clone(), short])
+            .await;
+        // Five calls a window of 5 minutes; ten left of the day.
+        for minute in [0, 6] {
+            let at = t0 + Duration::from_secs(minute * 60);
+            assert!(
+                matches!(
+                    store.reserve(&key(), 16, at).await,
+                    Reservation::Granted { calls: 5, .. }
+                ),
+                "minute {minute}"
+            );
+        }
+        // The short window refilled again, but the day's ten calls are spent.
+        assert_eq!(
+            store
+                .reserve(&key(), 16, t0 + Duration::from_secs(12 * 60))
+                .await,
+            Reservation::Exhausted {
+                remaining: 0,
+                reset: daily.reset,
+                after_429: false
+            }
+        );
+    });
+}
+
+#[test]
+fn a_rate_without_time_window_is_refused_past_its_reset_until_a_refresh() {
+    let store = InMemoryStore::new();
+    let t0 = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+    let window = Window {
+        resource: INVENTORY.into(),
+        limit: 5,
+        remaining: 5,
+        reset: t0 + Duration::from_secs(10),
+        length: Duration::ZERO,
+    };
+    run(async {
+        store
+            .refresh(&Scope::Application, std::slice::from_ref(&window))
+            .await;
+        assert!(matches!(
+            store.reserve(&key(), 16, t0).await,
+            Reservation::Granted { calls: 5, .. }
+        ));
+        for later in [11, 12] {
+            let answer = store
+                .reserve(&key(), 16, t0 + Duration::from_secs(later))
+                .await;
+            assert!(
+                matches!(
+                    answer,
+                    Reservation::Exhausted {
+                        remaining: 0,
+                        after_429: false,
+                        ..
+                    }
+                ),
+                "{later} s on, its length unknown, the window is not rolled over: {answer:?}"
+            );
+        }
+        let read_again = Window {
+            reset: t0 + Duration::from_secs(100),
+            ..window
+        };
+        store
+            .refresh(&Scope::Application, std::slice::from_ref(&read_again))
+            .await;
+        assert!(matches!(
+            store
+                .reserve(&key(), 16, t0 + Duration::from_secs(13))
+                .await,
+            Reservation::Granted { calls: 5, .. }
+        ));
     });
 }
