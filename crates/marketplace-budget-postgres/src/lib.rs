@@ -22,10 +22,10 @@
 //!   found no quota for the resource lets calls through uncounted for at most 5 s before it
 //!   asks the database again, so the 429 reaches every process within that time.
 //!
-//! One row per (scope, resource): of a resource's rates (a daily one and a shorter one), a
-//! refresh keeps the one with the fewest calls left (marketplace-budget's `InMemoryStore`
-//! counts each). A rate without `timeWindow` does not roll over: past its reset it grants
-//! nothing until a refresh.
+//! One row per (scope, resource, window length): a resource with a daily rate and a shorter
+//! one has two rows, and a reservation takes from both (the one with the fewest calls left
+//! bounds it), so the daily quota holds while the short window refills. A rate without
+//! `timeWindow` does not roll over: past its reset it grants nothing until a refresh.
 //!
 //! What a process reserved and did not use is lost to the fleet until the window resets: a
 //! process killed while holding a batch loses at most that batch, and a fleet of N processes
@@ -142,8 +142,9 @@ macro_rules! db_now_ms {
     };
 }
 
-/// One locked row rolled over to the database's clock (`c.now_ms`), what it grants of `$4`
-/// calls, and the update: one statement. A window of unknown length (a rate without
+/// The locked rows of a (scope, resource), one per window, each rolled over to the database's
+/// clock (`c.now_ms`), what they grant of `$4` calls (the fewest left of any bounds it), and
+/// the update of each: one statement. A window of unknown length (a rate without
 /// `timeWindow`, `length_ms` 0) does not roll over: past its reset it grants nothing (a
 /// refusal that names a minute on) until a refresh. `FOR UPDATE` makes concurrent reservations of a row
 /// wait for each other and read the row as the previous one left it. A 429's end is compared
@@ -151,7 +152,7 @@ macro_rules! db_now_ms {
 const RESERVE: &str = concat!(
     "\
 WITH cur AS (
-    SELECT scope, resource, known,
+    SELECT scope, resource, length_ms, known,
            CASE WHEN reset_ms > c.now_ms THEN remaining
                 WHEN length_ms = 0 THEN 0
                 ELSE call_limit END AS avail,
@@ -166,35 +167,56 @@ WITH cur AS (
     " AS now_ms) c
     WHERE scope = $1 AND resource = $2
     FOR UPDATE OF marketplace_call_budgets
-), granted AS (
-    SELECT *, CASE WHEN blocked_until IS NOT NULL OR NOT known THEN 0
-                   ELSE LEAST(avail, $4) END AS take
+), agg AS (
+    SELECT count(*) AS windows, bool_and(known) AS known, max(blocked_until) AS blocked_until,
+           min(avail) AS avail,
+           CASE WHEN max(blocked_until) IS NOT NULL OR NOT bool_and(known) THEN 0
+                ELSE LEAST(min(avail), $4) END AS take,
+           min(next_reset) AS first_reset,
+           max(COALESCE(unknown_retry, next_reset)) FILTER (WHERE avail = 0) AS spent_reset
     FROM cur
+), upd AS (
+    UPDATE marketplace_call_budgets b
+    SET remaining = c.avail - a.take,
+        reset_ms = c.next_reset,
+        exhausted_until_ms = a.blocked_until,
+        updated_at = now()
+    FROM cur c, agg a
+    WHERE b.scope = c.scope AND b.resource = c.resource AND b.length_ms = c.length_ms
 )
-UPDATE marketplace_call_budgets b
-SET remaining = g.avail - g.take,
-    reset_ms = g.next_reset,
-    exhausted_until_ms = g.blocked_until,
-    updated_at = now()
-FROM granted g
-WHERE b.scope = g.scope AND b.resource = g.resource
-RETURNING g.take, b.remaining, COALESCE(g.unknown_retry, b.reset_ms), g.blocked_until, g.known"
+SELECT take, avail - take, CASE WHEN take > 0 THEN first_reset
+                                ELSE COALESCE(spent_reset, first_reset) END,
+       blocked_until, known
+FROM agg
+WHERE windows > 0"
 );
 
-/// A scope's windows in one statement. A row whose window is still running (its reset after
-/// the database's clock) and is the one eBay answered for (eBay's reset not later than the row's, give or
-/// take a second) keeps the lower of its own `remaining` (which counts the calls the fleet
-/// reserved) and eBay's (which counts only those made), plus what a raised limit adds; any
-/// other row, and a row eBay answered 429 for (its count proved wrong), takes eBay's figures.
-/// A 429's end is kept.
+/// A scope's windows in one statement, one row per (resource, window length). A row whose
+/// window is still running (its reset after the database's clock) and is the one eBay
+/// answered for (eBay's reset not later than the row's, give or take a second) keeps the lower
+/// of its own `remaining` (which counts the calls the fleet reserved) and eBay's (which counts
+/// only those made), plus what a raised limit adds; any other row, and a row eBay answered
+/// 429 for (its count proved wrong), takes eBay's figures. A 429's end is kept (carried to
+/// the resource's new rows); the rows of a resource eBay answered for whose window length it
+/// no longer reports are removed.
 const REFRESH: &str = concat!(
     "\
+WITH w AS (
+    SELECT * FROM UNNEST($2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[])
+         AS w(resource, call_limit, remaining, reset_ms, length_ms)
+), gone AS (
+    DELETE FROM marketplace_call_budgets b
+    WHERE b.scope = $1 AND b.resource IN (SELECT resource FROM w)
+      AND NOT EXISTS (SELECT 1 FROM w
+                      WHERE w.resource = b.resource AND w.length_ms = b.length_ms)
+    RETURNING b.resource, b.exhausted_until_ms
+)
 INSERT INTO marketplace_call_budgets AS b
-    (scope, resource, call_limit, remaining, reset_ms, length_ms, known)
-SELECT $1, w.resource, w.call_limit, w.remaining, w.reset_ms, w.length_ms, true
-FROM UNNEST($2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[])
-     AS w(resource, call_limit, remaining, reset_ms, length_ms)
-ON CONFLICT (scope, resource) DO UPDATE SET
+    (scope, resource, call_limit, remaining, reset_ms, length_ms, known, exhausted_until_ms)
+SELECT $1, w.resource, w.call_limit, w.remaining, w.reset_ms, w.length_ms, true,
+       (SELECT max(g.exhausted_until_ms) FROM gone g WHERE g.resource = w.resource)
+FROM w
+ON CONFLICT (scope, resource, length_ms) DO UPDATE SET
     remaining = CASE
         WHEN b.known AND b.reset_ms > ",
     db_now_ms!(),
@@ -205,22 +227,32 @@ ON CONFLICT (scope, resource) DO UPDATE SET
         ELSE EXCLUDED.remaining END,
     call_limit = EXCLUDED.call_limit,
     reset_ms = EXCLUDED.reset_ms,
-    length_ms = EXCLUDED.length_ms,
+    exhausted_until_ms = GREATEST(b.exhausted_until_ms, EXCLUDED.exhausted_until_ms),
     known = true,
     updated_at = now()"
 );
 
-/// eBay's 429: no call of the row until `$3`, and nothing left in its window.
+/// eBay's 429: no call of the resource (every window row of it) until `$3`, and nothing left
+/// in its windows; a row of its own when no quota is known.
 const EXHAUST: &str = "\
-INSERT INTO marketplace_call_budgets AS b
+WITH up AS (
+    UPDATE marketplace_call_budgets
+    SET remaining = 0,
+        exhausted_until_ms = GREATEST(COALESCE(exhausted_until_ms, 0), $3),
+        updated_at = now()
+    WHERE scope = $1 AND resource = $2
+    RETURNING 1
+)
+INSERT INTO marketplace_call_budgets
     (scope, resource, call_limit, remaining, reset_ms, length_ms, exhausted_until_ms, known)
-VALUES ($1, $2, 0, 0, $3, 0, $3, false)
-ON CONFLICT (scope, resource) DO UPDATE SET
+SELECT $1, $2, 0, 0, $3, 0, $3, false
+WHERE NOT EXISTS (SELECT 1 FROM up)
+ON CONFLICT (scope, resource, length_ms) DO UPDATE SET
     remaining = 0,
-    exhausted_until_ms = GREATEST(COALESCE(b.exhausted_until_ms, 0), $3),
+    exhausted_until_ms = GREATEST(COALESCE(marketplace_call_budgets.exhausted_until_ms, 0), $3),
     updated_at = now()";
 
-/// Calls given back while their window runs (by the database's clock).
+/// Calls given back to every window of the resource while it runs (by the database's clock).
 const RELEASE: &str = concat!(
     "\
 UPDATE marketplace_call_budgets
@@ -323,11 +355,14 @@ impl BudgetStore for PgBudgetStore {
             if windows.is_empty() {
                 return;
             }
-            // One row per (scope, resource) here: of a resource's windows (a daily one and a
-            // shorter one), the one with the fewest calls left.
+            // One row per (scope, resource, window length): of two windows of one length,
+            // the one with the fewest calls left.
             let mut fewest: Vec<&Window> = Vec::new();
             for window in windows {
-                match fewest.iter_mut().find(|w| w.resource == window.resource) {
+                match fewest
+                    .iter_mut()
+                    .find(|w| w.resource == window.resource && w.length == window.length)
+                {
                     Some(known) if known.remaining <= window.remaining => {}
                     Some(known) => *known = window,
                     None => fewest.push(window),

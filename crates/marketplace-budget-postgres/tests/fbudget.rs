@@ -113,3 +113,66 @@ fn a_rate_without_time_window_grants_nothing_past_its_reset_until_a_refresh() {
         ));
     });
 }
+
+#[test]
+fn a_daily_and_a_short_window_of_one_resource_are_both_counted_by_the_fleet() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let db = runtime.block_on(pg::TestDb::new());
+    runtime.block_on(async {
+        migrate(&db.pool).await.unwrap();
+        let store = PgBudgetStore::new(db.pool.clone());
+        let now = SystemTime::now();
+        let daily = Window {
+            resource: TAXONOMY.to_owned(),
+            limit: 1000,
+            remaining: 6,
+            reset: now + DAY,
+            length: DAY,
+        };
+        // A window of one second that has just begun.
+        let short = Window {
+            resource: TAXONOMY.to_owned(),
+            limit: 4,
+            remaining: 4,
+            reset: now + Duration::from_millis(700),
+            length: Duration::from_secs(1),
+        };
+        store
+            .refresh(&Scope::Application, &[daily.clone(), short])
+            .await;
+        let key = BudgetKey {
+            scope: Scope::Application,
+            resource: TAXONOMY.into(),
+        };
+        let mut granted = 0;
+        for _ in 0..3 {
+            match store.reserve(&key, 16, SystemTime::now()).await {
+                Reservation::Granted { calls, .. } => granted += calls,
+                Reservation::Exhausted { .. } => {}
+                other => panic!("{other:?}"),
+            }
+            tokio::time::sleep(Duration::from_millis(1_000)).await;
+        }
+        // Three short windows of 4 calls: the day's 6 bound them.
+        assert_eq!(
+            granted, 6,
+            "the daily window's 6 calls, not 3 short windows' 12"
+        );
+        let answer = store.reserve(&key, 16, SystemTime::now()).await;
+        assert!(
+            matches!(
+                answer,
+                Reservation::Exhausted {
+                    remaining: 0,
+                    after_429: false,
+                    ..
+                }
+            ),
+            "{answer:?}"
+        );
+    });
+}
