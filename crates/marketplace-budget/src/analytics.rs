@@ -70,7 +70,9 @@ pub struct Rate {
 }
 
 /// The quotas of `answer` (getRateLimits' or getUserRateLimits'), one [`Window`] per named
-/// resource: where a resource has several rates, the one with the fewest calls left. A rate
+/// resource and `timeWindow` (a resource may have a daily rate and a shorter one: a call
+/// counts against each); of two rates of one resource and one `timeWindow`, the one with the
+/// fewest calls left. A rate
 /// without `limit`, `remaining` or a readable `reset` is left out (with a `warn` event naming
 /// the resource).
 pub fn windows_of(answer: &RateLimitsResponse) -> Vec<Window> {
@@ -99,7 +101,10 @@ pub fn windows_of(answer: &RateLimitsResponse) -> Vec<Window> {
                     u64::try_from(rate.time_window.unwrap_or(0)).unwrap_or(0),
                 ),
             };
-            match windows.iter_mut().find(|w| w.resource == window.resource) {
+            match windows
+                .iter_mut()
+                .find(|w| w.resource == window.resource && w.length == window.length)
+            {
                 Some(known) if known.remaining <= window.remaining => {}
                 Some(known) => *known = window,
                 None => windows.push(window),

@@ -9,9 +9,14 @@ use crate::analytics::RateLimitsResponse;
 use crate::store::{BudgetKey, BudgetStore, Reservation, Scope};
 use crate::time::format;
 
-/// How long a resource counts as exhausted after eBay's 429 when neither a `Retry-After` nor
-/// a known window says until when.
+/// How long a resource counts as exhausted after eBay's 429 when its answer carries no
+/// `Retry-After`.
 pub const DEFAULT_EXHAUSTED_FOR: Duration = Duration::from_secs(60);
+
+/// How long a process lets calls of a key through uncounted after its store answered that no
+/// quota is known ([`Reservation::Unlimited`]) before it asks the store again: another
+/// process's getRateLimits refresh or eBay's 429 reaches it within that time.
+const UNLIMITED_FOR: Duration = Duration::from_secs(5);
 
 /// What a call does when its budget is spent: the caller's choice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,8 +56,8 @@ pub struct BudgetExceeded {
 enum Lease {
     /// Calls reserved from the store, usable until `reset`.
     Calls { left: u32, reset: SystemTime },
-    /// No quota known: not counted (until a refresh or a 429).
-    Unlimited,
+    /// No quota known: not counted until `until` (then the store is asked again).
+    Unlimited { until: SystemTime },
 }
 
 /// The call budget of one process, over a [`BudgetStore`]: a client asks it before each
@@ -155,7 +160,7 @@ impl CallBudget {
     /// The fast path: a call from this process's lease, if it has one.
     fn take_local(&self, key: &BudgetKey, now: SystemTime) -> bool {
         match self.leases().get_mut(key) {
-            Some(Lease::Unlimited) => true,
+            Some(Lease::Unlimited { until }) if now < *until => true,
             Some(Lease::Calls { left, reset }) if *left > 0 && now < *reset => {
                 *left -= 1;
                 true
@@ -196,7 +201,12 @@ impl CallBudget {
                     return Ok(());
                 }
                 Reservation::Unlimited => {
-                    self.leases().insert(key.clone(), Lease::Unlimited);
+                    self.leases().insert(
+                        key.clone(),
+                        Lease::Unlimited {
+                            until: now + UNLIMITED_FOR,
+                        },
+                    );
                     return Ok(());
                 }
                 Reservation::Exhausted {
@@ -247,10 +257,13 @@ impl CallBudget {
         }
     }
 
-    /// eBay answered 429 to a call of `resource` (for `user`, if any): the resource counts as
-    /// exhausted, for the application and that user, until `retry_after` from now, else the
-    /// window's known reset, else [`DEFAULT_EXHAUSTED_FOR`] from now. A `warn` event with the
-    /// counter `monotonic_counter.budget_429`.
+    /// eBay answered 429 to a call of `resource` made for `user`, if any (with a user's
+    /// token: the 429 is that user's quota, as getUserRateLimits counts it apart from
+    /// getRateLimits' application quota), else for the application: that one key counts as
+    /// exhausted until `retry_after` from now, else [`DEFAULT_EXHAUSTED_FOR`] from now (never
+    /// until the window's own reset, which may be a day away: the next getRateLimits refresh
+    /// says what is left). Other users and the application keep their budgets. A `warn` event
+    /// with the counter `monotonic_counter.budget_429`.
     pub async fn exhausted(
         &self,
         resource: &'static str,
@@ -258,38 +271,24 @@ impl CallBudget {
         retry_after: Option<Duration>,
     ) {
         let now = SystemTime::now();
-        let mut keys = vec![BudgetKey {
-            scope: Scope::Application,
+        let key = BudgetKey {
+            scope: user.map_or(Scope::Application, |user| Scope::User(user.clone())),
             resource: Cow::Borrowed(resource),
-        }];
-        if let Some(user) = user {
-            keys.push(BudgetKey {
-                scope: Scope::User(user.clone()),
-                resource: Cow::Borrowed(resource),
-            });
-        }
-        for key in &keys {
-            let known_reset = match self.leases().remove(key) {
-                Some(Lease::Calls { reset, .. }) if reset > now => Some(reset),
-                _ => None,
-            };
-            let until = retry_after
-                .map(|d| now + d)
-                .or(known_reset)
-                .unwrap_or(now + DEFAULT_EXHAUSTED_FOR);
-            tracing::warn!(
-                target: "marketplace_budget",
-                scope = %key.scope,
-                resource = %key.resource,
-                monotonic_counter.budget_429 = 1u64,
-                until = %format(until),
-                "eBay answered 429 for {}: {} counts it exhausted until {}",
-                key.resource,
-                key.scope,
-                format(until),
-            );
-            self.store.exhaust(key, until).await;
-        }
+        };
+        self.leases().remove(&key);
+        let until = now + retry_after.unwrap_or(DEFAULT_EXHAUSTED_FOR);
+        tracing::warn!(
+            target: "marketplace_budget",
+            scope = %key.scope,
+            resource = %key.resource,
+            monotonic_counter.budget_429 = 1u64,
+            until = %format(until),
+            "eBay answered 429 for {}: {} counts it exhausted until {}",
+            key.resource,
+            key.scope,
+            format(until),
+        );
+        self.store.exhaust(&key, until).await;
     }
 
     /// Replaces what is known of `scope`'s quotas with getRateLimits' (for

@@ -12,7 +12,8 @@
 //!   getRateLimits and getUserRateLimits ([`CallBudget::refresh`]), each window rolled over at
 //!   its `reset` as eBay does; a call whose budget is spent waits for the reset or fails fast
 //!   with [`BudgetExceeded`] (naming the resource, the calls left and the reset), by the
-//!   caller's [`Mode`]; eBay's 429 marks the resource exhausted until its reset
+//!   caller's [`Mode`]; eBay's 429 marks the resource exhausted for the call's user (else the
+//!   application) until its `Retry-After` (else for [`DEFAULT_EXHAUSTED_FOR`])
 //!   ([`CallBudget::exhausted`]).
 //!
 //! marketplace-client's `ApiClient::with_budget` puts a budget in front of every call the

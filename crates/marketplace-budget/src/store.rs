@@ -36,7 +36,8 @@ pub struct BudgetKey {
     pub resource: Cow<'static, str>,
 }
 
-/// One resource's quota as getRateLimits reported it (see [`crate::windows_of`]).
+/// One quota (rate) of a resource as getRateLimits reported it (see [`crate::windows_of`]): a
+/// resource may have several, one per window length, and a call counts against each.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Window {
     /// The resource's name.
@@ -47,7 +48,8 @@ pub struct Window {
     pub remaining: u32,
     /// When the window resets.
     pub reset: SystemTime,
-    /// The window's length (zero when eBay did not say).
+    /// The window's length (zero when eBay did not say: such a window does not roll over by
+    /// itself, it is spent past its reset until a refresh).
     pub length: Duration,
 }
 
@@ -89,8 +91,9 @@ pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// back by [`release`](Self::release)), so the batch size trades round trips against calls
 /// left unused: a fleet of N processes strands at most N × batch calls a window.
 pub trait BudgetStore: Send + Sync {
-    /// Takes up to `wanted` calls of `key`'s budget at `now` (rolling its window over first
-    /// when `now` is past its reset, as eBay does: `remaining` back to `limit`).
+    /// Takes up to `wanted` calls of `key`'s budget at `now` from every window of the
+    /// resource (the one with the fewest calls left bounds it), rolling a window over first
+    /// when `now` is past its reset, as eBay does: `remaining` back to `limit`.
     fn reserve<'a>(
         &'a self,
         key: &'a BudgetKey,
@@ -109,28 +112,51 @@ pub trait BudgetStore: Send + Sync {
     fn exhaust<'a>(&'a self, key: &'a BudgetKey, until: SystemTime) -> StoreFuture<'a, ()>;
 }
 
+/// How far on a refusal puts the next try when a window of unknown length (a rate without
+/// `timeWindow`) is past its reset: it stays spent until a refresh says what it holds.
+const UNKNOWN_WINDOW_RETRY: Duration = Duration::from_secs(60);
+
+/// One window of a key: one rate of getRateLimits' answer for the resource.
 #[derive(Debug, Clone)]
-struct Entry {
+struct Counted {
     limit: u32,
     remaining: u32,
     reset: SystemTime,
+    /// Zero when eBay did not say (`timeWindow` absent): such a window never rolls over.
     length: Duration,
+}
+
+impl Counted {
+    /// Rolls the window over when `now` is past its reset (`remaining` back to `limit`, as
+    /// eBay does); a window of unknown length is spent past its reset instead.
+    fn roll(&mut self, now: SystemTime) {
+        if now < self.reset {
+            return;
+        }
+        if self.length.is_zero() {
+            self.remaining = 0;
+            self.reset = now + UNKNOWN_WINDOW_RETRY;
+        } else {
+            self.remaining = self.limit;
+            while self.reset <= now {
+                self.reset += self.length;
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+struct Entry {
+    /// One per (resource, window length), as getRateLimits answered: a call takes from each.
+    /// Empty when only a 429 made the entry (no quota known).
+    windows: Vec<Counted>,
     exhausted_until: Option<SystemTime>,
-    /// Whether the quota was read (getRateLimits); else only a 429 made the entry.
-    known: bool,
 }
 
 impl Entry {
     fn roll(&mut self, now: SystemTime) {
-        if now >= self.reset {
-            self.remaining = self.limit;
-            if self.length.is_zero() {
-                self.reset = now;
-            } else {
-                while self.reset <= now {
-                    self.reset += self.length;
-                }
-            }
+        for window in &mut self.windows {
+            window.roll(now);
         }
         if self.exhausted_until.is_some_and(|until| now >= until) {
             self.exhausted_until = None;
@@ -160,7 +186,7 @@ impl InMemoryStore {
             return Reservation::Unlimited;
         };
         entry.roll(now);
-        if !entry.known && entry.exhausted_until.is_none() {
+        if entry.windows.is_empty() && entry.exhausted_until.is_none() {
             entries.remove(key);
             return Reservation::Unlimited;
         }
@@ -171,18 +197,33 @@ impl InMemoryStore {
                 after_429: true,
             };
         }
-        let calls = wanted.min(entry.remaining);
+        // The window with the fewest calls left bounds the reservation; the calls granted
+        // are usable until the first window resets.
+        let left = entry.windows.iter().map(|w| w.remaining).min().unwrap_or(0);
+        let calls = wanted.min(left);
         if calls == 0 {
+            // Calls come back when every spent window has reset.
+            let reset = entry
+                .windows
+                .iter()
+                .filter(|w| w.remaining == 0)
+                .map(|w| w.reset)
+                .max()
+                .unwrap_or(now + UNKNOWN_WINDOW_RETRY);
             return Reservation::Exhausted {
-                remaining: entry.remaining,
-                reset: entry.reset,
+                remaining: left,
+                reset,
                 after_429: false,
             };
         }
-        entry.remaining -= calls;
+        let mut reset = None::<SystemTime>;
+        for window in &mut entry.windows {
+            window.remaining -= calls;
+            reset = Some(reset.map_or(window.reset, |r| r.min(window.reset)));
+        }
         Reservation::Granted {
             calls,
-            reset: entry.reset,
+            reset: reset.unwrap_or(now),
         }
     }
 }
@@ -200,31 +241,39 @@ impl BudgetStore for InMemoryStore {
 
     fn release<'a>(&'a self, key: &'a BudgetKey, calls: u32) -> StoreFuture<'a, ()> {
         if let Some(entry) = self.lock().get_mut(key) {
-            entry.remaining = entry.remaining.saturating_add(calls).min(entry.limit);
+            for window in &mut entry.windows {
+                window.remaining = window.remaining.saturating_add(calls).min(window.limit);
+            }
         }
         Box::pin(std::future::ready(()))
     }
 
     fn refresh<'a>(&'a self, scope: &'a Scope, windows: &'a [Window]) -> StoreFuture<'a, ()> {
-        let mut entries = self.lock();
+        let mut read: HashMap<BudgetKey, Vec<Counted>> = HashMap::new();
         for window in windows {
             let key = BudgetKey {
                 scope: scope.clone(),
                 resource: Cow::Owned(window.resource.clone()),
             };
-            let exhausted_until = entries.get(&key).and_then(|e| e.exhausted_until);
-            entries.insert(
-                key,
-                Entry {
-                    limit: window.limit,
-                    remaining: window.remaining.min(window.limit),
-                    reset: window.reset,
-                    length: window.length,
-                    // A 429 outlives a refresh until its own end: eBay's count may lag.
-                    exhausted_until,
-                    known: true,
-                },
-            );
+            let counted = read.entry(key).or_default();
+            let new = Counted {
+                limit: window.limit,
+                remaining: window.remaining.min(window.limit),
+                reset: window.reset,
+                length: window.length,
+            };
+            // One window per (resource, length): of two, the one with fewer calls left.
+            match counted.iter_mut().find(|w| w.length == new.length) {
+                Some(known) if known.remaining <= new.remaining => {}
+                Some(known) => *known = new,
+                None => counted.push(new),
+            }
+        }
+        let mut entries = self.lock();
+        for (key, windows) in read {
+            let entry = entries.entry(key).or_default();
+            // A 429 outlives a refresh until its own end: eBay's count may lag.
+            entry.windows = windows;
         }
         drop(entries);
         Box::pin(std::future::ready(()))
@@ -232,15 +281,10 @@ impl BudgetStore for InMemoryStore {
 
     fn exhaust<'a>(&'a self, key: &'a BudgetKey, until: SystemTime) -> StoreFuture<'a, ()> {
         let mut entries = self.lock();
-        let entry = entries.entry(key.clone()).or_insert(Entry {
-            limit: 0,
-            remaining: 0,
-            reset: until,
-            length: Duration::ZERO,
-            exhausted_until: None,
-            known: false,
-        });
-        entry.remaining = 0;
+        let entry = entries.entry(key.clone()).or_default();
+        for window in &mut entry.windows {
+            window.remaining = 0;
+        }
         entry.exhausted_until = Some(entry.exhausted_until.map_or(until, |u| u.max(until)));
         drop(entries);
         Box::pin(std::future::ready(()))
