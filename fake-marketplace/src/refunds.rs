@@ -391,6 +391,37 @@ impl FakeMarketplace {
     }
 }
 
+impl FakeMarketplace {
+    /// A refund of `value` (in the order's currency) of the whole order made by other means
+    /// than issueRefund (a return's refund, Seller Hub), not yet issued: `PENDING`, with
+    /// neither `refundId` nor `refundReferenceId` (eBay's getOrder: the reference "is not
+    /// returned until the refund has been issued").
+    /// [`complete_refunds`](Self::complete_refunds) issues it (`REFUNDED`, a
+    /// `refundReferenceId`, still no `refundId`). An error naming the order when the fake
+    /// has none.
+    pub fn refund_by_other_means(&self, order_id: &str, value: &str) -> Result<(), String> {
+        let seller = seller_of_order(self, order_id)?;
+        let cents = cents(value).ok_or_else(|| format!("{value:?} is not an amount"))?;
+        with_order(self.state(), &seller, order_id, |order, _| {
+            let currency = order["pricingSummary"]["total"]["currency"].clone();
+            let refund = json!({"refundStatus": "PENDING",
+                "amount": {"value": format_cents(cents), "currency": currency}});
+            match order["paymentSummary"]["refunds"].as_array_mut() {
+                Some(refunds) => refunds.push(refund),
+                None => {
+                    return (
+                        false,
+                        Err(format!("order {order_id} has no paymentSummary")),
+                    );
+                }
+            }
+            order["orderPaymentStatus"] = json!("PARTIALLY_REFUNDED");
+            (true, Ok(()))
+        })
+        .ok_or_else(|| format!("no order {order_id} on the fake"))?
+    }
+}
+
 /// The seller key of the order `order_id`.
 fn seller_of_order(fake: &FakeMarketplace, order_id: &str) -> Result<String, String> {
     let order = fake

@@ -312,8 +312,8 @@ pub struct RefundRecord {
     pub order_id: String,
     /// The request.
     pub request: IssueRefundRequest,
-    /// The ids (`refundId`, else `refundReferenceId`) of the order's refunds before the
-    /// first attempt.
+    /// The `refundId`s of the order's refunds before the first attempt (a refund without
+    /// one, made by other means and not yet issued, is never taken for this key's).
     pub before: Vec<String>,
     /// The refund's id, once eBay answered it or the order showed it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -383,22 +383,20 @@ pub struct IssuedRefund {
     pub replayed: bool,
 }
 
-/// The ids of every refund the order shows (order level and line items).
+/// The `refundId`s of every refund the order shows (order level and line items).
+///
+/// Only `refundId`: a refund issueRefund made always carries one (its answer's `refundId`),
+/// while a refund made by other means (a return, Seller Hub) may show none, and gets its
+/// `refundReferenceId` only later (getOrder: "not returned until the refund has been
+/// issued"). An id that appears later on a refund that was there before must not pass for
+/// this key's refund.
 fn refund_ids(order: &Order) -> Vec<String> {
     let mut ids = Vec::new();
     if let Some(summary) = &order.payment_summary {
-        ids.extend(summary.refunds.iter().filter_map(|r| {
-            r.refund_id
-                .clone()
-                .or_else(|| r.refund_reference_id.clone())
-        }));
+        ids.extend(summary.refunds.iter().filter_map(|r| r.refund_id.clone()));
     }
     for line in &order.line_items {
-        ids.extend(line.refunds.iter().filter_map(|r| {
-            r.refund_id
-                .clone()
-                .or_else(|| r.refund_reference_id.clone())
-        }));
+        ids.extend(line.refunds.iter().filter_map(|r| r.refund_id.clone()));
     }
     ids
 }
@@ -430,12 +428,11 @@ fn new_refund(
                 .iter()
                 .filter(|r| r.refund_status.as_deref() != Some("FAILED"))
                 .find_map(|r| {
-                    new(r.refund_id.as_ref().or(r.refund_reference_id.as_ref())).map(|id| {
-                        IssuedRefund {
-                            refund_id: id,
-                            refund_status: r.refund_status.clone(),
-                            replayed: true,
-                        }
+                    // refundId only (see refund_ids): a refundReferenceId is no refund of ours.
+                    new(r.refund_id.as_ref()).map(|id| IssuedRefund {
+                        refund_id: id,
+                        refund_status: r.refund_status.clone(),
+                        replayed: true,
                     })
                 })
         });

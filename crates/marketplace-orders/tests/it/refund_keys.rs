@@ -1,0 +1,98 @@
+//! issueRefund's key against the fake marketplace over loopback HTTP: a refund made by other
+//! means that only later gets a `refundReferenceId` is never taken for the key's refund.
+
+use std::time::Duration;
+
+use fake_marketplace::{FakeMarketplace, Fault};
+use marketplace_client::api::{ApiClient, ClientConfig};
+use marketplace_orders::blocking::Orders;
+use marketplace_orders::refund::{
+    IssueRefundRequest, MemoryRefundStore, RefundReason, SimpleAmount,
+};
+use serde_json::{Value, json};
+
+use crate::fake_inventory;
+
+/// getOrder's scope and issueRefund's (`sell.finances`, as eBay's description gives it).
+const SCOPES: [&str; 2] = ["/sell.fulfillment", "/sell.finances"];
+
+fn api(fake: &FakeMarketplace) -> ApiClient {
+    let config = ClientConfig::for_base_url(&fake.base_url())
+        .unwrap()
+        .with_max_retries(3)
+        .with_backoff(Duration::from_millis(1), Duration::from_millis(4));
+    ApiClient::new(config, fake_inventory::seller_tokens(fake, &SCOPES)).unwrap()
+}
+
+fn orders(fake: &FakeMarketplace) -> Orders {
+    Orders::new(api(fake)).with_retries(3, Duration::from_millis(1))
+}
+
+fn refund_path(order_id: &str) -> String {
+    format!("/sell/fulfillment/v1/order/{order_id}/issue_refund")
+}
+
+/// An order of one item at 20.00 USD.
+fn sold(fake: &FakeMarketplace) -> String {
+    let listing = fake
+        .add_listing_on("EBAY_US", "fake_seller", "BOLT-1", 100, "20.00")
+        .unwrap();
+    fake.buy(&listing, 1).unwrap()
+}
+
+fn order_level_refunds(fake: &FakeMarketplace, order_id: &str) -> Vec<Value> {
+    fake.order(order_id).unwrap()["paymentSummary"]["refunds"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn a_refund_by_other_means_given_a_reference_later_is_not_taken_for_the_keys_refund() {
+    let fake = FakeMarketplace::new();
+    let order_id = sold(&fake);
+    let orders = orders(&fake);
+    let store = MemoryRefundStore::new();
+    let request = IssueRefundRequest::whole_order(
+        RefundReason::OtherAdjustment,
+        SimpleAmount::new("3.00", "USD"),
+    );
+
+    // A return's refund, pending, with neither refundId nor refundReferenceId yet.
+    fake.refund_by_other_means(&order_id, "5.00").unwrap();
+    // eBay refuses issueRefund while that refund is processing (errorId 34922).
+    fake.fail_next(
+        &refund_path(&order_id),
+        Fault::Status {
+            status: 409,
+            body: json!({"errors": [{"errorId": 34922, "domain": "API_FULFILLMENT",
+                "category": "REQUEST",
+                "message": "Refund can't be issued while previous refund is processing."}]})
+            .to_string(),
+            headers: vec![("Content-Type".to_owned(), "application/json".to_owned())],
+        },
+    );
+    let refused = orders.issue_refund(&store, "k-1", &order_id, &request);
+    assert!(refused.is_err(), "{refused:?}");
+    assert_eq!(order_level_refunds(&fake, &order_id).len(), 1);
+
+    // The return's refund is issued: it now has a refundReferenceId (and still no refundId).
+    fake.complete_refunds(&order_id).unwrap();
+    let other = &order_level_refunds(&fake, &order_id)[0];
+    assert!(other["refundReferenceId"].is_string(), "{other}");
+
+    // The same key again: nothing of this key was refunded, so issueRefund is sent.
+    let issued = orders
+        .issue_refund(&store, "k-1", &order_id, &request)
+        .unwrap();
+    assert!(!issued.replayed, "{issued:?}");
+    assert_ne!(
+        Some(issued.refund_id.as_str()),
+        other["refundReferenceId"].as_str()
+    );
+    assert_eq!(fake.requests_to(&refund_path(&order_id)).len(), 2);
+    let refunds = order_level_refunds(&fake, &order_id);
+    assert_eq!(refunds.len(), 2, "{refunds:?}");
+    assert_eq!(refunds[1]["refundId"], issued.refund_id.as_str());
+    assert_eq!(refunds[1]["amount"]["value"], "3.00");
+}
