@@ -1,5 +1,6 @@
 //! issueRefund's key against the fake marketplace over loopback HTTP: a refund made by other
-//! means that only later gets a `refundReferenceId` is never taken for the key's refund.
+//! means that only later gets a `refundReferenceId` is never taken for the key's refund; two
+//! workers given one key at once refund once.
 
 use std::time::Duration;
 
@@ -30,6 +31,10 @@ fn orders(fake: &FakeMarketplace) -> Orders {
 
 fn refund_path(order_id: &str) -> String {
     format!("/sell/fulfillment/v1/order/{order_id}/issue_refund")
+}
+
+fn order_path(order_id: &str) -> String {
+    format!("/sell/fulfillment/v1/order/{order_id}")
 }
 
 /// An order of one item at 20.00 USD.
@@ -95,4 +100,39 @@ fn a_refund_by_other_means_given_a_reference_later_is_not_taken_for_the_keys_ref
     assert_eq!(refunds.len(), 2, "{refunds:?}");
     assert_eq!(refunds[1]["refundId"], issued.refund_id.as_str());
     assert_eq!(refunds[1]["amount"]["value"], "3.00");
+}
+
+#[test]
+fn two_workers_given_one_key_at_once_refund_once() {
+    let fake = FakeMarketplace::new();
+    let order_id = sold(&fake);
+    let store = MemoryRefundStore::new();
+    let request = IssueRefundRequest::whole_order(
+        RefundReason::BuyerCancel,
+        SimpleAmount::new("5.00", "USD"),
+    );
+
+    // The second delivery's worker looks the key up first (nothing yet), then its getOrder
+    // is slow: the first delivery's worker refunds, and the refund is issued, meanwhile.
+    fake.fail_next(
+        &order_path(&order_id),
+        Fault::Delay(Duration::from_millis(1500)),
+    );
+    let (slow, fast) = std::thread::scope(|s| {
+        let slow =
+            s.spawn(|| orders(&fake).issue_refund(&store, "delivery-1", &order_id, &request));
+        // The slow worker's getOrder is under way (the fake holds it) before the fast starts.
+        while fake.requests_to(&order_path(&order_id)).is_empty() {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let fast = orders(&fake).issue_refund(&store, "delivery-1", &order_id, &request);
+        fake.complete_refunds(&order_id).unwrap();
+        (slow.join().unwrap(), fast)
+    });
+    let fast = fast.unwrap();
+    let slow = slow.unwrap();
+    assert_eq!(slow.refund_id, fast.refund_id);
+    assert!(slow.replayed && !fast.replayed, "{slow:?} {fast:?}");
+    assert_eq!(fake.requests_to(&refund_path(&order_id)).len(), 1);
+    assert_eq!(order_level_refunds(&fake, &order_id).len(), 1);
 }
