@@ -255,7 +255,12 @@ impl IssueRefundRequest {
     }
 }
 
-/// The description's maximum length of issueRefund's `comment`.
+/// The maximum length of issueRefund's `comment`: 100 characters, as eBay's API reference
+/// (the `IssueRefundRequest` type: "Max Length: 100") and the OpenAPI description's schema
+/// (sell_fulfillment_v1_oas3.json, `IssueRefundRequest.comment`) give it. The same
+/// description's error 34921 speaks of 1000 characters; the field's own limit is the one
+/// taken (the stricter: a comment of at most 100 characters is accepted under either), and
+/// the fake marketplace refuses a longer one with 34921 the same way.
 const MAX_COMMENT: usize = 100;
 
 fn check_amount(what: &'static str, amount: &SimpleAmount) -> Result<(), (&'static str, String)> {

@@ -1,11 +1,13 @@
 //! issueRefund's key against the fake marketplace over loopback HTTP: a refund made by other
 //! means that only later gets a `refundReferenceId` is never taken for the key's refund; two
-//! workers given one key at once refund once.
+//! workers given one key at once refund once; the `comment`'s limit (100 characters) is the
+//! same in the client and the fake.
 
 use std::time::Duration;
 
 use fake_marketplace::{FakeMarketplace, Fault};
-use marketplace_client::api::{ApiClient, ClientConfig};
+use marketplace_client::api::{ApiClient, ApiRequest, ClientConfig};
+use marketplace_orders::OrdersError;
 use marketplace_orders::blocking::Orders;
 use marketplace_orders::refund::{
     IssueRefundRequest, MemoryRefundStore, RefundReason, SimpleAmount,
@@ -134,5 +136,46 @@ fn two_workers_given_one_key_at_once_refund_once() {
     assert_eq!(slow.refund_id, fast.refund_id);
     assert!(slow.replayed && !fast.replayed, "{slow:?} {fast:?}");
     assert_eq!(fake.requests_to(&refund_path(&order_id)).len(), 1);
+    assert_eq!(order_level_refunds(&fake, &order_id).len(), 1);
+}
+
+#[test]
+fn a_comment_of_100_characters_is_refunded_and_one_of_101_refused_by_client_and_fake() {
+    let fake = FakeMarketplace::new();
+    let order_id = sold(&fake);
+    let orders = orders(&fake);
+    let store = MemoryRefundStore::new();
+    let with_comment = |n: usize| {
+        IssueRefundRequest::whole_order(
+            RefundReason::OtherAdjustment,
+            SimpleAmount::new("1.00", "USD"),
+        )
+        .comment("é".repeat(n))
+    };
+
+    let long = orders.issue_refund(&store, "long", &order_id, &with_comment(101));
+    assert!(
+        matches!(
+            long,
+            Err(OrdersError::Invalid {
+                what: "comment",
+                ..
+            })
+        ),
+        "{long:?}"
+    );
+    assert!(fake.requests_to(&refund_path(&order_id)).is_empty());
+    orders
+        .issue_refund(&store, "at-limit", &order_id, &with_comment(100))
+        .unwrap();
+    assert_eq!(order_level_refunds(&fake, &order_id).len(), 1);
+
+    // The fake, sent one past the limit directly: eBay's 34921, nothing recorded.
+    let error = api(&fake)
+        .send(ApiRequest::post(refund_path(&order_id)).json(&json!({
+                "reasonForRefund": "OTHER_ADJUSTMENT", "comment": "é".repeat(101),
+                "orderLevelRefundAmount": {"value": "1.00", "currency": "USD"}})))
+        .unwrap_err();
+    assert_eq!((error.status(), error.error_id()), (Some(400), Some(34921)));
     assert_eq!(order_level_refunds(&fake, &order_id).len(), 1);
 }
