@@ -19,7 +19,10 @@
 //!   `value` that is not positive with at most two decimals 34907, no `currency` 34908,
 //!   another currency than the order's 34909, a refund item without `lineItemId` or
 //!   `legacyReference` 34910 (without `legacyItemId` 34911, `legacyTransactionId` 34912), a
-//!   line item that is not in the order 34914, a `comment` over 1000 characters 34921; more
+//!   line item that is not in the order 34914, a `comment` over 100 characters 34921 (the
+//!   limit of eBay's API reference and of the description's `IssueRefundRequest.comment`,
+//!   "Max Length: 100"; the description's text of 34921 says 1000, the field's own limit is
+//!   the one enforced, as marketplace-orders checks it); more
 //!   than the order's total minus what was refunded: 400, 34915 ("The refund amount exceeds
 //!   order amount."); more than a line item's total minus its refunds: 409, 34924 ("The item
 //!   refund amount exceeds the item remaining amount.").
@@ -64,6 +67,10 @@ const SIGNED_MARKETPLACES: [&str; 10] = [
     "EBAY_GB", "EBAY_DE", "EBAY_FR", "EBAY_IT", "EBAY_ES", "EBAY_AT", "EBAY_BE", "EBAY_NL",
     "EBAY_IE", "EBAY_PL",
 ];
+
+/// The maximum length of `comment`: eBay's API reference and the description's
+/// `IssueRefundRequest.comment` ("Max Length: 100"); 34921's text says 1000.
+const MAX_COMMENT: usize = 100;
 
 pub(crate) fn routes() -> Vec<Route> {
     vec![Route::new("POST", ISSUE_REFUND_PATH, issue_refund)]
@@ -214,7 +221,7 @@ fn refund(
     }
     if body["comment"]
         .as_str()
-        .is_some_and(|c| c.chars().count() > 1000)
+        .is_some_and(|c| c.chars().count() > MAX_COMMENT)
     {
         return Err(request_error(
             34921,
@@ -388,6 +395,37 @@ impl FakeMarketplace {
             (changed, ())
         })
         .ok_or_else(|| format!("no order {order_id} on the fake"))
+    }
+}
+
+impl FakeMarketplace {
+    /// A refund of `value` (in the order's currency) of the whole order made by other means
+    /// than issueRefund (a return's refund, Seller Hub), not yet issued: `PENDING`, with
+    /// neither `refundId` nor `refundReferenceId` (eBay's getOrder: the reference "is not
+    /// returned until the refund has been issued").
+    /// [`complete_refunds`](Self::complete_refunds) issues it (`REFUNDED`, a
+    /// `refundReferenceId`, still no `refundId`). An error naming the order when the fake
+    /// has none.
+    pub fn refund_by_other_means(&self, order_id: &str, value: &str) -> Result<(), String> {
+        let seller = seller_of_order(self, order_id)?;
+        let cents = cents(value).ok_or_else(|| format!("{value:?} is not an amount"))?;
+        with_order(self.state(), &seller, order_id, |order, _| {
+            let currency = order["pricingSummary"]["total"]["currency"].clone();
+            let refund = json!({"refundStatus": "PENDING",
+                "amount": {"value": format_cents(cents), "currency": currency}});
+            match order["paymentSummary"]["refunds"].as_array_mut() {
+                Some(refunds) => refunds.push(refund),
+                None => {
+                    return (
+                        false,
+                        Err(format!("order {order_id} has no paymentSummary")),
+                    );
+                }
+            }
+            order["orderPaymentStatus"] = json!("PARTIALLY_REFUNDED");
+            (true, Ok(()))
+        })
+        .ok_or_else(|| format!("no order {order_id} on the fake"))?
     }
 }
 

@@ -34,7 +34,11 @@
 //!   429) the order is read again the same way before any retry, so a refund eBay recorded
 //!   is never asked for twice. issueRefund is sent with `ApiRequest::sent_once`: the client does
 //!   not retry it on its own;
-//! * a key recorded for another order or another request is refused.
+//! * a key recorded for another order or another request is refused;
+//! * the first record of a key is a claim ([`RefundStore::claim`], atomic): of two workers
+//!   given the same key at once (a notification delivered twice), one records it and may
+//!   send; the other takes the recorded path above (the order read again), never sending
+//!   without looking.
 //!
 //! eBay refuses a refund while another of the order's refunds is processing (errorId 34922),
 //! so the new refund of an order between two reads is the one this key sent, unless someone
@@ -251,7 +255,12 @@ impl IssueRefundRequest {
     }
 }
 
-/// The description's maximum length of issueRefund's `comment`.
+/// The maximum length of issueRefund's `comment`: 100 characters, as eBay's API reference
+/// (the `IssueRefundRequest` type: "Max Length: 100") and the OpenAPI description's schema
+/// (sell_fulfillment_v1_oas3.json, `IssueRefundRequest.comment`) give it. The same
+/// description's error 34921 speaks of 1000 characters; the field's own limit is the one
+/// taken (the stricter: a comment of at most 100 characters is accepted under either), and
+/// the fake marketplace refuses a longer one with 34921 the same way.
 const MAX_COMMENT: usize = 100;
 
 fn check_amount(what: &'static str, amount: &SimpleAmount) -> Result<(), (&'static str, String)> {
@@ -312,8 +321,8 @@ pub struct RefundRecord {
     pub order_id: String,
     /// The request.
     pub request: IssueRefundRequest,
-    /// The ids (`refundId`, else `refundReferenceId`) of the order's refunds before the
-    /// first attempt.
+    /// The `refundId`s of the order's refunds before the first attempt (a refund without
+    /// one, made by other means and not yet issued, is never taken for this key's).
     pub before: Vec<String>,
     /// The refund's id, once eBay answered it or the order showed it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -321,8 +330,8 @@ pub struct RefundRecord {
 }
 
 /// Where the caller keeps its refund keys (its database, beside the refund's business
-/// record): a key's [`RefundRecord`] is written before issueRefund is sent and again with
-/// the refund's id. A write must be durable when it returns.
+/// record): a key's [`RefundRecord`] is claimed ([`claim`](Self::claim)) before issueRefund
+/// is sent and written again with the refund's id. A write must be durable when it returns.
 pub trait RefundStore: Send + Sync {
     /// The record of `key`, if any.
     fn get(&self, key: &str)
@@ -333,6 +342,17 @@ pub trait RefundStore: Send + Sync {
         key: &str,
         record: &RefundRecord,
     ) -> impl Future<Output = Result<(), BoxError>> + Send;
+    /// Records `record` under `key` only if `key` has no record yet, in one atomic step:
+    /// `Ok(None)` when this call recorded it (the key is this caller's), else the record
+    /// already there, untouched. Two workers given the same key at once (a notification
+    /// delivered twice) both call it; exactly one gets `None`. A database store does it in
+    /// one statement (`INSERT … ON CONFLICT (key) DO NOTHING`, then reads the row when
+    /// nothing was inserted), never a read followed by a write.
+    fn claim(
+        &self,
+        key: &str,
+        record: &RefundRecord,
+    ) -> impl Future<Output = Result<Option<RefundRecord>, BoxError>> + Send;
 }
 
 /// A [`RefundStore`] in memory: a retry within the process never refunds twice (a restarted
@@ -369,6 +389,23 @@ impl RefundStore for MemoryRefundStore {
         self.records().insert(key.to_owned(), record.clone());
         std::future::ready(Ok(()))
     }
+
+    fn claim(
+        &self,
+        key: &str,
+        record: &RefundRecord,
+    ) -> impl Future<Output = Result<Option<RefundRecord>, BoxError>> + Send {
+        // One lock for the look and the write: no other claim comes between them.
+        let mut records = self.records();
+        let theirs = match records.entry(key.to_owned()) {
+            std::collections::hash_map::Entry::Occupied(e) => Some(e.get().clone()),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(record.clone());
+                None
+            }
+        };
+        std::future::ready(Ok(theirs))
+    }
 }
 
 /// A refund issued (now, or by an earlier attempt of the same key).
@@ -383,22 +420,20 @@ pub struct IssuedRefund {
     pub replayed: bool,
 }
 
-/// The ids of every refund the order shows (order level and line items).
+/// The `refundId`s of every refund the order shows (order level and line items).
+///
+/// Only `refundId`: a refund issueRefund made always carries one (its answer's `refundId`),
+/// while a refund made by other means (a return, Seller Hub) may show none, and gets its
+/// `refundReferenceId` only later (getOrder: "not returned until the refund has been
+/// issued"). An id that appears later on a refund that was there before must not pass for
+/// this key's refund.
 fn refund_ids(order: &Order) -> Vec<String> {
     let mut ids = Vec::new();
     if let Some(summary) = &order.payment_summary {
-        ids.extend(summary.refunds.iter().filter_map(|r| {
-            r.refund_id
-                .clone()
-                .or_else(|| r.refund_reference_id.clone())
-        }));
+        ids.extend(summary.refunds.iter().filter_map(|r| r.refund_id.clone()));
     }
     for line in &order.line_items {
-        ids.extend(line.refunds.iter().filter_map(|r| {
-            r.refund_id
-                .clone()
-                .or_else(|| r.refund_reference_id.clone())
-        }));
+        ids.extend(line.refunds.iter().filter_map(|r| r.refund_id.clone()));
     }
     ids
 }
@@ -430,12 +465,11 @@ fn new_refund(
                 .iter()
                 .filter(|r| r.refund_status.as_deref() != Some("FAILED"))
                 .find_map(|r| {
-                    new(r.refund_id.as_ref().or(r.refund_reference_id.as_ref())).map(|id| {
-                        IssuedRefund {
-                            refund_id: id,
-                            refund_status: r.refund_status.clone(),
-                            replayed: true,
-                        }
+                    // refundId only (see refund_ids): a refundReferenceId is no refund of ours.
+                    new(r.refund_id.as_ref()).map(|id| IssuedRefund {
+                        refund_id: id,
+                        refund_status: r.refund_status.clone(),
+                        replayed: true,
                     })
                 })
         });
@@ -598,6 +632,33 @@ fn unclear(error: &OrdersError) -> bool {
     }
 }
 
+/// A key's record checked against this call: `Err` when the key was given to another order or
+/// request, the refund when the record has its id (answered again, nothing sent), else
+/// `None` (the key's refund is still to be found or issued).
+fn recorded_refund(
+    key: &str,
+    record: &RefundRecord,
+    order_id: &str,
+    request: &IssueRefundRequest,
+) -> Result<Option<IssuedRefund>, OrdersError> {
+    if record.order_id != order_id || record.request != *request {
+        return Err(OrdersError::Refund {
+            what: "key".to_owned(),
+            reason: format!(
+                "the key {key:?} was given to another refund (order {}, {}); a key names one \
+                 refund",
+                record.order_id,
+                serde_json::to_string(&record.request).unwrap_or_default()
+            ),
+        });
+    }
+    Ok(record.refund_id.as_ref().map(|id| IssuedRefund {
+        refund_id: id.clone(),
+        refund_status: None,
+        replayed: true,
+    }))
+}
+
 fn store_error(key: &str, source: BoxError) -> OrdersError {
     OrdersError::RefundStore {
         key: key.to_owned(),
@@ -632,25 +693,10 @@ impl crate::aio::Orders {
             .check()
             .map_err(|(what, reason)| OrdersError::Invalid { what, reason })?;
         let recorded = store.get(key).await.map_err(|e| store_error(key, e))?;
-        if let Some(record) = &recorded {
-            if record.order_id != order_id || record.request != *request {
-                return Err(OrdersError::Refund {
-                    what: "key".to_owned(),
-                    reason: format!(
-                        "the key {key:?} was given to another refund (order {}, {}); a key \
-                         names one refund",
-                        record.order_id,
-                        serde_json::to_string(&record.request).unwrap_or_default()
-                    ),
-                });
-            }
-            if let Some(id) = &record.refund_id {
-                return Ok(IssuedRefund {
-                    refund_id: id.clone(),
-                    refund_status: None,
-                    replayed: true,
-                });
-            }
+        if let Some(record) = &recorded
+            && let Some(done) = recorded_refund(key, record, order_id, request)?
+        {
+            return Ok(done);
         }
         let mut order = self.get_order(order_id).await?;
         let mut record = match recorded {
@@ -664,11 +710,24 @@ impl crate::aio::Orders {
                 };
                 check_against(&order, request)
                     .map_err(|(what, reason)| OrdersError::Refund { what, reason })?;
-                store
-                    .put(key, &record)
+                let theirs = store
+                    .claim(key, &record)
                     .await
                     .map_err(|e| store_error(key, e))?;
-                record
+                match theirs {
+                    None => record,
+                    // Another worker claimed the key since `get`: its record (and the
+                    // refunds the order had before *its* attempt) rules. Without its
+                    // refund's id yet, the order is read again and the key's refund looked
+                    // for there, as for a record left by a crash; nothing is sent blind.
+                    Some(theirs) => {
+                        if let Some(done) = recorded_refund(key, &theirs, order_id, request)? {
+                            return Ok(done);
+                        }
+                        order = self.get_order(order_id).await?;
+                        theirs
+                    }
+                }
             }
         };
         let body = serde_json::to_vec(request).map_err(|e| OrdersError::Invalid {

@@ -8,4 +8,5 @@ mod fake_inventory;
 mod hostile_pages;
 mod orders;
 mod refund;
+mod refund_keys;
 mod ship;
