@@ -240,7 +240,9 @@ mod live {
         /// (getFulfillmentPolicies, getPaymentPolicies, getReturnPolicies) to check them;
         /// `orders` asks for `https://api.ebay.com/oauth/api_scope/sell.fulfillment`, which
         /// eBay's Fulfillment API reference gives getOrders and getOrder (`orders sync` and
-        /// `orders show` check it in the stored consent before sending anything).
+        /// `orders show` check it in the stored consent before sending anything) and
+        /// createShippingFulfillment (`orders ship`, which its read-only form is not enough
+        /// for). issueRefund's `…/sell.finances` has no `--for`: ask for it with --scope.
         #[arg(long = "for", value_enum)]
         for_commands: Vec<ForCommand>,
         /// How to get the address the browser ends on.
@@ -274,7 +276,8 @@ mod live {
     enum ForCommand {
         /// `listing publish`: the Inventory API's calls that write.
         Listing,
-        /// `orders sync` and `orders show`: the Fulfillment API's getOrders and getOrder.
+        /// `orders sync`, `orders show` and `orders ship`: the Fulfillment API's getOrders,
+        /// getOrder and createShippingFulfillment.
         Orders,
     }
 

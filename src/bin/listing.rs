@@ -194,14 +194,6 @@ impl From<OtherFormatArg> for OtherFormat {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     verbosity::init(cli.verbose);
-    let (dir, from) = snapshots_dir::snapshots_dir(cli.dir);
-    let source = match catalog_of(&dir, from) {
-        Ok(source) => source,
-        Err(e) => {
-            errln!("error: {}", escaped(&e));
-            return ExitCode::FAILURE;
-        }
-    };
     let (files, command) = match cli.command {
         Command::Stock { file, seller } => return stock_file(&file, &seller),
         Command::Check { files } => (files, None),
@@ -212,6 +204,16 @@ fn main() -> ExitCode {
             other_format,
             dry_run,
         } => (files, Some((report, seller, other_format, dry_run))),
+    };
+    // After `stock`, which reads no snapshots directory (bulkUpdatePriceQuantity needs no tree
+    // or rule).
+    let (dir, from) = snapshots_dir::snapshots_dir(cli.dir);
+    let source = match catalog_of(&dir, from) {
+        Ok(source) => source,
+        Err(e) => {
+            errln!("error: {}", escaped(&e));
+            return ExitCode::FAILURE;
+        }
     };
     let files = match listing_files(files) {
         Ok(files) => files,

@@ -2237,3 +2237,26 @@ fn listing_stock_sets_quantities_and_prices_from_a_csv_file_in_one_call() {
     assert_eq!(two["offers"][0]["availableQuantity"], 7);
     assert_eq!(two["offers"][0]["pricingSummary"]["price"]["value"], "4.50");
 }
+
+/// `listing stock` changes quantities and prices through bulkUpdatePriceQuantity only: it
+/// reads no snapshots directory, so neither a snapshots line on standard error nor a
+/// directory that cannot be read stops it.
+#[test]
+fn listing_stock_reads_no_snapshots_directory() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store(&fake, &store, "seller-1");
+    fake.add_listing(&fake.user().username, "CSV-9", 10, "5.00");
+    let file = write(home.path(), "stock.csv", "sku,quantity\nCSV-9,4\n");
+    let (output, stdout, stderr) = run(listing(&fake, home.path())
+        .arg("--dir")
+        .arg(home.path().join("no-such-snapshots"))
+        .args(["stock", "--account", "seller-1", "--store"])
+        .arg(&store)
+        .arg("--file")
+        .arg(&file));
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("CSV-9: updated\n"), "{stdout}");
+    assert!(!stderr.contains("snapshots"), "{stderr}");
+}
