@@ -21,7 +21,10 @@ async fn the_shared_cache_takes_any_db_timeout_and_lease() {
     for (what, timeout, lease, shared) in [
         ("MAX, MAX", Duration::MAX, Duration::MAX, true),
         ("MAX, zero", Duration::MAX, Duration::ZERO, true),
-        // Zero: no statement can finish in time, so each call goes on without the cache.
+        // Zero: a statement is given no time, so a call goes on without the cache, unless the
+        // statement finished within its first poll (tokio's timeout polls before it looks at
+        // the clock: PostgreSQL can answer that fast on a loaded machine). Either way no
+        // panic, and a token.
         ("zero, MAX", Duration::ZERO, Duration::MAX, false),
     ] {
         // A fake of its own: another environment, so another row of the cache.
@@ -44,7 +47,10 @@ async fn the_shared_cache_takes_any_db_timeout_and_lease() {
                 "{what}: the second process took the shared token"
             );
         } else {
-            assert_eq!(requests, 2, "{what}: each process asked for its own");
+            assert!(
+                (1..=2).contains(&requests),
+                "{what}: {requests} token requests for two processes"
+            );
         }
     }
 }
