@@ -25,12 +25,25 @@ fn fr_tree() -> String {
 }
 
 /// The fake-marketplace binary: a test of this package has no `CARGO_BIN_EXE_` for another
-/// package's binary, so cargo is asked for it. With the README's test command (`cargo test
+/// package's binary. The test command builds it beside the test binaries, and it is taken
+/// from there (this module run alone uses the fake the last test command built); else cargo
+/// is asked for it. With the README's test command (`cargo test
 /// --workspace --features taxonomy-data/serde`, repeated here with `--no-run`), which builds
 /// the binary for fake-marketplace's own tests, it is fresh: nothing is compiled again.
 /// (`cargo build -p fake-marketplace` would unify the dependencies' features differently
 /// and compile dozens of crates again, 50 s in CI.)
 fn fake_binary() -> PathBuf {
+    // The test command built it beside this test binary (target/debug/deps/it-… →
+    // target/debug/fake-marketplace, for fake-marketplace's own tests): no cargo run, which
+    // would build and link again whatever it finds out of step while the tests run (the
+    // running test binaries included).
+    if let Some(beside) = std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.parent()?.join("fake-marketplace")))
+        .filter(|path| path.is_file())
+    {
+        return beside;
+    }
     let mut cargo = Command::new(env!("CARGO"));
     // Not the variables cargo set for this test (CARGO_MANIFEST_DIR, CARGO_PKG_*, OUT_DIR…):
     // a build script that watches one (ring's `rerun-if-env-changed=CARGO_MANIFEST_DIR`)

@@ -386,7 +386,7 @@ pub enum ProblemKind {
         count: usize,
     },
     /// A group's variation problem ([`check_group`](crate::check_group)).
-    Variation(crate::group_check::VariationProblem),
+    Variation(crate::variation_problem::VariationProblem),
 }
 
 impl fmt::Display for Problem {

@@ -47,6 +47,7 @@ mod group_check;
 mod model;
 #[cfg(feature = "client")]
 pub mod stock;
+mod variation_problem;
 
 #[cfg(feature = "client")]
 pub use aio::OtherFormat;
@@ -59,7 +60,7 @@ pub use check::{
 pub use error::{ErrorKind, InventoryError, ListingError, LiveInOtherFormat};
 pub use fields::{UNKNOWN_FIELDS_SHOWN, UnknownField, unknown_fields};
 pub use group::{GroupListing, InventoryItemGroup, ListingFile, Specification, VariesBy};
-pub use group_check::{VariationProblem, check_group, variation_limits};
+pub use group_check::{check_group, variation_limits};
 pub use marketplaces::{
     AllowedCondition, Condition, ConditionPolicy, DescriptorRule, DescriptorValue, UnknownCondition,
 };
@@ -68,3 +69,4 @@ pub use model::{
     Listing, ListingPolicies, Offer, PackageWeightAndSize, PricingSummary, Product,
     ShipToLocationAvailability, UnknownCardValue,
 };
+pub use variation_problem::VariationProblem;
