@@ -34,7 +34,7 @@ pub enum VariationProblem {
         what: &'static str,
         /// How many.
         count: usize,
-        /// eBay's limit ([`variation_limits`]).
+        /// eBay's limit ([`variation_limits`](crate::variation_limits)).
         max: usize,
     },
     /// An axis also among the group's shared aspects: a name that varies cannot be shared.
