@@ -21,7 +21,7 @@ use support::*;
 const SELLER: &str = "fake_seller";
 
 /// `orders` with the fake's settings, its home (token store, feed state) in `home`.
-fn orders(fake: &FakeMarketplace, home: &Path) -> Command {
+pub(crate) fn orders(fake: &FakeMarketplace, home: &Path) -> Command {
     let mut cmd = common::clean_command(env!("CARGO_BIN_EXE_orders"));
     cmd.env("HOME", home)
         .env("XDG_CONFIG_HOME", home.join("config"))
@@ -33,7 +33,7 @@ fn orders(fake: &FakeMarketplace, home: &Path) -> Command {
     cmd
 }
 
-fn run(cmd: &mut Command) -> (Output, String, String) {
+pub(crate) fn run(cmd: &mut Command) -> (Output, String, String) {
     let output = cmd.output().unwrap();
     let (out, err) = common::output_text(&output);
     (output, out, err)
@@ -41,7 +41,7 @@ fn run(cmd: &mut Command) -> (Output, String, String) {
 
 /// The refresh-token file `consent` leaves in `home` (the default one), with the account
 /// `seller-1`'s consent to `scopes` (suffixes of the fake's `{base_url}/oauth/api_scope`).
-fn consent(fake: &FakeMarketplace, home: &Path, scopes: &[&str]) {
+pub(crate) fn consent(fake: &FakeMarketplace, home: &Path, scopes: &[&str]) {
     let path = home
         .join("config")
         .join("marketplace-toolkit")

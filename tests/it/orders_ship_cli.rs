@@ -5,56 +5,15 @@
 //! consent with only the read-only scope is refused before anything is sent.
 #![cfg(unix)]
 
-use crate::common;
-use crate::oauth_support as support;
-
 use std::os::unix::process::ExitStatusExt;
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
-use std::sync::Arc;
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use fake_marketplace::fulfillments::fulfillments_path;
 use fake_marketplace::{FakeMarketplace, Fault, FaultRule, TOKEN_PATH};
-use marketplace_client::oauth::{FileStore, ScopeSet, UserTokenProvider};
-use support::*;
 
-/// `orders` with the fake's settings, its home (token store) in `home`.
-fn orders(fake: &FakeMarketplace, home: &Path) -> Command {
-    let mut cmd = common::clean_command(env!("CARGO_BIN_EXE_orders"));
-    cmd.env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join("config"))
-        .env("XDG_STATE_HOME", home.join("state"))
-        .env("MARKETPLACE_BASE_URL", fake.base_url())
-        .env("MARKETPLACE_AUTH_URL", fake.auth_url())
-        .env("MARKETPLACE_CLIENT_ID", fake.client_id())
-        .env("MARKETPLACE_CLIENT_SECRET", fake.client_secret());
-    cmd
-}
-
-fn run(cmd: &mut Command) -> (Output, String, String) {
-    let output = cmd.output().unwrap();
-    let (out, err) = common::output_text(&output);
-    (output, out, err)
-}
-
-/// The default refresh-token file in `home` with the account `seller-1`'s consent to
-/// `scopes` (suffixes of the fake's `{base_url}/oauth/api_scope`).
-fn consent(fake: &FakeMarketplace, home: &Path, scopes: &[&str]) {
-    let path = home
-        .join("config")
-        .join("marketplace-toolkit")
-        .join("refresh-tokens.json");
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    let client = Arc::new(client(fake));
-    let request = client
-        .consent_request(&ScopeSet::new(scopes.iter().map(|s| fake.scope(s))))
-        .unwrap();
-    let code = request.complete(&consent_redirect(fake, &request)).unwrap();
-    UserTokenProvider::new(client, Arc::new(FileStore::new(path)), "seller-1")
-        .exchange_code(&code, request.scopes())
-        .unwrap();
-}
+// `orders`, its run and a seller's consent, as orders_cli.rs sets them up.
+use crate::orders_cli::{consent, orders, run};
 
 /// An order of `quantity` of one listing of the fake's seller: its id and its line item's.
 fn order_of(fake: &FakeMarketplace, quantity: u32) -> (String, String) {
