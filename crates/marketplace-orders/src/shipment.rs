@@ -111,7 +111,8 @@ pub struct Shipment {
     pub line_items: Vec<LineItemReference>,
     /// The carrier's eBay code.
     pub carrier: String,
-    /// The carrier's tracking number (alphanumeric).
+    /// The carrier's tracking number (alphanumeric; surrounding whitespace is set aside, and
+    /// a fulfillment whose number differs only in letter case is this one's).
     pub tracking_number: String,
     /// When the package was shipped (eBay's default: when eBay receives the call).
     pub shipped_date: Option<SystemTime>,
@@ -158,12 +159,8 @@ impl Shipment {
                 format!("the order id {:?} {reason}", self.order_id),
             );
         }
-        if self.tracking_number.is_empty()
-            || !self
-                .tracking_number
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric())
-        {
+        let tracking = self.tracking_number.trim();
+        if tracking.is_empty() || !tracking.chars().all(|c| c.is_ascii_alphanumeric()) {
             return invalid(
                 "trackingNumber",
                 format!(
@@ -206,10 +203,14 @@ impl Shipment {
         Ok(())
     }
 
-    /// Whether `fulfillment` is this shipment already made: the same tracking number, and
-    /// each line item named here in it (at least the quantity named, when eBay says one).
+    /// Whether `fulfillment` is this shipment already made: the same tracking number (as
+    /// [`same_tracking_number`] compares them), and each line item named here in it (at
+    /// least the quantity named, when eBay says one).
     fn made_as(&self, fulfillment: &ShippingFulfillment) -> bool {
-        fulfillment.shipment_tracking_number.as_deref() == Some(self.tracking_number.as_str())
+        fulfillment
+            .shipment_tracking_number
+            .as_deref()
+            .is_some_and(|theirs| same_tracking_number(theirs, &self.tracking_number))
             && self.line_items.iter().all(|wanted| {
                 fulfillment.line_items.iter().any(|has| {
                     has.line_item_id == wanted.line_item_id
@@ -220,6 +221,20 @@ impl Shipment {
                 })
             })
     }
+}
+
+/// Whether two tracking numbers are one, as `ship` looks for a fulfillment already made.
+///
+/// Neither eBay's API reference of createShippingFulfillment or getShippingFulfillments nor
+/// the Fulfillment API's OpenAPI description says how eBay compares tracking numbers: they
+/// say only that a tracking number is letters and digits ("Spaces, hyphens, and all other
+/// special characters are not supported"). So only what cannot make two numbers differ is
+/// set aside: surrounding whitespace, and the case of ASCII letters (carriers' numbers, such
+/// as UPS's `1Z…`, are printed upper case and typed either way), so that a rerun with
+/// `1z999…` finds the fulfillment made with `1Z999…` and posts nothing. Hyphens or spaces
+/// inside a number are not set aside: `check` refuses them before anything is sent.
+fn same_tracking_number(a: &str, b: &str) -> bool {
+    a.trim().eq_ignore_ascii_case(b.trim())
 }
 
 /// What [`Orders::ship`](crate::aio::Orders::ship) did.
@@ -331,7 +346,7 @@ impl Orders {
                     fulfillment_id: made
                         .fulfillment_id
                         .clone()
-                        .unwrap_or_else(|| shipment.tracking_number.clone()),
+                        .unwrap_or_else(|| shipment.tracking_number.trim().to_owned()),
                     created: false,
                 });
             }
@@ -344,7 +359,7 @@ impl Orders {
                 line_items,
                 shipped_date: shipped_date.clone(),
                 shipping_carrier_code: Some(shipment.carrier.clone()),
-                tracking_number: Some(shipment.tracking_number.clone()),
+                tracking_number: Some(shipment.tracking_number.trim().to_owned()),
             };
             match self.create_shipping_fulfillment(order_id, &details).await {
                 Ok(fulfillment_id) => {

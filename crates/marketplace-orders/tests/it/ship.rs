@@ -134,6 +134,37 @@ fn a_shipment_run_twice_is_made_once_and_fulfills_the_order() {
 }
 
 #[test]
+fn a_rerun_with_the_tracking_number_in_other_case_or_padded_finds_the_fulfillment_and_posts_nothing()
+ {
+    let fake = FakeMarketplace::new();
+    // Three bought, one shipped: a second POST would be taken and ship another one.
+    let (order_id, line) = order_of(&fake, 3);
+    let api = orders(&fake);
+    let first = api
+        .ship(&Shipment::new(&order_id, "UPS", "1Z999AA10123456784").line_item(&line, 1))
+        .unwrap();
+    assert!(first.created);
+    for typed in ["1z999aa10123456784", " 1Z999aa10123456784\t"] {
+        let again = api
+            .ship(&Shipment::new(&order_id, "UPS", typed).line_item(&line, 1))
+            .unwrap();
+        assert_eq!(
+            (again.created, again.fulfillment_id.as_str()),
+            (false, first.fulfillment_id.as_str()),
+            "{typed:?}"
+        );
+    }
+    assert_eq!(posts(&fake, &order_id), 1);
+    assert_eq!(fake.shipping_fulfillments(&order_id).len(), 1);
+    // Another number is another package.
+    let other = api
+        .ship(&Shipment::new(&order_id, "UPS", "1Z999AA10123456785").line_item(&line, 1))
+        .unwrap();
+    assert!(other.created);
+    assert_eq!(posts(&fake, &order_id), 2);
+}
+
+#[test]
 fn ebays_refusals_of_the_shipping_fulfillment_calls_are_typed() {
     let fake = FakeMarketplace::new();
     let (order_id, line) = order_of(&fake, 1);
