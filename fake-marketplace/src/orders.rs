@@ -102,6 +102,9 @@ impl StoredOrder {
 pub(crate) struct OrdersState {
     orders: Mutex<BTreeMap<String, StoredOrder>>,
     page_hook: Mutex<Option<PageHook>>,
+    /// Whether issueRefund lists a line item's refund in `paymentSummary.refunds` too
+    /// ([`FakeMarketplace::list_line_item_refunds_at_order_level`]).
+    pub(crate) line_refunds_at_order_level: std::sync::atomic::AtomicBool,
 }
 
 /// How a purchase's payment goes.

@@ -29,7 +29,9 @@
 //! * A refund accepted: 200 `{"refundId", "refundStatus": "PENDING"}` (eBay processes
 //!   refunds asynchronously), recorded on the order as getOrder shows it: an order-level
 //!   refund in `paymentSummary.refunds` (`refundId`, `refundStatus` `PENDING`, `amount`), a
-//!   line item's in its `refunds` (`refundId`, `amount`); `orderPaymentStatus` becomes
+//!   line item's in its `refunds` (`refundId`, `amount`; with
+//!   [`FakeMarketplace::list_line_item_refunds_at_order_level`] in `paymentSummary.refunds`
+//!   too, under the same `refundId`, counted once); `orderPaymentStatus` becomes
 //!   `PARTIALLY_REFUNDED` or, once everything paid is refunded, `FULLY_REFUNDED`; the order's
 //!   `lastModifiedDate` moves. [`FakeMarketplace::complete_refunds`] completes the pending
 //!   refunds (`REFUNDED`, `refundDate`, `refundReferenceId`).
@@ -37,6 +39,8 @@
 //! An answer lost after the refund is recorded (what a client must survive without refunding
 //! twice) is `Fault::CutOffBody` on the order's issue_refund path (the route runs, half its
 //! answer is sent), or `Fault::Delay` past the client's time-out.
+
+use std::sync::atomic::Ordering;
 
 use marketplaces::Marketplace;
 use serde_json::{Value, json};
@@ -115,6 +119,25 @@ fn format_cents(cents: u64) -> String {
 /// The cents of an `Amount` the fake wrote (0 when it has none).
 fn amount_cents(amount: &Value) -> u64 {
     amount["value"].as_str().and_then(cents).unwrap_or(0)
+}
+
+/// What was refunded of `order`: its order-level refunds and its line items' refunds, a line
+/// item's refund also listed at the order level (by its `refundId`) counted once.
+fn refunded_of_order(order: &Value) -> u64 {
+    let listed: Vec<&Value> = order["paymentSummary"]["refunds"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r.get("refundId"))
+        .collect();
+    let lines: Vec<Value> = order["lineItems"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|l| l["refunds"].as_array().cloned().unwrap_or_default())
+        .filter(|r| r.get("refundId").is_none_or(|id| !listed.contains(&id)))
+        .collect();
+    refunded(&order["paymentSummary"]["refunds"]) + refunded(&Value::Array(lines))
 }
 
 /// The sum of the refunds in `refunds` (an array of OrderRefund or LineItemRefund), failed
@@ -234,10 +257,7 @@ fn refund(
     let either = "Either orderLevelRefundAmount or refundItems must be specified.";
     let total = &order["pricingSummary"]["total"];
     let currency = total["currency"].as_str().unwrap_or("USD").to_owned();
-    let mut already = refunded(&order["paymentSummary"]["refunds"]);
-    for line in order["lineItems"].as_array().into_iter().flatten() {
-        already += refunded(&line["refunds"]);
-    }
+    let already = refunded_of_order(order);
     let remaining = amount_cents(total).saturating_sub(already);
     let asked = match (whole, items) {
         (Some(amount), None) => {
@@ -293,6 +313,15 @@ fn refund(
                     r.push(json!({"refundId": refund_id,
                         "amount": {"value": format_cents(amount), "currency": currency}}));
                 }
+            }
+            if state
+                .orders
+                .line_refunds_at_order_level
+                .load(Ordering::Relaxed)
+                && let Some(r) = order["paymentSummary"]["refunds"].as_array_mut()
+            {
+                r.push(json!({"refundId": refund_id, "refundStatus": "PENDING",
+                    "amount": {"value": format_cents(asked), "currency": currency}}));
             }
             asked
         }
@@ -399,6 +428,17 @@ impl FakeMarketplace {
 }
 
 impl FakeMarketplace {
+    /// With `on`, issueRefund lists a refund of line items in `paymentSummary.refunds` as
+    /// well as in each line item's `refunds`, under the same `refundId` (one entry of the
+    /// refund's whole amount), as getOrder may show it (eBay's `LineItemRefund.refundId`
+    /// and `OrderRefund.refundId` are the one id issueRefund answered). Off by default.
+    pub fn list_line_item_refunds_at_order_level(&self, on: bool) {
+        self.state()
+            .orders
+            .line_refunds_at_order_level
+            .store(on, Ordering::Relaxed);
+    }
+
     /// A refund of `value` (in the order's currency) of the whole order made by other means
     /// than issueRefund (a return's refund, Seller Hub), not yet issued: `PENDING`, with
     /// neither `refundId` nor `refundReferenceId` (eBay's getOrder: the reference "is not

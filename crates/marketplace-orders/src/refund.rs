@@ -9,7 +9,7 @@
 //! ([`OrdersError::Refund`], naming the field and what is wrong): an amount in another
 //! currency than the order's (`pricingSummary.total.currency`); more than the order's total
 //! minus what is already refunded (`paymentSummary.refunds` and every line item's `refunds`,
-//! failed ones left out); a line item's more than its `total` minus its refunds; a line item
+//! failed ones left out, a refund listed in both by one `refundId` counted once); a line item's more than its `total` minus its refunds; a line item
 //! that is not in the order. The request's own shape is checked before anything is sent
 //! ([`OrdersError::Invalid`]): a positive amount of at most two decimals, the whole order or
 //! line items (not both, not neither), a comment of at most 100 characters (the description's
@@ -510,10 +510,15 @@ fn check_against(order: &Order, request: &IssueRefundRequest) -> Result<(), (Str
         ));
     };
     let live = |status: &Option<String>| status.as_deref() != Some("FAILED");
-    let mut refunded: u64 = order
-        .payment_summary
-        .iter()
-        .flat_map(|s| &s.refunds)
+    let order_level = order.payment_summary.iter().flat_map(|s| &s.refunds);
+    // A refund listed at the order level and on its line item is one refund (getOrder may
+    // list a line item's refund in both `paymentSummary.refunds` and the line item's
+    // `refunds`, with the same `refundId`): counted once, at the order level.
+    let listed: HashSet<&str> = order_level
+        .clone()
+        .filter_map(|r| r.refund_id.as_deref())
+        .collect();
+    let mut refunded: u64 = order_level
         .filter(|r| live(&r.refund_status))
         .filter_map(|r| amount_cents(r.amount.as_ref()))
         .sum();
@@ -524,7 +529,13 @@ fn check_against(order: &Order, request: &IssueRefundRequest) -> Result<(), (Str
             .filter_map(|r| amount_cents(r.amount.as_ref()))
             .sum()
     };
-    refunded += (0..order.line_items.len()).map(line_refunded).sum::<u64>();
+    refunded += order
+        .line_items
+        .iter()
+        .flat_map(|l| &l.refunds)
+        .filter(|r| !r.refund_id.as_deref().is_some_and(|id| listed.contains(id)))
+        .filter_map(|r| amount_cents(r.amount.as_ref()))
+        .sum::<u64>();
     let left = paid.saturating_sub(refunded);
     let check_currency = |what: &str, amount: &SimpleAmount| {
         if amount.currency == currency {

@@ -278,3 +278,62 @@ fn a_uk_sellers_refund_is_signed_and_accepted_and_refused_unsigned() {
     );
     assert_eq!(fake.requests_to(&refund_path(&order_id)).len(), 2);
 }
+
+#[test]
+fn a_line_items_refund_listed_at_the_order_level_too_is_counted_once() {
+    let fake = FakeMarketplace::new();
+    // getOrder lists a line item's refund in paymentSummary.refunds and in the line item's
+    // refunds, under one refundId.
+    fake.list_line_item_refunds_at_order_level(true);
+    let (order_id, line) = sold(&fake, "EBAY_US", "20.00", 2);
+    let orders = orders(api(&fake));
+    let store = MemoryRefundStore::new();
+    let first = orders
+        .issue_refund(
+            &store,
+            "line",
+            &order_id,
+            &IssueRefundRequest::line_items(
+                RefundReason::ItemNotAsDescribed,
+                vec![RefundItem::new(&line, SimpleAmount::new("15.00", "USD"))],
+            ),
+        )
+        .unwrap();
+    let order = fake.order(&order_id).unwrap();
+    assert_eq!(
+        order["paymentSummary"]["refunds"][0]["refundId"],
+        first.refund_id.as_str()
+    );
+    assert_eq!(
+        order["lineItems"][0]["refunds"][0]["refundId"],
+        first.refund_id.as_str()
+    );
+    // 40.00 paid, 15.00 refunded (once): 25.00 is left, and refunded.
+    let rest = IssueRefundRequest::whole_order(
+        RefundReason::OtherAdjustment,
+        SimpleAmount::new("25.00", "USD"),
+    );
+    let issued = orders
+        .issue_refund(&store, "rest", &order_id, &rest)
+        .unwrap();
+    assert!(!issued.replayed);
+    assert_eq!(fake.requests_to(&refund_path(&order_id)).len(), 2);
+    assert_eq!(
+        fake.order(&order_id).unwrap()["orderPaymentStatus"],
+        "FULLY_REFUNDED"
+    );
+    // Nothing is left: a cent more is refused before sending, naming what was refunded.
+    let more = IssueRefundRequest::whole_order(
+        RefundReason::OtherAdjustment,
+        SimpleAmount::new("0.01", "USD"),
+    );
+    let refused = orders
+        .issue_refund(&store, "more", &order_id, &more)
+        .unwrap_err();
+    assert!(
+        matches!(&refused, OrdersError::Refund { what, reason }
+            if what == "orderLevelRefundAmount.value" && reason.contains("40.00 refunded")),
+        "{refused}"
+    );
+    assert_eq!(fake.requests_to(&refund_path(&order_id)).len(), 2);
+}
