@@ -25,7 +25,9 @@
 //!   the one enforced, as marketplace-orders checks it); more
 //!   than the order's total minus what was refunded: 400, 34915 ("The refund amount exceeds
 //!   order amount."); more than a line item's total minus its refunds: 409, 34924 ("The item
-//!   refund amount exceeds the item remaining amount.").
+//!   refund amount exceeds the item remaining amount."); while a refund of the order made by
+//!   other means ([`FakeMarketplace::refund_by_other_means`]) is still `PENDING`: 400, 34922
+//!   ("Refund can't be issued while previous refund is processing.").
 //! * A refund accepted: 200 `{"refundId", "refundStatus": "PENDING"}` (eBay processes
 //!   refunds asynchronously), recorded on the order as getOrder shows it: an order-level
 //!   refund in `paymentSummary.refunds` (`refundId`, `refundStatus` `PENDING`, `amount`), a
@@ -119,6 +121,20 @@ fn format_cents(cents: u64) -> String {
 /// The cents of an `Amount` the fake wrote (0 when it has none).
 fn amount_cents(amount: &Value) -> u64 {
     amount["value"].as_str().and_then(cents).unwrap_or(0)
+}
+
+/// Whether `order` has a refund made by other means than issueRefund (a return's refund,
+/// Seller Hub: [`FakeMarketplace::refund_by_other_means`]) still processing: `PENDING`,
+/// without a `refundId`. issueRefund refuses a refund of the order meanwhile (400, errorId
+/// 34922, "Refund can't be issued while previous refund is processing."). The fake's own
+/// issueRefund refunds, also `PENDING` until [`FakeMarketplace::complete_refunds`], do not
+/// hold the next one up: eBay's description does not say how long its processing lasts.
+fn processing_elsewhere(order: &Value) -> bool {
+    order["paymentSummary"]["refunds"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|r| r["refundStatus"] == json!("PENDING") && r.get("refundId").is_none())
 }
 
 /// What was refunded of `order`: its order-level refunds and its line items' refunds, a line
@@ -250,6 +266,12 @@ fn refund(
             34921,
             "The comment exceeds the length limit, please make sure it doesn't exceed 1000 \
              characters.",
+        ));
+    }
+    if processing_elsewhere(order) {
+        return Err(request_error(
+            34922,
+            "Refund can't be issued while previous refund is processing.",
         ));
     }
     let whole = body.get("orderLevelRefundAmount");

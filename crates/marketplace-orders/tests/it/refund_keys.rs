@@ -67,20 +67,19 @@ fn a_refund_by_other_means_given_a_reference_later_is_not_taken_for_the_keys_ref
 
     // A return's refund, pending, with neither refundId nor refundReferenceId yet.
     fake.refund_by_other_means(&order_id, "5.00").unwrap();
-    // eBay refuses issueRefund while that refund is processing (errorId 34922).
-    fake.fail_next(
-        &refund_path(&order_id),
-        Fault::Status {
-            status: 409,
-            body: json!({"errors": [{"errorId": 34922, "domain": "API_FULFILLMENT",
-                "category": "REQUEST",
-                "message": "Refund can't be issued while previous refund is processing."}]})
-            .to_string(),
-            headers: vec![("Content-Type".to_owned(), "application/json".to_owned())],
-        },
+    // eBay refuses issueRefund while that refund is processing (400, errorId 34922).
+    let refused = orders
+        .issue_refund(&store, "k-1", &order_id, &request)
+        .unwrap_err();
+    assert_eq!(
+        (
+            refused.status(),
+            refused.errors().first().map(|e| e.error.error_id)
+        ),
+        (Some(400), Some(34922)),
+        "{refused}"
     );
-    let refused = orders.issue_refund(&store, "k-1", &order_id, &request);
-    assert!(refused.is_err(), "{refused:?}");
+    assert_eq!(fake.requests_to(&refund_path(&order_id)).len(), 1);
     assert_eq!(order_level_refunds(&fake, &order_id).len(), 1);
 
     // The return's refund is issued: it now has a refundReferenceId (and still no refundId).
@@ -178,4 +177,42 @@ fn a_comment_of_100_characters_is_refunded_and_one_of_101_refused_by_client_and_
         .unwrap_err();
     assert_eq!((error.status(), error.error_id()), (Some(400), Some(34921)));
     assert_eq!(order_level_refunds(&fake, &order_id).len(), 1);
+}
+
+#[test]
+fn the_fake_refuses_issue_refund_with_34922_while_a_refund_by_other_means_is_processing() {
+    let fake = FakeMarketplace::new();
+    let order_id = sold(&fake);
+    let orders = orders(&fake);
+    let store = MemoryRefundStore::new();
+    let request = IssueRefundRequest::whole_order(
+        RefundReason::OtherAdjustment,
+        SimpleAmount::new("1.00", "USD"),
+    );
+    fake.refund_by_other_means(&order_id, "2.00").unwrap();
+    let refused = orders
+        .issue_refund(&store, "while-processing", &order_id, &request)
+        .unwrap_err();
+    // As the Fulfillment description lists it: 400, API_FULFILLMENT, REQUEST.
+    let error = &refused.errors().first().expect("eBay's error").error;
+    assert_eq!(
+        (
+            refused.status(),
+            error.error_id,
+            error.domain.as_deref(),
+            error.category.as_deref()
+        ),
+        (Some(400), 34922, Some("API_FULFILLMENT"), Some("REQUEST")),
+        "{refused}"
+    );
+    assert_eq!(order_level_refunds(&fake, &order_id).len(), 1);
+    // Once that refund is issued, the order is refunded.
+    fake.complete_refunds(&order_id).unwrap();
+    let issued = orders
+        .issue_refund(&store, "after-processing", &order_id, &request)
+        .unwrap();
+    assert_eq!(
+        order_level_refunds(&fake, &order_id)[1]["refundId"],
+        issued.refund_id.as_str()
+    );
 }
