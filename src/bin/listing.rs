@@ -1823,10 +1823,59 @@ fn stock_line(line: &str) -> Result<(String, u32, Option<String>), String> {
     })?;
     let price = match price {
         None | Some("") => None,
-        Some(p) if p.parse::<f64>().is_ok_and(|v| v > 0.0) => Some(p.to_owned()),
-        Some(p) => return Err(format!("the price {:?} is not above 0", escaped(p))),
+        Some(p) if is_price(p) => Some(p.to_owned()),
+        Some(p) => {
+            return Err(format!(
+                "SKU {}: the price {:?} is not an amount above 0 of at most 2 decimals \
+                 (4.50; no sign, exponent, inf or NaN)",
+                escaped(sku),
+                escaped(p)
+            ));
+        }
     };
     Ok((sku.to_owned(), quantity, price))
+}
+
+/// Whether `value` is a price bulkUpdatePriceQuantity's `Amount.value` takes: digits, at most
+/// two decimals after a point, above 0 (`4.50`, `12`); not `inf`, `NaN`, `1e3`, `-2` or
+/// `4.505`, which a float parse would let through.
+fn is_price(value: &str) -> bool {
+    let (whole, fraction) = value.split_once('.').unwrap_or((value, ""));
+    !whole.is_empty()
+        && fraction.len() <= 2
+        && (value.len() == whole.len() || !fraction.is_empty())
+        && whole
+            .bytes()
+            .chain(fraction.bytes())
+            .all(|b| b.is_ascii_digit())
+        && whole.bytes().chain(fraction.bytes()).any(|b| b != b'0')
+}
+
+/// The currency of `sku`'s published offers' prices (getOffers, read before the update),
+/// or why a price of it cannot be sent: none read (no published offer with a price, or the
+/// read failed) or a code that is not the currency of one of eBay's marketplaces.
+fn stock_currency(
+    state: &marketplace_listing::stock::StockState,
+    sku: &str,
+) -> Result<String, String> {
+    let currency = state
+        .get(sku)
+        .and_then(|s| s.offers.iter().find_map(|o| o.price.as_ref()))
+        .map(|p| p.currency.trim().to_owned())
+        .unwrap_or_default();
+    if currency.is_empty() {
+        return Err(
+            "no currency for its price: getOffers gave no published offer of it with a price"
+                .to_owned(),
+        );
+    }
+    if !Marketplace::ALL.iter().any(|m| m.currency() == currency) {
+        return Err(format!(
+            "its offers' currency {:?} is not one of eBay's marketplaces' currencies",
+            escaped(&currency)
+        ));
+    }
+    Ok(currency)
 }
 
 /// `listing stock --file FILE --account NAME`: the file read whole (a bad line: nothing sent,
@@ -1849,7 +1898,7 @@ fn stock_file(file: &Path, seller: &Seller) -> ExitCode {
             continue;
         }
         match stock_line(line) {
-            Ok(parsed) => lines.push(parsed),
+            Ok(parsed) => lines.push((n + 1, parsed)),
             Err(e) => {
                 bad += 1;
                 errln!("{}:{}: {e}", escaped(&file.display().to_string()), n + 1);
@@ -1868,21 +1917,34 @@ fn stock_file(file: &Path, seller: &Seller) -> ExitCode {
         }
     };
     let mut state = StockState::default();
-    let skus: Vec<&str> = lines.iter().map(|(s, _, _)| s.as_str()).collect();
-    // Read first for the offers' currency; a SKU that does not read is read again, and
-    // reported, by update_stock.
+    let skus: Vec<&str> = lines.iter().map(|(_, (s, _, _))| s.as_str()).collect();
+    // Read first for the offers' currency; a SKU without a price that does not read is read
+    // again, and reported, by update_stock. A price without a known currency is never sent
+    // (not as ""): the file is refused, nothing sent.
     let _ = inventory.read_stock(&skus, &mut state);
     let mut update = StockUpdate::new();
-    for (sku, quantity, price) in &lines {
+    for (n, (sku, quantity, price)) in &lines {
         update.set_quantity(sku, *quantity);
         if let Some(price) = price {
-            let currency = state
-                .get(sku)
-                .and_then(|s| s.offers.iter().find_map(|o| o.price.as_ref()))
-                .map(|p| p.currency.clone())
-                .unwrap_or_default();
-            update.set_price(sku, price, &currency);
+            match stock_currency(&state, sku) {
+                Ok(currency) => {
+                    update.set_price(sku, price, &currency);
+                }
+                Err(why) => {
+                    bad += 1;
+                    errln!(
+                        "{}:{n}: SKU {}: the price {:?} not sent: {why}",
+                        escaped(&file.display().to_string()),
+                        escaped(sku),
+                        escaped(price)
+                    );
+                }
+            }
         }
+    }
+    if bad > 0 {
+        errln!("{bad} line(s) refused; nothing was sent");
+        return ExitCode::FAILURE;
     }
     let report = inventory.update_stock(&update, &mut state, &MemoryRevisions::default());
     let failed = report.failed;

@@ -2260,3 +2260,56 @@ fn listing_stock_reads_no_snapshots_directory() {
     assert!(stdout.contains("CSV-9: updated\n"), "{stdout}");
     assert!(!stderr.contains("snapshots"), "{stderr}");
 }
+
+/// `listing stock`: a price that is not an amount above 0 of at most two decimals (`inf`,
+/// `NaN`, `1e3`, a negative one, three decimals), or one whose SKU's offers give no currency,
+/// refuses the file, each named by file, line, SKU and value; nothing is sent (no price goes
+/// out with an empty currency).
+#[test]
+fn listing_stock_refuses_a_price_not_in_two_decimals_or_without_a_currency_naming_line_sku_and_value()
+ {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store(&fake, &store, "seller-1");
+    let seller = fake.user().username;
+    fake.add_listing(&seller, "CSV-1", 10, "5.00");
+    let stock = |text: &str| {
+        let file = write(home.path(), "stock.csv", text);
+        run(listing(&fake, home.path())
+            .args(["stock", "--account", "seller-1", "--store"])
+            .arg(&store)
+            .arg("--file")
+            .arg(&file))
+    };
+    let (output, _, stderr) = stock(
+        "sku,quantity,price\nCSV-1,1,inf\nCSV-1,1,NaN\nCSV-1,1,1e3\nCSV-1,1,-2\nCSV-1,1,4.505\n",
+    );
+    assert!(!output.status.success());
+    for (line, value) in [(2, "inf"), (3, "NaN"), (4, "1e3"), (5, "-2"), (6, "4.505")] {
+        assert!(
+            stderr.contains(&format!(
+                "stock.csv:{line}: SKU CSV-1: the price \"{value}\" is not an amount above 0 of \
+                 at most 2 decimals"
+            )),
+            "{value}: {stderr}"
+        );
+    }
+    assert!(
+        stderr.contains("5 line(s) refused; nothing was sent"),
+        "{stderr}"
+    );
+
+    // CSV-9 has no published offer: its price would have no currency.
+    let (output, _, stderr) = stock("sku,quantity,price\nCSV-1,3,4.50\nCSV-9,1,3.00\n");
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains("stock.csv:3: SKU CSV-9: the price \"3.00\" not sent: no currency"),
+        "{stderr}"
+    );
+    assert!(
+        fake.requests_to("/sell/inventory/v1/bulk_update_price_quantity")
+            .is_empty(),
+        "nothing sent"
+    );
+}
