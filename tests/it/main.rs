@@ -23,6 +23,7 @@ mod taxonomy_support;
 mod account_contract;
 mod aio;
 mod aio_decode;
+mod analytics_contract;
 mod answers_serialize;
 mod api_request;
 mod aspects;
