@@ -17,8 +17,11 @@
 //!   enable for variations (`aspectEnabledForVariations` false in getItemAspectsForCategory's
 //!   answer; an aspect the category does not name is a custom axis and taken), a variant
 //!   without exactly one value of an axis among that axis's values, two variants with the same
-//!   combination of values, variants of different categories, formats or policies. eBay's
-//!   description gives none of these group refusals an id of its own: the fake answers the
+//!   combination of values, variants of different categories, formats or policies; a category
+//!   whose listing-structure policy takes no variations (`variationsSupported` false) is
+//!   25005 ("Invalid category. {additionalInfo}": the closest id eBay documents for the call,
+//!   none naming variations). eBay's description gives none of the other group refusals an
+//!   id of its own: the fake answers the
 //!   call's user error, errorId 25002 ("Any User error. {additionalInfo}"), with an
 //!   `additionalInfo` that is the fake's own text, labelled so. A published group keeps its
 //!   listing id on every later publish; every variant's offer is then `PUBLISHED` with that
@@ -255,6 +258,9 @@ fn group_error(
         .as_str()
         .and_then(|c| c.trim().parse::<u32>().ok())
         .unwrap_or_default();
+    if let Some(refused) = without_variations(state, first_offer, category) {
+        return Some(refused);
+    }
     let rules = crate::taxonomy::item_aspects_of(state, category);
     for (name, _) in &specifications {
         let rule = rules["aspects"].as_array().into_iter().flatten().find(|r| {
@@ -299,6 +305,33 @@ fn group_error(
         }
     }
     None
+}
+
+/// The refusal of a group whose category's listing-structure policy says it takes no
+/// variations (getListingStructurePolicies' `variationsSupported` false, as the fake answers
+/// it: `FakeMarketplace::set_variations_supported`, else its made-up policy). eBay's Inventory
+/// description documents no error id of publishOfferByInventoryItemGroup for exactly this:
+/// the closest documented one is 25005, "Invalid category. {additionalInfo}", answered with
+/// the fake's own `additionalInfo`.
+fn without_variations(state: &FakeState, offer: &Value, category: u32) -> Option<(u16, Value)> {
+    let site = offer["marketplaceId"]
+        .as_str()
+        .and_then(marketplaces::Marketplace::from_inventory_marketplace_id)?;
+    let tree = state.taxonomy.tree(site).ok()?;
+    if crate::metadata::variations_supported_of(state, site, &tree, category) != Some(false) {
+        return None;
+    }
+    let info = format!(
+        "The category {category} does not support listings with variations (variationsSupported is false)."
+    );
+    Some((
+        400,
+        error_value(
+            25005,
+            &format!("Invalid category. {info}"),
+            &[("additionalInfo", &info)],
+        ),
+    ))
 }
 
 /// publishOfferByInventoryItemGroup's work: the listing id, or eBay's error.

@@ -371,6 +371,18 @@ fn scan_run(
     let mut by_sku: HashMap<String, Vec<usize>> = HashMap::new();
     let mut marketplaces = BTreeSet::new();
     for (i, path) in files.iter().enumerate() {
+        if let (Some(catalog), Some(Ok(group))) = (catalog, read_group_file(path)) {
+            // A group that passes the check: its variants' marketplaces.
+            if check_group(&group, catalog, &HashSet::new()).is_empty() {
+                marketplaces.extend(
+                    group
+                        .variants
+                        .iter()
+                        .filter_map(|v| Marketplace::from_marketplace_id(&v.offer.marketplace_id)),
+                );
+            }
+            continue;
+        }
         if let Ok(listing) = read_listing(path) {
             if catalog.is_some_and(|catalog| check(&listing, catalog).is_empty()) {
                 marketplaces.extend(Marketplace::from_marketplace_id(
@@ -504,7 +516,7 @@ fn read_listing_file(
     }
     if is_group(&bytes) {
         return Err(
-            "is a group of variations ({\"inventoryItemGroup\": …, \"variants\": […]}): `listing check` checks it; publishing a group is not done yet".into(),
+            "is a group of variations ({\"inventoryItemGroup\": …, \"variants\": […]}), not a single listing".into(),
         );
     }
     let listing = serde_json::from_slice(&bytes).map_err(|e| {
@@ -764,9 +776,35 @@ fn publish_files(
     // Before any write: what the seller has (policies, locations), asked once for the run
     // (nothing when no file passes the check: nothing would be sent).
     let facts = SellerFacts::ask(reads, account, &marketplaces, &print);
+    // The run's single-SKU listings: a group's variant may not be one of them (check_group).
+    let single_skus = single_skus(files);
     for (done, path) in files.iter().enumerate() {
         if let Some(bar) = &bar {
             bar.inc(1);
+        }
+        if let Some(group) = read_group_file(path) {
+            // The single listings read before it are published first: files are reported in
+            // their order, and a group is a chunk of its own (its calls are the group's).
+            if !chunk.is_empty() {
+                let sent = std::mem::take(&mut chunk);
+                if let Some(outage) =
+                    publish_chunk(inventory, sent, source, dry_run, &mut report, &print)
+                {
+                    stopped = Some((outage, done));
+                    break;
+                }
+            }
+            let run = GroupRun {
+                single_skus: &single_skus,
+                facts: &facts,
+                source,
+                dry_run,
+            };
+            if let Some(outage) = run.publish(inventory, path, group, &mut report, &print) {
+                stopped = Some((outage, done + 1));
+                break;
+            }
+            continue;
         }
         let read = match conflicts.remove(&done) {
             Some(conflict) => Err(Skipped::Refused {
@@ -1057,6 +1095,153 @@ fn publish_chunk(
     }
     report_unreadable(report, usize::MAX);
     outage.map(|(outage, _, account)| (outage, account))
+}
+
+/// The SKUs of the run's single-SKU listing files (group files left out).
+fn single_skus(files: &[PathBuf]) -> HashSet<String> {
+    files
+        .iter()
+        .filter(|path| read_group_file(path).is_none())
+        .filter_map(|path| read_listing(path).ok())
+        .map(|listing| listing.offer.sku)
+        .collect()
+}
+
+/// What `publish` needs to publish a group file: the run's single SKUs, the seller's facts,
+/// the catalog, and whether the run is a dry run.
+struct GroupRun<'a> {
+    single_skus: &'a HashSet<String>,
+    facts: &'a SellerFacts,
+    source: &'a Source,
+    dry_run: bool,
+}
+
+impl GroupRun<'_> {
+    /// Publishes one group file (`{"inventoryItemGroup": …, "variants": […]}`): check_group
+    /// and the seller's facts of every variant first (a problem: printed as `check` prints
+    /// it, nothing sent), then publish_group_with (getInventoryItemGroup, the variants' items
+    /// and offers, createOrReplaceInventoryItemGroup, publishOfferByInventoryItemGroup),
+    /// printing `FILE: listing ID (group KEY, N variants)`. A dry run sends nothing for a
+    /// group and says what publishing would call. The outage (and the account that must
+    /// consent) when the failure concerns every file: the run stops.
+    fn publish(
+        &self,
+        inventory: &Inventory,
+        path: &Path,
+        read: Result<GroupListing, String>,
+        report: &mut Report,
+        print: &dyn Fn(&str, bool),
+    ) -> Option<(Outage, Option<String>)> {
+        let name = escaped(&path.display().to_string()).into_owned();
+        let group = match read {
+            Ok(group) => group,
+            Err(e) => {
+                print(&format!("{name}: {}", escaped(&e)), true);
+                report.file(path, None, "unreadable", &[], &[json!({"message": e})]);
+                return None;
+            }
+        };
+        let key = group.inventory_item_group.inventory_item_group_key.clone();
+        let catalog = &*self.source.catalog;
+        let mut problems: Vec<(String, String)> = check_group(&group, catalog, self.single_skus)
+            .iter()
+            .map(|p| {
+                let text = p.to_string();
+                let message = text
+                    .strip_prefix(&format!("{}: ", p.field))
+                    .map_or_else(|| text.clone(), str::to_owned);
+                (p.field.clone(), message)
+            })
+            .collect();
+        for (i, variant) in group.variants.iter().enumerate() {
+            for (field, message) in self.facts.problems(variant) {
+                problems.push((format!("variants[{i}].{field}"), message));
+            }
+        }
+        if !problems.is_empty() {
+            let mut listed = Vec::new();
+            for (field, message) in problems {
+                print(&format!("{name}: {field}: {}", escaped(&message)), true);
+                listed.push(json!({"field": field, "message": message}));
+            }
+            report.file(path, key.as_deref(), "refused", &listed, &[]);
+            return None;
+        }
+        let key = key.unwrap_or_default();
+        let variants = group.variants.len();
+        if self.dry_run {
+            let line = format!(
+                "{name}: group {key}: publish {variants} variants as one listing (a dry run of a group sends nothing: getInventoryItemGroup, the variants' items and offers, createOrReplaceInventoryItemGroup, publishOfferByInventoryItemGroup)"
+            );
+            print(&escaped(&line), true);
+            report.file(path, Some(&key), "planned", &[], &[]);
+            return None;
+        }
+        match inventory.publish_group_with(&group, catalog) {
+            Ok(p) => {
+                let removed = if p.removed.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; removed from the listing: {}",
+                        escaped(&p.removed.join(", "))
+                    )
+                };
+                print(
+                    &format!(
+                        "{name}: listing {} (group {}, {variants} variants){removed}",
+                        escaped(&p.listing_id),
+                        escaped(&p.inventory_item_group_key),
+                    ),
+                    true,
+                );
+                let offers: Vec<_> = p
+                    .offers
+                    .iter()
+                    .map(|(sku, id)| json!({"sku": sku, "offerId": id}))
+                    .collect();
+                report.line(
+                    "published",
+                    json!({
+                        "file": path.display().to_string(), "sku": key, "offerId": null,
+                        "listingId": p.listing_id, "status": "published",
+                        "inventoryItemGroupKey": p.inventory_item_group_key,
+                        "offers": offers, "removed": p.removed, "problems": [], "errors": [],
+                    }),
+                );
+                None
+            }
+            Err(ListingError::Refused(problems)) => {
+                let mut listed = Vec::new();
+                for p in &problems.0 {
+                    let text = p.to_string();
+                    print(&format!("{name}: {}", escaped(&text)), true);
+                    let message = text
+                        .strip_prefix(&format!("{}: ", p.field))
+                        .unwrap_or(&text);
+                    listed.push(json!({"field": p.field, "message": message}));
+                }
+                report.file(path, Some(&key), "refused", &listed, &[]);
+                None
+            }
+            Err(e) => {
+                print(
+                    &format!("{name}: not published: {}", escaped(&e.to_string())),
+                    false,
+                );
+                let mut errors: Vec<serde_json::Value> = e
+                    .errors()
+                    .iter()
+                    .map(|x| json!({"errorId": x.error.error_id, "message": x.error.message}))
+                    .collect();
+                if errors.is_empty() {
+                    errors.push(json!({"message": e.to_string()}));
+                }
+                report.file(path, Some(&key), "failed", &[], &errors);
+                Outage::of(&e).map(|outage| (outage, account_needing_consent(&e)))
+            }
+        }
+    }
 }
 
 /// A file of a chunk that is not sent.

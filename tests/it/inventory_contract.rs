@@ -42,11 +42,10 @@ const CALLED: [(&str, Option<&str>); 16] = [
     ("bulkUpdatePriceQuantity", Some("BulkPriceQuantity")),
 ];
 
-/// The operations `publish_group` calls (the inventory item group calls, and deleteOffer for a
-/// variant removed), documented and served, run against the fake by
-/// crates/marketplace-listing/tests/it/group_publish.rs, but whose requests and answers are
-/// not yet held to the description by `every_request_and_answer_of_the_calls_is_documented`
-/// (open: the group calls' contract test).
+/// The operations `publish_group` calls beyond [`CALLED`] (the inventory item group calls,
+/// and deleteOffer for a variant removed), with the schema of their request body: their
+/// requests and answers are held to the description by
+/// `every_request_and_answer_of_the_group_calls_is_documented`.
 const CALLED_BY_GROUPS: [(&str, Option<&str>); 6] = [
     (
         "createOrReplaceInventoryItemGroup",
@@ -130,7 +129,6 @@ fn every_operation_called_is_documented_and_served() {
 #[test]
 fn every_request_and_answer_of_the_calls_is_documented() {
     let doc = document();
-    let ops = doc.operations();
     let fake = FakeMarketplace::new();
     let inventory = inventory(&fake);
     let listing = |sku: &str| {
@@ -210,6 +208,146 @@ fn every_request_and_answer_of_the_calls_is_documented() {
             .is_empty()
     );
 
+    let seen = held_to_description(&doc, &fake, &CALLED);
+    for (id, _) in CALLED {
+        assert!(seen.contains(id), "{id} was not exercised");
+    }
+}
+
+/// The group calls (createOrReplaceInventoryItemGroup, getInventoryItemGroup,
+/// deleteInventoryItemGroup, publishOfferByInventoryItemGroup,
+/// withdrawOfferByInventoryItemGroup, deleteOffer) of the 20-variant graphics-card group,
+/// each answered with success and with the errors the fake gives them (25705 no such group,
+/// 25725 nothing live, 25703 a SKU of another group, 25702 a SKU without an inventory item,
+/// 25005 a category without variations, 25713 an offer gone): every request and answer
+/// documented. An error body is asked again after the calls (the fake records answers without
+/// their bodies), so each fake ends in a state that gives every error it answered again: the
+/// deletions run on a second fake.
+#[test]
+fn every_request_and_answer_of_the_group_calls_is_documented() {
+    let doc = document();
+    let called: Vec<(&str, Option<&str>)> =
+        CALLED.iter().chain(&CALLED_BY_GROUPS).copied().collect();
+    let us = Marketplace::Us;
+
+    // The reads, publishing, withdrawing and the refusals.
+    let fake = FakeMarketplace::new();
+    let inventory = inventory(&fake);
+    assert_eq!(inventory.get_inventory_item_group("NONE").unwrap(), None);
+    assert_eq!(
+        error_id(inventory.delete_inventory_item_group("NONE")),
+        25705
+    );
+    assert_eq!(
+        error_id(inventory.publish_offer_by_inventory_item_group("NONE", us)),
+        25705
+    );
+    let (sent, _) = group_with_offers(&fake, &inventory);
+    inventory
+        .create_or_replace_inventory_item_group(GROUP_KEY, us, &sent)
+        .unwrap();
+    assert!(
+        inventory
+            .get_inventory_item_group(GROUP_KEY)
+            .unwrap()
+            .is_some()
+    );
+    inventory
+        .publish_offer_by_inventory_item_group(GROUP_KEY, us)
+        .unwrap();
+    inventory
+        .withdraw_offer_by_inventory_item_group(GROUP_KEY, us)
+        .unwrap();
+    assert_eq!(
+        error_id(inventory.withdraw_offer_by_inventory_item_group(GROUP_KEY, us)),
+        25725
+    );
+    let mut other = sent.clone();
+    other.variant_skus.truncate(1);
+    assert_eq!(
+        error_id(inventory.create_or_replace_inventory_item_group("OTHER", us, &other)),
+        25703
+    );
+    other.variant_skus = vec!["NO-ITEM".into()];
+    assert_eq!(
+        error_id(inventory.create_or_replace_inventory_item_group("OTHER", us, &other)),
+        25702
+    );
+    fake.set_variations_supported(us, 27386, Some(false));
+    assert_eq!(
+        error_id(inventory.publish_offer_by_inventory_item_group(GROUP_KEY, us)),
+        25005
+    );
+    let mut seen = held_to_description(&doc, &fake, &called);
+
+    // A variant's offer deleted (and again: 25713), then the group.
+    let fake = FakeMarketplace::new();
+    let inventory = fake_inventory::inventory(&fake);
+    let (sent, offers) = group_with_offers(&fake, &inventory);
+    inventory
+        .create_or_replace_inventory_item_group(GROUP_KEY, us, &sent)
+        .unwrap();
+    inventory
+        .publish_offer_by_inventory_item_group(GROUP_KEY, us)
+        .unwrap();
+    inventory.delete_offer(&offers[19]).unwrap();
+    assert_eq!(error_id(inventory.delete_offer(&offers[19])), 25713);
+    inventory.delete_inventory_item_group(GROUP_KEY).unwrap();
+    seen.extend(held_to_description(&doc, &fake, &called));
+    for (id, _) in CALLED_BY_GROUPS {
+        assert!(seen.contains(id), "{id} was not exercised");
+    }
+}
+
+/// The graphics-card group's key (tests/fixtures/listings/graphics-cards-group.json).
+const GROUP_KEY: &str = "GPU-RADEON-6450";
+
+/// The graphics-card group's variants' inventory items and offers created on `fake`: the
+/// group as createOrReplaceInventoryItemGroup sends it, and the offers' ids.
+fn group_with_offers(
+    fake: &FakeMarketplace,
+    inventory: &marketplace_listing::blocking::Inventory,
+) -> (marketplace_listing::InventoryItemGroup, Vec<String>) {
+    fake.add_inventory_location("warehouse-1");
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/listings/graphics-cards-group.json"),
+    )
+    .unwrap();
+    let group: marketplace_listing::GroupListing = serde_json::from_str(&text).unwrap();
+    let mut offers = Vec::new();
+    for v in &group.variants {
+        inventory
+            .create_or_replace_inventory_item(&v.offer.sku, Marketplace::Us, &v.inventory_item)
+            .unwrap();
+        offers.push(inventory.create_offer(&v.offer).unwrap());
+    }
+    let mut sent = group.inventory_item_group;
+    sent.inventory_item_group_key = None;
+    (sent, offers)
+}
+
+/// The error id of a refused call's first error.
+fn error_id<T: std::fmt::Debug>(result: Result<T, marketplace_listing::ListingError>) -> u32 {
+    let e = result.unwrap_err();
+    e.errors()
+        .first()
+        .unwrap_or_else(|| panic!("no error id: {e:?}"))
+        .error
+        .error_id
+}
+
+/// Every request `fake` received on the Inventory API and its answer held to eBay's
+/// description: a documented operation, its required headers, the body of each operation of
+/// `called` that has a schema conforming to it, a documented status, and each error id of an
+/// error answer documented for that operation and status with its domain and category
+/// (except the [`DEPARTURES`]). The operations seen.
+fn held_to_description(
+    doc: &Document,
+    fake: &FakeMarketplace,
+    called: &[(&str, Option<&str>)],
+) -> std::collections::BTreeSet<String> {
+    let ops = doc.operations();
     let requests: Vec<_> = fake
         .requests()
         .into_iter()
@@ -238,19 +376,17 @@ fn every_request_and_answer_of_the_calls_is_documented() {
                 );
             }
         }
-        if let Some((_, Some(schema))) = CALLED.iter().find(|(id, _)| *id == op.id) {
+        if let Some((_, Some(schema))) = called.iter().find(|(id, _)| *id == op.id) {
             let body: Value = serde_json::from_slice(&request.body).unwrap();
-            // The description types `Product.aspects` as a string; eBay's reference and its
-            // samples send the object `{"Brand": ["Dell"]}` (what eBay takes), so that one
-            // field is not held to it.
+            // The description types `Product.aspects` (and `InventoryItemGroup.aspects`) as a
+            // string; eBay's reference and its samples send the object `{"Brand": ["Dell"]}`
+            // (what eBay takes), so that one field is not held to it.
             let found: Vec<String> = doc
                 .conformance(&body, schema)
                 .into_iter()
                 .filter(|p| {
-                    !p.split(':')
-                        .next()
-                        .unwrap_or_default()
-                        .ends_with("/product/aspects")
+                    let at = p.split(':').next().unwrap_or_default();
+                    !(at.ends_with("/product/aspects") || at == "/aspects")
                 })
                 .collect();
             assert_eq!(found, Vec::<String>::new(), "{}", op.id);
@@ -258,7 +394,7 @@ fn every_request_and_answer_of_the_calls_is_documented() {
         let departure = |id: u32| DEPARTURES.contains(&(op.id.as_str(), answer.status, id));
         if answer.status >= 400 {
             // The error body: documented ids with their domain and category.
-            let body = fake_error_body(&fake, request);
+            let body = fake_error_body(fake, request);
             for e in body["errors"].as_array().unwrap() {
                 let id = e["errorId"].as_u64().unwrap() as u32;
                 if departure(id) {
@@ -286,9 +422,7 @@ fn every_request_and_answer_of_the_calls_is_documented() {
             );
         }
     }
-    for (id, _) in CALLED {
-        assert!(seen.contains(id), "{id} was not exercised");
-    }
+    seen
 }
 
 /// The error body the fake answers `request` (sent again: the fake's answers are recorded

@@ -68,7 +68,7 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 }
 
 /// `listing` with the fake's settings (so that anything it sent would reach the fake).
-fn listing(fake: &FakeMarketplace, home: &Path) -> Command {
+pub(crate) fn listing(fake: &FakeMarketplace, home: &Path) -> Command {
     let mut cmd = common::clean_command(env!("CARGO_BIN_EXE_listing"));
     cmd.env("HOME", home)
         .env("XDG_CONFIG_HOME", home.join("config"))
@@ -79,7 +79,7 @@ fn listing(fake: &FakeMarketplace, home: &Path) -> Command {
     cmd
 }
 
-fn run(cmd: &mut Command) -> (Output, String, String) {
+pub(crate) fn run(cmd: &mut Command) -> (Output, String, String) {
     let output = cmd.output().unwrap();
     let (out, err) = common::output_text(&output);
     (output, out, err)
@@ -87,7 +87,7 @@ fn run(cmd: &mut Command) -> (Output, String, String) {
 
 /// A refresh-token file with `account`'s consent on the fake, as `consent` leaves it: the
 /// consent page visited, the code exchanged, the token stored.
-fn consented_store(fake: &FakeMarketplace, path: &Path, account: &str) -> String {
+pub(crate) fn consented_store(fake: &FakeMarketplace, path: &Path, account: &str) -> String {
     consented_store_with(fake, path, account, &["/sell.inventory"])
 }
 

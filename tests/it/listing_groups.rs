@@ -16,7 +16,7 @@ fn fixture(path: &str) -> PathBuf {
 
 /// A snapshots directory: the committed US tree, and 27386's answer pinned as `snapshot
 /// aspects pin` writes it.
-fn snapshots_with_graphics_cards(dir: &Path) {
+pub(crate) fn snapshots_with_graphics_cards(dir: &Path) {
     std::fs::create_dir_all(dir.join("pinned")).unwrap();
     std::fs::copy(
         common::snapshots_dir().join("EBAY_US.json"),

@@ -49,6 +49,7 @@ mod item_conditions;
 mod listing_cards;
 mod listing_cli;
 mod listing_groups;
+mod listing_publish_group;
 mod metadata_contract;
 mod module_cycles;
 mod mutation;

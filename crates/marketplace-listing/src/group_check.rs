@@ -30,7 +30,8 @@ const GROUP: &str = "inventoryItemGroup";
 /// trees and rules, or a `--dir`'s); `single_skus`: the SKUs of the run's single-SKU listings
 /// (a SKU may not be both).
 ///
-/// Each variant is checked as a listing is ([`check`](crate::check): SKU, quantity, price,
+/// The group needs its `inventoryItemGroupKey` (createOrReplaceInventoryItemGroup's path
+/// parameter). Each variant is checked as a listing is ([`check`](crate::check): SKU, quantity, price,
 /// condition against the category's policy, …), its title, description and pictures coming
 /// from the group; its aspects (the group's shared ones and its own) against the category's
 /// rules, once per distinct set of its own aspects; then the group: each axis an aspect
@@ -48,6 +49,13 @@ pub fn check_group(
     let mut p = Vec::new();
     let g = &group.inventory_item_group;
 
+    // The group's key: the path parameter of createOrReplaceInventoryItemGroup and the
+    // `inventoryItemGroupKey` of publishOfferByInventoryItemGroup, so required.
+    missing_text(
+        &mut p,
+        "inventoryItemGroup.inventoryItemGroupKey",
+        g.inventory_item_group_key.as_deref(),
+    );
     // The group's own fields: what becomes the listing's title, description and pictures.
     missing_text(&mut p, "inventoryItemGroup.title", g.title.as_deref());
     too_long(

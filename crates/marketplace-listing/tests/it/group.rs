@@ -184,6 +184,28 @@ fn a_good_20_variant_group_passes() {
 }
 
 #[test]
+fn a_group_without_an_inventory_item_group_key_is_refused_naming_the_field() {
+    for key in [Value::Null, json!(""), json!("  ")] {
+        let mut g = group_json();
+        match &key {
+            Value::Null => {
+                g["inventoryItemGroup"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("inventoryItemGroupKey");
+            }
+            given => g["inventoryItemGroup"]["inventoryItemGroupKey"] = given.clone(),
+        }
+        let p = check(&g);
+        assert_eq!(
+            at(&p, "inventoryItemGroup.inventoryItemGroupKey"),
+            &ProblemKind::Missing,
+            "{key}"
+        );
+    }
+}
+
+#[test]
 fn an_axis_not_enabled_for_variations_is_refused_naming_it() {
     let mut g = group_json();
     // Memory Type: an aspect of the category with aspectEnabledForVariations false.

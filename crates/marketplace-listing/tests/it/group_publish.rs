@@ -209,6 +209,28 @@ fn user_error_text(e: &ListingError) -> String {
 }
 
 #[test]
+fn publish_by_group_refuses_a_category_whose_structure_policy_takes_no_variations() {
+    let fake = FakeMarketplace::new();
+    // getListingStructurePolicies: 27386 takes no variations (the check here does not know).
+    fake.set_variations_supported(Marketplace::Us, 27386, Some(false));
+    let e = publish(&fake, &group()).unwrap_err();
+    let error = &e.errors()[0].error;
+    // 25005 "Invalid category. {additionalInfo}": the closest id eBay's description documents
+    // for publishOfferByInventoryItemGroup.
+    assert_eq!(error.error_id, 25005, "{e:?}");
+    assert!(
+        error
+            .message
+            .contains("does not support listings with variations"),
+        "{e}"
+    );
+    let published = fake
+        .answers_to(&format!("{V1}/offer/publish_by_inventory_item_group"))
+        .len();
+    assert_eq!(published, 1, "refused by publishOfferByInventoryItemGroup");
+}
+
+#[test]
 fn publish_by_group_refuses_an_axis_not_enabled_for_variations() {
     let e = refused_after(|inventory, group| {
         let g = &mut group.inventory_item_group;
