@@ -124,6 +124,70 @@ pub struct SiteTables {
     /// Per position (as `ids`), the number of its policy in `condition_policies`, or the
     /// width's maximum: no known policy. Empty without a file.
     condition_index: ConditionIndex,
+    /// Where the listing-structure policies (getListingStructurePolicies) were taken from
+    /// (the file's `source`); `None`: the site has no listing-structure file.
+    structure_source: Option<&'static str>,
+    /// One bit a position (as `ids`; bit `pos % 64` of word `pos / 64`): the leaf takes
+    /// variations (`variationsSupported: true`). Empty without a file
+    /// (`taxonomy_codegen::codegen::structure_source`).
+    variations: &'static [u64],
+    /// The leaves the file does not name (not known).
+    variations_unknown: UnknownLeaves,
+}
+
+/// [`SiteTables::variations_unknown`]: the leaves a listing-structure file does not name, in
+/// the smaller of two forms (`taxonomy_codegen::codegen::structure_source`).
+#[allow(
+    dead_code,
+    reason = "the generated tables construct `Bits` only for a file that leaves many leaves out"
+)]
+enum UnknownLeaves {
+    /// Their positions, sorted: four bytes a leaf left out.
+    Positions(&'static [u32]),
+    /// One bit a position (as `SiteTables::variations`), set for a leaf left out.
+    Bits(&'static [u64]),
+}
+
+impl UnknownLeaves {
+    /// Whether the leaf at `pos` is left out.
+    #[inline]
+    const fn contains(&self, pos: u32) -> bool {
+        match *self {
+            UnknownLeaves::Bits(words) => {
+                let i = pos as usize;
+                i / 64 < words.len() && (words[i / 64] >> (i % 64)) & 1 == 1
+            }
+            UnknownLeaves::Positions(table) => {
+                let (mut lo, mut hi) = (0, table.len());
+                while lo < hi {
+                    let mid = lo + (hi - lo) / 2;
+                    if table[mid] == pos {
+                        return true;
+                    }
+                    if table[mid] < pos {
+                        lo = mid + 1;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                false
+            }
+        }
+    }
+
+    /// Whether no leaf is left out in the `Positions` form (an answer for the whole tree).
+    #[inline]
+    const fn is_empty(&self) -> bool {
+        matches!(*self, UnknownLeaves::Positions(table) if table.is_empty())
+    }
+
+    /// Bytes of static data.
+    const fn bytes(&self) -> usize {
+        match *self {
+            UnknownLeaves::Positions(table) => 4 * table.len(),
+            UnknownLeaves::Bits(words) => 8 * words.len(),
+        }
+    }
 }
 
 /// [`SiteTables::condition_index`]: as narrow as the site's number of distinct policies
@@ -191,6 +255,26 @@ impl SiteTables {
     const fn is_leaf(&self, pos: u32) -> bool {
         let i = pos as usize;
         pos != 0 && self.child_offsets[i] == self.child_offsets[i + 1]
+    }
+
+    /// Whether the leaf at `pos` takes variations, if the site's listing-structure file says.
+    #[inline]
+    const fn variations_supported(&self, pos: u32) -> Option<bool> {
+        // No file: no word, every position out of bounds.
+        let i = pos as usize;
+        if i / 64 >= self.variations.len() {
+            None
+        } else {
+            // No branch on the bit itself: which leaves take variations follows no pattern a
+            // branch predictor learns (a branch on it tripled the lookup's time).
+            let set = (self.variations[i / 64] >> (i % 64)) & 1 == 1;
+            if self.variations_unknown.is_empty() || set || !self.variations_unknown.contains(pos) {
+                Some(set)
+            } else {
+                // Clear, and left out of the file.
+                None
+            }
+        }
     }
 
     /// The replacement id of an expired id (binary search of `expired`).
@@ -304,9 +388,43 @@ impl Site {
     /// Bytes of static data this site compiles in: the id, parent, level, name-offset and
     /// child tables, the perfect hash, the expired-category table, its names, the keyword
     /// index of [`Site::search`] ([`Site::search_index_bytes`]) and the condition policies
-    /// ([`Site::condition_table_bytes`]).
+    /// ([`Site::condition_table_bytes`]) and the listing-structure policies
+    /// ([`Site::structure_table_bytes`]).
     pub fn table_bytes(self) -> usize {
-        self.lookup_table_bytes() + self.search_index_bytes() + self.condition_table_bytes()
+        self.lookup_table_bytes()
+            + self.search_index_bytes()
+            + self.condition_table_bytes()
+            + self.structure_table_bytes()
+    }
+
+    /// Whether this build knows the site's listing-structure policies
+    /// (getListingStructurePolicies' `variationsSupported`): the snapshots directory has its
+    /// listing-structure file (`EBAY_US.structure.json` beside `EBAY_US.json`, written by
+    /// `snapshot refresh` with credentials), in step with its tree. Without it,
+    /// [`LeafCategory::variations_supported`] is `None` for every leaf.
+    ///
+    /// ```
+    /// # use taxonomy_data::Site;
+    /// // The committed snapshots carry no listing-structure policies (eBay's are only had
+    /// // with credentials: `snapshot refresh` writes them).
+    /// assert!(!Site::Us.has_structure_policies());
+    /// ```
+    pub const fn has_structure_policies(self) -> bool {
+        self.tables().structure_source.is_some()
+    }
+
+    /// Bytes of static data the listing-structure policies add to this site: one bit a
+    /// category, rounded up to 64-bit words, and for the leaves the file does not name four
+    /// bytes each or one more bit a category, whichever is smaller (0 without a
+    /// listing-structure file).
+    ///
+    /// ```
+    /// # use taxonomy_data::Site;
+    /// assert_eq!(Site::Us.structure_table_bytes(), 0); // no policies committed
+    /// ```
+    pub const fn structure_table_bytes(self) -> usize {
+        let t = self.tables();
+        8 * t.variations.len() + t.variations_unknown.bytes()
     }
 
     /// Whether this build knows the site's condition policies (getItemConditionPolicies):
@@ -977,6 +1095,25 @@ impl LeafCategory {
             Some(n) if n < t.condition_policies.len() => Some(&t.condition_policies[n]),
             _ => None,
         }
+    }
+
+    /// Whether listings in this category may have variations (a group of items that differ
+    /// by size, colour…): the Sell Metadata API's getListingStructurePolicies,
+    /// `variationsSupported`. `None` when it is not known (the site has no listing-structure
+    /// file, see [`Site::has_structure_policies`], or the file does not name this leaf). What
+    /// the listing check reads before it accepts a group in this category.
+    ///
+    /// ```
+    /// use taxonomy_data::{LeafCategory, Site};
+    /// let phones = LeafCategory::new(Site::Us, 9355).unwrap();
+    /// // The committed snapshots carry no listing-structure policies: `snapshot refresh`,
+    /// // run with credentials, writes EBAY_US.structure.json beside the tree, and the next
+    /// // build compiles it in (one bit a category).
+    /// assert_eq!(phones.variations_supported(), None);
+    /// ```
+    #[inline]
+    pub const fn variations_supported(self) -> Option<bool> {
+        self.site.tables().variations_supported(self.pos)
     }
 
     /// The conditions this category allows, in eBay's order (empty: it takes none), with

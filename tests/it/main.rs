@@ -33,6 +33,7 @@ mod build_live;
 mod category_types;
 mod cli_output;
 mod compiled_conditions;
+mod compiled_structure;
 mod consent_ebay_user;
 mod contract;
 mod decode;

@@ -213,6 +213,16 @@ impl Catalog for CompiledIn {
         let rules = Site::from(marketplace).category(id)?.as_leaf()?.aspects()?;
         Some(crate::axis::axis_rule(rules, name, values))
     }
+
+    /// The compiled-in listing-structure policies (getListingStructurePolicies'
+    /// `variationsSupported`, one bit a category): `None` when the build had no file for the
+    /// site or the file does not name the leaf.
+    fn variations_supported(&self, marketplace: Marketplace, id: u32) -> Option<bool> {
+        Site::from(marketplace)
+            .category(id)?
+            .as_leaf()?
+            .variations_supported()
+    }
 }
 
 /// One problem of a listing: the field (`offer.pricingSummary.price.currency`,

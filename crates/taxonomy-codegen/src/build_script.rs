@@ -16,6 +16,7 @@ use marketplaces::Marketplace;
 use taxonomy_tree::conditions::{self, ConditionsError, ConditionsFile};
 use taxonomy_tree::expired::{self, ExpiredError, ExpiredMapping};
 use taxonomy_tree::snapshot;
+use taxonomy_tree::structure::{self, StructureError, StructureFile};
 use taxonomy_tree::tree::CategoryTree;
 
 /// Environment variable: the sites to compile in, e.g. `EBAY_US,EBAY_DE` (default: all).
@@ -199,6 +200,12 @@ pub enum BuildError {
         "{0}\nThe condition-policy files are written by `snapshot refresh` (getItemConditionPolicies, with credentials), run at your project's root; delete the file to build without the site's condition policies."
     )]
     Conditions(#[from] ConditionsError),
+    /// The listing-structure file beside a snapshot (`EBAY_US.structure.json`) is unreadable
+    /// or breaks a rule (the error names the file and the category).
+    #[error(
+        "{0}\nThe listing-structure files are written by `snapshot refresh` (getListingStructurePolicies, with credentials), run at your project's root; delete the file to build without the site's listing-structure policies."
+    )]
+    Structure(#[from] StructureError),
 }
 
 /// What to do about a [`BuildError::SnapshotsDir`]: a relative path is made absolute by cargo's
@@ -260,6 +267,10 @@ pub struct SiteTree {
     /// The leaves' condition policies (getItemConditionPolicies), checked against `tree`;
     /// `None`: the site's policies are not known (no file, or one out of step).
     pub conditions: Option<ConditionsFile>,
+    /// The leaves' listing-structure policies (getListingStructurePolicies'
+    /// `variationsSupported`), checked against `tree`; `None`: not known (no file, or one
+    /// out of step).
+    pub structure: Option<StructureFile>,
 }
 
 /// The tree of one site and the expired-category file beside it (none: no mapping), from
@@ -278,11 +289,43 @@ pub fn snapshot_site(site: Marketplace, snapshots_dir: &Path) -> Result<SiteTree
         Err(e) => return Err(e.into()),
     };
     let conditions = snapshot_conditions(&path, &tree)?;
+    let structure = snapshot_structure(&path, &tree)?;
     Ok(SiteTree {
         tree,
         expired,
         conditions,
+        structure,
     })
+}
+
+/// The listing-structure file beside the snapshot at `snapshot_path`
+/// (`EBAY_US.structure.json`, getListingStructurePolicies), checked against `tree` by
+/// `taxonomy_tree::structure::read_in_step` (the refresh's reader): as
+/// [`snapshot_conditions`], `None` when there is none or it is out of step (a warning), an
+/// error naming the file and the category when it is invalid, a warning when it is made up.
+pub fn snapshot_structure(
+    snapshot_path: &Path,
+    tree: &CategoryTree,
+) -> Result<Option<StructureFile>, BuildError> {
+    match structure::read_in_step(snapshot_path, tree) {
+        Ok(file) => {
+            if let Some(file) = &file
+                && file.made_up
+            {
+                warn(&format!(
+                    "{}: listing-structure policies made up by the fake marketplace (source {}); never commit them as the marketplace's rules",
+                    structure::path_beside(snapshot_path).display(),
+                    file.source
+                ));
+            }
+            Ok(file)
+        }
+        Err(stale @ StructureError::OutOfStep { .. }) => {
+            warn(&stale.to_string());
+            Ok(None)
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// The condition-policy file beside the snapshot at `snapshot_path` (`EBAY_US.conditions.json`),
@@ -435,7 +478,16 @@ fn generate_trees(
         .iter()
         .filter_map(|(site, tree)| Some((*site, tree.as_ref()?.conditions.as_ref()?)))
         .collect();
-    Ok(codegen::generate_all(&data, pinned, &conditions)?)
+    let structures: Vec<(Marketplace, &StructureFile)> = trees
+        .iter()
+        .filter_map(|(site, tree)| Some((*site, tree.as_ref()?.structure.as_ref()?)))
+        .collect();
+    Ok(codegen::generate_with_structure(
+        &data,
+        pinned,
+        &conditions,
+        &structures,
+    )?)
 }
 
 /// The snapshots directory the build reads: `TAXONOMY_SNAPSHOTS_DIR` (a project's own, which
@@ -506,6 +558,7 @@ pub fn run() -> Result<(), BuildError> {
         for path in [
             expired::path_beside(&snapshot),
             conditions::path_beside(&snapshot),
+            structure::path_beside(&snapshot),
             snapshot,
         ] {
             if path.exists() {
@@ -598,7 +651,19 @@ fn live_trees(selected: &[Marketplace], snapshots_dir: &Path, out_dir: &Path) ->
                         .position(|(s, _)| *s == site)
                         .map(|i| policies.swap_remove(i).1);
                     let conditions = live_conditions(site, snapshots_dir, &tree, fetched);
-                    Some((site, SiteTree { tree, expired, conditions }))
+                    // The listing-structure policies: the committed file, when it fits
+                    // the live tree (the build-time download does not ask for them).
+                    let structure = snapshot_structure(
+                        &snapshots_dir.join(site.snapshot_file_name()),
+                        &tree,
+                    )
+                    .unwrap_or_else(|e| {
+                        warn(&format!(
+                            "{site}: the committed listing-structure policies do not fit the live tree, which is compiled in without them: {e}"
+                        ));
+                        None
+                    });
+                    Some((site, SiteTree { tree, expired, conditions, structure }))
                 }
                 Err(reason) => {
                     warn(&server_text(&format!(

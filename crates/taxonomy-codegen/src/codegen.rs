@@ -13,6 +13,7 @@ use marketplaces::Marketplace;
 use taxonomy_tree::conditions::{ConditionEntry, ConditionRule, ConditionsFile, DescriptorEntry};
 use taxonomy_tree::expired::ExpiredMapping;
 use taxonomy_tree::snapshot;
+use taxonomy_tree::structure::StructureFile;
 use taxonomy_tree::tree::CategoryTree;
 
 /// The first lines of every generated file.
@@ -89,6 +90,20 @@ pub fn generate_all(
     pinned: &[crate::pinned::PinnedAspects],
     conditions: &[(Marketplace, &ConditionsFile)],
 ) -> Result<String, GenerateError> {
+    generate_with_structure(sites, pinned, conditions, &[])
+}
+
+/// [`generate_all`], with the listing-structure policies (getListingStructurePolicies'
+/// `variationsSupported`) of the sites that have a listing-structure file, each checked
+/// against its site's tree in `sites` (the caller checks:
+/// `taxonomy_tree::structure::read_in_step`). A site not listed has no known policies, and
+/// its tables hold none (no byte). See [`structure_source`] for the layout.
+pub fn generate_with_structure(
+    sites: &[SiteData<'_>],
+    pinned: &[crate::pinned::PinnedAspects],
+    conditions: &[(Marketplace, &ConditionsFile)],
+    structures: &[(Marketplace, &StructureFile)],
+) -> Result<String, GenerateError> {
     let mut out = String::with_capacity(4 << 20);
     out.push_str(HEADER);
     let _ = writeln!(
@@ -114,7 +129,11 @@ pub fn generate_all(
             .iter()
             .find(|(site, _)| *site == data.site)
             .map(|(_, file)| *file);
-        write_site(&mut out, &mut names, data, policies)?;
+        let structure = structures
+            .iter()
+            .find(|(site, _)| *site == data.site)
+            .map(|(_, file)| *file);
+        write_site(&mut out, &mut names, data, policies, structure)?;
     }
     let _ = writeln!(
         out,
@@ -290,6 +309,7 @@ fn write_site(
     names: &mut String,
     data: &SiteData<'_>,
     conditions: Option<&ConditionsFile>,
+    structure: Option<&StructureFile>,
 ) -> Result<(), GenerateError> {
     let site = data.site;
     let ident = site.variant().to_ascii_uppercase();
@@ -298,10 +318,11 @@ fn write_site(
     let Some(tree) = data.tree else {
         let _ = writeln!(
             out,
-            "    compiled_in: false,\n    tree_id: {},\n    version: \"\",\n    taken_at: \"\",\n    source: \"\",\n    note: None,\n    language: {:?},\n    fingerprint: 0,\n    leaf_count: 0,\n    ids: &[],\n    parents: &[],\n    levels: &[],\n    name_offsets: &[0, 0],\n    child_offsets: &[0, 0],\n    children: &[],\n    seed: 0,\n    bucket_shift: 63,\n    pilots: &[0, 0],\n    slots: &[0],\n    expired: &[],\n    search_bits: 0,\n    search_keys: &[],\n    search_offsets: &[],\n    search: b\"\",\n{}}};",
+            "    compiled_in: false,\n    tree_id: {},\n    version: \"\",\n    taken_at: \"\",\n    source: \"\",\n    note: None,\n    language: {:?},\n    fingerprint: 0,\n    leaf_count: 0,\n    ids: &[],\n    parents: &[],\n    levels: &[],\n    name_offsets: &[0, 0],\n    child_offsets: &[0, 0],\n    children: &[],\n    seed: 0,\n    bucket_shift: 63,\n    pilots: &[0, 0],\n    slots: &[0],\n    expired: &[],\n    search_bits: 0,\n    search_keys: &[],\n    search_offsets: &[],\n    search: b\"\",\n{}{}}};",
             site.tree_id(),
             site.default_language(),
-            conditions_source(None, &[])
+            conditions_source(None, &[]),
+            structure_source(None, &[], &[])
         );
         return Ok(());
     };
@@ -389,6 +410,12 @@ fn write_site(
     );
     let positions: Vec<u32> = cats.iter().map(|c| c.id).collect();
     out.push_str(&conditions_source(conditions, &positions));
+    let leaves: Vec<bool> = cats
+        .iter()
+        .enumerate()
+        .map(|(i, c)| i > 0 && c.children.is_empty())
+        .collect();
+    out.push_str(&structure_source(structure, &positions, &leaves));
     out.push_str("};\n");
     Ok(())
 }
@@ -458,6 +485,82 @@ pub fn conditions_source(file: Option<&ConditionsFile>, positions: &[u32]) -> St
         let _ = write!(out, "{value},");
     }
     out.push_str("\n    ]),\n");
+    out
+}
+
+/// The listing-structure fields of a site's `SiteTables` (getListingStructurePolicies'
+/// `variationsSupported`), from `file` (`None`: the site's policies are not known) for the
+/// categories whose ids are `positions`, in position order, `leaves[i]` telling whether
+/// position `i` is a leaf (position 0, the root, never is):
+///
+/// - `structure_source`: the file's `source`, `None` without a file;
+/// - `variations`: one bit a category, by position (bit `i % 64` of word `i / 64`): set
+///   when the file says the leaf takes variations; clear for the root, a parent, a leaf that
+///   does not and a leaf the file does not name;
+/// - `variations_unknown`: the leaves the file does not name (their `variationsSupported`
+///   is not known), in the smaller form: `UnknownLeaves::Positions(&[u32])`, their positions
+///   sorted, empty when the file names every leaf, as an answer for the whole tree does; or
+///   `UnknownLeaves::Bits(&[u64])`, one more bit a category, when that is smaller.
+///
+/// So the policies cost one bit a category, plus the smaller of four bytes a leaf the file
+/// leaves out and one more bit a category.
+/// Without a file every field is empty: no byte of data. The same file and positions
+/// always give the same text.
+///
+/// ```
+/// use taxonomy_codegen::codegen::structure_source;
+/// let none = structure_source(None, &[0, 9355], &[false, true]);
+/// assert!(none.contains("structure_source: None,"));
+/// assert!(none.contains("variations: &[],"));
+/// assert!(none.contains("variations_unknown: crate::UnknownLeaves::Positions(&[]),"));
+/// ```
+pub fn structure_source(
+    file: Option<&StructureFile>,
+    positions: &[u32],
+    leaves: &[bool],
+) -> String {
+    let mut out = String::new();
+    let Some(file) = file else {
+        out.push_str(
+            "    structure_source: None,\n    variations: &[],\n    variations_unknown: crate::UnknownLeaves::Positions(&[]),\n",
+        );
+        return out;
+    };
+    let _ = writeln!(out, "    structure_source: Some({:?}),", file.source);
+    let mut words = vec![0_u64; positions.len().div_ceil(64)];
+    let mut unknown = Vec::new();
+    let mut unknown_words = vec![0_u64; words.len()];
+    for (i, &id) in positions.iter().enumerate() {
+        if !leaves.get(i).copied().unwrap_or(false) {
+            continue;
+        }
+        match file.variations_supported(id) {
+            Some(true) => words[i / 64] |= 1 << (i % 64),
+            Some(false) => {}
+            None => {
+                unknown.push(i as u32);
+                unknown_words[i / 64] |= 1 << (i % 64);
+            }
+        }
+    }
+    let hex = |words: &[u64]| -> String { words.iter().map(|w| format!("{w:#x},")).collect() };
+    write_array(
+        &mut out,
+        "variations",
+        words.iter().map(|w| format!("{w:#x}")),
+    );
+    let (variant, items) = if 4 * unknown.len() > 8 * unknown_words.len() {
+        ("Bits", hex(&unknown_words))
+    } else {
+        (
+            "Positions",
+            unknown.iter().map(|p| format!("{p},")).collect(),
+        )
+    };
+    let _ = writeln!(
+        out,
+        "    variations_unknown: crate::UnknownLeaves::{variant}(&[{items}]),"
+    );
     out
 }
 
