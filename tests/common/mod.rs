@@ -128,18 +128,50 @@ pub fn workspace_dev_profile() -> Vec<String> {
     args
 }
 
+/// [`workspace_dev_profile`] for a build in [`outside_probes_target`], but taxonomy-data
+/// unoptimized (`opt-level = 0`): nearly every build there compiles taxonomy-data's generated
+/// tables again, twice (the macro's and the program's), because an input of its build script
+/// changed since the previous one (`TAXONOMY_SITES`, `TAXONOMY_SNAPSHOTS_DIR`, the live
+/// build's settings), and the probes only run a few lookups. The workspace's own builds keep
+/// `opt-level = 2` (its quality test searches every leaf).
+pub fn outside_probes_profile() -> Vec<String> {
+    let workspace = workspace_dev_profile();
+    let optimized = "profile.dev.package.taxonomy-data.opt-level=2";
+    assert!(
+        workspace.iter().any(|arg| arg == optimized),
+        "Cargo.toml no longer sets {optimized}: {workspace:?}"
+    );
+    workspace
+        .into_iter()
+        .map(|arg| {
+            if arg == optimized {
+                "profile.dev.package.taxonomy-data.opt-level=0".to_owned()
+            } else {
+                arg
+            }
+        })
+        .collect()
+}
+
 /// `cargo build --offline --verbose` of a crate written by [`write_outside_crate`] into
-/// `target`, with none of the caller's `MARKETPLACE_*`/`TAXONOMY_*` settings but `env`.
+/// `target`, with none of the caller's `MARKETPLACE_*`/`TAXONOMY_*` settings but `env`; in
+/// [`outside_probes_target`] with [`outside_probes_profile`], elsewhere with
+/// [`workspace_dev_profile`].
 pub fn build_outside_crate(
     project: &Path,
     target: &Path,
     env: &[(&str, &str)],
 ) -> std::process::Output {
+    let profile = if target == outside_probes_target() {
+        outside_probes_profile()
+    } else {
+        workspace_dev_profile()
+    };
     let mut command = clean_command(env!("CARGO"));
     command
         .current_dir(project)
         .args(["build", "--offline", "--verbose"])
-        .args(workspace_dev_profile())
+        .args(profile)
         .env("CARGO_TARGET_DIR", target);
     for (name, value) in env {
         command.env(name, value);

@@ -99,7 +99,7 @@ fn cargo_build(
     command
         .current_dir(dir)
         .args(["build", "--offline"])
-        .args(common::workspace_dev_profile())
+        .args(common::outside_probes_profile())
         .args(features.iter().flat_map(|f| ["--features", f]))
         // One target directory for every run of this test, and the other projects outside the
         // workspace: the HTTP stack is compiled once.

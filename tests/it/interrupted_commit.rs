@@ -98,6 +98,37 @@ fn leftovers(dir: &Path) -> Vec<String> {
         .collect()
 }
 
+/// Checks that every file of `dir` but the commit's temporary ones (a dot first) is whole:
+/// byte for byte its version in `old` or its version in `new` (each rename replaces a file
+/// with all of its new bytes, or leaves all of its old ones), and that no other file is there.
+fn assert_each_file_old_or_new(
+    dir: &Path,
+    old: &[(String, Vec<u8>)],
+    new: &[(String, Vec<u8>)],
+    what: &str,
+) {
+    let find = |files: &[(String, Vec<u8>)], name: &str| {
+        files
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, bytes)| bytes.clone())
+    };
+    for (name, bytes) in common::dir_bytes(dir) {
+        if name.starts_with('.') {
+            continue;
+        }
+        let (was, will) = (find(old, &name), find(new, &name));
+        assert!(
+            was.is_some() || will.is_some(),
+            "{what}: {name} is neither in the starting directory nor in what the run writes"
+        );
+        assert!(
+            was.as_ref() == Some(&bytes) || will.as_ref() == Some(&bytes),
+            "{what}: {name} is neither its old bytes nor its new ones (a torn file)"
+        );
+    }
+}
+
 /// Checks that `dir` builds: the build script's generator and `snapshot verify` accept it.
 /// Returns whether verify warned of an expired-category file out of step with its tree.
 fn assert_builds(dir: &Path, what: &str) -> bool {
@@ -173,6 +204,12 @@ fn a_refresh_killed_at_any_rename_leaves_a_directory_that_builds_and_the_next_re
     run(refresh_command(&fake, &[], reference.path()));
     let expected = common::dir_bytes(reference.path());
     assert!(leftovers(reference.path()).is_empty());
+    // What the refresh wrote is up to date; a directory repaired to the same bytes below is
+    // therefore up to date too (`refresh --check` reads nothing but the directory's files and
+    // the service's answers, which do not change).
+    let (stdout, _) = run(refresh_command(&fake, &["--check"], reference.path()));
+    assert!(stdout.contains("up to date"), "{stdout}");
+    let started = common::dir_bytes(starting_directory().path());
 
     let mut renames = 0;
     let mut out_of_step = Vec::new();
@@ -186,6 +223,7 @@ fn a_refresh_killed_at_any_rename_leaves_a_directory_that_builds_and_the_next_re
             !leftovers(dir.path()).is_empty(),
             "{what}: the kill left no temporary file"
         );
+        assert_each_file_old_or_new(dir.path(), &started, &expected, &what);
         if assert_builds(dir.path(), &what) {
             out_of_step.push(renames);
         }
@@ -196,8 +234,6 @@ fn a_refresh_killed_at_any_rename_leaves_a_directory_that_builds_and_the_next_re
             "{what}: the next refresh did not repair the directory: {stdout}"
         );
         assert_eq!(leftovers(dir.path()), Vec::<String>::new(), "{what}");
-        let (stdout, _) = run(refresh_command(&fake, &["--check"], dir.path()));
-        assert!(stdout.contains("up to date"), "{what}: {stdout}");
         renames += 1;
     }
     // US: mapping, condition policies, listing-structure policies and tree; AU: the same; GB
@@ -239,6 +275,7 @@ fn an_import_killed_at_any_rename_leaves_a_directory_that_builds_and_importing_a
     let reference = starting_directory();
     run(snapshot_command(&args, reference.path()));
     let expected = common::dir_bytes(reference.path());
+    let started = common::dir_bytes(starting_directory().path());
     let written = snapshot::read(&reference.path().join("EBAY_US.json")).unwrap();
     let mapping = expired::read_beside(&reference.path().join("EBAY_US.json"), &written)
         .unwrap()
@@ -255,6 +292,7 @@ fn an_import_killed_at_any_rename_leaves_a_directory_that_builds_and_importing_a
             break;
         }
         let what = format!("killed after {renames} renames");
+        assert_each_file_old_or_new(dir.path(), &started, &expected, &what);
         let out_of_step = assert_builds(dir.path(), &what);
         // The US mapping, carried to 135, is beside the tree of 134.
         assert_eq!(out_of_step, renames == 1, "{what}");
