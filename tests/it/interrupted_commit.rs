@@ -211,12 +211,13 @@ fn a_refresh_killed_at_any_rename_leaves_a_directory_that_builds_and_the_next_re
     assert!(stdout.contains("up to date"), "{stdout}");
     let started = common::dir_bytes(starting_directory().path());
 
-    let mut renames = 0;
-    let mut out_of_step = Vec::new();
-    loop {
+    // One kill point: a refresh killed after `renames` renames, checked, then repaired.
+    // `None` when that refresh finished before stopping (it has fewer renames to do); else
+    // whether the killed run's directory was out of step.
+    let kill_at = |renames: usize| -> Option<bool> {
         let dir = starting_directory();
         if !kill_after_renames(refresh_command(&fake, &[], dir.path()), renames) {
-            break;
+            return None;
         }
         let what = format!("killed after {renames} renames");
         assert!(
@@ -224,9 +225,7 @@ fn a_refresh_killed_at_any_rename_leaves_a_directory_that_builds_and_the_next_re
             "{what}: the kill left no temporary file"
         );
         assert_each_file_old_or_new(dir.path(), &started, &expected, &what);
-        if assert_builds(dir.path(), &what) {
-            out_of_step.push(renames);
-        }
+        let out_of_step = assert_builds(dir.path(), &what);
         // The next refresh sees what is stale, downloads it again and finishes the commit.
         let (stdout, _) = run(refresh_command(&fake, &[], dir.path()));
         assert!(
@@ -234,8 +233,49 @@ fn a_refresh_killed_at_any_rename_leaves_a_directory_that_builds_and_the_next_re
             "{what}: the next refresh did not repair the directory: {stdout}"
         );
         assert_eq!(leftovers(dir.path()), Vec::<String>::new(), "{what}");
-        renames += 1;
-    }
+        Some(out_of_step)
+    };
+    // The kill points are independent (a directory each; the fake answers each the same):
+    // two workers take them in turn, so that this test (the slowest of the suite, CPU-bound
+    // in the commands it runs) does not keep one core idle while it runs alone at the end.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| {
+                loop {
+                    let renames = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    let result = kill_at(renames);
+                    results.lock().unwrap().push((renames, result));
+                    if result.is_none() {
+                        break;
+                    }
+                }
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap();
+    results.sort();
+    // The first kill point the refresh finished before: the number of its renames. Each
+    // point below it was killed; each at or after it finished.
+    let renames = results
+        .iter()
+        .position(|(_, result)| result.is_none())
+        .expect("a refresh finished");
+    assert!(
+        results[..renames]
+            .iter()
+            .all(|(_, result)| result.is_some())
+            && results[renames..]
+                .iter()
+                .all(|(_, result)| result.is_none()),
+        "killed and finished runs interleave: {results:?}"
+    );
+    let out_of_step: Vec<usize> = results
+        .iter()
+        .filter(|(_, result)| *result == Some(true))
+        .map(|(renames, _)| *renames)
+        .collect();
     // US: mapping, condition policies, listing-structure policies and tree; AU: the same; GB
     // and DE (unchanged trees): their condition and listing-structure policies (the fake
     // serves policies for every site): 12 renames, killed after 0 to 12, then one run that
