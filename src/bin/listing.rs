@@ -2038,16 +2038,33 @@ fn is_price(value: &str) -> bool {
 
 /// The currency of `sku`'s published offers' prices (getOffers, read before the update),
 /// or why a price of it cannot be sent: none read (no published offer with a price, or the
-/// read failed) or a code that is not the currency of one of eBay's marketplaces.
+/// read failed), offers priced in more than one currency (one on EBAY_US, one on EBAY_GB),
+/// or a code that is not the currency of one of eBay's marketplaces.
 fn stock_currency(
     state: &marketplace_listing::stock::StockState,
     sku: &str,
 ) -> Result<String, String> {
-    let currency = state
+    // Every currency its offers are priced in: one price line sets every offer's price
+    // (bulkUpdatePriceQuantity's offers of the SKU), so offers on marketplaces of other
+    // currencies (EBAY_US in USD, EBAY_GB in GBP) cannot take one amount.
+    let currencies: BTreeSet<String> = state
         .get(sku)
-        .and_then(|s| s.offers.iter().find_map(|o| o.price.as_ref()))
-        .map(|p| p.currency.trim().to_owned())
+        .map(|s| {
+            s.offers
+                .iter()
+                .filter_map(|o| o.price.as_ref())
+                .map(|p| p.currency.trim().to_owned())
+                .collect()
+        })
         .unwrap_or_default();
+    if currencies.len() > 1 {
+        let listed: Vec<String> = currencies.iter().map(|c| escaped(c).into_owned()).collect();
+        return Err(format!(
+            "its offers are priced in {}: one price cannot be each of them",
+            listed.join(" and ")
+        ));
+    }
+    let currency = currencies.into_iter().next().unwrap_or_default();
     if currency.is_empty() {
         return Err(
             "no currency for its price: getOffers gave no published offer of it with a price"

@@ -2313,3 +2313,49 @@ fn listing_stock_refuses_a_price_not_in_two_decimals_or_without_a_currency_namin
         "nothing sent"
     );
 }
+
+#[test]
+fn listing_stock_refuses_a_price_of_a_sku_whose_offers_are_in_two_currencies_and_sends_nothing() {
+    // One SKU, an offer on EBAY_US (USD) and one on EBAY_GB (GBP): a price line sets every
+    // offer's price, and 4.50 cannot be both 4.50 USD and 4.50 GBP.
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store(&fake, &store, "seller-1");
+    let seller = fake.user().username;
+    fake.add_listing(&seller, "CSV-1", 10, "5.00");
+    fake.add_listing_on("EBAY_GB", &seller, "CSV-1", 10, "4.00")
+        .expect("the fake moves the second offer to EBAY_GB");
+    let file = write(
+        home.path(),
+        "stock.csv",
+        "sku,quantity,price\nCSV-1,3,4.50\n",
+    );
+    let (output, _, stderr) = run(listing(&fake, home.path())
+        .args(["stock", "--account", "seller-1", "--store"])
+        .arg(&store)
+        .arg("--file")
+        .arg(&file));
+    assert!(!output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(
+            "stock.csv:2: SKU CSV-1: the price \"4.50\" not sent: its offers are priced in GBP \
+             and USD"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        fake.requests_to("/sell/inventory/v1/bulk_update_price_quantity")
+            .is_empty(),
+        "nothing sent"
+    );
+
+    // Without a price the line is the quantity alone, sent as before.
+    let file = write(home.path(), "stock.csv", "sku,quantity,price\nCSV-1,3,\n");
+    let (output, _, stderr) = run(listing(&fake, home.path())
+        .args(["stock", "--account", "seller-1", "--store"])
+        .arg(&store)
+        .arg("--file")
+        .arg(&file));
+    assert!(output.status.success(), "{stderr}");
+}
