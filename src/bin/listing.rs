@@ -2092,6 +2092,8 @@ fn stock_file(file: &Path, seller: &Seller) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // A byte order mark (a spreadsheet's "CSV UTF-8" export writes one) is not the header's.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let mut lines = Vec::new();
     let mut bad = 0;
     for (n, line) in text.lines().enumerate() {

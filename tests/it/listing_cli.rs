@@ -2359,3 +2359,40 @@ fn listing_stock_refuses_a_price_of_a_sku_whose_offers_are_in_two_currencies_and
         .arg(&file));
     assert!(output.status.success(), "{stderr}");
 }
+
+#[test]
+fn listing_stock_reads_a_csv_file_that_starts_with_a_byte_order_mark() {
+    // A spreadsheet's "CSV UTF-8" export starts the file with U+FEFF before the header.
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store(&fake, &store, "seller-1");
+    let seller = fake.user().username;
+    fake.add_listing(&seller, "CSV-1", 10, "5.00");
+    let file = write(
+        home.path(),
+        "stock.csv",
+        "\u{feff}sku,quantity,price\r\nCSV-1,4,4.50\r\n",
+    );
+    let (output, stdout, stderr) = run(listing(&fake, home.path())
+        .args(["stock", "--account", "seller-1", "--store"])
+        .arg(&store)
+        .arg("--file")
+        .arg(&file));
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("CSV-1: updated\n"), "{stdout}");
+    let api = crate::inventory_support::api(&fake);
+    let offers: serde_json::Value = api
+        .send(
+            marketplace_client::api::ApiRequest::get("/sell/inventory/v1/offer")
+                .query("sku", "CSV-1"),
+        )
+        .unwrap()
+        .json()
+        .unwrap();
+    assert_eq!(offers["offers"][0]["availableQuantity"], 4);
+    assert_eq!(
+        offers["offers"][0]["pricingSummary"]["price"]["value"],
+        "4.50"
+    );
+}
