@@ -778,6 +778,8 @@ fn publish_files(
     let facts = SellerFacts::ask(reads, account, &marketplaces, &print);
     // The run's single-SKU listings: a group's variant may not be one of them (check_group).
     let single_skus = single_skus(files);
+    // The run's group files' variant SKUs: a SKU may be a variant of one group only.
+    let group_skus = group_skus(files);
     for (done, path) in files.iter().enumerate() {
         if let Some(bar) = &bar {
             bar.inc(1);
@@ -796,6 +798,7 @@ fn publish_files(
             }
             let run = GroupRun {
                 single_skus: &single_skus,
+                group_skus: &group_skus,
                 facts: &facts,
                 source,
                 dry_run,
@@ -1107,10 +1110,28 @@ fn single_skus(files: &[PathBuf]) -> HashSet<String> {
         .collect()
 }
 
-/// What `publish` needs to publish a group file: the run's single SKUs, the seller's facts,
-/// the catalog, and whether the run is a dry run.
+/// The variant SKUs of the run's group files, each with the groups that name it (their
+/// `inventoryItemGroupKey` and file).
+fn group_skus(files: &[PathBuf]) -> HashMap<String, Vec<(Option<String>, PathBuf)>> {
+    let mut skus: HashMap<String, Vec<(Option<String>, PathBuf)>> = HashMap::new();
+    for path in files {
+        if let Some(Ok(group)) = read_group_file(path) {
+            let key = group.inventory_item_group.inventory_item_group_key;
+            for variant in group.variants {
+                skus.entry(variant.offer.sku)
+                    .or_default()
+                    .push((key.clone(), path.clone()));
+            }
+        }
+    }
+    skus
+}
+
+/// What `publish` needs to publish a group file: the run's single SKUs and group files'
+/// variant SKUs, the seller's facts, the catalog, and whether the run is a dry run.
 struct GroupRun<'a> {
     single_skus: &'a HashSet<String>,
+    group_skus: &'a HashMap<String, Vec<(Option<String>, PathBuf)>>,
     facts: &'a SellerFacts,
     source: &'a Source,
     dry_run: bool,
@@ -1154,6 +1175,21 @@ impl GroupRun<'_> {
             })
             .collect();
         for (i, variant) in group.variants.iter().enumerate() {
+            // A variant of another group of the run (another inventoryItemGroupKey): publishing
+            // both would rewrite the SKU's item (bulkCreateOrReplaceInventoryItem) for the
+            // second group before eBay refuses its createOrReplaceInventoryItemGroup.
+            let sku = &variant.offer.sku;
+            let others = self.group_skus.get(sku).into_iter().flatten();
+            for (other_key, other_path) in others.filter(|(other, _)| *other != key) {
+                problems.push((
+                    format!("variants[{i}].offer.sku"),
+                    format!(
+                        "SKU {sku} is also a variant of group {} in {} (a SKU is a variant of one group)",
+                        other_key.as_deref().unwrap_or("without a key"),
+                        other_path.display()
+                    ),
+                ));
+            }
             for (field, message) in self.facts.problems(variant) {
                 problems.push((format!("variants[{i}].{field}"), message));
             }
