@@ -2131,6 +2131,8 @@ fn stock_file(file: &Path, seller: &Seller) -> ExitCode {
     // A byte order mark (a spreadsheet's "CSV UTF-8" export writes one) is not the header's.
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let mut lines = Vec::new();
+    // Each SKU's index in `lines`.
+    let mut seen: HashMap<String, usize> = HashMap::new();
     let mut bad = 0;
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -2138,7 +2140,28 @@ fn stock_file(file: &Path, seller: &Seller) -> ExitCode {
             continue;
         }
         match stock_line(line) {
-            Ok(parsed) => lines.push((n + 1, parsed)),
+            Ok(parsed) => {
+                // A SKU on two lines with other values: which one the seller means is not
+                // known (one bulkUpdatePriceQuantity request a SKU would keep the last).
+                // Found by an index of the lines read: a file of many lines stays linear.
+                let earlier = seen.get(&parsed.0).map(|&i| &lines[i]);
+                match earlier {
+                    Some((at, given)) if *given != parsed => {
+                        bad += 1;
+                        errln!(
+                            "{}:{}: SKU {} is on line {at} too, with another quantity or price",
+                            escaped(&file.display().to_string()),
+                            n + 1,
+                            escaped(&parsed.0)
+                        );
+                    }
+                    Some(_) => {}
+                    None => {
+                        seen.insert(parsed.0.clone(), lines.len());
+                        lines.push((n + 1, parsed));
+                    }
+                }
+            }
             Err(e) => {
                 bad += 1;
                 errln!("{}:{}: {e}", escaped(&file.display().to_string()), n + 1);

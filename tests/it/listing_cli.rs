@@ -2396,3 +2396,42 @@ fn listing_stock_reads_a_csv_file_that_starts_with_a_byte_order_mark() {
         "4.50"
     );
 }
+
+#[test]
+fn listing_stock_refuses_a_sku_on_two_lines_with_other_values_naming_both_lines() {
+    // A file merged from two sources: CSV-1 at 4 and at 9. Which is meant is not known, so
+    // nothing is sent; the same line twice is one change.
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store(&fake, &store, "seller-1");
+    let seller = fake.user().username;
+    fake.add_listing(&seller, "CSV-1", 10, "5.00");
+    fake.add_listing(&seller, "CSV-2", 10, "5.00");
+    let stock = |text: &str| {
+        let file = write(home.path(), "stock.csv", text);
+        run(listing(&fake, home.path())
+            .args(["stock", "--account", "seller-1", "--store"])
+            .arg(&store)
+            .arg("--file")
+            .arg(&file))
+    };
+    let (output, _, stderr) = stock("sku,quantity,price\nCSV-1,4\nCSV-2,3\nCSV-1,9\n");
+    assert!(!output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("stock.csv:4: SKU CSV-1 is on line 2 too, with another quantity or price"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("1 line(s) refused; nothing was sent"),
+        "{stderr}"
+    );
+    assert!(
+        fake.requests_to("/sell/inventory/v1/bulk_update_price_quantity")
+            .is_empty(),
+        "nothing sent"
+    );
+    let (output, stdout, stderr) = stock("sku,quantity,price\nCSV-1,4,4.50\nCSV-1,4,4.50\n");
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("CSV-1: updated\n"), "{stdout}");
+}
