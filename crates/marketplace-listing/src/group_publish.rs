@@ -134,7 +134,9 @@ impl Inventory {
 
     /// Publishes `group` as one listing with variations, idempotent: [`check_group`] against
     /// `catalog` first (a problem: [`ListingError::Refused`], nothing sent); getInventoryItemGroup
-    /// (the variants it held); the variants' inventory items (bulkCreateOrReplaceInventoryItem,
+    /// (the variants it held); getInventoryItem of each variant it did not hold (a SKU eBay
+    /// holds in another group, by its `groupIds`: [`ListingError::Refused`], nothing written);
+    /// the variants' inventory items (bulkCreateOrReplaceInventoryItem,
     /// [`BULK_LIMIT`] a call); each variant's offer found by getOffers (updated with updateOffer
     /// when it differs) or created (bulkCreateOffer, [`BULK_LIMIT`] a call; its 25002 "already
     /// exists" names the offer, which is then used); the offers of the variants the group held
