@@ -625,13 +625,20 @@ fn check_files(files: &[PathBuf], source: &Source) -> ExitCode {
             }
         }
     }
+    // The run's group files' variant SKUs: a SKU may be a variant of one group only.
+    let group_skus = group_skus(files);
     for (i, path) in files.iter().enumerate() {
         let name = escaped(&path.display().to_string()).into_owned();
         if groups.binary_search(&i).is_ok() {
-            let problems = match read_group_file(path) {
+            let problems: Vec<String> = match read_group_file(path) {
                 Some(Ok(group)) => check_group(&group, catalog, &single_skus)
                     .iter()
                     .map(ToString::to_string)
+                    .chain(
+                        other_group_problems(&group_skus, &group)
+                            .into_iter()
+                            .map(|(field, message)| format!("{field}: {message}")),
+                    )
                     .collect(),
                 Some(Err(e)) => vec![e],
                 None => vec!["cannot be read again".to_owned()],
@@ -1127,6 +1134,33 @@ fn group_skus(files: &[PathBuf]) -> HashMap<String, Vec<(Option<String>, PathBuf
     skus
 }
 
+/// The variants of `group` whose SKU is a variant of another group file of the run (another
+/// `inventoryItemGroupKey`), each `(field, message)`: publishing both would rewrite the SKU's
+/// item (bulkCreateOrReplaceInventoryItem) for the second group before eBay refuses its
+/// createOrReplaceInventoryItemGroup (25703).
+fn other_group_problems(
+    group_skus: &HashMap<String, Vec<(Option<String>, PathBuf)>>,
+    group: &GroupListing,
+) -> Vec<(String, String)> {
+    let key = &group.inventory_item_group.inventory_item_group_key;
+    let mut problems = Vec::new();
+    for (i, variant) in group.variants.iter().enumerate() {
+        let sku = &variant.offer.sku;
+        let others = group_skus.get(sku).into_iter().flatten();
+        for (other_key, other_path) in others.filter(|(other, _)| other != key) {
+            problems.push((
+                format!("variants[{i}].offer.sku"),
+                format!(
+                    "SKU {sku} is also a variant of group {} in {} (a SKU is a variant of one group)",
+                    other_key.as_deref().unwrap_or("without a key"),
+                    other_path.display()
+                ),
+            ));
+        }
+    }
+    problems
+}
+
 /// What `publish` needs to publish a group file: the run's single SKUs and group files'
 /// variant SKUs, the seller's facts, the catalog, and whether the run is a dry run.
 struct GroupRun<'a> {
@@ -1174,22 +1208,8 @@ impl GroupRun<'_> {
                 (p.field.clone(), message)
             })
             .collect();
+        problems.extend(other_group_problems(self.group_skus, &group));
         for (i, variant) in group.variants.iter().enumerate() {
-            // A variant of another group of the run (another inventoryItemGroupKey): publishing
-            // both would rewrite the SKU's item (bulkCreateOrReplaceInventoryItem) for the
-            // second group before eBay refuses its createOrReplaceInventoryItemGroup.
-            let sku = &variant.offer.sku;
-            let others = self.group_skus.get(sku).into_iter().flatten();
-            for (other_key, other_path) in others.filter(|(other, _)| *other != key) {
-                problems.push((
-                    format!("variants[{i}].offer.sku"),
-                    format!(
-                        "SKU {sku} is also a variant of group {} in {} (a SKU is a variant of one group)",
-                        other_key.as_deref().unwrap_or("without a key"),
-                        other_path.display()
-                    ),
-                ));
-            }
             for (field, message) in self.facts.problems(variant) {
                 problems.push((format!("variants[{i}].{field}"), message));
             }
