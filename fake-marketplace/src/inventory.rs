@@ -407,6 +407,12 @@ fn get_item(request: &Request, state: &FakeState) -> Response {
     match with_seller(state, &seller, |s| s.items.get(sku).cloned()) {
         Some(mut item) => {
             item["sku"] = json!(sku);
+            // eBay's getInventoryItem lists the groups the item is a variant of in `groupIds`
+            // (absent when none).
+            let groups = with_seller(state, &seller, |s| groups::groups_of(s, sku));
+            if !groups.is_empty() {
+                item["groupIds"] = json!(groups);
+            }
             Response::json(200, &item)
         }
         None => sku_not_found(sku),

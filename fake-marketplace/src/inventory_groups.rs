@@ -33,7 +33,9 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value, json};
 
-use super::{body, error, error_value, needs_content_language, publish_error, seller, with_seller};
+use super::{
+    Seller, body, error, error_value, needs_content_language, publish_error, seller, with_seller,
+};
 use crate::{FakeState, Request, Response};
 
 macro_rules! tri {
@@ -72,6 +74,19 @@ fn variant_skus(group: &Value) -> Vec<String> {
         .filter_map(Value::as_str)
         .map(str::to_owned)
         .collect()
+}
+
+/// The keys of the groups whose `variantSKUs` name `sku`, sorted (getInventoryItem's
+/// `groupIds`).
+pub(super) fn groups_of(seller: &Seller, sku: &str) -> Vec<String> {
+    let mut keys: Vec<String> = seller
+        .groups
+        .iter()
+        .filter(|(_, g)| variant_skus(&g.value).iter().any(|s| s == sku))
+        .map(|(key, _)| key.clone())
+        .collect();
+    keys.sort();
+    keys
 }
 
 /// createOrReplaceInventoryItemGroup.

@@ -625,13 +625,20 @@ fn check_files(files: &[PathBuf], source: &Source) -> ExitCode {
             }
         }
     }
+    // The run's group files' variant SKUs: a SKU may be a variant of one group only.
+    let group_skus = group_skus(files);
     for (i, path) in files.iter().enumerate() {
         let name = escaped(&path.display().to_string()).into_owned();
         if groups.binary_search(&i).is_ok() {
-            let problems = match read_group_file(path) {
+            let problems: Vec<String> = match read_group_file(path) {
                 Some(Ok(group)) => check_group(&group, catalog, &single_skus)
                     .iter()
                     .map(ToString::to_string)
+                    .chain(
+                        other_group_problems(&group_skus, &group)
+                            .into_iter()
+                            .map(|(field, message)| format!("{field}: {message}")),
+                    )
                     .collect(),
                 Some(Err(e)) => vec![e],
                 None => vec!["cannot be read again".to_owned()],
@@ -778,6 +785,8 @@ fn publish_files(
     let facts = SellerFacts::ask(reads, account, &marketplaces, &print);
     // The run's single-SKU listings: a group's variant may not be one of them (check_group).
     let single_skus = single_skus(files);
+    // The run's group files' variant SKUs: a SKU may be a variant of one group only.
+    let group_skus = group_skus(files);
     for (done, path) in files.iter().enumerate() {
         if let Some(bar) = &bar {
             bar.inc(1);
@@ -796,6 +805,7 @@ fn publish_files(
             }
             let run = GroupRun {
                 single_skus: &single_skus,
+                group_skus: &group_skus,
                 facts: &facts,
                 source,
                 dry_run,
@@ -1107,10 +1117,55 @@ fn single_skus(files: &[PathBuf]) -> HashSet<String> {
         .collect()
 }
 
-/// What `publish` needs to publish a group file: the run's single SKUs, the seller's facts,
-/// the catalog, and whether the run is a dry run.
+/// The variant SKUs of the run's group files, each with the groups that name it (their
+/// `inventoryItemGroupKey` and file).
+fn group_skus(files: &[PathBuf]) -> HashMap<String, Vec<(Option<String>, PathBuf)>> {
+    let mut skus: HashMap<String, Vec<(Option<String>, PathBuf)>> = HashMap::new();
+    for path in files {
+        if let Some(Ok(group)) = read_group_file(path) {
+            let key = group.inventory_item_group.inventory_item_group_key;
+            for variant in group.variants {
+                skus.entry(variant.offer.sku)
+                    .or_default()
+                    .push((key.clone(), path.clone()));
+            }
+        }
+    }
+    skus
+}
+
+/// The variants of `group` whose SKU is a variant of another group file of the run (another
+/// `inventoryItemGroupKey`), each `(field, message)`: publishing both would rewrite the SKU's
+/// item (bulkCreateOrReplaceInventoryItem) for the second group before eBay refuses its
+/// createOrReplaceInventoryItemGroup (25703).
+fn other_group_problems(
+    group_skus: &HashMap<String, Vec<(Option<String>, PathBuf)>>,
+    group: &GroupListing,
+) -> Vec<(String, String)> {
+    let key = &group.inventory_item_group.inventory_item_group_key;
+    let mut problems = Vec::new();
+    for (i, variant) in group.variants.iter().enumerate() {
+        let sku = &variant.offer.sku;
+        let others = group_skus.get(sku).into_iter().flatten();
+        for (other_key, other_path) in others.filter(|(other, _)| other != key) {
+            problems.push((
+                format!("variants[{i}].offer.sku"),
+                format!(
+                    "SKU {sku} is also a variant of group {} in {} (a SKU is a variant of one group)",
+                    other_key.as_deref().unwrap_or("without a key"),
+                    other_path.display()
+                ),
+            ));
+        }
+    }
+    problems
+}
+
+/// What `publish` needs to publish a group file: the run's single SKUs and group files'
+/// variant SKUs, the seller's facts, the catalog, and whether the run is a dry run.
 struct GroupRun<'a> {
     single_skus: &'a HashSet<String>,
+    group_skus: &'a HashMap<String, Vec<(Option<String>, PathBuf)>>,
     facts: &'a SellerFacts,
     source: &'a Source,
     dry_run: bool,
@@ -1153,6 +1208,7 @@ impl GroupRun<'_> {
                 (p.field.clone(), message)
             })
             .collect();
+        problems.extend(other_group_problems(self.group_skus, &group));
         for (i, variant) in group.variants.iter().enumerate() {
             for (field, message) in self.facts.problems(variant) {
                 problems.push((format!("variants[{i}].{field}"), message));
@@ -2038,16 +2094,33 @@ fn is_price(value: &str) -> bool {
 
 /// The currency of `sku`'s published offers' prices (getOffers, read before the update),
 /// or why a price of it cannot be sent: none read (no published offer with a price, or the
-/// read failed) or a code that is not the currency of one of eBay's marketplaces.
+/// read failed), offers priced in more than one currency (one on EBAY_US, one on EBAY_GB),
+/// or a code that is not the currency of one of eBay's marketplaces.
 fn stock_currency(
     state: &marketplace_listing::stock::StockState,
     sku: &str,
 ) -> Result<String, String> {
-    let currency = state
+    // Every currency its offers are priced in: one price line sets every offer's price
+    // (bulkUpdatePriceQuantity's offers of the SKU), so offers on marketplaces of other
+    // currencies (EBAY_US in USD, EBAY_GB in GBP) cannot take one amount.
+    let currencies: BTreeSet<String> = state
         .get(sku)
-        .and_then(|s| s.offers.iter().find_map(|o| o.price.as_ref()))
-        .map(|p| p.currency.trim().to_owned())
+        .map(|s| {
+            s.offers
+                .iter()
+                .filter_map(|o| o.price.as_ref())
+                .map(|p| p.currency.trim().to_owned())
+                .collect()
+        })
         .unwrap_or_default();
+    if currencies.len() > 1 {
+        let listed: Vec<String> = currencies.iter().map(|c| escaped(c).into_owned()).collect();
+        return Err(format!(
+            "its offers are priced in {}: one price cannot be each of them",
+            listed.join(" and ")
+        ));
+    }
+    let currency = currencies.into_iter().next().unwrap_or_default();
     if currency.is_empty() {
         return Err(
             "no currency for its price: getOffers gave no published offer of it with a price"
@@ -2075,7 +2148,11 @@ fn stock_file(file: &Path, seller: &Seller) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // A byte order mark (a spreadsheet's "CSV UTF-8" export writes one) is not the header's.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let mut lines = Vec::new();
+    // Each SKU's index in `lines`.
+    let mut seen: HashMap<String, usize> = HashMap::new();
     let mut bad = 0;
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -2083,7 +2160,28 @@ fn stock_file(file: &Path, seller: &Seller) -> ExitCode {
             continue;
         }
         match stock_line(line) {
-            Ok(parsed) => lines.push((n + 1, parsed)),
+            Ok(parsed) => {
+                // A SKU on two lines with other values: which one the seller means is not
+                // known (one bulkUpdatePriceQuantity request a SKU would keep the last).
+                // Found by an index of the lines read: a file of many lines stays linear.
+                let earlier = seen.get(&parsed.0).map(|&i| &lines[i]);
+                match earlier {
+                    Some((at, given)) if *given != parsed => {
+                        bad += 1;
+                        errln!(
+                            "{}:{}: SKU {} is on line {at} too, with another quantity or price",
+                            escaped(&file.display().to_string()),
+                            n + 1,
+                            escaped(&parsed.0)
+                        );
+                    }
+                    Some(_) => {}
+                    None => {
+                        seen.insert(parsed.0.clone(), lines.len());
+                        lines.push((n + 1, parsed));
+                    }
+                }
+            }
             Err(e) => {
                 bad += 1;
                 errln!("{}:{}: {e}", escaped(&file.display().to_string()), n + 1);

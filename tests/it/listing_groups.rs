@@ -141,3 +141,38 @@ fn listing_check_refuses_a_variant_sku_also_listed_alone_in_the_run() {
         "{out}"
     );
 }
+
+#[test]
+fn listing_check_refuses_two_group_files_of_the_run_that_share_a_variant_sku_under_two_keys() {
+    // As `listing publish` refuses them: a copy of the group file under another key whose
+    // SKUs were not renamed. One file named twice is one group: ok.
+    let tmp = tempfile::tempdir().unwrap();
+    let snapshots = tmp.path().join("snapshots");
+    snapshots_with_graphics_cards(&snapshots);
+    let first = fixture("tests/fixtures/listings/graphics-cards-group.json");
+    let mut copy = group();
+    copy["inventoryItemGroup"]["inventoryItemGroupKey"] = json!("GPU-RADEON-6450-LP");
+    let second = tmp.path().join("gpu-lp.json");
+    std::fs::write(&second, copy.to_string()).unwrap();
+    let sku = copy["variants"][0]["offer"]["sku"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (ok, out) = check(&snapshots, &[&first, &second]);
+    assert!(!ok, "{out}");
+    for (file, other, other_key) in [
+        (&first, &second, "GPU-RADEON-6450-LP"),
+        (&second, &first, "GPU-RADEON-6450"),
+    ] {
+        assert!(
+            out.contains(&format!(
+                "{}: variants[0].offer.sku: SKU {sku} is also a variant of group {other_key} in {} (a SKU is a variant of one group)",
+                file.display(),
+                other.display()
+            )),
+            "{out}"
+        );
+    }
+    let (ok, out) = check(&snapshots, &[&first, &first]);
+    assert!(ok, "{out}");
+}

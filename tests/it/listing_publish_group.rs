@@ -6,7 +6,7 @@
 //! bulkCreateOrReplaceInventoryItem, getOffers, bulkCreateOffer,
 //! createOrReplaceInventoryItemGroup, publishOfferByInventoryItemGroup) and run again still
 //! gives one group, one listing and one offer per variant; a group the check refuses sends
-//! nothing.
+//! nothing; two group files of a run sharing a variant SKU under two keys are both refused.
 #![cfg(unix)]
 
 use std::os::unix::process::ExitStatusExt;
@@ -256,4 +256,57 @@ fn listing_publish_sends_no_write_for_a_group_file_the_check_refuses() {
         .map(|r| format!("{} {}", r.method, r.path))
         .collect();
     assert!(writes.is_empty(), "{writes:?}");
+}
+
+#[test]
+fn listing_publish_refuses_two_group_files_of_one_run_that_share_a_variant_sku_and_sends_no_write()
+{
+    // A copy of the group file under another key (a new series whose SKUs were not renamed):
+    // publishing both would rewrite the first group's items for the second one before eBay
+    // refuses the second createOrReplaceInventoryItemGroup.
+    let fake = FakeMarketplace::new();
+    let (home, store, snapshots) = seller(&fake);
+    let first = home.path().join("gpu.json");
+    std::fs::copy(group_file(), &first).unwrap();
+    let mut copy: Value = serde_json::from_slice(&std::fs::read(group_file()).unwrap()).unwrap();
+    copy["inventoryItemGroup"]["inventoryItemGroupKey"] = json!("GPU-RADEON-6450-LP");
+    copy["inventoryItemGroup"]["title"] = json!("Radeon HD 6450 low profile");
+    let second = home.path().join("gpu-lp.json");
+    std::fs::write(&second, copy.to_string()).unwrap();
+    let sku = copy["variants"][0]["offer"]["sku"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mut cmd = publish_command(&fake, home.path(), &store, &snapshots, &first);
+    let (output, stdout, stderr) = run(cmd.arg(&second));
+    assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
+    for (file, other, other_key) in [
+        (&first, &second, "GPU-RADEON-6450-LP"),
+        (&second, &first, KEY),
+    ] {
+        assert!(
+            stdout.contains(&format!(
+                "{}: variants[0].offer.sku: SKU {sku} is also a variant of group {other_key} in {} (a SKU is a variant of one group)",
+                file.display(),
+                other.display()
+            )),
+            "{stdout}"
+        );
+    }
+    let writes: Vec<String> = fake
+        .requests()
+        .iter()
+        .filter(|r| r.path.starts_with(V1) && r.method != "GET")
+        .map(|r| format!("{} {}", r.method, r.path))
+        .collect();
+    assert!(writes.is_empty(), "{writes:?}");
+
+    // One group file named twice is one group: published.
+    let mut cmd = publish_command(&fake, home.path(), &store, &snapshots, &first);
+    let (output, stdout, stderr) = run(cmd.arg(&first));
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert_eq!(
+        one_listing_of_20_offers(&fake),
+        printed_listing(&stdout, &first)
+    );
 }

@@ -22,6 +22,9 @@ pub mod limits {
     pub const DESCRIPTION: usize = 500_000;
     /// `sku`: at most 50 characters.
     pub const SKU: usize = 50;
+    /// `inventoryItemGroupKey`: at most 50 characters (createOrReplaceInventoryItemGroup's
+    /// path parameter, "Max Length: 50").
+    pub const INVENTORY_ITEM_GROUP_KEY: usize = 50;
     /// `conditionDescription`: at most 1,000 characters (the Inventory API reference,
     /// `InventoryItem.conditionDescription`, "Max Length: 1000").
     pub const CONDITION_DESCRIPTION: usize = 1_000;

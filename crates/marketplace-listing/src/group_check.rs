@@ -31,7 +31,7 @@ const GROUP: &str = "inventoryItemGroup";
 /// (a SKU may not be both).
 ///
 /// The group needs its `inventoryItemGroupKey` (createOrReplaceInventoryItemGroup's path
-/// parameter). Each variant is checked as a listing is ([`check`](crate::check): SKU, quantity, price,
+/// parameter), of at most 50 characters. Each variant is checked as a listing is ([`check`](crate::check): SKU, quantity, price,
 /// condition against the category's policy, …), its title, description and pictures coming
 /// from the group; its aspects (the group's shared ones and its own) against the category's
 /// rules, once per distinct set of its own aspects; then the group: each axis an aspect
@@ -55,6 +55,12 @@ pub fn check_group(
         &mut p,
         "inventoryItemGroup.inventoryItemGroupKey",
         g.inventory_item_group_key.as_deref(),
+    );
+    too_long(
+        &mut p,
+        "inventoryItemGroup.inventoryItemGroupKey",
+        g.inventory_item_group_key.as_deref(),
+        limits::INVENTORY_ITEM_GROUP_KEY,
     );
     // The group's own fields: what becomes the listing's title, description and pictures.
     missing_text(&mut p, "inventoryItemGroup.title", g.title.as_deref());

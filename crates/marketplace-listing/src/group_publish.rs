@@ -12,7 +12,8 @@ use serde_json::{Value, json};
 use super::{BULK_LIMIT, Inventory, format_of, item_error, listing_id, marketplace_of, path};
 use crate::check::{Catalog, CompiledIn, Problems};
 use crate::error::{ErrorKind, ListingError};
-use crate::{GroupListing, InventoryItemGroup, Listing, check_group};
+use crate::variation_problem::VariationProblem;
+use crate::{GroupListing, InventoryItemGroup, Listing, Problem, ProblemKind, check_group};
 
 /// A group published: its listing and each variant's offer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -133,7 +134,9 @@ impl Inventory {
 
     /// Publishes `group` as one listing with variations, idempotent: [`check_group`] against
     /// `catalog` first (a problem: [`ListingError::Refused`], nothing sent); getInventoryItemGroup
-    /// (the variants it held); the variants' inventory items (bulkCreateOrReplaceInventoryItem,
+    /// (the variants it held); getInventoryItem of each variant it did not hold (a SKU eBay
+    /// holds in another group, by its `groupIds`: [`ListingError::Refused`], nothing written);
+    /// the variants' inventory items (bulkCreateOrReplaceInventoryItem,
     /// [`BULK_LIMIT`] a call); each variant's offer found by getOffers (updated with updateOffer
     /// when it differs) or created (bulkCreateOffer, [`BULK_LIMIT`] a call; its 25002 "already
     /// exists" names the offer, which is then used); the offers of the variants the group held
@@ -164,6 +167,8 @@ impl Inventory {
             .clone()
             .unwrap_or_default();
         let held = self.get_inventory_item_group(&key).await?;
+        self.refuse_variants_of_other_groups(group, &key, held.as_ref())
+            .await?;
         for chunk in group.variants.chunks(BULK_LIMIT) {
             let items: Vec<(&str, &crate::InventoryItem)> = chunk
                 .iter()
@@ -209,6 +214,59 @@ impl Inventory {
             offers,
             removed,
         })
+    }
+
+    /// [`ListingError::Refused`] naming each variant whose SKU eBay holds in another group
+    /// (getInventoryItem's `groupIds`, which eBay's reference of
+    /// withdrawOfferByInventoryItemGroup names as where an item's group keys are), before any
+    /// write: createOrReplaceInventoryItemGroup would refuse the group (25703, "SKU is already
+    /// a member of another group") only after bulkCreateOrReplaceInventoryItem had rewritten
+    /// the other group's items. The SKUs `held` (this group as eBay holds it) lists are this
+    /// group's and not read; a SKU not in the inventory (25702) is in no group.
+    async fn refuse_variants_of_other_groups(
+        &self,
+        group: &GroupListing,
+        key: &str,
+        held: Option<&InventoryItemGroup>,
+    ) -> Result<(), ListingError> {
+        let ours: HashSet<&str> = held
+            .iter()
+            .flat_map(|h| &h.variant_skus)
+            .map(String::as_str)
+            .collect();
+        let mut problems = Vec::new();
+        for (i, variant) in group.variants.iter().enumerate() {
+            let sku = variant.offer.sku.as_str();
+            if ours.contains(sku) {
+                continue;
+            }
+            let item = match self.get_inventory_item(sku).await {
+                Ok(item) => item,
+                Err(e) if e.errors().iter().any(|e| e.kind == ErrorKind::SkuNotFound) => continue,
+                Err(e) => return Err(e),
+            };
+            let others = item
+                .other
+                .get("groupIds")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .filter(|other| *other != key);
+            for other in others {
+                problems.push(Problem {
+                    field: format!("variants[{i}].offer.sku"),
+                    kind: ProblemKind::Variation(VariationProblem::InAnotherGroup {
+                        group: other.to_owned(),
+                    }),
+                });
+            }
+        }
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(ListingError::Refused(Problems(problems)))
+        }
     }
 
     /// Each variant's offer id: the one getOffers gives for (SKU, marketplace, format),

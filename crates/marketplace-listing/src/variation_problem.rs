@@ -88,6 +88,11 @@ pub enum VariationProblem {
         /// The other variant.
         other: usize,
     },
+    /// A SKU eBay holds in another inventory item group (getInventoryItem's `groupIds`).
+    InAnotherGroup {
+        /// That group's `inventoryItemGroupKey`.
+        group: String,
+    },
 }
 
 impl fmt::Display for VariationProblem {
@@ -151,6 +156,10 @@ impl fmt::Display for VariationProblem {
             Self::NotInVariantSkus => f.write_str("missing from inventoryItemGroup.variantSKUs"),
             Self::NoSuchVariant => f.write_str("no variant of this SKU (or named twice)"),
             Self::SkuTwice { other } => write!(f, "variants[{other}] has this SKU too"),
+            Self::InAnotherGroup { group } => write!(
+                f,
+                "eBay holds this SKU in the inventory item group {group} (getInventoryItem's groupIds): a SKU is a variant of one group"
+            ),
         }
     }
 }

@@ -206,6 +206,30 @@ fn a_group_without_an_inventory_item_group_key_is_refused_naming_the_field() {
 }
 
 #[test]
+fn a_group_key_longer_than_50_characters_is_refused_naming_the_field_and_the_length() {
+    // createOrReplaceInventoryItemGroup's path parameter: "Max Length: 50". At 50 (some of
+    // them two-byte letters) it passes; at 51 the check refuses it before anything is sent.
+    let mut g = group_json();
+    g["inventoryItemGroup"]["inventoryItemGroupKey"] =
+        json!(format!("{}{}", "é".repeat(10), "K".repeat(40)));
+    let p = check(&g);
+    assert!(
+        !p.iter()
+            .any(|p| p.field == "inventoryItemGroup.inventoryItemGroupKey"),
+        "{p:?}"
+    );
+    g["inventoryItemGroup"]["inventoryItemGroupKey"] = json!("K".repeat(51));
+    let p = check(&g);
+    assert_eq!(
+        at(&p, "inventoryItemGroup.inventoryItemGroupKey"),
+        &ProblemKind::TooLong {
+            length: 51,
+            max: 50
+        }
+    );
+}
+
+#[test]
 fn an_axis_not_enabled_for_variations_is_refused_naming_it() {
     let mut g = group_json();
     // Memory Type: an aspect of the category with aspectEnabledForVariations false.

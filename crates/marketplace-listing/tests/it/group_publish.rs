@@ -317,3 +317,50 @@ fn the_group_calls_answer_ebays_error_ids() {
         None
     );
 }
+
+#[test]
+fn a_group_whose_variant_ebay_holds_in_another_group_is_refused_before_any_write() {
+    // The group published; then a copy under another key whose SKUs were not renamed (a new
+    // series), published in a later run: eBay's createOrReplaceInventoryItemGroup would
+    // refuse it (25703) only after bulkCreateOrReplaceInventoryItem had rewritten the first
+    // group's items with the copy's title.
+    let fake = FakeMarketplace::new();
+    let first = group();
+    let published = publish(&fake, &first).unwrap();
+    let writes = |fake: &FakeMarketplace| {
+        fake.requests()
+            .iter()
+            .filter(|r| r.path.starts_with(V1) && r.method != "GET")
+            .count()
+    };
+    let before = writes(&fake);
+    let sku = &first.variants[0].offer.sku;
+    let item_before = inventory(&fake).get_inventory_item(sku).unwrap();
+    let mut copy = serde_json::to_value(group()).unwrap();
+    copy["inventoryItemGroup"]["inventoryItemGroupKey"] = "GPU-RADEON-6450-LP".into();
+    copy["inventoryItemGroup"]["title"] = "Radeon HD 6450 low profile".into();
+    copy["variants"][0]["inventoryItem"]["availability"]["shipToLocationAvailability"]["quantity"] =
+        1.into();
+    let copy: GroupListing = serde_json::from_value(copy).unwrap();
+    let refused = publish(&fake, &copy).unwrap_err();
+    let ListingError::Refused(problems) = &refused else {
+        panic!("refused by the check: {refused:?}");
+    };
+    assert_eq!(problems.0.len(), copy.variants.len(), "{refused}");
+    let text = refused.to_string();
+    assert!(
+        text.contains(
+            "variants[0].offer.sku: eBay holds this SKU in the inventory item group GPU-RADEON-6450"
+        ),
+        "{text}"
+    );
+    assert_eq!(writes(&fake), before, "nothing written for the copy");
+    assert_eq!(
+        inventory(&fake).get_inventory_item(sku).unwrap(),
+        item_before,
+        "the first group's item is as it was"
+    );
+    // The first group, published again, is still this SKU's: its rerun is not refused.
+    let again = publish(&fake, &first).unwrap();
+    assert_eq!(again.listing_id, published.listing_id);
+}
