@@ -299,3 +299,55 @@ pub fn without(mut tree: CategoryTree, id: u32) -> CategoryTree {
     }
     tree
 }
+
+/// Kills `child` (SIGKILL) while the fake answers its first `method path` request sent after
+/// the fake's first `since` requests (the caller delays that answer, e.g. with a
+/// `Fault::Delay` rule), checks that SIGKILL ended it, then waits until the fake has answered
+/// every such request, as eBay finishes a call whose client died. `what` names the step in
+/// the failure messages.
+#[cfg(unix)]
+pub fn kill_during_call(
+    fake: &fake_marketplace::FakeMarketplace,
+    mut child: std::process::Child,
+    (method, path): (&str, &str),
+    since: usize,
+    what: &str,
+) {
+    use std::os::unix::process::ExitStatusExt;
+    use std::time::{Duration, Instant};
+    let sent = |from: usize| {
+        fake.requests()[from..]
+            .iter()
+            .filter(|r| r.method == method && r.path == path)
+            .count()
+    };
+    let started = Instant::now();
+    while sent(since) == 0 {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "{what}: {method} {path} never sent"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.kill().unwrap(); // SIGKILL, while the call is under way
+    let status = child.wait().unwrap();
+    assert_eq!(
+        status.signal(),
+        Some(9),
+        "{what}: {method} {path}: {status:?}"
+    );
+    let started = Instant::now();
+    while fake
+        .answers()
+        .iter()
+        .filter(|a| a.method == method && a.path == path)
+        .count()
+        < sent(0)
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "{what}: {method} {path} never answered"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}

@@ -9,10 +9,9 @@
 //! nothing; two group files of a run sharing a variant SKU under two keys are both refused.
 #![cfg(unix)]
 
-use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use fake_marketplace::{FakeMarketplace, Fault, FaultRule};
 use marketplace_listing::GroupListing;
@@ -167,43 +166,13 @@ fn listing_publish_killed_during_each_group_call_and_run_again_gives_one_listing
             times: Some(1),
             fault: Fault::Delay(Duration::from_secs(2)),
         });
-        let mut child = publish_command(&fake, home.path(), &store, &snapshots, &file)
+        let child = publish_command(&fake, home.path(), &store, &snapshots, &file)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        let sent = |fake: &FakeMarketplace| {
-            fake.requests()
-                .iter()
-                .filter(|r| r.method == method && r.path == path)
-                .count()
-        };
-        let started = Instant::now();
-        while sent(&fake) == 0 {
-            assert!(
-                started.elapsed() < Duration::from_secs(60),
-                "{method} {path} never sent"
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        child.kill().unwrap(); // SIGKILL, while the call is under way
-        let status = child.wait().unwrap();
-        assert_eq!(status.signal(), Some(9), "{method} {path}: {status:?}");
         // The call the command was killed in finishes on the fake's side (as eBay's would).
-        let started = Instant::now();
-        while fake
-            .answers()
-            .iter()
-            .filter(|a| a.method == method && a.path == path)
-            .count()
-            < sent(&fake)
-        {
-            assert!(
-                started.elapsed() < Duration::from_secs(60),
-                "{method} {path}"
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        common::kill_during_call(&fake, child, (method, &path), 0, "listing publish");
 
         let (output, stdout, stderr) = run(&mut publish_command(
             &fake,

@@ -5,9 +5,9 @@
 //! consent with only the read-only scope is refused before anything is sent.
 #![cfg(unix)]
 
-use std::os::unix::process::ExitStatusExt;
+use crate::common;
 use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use fake_marketplace::fulfillments::fulfillments_path;
 use fake_marketplace::{FakeMarketplace, Fault, FaultRule, TOKEN_PATH};
@@ -97,45 +97,20 @@ fn orders_ship_killed_at_each_of_its_calls_and_run_again_makes_one_fulfillment()
             times: Some(1),
             fault: Fault::Delay(Duration::from_secs(2)),
         });
-        let mut child = orders(&fake, home.path())
+        let child = orders(&fake, home.path())
             .args(ship_args(&order_id, &["--line-item", &item]))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        let asked = |fake: &FakeMarketplace| {
-            fake.requests()[before..]
-                .iter()
-                .filter(|r| r.method == method && r.path == path)
-                .count()
-        };
-        let started = Instant::now();
-        while asked(&fake) == 0 {
-            assert!(
-                started.elapsed() < Duration::from_secs(60),
-                "step {step}: {method} {path} never sent"
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        child.kill().unwrap(); // SIGKILL, while the call is under way
-        let status = child.wait().unwrap();
-        assert_eq!(status.signal(), Some(9), "step {step}: {status:?}");
         // The call the run was killed in finishes on the fake's side (as eBay's would).
-        let started = Instant::now();
-        while fake
-            .answers()
-            .iter()
-            .filter(|a| a.method == method && a.path == path)
-            .count()
-            < fake
-                .requests()
-                .iter()
-                .filter(|r| r.method == method && r.path == path)
-                .count()
-        {
-            assert!(started.elapsed() < Duration::from_secs(60), "step {step}");
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        common::kill_during_call(
+            &fake,
+            child,
+            (method, &path),
+            before,
+            &format!("step {step}"),
+        );
 
         let (output, stdout, stderr) =
             run(orders(&fake, home.path()).args(ship_args(&order_id, &["--line-item", &item])));
