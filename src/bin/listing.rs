@@ -528,6 +528,20 @@ fn read_listing_file(
     Ok((listing, unknown))
 }
 
+/// A failed listing's errors as the report gives them: eBay's `errorId` and message of each,
+/// else the error's own text.
+fn report_errors(e: &ListingError) -> Vec<serde_json::Value> {
+    let mut errors: Vec<serde_json::Value> = e
+        .errors()
+        .iter()
+        .map(|x| json!({"errorId": x.error.error_id, "message": x.error.message}))
+        .collect();
+    if errors.is_empty() {
+        errors.push(json!({"message": e.to_string()}));
+    }
+    errors
+}
+
 /// Whether a file's bytes are a group of variations: a JSON object with `inventoryItemGroup`.
 fn is_group(bytes: &[u8]) -> bool {
     const KEY: &[u8] = b"\"inventoryItemGroup\"";
@@ -1091,14 +1105,7 @@ fn publish_chunk(
                     _ => format!("{name}: {not}: {}", escaped(&e.to_string())),
                 };
                 print(&line, false);
-                let mut errors: Vec<serde_json::Value> = e
-                    .errors()
-                    .iter()
-                    .map(|x| json!({"errorId": x.error.error_id, "message": x.error.message}))
-                    .collect();
-                if errors.is_empty() {
-                    errors.push(json!({"message": e.to_string()}));
-                }
+                let errors = report_errors(e);
                 report.file(path, sku, "failed", &[], &errors);
             }
         }
@@ -1285,14 +1292,7 @@ impl GroupRun<'_> {
                     &format!("{name}: not published: {}", escaped(&e.to_string())),
                     false,
                 );
-                let mut errors: Vec<serde_json::Value> = e
-                    .errors()
-                    .iter()
-                    .map(|x| json!({"errorId": x.error.error_id, "message": x.error.message}))
-                    .collect();
-                if errors.is_empty() {
-                    errors.push(json!({"message": e.to_string()}));
-                }
+                let errors = report_errors(&e);
                 report.file(path, Some(&key), "failed", &[], &errors);
                 Outage::of(&e).map(|outage| (outage, account_needing_consent(&e)))
             }
