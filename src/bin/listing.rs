@@ -2056,9 +2056,13 @@ fn stock_line(line: &str) -> Result<(String, u32, Option<String>), String> {
             escaped(sku)
         ));
     }
+    // bulkUpdatePriceQuantity sets the quantity this line gives: a line changing only a
+    // price still names the SKU's quantity, so an empty one is refused rather than guessed.
     let quantity = quantity.parse::<u32>().map_err(|_| {
         format!(
-            "the quantity {:?} is not a whole number of 0 or more",
+            "SKU {}: the quantity {:?} is not a whole number of 0 or more (every line sets \
+             the quantity, a line changing only the price too: give the SKU's current one)",
+            escaped(sku),
             escaped(quantity)
         )
     })?;

@@ -2193,7 +2193,7 @@ fn listing_stock_sets_quantities_and_prices_from_a_csv_file_in_one_call() {
     let (output, _, stderr) = stock("sku,quantity,price\nCSV-1,4\nCSV-2,-3\n");
     assert!(!output.status.success());
     assert!(
-        stderr.contains("stock.csv:3: the quantity \"-3\""),
+        stderr.contains("stock.csv:3: SKU CSV-2: the quantity \"-3\""),
         "{stderr}"
     );
     assert!(
@@ -2259,6 +2259,43 @@ fn listing_stock_reads_no_snapshots_directory() {
     assert!(output.status.success(), "{stdout}\n{stderr}");
     assert!(stdout.contains("CSV-9: updated\n"), "{stdout}");
     assert!(!stderr.contains("snapshots"), "{stderr}");
+}
+
+/// `listing stock`: a line changing only a price (its quantity left empty) is refused before
+/// anything is sent, naming the file, the line and the SKU, and saying that every line sets the
+/// quantity (bulkUpdatePriceQuantity sends the one the line gives).
+#[test]
+fn listing_stock_names_the_sku_of_a_line_without_a_quantity_and_says_a_price_change_needs_one() {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store(&fake, &store, "seller-1");
+    let seller = fake.user().username;
+    fake.add_listing(&seller, "CSV-1", 10, "5.00");
+    fake.add_listing(&seller, "CSV-2", 10, "6.00");
+    let file = write(
+        home.path(),
+        "stock.csv",
+        "sku,quantity,price\nCSV-1,4,4.50\nCSV-2,,5.50\n",
+    );
+    let (output, _, stderr) = run(listing(&fake, home.path())
+        .args(["stock", "--account", "seller-1", "--store"])
+        .arg(&store)
+        .arg("--file")
+        .arg(&file));
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains(
+            "stock.csv:3: SKU CSV-2: the quantity \"\" is not a whole number of 0 or more (every \
+             line sets the quantity, a line changing only the price too"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        fake.requests_to("/sell/inventory/v1/bulk_update_price_quantity")
+            .is_empty(),
+        "nothing sent"
+    );
 }
 
 /// `listing stock`: a price that is not an amount above 0 of at most two decimals (`inf`,
