@@ -667,6 +667,13 @@ fn processes_killed_mid_poll_and_restarted_hand_every_change_of_a_seller_once() 
     // 8 rounds: 100 orders bought, 20 changed, 5 cancelled; a process killed (SIGKILL) at a
     // moment that varies and started again.
     for round in 0..8u64 {
+        // The last change written before this round's orders: the round waits for a newer one.
+        let before: i64 = runtime
+            .block_on(
+                sqlx::query_scalar("SELECT coalesce(max(id), 0) FROM app_order_changes")
+                    .fetch_one(&fleet.db.pool),
+            )
+            .unwrap();
         for _ in 0..100 {
             bought.push(fake.buy(&seller.listing, 1).unwrap());
         }
@@ -685,15 +692,26 @@ fn processes_killed_mid_poll_and_restarted_hand_every_change_of_a_seller_once() 
         std::thread::sleep(Duration::from_millis(150 + (nanos + round * 97) % 400));
         // The process that wrote last (feeding the seller now, likely mid poll), so that the
         // other one, or its restart, has to take over: on a loaded machine one process could
-        // otherwise feed through every round and no takeover be tested.
-        let last: Option<i64> = runtime
-            .block_on(
-                sqlx::query_scalar(
-                    "SELECT process FROM app_order_changes ORDER BY id DESC LIMIT 1",
+        // otherwise feed through every round and no takeover be tested. It is waited for (a
+        // change of this round's written): on a loaded machine a restarted process may take
+        // longer than the pause to write anything, and killing one that never wrote tests
+        // no takeover either.
+        let waited = std::time::Instant::now();
+        let last: Option<i64> = loop {
+            let last: Option<i64> = runtime
+                .block_on(
+                    sqlx::query_scalar(
+                        "SELECT process FROM app_order_changes WHERE id > $1 ORDER BY id DESC LIMIT 1",
+                    )
+                    .bind(before)
+                    .fetch_optional(&fleet.db.pool),
                 )
-                .fetch_optional(&fleet.db.pool),
-            )
-            .unwrap();
+                .unwrap();
+            if last.is_some() || waited.elapsed() > Duration::from_secs(60) {
+                break last;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
         let feeding = processes
             .iter()
             .position(|p| last == Some(i64::from(p.id())));
