@@ -463,9 +463,9 @@ type WireSubtreeNode = WireNode;
 /// Decodes and validates a getCategorySubtree response for `category_id`.
 ///
 /// The nodes go through the same decoder as [`decode_tree`] (decimal-string ids, levels that
-/// follow the nesting, leaf flags, eBay's field names (getCategorySubtree's CategorySubtree)), and the result is held to the
-/// tree's structural rules below the category asked for: the first node is `category_id`
-/// (never the root, 0), ids are unique, names (and the version) are as
+/// follow the nesting, leaf flags, the field names of getCategorySubtree's answer), and the
+/// result is held to the tree's structural rules below the category asked for: the first
+/// node is `category_id` (never the root, 0), ids are unique, names (and the version) are as
 /// [`CategoryTree::validate`] wants them (non-empty, free of `>`, of control and of
 /// bidirectional formatting characters), a leaf has no
 /// children and a non-leaf has some, and no node is deeper than
