@@ -2169,27 +2169,43 @@ fn a_run_whose_unpublished_files_are_all_refused_says_to_fix_them_not_to_rerun()
     assert!(!stderr.contains("rerun to carry on"), "{stderr}");
 }
 
+/// A seller consented as `seller-1` on a new fake, for the `listing stock` tests: the fake,
+/// the commands' home directory and the refresh-token store.
+fn stock_seller() -> (FakeMarketplace, tempfile::TempDir, PathBuf) {
+    let fake = FakeMarketplace::new();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("refresh.json");
+    consented_store(&fake, &store, "seller-1");
+    (fake, home, store)
+}
+
+/// Runs `listing stock --account seller-1 --store STORE --file HOME/stock.csv`, the file
+/// holding `text`.
+fn run_stock(
+    fake: &FakeMarketplace,
+    home: &Path,
+    store: &Path,
+    text: &str,
+) -> (std::process::Output, String, String) {
+    let file = write(home, "stock.csv", text);
+    run(listing(fake, home)
+        .args(["stock", "--account", "seller-1", "--store"])
+        .arg(store)
+        .arg("--file")
+        .arg(&file))
+}
+
 /// `listing stock --file stock.csv`: a bad line refuses the file before anything is sent;
 /// then each SKU's quantity (and price) through bulkUpdatePriceQuantity, one call for the
 /// file, no inventory item written, a SKU eBay refuses printed with eBay's error (exit 1)
 /// while the others are applied.
 #[test]
 fn listing_stock_sets_quantities_and_prices_from_a_csv_file_in_one_call() {
-    let fake = FakeMarketplace::new();
-    let home = tempfile::tempdir().unwrap();
-    let store = home.path().join("refresh.json");
-    consented_store(&fake, &store, "seller-1");
+    let (fake, home, store) = stock_seller();
     let seller = fake.user().username;
     fake.add_listing(&seller, "CSV-1", 10, "5.00");
     fake.add_listing(&seller, "CSV-2", 10, "5.00");
-    let stock = |text: &str| {
-        let file = write(home.path(), "stock.csv", text);
-        run(listing(&fake, home.path())
-            .args(["stock", "--account", "seller-1", "--store"])
-            .arg(&store)
-            .arg("--file")
-            .arg(&file))
-    };
+    let stock = |text: &str| run_stock(&fake, home.path(), &store, text);
     let (output, _, stderr) = stock("sku,quantity,price\nCSV-1,4\nCSV-2,-3\n");
     assert!(!output.status.success());
     assert!(
@@ -2243,10 +2259,7 @@ fn listing_stock_sets_quantities_and_prices_from_a_csv_file_in_one_call() {
 /// directory that cannot be read stops it.
 #[test]
 fn listing_stock_reads_no_snapshots_directory() {
-    let fake = FakeMarketplace::new();
-    let home = tempfile::tempdir().unwrap();
-    let store = home.path().join("refresh.json");
-    consented_store(&fake, &store, "seller-1");
+    let (fake, home, store) = stock_seller();
     fake.add_listing(&fake.user().username, "CSV-9", 10, "5.00");
     let file = write(home.path(), "stock.csv", "sku,quantity\nCSV-9,4\n");
     let (output, stdout, stderr) = run(listing(&fake, home.path())
@@ -2266,23 +2279,16 @@ fn listing_stock_reads_no_snapshots_directory() {
 /// quantity (bulkUpdatePriceQuantity sends the one the line gives).
 #[test]
 fn listing_stock_names_the_sku_of_a_line_without_a_quantity_and_says_a_price_change_needs_one() {
-    let fake = FakeMarketplace::new();
-    let home = tempfile::tempdir().unwrap();
-    let store = home.path().join("refresh.json");
-    consented_store(&fake, &store, "seller-1");
+    let (fake, home, store) = stock_seller();
     let seller = fake.user().username;
     fake.add_listing(&seller, "CSV-1", 10, "5.00");
     fake.add_listing(&seller, "CSV-2", 10, "6.00");
-    let file = write(
+    let (output, _, stderr) = run_stock(
+        &fake,
         home.path(),
-        "stock.csv",
+        &store,
         "sku,quantity,price\nCSV-1,4,4.50\nCSV-2,,5.50\n",
     );
-    let (output, _, stderr) = run(listing(&fake, home.path())
-        .args(["stock", "--account", "seller-1", "--store"])
-        .arg(&store)
-        .arg("--file")
-        .arg(&file));
     assert!(!output.status.success());
     assert!(
         stderr.contains(
@@ -2305,20 +2311,10 @@ fn listing_stock_names_the_sku_of_a_line_without_a_quantity_and_says_a_price_cha
 #[test]
 fn listing_stock_refuses_a_price_not_in_two_decimals_or_without_a_currency_naming_line_sku_and_value()
  {
-    let fake = FakeMarketplace::new();
-    let home = tempfile::tempdir().unwrap();
-    let store = home.path().join("refresh.json");
-    consented_store(&fake, &store, "seller-1");
+    let (fake, home, store) = stock_seller();
     let seller = fake.user().username;
     fake.add_listing(&seller, "CSV-1", 10, "5.00");
-    let stock = |text: &str| {
-        let file = write(home.path(), "stock.csv", text);
-        run(listing(&fake, home.path())
-            .args(["stock", "--account", "seller-1", "--store"])
-            .arg(&store)
-            .arg("--file")
-            .arg(&file))
-    };
+    let stock = |text: &str| run_stock(&fake, home.path(), &store, text);
     let (output, _, stderr) = stock(
         "sku,quantity,price\nCSV-1,1,inf\nCSV-1,1,NaN\nCSV-1,1,1e3\nCSV-1,1,-2\nCSV-1,1,4.505\n",
     );
@@ -2355,24 +2351,17 @@ fn listing_stock_refuses_a_price_not_in_two_decimals_or_without_a_currency_namin
 fn listing_stock_refuses_a_price_of_a_sku_whose_offers_are_in_two_currencies_and_sends_nothing() {
     // One SKU, an offer on EBAY_US (USD) and one on EBAY_GB (GBP): a price line sets every
     // offer's price, and 4.50 cannot be both 4.50 USD and 4.50 GBP.
-    let fake = FakeMarketplace::new();
-    let home = tempfile::tempdir().unwrap();
-    let store = home.path().join("refresh.json");
-    consented_store(&fake, &store, "seller-1");
+    let (fake, home, store) = stock_seller();
     let seller = fake.user().username;
     fake.add_listing(&seller, "CSV-1", 10, "5.00");
     fake.add_listing_on("EBAY_GB", &seller, "CSV-1", 10, "4.00")
         .expect("the fake moves the second offer to EBAY_GB");
-    let file = write(
+    let (output, _, stderr) = run_stock(
+        &fake,
         home.path(),
-        "stock.csv",
+        &store,
         "sku,quantity,price\nCSV-1,3,4.50\n",
     );
-    let (output, _, stderr) = run(listing(&fake, home.path())
-        .args(["stock", "--account", "seller-1", "--store"])
-        .arg(&store)
-        .arg("--file")
-        .arg(&file));
     assert!(!output.status.success(), "{stderr}");
     assert!(
         stderr.contains(
@@ -2388,34 +2377,23 @@ fn listing_stock_refuses_a_price_of_a_sku_whose_offers_are_in_two_currencies_and
     );
 
     // Without a price the line is the quantity alone, sent as before.
-    let file = write(home.path(), "stock.csv", "sku,quantity,price\nCSV-1,3,\n");
-    let (output, _, stderr) = run(listing(&fake, home.path())
-        .args(["stock", "--account", "seller-1", "--store"])
-        .arg(&store)
-        .arg("--file")
-        .arg(&file));
+    let (output, _, stderr) =
+        run_stock(&fake, home.path(), &store, "sku,quantity,price\nCSV-1,3,\n");
     assert!(output.status.success(), "{stderr}");
 }
 
 #[test]
 fn listing_stock_reads_a_csv_file_that_starts_with_a_byte_order_mark() {
     // A spreadsheet's "CSV UTF-8" export starts the file with U+FEFF before the header.
-    let fake = FakeMarketplace::new();
-    let home = tempfile::tempdir().unwrap();
-    let store = home.path().join("refresh.json");
-    consented_store(&fake, &store, "seller-1");
+    let (fake, home, store) = stock_seller();
     let seller = fake.user().username;
     fake.add_listing(&seller, "CSV-1", 10, "5.00");
-    let file = write(
+    let (output, stdout, stderr) = run_stock(
+        &fake,
         home.path(),
-        "stock.csv",
+        &store,
         "\u{feff}sku,quantity,price\r\nCSV-1,4,4.50\r\n",
     );
-    let (output, stdout, stderr) = run(listing(&fake, home.path())
-        .args(["stock", "--account", "seller-1", "--store"])
-        .arg(&store)
-        .arg("--file")
-        .arg(&file));
     assert!(output.status.success(), "{stdout}\n{stderr}");
     assert!(stdout.contains("CSV-1: updated\n"), "{stdout}");
     let api = crate::inventory_support::api(&fake);
@@ -2438,21 +2416,11 @@ fn listing_stock_reads_a_csv_file_that_starts_with_a_byte_order_mark() {
 fn listing_stock_refuses_a_sku_on_two_lines_with_other_values_naming_both_lines() {
     // A file merged from two sources: CSV-1 at 4 and at 9. Which is meant is not known, so
     // nothing is sent; the same line twice is one change.
-    let fake = FakeMarketplace::new();
-    let home = tempfile::tempdir().unwrap();
-    let store = home.path().join("refresh.json");
-    consented_store(&fake, &store, "seller-1");
+    let (fake, home, store) = stock_seller();
     let seller = fake.user().username;
     fake.add_listing(&seller, "CSV-1", 10, "5.00");
     fake.add_listing(&seller, "CSV-2", 10, "5.00");
-    let stock = |text: &str| {
-        let file = write(home.path(), "stock.csv", text);
-        run(listing(&fake, home.path())
-            .args(["stock", "--account", "seller-1", "--store"])
-            .arg(&store)
-            .arg("--file")
-            .arg(&file))
-    };
+    let stock = |text: &str| run_stock(&fake, home.path(), &store, text);
     let (output, _, stderr) = stock("sku,quantity,price\nCSV-1,4\nCSV-2,3\nCSV-1,9\n");
     assert!(!output.status.success(), "{stderr}");
     assert!(
