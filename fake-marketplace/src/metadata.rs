@@ -254,29 +254,59 @@ fn takes_no_condition(tree: &CategoryTree, id: u32) -> bool {
 /// * any other leaf: New (1000), New other (1500), Excellent - Refurbished (2010,
 ///   `RESTRICTED`), Used (3000), For parts or not working (7000), none required.
 pub fn made_up_policy(tree: &CategoryTree, id: u32) -> Option<Value> {
+    made_up_kind(tree, id).map(made_up_body)
+}
+
+/// Which of [`made_up_policy`]'s answers a leaf gets: the answer depends on this alone.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum MadeUp {
+    TradingCards,
+    PhoneOrComputer,
+    NoCondition,
+    NewOrUsed,
+    Common,
+}
+
+/// The kind of the leaf `id` of `tree` (`None` for a category that is not a leaf of it).
+fn made_up_kind(tree: &CategoryTree, id: u32) -> Option<MadeUp> {
     tree.get(id).filter(|c| c.leaf)?;
-    if is_trading_card_singles(tree, id) {
-        return Some(json!({
-            "itemConditionRequired": true,
-            "itemConditions": trading_card_conditions(),
-        }));
-    }
-    let new = condition(
-        1000,
-        "New",
-        "A brand-new, unused, unopened, undamaged item.",
-    );
-    let new_other = condition(
-        1500,
-        "New other (see details)",
-        "A new, unused item with absolutely no signs of wear.",
-    );
-    let used = condition(3000, "Used", "An item that has been used previously.");
-    let parts = condition(
-        7000,
-        "For parts or not working",
-        "An item that does not function as intended.",
-    );
+    Some(if is_trading_card_singles(tree, id) {
+        MadeUp::TradingCards
+    } else if is_phone_or_computer(tree, id) {
+        MadeUp::PhoneOrComputer
+    } else if takes_no_condition(tree, id) {
+        MadeUp::NoCondition
+    } else if id % 7 == 5 {
+        MadeUp::NewOrUsed
+    } else {
+        MadeUp::Common
+    })
+}
+
+/// The policy of a leaf of the kind `kind`, without `categoryId` and `categoryTreeId`.
+fn made_up_body(kind: MadeUp) -> Value {
+    let new = || {
+        condition(
+            1000,
+            "New",
+            "A brand-new, unused, unopened, undamaged item.",
+        )
+    };
+    let new_other = || {
+        condition(
+            1500,
+            "New other (see details)",
+            "A new, unused item with absolutely no signs of wear.",
+        )
+    };
+    let used = || condition(3000, "Used", "An item that has been used previously.");
+    let parts = || {
+        condition(
+            7000,
+            "For parts or not working",
+            "An item that does not function as intended.",
+        )
+    };
     let restricted = |id: u32, name: &str| {
         let mut c = condition(
             id,
@@ -286,32 +316,34 @@ pub fn made_up_policy(tree: &CategoryTree, id: u32) -> Option<Value> {
         c["usage"] = json!("RESTRICTED");
         c
     };
-    if is_phone_or_computer(tree, id) {
-        return Some(json!({"itemConditionRequired": true, "itemConditions": [
-            new,
-            new_other,
+    match kind {
+        MadeUp::TradingCards => json!({
+            "itemConditionRequired": true,
+            "itemConditions": trading_card_conditions(),
+        }),
+        MadeUp::PhoneOrComputer => json!({"itemConditionRequired": true, "itemConditions": [
+            new(),
+            new_other(),
             restricted(2000, "Certified - Refurbished"),
             restricted(2010, "Excellent - Refurbished"),
             restricted(2020, "Very Good - Refurbished"),
             restricted(2030, "Good - Refurbished"),
             condition(2500, "Seller refurbished", "Restored to working order by the seller or a third party."),
-            used,
-            parts,
-        ]}));
-    }
-    if takes_no_condition(tree, id) {
-        return Some(json!({"itemConditionRequired": false, "itemConditions": []}));
-    }
-    Some(match id % 7 {
-        5 => json!({"itemConditionRequired": true, "itemConditions": [new, used]}),
-        _ => json!({"itemConditionRequired": false, "itemConditions": [
-            new,
-            new_other,
-            restricted(2010, "Excellent - Refurbished"),
-            used,
-            parts,
+            used(),
+            parts(),
         ]}),
-    })
+        MadeUp::NoCondition => json!({"itemConditionRequired": false, "itemConditions": []}),
+        MadeUp::NewOrUsed => {
+            json!({"itemConditionRequired": true, "itemConditions": [new(), used()]})
+        }
+        MadeUp::Common => json!({"itemConditionRequired": false, "itemConditions": [
+            new(),
+            new_other(),
+            restricted(2010, "Excellent - Refurbished"),
+            used(),
+            parts(),
+        ]}),
+    }
 }
 
 /// The policy served for the category `id` of `site` (whose tree is `tree`): the one a test
@@ -480,24 +512,58 @@ fn condition_policies(request: &Request, state: &FakeState) -> Response {
             leaves
         }
     };
-    let policies: Vec<Value> = categories
+    // Written as text: a site's answer names every leaf (tens of thousands), and the made-up
+    // policies are a handful of bodies, each serialized once.
+    let set: HashMap<u32, Option<Value>> = lock(&state.metadata.policies)
         .iter()
-        .filter_map(|id| policy_of(state, site, &tree, *id))
-        .map(|mut p| {
-            if !restricted_too && let Some(list) = p["itemConditions"].as_array_mut() {
-                list.retain(|c| c["usage"] != json!("RESTRICTED"));
-            }
-            p
-        })
+        .filter(|((s, _), _)| *s == site)
+        .map(|((_, id), policy)| (*id, policy.clone()))
         .collect();
+    let without_restricted = |mut policy: Value| {
+        if !restricted_too && let Some(list) = policy["itemConditions"].as_array_mut() {
+            list.retain(|c| c["usage"] != json!("RESTRICTED"));
+        }
+        policy
+    };
+    let tree_id = tree.meta.tree_id.to_string();
+    let mut made_up: HashMap<MadeUp, String> = HashMap::new();
+    let mut policies = Vec::new();
+    for id in categories {
+        let entry = match set.get(&id) {
+            Some(None) => continue,
+            Some(Some(_)) => match policy_of(state, site, &tree, id) {
+                Some(policy) => without_restricted(policy).to_string(),
+                None => continue,
+            },
+            None => {
+                let Some(kind) = made_up_kind(&tree, id) else {
+                    continue;
+                };
+                // `{"itemConditionRequired":…,"itemConditions":[…]}`: the keys come after
+                // `categoryId` and `categoryTreeId` in serde_json's (sorted) order.
+                let body = made_up
+                    .entry(kind)
+                    .or_insert_with(|| without_restricted(made_up_body(kind)).to_string());
+                format!(
+                    "{{\"categoryId\":\"{id}\",\"categoryTreeId\":\"{tree_id}\",{}",
+                    &body[1..]
+                )
+            }
+        };
+        policies.push(entry);
+    }
     if policies.is_empty() && warnings.is_empty() {
         return Response::new(204, Vec::new()).with_header(MADE_UP_HEADER, "made-up");
     }
-    let mut body = json!({ "itemConditionPolicies": policies });
+    let mut body = format!("{{\"itemConditionPolicies\":[{}]", policies.join(","));
     if !warnings.is_empty() {
-        body["warnings"] = Value::Array(warnings);
+        body.push_str(",\"warnings\":");
+        body.push_str(&Value::Array(warnings).to_string());
     }
-    Response::json(200, &body).with_header(MADE_UP_HEADER, "made-up")
+    body.push('}');
+    Response::new(200, body)
+        .with_header("Content-Type", "application/json")
+        .with_header(MADE_UP_HEADER, "made-up")
 }
 
 // ---- getListingStructurePolicies ----
@@ -607,26 +673,29 @@ fn structure_policies(request: &Request, state: &FakeState) -> Response {
             out
         }
     };
+    // Written as text, as the condition policies are (tens of thousands of leaves).
     let tree_id = tree.meta.tree_id.to_string();
-    let policies: Vec<Value> = categories
+    let policies: Vec<String> = categories
         .iter()
         .filter_map(|id| {
             let supported = variations_supported_of(state, site, &tree, *id)?;
-            Some(json!({
-                "categoryId": id.to_string(),
-                "categoryTreeId": tree_id,
-                "variationsSupported": supported,
-            }))
+            Some(format!(
+                "{{\"categoryId\":\"{id}\",\"categoryTreeId\":\"{tree_id}\",\"variationsSupported\":{supported}}}"
+            ))
         })
         .collect();
     if policies.is_empty() && warnings.is_empty() {
         return Response::new(204, Vec::new()).with_header(MADE_UP_HEADER, "made-up");
     }
-    let mut body = json!({ "listingStructurePolicies": policies });
+    let mut body = format!("{{\"listingStructurePolicies\":[{}]", policies.join(","));
     if !warnings.is_empty() {
-        body["warnings"] = Value::Array(warnings);
+        body.push_str(",\"warnings\":");
+        body.push_str(&Value::Array(warnings).to_string());
     }
-    Response::json(200, &body).with_header(MADE_UP_HEADER, "made-up")
+    body.push('}');
+    Response::new(200, body)
+        .with_header("Content-Type", "application/json")
+        .with_header(MADE_UP_HEADER, "made-up")
 }
 
 pub(crate) fn routes() -> Vec<Route> {
