@@ -8,13 +8,70 @@
 //! here, so that the application's migrator finds only its own history again; a record of the
 //! same version with another checksum is the application's and is left alone.
 
-use sqlx::migrate::{MigrateError, Migrator};
+use std::sync::LazyLock;
+
+use sqlx::SqlSafeStr as _;
+use sqlx::migrate::{MigrateError, Migration, MigrationType};
 use sqlx::{Executor as _, PgConnection, PgPool};
 
 use crate::error::Error;
 
-/// The migrations of `migrations/`, embedded.
-static MIGRATIONS: Migrator = sqlx::migrate!("./migrations");
+/// The migrations of `migrations/`, embedded, as sqlx reads a migrations directory: the
+/// version and description (`_` read as a blank) from the file's name, the checksum of its
+/// statements. Listed by hand rather than with `sqlx::migrate!`, whose procedural macro
+/// compiles sqlx a second time (for the compiler) into every build of this crate; the test
+/// `embedded_as_sqlx_reads_the_directory` keeps the list and the directory in step.
+static MIGRATIONS: LazyLock<Vec<Migration>> = LazyLock::new(|| {
+    [
+        (
+            20250101000000,
+            "token store",
+            include_str!("../migrations/20250101000000_token_store.sql"),
+        ),
+        (
+            20251126000000,
+            "scoped user tokens",
+            include_str!("../migrations/20251126000000_scoped_user_tokens.sql"),
+        ),
+        (
+            20251127000000,
+            "refusal renewals",
+            include_str!("../migrations/20251127000000_refusal_renewals.sql"),
+        ),
+        (
+            20251128000000,
+            "account ebay users",
+            include_str!("../migrations/20251128000000_account_ebay_users.sql"),
+        ),
+        (
+            20251128000001,
+            "notifications",
+            include_str!("../migrations/20251128000001_notifications.sql"),
+        ),
+        (
+            20251129000000,
+            "signing keys",
+            include_str!("../migrations/20251129000000_signing_keys.sql"),
+        ),
+        (
+            20251130000000,
+            "pending consents",
+            include_str!("../migrations/20251130000000_pending_consents.sql"),
+        ),
+    ]
+    .into_iter()
+    .map(|(version, description, sql): (i64, &str, &'static str)| {
+        let no_tx = sql.starts_with("-- no-transaction");
+        Migration::new(
+            version,
+            description.into(),
+            MigrationType::Simple,
+            sql.into_sql_str(),
+            no_tx,
+        )
+    })
+    .collect()
+});
 
 /// The table recording which of the store's migrations ran.
 pub(crate) const MIGRATIONS_TABLE: &str = "marketplace_client_migrations";
@@ -127,4 +184,31 @@ async fn adopt_from_sqlx_table(tx: &mut PgConnection) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MIGRATIONS;
+    use sqlx::migrate::{Migration, Migrator};
+
+    /// What sqlx reads from `migrations/` (as `sqlx::migrate!` and `sqlx migrate run` do) is
+    /// what this crate runs: the same files, versions, descriptions, checksums, statements.
+    #[tokio::test]
+    async fn embedded_as_sqlx_reads_the_directory() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+        let read = Migrator::new(dir.as_path()).await.unwrap();
+        let fields = |m: &Migration| {
+            (
+                m.version,
+                m.description.to_string(),
+                m.migration_type,
+                m.checksum.to_vec(),
+                m.no_tx,
+                m.sql.as_str().to_owned(),
+            )
+        };
+        let embedded: Vec<_> = MIGRATIONS.iter().map(fields).collect();
+        assert!(!embedded.is_empty());
+        assert_eq!(embedded, read.iter().map(fields).collect::<Vec<_>>());
+    }
 }

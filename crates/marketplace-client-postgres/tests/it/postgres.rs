@@ -78,9 +78,14 @@ async fn migrations_run_twice() {
     );
 }
 
-/// A backend's own migrations (`tests/app_migrations`), run by its own `sqlx::migrate!` into
-/// sqlx's default table, as an application using this crate does.
-static APP_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./tests/app_migrations");
+/// A backend's own migrations (`tests/app_migrations`), run by its own sqlx migrator into
+/// sqlx's default table, as an application using this crate does (read from the directory:
+/// what `sqlx::migrate!("./tests/app_migrations")` embeds, without compiling sqlx's
+/// procedural macros into the workspace's test build).
+async fn app_migrator() -> sqlx::migrate::Migrator {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/app_migrations");
+    sqlx::migrate::Migrator::new(dir.as_path()).await.unwrap()
+}
 
 /// The application's table and the store's work: an item written and read back, a refresh
 /// token saved and loaded.
@@ -102,7 +107,8 @@ async fn both_schemas_work(db: &TestDb, round: &str) {
 async fn the_application_s_sqlx_migrations_and_the_store_s_live_side_by_side() {
     // The application first, then the store, then both again.
     let db = TestDb::new().await;
-    APP_MIGRATOR
+    app_migrator()
+        .await
         .run(&db.pool)
         .await
         .expect("the application migrates");
@@ -110,7 +116,8 @@ async fn the_application_s_sqlx_migrations_and_the_store_s_live_side_by_side() {
         .await
         .expect("the store migrates after the application");
     both_schemas_work(&db, "app-first").await;
-    APP_MIGRATOR
+    app_migrator()
+        .await
         .run(&db.pool)
         .await
         .expect("the application migrates again");
@@ -120,13 +127,15 @@ async fn the_application_s_sqlx_migrations_and_the_store_s_live_side_by_side() {
     // The store first, then the application, then both again.
     let db = TestDb::new().await;
     migrate(&db.pool).await.expect("the store migrates first");
-    APP_MIGRATOR
+    app_migrator()
+        .await
         .run(&db.pool)
         .await
         .expect("the application migrates after the store");
     both_schemas_work(&db, "store-first").await;
     migrate(&db.pool).await.expect("the store migrates again");
-    APP_MIGRATOR
+    app_migrator()
+        .await
         .run(&db.pool)
         .await
         .expect("the application migrates again");
@@ -204,7 +213,8 @@ async fn a_store_migrated_into_sqlx_s_table_by_an_earlier_version_upgrades() {
     migrate(&db.pool)
         .await
         .expect("this version migrates over the earlier one");
-    APP_MIGRATOR
+    app_migrator()
+        .await
         .run(&db.pool)
         .await
         .expect("the application's migrations run after the upgrade");
