@@ -552,10 +552,16 @@ fn condition_policies(request: &Request, state: &FakeState) -> Response {
         };
         policies.push(entry);
     }
+    policies_answer("itemConditionPolicies", &policies, warnings)
+}
+
+/// A Metadata API answer listing `policies` (each a JSON object, as text) under `key`, with
+/// `warnings`; `204 No Content` when both are empty, as eBay answers.
+fn policies_answer(key: &str, policies: &[String], warnings: Vec<Value>) -> Response {
     if policies.is_empty() && warnings.is_empty() {
         return Response::new(204, Vec::new()).with_header(MADE_UP_HEADER, "made-up");
     }
-    let mut body = format!("{{\"itemConditionPolicies\":[{}]", policies.join(","));
+    let mut body = format!("{{\"{key}\":[{}]", policies.join(","));
     if !warnings.is_empty() {
         body.push_str(",\"warnings\":");
         body.push_str(&Value::Array(warnings).to_string());
@@ -684,18 +690,7 @@ fn structure_policies(request: &Request, state: &FakeState) -> Response {
             ))
         })
         .collect();
-    if policies.is_empty() && warnings.is_empty() {
-        return Response::new(204, Vec::new()).with_header(MADE_UP_HEADER, "made-up");
-    }
-    let mut body = format!("{{\"listingStructurePolicies\":[{}]", policies.join(","));
-    if !warnings.is_empty() {
-        body.push_str(",\"warnings\":");
-        body.push_str(&Value::Array(warnings).to_string());
-    }
-    body.push('}');
-    Response::new(200, body)
-        .with_header("Content-Type", "application/json")
-        .with_header(MADE_UP_HEADER, "made-up")
+    policies_answer("listingStructurePolicies", &policies, warnings)
 }
 
 pub(crate) fn routes() -> Vec<Route> {

@@ -24,6 +24,34 @@ pub fn clean_command(program: impl AsRef<std::ffi::OsStr>) -> std::process::Comm
     command
 }
 
+/// `cargo` (the one running the tests) as [`clean_command`] gives it, and without the
+/// variables cargo sets for a test (`CARGO_MANIFEST_DIR`, `CARGO_PKG_*`, `OUT_DIR`…): a build
+/// script that watches one (ring's `rerun-if-env-changed=CARGO_MANIFEST_DIR`) would see it
+/// changed, and the whole graph above it would be built again, in that target directory, by
+/// this build and by the next one without it (60 s in CI after the tests, when a build in the
+/// workspace's own target directory kept the root package's `CARGO_MANIFEST_DIR`).
+pub fn cargo_command() -> std::process::Command {
+    let mut cargo = clean_command(env!("CARGO"));
+    for (name, _) in std::env::vars_os() {
+        let text = name.to_string_lossy();
+        if text == "OUT_DIR"
+            || text.starts_with("CARGO_PKG_")
+            || text.starts_with("CARGO_BIN_")
+            || [
+                "CARGO_MANIFEST_DIR",
+                "CARGO_MANIFEST_PATH",
+                "CARGO_CRATE_NAME",
+                "CARGO_PRIMARY_PACKAGE",
+                "CARGO_TARGET_TMPDIR",
+            ]
+            .contains(&text.as_ref())
+        {
+            cargo.env_remove(&name);
+        }
+    }
+    cargo
+}
+
 /// The repository root.
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -167,7 +195,7 @@ pub fn build_outside_crate(
     } else {
         workspace_dev_profile()
     };
-    let mut command = clean_command(env!("CARGO"));
+    let mut command = cargo_command();
     command
         .current_dir(project)
         .args(["build", "--offline", "--verbose"])

@@ -95,7 +95,7 @@ fn cargo_build(
     extra: &[(&str, &str)],
     features: &[&str],
 ) -> Output {
-    let mut command = common::clean_command(env!("CARGO"));
+    let mut command = common::cargo_command();
     command
         .current_dir(dir)
         .args(["build", "--offline"])

@@ -44,28 +44,8 @@ fn fake_binary() -> PathBuf {
     {
         return beside;
     }
-    let mut cargo = Command::new(env!("CARGO"));
-    // Not the variables cargo set for this test (CARGO_MANIFEST_DIR, CARGO_PKG_*, OUT_DIR…):
-    // a build script that watches one (ring's `rerun-if-env-changed=CARGO_MANIFEST_DIR`)
-    // would see it changed, and the whole graph above it, this test binary included, would be
-    // built and linked again while the tests run.
-    for (name, _) in std::env::vars_os() {
-        let text = name.to_string_lossy();
-        if text == "OUT_DIR"
-            || text.starts_with("CARGO_PKG_")
-            || text.starts_with("CARGO_BIN_")
-            || [
-                "CARGO_MANIFEST_DIR",
-                "CARGO_MANIFEST_PATH",
-                "CARGO_CRATE_NAME",
-                "CARGO_PRIMARY_PACKAGE",
-                "CARGO_TARGET_TMPDIR",
-            ]
-            .contains(&text.as_ref())
-        {
-            cargo.env_remove(&name);
-        }
-    }
+    // Without the variables cargo set for this test (see `common::cargo_command`).
+    let mut cargo = common::cargo_command();
     let out = cargo
         .current_dir(common::root())
         .args([
