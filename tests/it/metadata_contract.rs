@@ -271,3 +271,81 @@ fn every_field_the_description_lists_is_kept_by_the_client() {
         );
     }
 }
+
+/// The fake writes its policy answers as text (tens of thousands of leaves a site): each is
+/// exactly serde_json's serialization (sorted keys, no blanks) of the made-up policies with
+/// their ids, as it was when the fake built a `serde_json::Value` per leaf, restricted
+/// conditions left out for the application token; with a filter and its 46004 warning too.
+#[test]
+fn the_fakes_policy_answers_are_serde_jsons_text_of_the_made_up_policies() {
+    use fake_marketplace::metadata::{
+        made_up_policy, made_up_variations_supported, structure_policies_path,
+    };
+    let fake = FakeMarketplace::new();
+    let (client, _) = support::client(&fake);
+    client
+        .item_condition_policies(Marketplace::Us, &[179])
+        .unwrap();
+    let token = fake
+        .requests_to(&condition_policies_path("EBAY_US"))
+        .first()
+        .and_then(|r| r.header("Authorization").map(str::to_owned))
+        .unwrap();
+    let http = reqwest::blocking::Client::builder()
+        .no_proxy()
+        .build()
+        .unwrap();
+    let text = |path: &str, query: &str| {
+        let answer = http
+            .get(format!("{}{path}?{query}", fake.base_url()))
+            .header("Authorization", &token)
+            .send()
+            .unwrap();
+        assert_eq!(answer.status(), 200);
+        answer.text().unwrap()
+    };
+    let tree = fake.tree(Marketplace::Us);
+    let tree_id = tree.meta.tree_id.to_string();
+    let leaves: Vec<u32> = tree.listable().filter(|c| c.leaf).map(|c| c.id).collect();
+    let many: Vec<String> = leaves.iter().take(60).map(u32::to_string).collect();
+    let filter = format!("filter=categoryIds%3A%7B{}%7D", many.join("%7C"));
+    for query in ["", filter.as_str()] {
+        let body = text(&condition_policies_path("EBAY_US"), query);
+        let parsed: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(parsed.to_string(), body, "not serde_json's own text");
+        let policies = parsed["itemConditionPolicies"].as_array().unwrap();
+        assert_eq!(
+            policies.len(),
+            if query.is_empty() { leaves.len() } else { 50 }
+        );
+        assert_eq!(parsed.get("warnings").is_some(), !query.is_empty());
+        for policy in policies {
+            let id: u32 = policy["categoryId"].as_str().unwrap().parse().unwrap();
+            let mut expected = made_up_policy(&tree, id).unwrap();
+            expected["categoryId"] = Value::from(id.to_string());
+            expected["categoryTreeId"] = Value::from(tree_id.clone());
+            expected["itemConditions"]
+                .as_array_mut()
+                .unwrap()
+                .retain(|c| c["usage"] != "RESTRICTED");
+            assert_eq!(policy, &expected);
+        }
+        let body = text(&structure_policies_path("EBAY_US"), query);
+        let parsed: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(parsed.to_string(), body, "not serde_json's own text");
+        let policies = parsed["listingStructurePolicies"].as_array().unwrap();
+        assert_eq!(
+            policies.len(),
+            if query.is_empty() { leaves.len() } else { 50 }
+        );
+        for policy in policies {
+            let id: u32 = policy["categoryId"].as_str().unwrap().parse().unwrap();
+            let supported = made_up_variations_supported(&tree, id).unwrap();
+            assert_eq!(
+                policy,
+                &serde_json::json!({"categoryId": id.to_string(), "categoryTreeId": tree_id,
+                    "variationsSupported": supported})
+            );
+        }
+    }
+}
