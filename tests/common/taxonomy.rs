@@ -133,3 +133,21 @@ pub async fn aio_seller_tokens(
         .expect("the code exchanged");
     Arc::new(provider)
 }
+
+/// The `Authorization` header of the client's first request to `path` on `fake`, and a plain
+/// HTTP client (no proxy, no gzip): to ask the fake directly what the client does not send.
+pub fn first_bearer_and_http(
+    fake: &FakeMarketplace,
+    path: &str,
+) -> (String, reqwest::blocking::Client) {
+    let token = fake
+        .requests_to(path)
+        .first()
+        .and_then(|r| r.header("Authorization").map(str::to_owned))
+        .expect("a request of the client's to that path");
+    let http = reqwest::blocking::Client::builder()
+        .no_proxy()
+        .build()
+        .unwrap();
+    (token, http)
+}

@@ -96,15 +96,7 @@ fn every_request_and_answer_of_get_item_condition_policies_is_documented() {
             .is_err()
     );
     assert!(client.all_item_condition_policies(Marketplace::Fr).is_err());
-    let token = fake
-        .requests_to(&condition_policies_path("EBAY_US"))
-        .first()
-        .and_then(|r| r.header("Authorization").map(str::to_owned))
-        .unwrap();
-    let http = reqwest::blocking::Client::builder()
-        .no_proxy()
-        .build()
-        .unwrap();
+    let (token, http) = support::first_bearer_and_http(&fake, &condition_policies_path("EBAY_US"));
     let send = |query: &str| {
         http.get(format!(
             "{}{}?{query}",
@@ -286,15 +278,7 @@ fn the_fakes_policy_answers_are_serde_jsons_text_of_the_made_up_policies() {
     client
         .item_condition_policies(Marketplace::Us, &[179])
         .unwrap();
-    let token = fake
-        .requests_to(&condition_policies_path("EBAY_US"))
-        .first()
-        .and_then(|r| r.header("Authorization").map(str::to_owned))
-        .unwrap();
-    let http = reqwest::blocking::Client::builder()
-        .no_proxy()
-        .build()
-        .unwrap();
+    let (token, http) = support::first_bearer_and_http(&fake, &condition_policies_path("EBAY_US"));
     let text = |path: &str, query: &str| {
         let answer = http
             .get(format!("{}{path}?{query}", fake.base_url()))

@@ -97,15 +97,7 @@ fn every_request_and_answer_of_get_listing_structure_policies_is_documented() {
         .all_listing_structure_policies(Marketplace::Fr)
         .unwrap_err();
     assert_eq!(no_tree.error_id(), Some(46001), "{no_tree}");
-    let token = fake
-        .requests_to(&structure_policies_path("EBAY_US"))
-        .first()
-        .and_then(|r| r.header("Authorization").map(str::to_owned))
-        .unwrap();
-    let http = reqwest::blocking::Client::builder()
-        .no_proxy()
-        .build()
-        .unwrap();
+    let (token, http) = support::first_bearer_and_http(&fake, &structure_policies_path("EBAY_US"));
     let send = |query: &str| {
         http.get(format!(
             "{}{}?{query}",
