@@ -279,14 +279,18 @@ fn the_fakes_policy_answers_are_serde_jsons_text_of_the_made_up_policies() {
         .item_condition_policies(Marketplace::Us, &[179])
         .unwrap();
     let (token, http) = support::first_bearer_and_http(&fake, &condition_policies_path("EBAY_US"));
-    let text = |path: &str, query: &str| {
+    // The answer to `path?query`, parsed, once its text is checked to be serde_json's own.
+    let answer = |path: &str, query: &str| -> Value {
         let answer = http
             .get(format!("{}{path}?{query}", fake.base_url()))
             .header("Authorization", &token)
             .send()
             .unwrap();
         assert_eq!(answer.status(), 200);
-        answer.text().unwrap()
+        let body = answer.text().unwrap();
+        let parsed: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(parsed.to_string(), body, "not serde_json's own text");
+        parsed
     };
     let tree = fake.tree(Marketplace::Us);
     let tree_id = tree.meta.tree_id.to_string();
@@ -294,9 +298,7 @@ fn the_fakes_policy_answers_are_serde_jsons_text_of_the_made_up_policies() {
     let many: Vec<String> = leaves.iter().take(60).map(u32::to_string).collect();
     let filter = format!("filter=categoryIds%3A%7B{}%7D", many.join("%7C"));
     for query in ["", filter.as_str()] {
-        let body = text(&condition_policies_path("EBAY_US"), query);
-        let parsed: Value = serde_json::from_str(&body).unwrap();
-        assert_eq!(parsed.to_string(), body, "not serde_json's own text");
+        let parsed = answer(&condition_policies_path("EBAY_US"), query);
         let policies = parsed["itemConditionPolicies"].as_array().unwrap();
         assert_eq!(
             policies.len(),
@@ -314,9 +316,7 @@ fn the_fakes_policy_answers_are_serde_jsons_text_of_the_made_up_policies() {
                 .retain(|c| c["usage"] != "RESTRICTED");
             assert_eq!(policy, &expected);
         }
-        let body = text(&structure_policies_path("EBAY_US"), query);
-        let parsed: Value = serde_json::from_str(&body).unwrap();
-        assert_eq!(parsed.to_string(), body, "not serde_json's own text");
+        let parsed = answer(&structure_policies_path("EBAY_US"), query);
         let policies = parsed["listingStructurePolicies"].as_array().unwrap();
         assert_eq!(
             policies.len(),
