@@ -250,8 +250,13 @@ async fn every_call_succeeds_while_the_database_is_stopped() {
     })
     .unwrap();
     let client = Arc::new(client(&fake));
-    let cache = Arc::new(PgTokenCache::new(db.pool.clone(), keyring()));
-    let store = Arc::new(user_store(&db, &client, &fake));
+    // Each call that reaches the stopped database waits for it this long (at each of the
+    // cache's and the store's steps) before going on without it: the defaults (2 s) would
+    // make the outage's ten rounds take 80 s.
+    let outage_wait = Duration::from_millis(500);
+    let cache =
+        Arc::new(PgTokenCache::new(db.pool.clone(), keyring()).with_db_timeout(outage_wait));
+    let store = Arc::new(user_store(&db, &client, &fake).with_timeout(outage_wait));
     // Every third call is refused below (a 401): a back-off of 1 ms lets each refusal renew,
     // where the default would take the second refusal within 30 s as a host refusing every
     // token and answer from the back-off without a renewal.
