@@ -897,7 +897,14 @@ async fn shared_back_off_is_recorded_and_read() {
 async fn a_stopped_database_is_an_error_naming_the_operation() {
     let mut db = TestDb::with_own_server().await;
     migrate(&db.pool).await.unwrap();
-    let store = RefreshTokens::new(db.pool.clone(), ring(1));
+    // The store's pool waits 1 s for a connection to the stopped server, not the test pool's
+    // 3 s: each failed call below is such a wait.
+    let pool = sqlx::postgres::PgPoolOptions::new()
+        .acquire_timeout(Duration::from_secs(1))
+        .connect(&db.url())
+        .await
+        .unwrap();
+    let store = RefreshTokens::new(pool, ring(1));
     store
         .save(&key("alice"), refresh("token-before-the-outage", None))
         .await
