@@ -27,9 +27,9 @@ fn fr_tree() -> String {
 /// The fake-marketplace binary: a test of this package has no `CARGO_BIN_EXE_` for another
 /// package's binary. The test command builds it beside the test binaries, and it is taken
 /// from there (this module run alone uses the fake the last test command built); else cargo
-/// is asked for it. With the README's test command (`cargo test
-/// --workspace --features taxonomy-data/serde`, repeated here with `--no-run`), which builds
-/// the binary for fake-marketplace's own tests, it is fresh: nothing is compiled again.
+/// is asked for it. After the README's test command (its `scripts/test` builds with `cargo test
+/// --workspace --features taxonomy-data/serde --no-run`, repeated here), which builds the
+/// binary for fake-marketplace's own tests, it is fresh: nothing is compiled again.
 /// (`cargo build -p fake-marketplace` would unify the dependencies' features differently
 /// and compile dozens of crates again, 50 s in CI.)
 fn fake_binary() -> PathBuf {

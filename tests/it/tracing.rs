@@ -222,10 +222,23 @@ impl std::io::Write for FormattedWriter {
 /// first reached; a callsite first reached by another test's thread while this subscriber
 /// was being registered could keep the interest of the subscribers before it (none: never)
 /// and drop this test's events (seen once: "token invalidated" missing, 1 run in about 15).
+///
+/// A second dispatcher ([`SECOND_DISPATCH`]) is alive from the first turn to the end of the
+/// binary: while only one dispatcher exists, tracing-core lets a callsite reached for the
+/// first time take the interest of the reaching thread's own default, without a lock (a
+/// thread of another test, with no subscriber: never, cached for everyone); with two, every
+/// callsite asks them all.
 fn subscribed_turn() -> std::sync::MutexGuard<'static, ()> {
     static TURN: Mutex<()> = Mutex::new(());
+    std::sync::LazyLock::force(&SECOND_DISPATCH);
     TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
+
+/// A dispatcher that records nothing, kept alive so that tracing-core never sees a single
+/// dispatcher (see [`subscribed_turn`]).
+static SECOND_DISPATCH: std::sync::LazyLock<tracing::Dispatch> = std::sync::LazyLock::new(|| {
+    tracing::Dispatch::new(tracing::subscriber::NoSubscriber::default())
+});
 
 /// Runs `f` on this thread (and on the threads it hands the dispatcher to) with a subscriber
 /// that captures everything at TRACE: the capturing layer and a `fmt` layer that prints
