@@ -216,18 +216,13 @@ impl std::io::Write for FormattedWriter {
     }
 }
 
-/// The turn of a test of this module that installs a subscriber: one at a time, and each
-/// asks every callsite's interest again once its subscriber is in place
-/// (`rebuild_interest_cache`). tracing caches a callsite's interest when the callsite is
-/// first reached; a callsite first reached by another test's thread while this subscriber
-/// was being registered could keep the interest of the subscribers before it (none: never)
-/// and drop this test's events (seen once: "token invalidated" missing, 1 run in about 15).
-///
-/// A second dispatcher ([`SECOND_DISPATCH`]) is alive from the first turn to the end of the
-/// binary: while only one dispatcher exists, tracing-core lets a callsite reached for the
-/// first time take the interest of the reaching thread's own default, without a lock (a
-/// thread of another test, with no subscriber: never, cached for everyone); with two, every
-/// callsite asks them all.
+/// The turn of a test of this module that installs a subscriber (one at a time), once a
+/// second dispatcher ([`SECOND_DISPATCH`]) is alive, to the end of the binary. tracing caches
+/// a callsite's interest when the callsite is first reached; while only one dispatcher
+/// exists, tracing-core lets that first reach take the interest of the reaching thread's own
+/// default, without a lock: a thread of another test, with no subscriber, cached "never" for
+/// everyone and this test's events were dropped (seen once: "token invalidated" missing, in
+/// a cold CI run). With two dispatchers, every callsite asks them all.
 fn subscribed_turn() -> std::sync::MutexGuard<'static, ()> {
     static TURN: Mutex<()> = Mutex::new(());
     std::sync::LazyLock::force(&SECOND_DISPATCH);
@@ -254,10 +249,7 @@ fn capture<T>(f: impl FnOnce() -> T) -> (T, Captured) {
                 .with_span_events(tracing_subscriber::fmt::format::FmtSpan::FULL)
                 .with_writer(move || FormattedWriter(writer.clone())),
         );
-    let out = tracing::subscriber::with_default(subscriber, || {
-        tracing::callsite::rebuild_interest_cache();
-        f()
-    });
+    let out = tracing::subscriber::with_default(subscriber, f);
     let captured = std::mem::take(&mut *shared.lock().unwrap());
     (out, captured)
 }
@@ -827,7 +819,6 @@ fn a_plain_fmt_subscriber_prints_one_line_per_answer_without_a_secret() {
     let app = Arc::new(ApplicationTokenProvider::new(oauth_support::client(&fake)));
     let _turn = subscribed_turn();
     let token = tracing::subscriber::with_default(subscriber, || {
-        tracing::callsite::rebuild_interest_cache();
         let config = ClientConfig::for_base_url(&fake.base_url()).expect("loopback");
         let tokens: Arc<dyn AccessTokenSource> = app.clone();
         let taxonomy = TaxonomyClient::new(config, tokens).expect("taxonomy client");
