@@ -117,9 +117,9 @@ pub fn write_outside_crate(dir: &Path, name: &str, dependencies: &str, main_rs: 
 }
 
 /// The target directory of the projects outside the workspace (a user's listing code, the
-/// README's backend, the live build's probe, a program calling the blocking API): shared, so that the dependencies they have in
-/// common are compiled once (the live build's script and the backend compile the same HTTP
-/// stack). Their builds take turns ([`outside_probes_turn`]): a project with its own snapshots
+/// README's backend, the live build's probe, a program calling the blocking API): shared, so
+/// that the dependencies they have in common are compiled once (the live build's script, the
+/// backend and the blocking program compile the same HTTP stack). Their builds take turns ([`outside_probes_turn`]): a project with its own snapshots
 /// directory makes the next one's build run taxonomy-data's build script again, and the live
 /// build's tests share its build cache and its probe's executable (one test's build would
 /// reuse the tree another test's fake served).
