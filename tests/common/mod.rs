@@ -119,16 +119,16 @@ pub fn write_outside_crate(dir: &Path, name: &str, dependencies: &str, main_rs: 
 /// The target directory of the projects outside the workspace (a user's listing code, the
 /// README's backend, the live build's probe, a program calling the blocking API): shared, so
 /// that the dependencies they have in common are compiled once (the live build's script, the
-/// backend and the blocking program compile the same HTTP stack). Their builds take turns ([`outside_probes_turn`]): a project with its own snapshots
-/// directory makes the next one's build run taxonomy-data's build script again, and the live
+/// backend and the blocking program compile the same HTTP stack). Their builds take turns
+/// ([`outside_probes_turn`]): a project with its own snapshots directory makes the next one's build run taxonomy-data's build script again, and the live
 /// build's tests share its build cache and its probe's executable (one test's build would
 /// reuse the tree another test's fake served).
 pub fn outside_probes_target() -> PathBuf {
     root().join("target/outside-probes")
 }
 
-/// The turn of a test building in [`outside_probes_target`] (within one test binary; test
-/// binaries run one after another).
+/// The turn of a test building in [`outside_probes_target`] (within one test binary: every
+/// test that builds there is in the root package's `tests/it`).
 pub fn outside_probes_turn() -> std::sync::MutexGuard<'static, ()> {
     static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
     TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
