@@ -288,6 +288,7 @@ async fn every_call_succeeds_while_the_database_is_stopped() {
                     back.elapsed() < Duration::from_secs(30),
                     "the database did not come back"
                 );
+                tokio::time::sleep(Duration::from_millis(50)).await;
             }
         }
         for (who, source) in [("app", &app as &dyn AccessTokenSource), ("user", &user)] {
