@@ -455,10 +455,18 @@ fn tree_downloads(fake: &FakeMarketplace) -> usize {
         .sum()
 }
 
-/// Every file under `dir` whose bytes contain one of `needles`.
-fn files_containing(dir: &Path, needles: &[&str]) -> Vec<String> {
+/// Every file under `dir` modified at or after `since` whose bytes contain one of `needles`,
+/// and how many files were searched. A secret made up after `since` can only be in a file
+/// written after it: the workspace's target directory (gigabytes of the workspace's own build)
+/// need not be read.
+fn files_containing(
+    dir: &Path,
+    needles: &[&str],
+    since: std::time::SystemTime,
+) -> (Vec<String>, usize) {
     let finders: Vec<_> = needles.iter().map(memchr::memmem::Finder::new).collect();
     let mut found = Vec::new();
+    let mut searched = 0;
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&d) else {
@@ -472,8 +480,13 @@ fn files_containing(dir: &Path, needles: &[&str]) -> Vec<String> {
             if kind.is_dir() {
                 stack.push(path);
             } else if kind.is_file()
+                && entry
+                    .metadata()
+                    .and_then(|m| m.modified())
+                    .is_ok_and(|t| t >= since)
                 && let Ok(bytes) = std::fs::read(&path)
             {
+                searched += 1;
                 for finder in &finders {
                     if finder.find(&bytes).is_some() {
                         found.push(path.display().to_string());
@@ -482,7 +495,7 @@ fn files_containing(dir: &Path, needles: &[&str]) -> Vec<String> {
             }
         }
     }
-    found
+    (found, searched)
 }
 
 #[test]
@@ -683,16 +696,27 @@ fn the_build_cache_keeps_no_secret_checks_versions_and_refuses_edited_trees() {
     assert_eq!(tree_downloads(&fake), 5);
     assert_eq!(policy_requests(&fake), 7, "no check due: nothing asked");
 
-    // Neither secret is anywhere in the target directory (cargo's fingerprints included);
-    // the search does find a secret where one is.
+    // Neither secret is in any file of the target directory written since the secret was
+    // made up (cargo's fingerprints included); the search does find a secret where one is,
+    // and does read what this test's builds wrote (the probe, the cache).
     let planted = tempfile::tempdir().unwrap();
     std::fs::write(planted.path().join("f"), format!("…{token}…")).unwrap();
     assert_eq!(
-        files_containing(planted.path(), &[&secret, &token]).len(),
+        files_containing(planted.path(), &[&secret, &token], started)
+            .0
+            .len(),
         1
     );
-    let leaks = files_containing(&target, &[&secret, &token]);
+    let (leaks, searched) = files_containing(&target, &[&secret, &token], started);
     assert!(leaks.is_empty(), "secrets written to {leaks:?}");
+    let written = |p: &Path| {
+        std::fs::metadata(p)
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t >= started)
+    };
+    assert!(written(&target.join("debug/live-build-probe")));
+    assert!(written(&cache.join("stamp")));
+    assert!(searched >= 20, "{searched} files searched");
 }
 
 #[test]
