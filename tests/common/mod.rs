@@ -135,8 +135,9 @@ pub fn outside_probes_target() -> PathBuf {
         .to_path_buf()
 }
 
-/// The turn of a test building in [`outside_probes_target`] (within one test binary: every
-/// test that builds there is in the root package's `tests/it`).
+/// The turn of a test building a project outside the workspace in [`outside_probes_target`]
+/// (within one test binary: every such test is in the root package's `tests/it`; the
+/// workspace's own cargo runs there wait for cargo's lock, not for this turn).
 pub fn outside_probes_turn() -> std::sync::MutexGuard<'static, ()> {
     static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
     TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner())

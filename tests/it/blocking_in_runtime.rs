@@ -343,9 +343,9 @@ fn a_program_outside_the_workspace_uses_the_blocking_api_in_every_context() {
         &dependencies,
         PROGRAM,
     );
-    // The target directory of the other projects outside the workspace, which compile the HTTP
-    // stack with the same features: 149 of this build's 151 compilation units are there, 91
-    // in the workspace's own (built with other features).
+    // The target directory of the workspace and of the other projects outside it: the live
+    // build's script compiles the HTTP stack with this program's features (149 of its 151
+    // compilation units), the workspace's build 91 of them (other features for the rest).
     let _turn = common::outside_probes_turn();
     let target = common::outside_probes_target();
     let out = common::build_outside_crate(project.path(), &target, &[]);
