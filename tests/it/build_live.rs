@@ -456,18 +456,17 @@ fn tree_downloads(fake: &FakeMarketplace) -> usize {
         .sum()
 }
 
-/// Every file under `dir` modified at or after `since` whose bytes contain one of `needles`,
-/// and how many files were searched. A secret made up after `since` can only be in a file
-/// written after it: the workspace's target directory (gigabytes of the workspace's own build)
-/// need not be read.
+/// For each of `needles`, every file under `dir` modified at or after `since` whose bytes
+/// contain it (one walk for all). A secret made up after `since` can only be in a file written
+/// after it: the workspace's target directory (gigabytes of the workspace's own build) need
+/// not be read.
 fn files_containing(
     dir: &Path,
     needles: &[&str],
     since: std::time::SystemTime,
-) -> (Vec<String>, usize) {
+) -> Vec<Vec<String>> {
     let finders: Vec<_> = needles.iter().map(memchr::memmem::Finder::new).collect();
-    let mut found = Vec::new();
-    let mut searched = 0;
+    let mut found = vec![Vec::new(); needles.len()];
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&d) else {
@@ -487,16 +486,15 @@ fn files_containing(
                     .is_ok_and(|t| t >= since)
                 && let Ok(bytes) = std::fs::read(&path)
             {
-                searched += 1;
-                for finder in &finders {
+                for (finder, files) in finders.iter().zip(&mut found) {
                     if finder.find(&bytes).is_some() {
-                        found.push(path.display().to_string());
+                        files.push(path.display().to_string());
                     }
                 }
             }
         }
     }
-    (found, searched)
+    found
 }
 
 #[test]
@@ -712,19 +710,25 @@ fn the_build_cache_keeps_no_secret_checks_versions_and_refuses_edited_trees() {
     let planted = tempfile::tempdir().unwrap();
     std::fs::write(planted.path().join("f"), format!("…{token}…")).unwrap();
     assert_eq!(
-        files_containing(planted.path(), &[&secret, &token], since)
-            .0
-            .len(),
-        1
+        files_containing(planted.path(), &[&secret, &token], since).concat(),
+        [planted.path().join("f").display().to_string()]
     );
-    let (leaks, searched) = files_containing(&target, &[&secret, &token], since);
-    assert!(leaks.is_empty(), "secrets written to {leaks:?}");
-    let (address, _) = files_containing(&target, &[&fake.base_url()], since);
+    let address = fake.base_url();
+    let [secret_in, token_in, address_in] = <[Vec<String>; 3]>::try_from(files_containing(
+        &target,
+        &[&secret, &token, &address],
+        since,
+    ))
+    .unwrap();
     assert!(
-        address
+        secret_in.is_empty() && token_in.is_empty(),
+        "secrets written to {secret_in:?} {token_in:?}"
+    );
+    assert!(
+        address_in
             .iter()
             .any(|p| p.contains("/.fingerprint/taxonomy-data-")),
-        "the search did not read taxonomy-data's fingerprints ({searched} files): {address:?}"
+        "the search did not read taxonomy-data's fingerprints: {address_in:?}"
     );
 }
 
