@@ -805,7 +805,7 @@ fn describe(krate: &Crate, sources: &dyn Sources) -> Vec<String> {
 // ─── The workspace ───────────────────────────────────────────────────────────────────────────
 
 /// The packages of the workspace: the root `Cargo.toml`'s `members` (`dir/*` expanded).
-fn packages(workspace: &Path) -> Vec<PathBuf> {
+pub(crate) fn packages(workspace: &Path) -> Vec<PathBuf> {
     let manifest = std::fs::read_to_string(workspace.join("Cargo.toml")).unwrap();
     let start = manifest
         .find("members = [")
